@@ -1,0 +1,1 @@
+"""function-platform: the gRPC entry point and module dispatch."""

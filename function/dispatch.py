@@ -1,0 +1,96 @@
+"""RunFunction for one request: parse the step input, pick the composer, report every error.
+
+No exception leaves :func:`run`: a problem with the input or the composite becomes a fatal
+result that names the field and the reason; an unexpected bug becomes a fatal result naming
+the module, while the traceback goes to the function's own log only.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from crossplane.function import logging, response
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.composers import composers
+from fnplatform.errors import CompositionError
+from fnplatform.input import MODULES, Input
+from fnplatform.runner import Composer, compose
+from fnplatform.structs import struct_to_dict
+from fnplatform.validation import describe_validation_error
+from pydantic import ValidationError
+
+
+@functools.cache
+def _composers() -> dict[str, Composer]:
+    return composers()
+
+
+def parse_input(request: fnv1.RunFunctionRequest) -> Input:
+    """The step input, or a CompositionError naming each invalid field."""
+    raw: dict[str, Any] = struct_to_dict(request.input) if request.HasField("input") else {}
+    try:
+        return Input.model_validate(raw)
+    except ValidationError as err:
+        raise CompositionError("input", describe_validation_error(err, "input")) from None
+
+
+def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    """Compose ``request``; always returns a well-formed response."""
+    module = "unknown"
+    try:
+        step = parse_input(request)
+        module = step.module
+        available = _composers()
+        if module not in available:
+            raise CompositionError(
+                "input.module",
+                f"module {module!r} is not available in this release; "
+                f"available: {', '.join(sorted(available))} (known: {', '.join(MODULES)})",
+            )
+        return compose(request, step, available[module])
+    except CompositionError as err:
+        return fatal(request, str(err))
+    except Exception as err:  # noqa: BLE001 - the boundary: nothing escapes as a gRPC error
+        logging.get_logger().exception("composition failed", module=module, tag=request.meta.tag)
+        return fatal(
+            request, f"internal error in module {module}: {type(err).__name__}; see function logs"
+        )
+
+
+def fatal(request: fnv1.RunFunctionRequest, message: str) -> fnv1.RunFunctionResponse:
+    """A response carrying one fatal result; Crossplane keeps the previous desired state."""
+    rsp = response.to(request)
+    response.fatal(rsp, message)
+    return rsp
+
+
+SIZE_WARNING_RATIO = 0.8
+
+
+def run_bytes(request: bytes, max_send: int = 4 * 1024 * 1024) -> bytes:
+    """Serialized request in, deterministically serialized response out (for any executor).
+
+    A response over ``max_send`` bytes would fail in gRPC with an opaque error, so it becomes a
+    fatal result saying so; one above 80% of it carries a warning.
+    """
+    parsed = fnv1.RunFunctionRequest()
+    try:
+        parsed.ParseFromString(request)
+    except Exception:  # noqa: BLE001
+        rsp = fnv1.RunFunctionResponse()
+        response.fatal(rsp, "request: not a valid RunFunctionRequest")
+        return rsp.SerializeToString(deterministic=True)
+    rsp = run(parsed)
+    size = rsp.ByteSize()
+    if size > max_send:
+        rsp = fatal(
+            parsed,
+            f"response: {size} bytes exceeds the send limit of {max_send} bytes; "
+            "raise --max-send-message-size or split the composite",
+        )
+    elif size > max_send * SIZE_WARNING_RATIO:
+        response.warning(
+            rsp, f"response: {size} bytes is over 80% of the send limit of {max_send} bytes"
+        )
+    return rsp.SerializeToString(deterministic=True)

@@ -1,0 +1,151 @@
+"""The gRPC server: v1 and v1beta1 FunctionRunnerService, reflection, mTLS, graceful stop.
+
+Both protocol versions are wire-compatible, so one bytes-in/bytes-out handler serves both:
+no round-trip conversion. Composition is CPU work; it runs in an executor so the event loop
+keeps accepting and answering requests while a large composite is being composed. With
+``processes > 0`` a process pool composes requests in parallel and a large request cannot
+stall small ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import signal
+from dataclasses import dataclass
+
+import grpc
+from crossplane.function import logging
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
+from grpc_reflection.v1alpha import reflection
+
+from function.dispatch import run_bytes
+
+MIB = 1024 * 1024
+SERVICES = (
+    fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name,
+    fnv1beta1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name,
+)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How to serve."""
+
+    address: str = "0.0.0.0:9443"
+    insecure: bool = False
+    tls_certs_dir: str | None = None
+    max_recv_message_size: int = 4 * MIB
+    max_send_message_size: int = 4 * MIB
+    grace_period: float = 20.0
+    processes: int = 0  # 0: compose in threads of this process
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+class Handler:
+    """Composes serialized requests in an executor, off the event loop."""
+
+    def __init__(self, executor: concurrent.futures.Executor, max_send: int) -> None:
+        self.executor = executor
+        self.max_send = max_send
+
+    async def run_function(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        """RunFunction for either protocol version."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, run_bytes, request, self.max_send)
+
+
+def build_server(config: ServerConfig, executor: concurrent.futures.Executor) -> grpc.aio.Server:
+    """A configured, not yet started server."""
+    options = [
+        ("grpc.max_receive_message_length", config.max_recv_message_size),
+        ("grpc.max_send_message_length", config.max_send_message_size),
+    ]
+    server = grpc.aio.server(options=options)
+    handler = Handler(executor, config.max_send_message_size)
+    method = grpc.unary_unary_rpc_method_handler(
+        handler.run_function, request_deserializer=_identity, response_serializer=_identity
+    )
+    for service in SERVICES:
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(service, {"RunFunction": method}),)
+        )
+    reflection.enable_server_reflection((*SERVICES, reflection.SERVICE_NAME), server)
+    if config.insecure:
+        _bind(server.add_insecure_port, config.address)
+    else:
+        if not config.tls_certs_dir:
+            msg = "no TLS certificates: pass --tls-certs-dir (or TLS_SERVER_CERTS_DIR) or --insecure"
+            raise StartupError(msg)
+        creds = _credentials(config.tls_certs_dir)
+        _bind(lambda address: server.add_secure_port(address, creds), config.address)
+    return server
+
+
+class StartupError(Exception):
+    """The server cannot start; the message says why."""
+
+
+def _credentials(directory: str) -> grpc.ServerCredentials:
+    from pathlib import Path
+
+    try:
+        files = {name: (Path(directory) / name).read_bytes() for name in ("tls.crt", "tls.key", "ca.crt")}
+    except OSError as err:
+        msg = f"cannot read TLS certificates from {directory}: {err.strerror}: {err.filename}"
+        raise StartupError(msg) from None
+    return grpc.ssl_server_credentials(
+        [(files["tls.key"], files["tls.crt"])],
+        root_certificates=files["ca.crt"],
+        require_client_auth=True,
+    )
+
+
+def _bind(add_port: object, address: str) -> None:
+    try:
+        port = add_port(address)  # type: ignore[operator]
+    except RuntimeError as err:
+        msg = f"cannot listen on {address}: {err}"
+        raise StartupError(msg) from None
+    if port == 0:
+        msg = f"cannot listen on {address}"
+        raise StartupError(msg)
+
+
+def make_executor(processes: int) -> concurrent.futures.Executor:
+    """Threads by default; a process pool when ``processes`` > 0."""
+    if processes > 0:
+        import multiprocessing
+
+        return concurrent.futures.ProcessPoolExecutor(
+            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+        )
+    return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="compose")
+
+
+def _warm() -> None:
+    """Import the composers in a new worker before its first request."""
+    from function.dispatch import _composers
+
+    _composers()
+
+
+async def serve(config: ServerConfig) -> None:
+    """Serve until SIGTERM or SIGINT; in-flight requests finish within the grace period."""
+    log = logging.get_logger()
+    executor = make_executor(config.processes)
+    server = build_server(config, executor)
+    await server.start()
+    log.info("serving", address=config.address, insecure=config.insecure, processes=config.processes)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("stopping", grace_period=config.grace_period)
+    await server.stop(grace=config.grace_period)
+    executor.shutdown(wait=False, cancel_futures=True)

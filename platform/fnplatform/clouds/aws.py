@@ -1,0 +1,1 @@
+"""Cloud module: aws (under construction)."""

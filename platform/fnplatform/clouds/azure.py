@@ -1,0 +1,1 @@
+"""Cloud module: azure (under construction)."""

@@ -1,0 +1,1 @@
+"""Cloud module: gcp (under construction)."""

@@ -1,0 +1,12 @@
+"""The per-domain composers, registered explicitly by module name."""
+
+from __future__ import annotations
+
+from fnplatform.runner import Composer
+
+
+def composers() -> dict[str, Composer]:
+    """Every composer this release ships, by ``module`` name (imported on first use)."""
+    from fnplatform.composers import cluster
+
+    return {"cluster": cluster.compose}

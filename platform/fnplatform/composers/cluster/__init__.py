@@ -1,0 +1,151 @@
+"""The ``cluster`` module: a production Kubernetes cluster on GCP, AWS or Azure.
+
+Network, cluster and node pools; DNS zones for the domain; Helm and Kubernetes ProviderConfigs
+from the cluster's kubeconfig; cert-manager, ingress-nginx and kube-prometheus-stack; workload
+identity for cert-manager's DNS01 solver. Status carries the endpoint and CA once observed.
+"""
+
+from __future__ import annotations
+
+from fnplatform.composers.cluster.charts import CHARTS, values_template
+from fnplatform.composers.cluster.model import ClusterEnvironment, ClusterSpec, Labels
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.library import (
+    add_cluster,
+    add_cluster_provider_configs,
+    add_dns_zone,
+    add_helm_release,
+    add_network,
+    add_node_pool,
+    add_workload_identity,
+)
+from fnplatform.library import specs
+from fnplatform.library.calls import cluster_credentials, cloud_value
+from fnplatform.templates import render_values
+from fnplatform.validation import parse
+
+NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
+PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
+DEFAULT_POOL = "default"
+
+
+def compose(comp: Composition) -> None:
+    """Compose a cluster for ``comp``."""
+    labels = parse(Labels, comp.labels, "metadata.labels")
+    spec = parse(ClusterSpec, comp.spec, "spec")
+    env = parse(ClusterEnvironment, comp.env, "environment")
+    params = spec.parameters
+    region = spec.forProvider.location
+
+    add_network(
+        comp,
+        NETWORK,
+        specs.NetworkSpec(
+            region=region,
+            subnet_cidr=env.network.subnetCidr,
+            pods_cidr=env.network.podsCidr,
+            services_cidr=env.network.servicesCidr,
+            private=params.privateCluster,
+        ),
+    )
+    cluster = specs.ClusterSpec(
+        region=region,
+        network=NETWORK,
+        private=params.privateCluster,
+        connection_secret=comp.resource_name("kubeconfig"),
+        version=params.kubernetesVersion,
+    )
+    add_cluster(comp, CLUSTER, cluster, uses=[NETWORK])
+    _node_pools(comp, spec, env, region)
+    zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
+    _addons(comp, cluster, env, params.privateCluster, zones)
+    comp.set_status("cloud", labels.cloud)
+
+
+def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, region: str) -> None:
+    pools = spec.pools or {DEFAULT_POOL: None}
+    for pool_name, pool in sorted(pools.items()):
+        machine_type = (pool.nodeConfig.machineType if pool else None) or env.defaultMachineType
+        if not machine_type:
+            raise InputError(
+                f"spec.pools.{pool_name}.nodeConfig.machineType",
+                "not set, and the environment has no defaultMachineType",
+            )
+        add_node_pool(
+            comp,
+            f"pool-{pool_name}",
+            specs.NodePoolSpec(
+                cluster=CLUSTER,
+                network=NETWORK,
+                pool=pool_name,
+                region=region,
+                machine_type=machine_type,
+                min_nodes=pool.autoscaling.minNodeCount if pool else 1,
+                max_nodes=pool.autoscaling.maxNodeCount if pool else 3,
+            ),
+            uses=[CLUSTER],
+        )
+
+
+def _dns_zones(comp: Composition, domain: str | None, create: bool, private: bool) -> tuple[str, ...]:
+    if not domain or not create:
+        return ()
+    add_dns_zone(comp, PUBLIC_ZONE, specs.DnsZoneSpec(domain=domain, private=False))
+    if not private:
+        return (PUBLIC_ZONE,)
+    add_dns_zone(
+        comp, PRIVATE_ZONE, specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
+        uses=[NETWORK],
+    )
+    return (PUBLIC_ZONE, PRIVATE_ZONE)
+
+
+def _addons(
+    comp: Composition,
+    cluster: specs.ClusterSpec,
+    env: ClusterEnvironment,
+    private: bool,
+    zones: tuple[str, ...],
+) -> None:
+    helm_config, _ = add_cluster_provider_configs(
+        comp,
+        PROVIDERS,
+        secret_name=cluster.connection_secret,
+        secret_namespace=cluster.connection_namespace,
+        identity=cluster_credentials(comp, CLUSTER, cluster),
+        uses=[CLUSTER],
+    )
+    identity = specs.WorkloadIdentitySpec(
+        cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
+        purpose="dns", zones=zones,
+    )
+    if zones:
+        add_workload_identity(comp, DNS_IDENTITY, identity, uses=[CLUSTER])
+    variables = {
+        **comp.env,
+        "monitoring": env.monitoring.model_dump(),
+        "ingress_replicas": env.ingress_replicas,
+        "private": private,
+        "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
+        "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity)
+        if zones else {},
+        "identity_pod_labels": cloud_value(comp, "identity_pod_labels") if zones else {},
+    }
+    for chart in CHARTS:
+        settings = env.charts.get(chart.name)
+        if settings and settings.disabled:
+            continue
+        if chart.name == "kube-prometheus-stack" and not env.monitoring.enabled:
+            continue
+        add_helm_release(
+            comp,
+            f"release-{chart.name}",
+            chart=chart.name,
+            repository=chart.repository,
+            version=(settings.version if settings else None) or chart.version,
+            namespace=chart.namespace,
+            values=render_values(chart.name, values_template(chart.name), variables),
+            provider_config=helm_config,
+            uses=[f"{PROVIDERS}-helm", CLUSTER],
+        )

@@ -1,0 +1,229 @@
+"""The composition view of one RunFunction request.
+
+A composer receives a :class:`Composition`: the composite (name, labels, namespace, parameters,
+cloud), the merged environment, observed resources by name, and the desired state it builds by
+calling :meth:`Composition.emit` (usually through the agnostic ``add_*`` calls). Every shared
+concern applied to an emitted resource (naming, tags, provider config, import, policies,
+templates) is applied here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from pydantic import ValidationError
+
+from fnplatform.errors import InputError
+from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
+from fnplatform.input import Input
+from fnplatform.kinds import kind_of
+from fnplatform.merge import deep_merge, get_path
+from fnplatform.naming import dns_label
+from fnplatform.observed import condition_true
+from fnplatform.requirements import Requirement, fetched
+from fnplatform.structs import struct_to_dict
+from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.validation import describe_validation_error
+
+CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
+CLAIM_NAME = "crossplane.io/claim-name"
+
+
+@dataclass
+class Emitted:
+    """A desired composed resource and what it depends on."""
+
+    name: str
+    body: dict[str, Any]
+    uses: tuple[str, ...] = ()
+    ready: bool | None = None  # an explicit readiness; None derives it from observed state
+
+
+@dataclass
+class Notes:
+    """What the response carries besides resources: status, conditions, results."""
+
+    status: dict[str, Any] = field(default_factory=dict)
+    conditions: list[fnv1.Condition] = field(default_factory=list)
+    results: list[fnv1.Result] = field(default_factory=list)
+    held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
+    degraded: list[str] = field(default_factory=list)  # transient problems this pass
+
+
+class Composition:
+    """Everything a composer reads, and the desired state it writes."""
+
+    def __init__(
+        self,
+        request: fnv1.RunFunctionRequest,
+        step: Input,
+        environment: Mapping[str, Any],
+    ) -> None:
+        self.request = request
+        self.step = step
+        self.composite: dict[str, Any] = struct_to_dict(request.observed.composite.resource)
+        metadata = self.composite.get("metadata") or {}
+        self.name: str = str(metadata.get("name") or "composite")
+        self.labels: dict[str, str] = dict(metadata.get("labels") or {})
+        self.namespace: str | None = self.labels.get(CLAIM_NAMESPACE) or metadata.get("namespace")
+        self.claim_name: str | None = self.labels.get(CLAIM_NAME)
+        self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
+        self.parameters: dict[str, Any] = dict(self.spec.get("parameters") or {})
+        self.cloud: str | None = self.labels.get("cloud")
+        self.env: dict[str, Any] = deep_merge(step.settings, environment)
+        self.observed: dict[str, dict[str, Any]] = {
+            name: struct_to_dict(res.resource) for name, res in request.observed.resources.items()
+        }
+        self.desired: dict[str, Emitted] = {}
+        self.notes = Notes()
+        self.requirements: list[Requirement] = []
+        self.import_spec = self._parse_import()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _parse_import(self) -> ImportSpec:
+        try:
+            return ImportSpec.model_validate(self.parameters.get("import") or {})
+        except ValidationError as err:
+            raise InputError("spec.parameters.import", describe_validation_error(err)) from None
+
+    def observed_value(self, name: str, path: str, default: Any = None) -> Any:
+        """A field of the observed composed resource ``name``, or ``default``."""
+        return get_path(self.observed.get(name), path, default)
+
+    def is_observed(self, name: str) -> bool:
+        """Whether composed resource ``name`` exists."""
+        return name in self.observed
+
+    def is_ready(self, name: str) -> bool:
+        """Whether composed resource ``name`` reports Ready=True."""
+        return condition_true(self.observed.get(name))
+
+    def remembered(self, status_field: str, name: str, path: str) -> Any:
+        """An observed value, or the one this function saved in the composite's status.
+
+        Status is the function's memory across reconciles: a value read once (a queue URL, a
+        cluster name) stays usable while the upstream resource is briefly unobserved.
+        """
+        value = self.observed_value(name, path)
+        if value is None:
+            value = get_path(self.composite, f"status.{status_field}")
+        if value is not None:
+            self.set_status(status_field, value)
+        return value
+
+    def require(self, requirement: Requirement) -> list[dict[str, Any]] | None:
+        """Declare ``requirement``; its fetched resources, or None when not fetched yet."""
+        self.requirements.append(requirement)
+        return fetched(self.request, requirement.key)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def resource_name(self, name: str) -> str:
+        """The deterministic ``metadata.name`` of composed resource ``name``."""
+        return dns_label(self.name, name)
+
+    def emit(
+        self,
+        name: str,
+        body: dict[str, Any],
+        *,
+        uses: Iterable[str] = (),
+        template: Mapping[str, Any] | None = None,
+        external_name: str | None = None,
+        provider_config: str | None = None,
+        ready: bool | None = None,
+    ) -> dict[str, Any]:
+        """Add a composed resource to desired state and return its body.
+
+        ``uses`` names the composed resources this one needs: it is held back until they
+        exist and a Usage orders their deletion. ``template`` is deep-merged last, so a
+        composer or user override always wins.
+        """
+        if name in self.desired:
+            msg = f"composed resource {name!r} emitted twice"
+            raise ValueError(msg)
+        kind = kind_of(body)
+        metadata = body.setdefault("metadata", {})
+        metadata.setdefault("name", self.resource_name(name))
+        if external_name is not None:
+            metadata.setdefault("annotations", {})[EXTERNAL_NAME] = external_name
+        if kind.managed:
+            body["spec"].setdefault(
+                "providerConfigRef", {"name": provider_config or self.provider_config(kind)}
+            )
+        if kind.tag_style is not None:
+            for_provider = body["spec"].setdefault("forProvider", {})
+            own = for_provider.get(kind.tags_field) or {}
+            for_provider[kind.tags_field] = {**render_tags(kind.tag_style, self.tags()), **own}
+        apply_import(self.import_spec, name, body, kind.managed)
+        if template:
+            body = deep_merge(body, template)
+        self.desired[name] = Emitted(name, body, tuple(uses), ready)
+        return body
+
+    def provider_config(self, kind: Any) -> str:
+        """The ProviderConfig for ``kind``'s provider: environment ``providerConfigs.<p>``."""
+        provider = kind.api_version.split("/")[0].split(".")[-3]
+        configured = get_path(self.env, f"providerConfigs.{provider}")
+        return str(configured or "default")
+
+    def tags(self) -> dict[str, str]:
+        """Platform tags for every cloud resource: who owns it, then environment and user tags."""
+        base = {"crossplane-composite": self.name, "platform-module": self.step.module}
+        if self.claim_name and self.namespace:
+            base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"
+        env_tags = self.env.get("tags") or {}
+        user_tags = self.parameters.get("tags") or {}
+        return {**base, **{str(k): str(v) for k, v in {**env_tags, **user_tags}.items()}}
+
+    def set_status(self, path: str, value: Any) -> None:
+        """Write ``status.<path>`` of the composite, only when ``value`` is known."""
+        if value is None:
+            return
+        target = self.notes.status
+        *parents, leaf = path.split(".")
+        for part in parents:
+            target = target.setdefault(part, {})
+        target[leaf] = value
+
+    def status_from(self, name: str, path: str, to: str) -> Any:
+        """Copy an observed field of ``name`` into the composite status, when present."""
+        value = self.observed_value(name, path)
+        self.set_status(to, value)
+        return value
+
+    def condition(self, type_: str, ok: bool | None, reason: str, message: str = "") -> None:
+        """Set a custom condition on the composite and its claim."""
+        status = {
+            True: fnv1.STATUS_CONDITION_TRUE,
+            False: fnv1.STATUS_CONDITION_FALSE,
+            None: fnv1.STATUS_CONDITION_UNKNOWN,
+        }[ok]
+        cond = fnv1.Condition(
+            type=type_, status=status, reason=reason, target=fnv1.TARGET_COMPOSITE_AND_CLAIM
+        )
+        if message:
+            cond.message = message
+        self.notes.conditions.append(cond)
+
+    def event(self, message: str, *, warning: bool = False, reason: str = "") -> None:
+        """Emit an event on the composite and its claim."""
+        severity = fnv1.SEVERITY_WARNING if warning else fnv1.SEVERITY_NORMAL
+        result = fnv1.Result(
+            severity=severity, message=message, target=fnv1.TARGET_COMPOSITE_AND_CLAIM
+        )
+        if reason:
+            result.reason = reason
+        self.notes.results.append(result)
+
+    def hold(self, name: str, waiting_for: str) -> None:
+        """Don't create ``name`` yet: it waits for ``waiting_for``."""
+        self.notes.held[name] = waiting_for
+
+    def degrade(self, reason: str) -> None:
+        """Record a transient problem: stateful resources must not be dropped this pass."""
+        self.notes.degraded.append(reason)

@@ -1,0 +1,49 @@
+"""Import of existing infrastructure: ``spec.parameters.import``.
+
+Observe mode adopts a resource read-only (``managementPolicies: ["Observe"]``); manage mode takes
+full control. While importing, ``deletionPolicy: Orphan`` protects the real resource from a
+mistaken delete, and the ``crossplane.io/external-name`` annotation always names it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EXTERNAL_NAME = "crossplane.io/external-name"
+
+
+class ImportedResource(BaseModel):
+    """One composed resource to adopt instead of create."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    externalName: str = Field(min_length=1, description="The resource's name in the cloud.")  # noqa: N815
+
+
+class ImportSpec(BaseModel):
+    """``spec.parameters.import``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(False, description="Adopt the listed resources.")
+    mode: Literal["observe", "manage"] = Field(
+        "observe", description="observe: read-only; manage: full control."
+    )
+    resources: dict[str, ImportedResource] = Field(
+        default_factory=dict, description="Composed resource name to its external name."
+    )
+
+
+def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: bool) -> None:
+    """Mark ``body`` (composed as ``name``) for import when the composite asks for it."""
+    imported = spec.resources.get(name) if spec.enabled else None
+    if imported is None:
+        return
+    annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
+    annotations[EXTERNAL_NAME] = imported.externalName
+    if managed:
+        policies = ["Observe"] if spec.mode == "observe" else ["*"]
+        body["spec"]["managementPolicies"] = policies
+        body["spec"]["deletionPolicy"] = "Orphan"

@@ -1,0 +1,67 @@
+"""What the library knows about each kind it emits: one registry, declared by the cloud modules.
+
+A kind's traits decide the shared concerns applied to every resource of that kind: where its
+tags go and in which form, whether it is a Crossplane managed resource (``providerConfigRef``,
+management and deletion policies), whether losing it loses data, and how its readiness is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from fnplatform.tagging import TagStyle
+
+
+class Readiness(Enum):
+    """How a composed resource's readiness is derived from its observed state."""
+
+    CONDITION = "condition"  # observed Ready condition is True
+    EXISTS = "exists"  # it exists in observed state (ProviderConfigs have no conditions)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind the library can emit, with the traits the shared concerns need."""
+
+    api_version: str
+    kind: str
+    tag_style: TagStyle | None = None
+    tags_field: str = "tags"  # key under spec.forProvider holding tags or labels
+    managed: bool = True  # a Crossplane managed resource with providerConfigRef
+    stateful: bool = False  # deleting it loses data: never dropped on a transient problem
+    readiness: Readiness = Readiness.CONDITION
+
+    def new(self, for_provider: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
+        """A body of this kind: ``forProvider`` plus any other top-level spec fields."""
+        body_spec: dict[str, Any] = {}
+        if for_provider is not None:
+            body_spec["forProvider"] = for_provider
+        body_spec.update(spec)
+        return {"apiVersion": self.api_version, "kind": self.kind, "spec": body_spec}
+
+
+_KINDS: dict[tuple[str, str], Kind] = {}
+
+
+def register(api_version: str, kind: str, **traits: Any) -> Kind:
+    """Declare a kind once, at import of the module that emits it."""
+    declared = Kind(api_version, kind, **traits)
+    existing = _KINDS.get((api_version, kind))
+    if existing is not None and existing != declared:
+        msg = f"{api_version} {kind} declared twice with different traits"
+        raise ValueError(msg)
+    _KINDS[(api_version, kind)] = declared
+    return declared
+
+
+def kind_of(body: dict[str, Any]) -> Kind:
+    """The declared traits of ``body``; undeclared kinds are unmanaged and stateless."""
+    key = (str(body.get("apiVersion", "")), str(body.get("kind", "")))
+    return _KINDS.get(key) or Kind(key[0], key[1], managed=False)
+
+
+def is_stateful(body: dict[str, Any]) -> bool:
+    """Whether losing ``body`` loses data (buckets, queues, databases, pools, Shoots)."""
+    return kind_of(body).stateful

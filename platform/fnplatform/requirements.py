@@ -1,0 +1,60 @@
+"""Required resources (EnvironmentConfigs, flavors): declared every pass, read when fetched.
+
+Crossplane calls the function again until the declared requirements stop changing, so each
+pass declares the same requirements in the same way. A requirement absent from the request is
+"not fetched yet"; present with no items is "fetched, nothing matched". Both the current
+``required_resources`` and the deprecated ``extra_resources`` field are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from fnplatform.structs import struct_to_dict
+
+ENVIRONMENT_CONFIG = ("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A selector for resources Crossplane fetches for us."""
+
+    key: str
+    api_version: str
+    kind: str
+    match_name: str | None = None
+    match_labels: tuple[tuple[str, str], ...] | None = None
+
+    def selector(self) -> fnv1.ResourceSelector:
+        """The protobuf selector."""
+        selector = fnv1.ResourceSelector(api_version=self.api_version, kind=self.kind)
+        if self.match_name is not None:
+            selector.match_name = self.match_name
+        else:
+            selector.match_labels.labels.update(dict(self.match_labels or ()))
+        return selector
+
+    def describe(self) -> str:
+        """``EnvironmentConfig named baseline`` / ``EnvironmentConfig labelled a=b``."""
+        if self.match_name is not None:
+            return f"{self.kind} named {self.match_name!r}"
+        labels = ",".join(f"{k}={v}" for k, v in self.match_labels or ())
+        return f"{self.kind} labelled {labels}"
+
+
+def fetched(request: fnv1.RunFunctionRequest, key: str) -> list[dict[str, Any]] | None:
+    """Fetched resources for ``key`` sorted by name, or None when not fetched yet."""
+    for source in (request.required_resources, request.extra_resources):
+        if key in source:
+            items = [struct_to_dict(item.resource) for item in source[key].items]
+            return sorted(items, key=lambda r: str((r.get("metadata") or {}).get("name", "")))
+    return None
+
+
+def declare(response: fnv1.RunFunctionResponse, requirements: list[Requirement]) -> None:
+    """Declare ``requirements`` on the response."""
+    for requirement in requirements:
+        response.requirements.resources[requirement.key].CopyFrom(requirement.selector())

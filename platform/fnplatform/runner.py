@@ -1,0 +1,84 @@
+"""One pass of composition: environment, composer, dependencies, guards, response.
+
+The response starts from the request's desired state and context (``response.to``), so what
+earlier pipeline steps produced is never dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from crossplane.function import response
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from google.protobuf import duration_pb2
+
+from fnplatform.composition import Composition
+from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
+from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_for
+from fnplatform.errors import Pending
+from fnplatform.guard import protect_stateful
+from fnplatform.input import Input
+from fnplatform.merge import deep_merge
+from fnplatform.readiness import readiness
+from fnplatform.requirements import declare, fetched
+from fnplatform.structs import dict_to_struct, struct_to_dict
+
+Composer = Callable[[Composition], None]
+COMPOSED = "Composed"
+
+
+def compose(request: fnv1.RunFunctionRequest, step: Input, composer: Composer) -> fnv1.RunFunctionResponse:
+    """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report."""
+    rsp = response.to(request)
+    rsp.meta.ttl.CopyFrom(duration_pb2.Duration(seconds=int(step.ttl_seconds())))
+    composite = struct_to_dict(request.observed.composite.resource)
+    environment_requirements = requirements_for(step, composite)
+    declare(rsp, environment_requirements)
+    context = struct_to_dict(request.context) if request.HasField("context") else {}
+    env = merge_environment(
+        step,
+        environment_requirements,
+        {r.key: fetched(request, r.key) for r in environment_requirements},
+        context.get(CONTEXT_KEY) or {},
+    )
+    if env.pending:
+        return rsp
+    if step.environment:
+        rsp.context.update({CONTEXT_KEY: env.data})
+    comp = Composition(request, step, env.data)
+    try:
+        composer(comp)
+    except Pending:
+        declare(rsp, comp.requirements)
+        return rsp
+    declare(rsp, comp.requirements)
+    finish(comp)
+    write(comp, rsp)
+    return rsp
+
+
+def finish(comp: Composition) -> None:
+    """Apply the library's cross-cutting rules after the composer has emitted everything."""
+    hold_unmet(comp)
+    add_usages(comp)
+    protect_stateful(comp)
+    if comp.notes.held:
+        comp.condition(COMPOSED, False, "WaitingForDependencies", waiting_summary(comp.notes.held))
+    else:
+        comp.condition(COMPOSED, True, "AllResourcesComposed")
+
+
+def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
+    """Copy desired resources, status, conditions and results into the response."""
+    for name, emitted in comp.desired.items():
+        target = rsp.desired.resources[name]
+        target.resource.Clear()
+        target.resource.update(emitted.body)
+        target.ready = readiness(comp, emitted)
+    if comp.notes.status:
+        desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)
+        desired_xr = deep_merge(desired_xr, {"status": comp.notes.status})
+        rsp.desired.composite.resource.CopyFrom(dict_to_struct(desired_xr))
+    rsp.conditions.extend(comp.notes.conditions)
+    rsp.results.extend(comp.notes.results)

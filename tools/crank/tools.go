@@ -1,0 +1,4 @@
+//go:build tools
+package tools
+
+import _ "github.com/crossplane/crossplane/v2/cmd/crank"
