@@ -61,6 +61,7 @@ def compose(comp: Composition) -> None:
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
     _addons(comp, cluster, env, params.privateCluster, zones)
     comp.set_status("cloud", labels.cloud)
+    cloud_value(comp, "cluster_status", CLUSTER)
 
 
 def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, region: str) -> None:

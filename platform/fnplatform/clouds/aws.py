@@ -1,1 +1,0 @@
-"""Cloud module: aws (under construction)."""

@@ -1,0 +1,1 @@
+"""AWS builders for the cluster capabilities (network, EKS, node groups, DNS, identity)."""

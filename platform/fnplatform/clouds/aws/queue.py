@@ -1,0 +1,1 @@
+"""AWS builders for the queue capability (SQS)."""
