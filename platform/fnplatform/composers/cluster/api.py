@@ -1,0 +1,49 @@
+"""The cluster module's composite API: claim ``myplatform.io/v1alpha1 Cluster``, XR ``XCluster``.
+
+``tools/generate_apis.py`` writes ``apis/cluster/definition.yaml`` from :data:`API`; the spec
+schema comes from the same model the composer validates with, so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fnplatform.composers.cluster.model import Cloud, ClusterSpec
+from fnplatform.xrd import ApiDefinition
+
+
+class ClusterStatus(BaseModel):
+    """``XCluster.status``: what the function learned from the observed cloud resources."""
+
+    model_config = ConfigDict(extra="allow")  # Crossplane writes conditions etc. itself
+
+    cloud: Cloud | None = Field(None, description="The cloud the cluster runs on.")
+    clusterName: str | None = Field(  # noqa: N815 - Kubernetes field name
+        None, description="The cluster's name in the cloud."
+    )
+    clusterEndpoint: str | None = Field(  # noqa: N815
+        None, description="The Kubernetes API server endpoint."
+    )
+    clusterCA: str | None = Field(  # noqa: N815
+        None, description="The API server's CA certificate (base64 PEM)."
+    )
+    oidcIssuer: str | None = Field(  # noqa: N815
+        None, description="The cluster's OIDC issuer URL, for workload identity."
+    )
+
+
+API = ApiDefinition(
+    group="myplatform.io",
+    version="v1alpha1",
+    kind="XCluster",
+    plural="xclusters",
+    claim_kind="Cluster",
+    claim_plural="clusters",
+    spec_model=ClusterSpec,
+    status_model=ClusterStatus,
+    printer_columns=(
+        {"name": "CLOUD", "type": "string", "jsonPath": ".metadata.labels.cloud"},
+        {"name": "LOCATION", "type": "string", "jsonPath": ".spec.forProvider.location"},
+        {"name": "ENDPOINT", "type": "string", "jsonPath": ".status.clusterEndpoint"},
+    ),
+)

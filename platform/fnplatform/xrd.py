@@ -1,0 +1,193 @@
+"""API definitions: one pydantic model per module is the single source of its XRD.
+
+Each module describes its composite API with an :class:`ApiDefinition` in
+``fnplatform/composers/<module>/api.py``; ``tools/generate_apis.py`` turns it into
+``apis/<module>/definition.yaml``. Deriving the OpenAPI schema from the same models the composer
+validates with means the API server and the function can never disagree about what a valid
+composite is (``tests/test_apis.py`` proves the generated files are current).
+
+Kubernetes demands *structural* schemas (every node typed, no ``$ref``, no type-carrying
+``anyOf``), so the pydantic JSON Schema is rewritten here: references are inlined, ``X | None``
+becomes plain ``X`` (absence is how Kubernetes says "none"), ``const`` becomes a one-value
+``enum``, and ``Any`` becomes ``x-kubernetes-preserve-unknown-fields``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+XRD_API_VERSION = "apiextensions.crossplane.io/v1"
+# Keywords of pydantic's JSON Schema that OpenAPI v3 / Kubernetes has no use for.
+_DROPPED_KEYWORDS = frozenset({"title", "$defs", "definitions", "examples", "discriminator"})
+_SCALAR_DEFAULT_TYPES = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class ApiDefinition:
+    """A module's composite resource API: names plus the models of ``spec`` and ``status``."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    claim_kind: str
+    claim_plural: str
+    spec_model: type[BaseModel]
+    status_model: type[BaseModel] | None = None
+    printer_columns: tuple[dict[str, Any], ...] = ()
+    short_names: tuple[str, ...] = ()
+    claim_short_names: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The XRD's metadata.name, which Kubernetes requires to be ``<plural>.<group>``."""
+        return f"{self.plural}.{self.group}"
+
+    @property
+    def api_version(self) -> str:
+        """The composite's apiVersion, e.g. ``myplatform.io/v1alpha1``."""
+        return f"{self.group}/{self.version}"
+
+    def spec_schema(self) -> dict[str, Any]:
+        """The OpenAPI v3 schema of ``spec``."""
+        return openapi_schema(self.spec_model)
+
+    def status_schema(self) -> dict[str, Any] | None:
+        """The OpenAPI v3 schema of ``status``, when the module declares one."""
+        return openapi_schema(self.status_model) if self.status_model else None
+
+    def to_xrd(self) -> dict[str, Any]:
+        """The ``CompositeResourceDefinition`` (v1, with a claim) for this API."""
+        properties: dict[str, Any] = {"spec": self.spec_schema()}
+        status = self.status_schema()
+        if status is not None:
+            properties["status"] = status
+        version: dict[str, Any] = {
+            "name": self.version,
+            "served": True,
+            "referenceable": True,
+            "schema": {
+                "openAPIV3Schema": {
+                    "type": "object",
+                    "properties": properties,
+                    "required": ["spec"],
+                }
+            },
+        }
+        if self.printer_columns:
+            version["additionalPrinterColumns"] = [dict(c) for c in self.printer_columns]
+        return {
+            "apiVersion": XRD_API_VERSION,
+            "kind": "CompositeResourceDefinition",
+            "metadata": {"name": self.name},
+            "spec": {
+                "group": self.group,
+                "names": _names(self.kind, self.plural, self.short_names),
+                "claimNames": _names(self.claim_kind, self.claim_plural, self.claim_short_names),
+                "versions": [version],
+            },
+        }
+
+
+def _names(kind: str, plural: str, short_names: tuple[str, ...]) -> dict[str, Any]:
+    names: dict[str, Any] = {"kind": kind, "plural": plural}
+    if short_names:
+        names["shortNames"] = list(short_names)
+    return names
+
+
+def openapi_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A structural OpenAPI v3 schema for ``model`` (aliases used, references inlined)."""
+    raw = model.model_json_schema(by_alias=True, mode="validation")
+    definitions = raw.get("$defs", {})
+    return _structural(raw, definitions)
+
+
+def _structural(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite one JSON Schema node (recursively) into its structural OpenAPI form."""
+    node = _resolve(node, definitions)
+    node = _without_null(node, definitions)
+    if not node or ("type" not in node and "enum" not in node):
+        # Any (or a union we cannot type): keep whatever the user writes.
+        kept = {k: v for k, v in node.items() if k in ("description",)}
+        return {**kept, "x-kubernetes-preserve-unknown-fields": True}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key not in _DROPPED_KEYWORDS:
+            out.update(_keyword(key, value, definitions))
+    if "enum" in out and "type" not in out:
+        out["type"] = _enum_type(out["enum"])
+    return out
+
+
+def _keyword(key: str, value: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+    """The structural form of one keyword of a schema node (empty when it has none)."""
+    if key == "description":
+        return {key: _clean_description(value)}
+    if key == "properties":
+        return {key: {name: _structural(sub, definitions) for name, sub in value.items()}}
+    if key == "items":
+        return {key: _structural(value, definitions)}
+    if key == "additionalProperties":
+        return _additional_properties(value, definitions)
+    if key == "default":
+        return {key: value} if _is_scalar_default(value) else {}
+    if key == "const":
+        return {"enum": [value]}
+    if key in ("exclusiveMinimum", "exclusiveMaximum") and not isinstance(value, bool):
+        bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+        return {bound: value, key: True}
+    return {key: value}
+
+
+def _resolve(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """Inline a ``$ref`` (pydantic only refers to ``#/$defs/<name>``), keeping sibling keys."""
+    if "$ref" not in node:
+        return node
+    target = definitions[node["$ref"].rsplit("/", 1)[-1]]
+    siblings = {k: v for k, v in node.items() if k != "$ref"}
+    return {**target, **siblings}
+
+
+def _without_null(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """Collapse ``anyOf: [X, null]`` into ``X``; leave real unions untyped."""
+    alternatives = node.get("anyOf") or node.get("oneOf")
+    if alternatives is None:
+        return node
+    typed = [alt for alt in alternatives if alt.get("type") != "null"]
+    rest = {k: v for k, v in node.items() if k not in ("anyOf", "oneOf")}
+    if len(typed) == 1:
+        return {**_resolve(typed[0], definitions), **rest}
+    return {k: v for k, v in rest.items() if k == "description"}
+
+
+def _additional_properties(value: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+    """Maps keep their value schema; ``extra='forbid'`` (false) is Kubernetes' default pruning."""
+    if value is False:
+        return {}
+    if value is True or value == {}:
+        return {"x-kubernetes-preserve-unknown-fields": True}
+    return {"additionalProperties": _structural(value, definitions)}
+
+
+def _is_scalar_default(value: Any) -> bool:
+    """Only scalar defaults go into the CRD: the API server then fills them in visibly."""
+    return value is not None and isinstance(value, _SCALAR_DEFAULT_TYPES)
+
+
+def _enum_type(values: list[Any]) -> str:
+    if all(isinstance(v, bool) for v in values):
+        return "boolean"
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return "integer"
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return "number"
+    return "string"
+
+
+def _clean_description(text: str) -> str:
+    """Docstrings use reStructuredText literals; kubectl explain reads better with single quotes."""
+    return " ".join(text.replace("``", "`").split())
