@@ -123,7 +123,7 @@ def _structural(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, 
     return out
 
 
-def _keyword(key: str, value: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+def _keyword(key: str, value: Any, definitions: dict[str, Any]) -> dict[str, Any]:  # noqa: PLR0911
     """The structural form of one keyword of a schema node (empty when it has none)."""
     if key == "description":
         return {key: _clean_description(value)}
