@@ -18,6 +18,7 @@ from fnplatform.input import MODULES, Input
 from fnplatform.runner import Composer, compose
 from fnplatform.structs import struct_to_dict
 from fnplatform.validation import describe_validation_error
+from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
 
@@ -35,12 +36,54 @@ def parse_input(request: fnv1.RunFunctionRequest) -> Input:
         raise CompositionError("input", describe_validation_error(err, "input")) from None
 
 
+_MAP_FIELDS = ("metadata", "spec", "status")
+_STRING_MAPS = ("labels", "annotations")
+
+
+def check_composite_shape(request: fnv1.RunFunctionRequest) -> None:
+    """Refuse a composite whose top-level sections have the wrong JSON type, naming the field.
+
+    Composers read ``metadata``, ``labels``, ``spec`` and ``status`` as maps; Kubernetes
+    guarantees that for real objects, but a malformed request must still get a readable
+    answer rather than an internal error. Checked on the Struct itself: no conversion cost.
+    """
+    composite = request.observed.composite.resource
+    for name in _MAP_FIELDS:
+        if name in composite.fields:
+            _require_kind(composite.fields[name], "struct_value", name, "must be an object")
+    spec = composite.fields["spec"].struct_value if "spec" in composite.fields else None
+    if spec is not None and "parameters" in spec.fields:
+        _require_kind(spec.fields["parameters"], "struct_value", "spec.parameters",
+                      "must be an object")
+    if "metadata" not in composite.fields:
+        return
+    metadata = composite.fields["metadata"].struct_value
+    for text in ("name", "namespace"):
+        if text in metadata.fields:
+            _require_kind(metadata.fields[text], "string_value", f"metadata.{text}",
+                          "must be a string")
+    for name in _STRING_MAPS:
+        if name not in metadata.fields:
+            continue
+        _require_kind(metadata.fields[name], "struct_value", f"metadata.{name}",
+                      "must be an object")
+        for key, value in sorted(metadata.fields[name].struct_value.fields.items()):
+            _require_kind(value, "string_value", f"metadata.{name}.{key[:80]}",
+                          "must be a string")
+
+
+def _require_kind(value: struct_pb2.Value, kind: str, field: str, reason: str) -> None:
+    if value.WhichOneof("kind") not in (kind, "null_value"):
+        raise CompositionError(field, reason)
+
+
 def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
     """Compose ``request``; always returns a well-formed response."""
     module = "unknown"
     try:
         step = parse_input(request)
         module = step.module
+        check_composite_shape(request)
         available = _composers()
         if module not in available:
             raise CompositionError(
@@ -51,7 +94,7 @@ def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         return compose(request, step, available[module])
     except CompositionError as err:
         return fatal(request, str(err))
-    except Exception as err:  # noqa: BLE001 - the boundary: nothing escapes as a gRPC error
+    except Exception as err:
         logging.get_logger().exception("composition failed", module=module, tag=request.meta.tag)
         return fatal(
             request, f"internal error in module {module}: {type(err).__name__}; see function logs"
@@ -77,7 +120,7 @@ def run_bytes(request: bytes, max_send: int = 4 * 1024 * 1024) -> bytes:
     parsed = fnv1.RunFunctionRequest()
     try:
         parsed.ParseFromString(request)
-    except Exception:  # noqa: BLE001
+    except Exception:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         return rsp.SerializeToString(deterministic=True)

@@ -50,8 +50,14 @@ def fetched(request: fnv1.RunFunctionRequest, key: str) -> list[dict[str, Any]] 
     for source in (request.required_resources, request.extra_resources):
         if key in source:
             items = [struct_to_dict(item.resource) for item in source[key].items]
-            return sorted(items, key=lambda r: str((r.get("metadata") or {}).get("name", "")))
+            return sorted(items, key=_name)
     return None
+
+
+def _name(resource: dict[str, Any]) -> str:
+    """``metadata.name`` for sorting; a malformed resource (metadata not a map) sorts as ''."""
+    metadata = resource.get("metadata")
+    return str(metadata.get("name", "")) if isinstance(metadata, dict) else ""
 
 
 def declare(response: fnv1.RunFunctionResponse, requirements: list[Requirement]) -> None:

@@ -1,0 +1,291 @@
+"""One place that knows, for every module, what a valid request looks like and how to break it.
+
+The robustness, stateful, secrets, server and benchmark suites are parametrized over
+:func:`module_cases`; a module added to ``fnplatform.composers.composers()`` only adds its
+:class:`ModuleCase` here (``tests/test_robustness.py`` fails while a shipped module has none).
+
+A case is a baseline composite, its step input (settings and EnvironmentConfig sources), the
+EnvironmentConfigs Crossplane fetches for those sources, resources it fetches for requirements
+the composer declares itself (flavors...), and named invalid variants (each a mutation that
+must give a fatal result naming a field). :func:`converge` plays Crossplane: it composes, marks
+everything desired as observed Ready, fetches what the function requires, and repeats until
+the desired set stops changing, which gives the "observed after the first passes" state.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from tests.support.harness import Rendered, observed_ready, request, step_input
+
+ENVIRONMENT_API = "apiextensions.crossplane.io/v1beta1"
+Body = dict[str, Any]
+Runner = Callable[[fnv1.RunFunctionRequest], Rendered]
+
+
+def environment_config(name: str, data: Mapping[str, Any], **labels: str) -> Body:
+    """An EnvironmentConfig as Crossplane would fetch it."""
+    metadata: Body = {"name": name}
+    if labels:
+        metadata["labels"] = dict(labels)
+    return {"apiVersion": ENVIRONMENT_API, "kind": "EnvironmentConfig", "metadata": metadata,
+            "data": dict(data)}
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A broken variant of a case: ``mutate`` edits (composite, input) in place.
+
+    ``field`` is a substring the fatal result must contain: the field the user has to fix.
+    """
+
+    name: str
+    mutate: Callable[[Body, Body], None]
+    field: str
+
+
+@dataclass(frozen=True)
+class ModuleCase:
+    """A valid baseline request for one module, and ways to break it."""
+
+    id: str
+    module: str
+    composite: Body
+    settings: Body = field(default_factory=dict)
+    environment: tuple[Body, ...] = ()  # fetched for the single name source environment-0
+    required: Mapping[str, list[Body]] = field(default_factory=dict)  # composer requirements
+    invalid: tuple[Invalid, ...] = ()
+    secrets: Mapping[str, bytes] = field(default_factory=dict)  # connection details to observe
+
+    @property
+    def xr_name(self) -> str:
+        """The composite's name."""
+        return str(self.composite["metadata"]["name"])
+
+    def step(self) -> Body:
+        """The step input: settings, plus one named EnvironmentConfig source if the case has one."""
+        fields: Body = {"settings": copy.deepcopy(self.settings)}
+        if self.environment:
+            fields["environment"] = [{"name": str(self.environment[0]["metadata"]["name"])}]
+        return step_input(self.module, **fields)
+
+    def fetched(self) -> dict[str, list[Body]]:
+        """Everything Crossplane fetches for this case, by requirement key."""
+        found = {key: copy.deepcopy(items) for key, items in self.required.items()}
+        if self.environment:
+            found["environment-0"] = [copy.deepcopy(e) for e in self.environment]
+        return found
+
+    def request(
+        self,
+        *,
+        composite: Body | None = None,
+        input: Body | None = None,
+        observed: Mapping[str, Body] | None = None,
+        required: Mapping[str, list[Body]] | None = None,
+        connection: Mapping[str, Mapping[str, bytes]] | None = None,
+        tag: str = "",
+    ) -> fnv1.RunFunctionRequest:
+        """The case's request, with any part replaced."""
+        return request(
+            composite if composite is not None else copy.deepcopy(self.composite),
+            input if input is not None else self.step(),
+            observed=observed,
+            observed_connection=connection,
+            required=required if required is not None else self.fetched(),
+            tag=tag,
+        )
+
+    def renamed(self, name: str) -> ModuleCase:
+        """The same case for a composite called ``name`` (concurrency tests need many)."""
+        composite = copy.deepcopy(self.composite)
+        composite["metadata"]["name"] = name
+        return ModuleCase(self.id, self.module, composite, self.settings, self.environment,
+                          self.required, self.invalid, self.secrets)
+
+
+def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, list[Body]]:
+    """What Crossplane fetches for the requirements of ``rendered``: known items, else none."""
+    return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
+
+
+def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
+    """Compose until the desired set is stable with everything observed Ready.
+
+    Returns the last response and the observed state that produced it: the state of a composite
+    whose resources all exist, as after the first reconciles.
+    """
+    observed: dict[str, Body] = {}
+    fetched = case.fetched()
+    rendered = run(case.request(observed=observed, required=fetched))
+    for _ in range(passes):
+        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
+        now = {name: observed_ready(body) for name, body in rendered.resources.items()}
+        if set(now) == set(observed) and not rendered.fatal:
+            break
+        observed = now
+        rendered = run(case.request(observed=observed, required=fetched))
+    return rendered, observed
+
+
+# -- cluster ------------------------------------------------------------------------------
+
+CLUSTER_MACHINE = {"aws": "m6i.large", "gcp": "e2-standard-4", "azure": "Standard_D4s_v5"}
+CLUSTER_LOCATION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
+
+
+def cluster_composite(cloud: str, name: str = "acme-prod", pools: int | None = 2) -> Body:
+    """An XCluster on ``cloud``; ``pools`` node pools (None: the default pool)."""
+    spec: Body = {
+        "forProvider": {"location": CLUSTER_LOCATION[cloud]},
+        "parameters": {"domain": "acme.example.com", "kubernetesVersion": "1.33",
+                       "tags": {"team": "platform"}},
+    }
+    if pools is not None:
+        spec["pools"] = {
+            f"pool{i}": {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 3 + i % 5}}
+            for i in range(pools)
+        }
+    return {
+        "apiVersion": "platform.fn.crossplane.io/v1alpha1",
+        "kind": "XCluster",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "cloud": cloud, "planeId": "plane-1",
+                "crossplane.io/claim-name": "prod", "crossplane.io/claim-namespace": "team-a",
+            },
+        },
+        "spec": spec,
+    }
+
+
+def _set(path: str, value: Any) -> Callable[[Body, Body], None]:
+    """A mutation setting ``composite.<path>`` (or ``input.<path>`` with an ``input.`` prefix)."""
+
+    def mutate(composite: Body, input_: Body) -> None:
+        target = input_ if path.startswith("input.") else composite
+        parts = path.removeprefix("input.").split(".")
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = value
+
+    return mutate
+
+
+def _delete(path: str) -> Callable[[Body, Body], None]:
+    def mutate(composite: Body, input_: Body) -> None:
+        target = input_ if path.startswith("input.") else composite
+        parts = path.removeprefix("input.").split(".")
+        for part in parts[:-1]:
+            target = target[part]
+        del target[parts[-1]]
+
+    return mutate
+
+
+def cluster_case(cloud: str) -> ModuleCase:
+    """A two-pool cluster with DNS on ``cloud``, machine type from an EnvironmentConfig."""
+    return ModuleCase(
+        id=f"cluster-{cloud}",
+        module="cluster",
+        composite=cluster_composite(cloud),
+        settings={"ingress_replicas": 2},
+        environment=(environment_config(
+            f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
+                                 "tags": {"cost-center": "42"}}),),
+        invalid=(
+            Invalid("no-location", _delete("spec.forProvider.location"),
+                    "spec.forProvider.location"),
+            Invalid("bad-domain", _set("spec.parameters.domain", "Not A Domain"),
+                    "spec.parameters.domain"),
+            Invalid("bad-version", _set("spec.parameters.kubernetesVersion", 133),
+                    "spec.parameters.kubernetesVersion"),
+            Invalid("min-over-max", _set("spec.pools.pool0.autoscaling",
+                                         {"minNodeCount": 9, "maxNodeCount": 2}),
+                    "spec.pools.pool0"),
+            Invalid("unknown-pool-field", _set("spec.pools.pool1.colour", "blue"),
+                    "spec.pools.pool1.colour"),
+            Invalid("bad-cloud", _set("metadata.labels.cloud", "mars"), "metadata.labels.cloud"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
+                 "password": b"hunter2-cluster-pw-91c"},
+    )
+
+
+# -- async-actor ---------------------------------------------------------------------------
+
+
+def async_actor_composite(name: str = "text-processor-x7k2p") -> Body:
+    """The seed's text-processor actor as an XAsyncActor."""
+    return {
+        "apiVersion": "asya.sh/v1alpha1",
+        "kind": "XAsyncActor",
+        "metadata": {
+            "name": name,
+            "labels": {"crossplane.io/claim-name": "text-processor",
+                       "crossplane.io/claim-namespace": "default"},
+        },
+        "spec": {
+            "actor": "text-processor",
+            "image": "ghcr.io/example/text-processor:1.0.0",
+            "handler": "processor.handle",
+            "scaling": {"enabled": True, "minReplicaCount": 0, "maxReplicaCount": 10},
+        },
+    }
+
+
+def async_actor_case() -> ModuleCase:
+    """An actor with scaling on; AWS settings from an EnvironmentConfig."""
+    return ModuleCase(
+        id="async-actor",
+        module="async-actor",
+        composite=async_actor_composite(),
+        environment=(environment_config("asya-settings", {
+            "aws": {"region": "eu-west-1", "accountId": "123456789012"},
+            "irsa": {"enabled": True, "serviceAccountName": "asya-actors",
+                     "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}"},
+        }),),
+        invalid=(
+            Invalid("no-image", _delete("spec.image"), "spec.image"),
+            Invalid("bad-actor", _set("spec.actor", "Not_A_Label"), "spec.actor"),
+            Invalid("bad-replicas", _set("spec.scaling.maxReplicaCount", "ten"),
+                    "spec.scaling.maxReplicaCount"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"password": b"actor-s3cr3t-queue-pw-55d"},
+    )
+
+
+# -- registry ------------------------------------------------------------------------------
+
+CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
+    "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
+    "async-actor": lambda: [async_actor_case()],
+}
+
+
+def shipped_modules() -> list[str]:
+    """Modules this release serves."""
+    from fnplatform.composers import composers
+
+    return sorted(composers())
+
+
+def module_cases() -> list[ModuleCase]:
+    """A case for every shipped module that has one (the robustness suite checks coverage)."""
+    return [case for module in shipped_modules() for case in CASE_FACTORIES.get(module, list)()]
+
+
+def baseline_unavailable(rendered: Rendered) -> str | None:
+    """Why a baseline can't compose in this checkout (a cloud not written yet), or None."""
+    for message in rendered.fatal:
+        if "cannot provide" in message:
+            return message
+    return None
