@@ -77,3 +77,4 @@ class QueueSpec:
     dead_letter_arn: str | None = None
     max_receive_count: int = 3
     tags: dict[str, str] = field(default_factory=dict)
+    provider_config: str | None = None  # the cloud ProviderConfig; None: environment's choice

@@ -1,0 +1,135 @@
+"""The ``async-actor`` module: a queue-driven actor on SQS, autoscaled by KEDA.
+
+Composes the SQS queue (with a redrive policy to the namespace's dead-letter queue), the
+namespace's IRSA service account, KEDA's TriggerAuthentication and ScaledObject (once the queue
+reports its URL), and the Deployment running the handler beside the Asya sidecar. Everything
+Kubernetes-side goes through provider-kubernetes Objects into the claim's namespace.
+Cluster-wide settings come from the step input and EnvironmentConfigs; flavors (labelled
+EnvironmentConfigs) fill in the spec under the claim's own values.
+"""
+
+from __future__ import annotations
+
+from fnplatform.clouds.aws.queue import sqs_queue_arn, sqs_queue_name
+from fnplatform.composers.async_actor import manifests
+from fnplatform.composers.async_actor.manifests import Actor
+from fnplatform.composers.async_actor.model import ActorSettings
+from fnplatform.composers.async_actor.resolve import resolve_spec
+from fnplatform.composers.async_actor.status import Parts, report_status
+from fnplatform.composition import CLAIM_NAMESPACE, Composition
+from fnplatform.errors import InputError
+from fnplatform.library import add_kubernetes_object, add_queue
+from fnplatform.library.specs import QueueSpec
+from fnplatform.merge import get_path
+from fnplatform.validation import parse
+
+QUEUE, SERVICE_ACCOUNT, TRIGGER_AUTH = "queue", "service-account", "trigger-auth"
+SCALED_OBJECT, DEPLOYMENT = "scaled-object", "deployment"
+DEPLOYMENT_AVAILABLE = (
+    "has(object.status) && has(object.status.conditions) && "
+    "object.status.conditions.exists(c, c.type == 'Available' && c.status == 'True')"
+)
+
+
+def compose(comp: Composition) -> None:
+    """Compose one async actor for ``comp``."""
+    settings = parse(ActorSettings, comp.env, "environment")
+    namespace = _namespace(comp)
+    spec = resolve_spec(comp)
+    name = spec.actor or comp.claim_name
+    if not name:
+        raise InputError("spec.actor", "required when the composite has no claim to name it")
+    actor = Actor(name=name, namespace=namespace, spec=spec, settings=settings)
+    comp.set_status("actor", name)
+    _queue(comp, actor)
+    queue_url = _queue_url(comp)
+    comp.status_from(QUEUE, "status.atProvider.arn", "queueIdentifier")
+    if settings.irsa.enabled:
+        _object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), actor, orphan=True)
+    if spec.scaling.enabled:
+        _object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), actor)
+        if queue_url:
+            _object(
+                comp, SCALED_OBJECT, manifests.scaled_object(actor, queue_url), actor,
+                readiness={"policy": "DeriveFromObject"}, uses=(TRIGGER_AUTH,),
+            )
+        else:
+            comp.hold(SCALED_OBJECT, f"{QUEUE} URL")
+    _object(
+        comp, DEPLOYMENT, manifests.deployment(actor, queue_url), actor,
+        readiness={"policy": "DeriveFromCelQuery", "celQuery": DEPLOYMENT_AVAILABLE},
+    )
+    report_status(
+        comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled
+    )
+
+
+def _namespace(comp: Composition) -> str:
+    """The claim's namespace: where every Kubernetes object of the actor goes."""
+    if not comp.namespace:
+        raise InputError(
+            f"metadata.labels.{CLAIM_NAMESPACE}",
+            "not set; create an AsyncActor claim in a namespace rather than an XAsyncActor",
+        )
+    return comp.namespace
+
+
+def _queue(comp: Composition, actor: Actor) -> None:
+    """The actor's queue ``asya-<namespace>-<actor>``; its DLQ when the account is known."""
+    aws = actor.settings.aws
+    dead_letter = None
+    if aws.accountId:
+        dead_letter = sqs_queue_arn(
+            aws.region, aws.accountId, sqs_queue_name("asya", actor.namespace, "dlq")
+        )
+    max_receive = actor.settings.dlq.maxReceiveCount
+    retry = actor.spec.resiliency.retry if actor.spec.resiliency else None
+    if retry is not None and retry.maxAttempts is not None:
+        max_receive = retry.maxAttempts
+    add_queue(
+        comp,
+        QUEUE,
+        QueueSpec(
+            queue_name=sqs_queue_name("asya", actor.namespace, actor.name),
+            region=aws.region,
+            dead_letter_arn=dead_letter,
+            max_receive_count=max_receive,
+            tags={"asya.sh/namespace": actor.namespace, "asya.sh/actor": actor.name},
+            provider_config=aws.providerConfig,
+        ),
+        cloud="aws",
+    )
+
+
+def _queue_url(comp: Composition) -> str | None:
+    """The queue's URL: observed (``url``, or the ``id`` upjet sets to it), else remembered."""
+    for path in ("status.atProvider.url", "status.atProvider.id"):
+        value = comp.observed_value(QUEUE, path)
+        if value:
+            comp.set_status("queueUrl", value)
+            return str(value)
+    remembered = get_path(comp.composite, "status.queueUrl")
+    if remembered:
+        comp.set_status("queueUrl", remembered)
+        return str(remembered)
+    return None
+
+
+def _object(
+    comp: Composition,
+    name: str,
+    manifest: dict[str, object],
+    actor: Actor,
+    *,
+    readiness: dict[str, str] | None = None,
+    uses: tuple[str, ...] = (),
+    orphan: bool = False,
+) -> None:
+    """``manifest`` through provider-kubernetes, watched so status follows the live object."""
+    body = add_kubernetes_object(
+        comp, name, manifest, provider_config=actor.settings.kubernetesProviderConfig,
+        uses=uses, readiness=readiness,
+    )
+    body["spec"]["watch"] = True
+    if orphan:
+        body["spec"]["deletionPolicy"] = "Orphan"

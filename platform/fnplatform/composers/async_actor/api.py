@@ -1,0 +1,56 @@
+"""The async-actor API: claim ``asya.sh/v1alpha1 AsyncActor``, XR ``XAsyncActor``.
+
+``tools/generate_apis.py`` writes ``apis/async-actor/definition.yaml`` from :data:`API`. The
+schema comes from the models the composer validates with, minus their defaults: the function
+applies defaults after merging flavors, and a default the API server wrote into the claim
+would shadow the flavor's value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
+from fnplatform.xrd import ApiDefinition
+
+
+def without_defaults(schema: Any) -> Any:
+    """``schema`` with every ``default`` keyword removed (recursively)."""
+    if isinstance(schema, dict):
+        return {k: without_defaults(v) for k, v in schema.items() if k != "default"}
+    if isinstance(schema, list):
+        return [without_defaults(item) for item in schema]
+    return schema
+
+
+@dataclass(frozen=True)
+class FlavoredApiDefinition(ApiDefinition):
+    """An API whose spec defaults are applied by the function, after flavors, not by Kubernetes."""
+
+    def spec_schema(self) -> dict[str, Any]:
+        """The OpenAPI v3 schema of ``spec``, without defaults."""
+        schema: dict[str, Any] = without_defaults(super().spec_schema())
+        return schema
+
+
+API = FlavoredApiDefinition(
+    group="asya.sh",
+    version="v1alpha1",
+    kind="XAsyncActor",
+    plural="xasyncactors",
+    claim_kind="AsyncActor",
+    claim_plural="asyncactors",
+    spec_model=ActorSpec,
+    status_model=ActorStatus,
+    short_names=("xasya",),
+    claim_short_names=("asya", "asyas"),
+    printer_columns=(
+        {"name": "Actor", "type": "string", "jsonPath": ".status.actor"},
+        {"name": "Status", "type": "string", "jsonPath": ".status.phase"},
+        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Ready')].status"},
+        {"name": "Replicas", "type": "integer", "jsonPath": ".status.infrastructure.workload.replicas"},
+        {"name": "Queue", "type": "string", "jsonPath": ".status.queueUrl", "priority": 1},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+    ),
+)

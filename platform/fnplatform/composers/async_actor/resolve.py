@@ -1,0 +1,52 @@
+"""Resolving an actor's spec: its flavors merged left to right, the claim's own spec on top.
+
+A flavor is an EnvironmentConfig labelled ``asya.sh/flavor=<name>`` whose ``data`` is a
+partial actor spec. Lists append (``env`` and ``volumes`` by name), maps merge deeply, and two
+flavors setting the same leaf is an error naming both: the claim decides, never list order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from fnplatform.composers.async_actor.model import ActorSpec, FlavorSelection
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.layering import Layer, Merged, merge_layers
+from fnplatform.lookup import require_labelled_configs
+from fnplatform.validation import field_path, parse
+from fnplatform.xrspec import user_spec
+
+FLAVOR_LABEL = "asya.sh/flavor"
+FLAVOR_KEY_PREFIX = "flavor"
+KEYED_LISTS = {"env": "name", "volumes": "name", "sidecar.env": "name"}
+CLAIM_ONLY = ("actor", "flavors")
+
+
+def resolve_spec(comp: Composition) -> ActorSpec:
+    """The validated actor spec; Pending while flavors are being fetched."""
+    own = user_spec(comp.spec)
+    names = parse(FlavorSelection, own, "spec").flavors
+    flavors = require_labelled_configs(
+        comp, names, label=FLAVOR_LABEL, key_prefix=FLAVOR_KEY_PREFIX, field="spec.flavors"
+    )
+    layers = [Layer(name, flavors[name], f"flavor {name}") for name in names]
+    merged = merge_layers(layers, own, keyed_lists=KEYED_LISTS, user_only=CLAIM_ONLY)
+    return _validate(merged)
+
+
+def _validate(merged: Merged) -> ActorSpec:
+    """Validate the merged spec; each problem says which flavor supplied the bad value."""
+    try:
+        return ActorSpec.model_validate(merged.data)
+    except ValidationError as err:
+        problems = []
+        for item in err.errors(include_url=False, include_input=False):
+            loc: tuple[Any, ...] = tuple(item["loc"])
+            path = field_path("", loc)
+            owner = merged.owner_of(path)
+            source = f" (from {owner})" if owner and owner.startswith("flavor") else ""
+            problems.append(f"spec.{path}: {item['msg']}{source}")
+        raise InputError("spec", "; ".join(problems)) from None

@@ -1,0 +1,79 @@
+"""The actor's status: readiness of queue, KEDA and workload, and the phase they add up to.
+
+Read from observed state only. ``Creating`` until all three are ready; then ``Ready``, or
+``Napping`` when KEDA has scaled the Deployment to zero (a sleeping actor is healthy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fnplatform.composition import Composition
+from fnplatform.kubernetes_status import (
+    manifest_condition_message,
+    manifest_condition_true,
+    manifest_value,
+)
+from fnplatform.observed import condition_message
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Composition names of the resources the status is read from."""
+
+    queue: str
+    scaled_object: str
+    deployment: str
+
+
+CREATING, READY, NAPPING = "Creating", "Ready", "Napping"
+
+
+def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> str:
+    """Write ``status.infrastructure`` and ``status.phase``; returns the phase."""
+    queue_ready = _queue(comp, parts.queue)
+    keda_ready = _keda(comp, parts.scaled_object, scaling=scaling)
+    workload_ready, replicas = _workload(comp, parts.deployment)
+    phase = CREATING
+    if queue_ready and keda_ready and workload_ready:
+        phase = NAPPING if scaling and replicas == 0 else READY
+    comp.set_status("phase", phase)
+    return phase
+
+
+def _queue(comp: Composition, name: str) -> bool:
+    ready = comp.is_ready(name)
+    observed = comp.observed.get(name)
+    message = "Available" if ready else (
+        condition_message(observed) if observed is not None else "not created yet"
+    )
+    comp.set_status("infrastructure.queue", {"ready": ready, "message": message})
+    return ready
+
+
+def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
+    if not scaling:
+        comp.set_status(
+            "infrastructure.keda", {"ready": True, "message": "scaling disabled"}
+        )
+        return True
+    observed = comp.observed.get(name)
+    ready = manifest_condition_true(observed, "Ready")
+    message = "Ready" if ready else (
+        manifest_condition_message(observed, "Ready") if observed is not None
+        else "waiting for the queue URL" if name not in comp.desired else "not created yet"
+    )
+    comp.set_status("infrastructure.keda", {"ready": ready, "message": message})
+    return ready
+
+
+def _workload(comp: Composition, name: str) -> tuple[bool, int]:
+    observed = comp.observed.get(name)
+    ready = manifest_condition_true(observed, "Available")
+    replicas = int(manifest_value(observed, "replicas", 0) or 0)
+    ready_replicas = int(manifest_value(observed, "readyReplicas", 0) or 0)
+    comp.set_status(
+        "infrastructure.workload",
+        {"ready": ready, "replicas": replicas, "readyReplicas": ready_replicas},
+    )
+    return ready, replicas

@@ -1,0 +1,161 @@
+"""Layered partial specs: named layers (flavors, presets) merged under the user's own spec.
+
+Unlike :func:`fnplatform.merge.deep_merge` (later wins, lists replaced), layers here must not
+silently fight: two layers setting the same leaf is an error naming both layers and the path,
+because which one "wins" would depend on list order the user may not see. The user's own spec
+goes on top and may override anything. Lists append (a layer adds tolerations, env vars...);
+lists declared *keyed* (``env`` by ``name``) treat an item with the same key like a leaf: two
+layers giving it is a conflict, the user's item replaces the layer's.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fnplatform.errors import InputError
+
+USER_LAYER = "spec"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One named partial spec; ``source`` is what an error message calls it."""
+
+    name: str
+    data: Mapping[str, Any]
+    source: str = ""
+
+    def describe(self) -> str:
+        """How an error names this layer."""
+        return self.source or self.name
+
+
+@dataclass
+class Merged:
+    """The merged data and, per dotted path, which layer set it (for error messages)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
+
+    def owner_of(self, path: str) -> str | None:
+        """The layer that set ``path`` or its nearest set parent."""
+        while path:
+            if path in self.owners:
+                return self.owners[path]
+            path = path.rpartition(".")[0]
+        return None
+
+
+def merge_layers(
+    layers: Sequence[Layer],
+    user: Mapping[str, Any],
+    *,
+    keyed_lists: Mapping[str, str] | None = None,
+    user_only: Sequence[str] = (),
+    prefix: str = "spec",
+) -> Merged:
+    """Merge ``layers`` left to right (conflicts are errors), then ``user`` on top.
+
+    ``keyed_lists`` maps a dotted path (``env``, ``sidecar.env``) to the item key that
+    identifies list items there. ``user_only`` names top-level keys a layer may not set.
+    ``prefix`` starts the field paths in error messages.
+    """
+    merged = Merged()
+    keyed = dict(keyed_lists or {})
+    for layer in layers:
+        for key in user_only:
+            if key in layer.data:
+                raise InputError(
+                    f"{layer.describe()}.{key}",
+                    f"{key} can only be set on the {prefix} itself, not by {layer.describe()}",
+                )
+        _merge_into(merged, merged.data, layer.data, "", layer, keyed, prefix, strict=True)
+    user_layer = Layer(USER_LAYER, user, prefix)
+    _merge_into(merged, merged.data, user, "", user_layer, keyed, prefix, strict=False)
+    return merged
+
+
+def _merge_into(
+    merged: Merged,
+    target: dict[str, Any],
+    overlay: Mapping[str, Any],
+    path: str,
+    layer: Layer,
+    keyed: Mapping[str, str],
+    prefix: str,
+    *,
+    strict: bool,
+) -> None:
+    for key, value in overlay.items():
+        child = f"{path}.{key}" if path else str(key)
+        current = target.get(key)
+        if key not in target:
+            target[key] = copy.deepcopy(value)
+            _own(merged, child, value, layer)
+        elif isinstance(current, dict) and isinstance(value, Mapping):
+            _merge_into(merged, current, value, child, layer, keyed, prefix, strict=strict)
+        elif isinstance(current, list) and isinstance(value, list):
+            target[key] = _merge_list(merged, current, value, child, layer, keyed, prefix, strict)
+        elif strict:
+            _conflict(merged, child, layer, prefix)
+        else:
+            target[key] = copy.deepcopy(value)
+            _own(merged, child, value, layer)
+
+
+def _merge_list(
+    merged: Merged,
+    current: list[Any],
+    items: list[Any],
+    path: str,
+    layer: Layer,
+    keyed: Mapping[str, str],
+    prefix: str,
+    strict: bool,
+) -> list[Any]:
+    """Append ``items``; for a keyed list, an item with a key already present is a leaf."""
+    key_field = keyed.get(path)
+    result = list(current)
+    for item in items:
+        item_key = item.get(key_field) if key_field and isinstance(item, Mapping) else None
+        if item_key is None:
+            result.append(copy.deepcopy(item))
+            continue
+        item_path = f"{path}[{key_field}={item_key}]"
+        index = _index_of(result, key_field, item_key)
+        if index is None:
+            result.append(copy.deepcopy(item))
+        elif strict:
+            _conflict(merged, item_path, layer, prefix)
+        else:
+            result[index] = copy.deepcopy(item)
+        merged.owners[item_path] = layer.describe()
+    merged.owners.setdefault(path, layer.describe())
+    return result
+
+
+def _index_of(items: list[Any], key_field: str | None, key: Any) -> int | None:
+    for index, item in enumerate(items):
+        if isinstance(item, Mapping) and item.get(key_field) == key:
+            return index
+    return None
+
+
+def _own(merged: Merged, path: str, value: Any, layer: Layer) -> None:
+    """Record ``layer`` as the setter of ``path`` and every leaf below it."""
+    merged.owners[path] = layer.describe()
+    if isinstance(value, Mapping):
+        for key, sub in value.items():
+            _own(merged, f"{path}.{key}", sub, layer)
+
+
+def _conflict(merged: Merged, path: str, layer: Layer, prefix: str) -> None:
+    first = merged.owner_of(path) or "an earlier layer"
+    raise InputError(
+        f"{prefix}.{path}",
+        f"set by both {first} and {layer.describe()}; set it in one of them, "
+        f"or on the {prefix} itself to choose",
+    )
