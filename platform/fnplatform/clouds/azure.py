@@ -1,1 +1,0 @@
-"""Cloud module: azure (under construction)."""

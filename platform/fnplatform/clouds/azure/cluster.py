@@ -1,0 +1,241 @@
+"""AKS: the managed control plane with its system node pool, user node pools, and status.
+
+Choices, and why:
+
+* Azure CNI overlay with the Cilium data plane and network policy: pods don't consume VNet
+  addresses, and Cilium is the policy engine Azure supports going forward.
+* ``identity: SystemAssigned``, OIDC issuer and workload identity on: add-ons (cert-manager)
+  get cloud access through federated identities, never through static secrets.
+* Local accounts stay enabled and Entra ID RBAC stays off, so the ``kubeconfig`` the provider
+  writes holds a client certificate that provider-helm/-kubernetes can use as is (see
+  :func:`cluster_credentials`).
+* Private clusters keep the public FQDN (it resolves to the private endpoint), so a peered
+  control plane resolves the API server without linking AKS's private DNS zone.
+* The default node pool is the *system* pool (``onlyCriticalAddonsEnabled``); the user's
+  pools are ``KubernetesClusterNodePool`` resources in mode ``User``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from fnplatform.clouds.azure.common import (
+    KUBERNETES_CLUSTER,
+    NODE_POOL,
+    agent_pool_name,
+    observed_external_name,
+    ref,
+    resource_group,
+    subnet_name,
+)
+from fnplatform.clouds.azure.network import dns_service_ip, network_spec
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.merge import get_path
+from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.validation import parse
+
+SYSTEM_POOL = "system"
+DEFAULT_VM_SIZE = "Standard_D4ds_v5"
+MAX_SURGE = "10%"  # AKS's own default for new pools; stated so the provider sees no drift
+DNS_PREFIX_MAX = 54
+KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS
+_SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
+_CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
+
+
+class SystemPool(BaseModel):
+    """``environment.azure.systemPool``: the AKS system node pool (critical add-ons only)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vmSize: str | None = Field(None, min_length=1)  # noqa: N815 - the environment's spelling
+    minCount: int = Field(2, ge=1, le=1000)  # noqa: N815 - two nodes: no single point of failure
+    maxCount: int = Field(3, ge=1, le=1000)  # noqa: N815
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SystemPool:
+        if self.minCount > self.maxCount:
+            msg = "minCount must not exceed maxCount"
+            raise ValueError(msg)
+        return self
+
+
+@provides("cluster", "azure")
+def cluster(
+    comp: Composition,
+    name: str,
+    spec: ClusterSpec,
+    *,
+    uses: tuple[str, ...],
+    template: Mapping[str, Any] | None,
+) -> None:
+    """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig."""
+    for_provider: dict[str, Any] = {
+        "location": spec.region,
+        "resourceGroupName": resource_group(comp),
+        "dnsPrefix": _dns_prefix(comp.resource_name(name)),
+        "skuTier": "Standard",  # the SLA-backed control plane tier
+        "automaticUpgradeChannel": "patch",
+        "nodeOsUpgradeChannel": "NodeImage",
+        "identity": {"type": "SystemAssigned"},
+        "oidcIssuerEnabled": True,
+        "workloadIdentityEnabled": True,
+        "roleBasedAccessControlEnabled": True,
+        "privateClusterEnabled": spec.private,
+        "defaultNodePool": _system_pool(comp, spec),
+        "networkProfile": _network_profile(comp, spec),
+    }
+    if spec.private:
+        for_provider["privateClusterPublicFqdnEnabled"] = True
+    if spec.version:
+        for_provider["kubernetesVersion"] = spec.version
+    body = KUBERNETES_CLUSTER.new(
+        for_provider,
+        writeConnectionSecretToRef={
+            "name": spec.connection_secret,
+            "namespace": spec.connection_namespace,
+        },
+    )
+    comp.emit(name, body, uses=uses, template=template)
+
+
+def _dns_prefix(resource_name: str) -> str:
+    """AKS's DNS prefix: 1-54 letters, digits and dashes, starting and ending alphanumeric."""
+    return resource_name[:DNS_PREFIX_MAX].strip("-")
+
+
+def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
+    """The default (system) pool: autoscaled, tainted for critical add-ons, in the node subnet."""
+    field = "azure.systemPool"
+    settings = parse(SystemPool, get_path(comp.env, field), f"environment.{field}")
+    vm_size = settings.vmSize or comp.env.get("defaultMachineType") or DEFAULT_VM_SIZE
+    return {
+        "name": SYSTEM_POOL,
+        "vmSize": str(vm_size),
+        "autoScalingEnabled": True,
+        "minCount": settings.minCount,
+        "maxCount": settings.maxCount,
+        "onlyCriticalAddonsEnabled": True,
+        "temporaryNameForRotation": f"{SYSTEM_POOL}tmp",
+        "upgradeSettings": {"maxSurge": MAX_SURGE},
+        "vnetSubnetIdRef": ref(comp, subnet_name(spec.network)),
+        "tags": render_tags(TagStyle.AZURE, comp.tags()),
+    }
+
+
+def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
+    """Azure CNI overlay with Cilium; pods and services ranges from the cluster's network."""
+    network = network_spec(comp, spec.network)
+    if network is None:
+        raise InputError(
+            "environment.network",
+            f"the cluster's network {spec.network!r} must be composed (on azure) before it",
+        )
+    return {
+        "networkPlugin": "azure",
+        "networkPluginMode": "overlay",
+        "networkDataPlane": "cilium",
+        "networkPolicy": "cilium",
+        "loadBalancerSku": "standard",
+        "outboundType": "loadBalancer",
+        "podCidr": network.pods_cidr,
+        "serviceCidr": network.services_cidr,
+        "dnsServiceIp": dns_service_ip(network.services_cidr),
+    }
+
+
+@provides("node_pool", "azure")
+def node_pool(
+    comp: Composition,
+    name: str,
+    spec: NodePoolSpec,
+    *,
+    uses: tuple[str, ...],
+    template: Mapping[str, Any] | None,
+) -> None:
+    """A ``User`` pool of the cluster ``spec.cluster``, autoscaled between min and max nodes.
+
+    Its Azure name is the agent pool name (external name), since AKS restricts pool names far
+    more than Kubernetes names; ``nodeCount`` is left to the autoscaler.
+    """
+    agent_pool = agent_pool_name(spec.pool, reserved=(SYSTEM_POOL, f"{SYSTEM_POOL}tmp"))
+    body = NODE_POOL.new(
+        {
+            "kubernetesClusterIdRef": ref(comp, spec.cluster),
+            "vnetSubnetIdRef": ref(comp, subnet_name(spec.network)),
+            "mode": "User",
+            "osType": "Linux",
+            "vmSize": spec.machine_type,
+            "autoScalingEnabled": True,
+            "minCount": spec.min_nodes,
+            "maxCount": spec.max_nodes,
+            "nodeLabels": {"platform.fn.crossplane.io/pool": spec.pool},
+            "temporaryNameForRotation": f"{agent_pool[:9]}tmp",
+            "upgradeSettings": {"maxSurge": MAX_SURGE},
+        }
+    )
+    comp.emit(name, body, uses=uses, template=template, external_name=agent_pool)
+
+
+@provides("cluster_credentials", "azure")
+def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+    """No ``identity``: the kubeconfig alone authenticates.
+
+    provider-upjet-azure writes AKS's ``kube_config_raw`` as the ``kubeconfig`` connection
+    detail. With local accounts enabled and without Entra ID (AAD) integration, as composed
+    here, that kubeconfig carries a client certificate, which provider-helm and
+    provider-kubernetes use directly. ``AzureServicePrincipalCredentials`` or
+    ``AzureWorkloadIdentityCredentials`` are only needed for an Entra-integrated cluster, whose
+    kubeconfig holds a ``kubelogin`` exec plugin the providers must convert with a token.
+    """
+    return {}
+
+
+@provides("cluster_status", "azure")
+def cluster_status(comp: Composition, cluster_name: str) -> None:
+    """``clusterName``, ``clusterEndpoint``, ``clusterCA`` and ``oidcIssuer`` once observed.
+
+    Endpoint and CA come from the observed kubeconfig connection detail (what clients really
+    use); without it the endpoint falls back to the observed FQDN. Each value falls back to
+    the one already in the composite's status, so a briefly unobserved cluster keeps them.
+    """
+    kubeconfig = _observed_kubeconfig(comp, cluster_name)
+    fqdn = comp.observed_value(cluster_name, "status.atProvider.fqdn") or comp.observed_value(
+        cluster_name, "status.atProvider.privateFqdn"
+    )
+    endpoint = _match(_SERVER, kubeconfig) or (f"https://{fqdn}:443" if fqdn else None)
+    name = observed_external_name(comp, cluster_name) if comp.is_observed(cluster_name) else None
+    _remember(comp, "clusterName", name)
+    _remember(comp, "clusterEndpoint", endpoint)
+    _remember(comp, "clusterCA", _match(_CA_DATA, kubeconfig))
+    issuer = comp.observed_value(cluster_name, "status.atProvider.oidcIssuerUrl")
+    _remember(comp, "oidcIssuer", issuer)
+
+
+def _observed_kubeconfig(comp: Composition, cluster_name: str) -> str:
+    """The kubeconfig Crossplane read from the cluster's connection secret ('' if none)."""
+    observed = comp.request.observed.resources.get(cluster_name)
+    if observed is None:
+        return ""
+    raw = observed.connection_details.get(KUBECONFIG_KEY, b"")
+    return raw.decode("utf-8", errors="replace")
+
+
+def _match(pattern: re.Pattern[str], text: str) -> str | None:
+    """The first value ``pattern`` captures in the kubeconfig (plain-scalar YAML, as AKS writes)."""
+    found = pattern.search(text)
+    return found.group(1) if found else None
+
+
+def _remember(comp: Composition, field: str, value: Any) -> None:
+    """Write ``status.<field>``: ``value``, else the value the composite's status already has."""
+    if value is None:
+        value = get_path(comp.composite, f"status.{field}")
+    comp.set_status(field, value)

@@ -1,0 +1,121 @@
+"""What every Azure builder shares: the kinds it emits, the resource group and naming rules."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.kinds import register
+from fnplatform.merge import get_path
+from fnplatform.tagging import TagStyle
+
+# Storage versions of provider-upjet-azure v2.7.0 (see /work/shared/crds/INDEX.md): upjet
+# v1beta2 kinds carry nested blocks as objects, v1beta1 ones are flat.
+VIRTUAL_NETWORK = register(
+    "network.azure.upbound.io/v1beta2", "VirtualNetwork", tag_style=TagStyle.AZURE
+)
+SUBNET = register("network.azure.upbound.io/v1beta2", "Subnet")  # Azure subnets have no tags
+PUBLIC_IP = register("network.azure.upbound.io/v1beta1", "PublicIP", tag_style=TagStyle.AZURE)
+NAT_GATEWAY = register(
+    "network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE
+)
+KUBERNETES_CLUSTER = register(
+    "containerservice.azure.upbound.io/v1beta2",
+    "KubernetesCluster",
+    tag_style=TagStyle.AZURE,
+    stateful=True,
+)
+NODE_POOL = register(
+    "containerservice.azure.upbound.io/v1beta2",
+    "KubernetesClusterNodePool",
+    tag_style=TagStyle.AZURE,
+    stateful=True,
+)
+DNS_ZONE = register(
+    "network.azure.upbound.io/v1beta2", "DNSZone", tag_style=TagStyle.AZURE, stateful=True
+)
+PRIVATE_DNS_ZONE = register(
+    "network.azure.upbound.io/v1beta2", "PrivateDNSZone", tag_style=TagStyle.AZURE, stateful=True
+)
+PRIVATE_DNS_ZONE_LINK = register(
+    "network.azure.upbound.io/v1beta1",
+    "PrivateDNSZoneVirtualNetworkLink",
+    tag_style=TagStyle.AZURE,
+)
+USER_ASSIGNED_IDENTITY = register(
+    "managedidentity.azure.upbound.io/v1beta1", "UserAssignedIdentity", tag_style=TagStyle.AZURE
+)
+FEDERATED_IDENTITY_CREDENTIAL = register(
+    "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
+)
+
+EXTERNAL_NAME = "crossplane.io/external-name"
+PLANE_ID = "planeId"
+# Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
+_RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")
+_AGENT_POOL = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+AGENT_POOL_MAX = 12  # AKS Linux agent pool names: lowercase alphanumerics, at most 12
+
+
+def resource_group(comp: Composition) -> str:
+    """The existing resource group every resource goes into: the composite's ``planeId`` label.
+
+    It is referenced by name (``resourceGroupName``), never created or deleted here: the plane
+    owns it, and losing it would lose everything in it.
+    """
+    group = comp.labels.get(PLANE_ID)
+    if not group:
+        raise InputError(f"metadata.labels.{PLANE_ID}", "not set: the Azure resource group to use")
+    if not _RESOURCE_GROUP.match(group):
+        raise InputError(
+            f"metadata.labels.{PLANE_ID}",
+            "must be an Azure resource group name: 1-90 letters, digits, '_-.()', "
+            "not ending in '.'",
+        )
+    return group
+
+
+def location(comp: Composition) -> str:
+    """The composite's Azure location, for kinds whose spec carries no region of its own."""
+    value = get_path(comp.spec, "forProvider.location")
+    if not isinstance(value, str) or not value:
+        raise InputError("spec.forProvider.location", "not set: the Azure location to use")
+    return value
+
+
+def subnet_name(network: str) -> str:
+    """Composition name of the node subnet of the network composed as ``network``."""
+    return f"{network}-nodes"
+
+
+def ref(comp: Composition, name: str) -> dict[str, str]:
+    """A ``*Ref`` to the composed resource ``name``: resolved by the provider, no waiting here."""
+    return {"name": comp.resource_name(name)}
+
+
+def agent_pool_name(pool: str, *, reserved: tuple[str, ...] = ()) -> str:
+    """The AKS agent pool name for the user's pool ``pool``.
+
+    AKS allows only lowercase alphanumerics (at most 12, starting with a letter) while pool
+    names here are DNS labels of up to 40. A name that already fits is kept so it reads the
+    same in the portal; any other (or a ``reserved`` one) is shortened and suffixed with a
+    hash of the full name, so two different pools never share an agent pool name.
+    """
+    if _AGENT_POOL.match(pool) and pool not in reserved:
+        return pool
+    digest = hashlib.sha256(pool.encode()).hexdigest()[:4]
+    letters = re.sub(r"[^a-z0-9]", "", pool.lower())
+    if not letters or not letters[0].isalpha():
+        letters = f"p{letters}"
+    return f"{letters[: AGENT_POOL_MAX - len(digest)]}{digest}"
+
+
+def observed_external_name(comp: Composition, name: str) -> str | None:
+    """The cloud name of the observed resource ``name`` (its external name, else its name)."""
+    metadata: dict[str, Any] = (comp.observed.get(name) or {}).get("metadata") or {}
+    annotations = metadata.get("annotations") or {}
+    value = annotations.get(EXTERNAL_NAME) or metadata.get("name")
+    return str(value) if value else None
