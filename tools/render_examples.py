@@ -1,0 +1,236 @@
+"""Render every example with the real Crossplane CLI against this function, served locally.
+
+    python tools/render_examples.py                 # all cases, to stdout
+    python tools/render_examples.py --out build/render
+    python tools/render_examples.py --case cluster/gcp
+
+Each ``examples/<module>/cases.yaml`` lists render cases::
+
+    - {name: gcp, xr: xr-gcp.yaml, environment: [environment-baseline.yaml], observed: null,
+       required: []}
+
+The function is started as ``python -m function --insecure`` on a free localhost port and crank's
+Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``), so
+several renders (or engineers) never fight over 9443. ``tests/test_e2e_render.py`` uses the same
+functions, so ``make render`` shows exactly what the golden files hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+FUNCTIONS = EXAMPLES / "functions.yaml"
+CRANK_VERSION = "v2.2.1"
+RENDER_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class Case:
+    """One ``crossplane render`` invocation described in a ``cases.yaml``."""
+
+    module: str
+    name: str
+    xr: Path
+    environment: tuple[Path, ...] = ()
+    observed: Path | None = None
+    required: tuple[Path, ...] = field(default=())
+
+    @property
+    def id(self) -> str:
+        """``<module>/<case>``: the pytest id and the golden file's stem."""
+        return f"{self.module}/{self.name}"
+
+    @property
+    def composition(self) -> Path:
+        return ROOT / "apis" / self.module / "composition.yaml"
+
+    @property
+    def definition(self) -> Path:
+        return ROOT / "apis" / self.module / "definition.yaml"
+
+    @property
+    def golden(self) -> Path:
+        return ROOT / "tests" / "golden" / self.module / f"{self.name}.yaml"
+
+
+def load_cases() -> list[Case]:
+    """Every case of every ``examples/*/cases.yaml``, in module then file order."""
+    cases: list[Case] = []
+    for cases_file in sorted(EXAMPLES.glob("*/cases.yaml")):
+        folder = cases_file.parent
+        for entry in yaml.safe_load(cases_file.read_text()) or []:
+            cases.append(
+                Case(
+                    module=folder.name,
+                    name=entry["name"],
+                    xr=folder / entry["xr"],
+                    environment=tuple(folder / f for f in entry.get("environment") or ()),
+                    observed=folder / entry["observed"] if entry.get("observed") else None,
+                    required=tuple(folder / f for f in entry.get("required") or ()),
+                )
+            )
+    return cases
+
+
+def find_crank() -> Path | None:
+    """``.bin/crank`` (from tools/install-crank.sh), else a ``crank`` on PATH."""
+    local = ROOT / ".bin" / "crank"
+    if local.exists():
+        return local
+    found = shutil.which("crank")
+    return Path(found) if found else None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:
+    """Block until the function accepts connections; fail fast if it died."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            msg = f"function exited with {process.returncode} before listening on {port}"
+            raise RuntimeError(msg)
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.1)
+    msg = f"function did not listen on localhost:{port} within {timeout_s}s"
+    raise RuntimeError(msg)
+
+
+@contextlib.contextmanager
+def serve_function(port: int, log_path: Path | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``python -m function --insecure`` on ``localhost:port`` for the duration."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])}
+    log = log_path.open("wb") if log_path else subprocess.DEVNULL
+    command = [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if log_path and not isinstance(log, int):
+            log.close()
+
+
+def _concatenate(paths: tuple[Path, ...], target: Path) -> Path:
+    """crank takes one file or directory per flag: join the case's files into one stream."""
+    documents = [path.read_text().strip() for path in paths]
+    target.write_text("\n---\n".join(documents) + "\n")
+    return target
+
+
+def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str]:
+    """The ``crossplane render`` command line for ``case``."""
+    command = [
+        str(crank), "render", str(case.xr), str(case.composition), str(FUNCTIONS),
+        "--include-full-xr",
+        "--include-function-results",
+        f"--function-annotations=render.crossplane.io/runtime-development-target=localhost:{port}",
+        f"--timeout={RENDER_TIMEOUT_S // 2}s",
+    ]  # fmt: skip
+    if case.definition.exists():
+        command.append(f"--xrd={case.definition}")
+    extra = case.environment + case.required
+    if extra:
+        joined = _concatenate(extra, workdir / f"{case.module}-{case.name}-required.yaml")
+        command.append(f"--required-resources={joined}")
+    if case.observed is not None:
+        command.append(f"--observed-resources={case.observed}")
+    return command
+
+
+def render(crank: Path, case: Case, port: int, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """Run crank for ``case``; the caller checks the return code and reads stdout."""
+    return subprocess.run(
+        crank_command(crank, case, port, workdir),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=RENDER_TIMEOUT_S,
+        check=False,
+    )
+
+
+def seed_validate_cache(cache_dir: Path) -> str:
+    """Offline ``crossplane beta validate``: pre-fill its cache with Crossplane's own CRDs.
+
+    validate always wants the Crossplane image's built-in schemas and downloads them unless the
+    cache folder for the image exists; ``schemas/crds/crossplane`` holds those CRDs already.
+    Returns the ``--crossplane-image`` value matching the seeded folder.
+    """
+    image = f"xpkg.crossplane.io/crossplane/crossplane:{CRANK_VERSION}"
+    folder = cache_dir / image.replace(":", "@")
+    folder.mkdir(parents=True, exist_ok=True)
+    for crd in sorted((ROOT / "schemas" / "crds" / "crossplane").glob("*.yaml")):
+        shutil.copy(crd, folder / crd.name)
+    return image
+
+
+def validate_command(crank: Path, rendered: Path, cache_dir: Path) -> list[str]:
+    """``crossplane beta validate`` of ``rendered`` against the provider CRDs and every XRD."""
+    image = seed_validate_cache(cache_dir)
+    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/*/definition.yaml"))]
+    return [
+        str(crank), "beta", "validate",
+        ",".join(str(e) for e in extensions), str(rendered),
+        "--error-on-missing-schemas", "--skip-success-results",
+        f"--cache-dir={cache_dir}", f"--crossplane-image={image}",
+    ]  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, help="write <module>/<case>.yaml here, not stdout")
+    parser.add_argument("--case", action="append", help="only these <module>/<case> ids")
+    args = parser.parse_args(argv)
+    crank = find_crank()
+    if crank is None:
+        print("crank not found: run tools/install-crank.sh", file=sys.stderr)
+        return 2
+    cases = [c for c in load_cases() if not args.case or c.id in args.case]
+    failed = 0
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp, serve_function(port, Path(tmp) / "function.log"):
+        for case in cases:
+            result = render(crank, case, port, Path(tmp))
+            if result.returncode != 0:
+                failed += 1
+                print(f"# {case.id}: FAILED\n{result.stderr}", file=sys.stderr)
+                continue
+            if args.out:
+                target = args.out / case.module / f"{case.name}.yaml"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(result.stdout)
+                print(f"{case.id}: {target}", file=sys.stderr)
+            else:
+                print(f"# ===== {case.id} =====\n{result.stdout}", end="")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
