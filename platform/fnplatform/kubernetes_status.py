@@ -22,7 +22,9 @@ def manifest_status(observed_object: Mapping[str, Any] | None) -> dict[str, Any]
     return dict(status) if isinstance(status, Mapping) else {}
 
 
-def manifest_value(observed_object: Mapping[str, Any] | None, path: str, default: Any = None) -> Any:
+def manifest_value(
+    observed_object: Mapping[str, Any] | None, path: str, default: Any = None
+) -> Any:
     """A field of the managed object's live ``status`` (``readyReplicas``...)."""
     return get_path(manifest_status(observed_object), path, default)
 

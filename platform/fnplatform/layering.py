@@ -72,69 +72,75 @@ def merge_layers(
                     f"{layer.describe()}.{key}",
                     f"{key} can only be set on the {prefix} itself, not by {layer.describe()}",
                 )
-        _merge_into(merged, merged.data, layer.data, "", layer, keyed, prefix, strict=True)
+        _Pass(merged, layer, keyed, prefix, strict=True).merge(merged.data, layer.data, "")
     user_layer = Layer(USER_LAYER, user, prefix)
-    _merge_into(merged, merged.data, user, "", user_layer, keyed, prefix, strict=False)
+    _Pass(merged, user_layer, keyed, prefix, strict=False).merge(merged.data, user, "")
     return merged
 
 
-def _merge_into(
-    merged: Merged,
-    target: dict[str, Any],
-    overlay: Mapping[str, Any],
-    path: str,
-    layer: Layer,
-    keyed: Mapping[str, str],
-    prefix: str,
-    *,
-    strict: bool,
-) -> None:
-    for key, value in overlay.items():
-        child = f"{path}.{key}" if path else str(key)
-        current = target.get(key)
-        if key not in target:
-            target[key] = copy.deepcopy(value)
-            _own(merged, child, value, layer)
-        elif isinstance(current, dict) and isinstance(value, Mapping):
-            _merge_into(merged, current, value, child, layer, keyed, prefix, strict=strict)
-        elif isinstance(current, list) and isinstance(value, list):
-            target[key] = _merge_list(merged, current, value, child, layer, keyed, prefix, strict)
-        elif strict:
-            _conflict(merged, child, layer, prefix)
-        else:
-            target[key] = copy.deepcopy(value)
-            _own(merged, child, value, layer)
+@dataclass
+class _Pass:
+    """Merging one layer into the result; ``strict`` makes overlapping leaves conflicts."""
 
+    merged: Merged
+    layer: Layer
+    keyed: Mapping[str, str]
+    prefix: str
+    strict: bool
 
-def _merge_list(
-    merged: Merged,
-    current: list[Any],
-    items: list[Any],
-    path: str,
-    layer: Layer,
-    keyed: Mapping[str, str],
-    prefix: str,
-    strict: bool,
-) -> list[Any]:
-    """Append ``items``; for a keyed list, an item with a key already present is a leaf."""
-    key_field = keyed.get(path)
-    result = list(current)
-    for item in items:
-        item_key = item.get(key_field) if key_field and isinstance(item, Mapping) else None
-        if item_key is None:
-            result.append(copy.deepcopy(item))
-            continue
-        item_path = f"{path}[{key_field}={item_key}]"
-        index = _index_of(result, key_field, item_key)
-        if index is None:
-            result.append(copy.deepcopy(item))
-        elif strict:
-            _conflict(merged, item_path, layer, prefix)
-        else:
-            result[index] = copy.deepcopy(item)
-        merged.owners[item_path] = layer.describe()
-    merged.owners.setdefault(path, layer.describe())
-    return result
+    def merge(self, target: dict[str, Any], overlay: Mapping[str, Any], path: str) -> None:
+        """Merge ``overlay`` into ``target`` (the node at ``path``)."""
+        for key, value in overlay.items():
+            child = f"{path}.{key}" if path else str(key)
+            current = target.get(key)
+            if key not in target:
+                target[key] = copy.deepcopy(value)
+                self._own(child, value)
+            elif isinstance(current, dict) and isinstance(value, Mapping):
+                self.merge(current, value, child)
+            elif isinstance(current, list) and isinstance(value, list):
+                target[key] = self._merge_list(current, value, child)
+            elif self.strict:
+                self._conflict(child)
+            else:
+                target[key] = copy.deepcopy(value)
+                self._own(child, value)
+
+    def _merge_list(self, current: list[Any], items: list[Any], path: str) -> list[Any]:
+        """Append ``items``; for a keyed list, an item whose key is present is a leaf."""
+        key_field = self.keyed.get(path)
+        result = list(current)
+        for item in items:
+            item_key = item.get(key_field) if key_field and isinstance(item, Mapping) else None
+            if item_key is None:
+                result.append(copy.deepcopy(item))
+                continue
+            item_path = f"{path}[{key_field}={item_key}]"
+            index = _index_of(result, key_field, item_key)
+            if index is None:
+                result.append(copy.deepcopy(item))
+            elif self.strict:
+                self._conflict(item_path)
+            else:
+                result[index] = copy.deepcopy(item)
+            self.merged.owners[item_path] = self.layer.describe()
+        self.merged.owners.setdefault(path, self.layer.describe())
+        return result
+
+    def _own(self, path: str, value: Any) -> None:
+        """Record this layer as the setter of ``path`` and every leaf below it."""
+        self.merged.owners[path] = self.layer.describe()
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                self._own(f"{path}.{key}", sub)
+
+    def _conflict(self, path: str) -> None:
+        first = self.merged.owner_of(path) or "an earlier layer"
+        raise InputError(
+            f"{self.prefix}.{path}",
+            f"set by both {first} and {self.layer.describe()}; set it in one of them, "
+            f"or on the {self.prefix} itself to choose",
+        )
 
 
 def _index_of(items: list[Any], key_field: str | None, key: Any) -> int | None:
@@ -142,20 +148,3 @@ def _index_of(items: list[Any], key_field: str | None, key: Any) -> int | None:
         if isinstance(item, Mapping) and item.get(key_field) == key:
             return index
     return None
-
-
-def _own(merged: Merged, path: str, value: Any, layer: Layer) -> None:
-    """Record ``layer`` as the setter of ``path`` and every leaf below it."""
-    merged.owners[path] = layer.describe()
-    if isinstance(value, Mapping):
-        for key, sub in value.items():
-            _own(merged, f"{path}.{key}", sub, layer)
-
-
-def _conflict(merged: Merged, path: str, layer: Layer, prefix: str) -> None:
-    first = merged.owner_of(path) or "an earlier layer"
-    raise InputError(
-        f"{prefix}.{path}",
-        f"set by both {first} and {layer.describe()}; set it in one of them, "
-        f"or on the {prefix} itself to choose",
-    )

@@ -43,7 +43,9 @@ def require_labelled_configs(
     Raises Pending when any is not fetched yet, and InputError when one matches nothing, when
     several match one value (the choice would be arbitrary), or when ``data`` is not a map.
     """
-    fetched = {value: comp.require(labelled_requirement(key_prefix, label, value)) for value in values}
+    fetched = {
+        value: comp.require(labelled_requirement(key_prefix, label, value)) for value in values
+    }
     if any(items is None for items in fetched.values()):
         raise Pending(f"waiting for {', '.join(v for v, i in fetched.items() if i is None)}")
     result: dict[str, Mapping[str, Any]] = {}
@@ -59,6 +61,6 @@ def require_labelled_configs(
             )
         data = items[0].get("data") or {}
         if not isinstance(data, Mapping):
-            raise InputError(where, f"EnvironmentConfig labelled {label}={value}: data is not a map")
+            raise InputError(where, f"EnvironmentConfig labelled {label}={value}: data is no map")
         result[value] = data
     return result

@@ -50,18 +50,23 @@ def compose(comp: Composition) -> None:
         _object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), actor)
         if queue_url:
             _object(
-                comp, SCALED_OBJECT, manifests.scaled_object(actor, queue_url), actor,
-                readiness={"policy": "DeriveFromObject"}, uses=(TRIGGER_AUTH,),
+                comp,
+                SCALED_OBJECT,
+                manifests.scaled_object(actor, queue_url),
+                actor,
+                readiness={"policy": "DeriveFromObject"},
+                uses=(TRIGGER_AUTH,),
             )
         else:
             comp.hold(SCALED_OBJECT, f"{QUEUE} URL")
     _object(
-        comp, DEPLOYMENT, manifests.deployment(actor, queue_url), actor,
+        comp,
+        DEPLOYMENT,
+        manifests.deployment(actor, queue_url),
+        actor,
         readiness={"policy": "DeriveFromCelQuery", "celQuery": DEPLOYMENT_AVAILABLE},
     )
-    report_status(
-        comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled
-    )
+    report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
 
 
 def _namespace(comp: Composition) -> str:
@@ -127,8 +132,12 @@ def _object(
 ) -> None:
     """``manifest`` through provider-kubernetes, watched so status follows the live object."""
     body = add_kubernetes_object(
-        comp, name, manifest, provider_config=actor.settings.kubernetesProviderConfig,
-        uses=uses, readiness=readiness,
+        comp,
+        name,
+        manifest,
+        provider_config=actor.settings.kubernetesProviderConfig,
+        uses=uses,
+        readiness=readiness,
     )
     body["spec"]["watch"] = True
     if orphan:

@@ -14,6 +14,9 @@ from typing import Any
 from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
 from fnplatform.xrd import ApiDefinition
 
+READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
+REPLICAS = ".status.infrastructure.workload.replicas"
+
 
 def without_defaults(schema: Any) -> Any:
     """``schema`` with every ``default`` keyword removed (recursively)."""
@@ -48,8 +51,8 @@ API = FlavoredApiDefinition(
     printer_columns=(
         {"name": "Actor", "type": "string", "jsonPath": ".status.actor"},
         {"name": "Status", "type": "string", "jsonPath": ".status.phase"},
-        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Ready')].status"},
-        {"name": "Replicas", "type": "integer", "jsonPath": ".status.infrastructure.workload.replicas"},
+        {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
+        {"name": "Replicas", "type": "integer", "jsonPath": REPLICAS},
         {"name": "Queue", "type": "string", "jsonPath": ".status.queueUrl", "priority": 1},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ),

@@ -81,7 +81,11 @@ def trigger_authentication(actor: Actor) -> dict[str, Any]:
         spec = {
             "secretTargetRef": [
                 {"parameter": "awsAccessKeyID", "name": ref.name, "key": ref.accessKeyIdKey},
-                {"parameter": "awsSecretAccessKey", "name": ref.name, "key": ref.secretAccessKeyKey},
+                {
+                    "parameter": "awsSecretAccessKey",
+                    "name": ref.name,
+                    "key": ref.secretAccessKeyKey,
+                },
             ]
         }
     return {
@@ -191,7 +195,7 @@ def _runtime_container(actor: Actor) -> dict[str, Any]:
         ],
         "volumeMounts": [
             {"name": SOCKET_VOLUME, "mountPath": runtime.socketDir},
-            {"name": TMP_VOLUME, "mountPath": "/tmp"},  # noqa: S108 - the pod's own emptyDir
+            {"name": TMP_VOLUME, "mountPath": "/tmp"},
             {
                 "name": RUNTIME_VOLUME,
                 "mountPath": runtime.scriptPath,
@@ -200,12 +204,20 @@ def _runtime_container(actor: Actor) -> dict[str, Any]:
             },
             *spec.volumeMounts,
         ],
-        "startupProbe": {**probe, "initialDelaySeconds": 3, "periodSeconds": 2,
-                         "timeoutSeconds": 3, "failureThreshold": 150},
-        "readinessProbe": {**probe, "periodSeconds": 10, "timeoutSeconds": 3,
-                           "failureThreshold": 3},
-        "livenessProbe": {**probe, "periodSeconds": 30, "timeoutSeconds": 5,
-                          "failureThreshold": 3},
+        "startupProbe": {
+            **probe,
+            "initialDelaySeconds": 3,
+            "periodSeconds": 2,
+            "timeoutSeconds": 3,
+            "failureThreshold": 150,
+        },
+        "readinessProbe": {
+            **probe,
+            "periodSeconds": 10,
+            "timeoutSeconds": 3,
+            "failureThreshold": 3,
+        },
+        "livenessProbe": {**probe, "periodSeconds": 30, "timeoutSeconds": 5, "failureThreshold": 3},
     }
     if spec.imagePullPolicy:
         container["imagePullPolicy"] = spec.imagePullPolicy
@@ -241,7 +253,7 @@ def _sidecar_container(actor: Actor, queue_url: str | None) -> dict[str, Any]:
         "env": env,
         "volumeMounts": [
             {"name": SOCKET_VOLUME, "mountPath": settings.runtime.socketDir},
-            {"name": TMP_VOLUME, "mountPath": "/tmp"},  # noqa: S108
+            {"name": TMP_VOLUME, "mountPath": "/tmp"},
         ],
     }
     if sidecar.resources:

@@ -1,3 +1,4 @@
+# ruff: noqa: N815 - the fields are Kubernetes API field names (camelCase)
 """The async-actor API: what ``XAsyncActor.spec``, its flavors and the cluster settings may say.
 
 :class:`ActorSpec` validates the *resolved* spec (flavors merged under the claim's own spec);
@@ -42,9 +43,9 @@ class EnvVar(BaseModel):
     model_config = _Strict
 
     name: str = Field(pattern=ENV_NAME, min_length=1, description="Variable name.")
-    value: str | None = Field(None, description="Literal value.")
-    valueFrom: dict[str, Any] | None = Field(  # noqa: N815 - Kubernetes field name
-        None, description="A Kubernetes EnvVarSource (secretKeyRef, configMapKeyRef...)."
+    value: str | None = Field(default=None, description="Literal value.")
+    valueFrom: dict[str, Any] | None = Field(
+        default=None, description="A Kubernetes EnvVarSource (secretKeyRef, configMapKeyRef...)."
     )
 
     @model_validator(mode="after")
@@ -60,8 +61,8 @@ class Resources(BaseModel):
 
     model_config = _Strict
 
-    requests: dict[str, str | int] | None = Field(None, description="Requested resources.")
-    limits: dict[str, str | int] | None = Field(None, description="Resource limits.")
+    requests: dict[str, str | int] | None = Field(default=None, description="Requested resources.")
+    limits: dict[str, str | int] | None = Field(default=None, description="Resource limits.")
 
     @field_validator("requests", "limits")
     @classmethod
@@ -82,13 +83,17 @@ class Scaling(BaseModel):
 
     model_config = _Strict
 
-    enabled: bool = Field(True, description="Scale with KEDA; when false, run spec.replicas.")
-    minReplicaCount: int = Field(0, ge=0, le=1000, description="Fewest replicas (0: scale to zero).")  # noqa: N815
-    maxReplicaCount: int = Field(10, ge=1, le=1000, description="Most replicas.")  # noqa: N815
-    queueLength: int = Field(5, ge=1, description="Target messages per replica.")  # noqa: N815
-    pollingInterval: int = Field(30, ge=1, description="Seconds between queue checks.")  # noqa: N815
-    cooldownPeriod: int = Field(  # noqa: N815
-        300, ge=0, description="Seconds after the last message before scaling to zero."
+    enabled: bool = Field(
+        default=True, description="Scale with KEDA; when false, run spec.replicas."
+    )
+    minReplicaCount: int = Field(
+        default=0, ge=0, le=1000, description="Fewest replicas (0: scale to zero)."
+    )
+    maxReplicaCount: int = Field(default=10, ge=1, le=1000, description="Most replicas.")
+    queueLength: int = Field(default=5, ge=1, description="Target messages per replica.")
+    pollingInterval: int = Field(default=30, ge=1, description="Seconds between queue checks.")
+    cooldownPeriod: int = Field(
+        default=300, ge=0, description="Seconds after the last message before scaling to zero."
     )
 
     @model_validator(mode="after")
@@ -104,9 +109,11 @@ class Sidecar(BaseModel):
 
     model_config = _Strict
 
-    image: str | None = Field(None, min_length=1, description="Image; defaults to the settings'.")
+    image: str | None = Field(
+        default=None, min_length=1, description="Image; defaults to the settings'."
+    )
     env: list[EnvVar] = Field(default_factory=list, description="Extra sidecar environment.")
-    resources: Resources | None = Field(None, description="Sidecar compute resources.")
+    resources: Resources | None = Field(default=None, description="Sidecar compute resources.")
 
 
 class Retry(BaseModel):
@@ -114,12 +121,20 @@ class Retry(BaseModel):
 
     model_config = _Strict
 
-    policy: Literal["constant", "exponential"] | None = Field(None, description="Backoff policy.")
-    maxAttempts: int | None = Field(None, ge=1, le=1000, description="Attempts before the DLQ.")  # noqa: N815
-    initialInterval: str | None = Field(None, pattern=DURATION, description="First delay, e.g. 1s.")  # noqa: N815
-    maxInterval: str | None = Field(None, pattern=DURATION, description="Longest delay, e.g. 5m.")  # noqa: N815
-    backoffCoefficient: float | None = Field(None, ge=1, description="Delay multiplier.")  # noqa: N815
-    jitter: bool | None = Field(None, description="Randomise delays.")
+    policy: Literal["constant", "exponential"] | None = Field(
+        default=None, description="Backoff policy."
+    )
+    maxAttempts: int | None = Field(
+        default=None, ge=1, le=1000, description="Attempts before the DLQ."
+    )
+    initialInterval: str | None = Field(
+        default=None, pattern=DURATION, description="First delay, e.g. 1s."
+    )
+    maxInterval: str | None = Field(
+        default=None, pattern=DURATION, description="Longest delay, e.g. 5m."
+    )
+    backoffCoefficient: float | None = Field(default=None, ge=1, description="Delay multiplier.")
+    jitter: bool | None = Field(default=None, description="Randomise delays.")
 
 
 class Resiliency(BaseModel):
@@ -127,9 +142,9 @@ class Resiliency(BaseModel):
 
     model_config = _Strict
 
-    retry: Retry | None = Field(None, description="Retry policy.")
-    actorTimeout: str | None = Field(  # noqa: N815
-        None, pattern=DURATION, description="Longest time one message may take, e.g. 5m."
+    retry: Retry | None = Field(default=None, description="Retry policy.")
+    actorTimeout: str | None = Field(
+        default=None, pattern=DURATION, description="Longest time one message may take, e.g. 5m."
     )
 
 
@@ -139,25 +154,32 @@ class ActorSpec(BaseModel):
     model_config = _Strict
 
     actor: str | None = Field(
-        None, pattern=DNS_LABEL, max_length=63, description="Actor name; defaults to the claim name."
+        default=None,
+        pattern=DNS_LABEL,
+        max_length=63,
+        description="Actor name; default: the claim name.",
     )
     image: str = Field(min_length=1, description="The runtime image holding the handler.")
     handler: str = Field(
         pattern=HANDLER, description="module.function or module.Class.method to call per message."
     )
-    imagePullPolicy: Literal["Always", "IfNotPresent", "Never"] | None = Field(  # noqa: N815
-        None, description="Image pull policy of the runtime container."
+    imagePullPolicy: Literal["Always", "IfNotPresent", "Never"] | None = Field(
+        default=None, description="Image pull policy of the runtime container."
     )
-    pythonExecutable: str = Field(  # noqa: N815
-        "python3", pattern=r"^\S+$", description="Python interpreter in the image (default python3)."
+    pythonExecutable: str = Field(
+        default="python3",
+        pattern=r"^\S+$",
+        description="Python interpreter in the image (python3).",
     )
-    replicas: int = Field(1, ge=1, le=1000, description="Replicas when scaling is disabled.")
+    replicas: int = Field(
+        default=1, ge=1, le=1000, description="Replicas when scaling is disabled."
+    )
     env: list[EnvVar] = Field(default_factory=list, description="Runtime environment variables.")
-    resources: Resources | None = Field(None, description="Runtime compute resources.")
-    nodeSelector: dict[str, str] = Field(default_factory=dict, description="Pod node selector.")  # noqa: N815
+    resources: Resources | None = Field(default=None, description="Runtime compute resources.")
+    nodeSelector: dict[str, str] = Field(default_factory=dict, description="Pod node selector.")
     tolerations: list[dict[str, Any]] = Field(default_factory=list, description="Pod tolerations.")
     volumes: list[dict[str, Any]] = Field(default_factory=list, description="Extra pod volumes.")
-    volumeMounts: list[dict[str, Any]] = Field(  # noqa: N815
+    volumeMounts: list[dict[str, Any]] = Field(
         default_factory=list, description="Extra runtime volume mounts."
     )
     flavors: list[FlavorName] = Field(
@@ -167,7 +189,7 @@ class ActorSpec(BaseModel):
     )
     scaling: Scaling = Field(default_factory=Scaling, description="KEDA autoscaling.")
     sidecar: Sidecar = Field(default_factory=Sidecar, description="Sidecar overrides.")
-    resiliency: Resiliency | None = Field(None, description="Retries and timeouts.")
+    resiliency: Resiliency | None = Field(default=None, description="Retries and timeouts.")
 
     @field_validator("flavors")
     @classmethod
@@ -193,10 +215,14 @@ class AwsSettings(BaseModel):
     model_config = _Strict
 
     region: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]+$", description="AWS region.")
-    accountId: str | None = Field(  # noqa: N815
-        None, pattern=r"^[0-9]{12}$", description="Account id; enables the dead-letter queue."
+    accountId: str | None = Field(
+        default=None,
+        pattern=r"^[0-9]{12}$",
+        description="Account id; enables the dead-letter queue.",
     )
-    providerConfig: str = Field("default", min_length=1, description="AWS ProviderConfig name.")  # noqa: N815
+    providerConfig: str = Field(
+        default="default", min_length=1, description="AWS ProviderConfig name."
+    )
 
 
 class IrsaSettings(BaseModel):
@@ -205,9 +231,11 @@ class IrsaSettings(BaseModel):
     model_config = _Strict
 
     enabled: bool = False
-    serviceAccountName: str = Field("asya-actor", pattern=DNS_LABEL, max_length=63)  # noqa: N815
-    roleArnPattern: str | None = Field(  # noqa: N815
-        None, pattern=r"^arn:aws[a-z-]*:iam::", description="Role ARN; {namespace} is replaced."
+    serviceAccountName: str = Field(default="asya-actor", pattern=DNS_LABEL, max_length=63)
+    roleArnPattern: str | None = Field(
+        default=None,
+        pattern=r"^arn:aws[a-z-]*:iam::",
+        description="Role ARN; {namespace} is replaced.",
     )
 
     @model_validator(mode="after")
@@ -228,8 +256,8 @@ class KedaSecretRef(BaseModel):
     model_config = _Strict
 
     name: str = Field(min_length=1)
-    accessKeyIdKey: str = Field("AWS_ACCESS_KEY_ID", min_length=1)  # noqa: N815
-    secretAccessKeyKey: str = Field("AWS_SECRET_ACCESS_KEY", min_length=1)  # noqa: N815
+    accessKeyIdKey: str = Field(default="AWS_ACCESS_KEY_ID", min_length=1)
+    secretAccessKeyKey: str = Field(default="AWS_SECRET_ACCESS_KEY", min_length=1)
 
 
 class KedaSettings(BaseModel):
@@ -237,8 +265,8 @@ class KedaSettings(BaseModel):
 
     model_config = _Strict
 
-    authProvider: Literal["podIdentity", "secret"] = "podIdentity"  # noqa: N815
-    secretRef: KedaSecretRef | None = None  # noqa: N815
+    authProvider: Literal["podIdentity", "secret"] = "podIdentity"
+    secretRef: KedaSecretRef | None = None
 
     @model_validator(mode="after")
     def _secret(self) -> KedaSettings:
@@ -253,9 +281,9 @@ class SidecarSettings(BaseModel):
 
     model_config = _Strict
 
-    image: str = Field("ghcr.io/deliveryhero/asya-sidecar:latest", min_length=1)
-    imagePullPolicy: Literal["Always", "IfNotPresent", "Never"] = "IfNotPresent"  # noqa: N815
-    logLevel: Literal["debug", "info", "warn", "error"] = "info"  # noqa: N815
+    image: str = Field(default="ghcr.io/deliveryhero/asya-sidecar:latest", min_length=1)
+    imagePullPolicy: Literal["Always", "IfNotPresent", "Never"] = "IfNotPresent"
+    logLevel: Literal["debug", "info", "warn", "error"] = "info"
 
 
 class RuntimeSettings(BaseModel):
@@ -263,9 +291,9 @@ class RuntimeSettings(BaseModel):
 
     model_config = _Strict
 
-    configMap: str = Field("asya-runtime", pattern=DNS_LABEL)  # noqa: N815
-    scriptPath: str = Field("/opt/asya/asya_runtime.py", pattern=r"^/")  # noqa: N815
-    socketDir: str = Field("/var/run/asya", pattern=r"^/")  # noqa: N815
+    configMap: str = Field(default="asya-runtime", pattern=DNS_LABEL)
+    scriptPath: str = Field(default="/opt/asya/asya_runtime.py", pattern=r"^/")
+    socketDir: str = Field(default="/var/run/asya", pattern=r"^/")
 
 
 class DlqSettings(BaseModel):
@@ -273,7 +301,7 @@ class DlqSettings(BaseModel):
 
     model_config = _Strict
 
-    maxReceiveCount: int = Field(3, ge=1, le=1000)  # noqa: N815
+    maxReceiveCount: int = Field(default=3, ge=1, le=1000)
 
 
 class ActorSettings(BaseModel):
@@ -288,7 +316,7 @@ class ActorSettings(BaseModel):
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     dlq: DlqSettings = Field(default_factory=DlqSettings)
     transport: Literal["sqs"] = "sqs"
-    kubernetesProviderConfig: str = Field("default", min_length=1)  # noqa: N815
+    kubernetesProviderConfig: str = Field(default="default", min_length=1)
 
 
 # -- status ---------------------------------------------------------------------------------
@@ -306,7 +334,7 @@ class WorkloadStatus(BaseModel):
 
     ready: bool | None = None
     replicas: int | None = None
-    readyReplicas: int | None = None  # noqa: N815
+    readyReplicas: int | None = None
 
 
 class Infrastructure(BaseModel):
@@ -322,12 +350,13 @@ class ActorStatus(BaseModel):
 
     model_config = ConfigDict(extra="allow")  # Crossplane writes conditions itself
 
-    actor: str | None = Field(None, description="The resolved actor name.")
+    actor: str | None = Field(default=None, description="The resolved actor name.")
     phase: Literal["Creating", "Ready", "Napping"] | None = Field(
-        None, description="Creating until queue, KEDA and workload are ready; Napping at zero."
+        default=None,
+        description="Creating until queue, KEDA and workload are ready; Napping at zero.",
     )
-    queueUrl: str | None = Field(None, description="The SQS queue URL.")  # noqa: N815
-    queueIdentifier: str | None = Field(None, description="The SQS queue ARN.")  # noqa: N815
+    queueUrl: str | None = Field(default=None, description="The SQS queue URL.")
+    queueIdentifier: str | None = Field(default=None, description="The SQS queue ARN.")
     infrastructure: Infrastructure | None = None
 
 

@@ -44,8 +44,10 @@ def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> str:
 def _queue(comp: Composition, name: str) -> bool:
     ready = comp.is_ready(name)
     observed = comp.observed.get(name)
-    message = "Available" if ready else (
-        condition_message(observed) if observed is not None else "not created yet"
+    message = (
+        "Available"
+        if ready
+        else (condition_message(observed) if observed is not None else "not created yet")
     )
     comp.set_status("infrastructure.queue", {"ready": ready, "message": message})
     return ready
@@ -53,15 +55,20 @@ def _queue(comp: Composition, name: str) -> bool:
 
 def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
     if not scaling:
-        comp.set_status(
-            "infrastructure.keda", {"ready": True, "message": "scaling disabled"}
-        )
+        comp.set_status("infrastructure.keda", {"ready": True, "message": "scaling disabled"})
         return True
     observed = comp.observed.get(name)
     ready = manifest_condition_true(observed, "Ready")
-    message = "Ready" if ready else (
-        manifest_condition_message(observed, "Ready") if observed is not None
-        else "waiting for the queue URL" if name not in comp.desired else "not created yet"
+    message = (
+        "Ready"
+        if ready
+        else (
+            manifest_condition_message(observed, "Ready")
+            if observed is not None
+            else "waiting for the queue URL"
+            if name not in comp.desired
+            else "not created yet"
+        )
     )
     comp.set_status("infrastructure.keda", {"ready": ready, "message": message})
     return ready
