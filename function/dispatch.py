@@ -124,16 +124,31 @@ def run_bytes(request: bytes, max_send: int = 4 * 1024 * 1024) -> bytes:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         return rsp.SerializeToString(deterministic=True)
-    rsp = run(parsed)
+    return limit_size(parsed, run(parsed), max_send).SerializeToString(deterministic=True)
+
+
+def limit_size(
+    request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, max_send: int
+) -> fnv1.RunFunctionResponse:
+    """``rsp`` if it fits ``max_send`` (with a warning past 80%), else a small fatal response.
+
+    The warning itself adds bytes, so the size is checked again after adding it: a response
+    that only just fit must not be pushed over the limit by its own warning. The over-limit
+    response carries only the fatal result (no desired state copied from the request, which
+    may be what is too big); on a fatal result Crossplane keeps the previous desired state.
+    """
     size = rsp.ByteSize()
-    if size > max_send:
-        rsp = fatal(
-            parsed,
-            f"response: {size} bytes exceeds the send limit of {max_send} bytes; "
-            "raise --max-send-message-size or split the composite",
-        )
-    elif size > max_send * SIZE_WARNING_RATIO:
+    if size > max_send * SIZE_WARNING_RATIO and size <= max_send:
         response.warning(
             rsp, f"response: {size} bytes is over 80% of the send limit of {max_send} bytes"
         )
-    return rsp.SerializeToString(deterministic=True)
+    if rsp.ByteSize() <= max_send:
+        return rsp
+    oversized = fnv1.RunFunctionResponse()
+    oversized.meta.tag = request.meta.tag
+    response.fatal(
+        oversized,
+        f"response: {size} bytes exceeds the send limit of {max_send} bytes; "
+        "raise --max-send-message-size or split the composite",
+    )
+    return oversized

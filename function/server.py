@@ -79,7 +79,10 @@ def build_server(config: ServerConfig, executor: concurrent.futures.Executor) ->
         _bind(server.add_insecure_port, config.address)
     else:
         if not config.tls_certs_dir:
-            msg = "no TLS certificates: pass --tls-certs-dir (or TLS_SERVER_CERTS_DIR) or --insecure"
+            msg = (
+                "no TLS certificates: pass --tls-certs-dir (or TLS_SERVER_CERTS_DIR) "
+                "or --insecure"
+            )
             raise StartupError(msg)
         creds = _credentials(config.tls_certs_dir)
         _bind(lambda address: server.add_secure_port(address, creds), config.address)
@@ -94,7 +97,10 @@ def _credentials(directory: str) -> grpc.ServerCredentials:
     from pathlib import Path
 
     try:
-        files = {name: (Path(directory) / name).read_bytes() for name in ("tls.crt", "tls.key", "ca.crt")}
+        files = {
+            name: (Path(directory) / name).read_bytes()
+            for name in ("tls.crt", "tls.key", "ca.crt")
+        }
     except OSError as err:
         msg = f"cannot read TLS certificates from {directory}: {err.strerror}: {err.filename}"
         raise StartupError(msg) from None
@@ -140,7 +146,9 @@ async def serve(config: ServerConfig) -> None:
     executor = make_executor(config.processes)
     server = build_server(config, executor)
     await server.start()
-    log.info("serving", address=config.address, insecure=config.insecure, processes=config.processes)
+    log.info(
+        "serving", address=config.address, insecure=config.insecure, processes=config.processes
+    )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
