@@ -1,1 +1,0 @@
-"""Cloud module: gcp (under construction)."""

@@ -1,0 +1,9 @@
+"""Cloud module: gcp. Importing it registers the GCP builders of every capability it provides.
+
+Resources are those of the upjet GCP provider v3 (``*.gcp.upbound.io``, cluster-scoped), at
+each kind's storage version. The GCP project is the composite's ``planeId`` label.
+"""
+
+from fnplatform.clouds.gcp import cluster, identity, network, values
+
+__all__ = ["cluster", "identity", "network", "values"]

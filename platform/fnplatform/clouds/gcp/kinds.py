@@ -1,0 +1,44 @@
+"""The GCP kinds this cloud module emits, declared once with their traits.
+
+apiVersions are the STORAGE versions served by provider-upjet-gcp v3.0.0 (v3 removed the old
+``v1beta1`` of every kind that has a ``v1beta2``). Labels go where the CRD really has a
+top-level labels field in ``forProvider``: ``resourceLabels`` on the GKE Cluster, ``labels`` on
+the DNS ManagedZone; compute networking and IAM kinds have none.
+"""
+
+from __future__ import annotations
+
+from fnplatform.kinds import Readiness, register
+from fnplatform.tagging import TagStyle
+
+NETWORK = register("compute.gcp.upbound.io/v1beta1", "Network", readiness=Readiness.CONDITION)
+SUBNETWORK = register("compute.gcp.upbound.io/v1beta2", "Subnetwork")
+ROUTER = register("compute.gcp.upbound.io/v1beta2", "Router")
+ROUTER_NAT = register("compute.gcp.upbound.io/v1beta2", "RouterNAT")
+FIREWALL = register("compute.gcp.upbound.io/v1beta2", "Firewall")
+
+# Losing the control plane or a node pool loses running workloads: stateful.
+CLUSTER = register(
+    "container.gcp.upbound.io/v1beta2",
+    "Cluster",
+    tag_style=TagStyle.GCP,
+    tags_field="resourceLabels",
+    stateful=True,
+)
+# NodePool's labels live in nodeConfig.resourceLabels (not top-level): set by the builder.
+NODE_POOL = register("container.gcp.upbound.io/v1beta2", "NodePool", stateful=True)
+
+# A zone holds records other systems (cert-manager, external-dns, users) wrote: stateful.
+MANAGED_ZONE = register(
+    "dns.gcp.upbound.io/v1beta2",
+    "ManagedZone",
+    tag_style=TagStyle.GCP,
+    tags_field="labels",
+    stateful=True,
+)
+
+SERVICE_ACCOUNT = register("cloudplatform.gcp.upbound.io/v1beta1", "ServiceAccount")
+SERVICE_ACCOUNT_IAM_MEMBER = register(
+    "cloudplatform.gcp.upbound.io/v1beta2", "ServiceAccountIAMMember"
+)
+PROJECT_IAM_MEMBER = register("cloudplatform.gcp.upbound.io/v1beta2", "ProjectIAMMember")

@@ -1,0 +1,57 @@
+"""GCP-only knobs a platform team may set in the environment under ``gcp``.
+
+All optional, with production defaults; the cloud-agnostic composer never needs to know them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from fnplatform.composition import Composition
+from fnplatform.validation import parse
+
+CIDR_PATTERN = r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$"
+
+
+class SecretKeyRef(BaseModel):
+    """A key of a Secret in the Crossplane namespace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    namespace: str = Field("crossplane-system", min_length=1)
+    key: str = Field("credentials", min_length=1)
+
+
+class ClusterIdentity(BaseModel):
+    """Where provider-helm/provider-kubernetes get the Google credentials for a GKE cluster."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Literal["InjectedIdentity", "Secret"] = "InjectedIdentity"
+    secretRef: SecretKeyRef | None = None  # noqa: N815
+
+    @model_validator(mode="after")
+    def _secret_named(self) -> ClusterIdentity:
+        if self.source == "Secret" and self.secretRef is None:
+            msg = "source Secret needs secretRef"
+            raise ValueError(msg)
+        return self
+
+
+class GcpEnvironment(BaseModel):
+    """``env.gcp``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    releaseChannel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"  # noqa: N815
+    masterCidr: str = Field("172.16.0.0/28", pattern=CIDR_PATTERN)  # noqa: N815
+    deletionProtection: bool = False  # noqa: N815
+    clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
+
+
+def gcp_environment(comp: Composition) -> GcpEnvironment:
+    """The parsed ``gcp`` environment block; an InputError names any bad field."""
+    return parse(GcpEnvironment, comp.env.get("gcp") or {}, "environment.gcp")
