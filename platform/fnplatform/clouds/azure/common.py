@@ -19,9 +19,7 @@ VIRTUAL_NETWORK = register(
 )
 SUBNET = register("network.azure.upbound.io/v1beta2", "Subnet")  # Azure subnets have no tags
 PUBLIC_IP = register("network.azure.upbound.io/v1beta1", "PublicIP", tag_style=TagStyle.AZURE)
-NAT_GATEWAY = register(
-    "network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE
-)
+NAT_GATEWAY = register("network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE)
 KUBERNETES_CLUSTER = register(
     "containerservice.azure.upbound.io/v1beta2",
     "KubernetesCluster",

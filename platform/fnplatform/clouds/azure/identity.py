@@ -85,4 +85,3 @@ def identity_annotations(
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """The label that makes AKS's workload identity webhook inject the token into the pod."""
     return {USE_LABEL: "true"}
-

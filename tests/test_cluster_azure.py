@@ -1,0 +1,527 @@
+"""The cluster module on Azure, end to end over gRPC: AKS, its network, pools, DNS and identity.
+
+Every pass is checked against the real provider CRDs (``catalog``). The fixtures are inline:
+an ``XCluster`` composite labelled for azure with two pools, and an EnvironmentConfig fetched
+through the step input's ``environment`` (as Crossplane would, via required resources).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+import pytest
+
+from tests.support.harness import observed_ready, request, step_input
+
+RESOURCE_GROUP = "rg-platform-team-a"
+LOCATION = "westeurope"
+DOMAIN = "team-a.example.com"
+OIDC_ISSUER = "https://westeurope.oic.prod-aks.azure.com/tenant-id/issuer-id/"
+FQDN = "team-a-cluster-abc123.hcp.westeurope.azmk8s.io"
+CLIENT_ID = "00000000-1111-2222-3333-444444444444"
+CA_DATA = base64.b64encode(
+    b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+).decode()
+KUBECONFIG = f"""apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: {CA_DATA}
+    server: https://{FQDN}:443
+  name: team-a-cluster
+contexts:
+- context:
+    cluster: team-a-cluster
+    user: clusterUser_rg_team-a-cluster
+  name: team-a-cluster
+current-context: team-a-cluster
+kind: Config
+users:
+- name: clusterUser_rg_team-a-cluster
+  user:
+    client-certificate-data: Y2VydA==
+    client-key-data: a2V5
+"""
+
+ENVIRONMENT_CONFIG: dict[str, Any] = {
+    "apiVersion": "apiextensions.crossplane.io/v1beta1",
+    "kind": "EnvironmentConfig",
+    "metadata": {"name": "azure-defaults", "labels": {"cloud": "azure"}},
+    "data": {
+        "defaultMachineType": "Standard_D4ds_v5",
+        "network": {
+            "subnetCidr": "10.40.0.0/20",
+            "podsCidr": "10.244.0.0/16",
+            "servicesCidr": "10.96.0.0/16",
+        },
+        "tags": {"cost-center": "cc-42"},
+        "monitoring": {"enabled": True, "retention": "7d"},
+    },
+}
+STEP_INPUT = step_input(
+    "cluster",
+    environment=[{"matchLabels": {"cloud": {"fromFieldPath": "metadata.labels.cloud"}}}],
+)
+
+# What the provider reports in status.atProvider once each kind is ready, by composed name.
+AT_PROVIDER: dict[str, dict[str, Any]] = {
+    "cluster": {
+        "id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+        "Microsoft.ContainerService/managedClusters/team-a-cluster",
+        "fqdn": FQDN,
+        "oidcIssuerUrl": OIDC_ISSUER,
+    },
+    "cert-manager-identity": {"clientId": CLIENT_ID, "principalId": "p-1", "tenantId": "t-1"},
+}
+
+HELD_UNTIL_CLUSTER = (
+    "pool-general",
+    "pool-gpu",
+    "providers-helm",
+    "providers-kubernetes",
+    "release-cert-manager",
+    "release-ingress-nginx",
+    "release-kube-prometheus-stack",
+)
+
+
+def composite(**parameters: Any) -> dict[str, Any]:
+    """An azure XCluster with two pools; ``parameters`` override ``spec.parameters``."""
+    return {
+        "apiVersion": "myplatform.io/v1alpha1",
+        "kind": "XCluster",
+        "metadata": {
+            "name": "team-a",
+            "labels": {
+                "cloud": "azure",
+                "planeId": RESOURCE_GROUP,
+                "planeType": "aks",
+                "crossplane.io/claim-namespace": "team-a",
+                "crossplane.io/claim-name": "main",
+            },
+        },
+        "spec": {
+            "forProvider": {"location": LOCATION},
+            "parameters": {"domain": DOMAIN, "kubernetesVersion": "1.33", **parameters},
+            "pools": {
+                "general": {"autoscaling": {"minNodeCount": 2, "maxNodeCount": 6}},
+                "gpu": {
+                    "autoscaling": {"minNodeCount": 0, "maxNodeCount": 2},
+                    "nodeConfig": {"machineType": "Standard_NC4as_T4_v3"},
+                },
+            },
+        },
+    }
+
+
+def run(
+    client: Any, xr: dict[str, Any], observed: dict[str, Any] | None = None, **kwargs: Any
+) -> Any:
+    """One pass with the azure EnvironmentConfig fetched."""
+    rsp = client.run(
+        request(
+            xr,
+            STEP_INPUT,
+            observed=observed,
+            required={"environment-0": [ENVIRONMENT_CONFIG]},
+            **kwargs,
+        )
+    )
+    assert rsp.fatal == [], rsp.fatal
+    return rsp
+
+
+def observe(rendered: Any, observed: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything desired in ``rendered`` as observed Ready, with provider status fields."""
+    result = dict(observed or {})
+    for name, body in rendered.resources.items():
+        if name not in result:
+            result[name] = observed_ready(body, atProvider=AT_PROVIDER.get(name, {}))
+    return result
+
+
+def converge(client: Any, xr: dict[str, Any], passes: int = 6) -> tuple[Any, dict[str, Any]]:
+    """Pass after pass, observe every desired resource as Ready, until nothing new appears.
+
+    The last pass returned saw all its desired resources observed (with the cluster's
+    kubeconfig as connection detail, as Crossplane reads it from the connection secret).
+    """
+    observed: dict[str, Any] = {}
+    for _ in range(passes):
+        connection = (
+            {"cluster": {"kubeconfig": KUBECONFIG.encode()}} if "cluster" in observed else None
+        )
+        rendered = run(client, xr, observed, observed_connection=connection)
+        grown = observe(rendered, observed)
+        if grown.keys() == observed.keys():
+            return rendered, observed
+        observed = grown
+    raise AssertionError(f"not converged after {passes} passes: {rendered.messages}")
+
+
+def assert_all_valid(catalog: Any, rendered: Any) -> None:
+    problems = {n: catalog.validate(b) for n, b in rendered.resources.items()}
+    assert {n: p for n, p in problems.items() if p} == {}
+
+
+def for_provider(rendered: Any, name: str) -> dict[str, Any]:
+    return rendered.resource(name)["spec"]["forProvider"]
+
+
+# -- 1. first pass ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["v1", "v1beta1"])
+def test_first_pass_emits_network_and_zone_and_holds_what_needs_the_cluster(
+    client: Any, catalog: Any, protocol: str
+) -> None:
+    rsp = client.run(
+        request(composite(), STEP_INPUT, required={"environment-0": [ENVIRONMENT_CONFIG]}),
+        protocol=protocol,
+    )
+    assert rsp.fatal == []
+    assert rsp.kinds == {
+        "network": "VirtualNetwork",
+        "network-nodes": "Subnet",
+        "network-nat-ip": "PublicIP",
+        "network-nat": "NATGateway",
+        "dns-public": "DNSZone",
+    }
+    assert_all_valid(catalog, rsp)
+    composed = rsp.condition("Composed")
+    assert composed is not None and composed.reason == "WaitingForDependencies"
+    assert "cluster (waits for network)" in composed.message
+    for name in HELD_UNTIL_CLUSTER:
+        assert name not in rsp.resources
+        assert f"{name} (waits for" in composed.message
+    assert "cert-manager-identity-federation (waits for cluster" in composed.message
+    assert not any(rsp.ready(name) for name in rsp.resources)
+
+
+def test_cluster_follows_the_network_and_references_its_subnet(client: Any, catalog: Any) -> None:
+    first = run(client, composite())
+    second = run(client, composite(), observe(first))
+    assert second.kinds["cluster"] == "KubernetesCluster"
+    assert second.kinds["dns-private"] == "PrivateDNSZone"
+    assert_all_valid(catalog, second)
+    pool = for_provider(second, "cluster")["defaultNodePool"]
+    assert pool["vnetSubnetIdRef"] == {"name": "team-a-network-nodes"}
+    for name in (*HELD_UNTIL_CLUSTER, "cert-manager-identity"):
+        assert name not in second.resources
+
+
+# -- 2. converged passes ------------------------------------------------------------------
+
+
+def test_observed_cluster_releases_pools_addons_identity_and_usages(
+    client: Any, catalog: Any
+) -> None:
+    rendered, observed = converge(client, composite())
+    kinds = rendered.kinds
+    assert kinds["pool-general"] == "KubernetesClusterNodePool"
+    assert kinds["pool-gpu"] == "KubernetesClusterNodePool"
+    assert kinds["providers-helm"] == "ProviderConfig"
+    assert kinds["providers-kubernetes"] == "ProviderConfig"
+    assert kinds["cert-manager-identity-federation"] == "FederatedIdentityCredential"
+    assert kinds["dns-private-link"] == "PrivateDNSZoneVirtualNetworkLink"
+    for chart in ("cert-manager", "ingress-nginx", "kube-prometheus-stack"):
+        assert kinds[f"release-{chart}"] == "Release"
+    usages = {n for n, k in kinds.items() if k == "Usage"}
+    assert {
+        "usage-network-by-cluster",
+        "usage-cluster-by-pool-general",
+        "usage-cluster-by-providers-helm",
+        "usage-dns-private-by-dns-private-link",
+    } <= usages
+    assert_all_valid(catalog, rendered)
+    composed = rendered.condition("Composed")
+    assert composed is not None and composed.reason == "AllResourcesComposed"
+    for name in observed:
+        assert rendered.ready(name), name
+
+
+def test_status_carries_endpoint_ca_name_and_issuer(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    status = rendered.status
+    assert status["clusterEndpoint"] == f"https://{FQDN}:443"
+    assert status["clusterCA"] == CA_DATA
+    assert status["clusterName"] == "team-a-cluster"
+    assert status["oidcIssuer"] == OIDC_ISSUER
+    assert status["cloud"] == "azure"
+
+
+def test_status_endpoint_falls_back_to_fqdn_and_keeps_remembered_values(client: Any) -> None:
+    _, observed = converge(client, composite())
+    without_kubeconfig = run(client, composite(), observed)
+    assert without_kubeconfig.status["clusterEndpoint"] == f"https://{FQDN}:443"
+    xr = composite()
+    xr["status"] = {"clusterCA": CA_DATA, "oidcIssuer": OIDC_ISSUER}
+    remembered = run(client, xr, observed)
+    assert remembered.status["clusterCA"] == CA_DATA
+
+
+def test_workload_identity_federates_cert_manager_with_the_aks_issuer(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    identity = for_provider(rendered, "cert-manager-identity")
+    assert identity["name"] == "team-a-cert-manager-identity"
+    assert identity["location"] == LOCATION
+    assert identity["resourceGroupName"] == RESOURCE_GROUP
+    federation = for_provider(rendered, "cert-manager-identity-federation")
+    assert federation["issuer"] == OIDC_ISSUER
+    assert federation["subject"] == "system:serviceaccount:cert-manager:cert-manager"
+    assert federation["audience"] == ["api://AzureADTokenExchange"]
+    assert federation["parentIdRef"] == {"name": "team-a-cert-manager-identity"}
+    values = for_provider(rendered, "release-cert-manager")["values"]
+    assert values["serviceAccount"]["annotations"] == {
+        "azure.workload.identity/client-id": CLIENT_ID
+    }
+    assert values["podLabels"] == {"azure.workload.identity/use": "true"}
+
+
+def test_provider_configs_use_the_kubeconfig_secret_without_extra_identity(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    for name in ("providers-helm", "providers-kubernetes"):
+        spec = rendered.resource(name)["spec"]
+        assert spec["credentials"] == {
+            "source": "Secret",
+            "secretRef": {
+                "namespace": "crossplane-system",
+                "name": "team-a-kubeconfig",
+                "key": "kubeconfig",
+            },
+        }
+        assert "identity" not in spec
+
+
+def test_private_ingress_gets_an_internal_azure_load_balancer(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    values = for_provider(rendered, "release-ingress-nginx")["values"]
+    annotations = values["controller"]["service"]["annotations"]
+    assert annotations == {"service.beta.kubernetes.io/azure-load-balancer-internal": "true"}
+
+
+# -- 3. key fields ------------------------------------------------------------------------
+
+
+def test_aks_key_fields(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    body = rendered.resource("cluster")
+    aks = body["spec"]["forProvider"]
+    assert aks["location"] == LOCATION
+    assert aks["resourceGroupName"] == RESOURCE_GROUP
+    assert aks["kubernetesVersion"] == "1.33"
+    assert aks["privateClusterEnabled"] is True
+    assert aks["oidcIssuerEnabled"] is True
+    assert aks["workloadIdentityEnabled"] is True
+    assert aks["identity"] == {"type": "SystemAssigned"}
+    assert aks["dnsPrefix"] == "team-a-cluster"
+    assert aks["networkProfile"] == {
+        "networkPlugin": "azure",
+        "networkPluginMode": "overlay",
+        "networkDataPlane": "cilium",
+        "networkPolicy": "cilium",
+        "loadBalancerSku": "standard",
+        "outboundType": "loadBalancer",
+        "podCidr": "10.244.0.0/16",
+        "serviceCidr": "10.96.0.0/16",
+        "dnsServiceIp": "10.96.0.10",
+    }
+    system = aks["defaultNodePool"]
+    assert system["name"] == "system"
+    assert system["onlyCriticalAddonsEnabled"] is True
+    assert system["vmSize"] == "Standard_D4ds_v5"
+    assert (system["autoScalingEnabled"], system["minCount"], system["maxCount"]) == (True, 2, 3)
+    assert body["spec"]["writeConnectionSecretToRef"] == {
+        "name": "team-a-kubeconfig",
+        "namespace": "crossplane-system",
+    }
+    assert body["spec"]["providerConfigRef"] == {"name": "default"}
+
+
+def test_pools_autoscale_with_their_machine_type_in_the_node_subnet(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    general = rendered.resource("pool-general")
+    gpu = for_provider(rendered, "pool-gpu")
+    assert general["metadata"]["annotations"]["crossplane.io/external-name"] == "general"
+    pool = general["spec"]["forProvider"]
+    assert pool["kubernetesClusterIdRef"] == {"name": "team-a-cluster"}
+    assert pool["vnetSubnetIdRef"] == {"name": "team-a-network-nodes"}
+    assert (pool["autoScalingEnabled"], pool["minCount"], pool["maxCount"]) == (True, 2, 6)
+    assert pool["vmSize"] == "Standard_D4ds_v5"
+    assert pool["mode"] == "User"
+    assert "nodeCount" not in pool
+    assert (gpu["minCount"], gpu["maxCount"], gpu["vmSize"]) == (0, 2, "Standard_NC4as_T4_v3")
+
+
+def test_pool_names_become_valid_aks_agent_pool_names(client: Any, catalog: Any) -> None:
+    xr = composite()
+    xr["spec"]["pools"] = {"gpu-workers-large": {}, "system": {}, "general": {}}
+    rendered, _ = converge(client, xr)
+    names = {
+        n: b["metadata"]["annotations"]["crossplane.io/external-name"]
+        for n, b in rendered.resources.items()
+        if n.startswith("pool-")
+    }
+    assert names["pool-general"] == "general"
+    for name in (names["pool-gpu-workers-large"], names["pool-system"]):
+        assert name.isalnum() and name.islower() and len(name) <= 12 and name[0].isalpha()
+    assert names["pool-system"] != "system"
+    assert len(set(names.values())) == 3
+    assert_all_valid(catalog, rendered)
+
+
+def test_tags_are_azure_tags_with_platform_environment_and_user_values(client: Any) -> None:
+    rendered, _ = converge(client, composite(tags={"owner": "team-a"}))
+    expected = {
+        "crossplane-claim": "team-a.main",
+        "crossplane-composite": "team-a",
+        "platform-module": "cluster",
+        "cost-center": "cc-42",
+        "owner": "team-a",
+    }
+    for name in ("network", "cluster", "pool-general", "dns-public", "cert-manager-identity"):
+        assert for_provider(rendered, name)["tags"] == expected, name
+    assert for_provider(rendered, "cluster")["defaultNodePool"]["tags"] == expected
+    assert "tags" not in for_provider(rendered, "network-nodes")  # Azure subnets have no tags
+
+
+def test_network_and_dns_zone_names(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    vnet = for_provider(rendered, "network")
+    assert vnet == {
+        "location": LOCATION,
+        "resourceGroupName": RESOURCE_GROUP,
+        "addressSpace": ["10.40.0.0/20"],
+        "tags": vnet["tags"],
+    }
+    subnet = for_provider(rendered, "network-nodes")
+    assert subnet["addressPrefixes"] == ["10.40.0.0/20"]
+    assert subnet["virtualNetworkNameRef"] == {"name": "team-a-network"}
+    for zone in ("dns-public", "dns-private"):
+        body = rendered.resource(zone)
+        assert body["metadata"]["annotations"]["crossplane.io/external-name"] == DOMAIN
+        assert body["spec"]["forProvider"]["resourceGroupName"] == RESOURCE_GROUP
+    link = for_provider(rendered, "dns-private-link")
+    assert link["privateDnsZoneNameRef"] == {"name": "team-a-dns-private"}
+    assert link["virtualNetworkIdRef"] == {"name": "team-a-network"}
+    assert link["registrationEnabled"] is False
+
+
+def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
+    settings = {
+        "defaultMachineType": "Standard_D4ds_v5",
+        "azure": {"systemPool": {"vmSize": "Standard_D2ds_v5", "minCount": 3, "maxCount": 5}},
+    }
+    rsp = client.run(
+        request(
+            composite(),
+            step_input("cluster", settings=settings),
+            observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})},
+        )
+    )
+    system = rsp.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]
+    assert (system["vmSize"], system["minCount"], system["maxCount"]) == ("Standard_D2ds_v5", 3, 5)
+
+
+# -- 4. public cluster, no domain ---------------------------------------------------------
+
+
+def test_public_cluster_has_no_nat_and_no_private_zone(client: Any, catalog: Any) -> None:
+    rendered, _ = converge(client, composite(privateCluster=False))
+    kinds = set(rendered.kinds.values())
+    assert not kinds & {
+        "NATGateway",
+        "PublicIP",
+        "PrivateDNSZone",
+        "PrivateDNSZoneVirtualNetworkLink",
+    }
+    assert rendered.kinds["dns-public"] == "DNSZone"
+    aks = for_provider(rendered, "cluster")
+    assert aks["privateClusterEnabled"] is False
+    assert "privateClusterPublicFqdnEnabled" not in aks
+    service = for_provider(rendered, "release-ingress-nginx")["values"]["controller"]["service"]
+    assert "annotations" not in service
+    assert_all_valid(catalog, rendered)
+
+
+def test_no_domain_means_no_zones_and_no_identity(client: Any, catalog: Any) -> None:
+    xr = composite()
+    del xr["spec"]["parameters"]["domain"]
+    rendered, _ = converge(client, xr)
+    kinds = set(rendered.kinds.values())
+    assert not kinds & {
+        "DNSZone",
+        "PrivateDNSZone",
+        "UserAssignedIdentity",
+        "FederatedIdentityCredential",
+    }
+    values = for_provider(rendered, "release-cert-manager")["values"]
+    assert "annotations" not in values["serviceAccount"]
+    assert "podLabels" not in values
+    assert_all_valid(catalog, rendered)
+
+
+# -- 5. import ----------------------------------------------------------------------------
+
+
+def test_import_observes_an_existing_aks_cluster(client: Any, catalog: Any) -> None:
+    xr = composite(
+        **{
+            "import": {
+                "enabled": True,
+                "mode": "observe",
+                "resources": {"cluster": {"externalName": "legacy-aks"}},
+            }
+        }
+    )
+    first = run(client, xr)
+    second = run(client, xr, observe(first))
+    body = second.resource("cluster")
+    assert body["spec"]["managementPolicies"] == ["Observe"]
+    assert body["spec"]["deletionPolicy"] == "Orphan"
+    assert body["metadata"]["annotations"]["crossplane.io/external-name"] == "legacy-aks"
+    assert catalog.validate(body) == []
+    assert "managementPolicies" not in second.resource("network")["spec"]
+
+
+# -- input errors and determinism ---------------------------------------------------------
+
+
+def test_missing_plane_id_is_a_fatal_result_naming_the_label(client: Any) -> None:
+    xr = composite()
+    del xr["metadata"]["labels"]["planeId"]
+    rsp = client.run(request(xr, STEP_INPUT, required={"environment-0": [ENVIRONMENT_CONFIG]}))
+    assert len(rsp.fatal) == 1
+    assert "metadata.labels.planeId" in rsp.fatal[0]
+
+
+def test_overlapping_ranges_are_a_fatal_result_naming_the_field(client: Any) -> None:
+    env = copy.deepcopy(ENVIRONMENT_CONFIG)
+    env["data"]["network"]["podsCidr"] = "10.40.8.0/21"
+    rsp = client.run(request(composite(), STEP_INPUT, required={"environment-0": [env]}))
+    assert len(rsp.fatal) == 1
+    assert "environment.network.podsCidr" in rsp.fatal[0]
+    assert "overlaps" in rsp.fatal[0]
+
+
+def test_same_input_gives_byte_identical_output(client: Any) -> None:
+    _, observed = converge(client, composite())
+    runs = [
+        run(client, composite(), observed).response.SerializeToString(deterministic=True)
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
+
+
+def test_bad_system_pool_settings_are_a_fatal_result_naming_the_field(client: Any) -> None:
+    settings = {"defaultMachineType": "Standard_D4ds_v5", "azure": {"systemPool": {"minCount": 0}}}
+    rsp = client.run(
+        request(
+            composite(),
+            step_input("cluster", settings=settings),
+            observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})},
+        )
+    )
+    assert len(rsp.fatal) == 1
+    assert "environment.azure.systemPool.minCount" in rsp.fatal[0]
