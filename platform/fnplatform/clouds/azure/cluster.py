@@ -9,8 +9,10 @@ Choices, and why:
 * Local accounts stay enabled and Entra ID RBAC stays off, so the ``kubeconfig`` the provider
   writes holds a client certificate that provider-helm/-kubernetes can use as is (see
   :func:`cluster_credentials`).
-* Private clusters keep the public FQDN (it resolves to the private endpoint), so a peered
-  control plane resolves the API server without linking AKS's private DNS zone.
+* Private clusters also get a public FQDN that resolves to the private endpoint, so operators
+  on peered networks reach the API server without AKS's private DNS zone. The provider's
+  kubeconfig names the private FQDN, so the network Crossplane runs in must resolve it
+  (peering plus a link to that zone): a deployment prerequisite, not composed here.
 * The default node pool is the *system* pool (``onlyCriticalAddonsEnabled``); the user's
   pools are ``KubernetesClusterNodePool`` resources in mode ``User``.
 """
