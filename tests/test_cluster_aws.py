@@ -147,7 +147,7 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     held = ["cluster", "cluster-auth", "pool-general", "pool-batch", "providers-helm",
             "providers-kubernetes", "release-cert-manager", "release-ingress-nginx",
             "release-kube-prometheus-stack", "network-nat-a", "dns-private",
-            "cert-manager-identity-association"]
+            "cert-manager-identity-association", "cert-manager-identity-policy-attachment"]
     for name in held:
         assert name not in rendered.resources
     composed = rendered.condition("Composed")

@@ -279,9 +279,13 @@ def _role(
     comp.emit(name, IAM_ROLE.new(role), uses=uses, template=template)
 
 
-def _attach(comp: Composition, name: str, role: str, policy: Mapping[str, Any]) -> None:
+def _attach(
+    comp: Composition, name: str, role: str, policy: Mapping[str, Any], *,
+    uses: Iterable[str] = (),
+) -> None:
     """Attach a policy (``{"policyArn": ...}`` or ``{"policyArnRef": ...}``) to ``role``."""
-    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": ref(comp, role), **policy}))
+    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": ref(comp, role), **policy}),
+              uses=uses)
 
 
 def _managed_role(
@@ -463,7 +467,9 @@ def workload_identity(
         "description": f"DNS01 challenges of {comp.name} in its Route53 zones",
         "policy": dns01_policy(comp, spec.zones, region),
     }))
-    _attach(comp, f"{name}-policy-attachment", name, {"policyArnRef": ref(comp, f"{name}-policy")})
+    # Held with the role (which waits for the cluster): no reference left dangling meanwhile.
+    _attach(comp, f"{name}-policy-attachment", name,
+            {"policyArnRef": ref(comp, f"{name}-policy")}, uses=[name])
     comp.emit(f"{name}-association", POD_IDENTITY_ASSOCIATION.new({
         "region": region,
         "clusterNameRef": ref(comp, spec.cluster),
@@ -483,6 +489,8 @@ def dns01_policy(comp: Composition, zones: Iterable[str], region: str) -> str:
     zone_names = sorted(zones)
     domains = sorted({str(get_path(comp.desired[z].body, "spec.forProvider.name"))
                       for z in zone_names if z in comp.desired})
+    if not domains:  # ForAllValues over an empty list would allow every record name
+        raise InputError("spec.parameters.domain", "a DNS identity needs at least one DNS zone")
     zone_ids = [comp.observed_value(z, "status.atProvider.zoneId") for z in zone_names]
     arn = f"arn:{partition(region)}:route53:::"
     zone_arns = ([f"{arn}hostedzone/{zid}" for zid in sorted(zone_ids)]
