@@ -147,6 +147,7 @@ def test_first_pass_creates_network_and_zones_and_holds_the_rest(client, catalog
     assert kinds["network-router"] == "Router"
     assert kinds["network-nat"] == "RouterNAT"
     assert kinds["dns-public"] == "ManagedZone"
+    assert kinds["cluster-nodes"] == "ServiceAccount"
     # Waiting: cluster (network), pools, ProviderConfigs, releases, identity.
     for held in (
         "cluster",
@@ -164,7 +165,7 @@ def test_first_pass_creates_network_and_zones_and_holds_the_rest(client, catalog
     assert composed is not None
     assert composed.reason == "WaitingForDependencies"
     assert "cluster (waits for network" in composed.message
-    assert "pool-general (waits for cluster)" in composed.message
+    assert "pool-general (waits for cluster, cluster-nodes)" in composed.message
     assert errors_of(catalog, first) == {}
     assert not any(first.ready(name) for name in first.resources)
 
@@ -381,6 +382,36 @@ def test_cluster_labels_are_gcp_labels(client):
     assert "labels" not in for_provider(rendered, "network-subnet")
 
 
+def test_nodes_run_as_a_least_privileged_service_account(client):
+    rendered, _ = converge(client, composite())
+    account = rendered.resource("cluster-nodes")
+    assert account["kind"] == "ServiceAccount"
+    account_id = account["metadata"]["annotations"]["crossplane.io/external-name"]
+    assert account_id == f"{XR_NAME}-cluster-nodes"
+    member = f"serviceAccount:{account_id}@{PROJECT}.iam.gserviceaccount.com"
+    grants = {
+        for_provider(rendered, name)["role"]: for_provider(rendered, name)["member"]
+        for name, kind in rendered.kinds.items()
+        if kind == "ProjectIAMMember" and name.startswith("cluster-nodes-")
+    }
+    assert grants == {
+        "roles/artifactregistry.reader": member,
+        "roles/container.defaultNodeServiceAccount": member,
+    }
+    for pool in ("pool-general", "pool-batch"):
+        node_config = for_provider(rendered, pool)["nodeConfig"]
+        assert node_config["serviceAccountRef"] == {"name": f"{XR_NAME}-cluster-nodes"}
+        assert f"usage-cluster-nodes-by-{pool}" in rendered.resources
+
+
+def test_master_authorized_networks_from_the_environment(client, catalog):
+    networks = [{"cidrBlock": "203.0.113.0/24", "displayName": "crossplane"}]
+    rendered, _ = converge(client, composite(), gcp={"masterAuthorizedNetworks": networks})
+    cluster = for_provider(rendered, "cluster")
+    assert cluster["masterAuthorizedNetworksConfig"] == {"cidrBlocks": networks}
+    assert catalog.validate(rendered.resource("cluster")) == []
+
+
 def test_pool_fields(client):
     rendered, _ = converge(client, composite())
     general = for_provider(rendered, "pool-general")
@@ -494,9 +525,10 @@ def test_no_domain_means_no_zones_and_no_identity(client, catalog):
     rendered, _ = converge(client, xr)
     kinds = rendered.kinds
     assert "ManagedZone" not in kinds.values()
-    assert "ServiceAccount" not in kinds.values()
+    assert not [name for name in kinds if name.startswith("cert-manager-identity")]
     assert "ServiceAccountIAMMember" not in kinds.values()
-    assert "ProjectIAMMember" not in kinds.values()
+    # The only Google service account is the nodes' one.
+    assert [n for n, k in kinds.items() if k == "ServiceAccount"] == ["cluster-nodes"]
     values = rendered.resource("release-cert-manager")["spec"]["forProvider"]["values"]
     assert "annotations" not in values["serviceAccount"]
     assert errors_of(catalog, rendered) == {}

@@ -19,6 +19,7 @@ from fnplatform.clouds.gcp.common import (
     subnet_name,
     workload_pool,
 )
+from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
@@ -29,6 +30,9 @@ from fnplatform.tagging import TagStyle, render_tags
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
 #: recommends, and workloads use their own identities through workload identity.
 OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+#: What nodes themselves need (logs, metrics, autoscaler metrics, image pulls): Google's
+#: minimal node role instead of the Editor-holding default compute service account.
+NODE_ROLES = ("roles/artifactregistry.reader", "roles/container.defaultNodeServiceAccount")
 #: Ports GKE's control plane must reach on private nodes for admission webhooks that don't
 #: listen on 443/10250 (GKE opens only those): ingress-nginx's admission controller.
 WEBHOOK_PORTS = ["8443"]
@@ -77,6 +81,10 @@ def cluster(
     }
     if spec.version:
         for_provider["minMasterVersion"] = spec.version
+    if settings.masterAuthorizedNetworks:
+        for_provider["masterAuthorizedNetworksConfig"] = {
+            "cidrBlocks": [n.model_dump() for n in settings.masterAuthorizedNetworks]
+        }
     if spec.private:
         for_provider["privateClusterConfig"] = {
             "enablePrivateNodes": True,
@@ -102,6 +110,24 @@ def cluster(
     )
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
+    _node_service_account(comp, name)
+
+
+def node_service_account_name(cluster_name: str) -> str:
+    """The composition name of the service account the cluster's nodes run as."""
+    return f"{cluster_name}-nodes"
+
+
+def _node_service_account(comp: Composition, cluster_name: str) -> None:
+    """A dedicated, least-privileged service account for the cluster's node pools."""
+    account_name = node_service_account_name(cluster_name)
+    account = add_service_account(
+        comp,
+        account_name,
+        display_name=f"GKE nodes of {comp.name}",
+        description=f"Node pools of the GKE cluster of {comp.name}",
+    )
+    grant_project_roles(comp, account_name, account, NODE_ROLES)
 
 
 def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_cidr: str) -> None:
@@ -133,12 +159,13 @@ def node_pool(
     uses: Iterable[str],
     template: Mapping[str, Any] | None,
 ) -> None:
-    """One autoscaled pool of ``spec.cluster``.
+    """One autoscaled pool of ``spec.cluster``, running as the cluster's node account.
 
     Autoscaling bounds are the pool's totals across the region's zones
     (``totalMin/MaxNodeCount``), which is what a user means by "at least 1, at most 3 nodes";
     the per-zone ``min/maxNodeCount`` would triple them on a regional cluster.
     """
+    account = node_service_account_name(spec.cluster)
     body = kinds.NODE_POOL.new(
         {
             "project": project(comp),
@@ -156,6 +183,7 @@ def node_pool(
                 "machineType": spec.machine_type,
                 "imageType": "COS_CONTAINERD",
                 "diskType": "pd-balanced",
+                "serviceAccountRef": ref(comp, account),
                 "oauthScopes": list(OAUTH_SCOPES),
                 # Pods see the GKE metadata server: workload identity instead of node keys.
                 "workloadMetadataConfig": {"mode": "GKE_METADATA"},
@@ -171,7 +199,7 @@ def node_pool(
     comp.emit(
         name,
         body,
-        uses=uses,
+        uses=tuple(sorted({*uses, account})),
         template=template,
         external_name=external_name(comp, name, GKE_NAME_MAX),
     )

@@ -12,14 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
-from fnplatform.clouds.gcp.common import (
-    external_name,
-    project,
-    ref,
-    service_account_email,
-    service_account_id,
-    workload_pool,
-)
+from fnplatform.clouds.gcp.common import external_name, project, ref, workload_pool
+from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library.registry import provides
@@ -81,18 +75,13 @@ def workload_identity(
     roles = PURPOSE_ROLES.get(spec.purpose)
     if roles is None:
         raise InputError("workload_identity.purpose", f"gcp has no roles for {spec.purpose!r}")
-    account = comp.emit(
+    account = add_service_account(
+        comp,
         name,
-        kinds.SERVICE_ACCOUNT.new(
-            {
-                "project": project(comp),
-                "displayName": f"{spec.namespace}/{spec.service_account} of {comp.name}"[:100],
-                "description": f"Workload identity of {spec.namespace}/{spec.service_account}",
-            }
-        ),
+        display_name=f"{spec.namespace}/{spec.service_account} of {comp.name}",
+        description=f"Workload identity of {spec.namespace}/{spec.service_account}",
         uses=uses,
         template=template,
-        external_name=service_account_id(comp, name),
     )
     ksa = f"serviceAccount:{workload_pool(comp)}[{spec.namespace}/{spec.service_account}]"
     comp.emit(
@@ -106,12 +95,4 @@ def workload_identity(
         ),
         uses=sorted({name, spec.cluster}),
     )
-    member = f"serviceAccount:{service_account_email(comp, name, account)}"
-    for role in roles:
-        comp.emit(
-            f"{name}-{role.split('/')[-1].replace('.', '-').lower()}",
-            kinds.PROJECT_IAM_MEMBER.new(
-                {"project": project(comp), "role": role, "member": member}
-            ),
-            uses=[name],
-        )
+    grant_project_roles(comp, name, account, roles)

@@ -41,6 +41,15 @@ class ClusterIdentity(BaseModel):
         return self
 
 
+class AuthorizedNetwork(BaseModel):
+    """A CIDR allowed to reach the GKE API server's public endpoint."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cidrBlock: str = Field(pattern=CIDR_PATTERN)  # noqa: N815
+    displayName: str = Field(min_length=1)  # noqa: N815
+
+
 class GcpEnvironment(BaseModel):
     """``env.gcp``."""
 
@@ -50,6 +59,10 @@ class GcpEnvironment(BaseModel):
     masterCidr: str = Field("172.16.0.0/28", pattern=CIDR_PATTERN)  # noqa: N815
     deletionProtection: bool = False  # noqa: N815
     clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
+    #: When set, only these CIDRs (and the VPC) reach the API server; include Crossplane's.
+    masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
+        default_factory=list
+    )
 
 
 def gcp_environment(comp: Composition) -> GcpEnvironment:
