@@ -133,6 +133,13 @@ class _Pass:
         if isinstance(value, Mapping):
             for key, sub in value.items():
                 self._own(f"{path}.{key}", sub)
+        key_field = self.keyed.get(path)
+        if key_field and isinstance(value, list):
+            for item in value:
+                if isinstance(item, Mapping) and item.get(key_field) is not None:
+                    self.merged.owners[f"{path}[{key_field}={item[key_field]}]"] = (
+                        self.layer.describe()
+                    )
 
     def _conflict(self, path: str) -> None:
         first = self.merged.owner_of(path) or "an earlier layer"

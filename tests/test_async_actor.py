@@ -1,0 +1,655 @@
+"""The async-actor module over gRPC: every stage, flavor rule and validation error.
+
+Every composed resource is validated against the real provider CRDs (SQS Queue,
+provider-kubernetes Object, Crossplane Usage) and every KEDA manifest inside an Object against
+the KEDA CRDs.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from tests.support.harness import observed_ready, request, step_input
+
+NAMESPACE, ACTOR = "team-a", "text-processor"
+QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
+QUEUE_URL = f"https://sqs.eu-west-1.amazonaws.com/123456789012/{QUEUE_NAME}"
+QUEUE_ARN = f"arn:aws:sqs:eu-west-1:123456789012:{QUEUE_NAME}"
+SETTINGS: dict[str, Any] = {
+    "aws": {"region": "eu-west-1", "accountId": "123456789012", "providerConfig": "aws-main"},
+    "irsa": {
+        "enabled": True,
+        "serviceAccountName": "asya-actors",
+        "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}",
+    },
+    "kubernetesProviderConfig": "in-cluster",
+}
+ENV_API = "apiextensions.crossplane.io/v1beta1"
+
+
+def composite(**spec: Any) -> dict[str, Any]:
+    """The seed's text-processor XR, claimed in team-a."""
+    body = {"image": "ghcr.io/example/text-processor:1.0.0", "handler": "processor.handle"}
+    body.update(spec)
+    return {
+        "apiVersion": "asya.sh/v1alpha1",
+        "kind": "XAsyncActor",
+        "metadata": {
+            "name": "text-processor-x7k2p",
+            "labels": {
+                "crossplane.io/claim-name": ACTOR,
+                "crossplane.io/claim-namespace": NAMESPACE,
+            },
+        },
+        "spec": body,
+    }
+
+
+def flavor(name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A flavor EnvironmentConfig as Crossplane fetches it."""
+    return {
+        "apiVersion": ENV_API,
+        "kind": "EnvironmentConfig",
+        "metadata": {"name": f"flavor-{name}", "labels": {"asya.sh/flavor": name}},
+        "data": data,
+    }
+
+
+def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1"):
+    """Compose ``xr``; ``flavors`` maps flavor name -> fetched configs (None: not fetched)."""
+    required = {f"flavor-{n}": items for n, items in (flavors or {}).items() if items is not None}
+    req = request(
+        xr,
+        step_input("async-actor", settings=settings if settings is not None else SETTINGS),
+        observed=observed,
+        required=required,
+    )
+    return client.run(req, protocol=protocol)
+
+
+def manifest(rendered, name: str) -> dict[str, Any]:
+    """The manifest inside Object ``name``."""
+    return rendered.resource(name)["spec"]["forProvider"]["manifest"]
+
+
+def container(deployment: dict[str, Any], name: str) -> dict[str, Any]:
+    """One container of a Deployment manifest."""
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    return next(c for c in containers if c["name"] == name)
+
+
+def env_of(c: dict[str, Any]) -> dict[str, Any]:
+    """A container's env as name -> value."""
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in c.get("env", [])}
+
+
+def observed_object(body: dict[str, Any], manifest_status: dict[str, Any] | None) -> dict[str, Any]:
+    """An Object observed Ready, its managed object reporting ``manifest_status``."""
+    live = copy.deepcopy(body["spec"]["forProvider"]["manifest"])
+    if manifest_status is not None:
+        live["status"] = manifest_status
+    return observed_ready(body, atProvider={"manifest": live})
+
+
+def condition(type_: str, status: str = "True") -> dict[str, Any]:
+    """A Kubernetes condition."""
+    return {"type": type_, "status": status, "reason": "Test"}
+
+
+def stage_queue_ready(rendered) -> dict[str, dict[str, Any]]:
+    """Observed state once the queue reports its URL; the Objects exist but aren't live yet."""
+    observed = {name: observed_ready(body) for name, body in rendered.resources.items()}
+    observed["queue"] = observed_ready(
+        rendered.resource("queue"), atProvider={"url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN}
+    )
+    return observed
+
+
+def stage_all_ready(rendered, replicas: int) -> dict[str, dict[str, Any]]:
+    """Observed state with KEDA Ready and the Deployment Available at ``replicas``."""
+    observed = stage_queue_ready(rendered)
+    for name, body in rendered.resources.items():
+        if body.get("kind") != "Object":
+            continue
+        kind = body["spec"]["forProvider"]["manifest"]["kind"]
+        status = {
+            "ScaledObject": {"conditions": [condition("Ready"), condition("Active", "False")]},
+            "Deployment": {
+                "conditions": [condition("Available")],
+                **({"replicas": replicas, "readyReplicas": replicas} if replicas else {}),
+            },
+        }.get(kind)
+        observed[name] = observed_object(body, status)
+    return observed
+
+
+def assert_all_valid(rendered, catalog) -> None:
+    """Every composed resource, and every KEDA manifest inside an Object, is schema-valid."""
+    errors = []
+    for name, body in sorted(rendered.resources.items()):
+        errors += [f"{name}: {e}" for e in catalog.validate(body)]
+        if body.get("kind") == "Object":
+            inner = body["spec"]["forProvider"]["manifest"]
+            if inner["apiVersion"].startswith("keda.sh/"):
+                errors += [f"{name} manifest: {e}" for e in catalog.validate(inner)]
+    assert not errors, "\n".join(errors)
+
+
+# -- stages -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["v1", "v1beta1"])
+def test_first_pass_composes_queue_identity_auth_and_deployment_but_no_scaled_object(
+    client, catalog, protocol
+):
+    rendered = run(client, composite(), protocol=protocol)
+    assert not rendered.fatal, rendered.messages
+    assert sorted(rendered.resources) == ["deployment", "queue", "service-account", "trigger-auth"]
+    assert rendered.status["phase"] == "Creating"
+    assert rendered.status["actor"] == ACTOR
+    assert rendered.status["infrastructure"]["keda"]["message"] == "waiting for the queue URL"
+    composed = rendered.condition("Composed")
+    assert composed is not None and "scaled-object" in composed.message
+    assert_all_valid(rendered, catalog)
+
+
+def test_queue_is_named_per_namespace_and_actor_with_seed_timings_tags_and_redrive(client):
+    queue = run(client, composite()).resource("queue")
+    assert queue["apiVersion"] == "sqs.aws.upbound.io/v1beta1"
+    for_provider = queue["spec"]["forProvider"]
+    assert for_provider["name"] == QUEUE_NAME
+    assert for_provider["region"] == "eu-west-1"
+    assert for_provider["visibilityTimeoutSeconds"] == 30
+    assert for_provider["messageRetentionSeconds"] == 345600
+    assert for_provider["receiveWaitTimeSeconds"] == 20
+    assert for_provider["tags"]["asya.sh/namespace"] == NAMESPACE
+    assert for_provider["tags"]["asya.sh/actor"] == ACTOR
+    assert for_provider["redrivePolicy"] == (
+        '{"deadLetterTargetArn":"arn:aws:sqs:eu-west-1:123456789012:asya-team-a-dlq",'
+        '"maxReceiveCount":3}'
+    )
+    assert queue["spec"]["providerConfigRef"] == {"name": "aws-main"}
+
+
+def test_no_redrive_policy_without_an_account_id(client, catalog):
+    settings = copy.deepcopy(SETTINGS)
+    del settings["aws"]["accountId"]
+    rendered = run(client, composite(), settings=settings)
+    assert "redrivePolicy" not in rendered.resource("queue")["spec"]["forProvider"]
+    assert_all_valid(rendered, catalog)
+
+
+def test_retry_max_attempts_sets_the_redrive_receive_count(client):
+    xr = composite(resiliency={"retry": {"maxAttempts": 7}})
+    policy = run(client, xr).resource("queue")["spec"]["forProvider"]["redrivePolicy"]
+    assert '"maxReceiveCount":7' in policy
+
+
+def test_long_namespace_and_actor_keep_the_queue_name_within_80_characters(client, catalog):
+    xr = composite(actor="a" * 63)
+    xr["metadata"]["labels"]["crossplane.io/claim-namespace"] = "n" * 63
+    rendered = run(client, xr)
+    name = rendered.resource("queue")["spec"]["forProvider"]["name"]
+    assert len(name) <= 80
+    assert name.startswith("asya-nnn")
+    assert_all_valid(rendered, catalog)
+
+
+def test_queue_ready_with_url_brings_the_scaled_object(client, catalog):
+    first = run(client, composite())
+    rendered = run(client, composite(), observed=stage_queue_ready(first))
+    assert not rendered.fatal, rendered.messages
+    scaled = manifest(rendered, "scaled-object")
+    assert scaled["kind"] == "ScaledObject"
+    assert scaled["metadata"] == {
+        "name": ACTOR,
+        "namespace": NAMESPACE,
+        "labels": {
+            "app.kubernetes.io/component": "scaledobject",
+            "app.kubernetes.io/managed-by": "crossplane",
+            "app.kubernetes.io/name": ACTOR,
+            "app.kubernetes.io/part-of": "asya",
+            "asya.sh/actor": ACTOR,
+        },
+    }
+    spec = scaled["spec"]
+    assert spec["scaleTargetRef"]["name"] == ACTOR
+    assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == (0, 10)
+    assert (spec["pollingInterval"], spec["cooldownPeriod"]) == (30, 300)
+    trigger = spec["triggers"][0]
+    assert trigger["type"] == "aws-sqs-queue"
+    assert trigger["metadata"] == {
+        "queueURL": QUEUE_URL, "queueLength": "5", "awsRegion": "eu-west-1"
+    }
+    assert trigger["authenticationRef"]["name"] == f"{ACTOR}-trigger-auth"
+    behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+    assert behavior["scaleUp"]["stabilizationWindowSeconds"] == 0
+    assert {(p["type"], p["value"], p["periodSeconds"]) for p in behavior["scaleUp"]["policies"]} == {
+        ("Pods", 10, 60), ("Percent", 100, 60)
+    }
+    assert behavior["scaleDown"]["stabilizationWindowSeconds"] == 300
+    assert behavior["scaleDown"]["policies"] == [{"type": "Pods", "value": 1, "periodSeconds": 60}]
+    sidecar = container(manifest(rendered, "deployment"), "asya-sidecar")
+    assert env_of(sidecar)["ASYA_QUEUE_URL"] == QUEUE_URL
+    assert rendered.status["queueUrl"] == QUEUE_URL
+    assert rendered.status["queueIdentifier"] == QUEUE_ARN
+    assert rendered.status["infrastructure"]["queue"]["ready"] is True
+    assert rendered.status["phase"] == "Creating"
+    assert "usage-trigger-auth-by-scaled-object" in rendered.resources
+    assert_all_valid(rendered, catalog)
+
+
+def test_remembered_queue_url_keeps_the_scaled_object_while_the_queue_is_unobserved(client):
+    first = run(client, composite())
+    observed = stage_all_ready(first, 0)
+    xr = composite()
+    xr["status"] = {"queueUrl": QUEUE_URL}
+    del observed["queue"]
+    rendered = run(client, xr, observed=observed)
+    assert "scaled-object" in rendered.resources
+    assert rendered.status["queueUrl"] == QUEUE_URL
+
+
+def test_all_ready_with_five_replicas_is_ready(client, catalog):
+    first = run(client, composite())
+    second = run(client, composite(), observed=stage_queue_ready(first))
+    rendered = run(client, composite(), observed=stage_all_ready(second, 5))
+    assert rendered.status["phase"] == "Ready"
+    assert rendered.status["infrastructure"] == {
+        "queue": {"ready": True, "message": "Available"},
+        "keda": {"ready": True, "message": "Ready"},
+        "workload": {"ready": True, "replicas": 5, "readyReplicas": 5},
+    }
+    assert all(rendered.ready(name) for name in rendered.resources)
+    assert_all_valid(rendered, catalog)
+
+
+def test_scaled_to_zero_is_napping(client):
+    first = run(client, composite())
+    second = run(client, composite(), observed=stage_queue_ready(first))
+    rendered = run(client, composite(), observed=stage_all_ready(second, 0))
+    assert rendered.status["phase"] == "Napping"
+    assert rendered.status["infrastructure"]["workload"]["replicas"] == 0
+
+
+def test_keda_not_ready_keeps_the_actor_creating_with_the_reason(client):
+    first = run(client, composite())
+    second = run(client, composite(), observed=stage_queue_ready(first))
+    observed = stage_all_ready(second, 2)
+    observed["scaled-object"] = observed_object(
+        second.resource("scaled-object"),
+        {"conditions": [{"type": "Ready", "status": "False", "reason": "ScaledObjectCheckFailed",
+                         "message": "queue not found"}]},
+    )
+    rendered = run(client, composite(), observed=observed)
+    assert rendered.status["phase"] == "Creating"
+    assert rendered.status["infrastructure"]["keda"] == {
+        "ready": False, "message": "ScaledObjectCheckFailed: queue not found"
+    }
+
+
+# -- workload ------------------------------------------------------------------------------
+
+
+def test_deployment_runs_the_runtime_and_sidecar_in_the_claim_namespace(client):
+    xr = composite(
+        env=[{"name": "MODEL", "value": "small"}],
+        resources={"requests": {"cpu": "500m", "memory": "1Gi"}},
+        pythonExecutable="/usr/local/bin/python3.12",
+        imagePullPolicy="Always",
+        sidecar={"env": [{"name": "ASYA_EXTRA", "value": "1"}]},
+        resiliency={"retry": {"policy": "exponential", "maxAttempts": 5, "jitter": True},
+                    "actorTimeout": "5m"},
+        nodeSelector={"pool": "gpu"},
+        tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        volumes=[{"name": "models", "emptyDir": {}}],
+        volumeMounts=[{"name": "models", "mountPath": "/models"}],
+    )
+    deployment = manifest(run(client, xr), "deployment")
+    assert deployment["apiVersion"] == "apps/v1"
+    assert deployment["metadata"]["namespace"] == NAMESPACE
+    assert deployment["metadata"]["labels"]["asya.sh/actor"] == ACTOR
+    assert "replicas" not in deployment["spec"]  # KEDA owns it
+    pod = deployment["spec"]["template"]["spec"]
+    selector = deployment["spec"]["selector"]["matchLabels"]
+    assert selector.items() <= deployment["spec"]["template"]["metadata"]["labels"].items()
+    assert pod["serviceAccountName"] == "asya-actors"
+    assert pod["nodeSelector"] == {"pool": "gpu"}
+    assert pod["tolerations"][0]["key"] == "gpu"
+    assert [v["name"] for v in pod["volumes"]] == ["socket-dir", "tmp", "asya-runtime", "models"]
+    runtime = container(deployment, "asya-runtime")
+    assert runtime["command"] == ["/usr/local/bin/python3.12", "/opt/asya/asya_runtime.py"]
+    assert runtime["imagePullPolicy"] == "Always"
+    assert runtime["resources"] == {"requests": {"cpu": "500m", "memory": "1Gi"}}
+    assert env_of(runtime)["ASYA_HANDLER"] == "processor.handle"
+    assert env_of(runtime)["MODEL"] == "small"
+    assert {"name": "models", "mountPath": "/models"} in runtime["volumeMounts"]
+    sidecar = env_of(container(deployment, "asya-sidecar"))
+    assert sidecar["ASYA_ACTOR_NAME"] == ACTOR
+    assert sidecar["ASYA_NAMESPACE"] == NAMESPACE
+    assert sidecar["ASYA_TRANSPORT"] == "sqs"
+    assert sidecar["ASYA_AWS_REGION"] == "eu-west-1"
+    assert "ASYA_QUEUE_URL" not in sidecar  # not known yet
+    assert sidecar["ASYA_RESILIENCY_RETRY_POLICY"] == "exponential"
+    assert sidecar["ASYA_RESILIENCY_RETRY_MAX_ATTEMPTS"] == "5"
+    assert sidecar["ASYA_RESILIENCY_RETRY_JITTER"] == "true"
+    assert sidecar["ASYA_RESILIENCY_ACTOR_TIMEOUT"] == "5m"
+    assert sidecar["ASYA_EXTRA"] == "1"
+
+
+def test_objects_use_the_kubernetes_provider_config_and_watch(client):
+    rendered = run(client, composite())
+    for name in ("deployment", "trigger-auth", "service-account"):
+        body = rendered.resource(name)
+        assert body["apiVersion"] == "kubernetes.crossplane.io/v1alpha2"
+        assert body["spec"]["providerConfigRef"] == {"name": "in-cluster"}
+        assert body["spec"]["watch"] is True
+    assert rendered.resource("deployment")["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+
+
+def test_shared_service_account_carries_the_role_and_survives_actor_deletion(client):
+    rendered = run(client, composite())
+    account = manifest(rendered, "service-account")
+    assert account["metadata"]["name"] == "asya-actors"
+    assert account["metadata"]["namespace"] == NAMESPACE
+    assert account["metadata"]["annotations"] == {
+        "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/asya-team-a"
+    }
+    assert "app.kubernetes.io/name" not in account["metadata"]["labels"]
+    assert rendered.resource("service-account")["spec"]["deletionPolicy"] == "Orphan"
+
+
+def test_scaling_disabled_runs_fixed_replicas_without_keda(client, catalog):
+    xr = composite(scaling={"enabled": False}, replicas=3)
+    first = run(client, xr)
+    assert sorted(first.resources) == ["deployment", "queue", "service-account"]
+    assert manifest(first, "deployment")["spec"]["replicas"] == 3
+    assert first.status["infrastructure"]["keda"] == {"ready": True, "message": "scaling disabled"}
+    rendered = run(client, xr, observed=stage_all_ready(first, 3))
+    assert rendered.status["phase"] == "Ready"
+    assert_all_valid(rendered, catalog)
+
+
+def test_irsa_off_has_no_service_account(client):
+    settings = copy.deepcopy(SETTINGS)
+    del settings["irsa"]
+    rendered = run(client, composite(), settings=settings)
+    assert "service-account" not in rendered.resources
+    pod = manifest(rendered, "deployment")["spec"]["template"]["spec"]
+    assert "serviceAccountName" not in pod
+
+
+def test_keda_secret_auth_uses_secret_refs(client, catalog):
+    settings = {**SETTINGS, "keda": {"authProvider": "secret", "secretRef": {"name": "aws-keys"}}}
+    rendered = run(client, composite(), settings=settings)
+    auth = manifest(rendered, "trigger-auth")["spec"]
+    assert auth == {"secretTargetRef": [
+        {"parameter": "awsAccessKeyID", "name": "aws-keys", "key": "AWS_ACCESS_KEY_ID"},
+        {"parameter": "awsSecretAccessKey", "name": "aws-keys", "key": "AWS_SECRET_ACCESS_KEY"},
+    ]}
+    assert_all_valid(rendered, catalog)
+
+
+def test_pod_identity_auth_by_default(client):
+    auth = manifest(run(client, composite()), "trigger-auth")
+    assert auth["spec"] == {"podIdentity": {"provider": "aws"}}
+    assert auth["metadata"]["name"] == f"{ACTOR}-trigger-auth"
+
+
+def test_actor_defaults_to_the_claim_name_and_spec_actor_wins(client):
+    xr = composite()
+    xr["metadata"]["labels"]["crossplane.io/claim-name"] = "from-claim"
+    assert manifest(run(client, xr), "deployment")["metadata"]["name"] == "from-claim"
+    xr["spec"]["actor"] = "explicit"
+    assert manifest(run(client, xr), "deployment")["metadata"]["name"] == "explicit"
+
+
+def test_same_input_gives_byte_identical_output(client):
+    first = run(client, composite(flavors=["gpu"]), flavors={"gpu": [flavor("gpu", {
+        "nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]})]})
+    second = run(client, composite(flavors=["gpu"]), flavors={"gpu": [flavor("gpu", {
+        "nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]})]})
+    assert first.response.SerializeToString(deterministic=True) == (
+        second.response.SerializeToString(deterministic=True)
+    )
+
+
+# -- flavors -------------------------------------------------------------------------------
+
+
+def test_flavors_not_fetched_yet_declares_every_flavor_and_composes_nothing(client):
+    rendered = run(client, composite(flavors=["gpu", "large"]), flavors={"gpu": None})
+    assert not rendered.fatal
+    assert rendered.resources == {}
+    assert rendered.requirements["flavor-gpu"]["matchLabels"]["labels"] == {"asya.sh/flavor": "gpu"}
+    assert rendered.requirements["flavor-large"]["matchLabels"]["labels"] == {
+        "asya.sh/flavor": "large"
+    }
+
+
+def test_flavors_merge_lists_append_maps_merge_and_the_claim_wins(client):
+    gpu = flavor("gpu", {
+        "nodeSelector": {"accelerator": "nvidia"},
+        "tolerations": [{"key": "gpu", "operator": "Exists"}],
+        "env": [{"name": "CUDA", "value": "1"}],
+        "resources": {"limits": {"nvidia.com/gpu": "1"}},
+        "scaling": {"maxReplicaCount": 4},
+    })
+    large = flavor("large", {
+        "nodeSelector": {"size": "large"},
+        "tolerations": [{"key": "large", "operator": "Exists"}],
+        "env": [{"name": "THREADS", "value": "8"}],
+        "resources": {"requests": {"memory": "8Gi"}},
+        "scaling": {"queueLength": 2},
+        "pythonExecutable": "python3.12",
+    })
+    xr = composite(
+        flavors=["gpu", "large"],
+        env=[{"name": "THREADS", "value": "16"}, {"name": "MODE", "value": "claim"}],
+        scaling={"maxReplicaCount": 6},
+    )
+    first = run(client, xr, flavors={"gpu": [gpu], "large": [large]})
+    assert not first.fatal, first.messages
+    deployment = manifest(first, "deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["nodeSelector"] == {"accelerator": "nvidia", "size": "large"}
+    assert [t["key"] for t in pod["tolerations"]] == ["gpu", "large"]
+    runtime = container(deployment, "asya-runtime")
+    assert runtime["resources"] == {"requests": {"memory": "8Gi"}, "limits": {"nvidia.com/gpu": "1"}}
+    assert runtime["command"][0] == "python3.12"
+    env = [(e["name"], e.get("value")) for e in runtime["env"]]
+    assert env[2:] == [("CUDA", "1"), ("THREADS", "16"), ("MODE", "claim")]
+    rendered = run(client, xr, observed=stage_queue_ready(first),
+                   flavors={"gpu": [gpu], "large": [large]})
+    scaling = manifest(rendered, "scaled-object")["spec"]
+    assert scaling["maxReplicaCount"] == 6  # the claim's own value wins over gpu's 4
+    assert scaling["triggers"][0]["metadata"]["queueLength"] == "2"
+
+
+def test_two_flavors_setting_the_same_leaf_is_an_error_naming_both(client):
+    rendered = run(client, composite(flavors=["gpu", "large"]), flavors={
+        "gpu": [flavor("gpu", {"scaling": {"maxReplicaCount": 4}})],
+        "large": [flavor("large", {"scaling": {"maxReplicaCount": 20}})],
+    })
+    assert len(rendered.fatal) == 1
+    message = rendered.fatal[0]
+    assert "spec.scaling.maxReplicaCount" in message
+    assert "flavor gpu" in message and "flavor large" in message
+
+
+def test_two_flavors_giving_the_same_env_var_is_an_error(client):
+    rendered = run(client, composite(flavors=["a", "b"]), flavors={
+        "a": [flavor("a", {"env": [{"name": "X", "value": "1"}]})],
+        "b": [flavor("b", {"env": [{"name": "X", "value": "2"}]})],
+    })
+    assert "spec.env[name=X]" in rendered.fatal[0]
+    assert "flavor a" in rendered.fatal[0] and "flavor b" in rendered.fatal[0]
+
+
+@pytest.mark.parametrize("field", ["actor", "flavors"])
+def test_a_flavor_may_not_set_actor_or_flavors(client, field):
+    value: Any = "other" if field == "actor" else ["x"]
+    rendered = run(client, composite(flavors=["gpu"]),
+                   flavors={"gpu": [flavor("gpu", {field: value})]})
+    assert len(rendered.fatal) == 1
+    assert field in rendered.fatal[0] and "flavor gpu" in rendered.fatal[0]
+
+
+def test_a_missing_flavor_is_an_error_naming_it(client):
+    rendered = run(client, composite(flavors=["gpu"]), flavors={"gpu": []})
+    assert rendered.fatal == ["spec.flavors[0]: no EnvironmentConfig labelled asya.sh/flavor=gpu exists"]
+
+
+def test_an_invalid_value_from_a_flavor_names_the_flavor(client):
+    rendered = run(client, composite(flavors=["gpu"]),
+                   flavors={"gpu": [flavor("gpu", {"scaling": {"colour": "blue"}})]})
+    assert "spec.scaling.colour" in rendered.fatal[0]
+    assert "flavor gpu" in rendered.fatal[0]
+
+
+def test_two_configs_for_one_flavor_is_an_error(client):
+    rendered = run(client, composite(flavors=["gpu"]),
+                   flavors={"gpu": [flavor("gpu", {}), {**flavor("gpu", {}),
+                                                         "metadata": {"name": "gpu-copy"}}]})
+    assert "spec.flavors[0]" in rendered.fatal[0] and "gpu-copy" in rendered.fatal[0]
+
+
+# -- the stateful rule ---------------------------------------------------------------------
+
+
+def _existing_actor(client) -> dict[str, dict[str, Any]]:
+    first = run(client, composite())
+    return stage_all_ready(run(client, composite(), observed=stage_queue_ready(first)), 1)
+
+
+@pytest.mark.parametrize(
+    ("spec", "flavors", "field"),
+    [
+        ({"flavors": ["gone"]}, {"gone": []}, "spec.flavors[0]"),
+        ({"handler": "no-dots"}, {}, "spec.handler"),
+        ({"image": ""}, {}, "spec.image"),
+    ],
+    ids=["missing-flavor", "bad-handler", "empty-image"],
+)
+def test_a_broken_spec_on_an_existing_actor_never_drops_its_queue(client, spec, flavors, field):
+    observed = _existing_actor(client)
+    rendered = run(client, composite(**spec), observed=observed, flavors=flavors)
+    # A fatal result: Crossplane keeps the previous desired state, queue included.
+    assert len(rendered.fatal) == 1 and field in rendered.fatal[0]
+    assert "queue" not in rendered.resources  # nothing new is desired, nothing is deleted
+
+
+# -- validation ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"handler": "handle"}, "spec.handler"),
+        ({"handler": "pkg.mod.Class.method"}, None),
+        ({"image": ""}, "spec.image"),
+        ({"actor": "Bad_Name"}, "spec.actor"),
+        ({"actor": "a" * 64}, "spec.actor"),
+        ({"replicas": 0}, "spec.replicas"),
+        ({"imagePullPolicy": "Sometimes"}, "spec.imagePullPolicy"),
+        ({"pythonExecutable": "python 3"}, "spec.pythonExecutable"),
+        ({"flavors": [f"f{i}" for i in range(9)]}, "spec.flavors"),
+        ({"flavors": ["Not A Label"]}, "spec.flavors"),
+        ({"scaling": {"minReplicaCount": 5, "maxReplicaCount": 2}}, "spec.scaling"),
+        ({"scaling": {"queueLength": 0}}, "spec.scaling.queueLength"),
+        ({"resources": {"limits": {"cpu": "lots"}}}, "spec.resources.limits"),
+        ({"env": [{"name": "X", "value": "1", "valueFrom": {"secretKeyRef": {}}}]}, "spec.env[0]"),
+        ({"resiliency": {"actorTimeout": "forever"}}, "spec.resiliency.actorTimeout"),
+        ({"resiliency": {"retry": {"policy": "random"}}}, "spec.resiliency.retry.policy"),
+        ({"volumes": [{"emptyDir": {}}]}, "spec.volumes"),
+        ({"colour": "blue"}, "spec.colour"),
+    ],
+)
+def test_spec_validation_names_the_field(client, spec, field):
+    xr = composite(**spec)
+    if "image" in spec:
+        xr["spec"]["image"] = spec["image"]
+    rendered = run(client, xr, flavors={n: [flavor(n, {})] for n in spec.get("flavors", [])})
+    if field is None:
+        assert not rendered.fatal, rendered.messages
+        return
+    assert len(rendered.fatal) == 1, rendered.messages
+    assert field in rendered.fatal[0]
+    assert "Traceback" not in rendered.fatal[0]
+
+
+def test_missing_required_spec_fields_are_named(client):
+    xr = composite()
+    del xr["spec"]["image"], xr["spec"]["handler"]
+    message = run(client, xr).fatal[0]
+    assert "spec.image" in message and "spec.handler" in message
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({}, "environment.aws"),
+        ({"aws": {"region": "Mars"}}, "environment.aws.region"),
+        ({"aws": {"region": "eu-west-1", "accountId": "12"}}, "environment.aws.accountId"),
+        ({"aws": {"region": "eu-west-1"}, "irsa": {"enabled": True}}, "environment.irsa"),
+        ({"aws": {"region": "eu-west-1"}, "keda": {"authProvider": "secret"}}, "environment.keda"),
+        ({"aws": {"region": "eu-west-1"}, "transport": "rabbitmq"}, "environment.transport"),
+    ],
+)
+def test_settings_validation_names_the_field(client, settings, field):
+    rendered = run(client, composite(), settings=settings)
+    assert len(rendered.fatal) == 1 and field in rendered.fatal[0], rendered.messages
+
+
+def test_settings_come_from_environment_configs_over_step_settings(client):
+    env = {"apiVersion": ENV_API, "kind": "EnvironmentConfig", "metadata": {"name": "asya"},
+           "data": {"aws": {"region": "us-east-2"}}}
+    req = request(
+        composite(),
+        step_input("async-actor", settings={"aws": {"region": "eu-west-1"}},
+                   environment=[{"name": "asya"}]),
+        required={"environment-0": [env]},
+    )
+    rendered = client.run(req)
+    assert rendered.resource("queue")["spec"]["forProvider"]["region"] == "us-east-2"
+
+
+def test_an_unclaimed_composite_needs_a_namespace(client):
+    xr = composite()
+    xr["metadata"]["labels"] = {}
+    message = run(client, xr).fatal[0]
+    assert "crossplane.io/claim-namespace" in message
+
+
+# -- API -----------------------------------------------------------------------------------
+
+
+def test_xrd_names_columns_and_no_defaults():
+    from fnplatform.composers.async_actor.api import API
+
+    xrd = API.to_xrd()
+    assert xrd["metadata"]["name"] == "xasyncactors.asya.sh"
+    assert xrd["spec"]["claimNames"] == {
+        "kind": "AsyncActor", "plural": "asyncactors", "shortNames": ["asya", "asyas"]
+    }
+    version = xrd["spec"]["versions"][0]
+    columns = {c["name"]: c for c in version["additionalPrinterColumns"]}
+    assert list(columns) == ["Actor", "Status", "Ready", "Replicas", "Queue", "Age"]
+    assert columns["Queue"]["priority"] == 1
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert not _keys_named(spec, "default")
+    assert sorted(spec["required"]) == ["handler", "image"]
+    assert spec["properties"]["actor"]["pattern"] == "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+
+
+def _keys_named(node: Any, key: str) -> list[Any]:
+    """Every value under a dict key ``key`` anywhere in ``node``."""
+    if isinstance(node, dict):
+        found = [v for k, v in node.items() if k == key]
+        return found + [x for v in node.values() for x in _keys_named(v, key)]
+    if isinstance(node, list):
+        return [x for v in node for x in _keys_named(v, key)]
+    return []
