@@ -556,3 +556,28 @@ def test_import_adopts_the_cluster(client, catalog, mode, policies):
     # Other resources are created as usual.
     assert "managementPolicies" not in rendered.resource("network")["spec"]
     assert catalog.validate(cluster) == []
+
+
+# -- protocol and versions ----------------------------------------------------------------
+
+
+def test_every_gcp_kind_is_emitted_at_its_storage_version(client, catalog):
+    rendered, _ = converge(client, composite())
+    gcp = {n: b for n, b in rendered.resources.items() if ".gcp.upbound.io/" in b["apiVersion"]}
+    assert len(gcp) >= 15
+    for name, body in sorted(gcp.items()):
+        group, version = body["apiVersion"].split("/")
+        storage = catalog.storage_version(group, body["kind"])
+        assert storage is not None, name
+        assert version == storage.version, f"{name}: {version} is not {storage.version}"
+
+
+def test_v1beta1_protocol_gives_the_same_first_pass(client):
+    environment = {"environment-0": [ENVIRONMENT]}
+    req = request(
+        composite(), step_input("cluster", environment=[{"name": "gcp-prod"}]), required=environment
+    )
+    v1 = client.run(req)
+    beta = client.run(req, protocol="v1beta1")
+    assert beta.fatal == []
+    assert beta.resources == v1.resources
