@@ -1,0 +1,155 @@
+"""Write ``examples/<module>/observed-<case>.yaml``: a later pass where the foundations are Ready.
+
+    python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
+
+For each named first-pass case it renders pass 1, marks every composed resource Ready as a
+provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
+``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), renders
+pass 2 (the cluster appears once its network is Ready) and marks the cluster Ready too. The
+result is the observed state of a third pass, which composes the dependents (node pools,
+ProviderConfigs, Helm releases, workload identity) and fills the XR status. Values are fake but
+deterministic (hashes of names), so goldens stay byte-identical.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import render_examples as tool
+
+READY_NAMES_SECOND_PASS = ("cluster",)
+EXTERNAL_NAME = "crossplane.io/external-name"
+CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBexample\n-----END CERTIFICATE-----\n"
+CA_DATA = base64.b64encode(CA_PEM.encode()).decode()
+
+
+def _digest(text: str, length: int = 12) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:length]
+
+
+def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
+    """Provider-reported fields for ``body``'s kind (what the cloud modules read)."""
+    group = body["apiVersion"].split("/")[0]
+    kind = body["kind"]
+    for_provider = (body.get("spec") or {}).get("forProvider") or {}
+    at: dict[str, Any] = {"id": external}
+    if group.endswith("gcp.upbound.io"):
+        project = for_provider.get("project", "example-project")
+        location = for_provider.get("location") or for_provider.get("region") or "global"
+        if kind == "Cluster":
+            at["id"] = f"projects/{project}/locations/{location}/clusters/{external}"
+            at["endpoint"] = f"34.{int(_digest(external, 2), 16)}.10.20"
+            at["masterAuth"] = {"clusterCaCertificate": CA_DATA}
+        elif kind == "ServiceAccount":
+            at["email"] = f"{external}@{project}.iam.gserviceaccount.com"
+    elif group.endswith("aws.upbound.io"):
+        region = for_provider.get("region", "eu-west-1")
+        at["arn"] = f"arn:aws:{group.split('.')[0]}:{region}:123456789012:{kind.lower()}/{external}"
+        if kind == "Cluster" and group.startswith("eks."):
+            cluster_id = _digest(external, 32).upper()
+            at["endpoint"] = f"https://{cluster_id}.gr7.{region}.eks.amazonaws.com"
+            at["certificateAuthority"] = [{"data": CA_DATA}]
+            issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
+            at["identity"] = [{"oidc": [{"issuer": issuer}]}]
+        elif kind == "Zone":
+            at["zoneId"] = "Z" + _digest(external, 13).upper()
+    elif group.endswith("azure.upbound.io"):
+        at["id"] = f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/{external}"
+        if kind == "KubernetesCluster":
+            at["fqdn"] = f"{external}-{_digest(external, 8)}.hcp.westeurope.azmk8s.io"
+            tenant = _digest(external, 36)
+            at["oidcIssuerUrl"] = f"https://westeurope.oic.prod-aks.azure.com/{tenant}/"
+        elif kind == "UserAssignedIdentity":
+            uuid = _digest(external, 32)
+            at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
+    return at
+
+
+def mark_ready(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` as the provider would report it once the real resource exists."""
+    observed = yaml.safe_load(yaml.safe_dump(body))
+    metadata = observed.setdefault("metadata", {})
+    annotations = metadata.setdefault("annotations", {})
+    external = annotations.setdefault(EXTERNAL_NAME, metadata.get("name", ""))
+    status: dict[str, Any] = {}
+    if not observed["apiVersion"].startswith(("kubernetes.crossplane.io", "helm.crossplane.io")):
+        status["atProvider"] = _at_provider(observed, external)
+    status["conditions"] = [
+        {"type": "Ready", "status": "True", "reason": "Available",
+         "lastTransitionTime": "2024-01-01T00:00:00Z"},
+        {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
+         "lastTransitionTime": "2024-01-01T00:00:00Z"},
+    ]  # fmt: skip
+    observed["status"] = status
+    return observed
+
+
+def _composed(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:
+    """Rendered composed resources by composition-resource-name."""
+    out = {}
+    for doc in yaml.safe_load_all(stdout):
+        if not doc or doc.get("kind") in (xr_kind, "Result"):
+            continue
+        name = doc["metadata"]["annotations"]["crossplane.io/composition-resource-name"]
+        out[name] = doc
+    return out
+
+
+def _render(crank: Path, case: tool.Case, port: int, tmp: Path) -> str:
+    result = tool.render(crank, case, port, tmp)
+    if result.returncode != 0:
+        msg = f"{case.id}: {result.stderr}"
+        raise SystemExit(msg)
+    return result.stdout
+
+
+def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
+    """Pass-1 resources and the cluster, all Ready."""
+    xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
+    first = _composed(_render(crank, case, port, tmp), xr_kind)
+    ready = {name: mark_ready(body) for name, body in first.items()}
+    pass_one_file = tmp / "observed-pass-1.yaml"
+    pass_one_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
+    second_case = tool.Case(
+        module=case.module, name=case.name, xr=case.xr, environment=case.environment,
+        observed=pass_one_file, required=case.required,
+    )  # fmt: skip
+    second = _composed(_render(crank, second_case, port, tmp), xr_kind)
+    for name in READY_NAMES_SECOND_PASS:
+        if name in second:
+            ready[name] = mark_ready(second[name])
+    return [ready[name] for name in sorted(ready)]
+
+
+def main(argv: list[str]) -> int:
+    crank = tool.find_crank()
+    if crank is None:
+        print("crank not found: run tools/install-crank.sh", file=sys.stderr)
+        return 2
+    cases = {c.id: c for c in tool.load_cases()}
+    port = tool.free_port()
+    with tempfile.TemporaryDirectory() as tmp, tool.serve_function(port):
+        for case_id in argv:
+            case = cases[case_id]
+            documents = observed_for(crank, case, port, Path(tmp))
+            target = case.xr.parent / f"observed-{case.name}-ready.yaml"
+            header = (
+                f"# Observed state of {case.xr.name} once the foundations are Ready\n"
+                f"# (tools/make_observed.py {case_id}; provider values are fake, deterministic).\n"
+            )
+            target.write_text(header + yaml.safe_dump_all(documents, sort_keys=False))
+            print(f"wrote {target.relative_to(tool.ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
