@@ -525,3 +525,16 @@ def test_bad_system_pool_settings_are_a_fatal_result_naming_the_field(client: An
     )
     assert len(rsp.fatal) == 1
     assert "environment.azure.systemPool.minCount" in rsp.fatal[0]
+
+
+def test_federation_keeps_the_remembered_issuer_while_the_cluster_is_unobserved(
+    client: Any,
+) -> None:
+    _, observed = converge(client, composite())
+    blind = copy.deepcopy(observed)
+    del blind["cluster"]["status"]["atProvider"]["oidcIssuerUrl"]
+    xr = composite()
+    xr["status"] = {"oidcIssuer": OIDC_ISSUER}
+    rendered = run(client, xr, blind)
+    assert for_provider(rendered, "cert-manager-identity-federation")["issuer"] == OIDC_ISSUER
+    assert rendered.status["oidcIssuer"] == OIDC_ISSUER
