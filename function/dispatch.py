@@ -8,6 +8,7 @@ the module, while the traceback goes to the function's own log only.
 from __future__ import annotations
 
 import functools
+import traceback
 from typing import Any
 
 from crossplane.function import logging, response
@@ -95,10 +96,28 @@ def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
     except CompositionError as err:
         return fatal(request, str(err))
     except Exception as err:
-        logging.get_logger().exception("composition failed", module=module, tag=request.meta.tag)
+        log_failure(err, module, request.meta.tag)
         return fatal(
             request, f"internal error in module {module}: {type(err).__name__}; see function logs"
         )
+
+
+def log_failure(err: Exception, module: str, tag: str) -> None:
+    """Log an unexpected error with its stack, but never the values it touched.
+
+    ``log.exception`` would render the traceback through structlog's ``dict_tracebacks``,
+    which includes every frame's local variables: the request, the environment, connection
+    details, secrets. Only the exception type and the frames (file, line, function) are
+    logged; the exception message, which may quote a value, only at debug level.
+    """
+    frames = [
+        f"{frame.filename}:{frame.lineno} in {frame.name}"
+        for frame in traceback.extract_tb(err.__traceback__)
+    ]
+    log = logging.get_logger()
+    log.error("composition failed", module=module, tag=tag, error=type(err).__name__,
+              frames=frames)
+    log.debug("composition failed", module=module, tag=tag, message=str(err)[:500])
 
 
 def fatal(request: fnv1.RunFunctionRequest, message: str) -> fnv1.RunFunctionResponse:

@@ -15,6 +15,7 @@ the desired set stops changing, which gives the "observed after the first passes
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,7 @@ class ModuleCase:
     required: Mapping[str, list[Body]] = field(default_factory=dict)  # composer requirements
     invalid: tuple[Invalid, ...] = ()
     secrets: Mapping[str, bytes] = field(default_factory=dict)  # connection details to observe
+    observed_status: Mapping[str, Body] = field(default_factory=dict)  # status once Ready
 
     @property
     def xr_name(self) -> str:
@@ -105,8 +107,11 @@ class ModuleCase:
         """The same case for a composite called ``name`` (concurrency tests need many)."""
         composite = copy.deepcopy(self.composite)
         composite["metadata"]["name"] = name
-        return ModuleCase(self.id, self.module, composite, self.settings, self.environment,
-                          self.required, self.invalid, self.secrets)
+        return dataclasses.replace(self, composite=composite)
+
+    def with_composite(self, composite: Body) -> ModuleCase:
+        """The same case for another composite (the benchmark's large clusters)."""
+        return dataclasses.replace(self, composite=composite)
 
 
 def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, list[Body]]:
@@ -125,7 +130,8 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
     rendered = run(case.request(observed=observed, required=fetched))
     for _ in range(passes):
         fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
-        now = {name: observed_ready(body) for name, body in rendered.resources.items()}
+        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
+               for name, body in rendered.resources.items()}
         if set(now) == set(observed) and not rendered.fatal:
             break
         observed = now
@@ -260,6 +266,10 @@ def async_actor_case() -> ModuleCase:
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         secrets={"password": b"actor-s3cr3t-queue-pw-55d"},
+        observed_status={"queue": {"atProvider": {
+            "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-text-processor",
+            "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-text-processor",
+        }}},
     )
 
 
