@@ -1,0 +1,57 @@
+# function-platform developer entry points. Needs python3.11 and go (for crank) on the machine.
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+CRANK := .bin/crank
+RENDER_OUT ?=
+
+.PHONY: setup render serve generate test test-e2e lint bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(CRANK):
+	tools/install-crank.sh
+
+## setup: virtualenv with the package and dev tools, plus crank in .bin/
+setup: $(VENV)/.installed $(CRANK)
+
+## render: serve the function locally and render every example (RENDER_OUT=dir writes files)
+render: setup
+	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),)
+
+## serve: run the function for `crossplane render` (Development runtime dials localhost:9443)
+serve: setup
+	$(PY) -m function --insecure --debug --address localhost:9443
+
+## generate: regenerate XRDs and the Input CRD from the pydantic models
+generate: setup
+	$(PY) tools/generate_apis.py
+
+## test: every test, the end-to-end crank renders included
+test: setup
+	$(PY) -m pytest -q
+
+## test-e2e: only the crank render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
+test-e2e: setup
+	$(PY) -m pytest -q -m e2e
+
+## lint: ruff, mypy, and generated files up to date
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(PY) tools/generate_apis.py --check
+
+## bench: the benchmark (bench/run.py) when present
+bench: setup
+	@if [[ -f bench/run.py ]]; then $(PY) bench/run.py; else echo "no bench/run.py yet"; fi
+
+clean:
+	rm -rf $(VENV) .bin build dist .pytest_cache .mypy_cache .ruff_cache
