@@ -30,6 +30,8 @@ class ClusterSpec:
     connection_secret: str  # Secret name (in the provider namespace) for the kubeconfig
     connection_namespace: str = "crossplane-system"
     version: str | None = None
+    pods_cidr: str | None = None  # pod range, for clouds whose cluster (not network) owns it
+    services_cidr: str | None = None  # Service range the control plane allocates from
 
 
 @dataclass(frozen=True)

@@ -338,9 +338,8 @@ def cluster(
     }
     if spec.version:
         for_provider["version"] = spec.version
-    services_cidr = get_path(comp.env, "network.servicesCidr")
-    if services_cidr:
-        for_provider["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": str(services_cidr)}
+    if spec.services_cidr:
+        for_provider["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": spec.services_cidr}
     comp.emit(name, EKS_CLUSTER.new(for_provider), uses=[*uses, *cluster_attachments],
               template=template)
 

@@ -34,7 +34,7 @@ from fnplatform.clouds.azure.common import (
     resource_group,
     subnet_name,
 )
-from fnplatform.clouds.azure.network import dns_service_ip, network_spec
+from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library.registry import provides
@@ -134,12 +134,8 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
 
 def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     """Azure CNI overlay with Cilium; pods and services ranges from the cluster's network."""
-    network = network_spec(comp, spec.network)
-    if network is None:
-        raise InputError(
-            "environment.network",
-            f"the cluster's network {spec.network!r} must be composed (on azure) before it",
-        )
+    if not spec.pods_cidr or not spec.services_cidr:
+        raise InputError("environment.network", "AKS needs podsCidr and servicesCidr")
     return {
         "networkPlugin": "azure",
         "networkPluginMode": "overlay",
@@ -147,9 +143,9 @@ def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "networkPolicy": "cilium",
         "loadBalancerSku": "standard",
         "outboundType": "loadBalancer",
-        "podCidr": network.pods_cidr,
-        "serviceCidr": network.services_cidr,
-        "dnsServiceIp": dns_service_ip(network.services_cidr),
+        "podCidr": spec.pods_cidr,
+        "serviceCidr": spec.services_cidr,
+        "dnsServiceIp": dns_service_ip(spec.services_cidr),
     }
 
 

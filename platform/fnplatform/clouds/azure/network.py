@@ -14,7 +14,6 @@ rules); switching to ``userAssignedNATGateway`` needs those association kinds fi
 from __future__ import annotations
 
 import ipaddress
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,12 +33,6 @@ from fnplatform.library.specs import NetworkSpec
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-# The network builder remembers, per pass, the ranges it was given: the cluster builder gets
-# only the network's composition name but must put the same pods/services ranges into AKS's
-# network profile. Weak keys: nothing outlives the Composition of one request.
-_NETWORKS: weakref.WeakKeyDictionary[Composition, dict[str, NetworkSpec]] = (
-    weakref.WeakKeyDictionary()
-)
 _RANGE_FIELDS = {
     "subnet_cidr": "environment.network.subnetCidr",
     "pods_cidr": "environment.network.podsCidr",
@@ -74,12 +67,6 @@ def network(
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
     if spec.private:
         _nat_egress(comp, name, group, spec.region)
-    _NETWORKS.setdefault(comp, {})[name] = spec
-
-
-def network_spec(comp: Composition, name: str) -> NetworkSpec | None:
-    """The spec the network ``name`` was built with in this pass, if it was."""
-    return _NETWORKS.get(comp, {}).get(name)
 
 
 def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec) -> dict[str, Any]:

@@ -19,9 +19,9 @@ from fnplatform.library import (
     add_network,
     add_node_pool,
     add_workload_identity,
+    specs,
 )
-from fnplatform.library import specs
-from fnplatform.library.calls import cluster_credentials, cloud_value
+from fnplatform.library.calls import cloud_value, cluster_credentials
 from fnplatform.templates import render_values
 from fnplatform.validation import parse
 
@@ -55,6 +55,8 @@ def compose(comp: Composition) -> None:
         private=params.privateCluster,
         connection_secret=comp.resource_name("kubeconfig"),
         version=params.kubernetesVersion,
+        pods_cidr=env.network.podsCidr,
+        services_cidr=env.network.servicesCidr,
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK])
     _node_pools(comp, spec, env, region)
@@ -89,7 +91,9 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, r
         )
 
 
-def _dns_zones(comp: Composition, domain: str | None, create: bool, private: bool) -> tuple[str, ...]:
+def _dns_zones(
+    comp: Composition, domain: str | None, create: bool, private: bool
+) -> tuple[str, ...]:
     if not domain or not create:
         return ()
     add_dns_zone(comp, PUBLIC_ZONE, specs.DnsZoneSpec(domain=domain, private=False))
