@@ -222,14 +222,16 @@ def test_queue_ready_with_url_brings_the_scaled_object(client, catalog):
     trigger = spec["triggers"][0]
     assert trigger["type"] == "aws-sqs-queue"
     assert trigger["metadata"] == {
-        "queueURL": QUEUE_URL, "queueLength": "5", "awsRegion": "eu-west-1"
+        "queueURL": QUEUE_URL,
+        "queueLength": "5",
+        "awsRegion": "eu-west-1",
     }
     assert trigger["authenticationRef"]["name"] == f"{ACTOR}-trigger-auth"
     behavior = spec["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
     assert behavior["scaleUp"]["stabilizationWindowSeconds"] == 0
-    assert {(p["type"], p["value"], p["periodSeconds"]) for p in behavior["scaleUp"]["policies"]} == {
-        ("Pods", 10, 60), ("Percent", 100, 60)
-    }
+    assert {
+        (p["type"], p["value"], p["periodSeconds"]) for p in behavior["scaleUp"]["policies"]
+    } == {("Pods", 10, 60), ("Percent", 100, 60)}
     assert behavior["scaleDown"]["stabilizationWindowSeconds"] == 300
     assert behavior["scaleDown"]["policies"] == [{"type": "Pods", "value": 1, "periodSeconds": 60}]
     sidecar = container(manifest(rendered, "deployment"), "asya-sidecar")
@@ -281,13 +283,22 @@ def test_keda_not_ready_keeps_the_actor_creating_with_the_reason(client):
     observed = stage_all_ready(second, 2)
     observed["scaled-object"] = observed_object(
         second.resource("scaled-object"),
-        {"conditions": [{"type": "Ready", "status": "False", "reason": "ScaledObjectCheckFailed",
-                         "message": "queue not found"}]},
+        {
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "False",
+                    "reason": "ScaledObjectCheckFailed",
+                    "message": "queue not found",
+                }
+            ]
+        },
     )
     rendered = run(client, composite(), observed=observed)
     assert rendered.status["phase"] == "Creating"
     assert rendered.status["infrastructure"]["keda"] == {
-        "ready": False, "message": "ScaledObjectCheckFailed: queue not found"
+        "ready": False,
+        "message": "ScaledObjectCheckFailed: queue not found",
     }
 
 
@@ -301,8 +312,10 @@ def test_deployment_runs_the_runtime_and_sidecar_in_the_claim_namespace(client):
         pythonExecutable="/usr/local/bin/python3.12",
         imagePullPolicy="Always",
         sidecar={"env": [{"name": "ASYA_EXTRA", "value": "1"}]},
-        resiliency={"retry": {"policy": "exponential", "maxAttempts": 5, "jitter": True},
-                    "actorTimeout": "5m"},
+        resiliency={
+            "retry": {"policy": "exponential", "maxAttempts": 5, "jitter": True},
+            "actorTimeout": "5m",
+        },
         nodeSelector={"pool": "gpu"},
         tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
         volumes=[{"name": "models", "emptyDir": {}}],
@@ -386,10 +399,12 @@ def test_keda_secret_auth_uses_secret_refs(client, catalog):
     settings = {**SETTINGS, "keda": {"authProvider": "secret", "secretRef": {"name": "aws-keys"}}}
     rendered = run(client, composite(), settings=settings)
     auth = manifest(rendered, "trigger-auth")["spec"]
-    assert auth == {"secretTargetRef": [
-        {"parameter": "awsAccessKeyID", "name": "aws-keys", "key": "AWS_ACCESS_KEY_ID"},
-        {"parameter": "awsSecretAccessKey", "name": "aws-keys", "key": "AWS_SECRET_ACCESS_KEY"},
-    ]}
+    assert auth == {
+        "secretTargetRef": [
+            {"parameter": "awsAccessKeyID", "name": "aws-keys", "key": "AWS_ACCESS_KEY_ID"},
+            {"parameter": "awsSecretAccessKey", "name": "aws-keys", "key": "AWS_SECRET_ACCESS_KEY"},
+        ]
+    }
     assert_all_valid(rendered, catalog)
 
 
@@ -408,10 +423,30 @@ def test_actor_defaults_to_the_claim_name_and_spec_actor_wins(client):
 
 
 def test_same_input_gives_byte_identical_output(client):
-    first = run(client, composite(flavors=["gpu"]), flavors={"gpu": [flavor("gpu", {
-        "nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]})]})
-    second = run(client, composite(flavors=["gpu"]), flavors={"gpu": [flavor("gpu", {
-        "nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]})]})
+    first = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={
+            "gpu": [
+                flavor(
+                    "gpu",
+                    {"nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]},
+                )
+            ]
+        },
+    )
+    second = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={
+            "gpu": [
+                flavor(
+                    "gpu",
+                    {"nodeSelector": {"b": "2", "a": "1"}, "env": [{"name": "X", "value": "1"}]},
+                )
+            ]
+        },
+    )
     assert first.response.SerializeToString(deterministic=True) == (
         second.response.SerializeToString(deterministic=True)
     )
@@ -431,21 +466,27 @@ def test_flavors_not_fetched_yet_declares_every_flavor_and_composes_nothing(clie
 
 
 def test_flavors_merge_lists_append_maps_merge_and_the_claim_wins(client):
-    gpu = flavor("gpu", {
-        "nodeSelector": {"accelerator": "nvidia"},
-        "tolerations": [{"key": "gpu", "operator": "Exists"}],
-        "env": [{"name": "CUDA", "value": "1"}],
-        "resources": {"limits": {"nvidia.com/gpu": "1"}},
-        "scaling": {"maxReplicaCount": 4},
-    })
-    large = flavor("large", {
-        "nodeSelector": {"size": "large"},
-        "tolerations": [{"key": "large", "operator": "Exists"}],
-        "env": [{"name": "THREADS", "value": "8"}],
-        "resources": {"requests": {"memory": "8Gi"}},
-        "scaling": {"queueLength": 2},
-        "pythonExecutable": "python3.12",
-    })
+    gpu = flavor(
+        "gpu",
+        {
+            "nodeSelector": {"accelerator": "nvidia"},
+            "tolerations": [{"key": "gpu", "operator": "Exists"}],
+            "env": [{"name": "CUDA", "value": "1"}],
+            "resources": {"limits": {"nvidia.com/gpu": "1"}},
+            "scaling": {"maxReplicaCount": 4},
+        },
+    )
+    large = flavor(
+        "large",
+        {
+            "nodeSelector": {"size": "large"},
+            "tolerations": [{"key": "large", "operator": "Exists"}],
+            "env": [{"name": "THREADS", "value": "8"}],
+            "resources": {"requests": {"memory": "8Gi"}},
+            "scaling": {"queueLength": 2},
+            "pythonExecutable": "python3.12",
+        },
+    )
     xr = composite(
         flavors=["gpu", "large"],
         env=[{"name": "THREADS", "value": "16"}, {"name": "MODE", "value": "claim"}],
@@ -458,22 +499,30 @@ def test_flavors_merge_lists_append_maps_merge_and_the_claim_wins(client):
     assert pod["nodeSelector"] == {"accelerator": "nvidia", "size": "large"}
     assert [t["key"] for t in pod["tolerations"]] == ["gpu", "large"]
     runtime = container(deployment, "asya-runtime")
-    assert runtime["resources"] == {"requests": {"memory": "8Gi"}, "limits": {"nvidia.com/gpu": "1"}}
+    assert runtime["resources"] == {
+        "requests": {"memory": "8Gi"},
+        "limits": {"nvidia.com/gpu": "1"},
+    }
     assert runtime["command"][0] == "python3.12"
     env = [(e["name"], e.get("value")) for e in runtime["env"]]
     assert env[2:] == [("CUDA", "1"), ("THREADS", "16"), ("MODE", "claim")]
-    rendered = run(client, xr, observed=stage_queue_ready(first),
-                   flavors={"gpu": [gpu], "large": [large]})
+    rendered = run(
+        client, xr, observed=stage_queue_ready(first), flavors={"gpu": [gpu], "large": [large]}
+    )
     scaling = manifest(rendered, "scaled-object")["spec"]
     assert scaling["maxReplicaCount"] == 6  # the claim's own value wins over gpu's 4
     assert scaling["triggers"][0]["metadata"]["queueLength"] == "2"
 
 
 def test_two_flavors_setting_the_same_leaf_is_an_error_naming_both(client):
-    rendered = run(client, composite(flavors=["gpu", "large"]), flavors={
-        "gpu": [flavor("gpu", {"scaling": {"maxReplicaCount": 4}})],
-        "large": [flavor("large", {"scaling": {"maxReplicaCount": 20}})],
-    })
+    rendered = run(
+        client,
+        composite(flavors=["gpu", "large"]),
+        flavors={
+            "gpu": [flavor("gpu", {"scaling": {"maxReplicaCount": 4}})],
+            "large": [flavor("large", {"scaling": {"maxReplicaCount": 20}})],
+        },
+    )
     assert len(rendered.fatal) == 1
     message = rendered.fatal[0]
     assert "spec.scaling.maxReplicaCount" in message
@@ -481,10 +530,14 @@ def test_two_flavors_setting_the_same_leaf_is_an_error_naming_both(client):
 
 
 def test_two_flavors_giving_the_same_env_var_is_an_error(client):
-    rendered = run(client, composite(flavors=["a", "b"]), flavors={
-        "a": [flavor("a", {"env": [{"name": "X", "value": "1"}]})],
-        "b": [flavor("b", {"env": [{"name": "X", "value": "2"}]})],
-    })
+    rendered = run(
+        client,
+        composite(flavors=["a", "b"]),
+        flavors={
+            "a": [flavor("a", {"env": [{"name": "X", "value": "1"}]})],
+            "b": [flavor("b", {"env": [{"name": "X", "value": "2"}]})],
+        },
+    )
     assert "spec.env[name=X]" in rendered.fatal[0]
     assert "flavor a" in rendered.fatal[0] and "flavor b" in rendered.fatal[0]
 
@@ -492,28 +545,38 @@ def test_two_flavors_giving_the_same_env_var_is_an_error(client):
 @pytest.mark.parametrize("field", ["actor", "flavors"])
 def test_a_flavor_may_not_set_actor_or_flavors(client, field):
     value: Any = "other" if field == "actor" else ["x"]
-    rendered = run(client, composite(flavors=["gpu"]),
-                   flavors={"gpu": [flavor("gpu", {field: value})]})
+    rendered = run(
+        client, composite(flavors=["gpu"]), flavors={"gpu": [flavor("gpu", {field: value})]}
+    )
     assert len(rendered.fatal) == 1
     assert field in rendered.fatal[0] and "flavor gpu" in rendered.fatal[0]
 
 
 def test_a_missing_flavor_is_an_error_naming_it(client):
     rendered = run(client, composite(flavors=["gpu"]), flavors={"gpu": []})
-    assert rendered.fatal == ["spec.flavors[0]: no EnvironmentConfig labelled asya.sh/flavor=gpu exists"]
+    assert rendered.fatal == [
+        "spec.flavors[0]: no EnvironmentConfig labelled asya.sh/flavor=gpu exists"
+    ]
 
 
 def test_an_invalid_value_from_a_flavor_names_the_flavor(client):
-    rendered = run(client, composite(flavors=["gpu"]),
-                   flavors={"gpu": [flavor("gpu", {"scaling": {"colour": "blue"}})]})
+    rendered = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={"gpu": [flavor("gpu", {"scaling": {"colour": "blue"}})]},
+    )
     assert "spec.scaling.colour" in rendered.fatal[0]
     assert "flavor gpu" in rendered.fatal[0]
 
 
 def test_two_configs_for_one_flavor_is_an_error(client):
-    rendered = run(client, composite(flavors=["gpu"]),
-                   flavors={"gpu": [flavor("gpu", {}), {**flavor("gpu", {}),
-                                                         "metadata": {"name": "gpu-copy"}}]})
+    rendered = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={
+            "gpu": [flavor("gpu", {}), {**flavor("gpu", {}), "metadata": {"name": "gpu-copy"}}]
+        },
+    )
     assert "spec.flavors[0]" in rendered.fatal[0] and "gpu-copy" in rendered.fatal[0]
 
 
@@ -605,12 +668,17 @@ def test_settings_validation_names_the_field(client, settings, field):
 
 
 def test_settings_come_from_environment_configs_over_step_settings(client):
-    env = {"apiVersion": ENV_API, "kind": "EnvironmentConfig", "metadata": {"name": "asya"},
-           "data": {"aws": {"region": "us-east-2"}}}
+    env = {
+        "apiVersion": ENV_API,
+        "kind": "EnvironmentConfig",
+        "metadata": {"name": "asya"},
+        "data": {"aws": {"region": "us-east-2"}},
+    }
     req = request(
         composite(),
-        step_input("async-actor", settings={"aws": {"region": "eu-west-1"}},
-                   environment=[{"name": "asya"}]),
+        step_input(
+            "async-actor", settings={"aws": {"region": "eu-west-1"}}, environment=[{"name": "asya"}]
+        ),
         required={"environment-0": [env]},
     )
     rendered = client.run(req)
@@ -633,7 +701,9 @@ def test_xrd_names_columns_and_no_defaults():
     xrd = API.to_xrd()
     assert xrd["metadata"]["name"] == "xasyncactors.asya.sh"
     assert xrd["spec"]["claimNames"] == {
-        "kind": "AsyncActor", "plural": "asyncactors", "shortNames": ["asya", "asyas"]
+        "kind": "AsyncActor",
+        "plural": "asyncactors",
+        "shortNames": ["asya", "asyas"],
     }
     version = xrd["spec"]["versions"][0]
     columns = {c["name"]: c for c in version["additionalPrinterColumns"]}

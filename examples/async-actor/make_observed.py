@@ -22,10 +22,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from tests.support.harness import request, step_input  # noqa: E402
+from fnplatform.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
-from fnplatform.structs import struct_to_dict  # noqa: E402
+from tests.support.harness import request, step_input  # noqa: E402
 
 NAME_ANNOTATION = "crossplane.io/composition-resource-name"
 READY = [
@@ -70,14 +70,18 @@ def _object_at_provider(body: dict[str, Any], replicas: int | None) -> dict[str,
     kind = live["kind"]
     if kind == "ScaledObject" and replicas is not None:
         active = "True" if replicas else "False"
-        live["status"] = {"conditions": [
-            {"type": "Ready", "status": "True", "reason": "ScaledObjectReady"},
-            {"type": "Active", "status": active, "reason": "ScalerActive"},
-        ]}
+        live["status"] = {
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "ScaledObjectReady"},
+                {"type": "Active", "status": active, "reason": "ScalerActive"},
+            ]
+        }
     if kind == "Deployment" and replicas is not None:
-        status: dict[str, Any] = {"conditions": [
-            {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-        ]}
+        status: dict[str, Any] = {
+            "conditions": [
+                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+            ]
+        }
         if replicas:
             status.update(replicas=replicas, readyReplicas=replicas, availableReplicas=replicas)
         live["status"] = status
