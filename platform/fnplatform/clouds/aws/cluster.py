@@ -570,3 +570,9 @@ __all__ = [
     "node_pool",
     "workload_identity",
 ]
+
+
+@provides("identity_binding", "aws")
+def identity_binding(comp: Composition, name: str) -> str:
+    """The Pod Identity association: pods get AWS credentials only once it exists."""
+    return f"{name}-association"

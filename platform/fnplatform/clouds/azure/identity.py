@@ -85,3 +85,9 @@ def identity_annotations(
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """The label that makes AKS's workload identity webhook inject the token into the pod."""
     return {USE_LABEL: "true"}
+
+
+@provides("identity_binding", "azure")
+def identity_binding(comp: Composition, name: str) -> str:
+    """The federated credential that trusts the cluster's service-account tokens."""
+    return f"{name}-federation"

@@ -96,3 +96,9 @@ def workload_identity(
         uses=sorted({name, spec.cluster}),
     )
     grant_project_roles(comp, name, account, roles)
+
+
+@provides("identity_binding", "gcp")
+def identity_binding(comp: Composition, name: str) -> str:
+    """The workloadIdentityUser binding that lets the Kubernetes SA act as the GCP SA."""
+    return f"{name}-binding"

@@ -121,22 +121,16 @@ def _addons(
         identity=cluster_credentials(comp, CLUSTER, cluster),
         uses=[CLUSTER],
     )
-    identity = specs.WorkloadIdentitySpec(
-        cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
-        purpose="dns", zones=zones,
+    variables, waits_for = _dns_identity(comp, zones)
+    variables.update(
+        {
+            **comp.env,
+            "monitoring": env.monitoring.model_dump(),
+            "ingress_replicas": env.ingress_replicas,
+            "private": private,
+            "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
+        }
     )
-    if zones:
-        add_workload_identity(comp, DNS_IDENTITY, identity, uses=[CLUSTER])
-    variables = {
-        **comp.env,
-        "monitoring": env.monitoring.model_dump(),
-        "ingress_replicas": env.ingress_replicas,
-        "private": private,
-        "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
-        "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity)
-        if zones else {},
-        "identity_pod_labels": cloud_value(comp, "identity_pod_labels") if zones else {},
-    }
     for chart in CHARTS:
         settings = env.charts.get(chart.name)
         if settings and settings.disabled:
@@ -152,5 +146,30 @@ def _addons(
             namespace=chart.namespace,
             values=render_values(chart.name, values_template(chart.name), variables),
             provider_config=helm_config,
-            uses=[f"{PROVIDERS}-helm", CLUSTER],
+            uses=[f"{PROVIDERS}-helm", CLUSTER, *waits_for.get(chart.name, ())],
         )
+
+
+def _dns_identity(
+    comp: Composition, zones: tuple[str, ...]
+) -> tuple[dict[str, object], dict[str, tuple[str, ...]]]:
+    """cert-manager's DNS01 identity: its chart variables, and what its release waits for.
+
+    The release waits until the cloud has bound the identity to the service account: pods
+    started before the binding exists (EKS Pod Identity, say) never get credentials. With a
+    private zone of the same name, cert-manager must check propagation against public
+    resolvers, or it waits forever for TXT records the private zone hides.
+    """
+    if not zones:
+        return {"identity_annotations": {}, "identity_pod_labels": {}, "split_horizon": False}, {}
+    identity = specs.WorkloadIdentitySpec(
+        cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
+        purpose="dns", zones=zones,
+    )
+    add_workload_identity(comp, DNS_IDENTITY, identity, uses=[CLUSTER])
+    variables: dict[str, object] = {
+        "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity),
+        "identity_pod_labels": cloud_value(comp, "identity_pod_labels"),
+        "split_horizon": PRIVATE_ZONE in zones,
+    }
+    return variables, {"cert-manager": (cloud_value(comp, "identity_binding", DNS_IDENTITY),)}
