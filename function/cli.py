@@ -67,6 +67,11 @@ class Size(click.ParamType):
     "--processes", default=0, show_default=True, type=click.IntRange(0),
     help="Compose in this many worker processes (0: threads of the server process).",
 )
+@click.option(
+    "--switch-interval-ms", default=1.0, show_default=True, type=click.FloatRange(0.05, 100),
+    help="How often composing threads hand over the GIL; shorter keeps small requests fast "
+    "while a large one composes (see bench/results.md).",
+)
 def cli(  # noqa: PLR0917 - one parameter per flag
     debug: bool,
     address: str,
@@ -76,6 +81,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     max_send_message_size: int,
     grace_period: float,
     processes: int,
+    switch_interval_ms: float,
 ) -> None:
     """Serve function-platform, a Crossplane composition function."""
     logging.configure(logging.Level.DEBUG if debug else logging.Level.INFO)
@@ -87,6 +93,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         max_send_message_size=max_send_message_size,
         grace_period=grace_period,
         processes=processes,
+        switch_interval_ms=switch_interval_ms,
     )
     try:
         asyncio.run(serve(config))

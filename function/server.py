@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import signal
+import sys
 from dataclasses import dataclass
 
 import grpc
@@ -40,6 +41,7 @@ class ServerConfig:
     max_send_message_size: int = 4 * MIB
     grace_period: float = 20.0
     processes: int = 0  # 0: compose in threads of this process
+    switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
 
 
 def _identity(data: bytes) -> bytes:
@@ -143,6 +145,7 @@ def _warm() -> None:
 async def serve(config: ServerConfig) -> None:
     """Serve until SIGTERM or SIGINT; in-flight requests finish within the grace period."""
     log = logging.get_logger()
+    sys.setswitchinterval(config.switch_interval_ms / 1000)
     executor = make_executor(config.processes)
     server = build_server(config, executor)
     await server.start()
