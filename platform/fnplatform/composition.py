@@ -178,6 +178,11 @@ class Composition:
             base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"
         env_tags = self.env.get("tags") or {}
         user_tags = self.parameters.get("tags") or {}
+        for field_path, given in (
+            ("environment.tags", env_tags), ("spec.parameters.tags", user_tags)
+        ):
+            if not isinstance(given, Mapping):
+                raise InputError(field_path, "must be a map of tag names to values")
         return {**base, **{str(k): str(v) for k, v in {**env_tags, **user_tags}.items()}}
 
     def set_status(self, path: str, value: Any) -> None:
