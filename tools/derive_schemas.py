@@ -14,7 +14,8 @@ Selection:
 
 * upjet providers (``provider-upjet-*``): only the cluster-scoped ``<svc>.<cloud>.upbound.io``
   files, plus the ProviderConfig files (``<cloud>.upbound.io_providerconfigs.yaml``,
-  ``<cloud>.m.upbound.io_providerconfigs.yaml``, ``<cloud>.m.upbound.io_clusterproviderconfigs.yaml``);
+  ``<cloud>.m.upbound.io_providerconfigs.yaml``,
+  ``<cloud>.m.upbound.io_clusterproviderconfigs.yaml``);
   the namespaced ``.m.`` managed-resource variants are left out;
 * cert-manager: skipped (large, not emitted by the function) unless ``--with-cert-manager``;
 * everything else (crossplane, keda, provider-kubernetes, provider-helm, rook): all files.
@@ -88,8 +89,8 @@ def compact_crd(doc: dict[str, Any]) -> dict[str, Any]:
     """Strip schema descriptions from every version of one CRD document (returns a copy)."""
     spec = dict(doc["spec"])
     versions = []
-    for version in spec.get("versions") or []:
-        version = dict(version)
+    for upstream in spec.get("versions") or []:
+        version = dict(upstream)
         schema = version.get("schema")
         if isinstance(schema, dict) and "openAPIV3Schema" in schema:
             schema = dict(schema)

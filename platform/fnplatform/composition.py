@@ -25,7 +25,7 @@ from fnplatform.naming import dns_label
 from fnplatform.observed import condition_true
 from fnplatform.requirements import Requirement, fetched
 from fnplatform.structs import struct_to_dict
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import render_tags
 from fnplatform.validation import describe_validation_error
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"

@@ -48,13 +48,7 @@ def add_usages(comp: Composition) -> None:
         used = comp.desired[used_name].body
         comp.emit(
             usage_name(used_name, user.name),
-            USAGE.new(
-                **{
-                    "of": _reference(used),
-                    "by": _reference(user.body),
-                    "replayDeletion": True,
-                }
-            ),
+            USAGE.new(None, of=_reference(used), by=_reference(user.body), replayDeletion=True),
             ready=True,
         )
 

@@ -30,12 +30,12 @@ class Environment:
 
 def requirements_for(step: Input, composite: Mapping[str, Any]) -> list[Requirement]:
     """One requirement per environment source, keyed by its position."""
-    return [
-        _requirement(index, source, composite) for index, source in enumerate(step.environment)
-    ]
+    return [_requirement(index, source, composite) for index, source in enumerate(step.environment)]
 
 
-def _requirement(index: int, source: EnvironmentSource, composite: Mapping[str, Any]) -> Requirement:
+def _requirement(
+    index: int, source: EnvironmentSource, composite: Mapping[str, Any]
+) -> Requirement:
     key = f"environment-{index}"
     api_version, kind = ENVIRONMENT_CONFIG
     if source.name is not None:

@@ -26,6 +26,6 @@ def is_ready(comp: Composition, emitted: Emitted) -> bool:
     return condition_true(observed)
 
 
-def readiness(comp: Composition, emitted: Emitted) -> fnv1.Ready.ValueType:
+def readiness(comp: Composition, emitted: Emitted) -> int:
     """The protobuf readiness of ``emitted``."""
     return fnv1.READY_TRUE if is_ready(comp, emitted) else fnv1.READY_FALSE

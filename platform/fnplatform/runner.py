@@ -28,7 +28,9 @@ Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
 
 
-def compose(request: fnv1.RunFunctionRequest, step: Input, composer: Composer) -> fnv1.RunFunctionResponse:
+def compose(
+    request: fnv1.RunFunctionRequest, step: Input, composer: Composer
+) -> fnv1.RunFunctionResponse:
     """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report."""
     rsp = response.to(request)
     rsp.meta.ttl.CopyFrom(duration_pb2.Duration(seconds=int(step.ttl_seconds())))

@@ -17,7 +17,7 @@ from fnplatform.errors import InputError
 
 ENVIRONMENT = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
-    autoescape=False,  # noqa: S701 - renders YAML, not HTML
+    autoescape=False,
     keep_trailing_newline=True,
 )
 
@@ -32,7 +32,9 @@ def render_values(release: str, source: str, variables: Mapping[str, Any]) -> di
     try:
         text = _compile(source).render(**variables)
     except jinja2.UndefinedError as err:
-        raise InputError(f"helm release {release} values", f"undefined variable: {err.message}") from None
+        raise InputError(
+            f"helm release {release} values", f"undefined variable: {err.message}"
+        ) from None
     except jinja2.TemplateError as err:
         raise InputError(f"helm release {release} values", f"template error: {err}") from None
     try:

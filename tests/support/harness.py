@@ -21,9 +21,9 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
+from fnplatform.structs import struct_to_dict
 from google.protobuf import json_format, struct_pb2
 
-from fnplatform.structs import struct_to_dict
 from function.server import ServerConfig, build_server, make_executor
 
 INPUT_API = "platform.fn.crossplane.io/v1beta1"
@@ -117,7 +117,7 @@ def step_input(module: str, **fields: Any) -> dict[str, Any]:
 
 def request(
     composite: Mapping[str, Any],
-    input: Mapping[str, Any],  # noqa: A002 - the field's name in the protocol
+    input: Mapping[str, Any],
     *,
     observed: Mapping[str, Mapping[str, Any]] | None = None,
     observed_connection: Mapping[str, Mapping[str, bytes]] | None = None,

@@ -315,9 +315,7 @@ def translate_schema(node: Mapping[str, Any], root: bool = False) -> dict[str, A
             out[key] = {k: translate_schema(v) for k, v in value.items()}
         elif key in ("items", "additionalProperties", "not") and isinstance(value, Mapping):
             out[key] = translate_schema(value)
-        elif key == "items" and isinstance(value, list):
-            out[key] = [translate_schema(v) for v in value]
-        elif key in _SUB_LISTS and isinstance(value, list):
+        elif (key == "items" or key in _SUB_LISTS) and isinstance(value, list):
             out[key] = [translate_schema(v) for v in value]
         elif key in ("description", "example", "default", "nullable"):
             continue
@@ -422,7 +420,7 @@ def _kw_cel(validator: Any, rules: Any, instance: Any, schema: Mapping[str, Any]
                 problem = ""
         except celpy.CELEvalError as exc:
             problem = f"rule evaluation error: {_short_error(exc)}"
-        except Exception as exc:  # noqa: BLE001 - celpy can raise arbitrary errors
+        except Exception as exc:
             problem = f"rule evaluation error: {type(exc).__name__}: {exc}"
         if problem is None:
             continue
@@ -472,7 +470,7 @@ def _cel_message(rule: Mapping[str, Any], activation: Mapping[str, Any]) -> str 
                 value = program.evaluate(activation)
                 if isinstance(value, str) and value:
                     return str(value)
-            except Exception:  # noqa: BLE001, S110 - fall back to message
+            except Exception:
                 pass
     return rule.get("message") or (f"failed rule: {expr}" if expr else None)
 
@@ -568,7 +566,7 @@ def _cel_program(text: str) -> Any:
         return None
     try:
         ast = _CEL_ENV.compile(text)
-    except Exception:  # noqa: BLE001 - treat a parse failure like an unsupported rule
+    except Exception:
         return None
     return _CEL_ENV.program(ast, functions=_K8S_FUNCTIONS)
 

@@ -8,7 +8,7 @@ identity for cert-manager's DNS01 solver. Status carries the endpoint and CA onc
 from __future__ import annotations
 
 from fnplatform.composers.cluster.charts import CHARTS, values_template
-from fnplatform.composers.cluster.model import ClusterEnvironment, ClusterSpec, Labels
+from fnplatform.composers.cluster.model import ClusterEnvironment, ClusterSpec, Labels, Pool
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library import (
@@ -67,9 +67,9 @@ def compose(comp: Composition) -> None:
 
 
 def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, region: str) -> None:
-    pools = spec.pools or {DEFAULT_POOL: None}
+    pools = spec.pools or {DEFAULT_POOL: Pool()}
     for pool_name, pool in sorted(pools.items()):
-        machine_type = (pool.nodeConfig.machineType if pool else None) or env.defaultMachineType
+        machine_type = pool.nodeConfig.machineType or env.defaultMachineType
         if not machine_type:
             raise InputError(
                 f"spec.pools.{pool_name}.nodeConfig.machineType",
@@ -84,8 +84,8 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, r
                 pool=pool_name,
                 region=region,
                 machine_type=machine_type,
-                min_nodes=pool.autoscaling.minNodeCount if pool else 1,
-                max_nodes=pool.autoscaling.maxNodeCount if pool else 3,
+                min_nodes=pool.autoscaling.minNodeCount,
+                max_nodes=pool.autoscaling.maxNodeCount,
             ),
             uses=[CLUSTER],
         )
