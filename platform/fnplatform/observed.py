@@ -10,7 +10,10 @@ from fnplatform.merge import get_path
 
 def condition(resource: Mapping[str, Any] | None, type_: str) -> Mapping[str, Any] | None:
     """The condition of ``type_`` in ``status.conditions``, if reported."""
-    for cond in get_path(resource or {}, "status.conditions", None) or []:
+    conditions = get_path(resource or {}, "status.conditions", None)
+    if not isinstance(conditions, list):  # absent, or malformed observed state: not reported
+        return None
+    for cond in conditions:
         if isinstance(cond, Mapping) and cond.get("type") == type_:
             return cond
     return None
