@@ -10,6 +10,7 @@ it is fatal the message must name a field (``field: reason``).
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,8 @@ PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.function_scoped_fixture],
     database=None,
+    # CI must be reproducible: the same examples every run. HYPOTHESIS_EXPLORE=1 draws new ones.
+    derandomize=os.environ.get("HYPOTHESIS_EXPLORE") != "1",
 )
 
 # -- strategies ----------------------------------------------------------------------------

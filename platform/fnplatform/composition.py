@@ -22,7 +22,7 @@ from fnplatform.input import Input
 from fnplatform.kinds import kind_of
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
-from fnplatform.observed import condition_true
+from fnplatform.observed import ObservedResources
 from fnplatform.requirements import Requirement, fetched
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
@@ -74,9 +74,7 @@ class Composition:
         self.parameters: dict[str, Any] = dict(self.spec.get("parameters") or {})
         self.cloud: str | None = self.labels.get("cloud")
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
-        self.observed: dict[str, dict[str, Any]] = {
-            name: struct_to_dict(res.resource) for name, res in request.observed.resources.items()
-        }
+        self.observed = ObservedResources(request.observed.resources)
         self.desired: dict[str, Emitted] = {}
         self.notes = Notes()
         self.requirements: list[Requirement] = []
@@ -100,7 +98,7 @@ class Composition:
 
     def is_ready(self, name: str) -> bool:
         """Whether composed resource ``name`` reports Ready=True."""
-        return condition_true(self.observed.get(name))
+        return self.observed.condition_true(name)
 
     def remembered(self, status_field: str, name: str, path: str) -> Any:
         """An observed value, or the one this function saved in the composite's status.

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from fnplatform.composition import Composition
 from fnplatform.errors import CompositionError
-from fnplatform.kinds import is_stateful
+from fnplatform.kinds import is_stateful_type
 
 
 def dropped_stateful(comp: Composition) -> list[str]:
     """Observed stateful resources this pass would remove from desired state."""
-    return sorted(
-        name
-        for name, body in comp.observed.items()
-        if name not in comp.desired and is_stateful(body)
-    )
+    gone = (name for name in comp.observed if name not in comp.desired)
+    return [name for name in gone if is_stateful_type(*comp.observed.type_of(name))]
 
 
 def protect_stateful(comp: Composition) -> None:

@@ -65,3 +65,9 @@ def kind_of(body: dict[str, Any]) -> Kind:
 def is_stateful(body: dict[str, Any]) -> bool:
     """Whether losing ``body`` loses data (buckets, queues, databases, pools, Shoots)."""
     return kind_of(body).stateful
+
+
+def is_stateful_type(api_version: str, kind: str) -> bool:
+    """Whether resources of this type are stateful (see :func:`is_stateful`)."""
+    declared = _KINDS.get((api_version, kind))
+    return declared is not None and declared.stateful

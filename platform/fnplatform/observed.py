@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fnplatform.merge import get_path
+from fnplatform.structs import struct_to_dict
 
 
 def condition(resource: Mapping[str, Any] | None, type_: str) -> Mapping[str, Any] | None:
@@ -32,3 +33,66 @@ def condition_message(resource: Mapping[str, Any] | None, type_: str = "Ready") 
         return "not reported yet"
     parts = [str(cond.get("reason") or ""), str(cond.get("message") or "")]
     return ": ".join(p for p in parts if p) or str(cond.get("status", "Unknown"))
+
+
+class ObservedResources(Mapping[str, dict[str, Any]]):
+    """Observed composed resources by name, converted from protobuf on first read.
+
+    A steady-state request carries every composed resource, but a pass reads the bodies of a
+    few (status sources, references); names and kinds are all most checks need, so bodies are
+    converted lazily and cached.
+    """
+
+    def __init__(self, resources: Any) -> None:
+        self._resources = resources  # map<string, Resource> of the request
+        self._bodies: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        body = self._bodies.get(name)
+        if body is None:
+            if name not in self._resources:  # indexing a protobuf map would insert the key
+                raise KeyError(name)
+            body = struct_to_dict(self._resources[name].resource)
+            self._bodies[name] = body
+        return body
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._resources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._resources))
+
+    def __len__(self) -> int:
+        return len(self._resources)
+
+    def type_of(self, name: str) -> tuple[str, str]:
+        """``(apiVersion, kind)`` of observed resource ``name``, without converting its body."""
+        fields = self._resources[name].resource.fields
+        api_version = fields["apiVersion"].string_value if "apiVersion" in fields else ""
+        kind = fields["kind"].string_value if "kind" in fields else ""
+        return api_version, kind
+
+    def names_of(self, api_version: str, kind: str) -> list[str]:
+        """Names of the observed resources of one type, sorted."""
+        return [name for name in self if self.type_of(name) == (api_version, kind)]
+
+    def condition_true(self, name: str, type_: str = "Ready") -> bool:
+        """Whether observed ``name`` reports ``type_`` True, read without converting its body."""
+        if name not in self._resources:
+            return False
+        fields = self._resources[name].resource.fields
+        if "status" not in fields:
+            return False
+        status = fields["status"].struct_value.fields
+        if "conditions" not in status:
+            return False
+        for item in status["conditions"].list_value.values:
+            cond = item.struct_value.fields
+            if (
+                "type" in cond
+                and cond["type"].string_value == type_
+                and "status" in cond
+                and cond["status"].string_value == "True"
+            ):
+                return True
+        return False

@@ -11,19 +11,17 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.composition import Composition, Emitted
 from fnplatform.kinds import Readiness, kind_of
-from fnplatform.observed import condition_true
 
 
 def is_ready(comp: Composition, emitted: Emitted) -> bool:
     """Whether ``emitted`` is ready now."""
     if emitted.ready is not None:
         return emitted.ready
-    observed = comp.observed.get(emitted.name)
-    if observed is None:
+    if emitted.name not in comp.observed:
         return False
     if kind_of(emitted.body).readiness is Readiness.EXISTS:
         return True
-    return condition_true(observed)
+    return comp.observed.condition_true(emitted.name)
 
 
 def readiness(comp: Composition, emitted: Emitted) -> int:

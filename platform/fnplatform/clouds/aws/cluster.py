@@ -373,9 +373,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     secret = {"name": spec.connection_secret, "namespace": spec.connection_namespace}
     comp.emit(f"{name}-auth", CLUSTER_AUTH.new(auth, writeConnectionSecretToRef=secret),
               uses=[name])
-    has_nodes = any(body.get("kind") == NODE_GROUP.kind and
-                    body.get("apiVersion") == NODE_GROUP.api_version
-                    for body in comp.observed.values())
+    has_nodes = bool(comp.observed.names_of(NODE_GROUP.api_version, NODE_GROUP.kind))
     for addon in ADDONS:
         addon_name = f"{name}-addon-{addon}"
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
