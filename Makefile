@@ -35,8 +35,8 @@ serve: setup
 generate: setup
 	$(PY) tools/generate_apis.py
 
-## test: every test, the end-to-end crank renders included
-test: setup
+## test: lint and type checks, then every test, the end-to-end crank renders included
+test: lint
 	$(PY) -m pytest -q
 
 ## test-e2e: only the crank render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
@@ -51,7 +51,7 @@ lint: setup
 
 ## bench: the benchmark (bench/run.py) when present
 bench: setup
-	@if [[ -f bench/run.py ]]; then $(PY) bench/run.py; else echo "no bench/run.py yet"; fi
+	$(PY) bench/run.py
 
 clean:
 	rm -rf $(VENV) .bin build dist .pytest_cache .mypy_cache .ruff_cache
