@@ -120,6 +120,17 @@ class Composition:
 
     # -- writing --------------------------------------------------------------------------
 
+    def ref(self, name: str) -> dict[str, str]:
+        """A provider ``*Ref`` to composed resource ``name``, resolved by the provider.
+
+        Its emitted ``metadata.name`` when already desired (a template may have renamed it),
+        else the deterministic name it will get, so referencing never waits on observed IDs.
+        """
+        emitted = self.desired.get(name)
+        if emitted is not None:
+            return {"name": str(emitted.body["metadata"]["name"])}
+        return {"name": self.resource_name(name)}
+
     def resource_name(self, name: str) -> str:
         """The deterministic ``metadata.name`` of composed resource ``name``."""
         return dns_label(self.name, name)

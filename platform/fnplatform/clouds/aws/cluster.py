@@ -113,13 +113,6 @@ def managed_policy_arn(region: str, policy: str) -> str:
     return f"arn:{partition(region)}:iam::aws:policy/{policy}"
 
 
-def ref(comp: Composition, name: str) -> dict[str, str]:
-    """A ``*Ref`` to composed resource ``name``: its emitted ``metadata.name`` (a template may
-    have renamed it), else the deterministic name it will get."""
-    emitted = comp.desired.get(name)
-    if emitted is not None:
-        return {"name": str(emitted.body["metadata"]["name"])}
-    return {"name": comp.resource_name(name)}
 
 
 def composite_region(comp: Composition) -> str:
@@ -142,7 +135,7 @@ def policy_document(statements: list[dict[str, Any]]) -> str:
 
 def name_tag(comp: Composition, name: str) -> dict[str, str]:
     """The ``Name`` tag the AWS console shows: the resource's Kubernetes name."""
-    return {"Name": ref(comp, name)["name"]}
+    return {"Name": comp.ref(name)["name"]}
 
 
 # -- network --------------------------------------------------------------------------------
@@ -195,10 +188,10 @@ def network(
     comp.emit(name, VPC.new(vpc), uses=uses, template=template)
     gateway = f"{name}-igw"
     comp.emit(gateway, INTERNET_GATEWAY.new(
-        {"region": spec.region, "vpcIdRef": ref(comp, name), "tags": name_tag(comp, gateway)}))
+        {"region": spec.region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
     public_table = _route_table(comp, f"{name}-public-rt", name, spec.region)
     _default_route(comp, f"{name}-public-default", public_table, spec.region,
-                   {"gatewayIdRef": ref(comp, gateway)})
+                   {"gatewayIdRef": comp.ref(gateway)})
     for zone in ZONES:
         subnet = _subnet(comp, name, f"public-{zone}", cidrs, spec.region, public=True)
         _associate(comp, subnet, public_table, spec.region)
@@ -215,7 +208,7 @@ def _subnet(
     role_tag = ELB_ROLE_TAG if public else INTERNAL_ELB_ROLE_TAG
     comp.emit(name, SUBNET.new({
         "region": region,
-        "vpcIdRef": ref(comp, network_name),
+        "vpcIdRef": comp.ref(network_name),
         "cidrBlock": cidrs[part],
         "availabilityZone": f"{region}{part[-1]}",
         "mapPublicIpOnLaunch": public,
@@ -226,20 +219,20 @@ def _subnet(
 
 def _route_table(comp: Composition, name: str, network_name: str, region: str) -> str:
     comp.emit(name, ROUTE_TABLE.new(
-        {"region": region, "vpcIdRef": ref(comp, network_name), "tags": name_tag(comp, name)}))
+        {"region": region, "vpcIdRef": comp.ref(network_name), "tags": name_tag(comp, name)}))
     return name
 
 
 def _default_route(
     comp: Composition, name: str, table: str, region: str, target: Mapping[str, Any],
 ) -> None:
-    comp.emit(name, ROUTE.new({"region": region, "routeTableIdRef": ref(comp, table),
+    comp.emit(name, ROUTE.new({"region": region, "routeTableIdRef": comp.ref(table),
                                "destinationCidrBlock": ANYWHERE, **target}))
 
 
 def _associate(comp: Composition, subnet: str, table: str, region: str) -> None:
     comp.emit(f"{subnet}-rta", ROUTE_TABLE_ASSOCIATION.new(
-        {"region": region, "subnetIdRef": ref(comp, subnet), "routeTableIdRef": ref(comp, table)}))
+        {"region": region, "subnetIdRef": comp.ref(subnet), "routeTableIdRef": comp.ref(table)}))
 
 
 def _private_zone_egress(
@@ -254,13 +247,13 @@ def _private_zone_egress(
     comp.emit(nat, NAT_GATEWAY.new({
         "region": region,
         "connectivityType": "public",
-        "allocationIdRef": ref(comp, f"{nat}-eip"),
-        "subnetIdRef": ref(comp, f"{network_name}-public-{zone}"),
+        "allocationIdRef": comp.ref(f"{nat}-eip"),
+        "subnetIdRef": comp.ref(f"{network_name}-public-{zone}"),
         "tags": name_tag(comp, nat),
     }), uses=[gateway])  # a public NAT gateway fails to create without the Internet gateway
     table = _route_table(comp, f"{network_name}-private-{zone}-rt", network_name, region)
     _default_route(comp, f"{network_name}-private-{zone}-default", table, region,
-                   {"natGatewayIdRef": ref(comp, nat)})
+                   {"natGatewayIdRef": comp.ref(nat)})
     _associate(comp, subnet, table, region)
 
 
@@ -284,7 +277,7 @@ def _attach(
     uses: Iterable[str] = (),
 ) -> None:
     """Attach a policy (``{"policyArn": ...}`` or ``{"policyArnRef": ...}``) to ``role``."""
-    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": ref(comp, role), **policy}),
+    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": comp.ref(role), **policy}),
               uses=uses)
 
 
@@ -326,7 +319,7 @@ def cluster(
                   policies=NODE_POLICIES, description="EKS worker node role")
     for_provider: dict[str, Any] = {
         "region": spec.region,
-        "roleArnRef": ref(comp, f"{name}-role"),
+        "roleArnRef": comp.ref(f"{name}-role"),
         "vpcConfig": _vpc_config(comp, spec),
         "accessConfig": {
             "authenticationMode": AUTHENTICATION_MODE,
@@ -349,7 +342,7 @@ def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     the environment lists ``aws.endpointPublicAccessCidrs`` (say, the management cluster's
     egress IPs) so Crossplane's Helm and Kubernetes providers can reach the API."""
     config: dict[str, Any] = {
-        "subnetIdRefs": [ref(comp, s) for s in node_subnets(comp, spec.network)],
+        "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "endpointPrivateAccess": True,
         "endpointPublicAccess": not spec.private,
     }
@@ -369,7 +362,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     ClusterAuth writes a kubeconfig with a short-lived token for the provider's identity and
     refreshes it before it expires, into ``spec.connection_secret``.
     """
-    auth = {"region": spec.region, "clusterNameRef": ref(comp, name)}
+    auth = {"region": spec.region, "clusterNameRef": comp.ref(name)}
     secret = {"name": spec.connection_secret, "namespace": spec.connection_namespace}
     comp.emit(f"{name}-auth", CLUSTER_AUTH.new(auth, writeConnectionSecretToRef=secret),
               uses=[name])
@@ -381,7 +374,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
             continue
         comp.emit(addon_name, ADDON.new({
             "region": spec.region,
-            "clusterNameRef": ref(comp, name),
+            "clusterNameRef": comp.ref(name),
             "addonName": addon,
             # EKS bootstraps self-managed vpc-cni, kube-proxy and CoreDNS; take them over.
             "resolveConflictsOnCreate": "OVERWRITE",
@@ -404,10 +397,10 @@ def node_pool(
     """
     for_provider = {
         "region": spec.region,
-        "clusterNameRef": ref(comp, spec.cluster),
-        "versionRef": ref(comp, spec.cluster),
-        "nodeRoleArnRef": ref(comp, f"{spec.cluster}-node-role"),
-        "subnetIdRefs": [ref(comp, s) for s in node_subnets(comp, spec.network)],
+        "clusterNameRef": comp.ref(spec.cluster),
+        "versionRef": comp.ref(spec.cluster),
+        "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
+        "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "instanceTypes": [spec.machine_type],
         "capacityType": "ON_DEMAND",
         "scalingConfig": {"minSize": spec.min_nodes, "maxSize": spec.max_nodes},
@@ -436,7 +429,7 @@ def dns_zone(
     if spec.private:
         if not spec.network:
             raise InputError("spec.parameters.privateCluster", "a private zone needs a network")
-        for_provider["vpc"] = [{"vpcIdRef": ref(comp, spec.network),
+        for_provider["vpc"] = [{"vpcIdRef": comp.ref(spec.network),
                                 "vpcRegion": composite_region(comp)}]
     comp.emit(name, ZONE.new(for_provider), uses=uses, template=template)
 
@@ -466,13 +459,13 @@ def workload_identity(
     }))
     # Held with the role (which waits for the cluster): no reference left dangling meanwhile.
     _attach(comp, f"{name}-policy-attachment", name,
-            {"policyArnRef": ref(comp, f"{name}-policy")}, uses=[name])
+            {"policyArnRef": comp.ref(f"{name}-policy")}, uses=[name])
     comp.emit(f"{name}-association", POD_IDENTITY_ASSOCIATION.new({
         "region": region,
-        "clusterNameRef": ref(comp, spec.cluster),
+        "clusterNameRef": comp.ref(spec.cluster),
         "namespace": spec.namespace,
         "serviceAccount": spec.service_account,
-        "roleArnRef": ref(comp, name),
+        "roleArnRef": comp.ref(name),
     }), uses=[spec.cluster])
 
 

@@ -30,7 +30,6 @@ from fnplatform.clouds.azure.common import (
     NODE_POOL,
     agent_pool_name,
     observed_external_name,
-    ref,
     resource_group,
     subnet_name,
 )
@@ -127,7 +126,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "onlyCriticalAddonsEnabled": True,
         "temporaryNameForRotation": f"{SYSTEM_POOL}tmp",
         "upgradeSettings": {"maxSurge": MAX_SURGE},
-        "vnetSubnetIdRef": ref(comp, subnet_name(spec.network)),
+        "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
         "tags": render_tags(TagStyle.AZURE, comp.tags()),
     }
 
@@ -166,8 +165,8 @@ def node_pool(
     agent_pool = agent_pool_name(spec.pool, reserved=(SYSTEM_POOL, f"{SYSTEM_POOL}tmp"))
     body = NODE_POOL.new(
         {
-            "kubernetesClusterIdRef": ref(comp, spec.cluster),
-            "vnetSubnetIdRef": ref(comp, subnet_name(spec.network)),
+            "kubernetesClusterIdRef": comp.ref(spec.cluster),
+            "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
             "mode": "User",
             "osType": "Linux",
             "vmSize": spec.machine_type,

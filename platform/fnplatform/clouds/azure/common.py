@@ -89,9 +89,6 @@ def subnet_name(network: str) -> str:
     return f"{network}-nodes"
 
 
-def ref(comp: Composition, name: str) -> dict[str, str]:
-    """A ``*Ref`` to the composed resource ``name``: resolved by the provider, no waiting here."""
-    return {"name": comp.resource_name(name)}
 
 
 def agent_pool_name(pool: str, *, reserved: tuple[str, ...] = ()) -> str:

@@ -13,7 +13,6 @@ from fnplatform.clouds.azure.common import (
     DNS_ZONE,
     PRIVATE_DNS_ZONE,
     PRIVATE_DNS_ZONE_LINK,
-    ref,
     resource_group,
 )
 from fnplatform.composition import Composition
@@ -52,8 +51,8 @@ def dns_zone(
         PRIVATE_DNS_ZONE_LINK.new(
             {
                 "resourceGroupName": group,
-                "privateDnsZoneNameRef": ref(comp, name),
-                "virtualNetworkIdRef": ref(comp, spec.network),
+                "privateDnsZoneNameRef": comp.ref(name),
+                "virtualNetworkIdRef": comp.ref(spec.network),
                 "registrationEnabled": False,
             }
         ),

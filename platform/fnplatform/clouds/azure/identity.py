@@ -17,7 +17,6 @@ from fnplatform.clouds.azure.common import (
     FEDERATED_IDENTITY_CREDENTIAL,
     USER_ASSIGNED_IDENTITY,
     location,
-    ref,
     resource_group,
 )
 from fnplatform.composition import Composition
@@ -63,7 +62,7 @@ def workload_identity(
         FEDERATED_IDENTITY_CREDENTIAL.new(
             {
                 "resourceGroupName": group,
-                "parentIdRef": ref(comp, name),
+                "parentIdRef": comp.ref(name),
                 "issuer": str(issuer),
                 "subject": f"system:serviceaccount:{spec.namespace}:{spec.service_account}",
                 "audience": [TOKEN_AUDIENCE],

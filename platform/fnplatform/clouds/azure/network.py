@@ -22,7 +22,6 @@ from fnplatform.clouds.azure.common import (
     PUBLIC_IP,
     SUBNET,
     VIRTUAL_NETWORK,
-    ref,
     resource_group,
     subnet_name,
 )
@@ -75,7 +74,7 @@ def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec)
     return SUBNET.new(
         {
             "resourceGroupName": group,
-            "virtualNetworkNameRef": ref(comp, network_name),
+            "virtualNetworkNameRef": comp.ref(network_name),
             "addressPrefixes": [spec.subnet_cidr],
             "defaultOutboundAccessEnabled": False,
         }

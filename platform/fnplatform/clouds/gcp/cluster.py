@@ -15,7 +15,6 @@ from fnplatform.clouds.gcp.common import (
     GKE_NAME_MAX,
     external_name,
     project,
-    ref,
     subnet_name,
     workload_pool,
 )
@@ -56,8 +55,8 @@ def cluster(
     for_provider: dict[str, Any] = {
         "project": project(comp),
         "location": spec.region,
-        "networkRef": ref(comp, spec.network),
-        "subnetworkRef": ref(comp, subnet),
+        "networkRef": comp.ref(spec.network),
+        "subnetworkRef": comp.ref(subnet),
         "networkingMode": "VPC_NATIVE",
         "ipAllocationPolicy": {
             "clusterSecondaryRangeName": PODS_RANGE,
@@ -138,7 +137,7 @@ def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_ci
         kinds.FIREWALL.new(
             {
                 "project": project(comp),
-                "networkRef": ref(comp, spec.network),
+                "networkRef": comp.ref(spec.network),
                 "description": f"GKE control plane of {comp.name} to admission webhooks",
                 "direction": "INGRESS",
                 "sourceRanges": [master_cidr],
@@ -170,7 +169,7 @@ def node_pool(
         {
             "project": project(comp),
             "location": spec.region,
-            "clusterRef": ref(comp, spec.cluster),
+            "clusterRef": comp.ref(spec.cluster),
             "initialNodeCount": 1,
             "autoscaling": {
                 "totalMinNodeCount": spec.min_nodes,
@@ -183,7 +182,7 @@ def node_pool(
                 "machineType": spec.machine_type,
                 "imageType": "COS_CONTAINERD",
                 "diskType": "pd-balanced",
-                "serviceAccountRef": ref(comp, account),
+                "serviceAccountRef": comp.ref(account),
                 "oauthScopes": list(OAUTH_SCOPES),
                 # Pods see the GKE metadata server: workload identity instead of node keys.
                 "workloadMetadataConfig": {"mode": "GKE_METADATA"},

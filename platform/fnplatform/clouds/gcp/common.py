@@ -67,9 +67,6 @@ def workload_pool(comp: Composition) -> str:
     return f"{project(comp)}.svc.id.goog"
 
 
-def ref(comp: Composition, name: str) -> dict[str, str]:
-    """A ``*Ref`` to composed resource ``name`` by its (deterministic) ``metadata.name``."""
-    return {"name": comp.resource_name(name)}
 
 
 def subnet_name(network: str) -> str:

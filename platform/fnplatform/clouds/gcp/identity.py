@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
-from fnplatform.clouds.gcp.common import external_name, project, ref, workload_pool
+from fnplatform.clouds.gcp.common import external_name, project, workload_pool
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
@@ -47,7 +47,7 @@ def dns_zone(
         if not spec.network:
             raise InputError("spec.parameters.privateCluster", "a private zone needs a network")
         for_provider["privateVisibilityConfig"] = {
-            "networks": [{"networkUrlRef": ref(comp, spec.network)}]
+            "networks": [{"networkUrlRef": comp.ref(spec.network)}]
         }
     comp.emit(
         name,
@@ -88,7 +88,7 @@ def workload_identity(
         f"{name}-binding",
         kinds.SERVICE_ACCOUNT_IAM_MEMBER.new(
             {
-                "serviceAccountIdRef": ref(comp, name),
+                "serviceAccountIdRef": comp.ref(name),
                 "role": WORKLOAD_IDENTITY_USER,
                 "member": ksa,
             }

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
-from fnplatform.clouds.gcp.common import external_name, project, ref, subnet_name
+from fnplatform.clouds.gcp.common import external_name, project, subnet_name
 from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import NetworkSpec
@@ -53,7 +53,7 @@ def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None
         {
             "project": project(comp),
             "region": spec.region,
-            "networkRef": ref(comp, network_name),
+            "networkRef": comp.ref(network_name),
             "ipCidrRange": spec.subnet_cidr,
             "secondaryIpRange": [
                 {"rangeName": PODS_RANGE, "ipCidrRange": spec.pods_cidr},
@@ -77,7 +77,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
     comp.emit(
         router,
         kinds.ROUTER.new(
-            {"project": project(comp), "region": spec.region, "networkRef": ref(comp, network_name)}
+            {"project": project(comp), "region": spec.region, "networkRef": comp.ref(network_name)}
         ),
         external_name=external_name(comp, router),
     )
@@ -87,11 +87,11 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
             {
                 "project": project(comp),
                 "region": spec.region,
-                "routerRef": ref(comp, router),
+                "routerRef": comp.ref(router),
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
                 "subnetwork": [
-                    {"nameRef": ref(comp, subnet), "sourceIpRangesToNat": ["ALL_IP_RANGES"]}
+                    {"nameRef": comp.ref(subnet), "sourceIpRangesToNat": ["ALL_IP_RANGES"]}
                 ],
                 "logConfig": {"enable": True, "filter": "ERRORS_ONLY"},
             }
