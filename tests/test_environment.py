@@ -1,0 +1,163 @@
+"""EnvironmentConfig selection, merge order, the context environment and requirement iteration.
+
+Crossplane calls the function again until the requirements it declares stop changing, so the
+same composite must declare the same selectors every pass; a selector Crossplane has not
+fetched yet is told apart from one that matched nothing.
+"""
+
+from __future__ import annotations
+
+from tests.support.cases import cluster_composite, environment_config
+from tests.support.harness import observed_ready, request, step_input
+
+CONTEXT_KEY = "apiextensions.crossplane.io/environment"
+SOURCES = [
+    {"name": "baseline"},
+    {"matchLabels": {"cloud": {"fromFieldPath": "metadata.labels.cloud"}}, "optional": True},
+    {"matchLabels": {"tier": {"value": "gold"}}, "optional": True},
+]
+
+
+def cluster_step(**fields):
+    return step_input("cluster", environment=SOURCES, **fields)
+
+
+
+def _machine(rsp) -> str:
+    pools = [b for n, b in rsp.resources.items() if n.startswith("pool-")]
+    return pools[0]["spec"]["forProvider"]["nodeConfig"]["machineType"] if pools else ""
+
+
+def test_selectors_resolve_labels_from_the_composite(client):
+    rsp = client.run(request(cluster_composite("gcp"), cluster_step()))
+    assert rsp.requirements == {
+        "environment-0": {
+            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "matchName": "baseline",
+        },
+        "environment-1": {
+            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "matchLabels": {"labels": {"cloud": "gcp"}},
+        },
+        "environment-2": {
+            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "matchLabels": {"labels": {"tier": "gold"}},
+        },
+    }
+
+
+def test_not_fetched_yet_composes_nothing_and_asks_again(client):
+    rsp = client.run(request(cluster_composite("gcp"), cluster_step()))
+    assert rsp.resources == {}
+    assert rsp.fatal == []
+    assert set(rsp.requirements) == {"environment-0", "environment-1", "environment-2"}
+
+
+def test_requirements_are_identical_across_iterations(client):
+    composite = cluster_composite("gcp")
+    first = client.run(request(composite, cluster_step()))
+    fetched = {
+        "environment-0": [environment_config("baseline", {"defaultMachineType": "e2-standard-4"})],
+        "environment-1": [],
+        "environment-2": [],
+    }
+    second = client.run(request(composite, cluster_step(), required=fetched))
+    assert second.fatal == []
+    assert first.requirements == second.requirements
+    assert second.resources
+
+
+def test_a_required_selection_that_matched_nothing_is_a_fatal_result(client):
+    fetched = {"environment-0": [], "environment-1": [], "environment-2": []}
+    rsp = client.run(request(cluster_composite("gcp"), cluster_step(), required=fetched))
+    assert len(rsp.fatal) == 1
+    assert "input.environment[0]" in rsp.fatal[0]
+    assert "baseline" in rsp.fatal[0]
+
+
+def test_later_sources_win_and_maps_merge_deeply(client):
+    fetched = {
+        "environment-0": [environment_config(
+            "baseline", {"defaultMachineType": "e2-standard-4",
+                         "monitoring": {"enabled": True, "retention": "15d"}})],
+        "environment-1": [environment_config(
+            "gcp", {"defaultMachineType": "n2-standard-8"}, cloud="gcp")],
+        "environment-2": [
+            environment_config("gold-b", {"monitoring": {"retention": "90d"}}, tier="gold"),
+            environment_config("gold-a", {"monitoring": {"retention": "30d"}}, tier="gold"),
+        ],
+    }
+    observed: dict = {}
+    for _ in range(6):  # node pools and releases wait for what they use: observe until settled
+        rsp = client.run(
+            request(cluster_composite("gcp"), cluster_step(), required=fetched, observed=observed)
+        )
+        observed = {name: observed_ready(body) for name, body in rsp.resources.items()}
+    assert _machine(rsp) == "n2-standard-8"  # environment-1 beats environment-0
+    prometheus = rsp.resource("release-kube-prometheus-stack")["spec"]["forProvider"]["values"]
+    # Both gold configs match; they merge sorted by name, so gold-b (later) wins.
+    assert prometheus["prometheus"]["prometheusSpec"]["retention"] == "90d"
+    assert prometheus["grafana"]["enabled"] is True  # untouched keys survive the merge
+
+
+def test_the_context_environment_is_the_base_and_is_passed_on(client):
+    fetched = {
+        "environment-0": [environment_config("baseline", {"ingress_replicas": 5})],
+        "environment-1": [],
+        "environment-2": [],
+    }
+    context = {CONTEXT_KEY: {"defaultMachineType": "from-context", "ingress_replicas": 1}}
+    rsp = client.run(
+        request(cluster_composite("gcp"), cluster_step(), required=fetched, context=context)
+    )
+    assert rsp.fatal == []
+    merged = rsp.context[CONTEXT_KEY]
+    assert merged["defaultMachineType"] == "from-context"  # from the earlier step
+    assert merged["ingress_replicas"] == 5  # the EnvironmentConfig wins over the context
+
+
+def test_step_settings_sit_under_the_environment(client):
+    fetched = {
+        "environment-0": [environment_config("baseline", {"defaultMachineType": "env-wins"})],
+        "environment-1": [],
+        "environment-2": [],
+    }
+    step = cluster_step(settings={"defaultMachineType": "settings-lose", "ingress_replicas": 4})
+    rsp = client.run(request(cluster_composite("gcp"), step, required=fetched))
+    assert rsp.fatal == []
+    assert rsp.context[CONTEXT_KEY]["defaultMachineType"] == "env-wins"
+
+
+def test_a_label_read_from_a_missing_composite_field_names_it(client):
+    composite = cluster_composite("gcp")
+    step = step_input(
+        "cluster",
+        environment=[{"matchLabels": {"plane": {"fromFieldPath": "metadata.labels.planeType"}}}],
+    )
+    rsp = client.run(request(composite, step))
+    assert len(rsp.fatal) == 1
+    assert "metadata.labels.planeType" in rsp.fatal[0]
+
+
+def test_an_environment_source_with_name_and_labels_is_rejected(client):
+    step = step_input(
+        "cluster", environment=[{"name": "x", "matchLabels": {"a": {"value": "b"}}}]
+    )
+    rsp = client.run(request(cluster_composite("gcp"), step))
+    assert len(rsp.fatal) == 1
+    assert "input.environment[0]" in rsp.fatal[0]
+    assert "exactly one of name or matchLabels" in rsp.fatal[0]
+
+
+def test_an_undefined_template_variable_names_the_release(client):
+    """A chart values template that reads a missing variable is a clear error, not a crash."""
+    from fnplatform.errors import InputError
+    from fnplatform.templates import render_values
+
+    try:
+        render_values("ingress-nginx", "replicas: {{ missing_value }}", {})
+    except InputError as err:
+        assert "helm release ingress-nginx values" in str(err)
+        assert "missing_value" in str(err)
+    else:
+        raise AssertionError("undefined variable did not raise")
