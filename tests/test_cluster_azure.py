@@ -184,8 +184,6 @@ def test_first_pass_emits_network_and_zone_and_holds_what_needs_the_cluster(
     assert rsp.kinds == {
         "network": "VirtualNetwork",
         "network-nodes": "Subnet",
-        "network-nat-ip": "PublicIP",
-        "network-nat": "NATGateway",
         "dns-public": "DNSZone",
     }
     assert_all_valid(catalog, rsp)
@@ -422,6 +420,74 @@ def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
     )
     system = rsp.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]
     assert (system["vmSize"], system["minCount"], system["maxCount"]) == ("Standard_D2ds_v5", 3, 5)
+
+
+def test_private_cluster_composes_no_unattachable_nat_and_egresses_via_the_load_balancer(
+    client: Any, catalog: Any
+) -> None:
+    """Nothing in the pinned schemas attaches a NAT gateway or public IP to the subnet."""
+    rendered, _ = converge(client, composite(privateCluster=True))
+    assert not set(rendered.kinds.values()) & {"NATGateway", "PublicIP"}
+    assert not any("nat" in name for name in rendered.resources)
+    aks = for_provider(rendered, "cluster")
+    assert aks["privateClusterEnabled"] is True
+    assert aks["networkProfile"]["outboundType"] == "loadBalancer"
+    assert "natGatewayProfile" not in aks["networkProfile"]
+    assert for_provider(rendered, "network-nodes")["defaultOutboundAccessEnabled"] is False
+    assert_all_valid(catalog, rendered)
+
+
+def test_every_pool_runs_the_cluster_minor_version(client: Any, catalog: Any) -> None:
+    """``kubernetesVersion`` alone upgrades only the control plane; pools must follow it."""
+    rendered, _ = converge(client, composite(kubernetesVersion="1.34"))
+    aks = for_provider(rendered, "cluster")
+    assert aks["kubernetesVersion"] == "1.34"
+    assert aks["defaultNodePool"]["orchestratorVersion"] == "1.34"
+    for pool in ("pool-general", "pool-gpu"):
+        assert for_provider(rendered, pool)["orchestratorVersion"] == "1.34", pool
+    assert_all_valid(catalog, rendered)
+
+
+def test_without_a_version_no_pool_pins_one(client: Any, catalog: Any) -> None:
+    xr = composite()
+    del xr["spec"]["parameters"]["kubernetesVersion"]
+    rendered, _ = converge(client, xr)
+    aks = for_provider(rendered, "cluster")
+    assert "kubernetesVersion" not in aks
+    assert "orchestratorVersion" not in aks["defaultNodePool"]
+    for pool in ("pool-general", "pool-gpu"):
+        assert "orchestratorVersion" not in for_provider(rendered, pool), pool
+    assert_all_valid(catalog, rendered)
+
+
+def test_rotation_pool_names_are_valid_and_collide_with_no_pool(client: Any, catalog: Any) -> None:
+    """Pools sharing a prefix, or named like another's ``<name>tmp``, still rotate apart."""
+    xr = composite()
+    xr["spec"]["pools"] = {"gpuworkers": {}, "gpuworkersx": {}, "general": {}, "generaltmp": {}}
+    rendered, _ = converge(client, xr)
+    pools = {n: for_provider(rendered, n) for n in rendered.resources if n.startswith("pool-")}
+    agent_names = {
+        rendered.resource(n)["metadata"]["annotations"]["crossplane.io/external-name"]
+        for n in pools
+    }
+    rotation = [p["temporaryNameForRotation"] for p in pools.values()]
+    system = for_provider(rendered, "cluster")["defaultNodePool"]
+    rotation.append(system["temporaryNameForRotation"])
+    assert len(set(rotation)) == len(rotation) == 5
+    assert not set(rotation) & (agent_names | {system["name"]})
+    for name in rotation:
+        assert name.isalnum() and name.islower() and len(name) <= 12 and name[0].isalpha()
+    assert_all_valid(catalog, rendered)
+
+
+def test_pool_upgrade_and_channel_settings(client: Any) -> None:
+    rendered, _ = converge(client, composite())
+    aks = for_provider(rendered, "cluster")
+    assert aks["skuTier"] == "Standard"
+    assert aks["automaticUpgradeChannel"] == "patch"
+    assert aks["nodeOsUpgradeChannel"] == "NodeImage"
+    assert aks["defaultNodePool"]["upgradeSettings"] == {"maxSurge": "10%"}
+    assert for_provider(rendered, "pool-general")["upgradeSettings"] == {"maxSurge": "10%"}
 
 
 # -- 4. public cluster, no domain ---------------------------------------------------------

@@ -15,6 +15,21 @@ Choices, and why:
   (peering plus a link to that zone): a deployment prerequisite, not composed here.
 * The default node pool is the *system* pool (``onlyCriticalAddonsEnabled``); the user's
   pools are ``KubernetesClusterNodePool`` resources in mode ``User``.
+* Every pool states the cluster's minor version as ``orchestratorVersion``. ``kubernetesVersion``
+  upgrades the control plane only; without it a pool keeps its old minor version (and the
+  provider writes the observed one into the pool's spec), and a new user pool gets AKS's latest
+  recommended version instead of the cluster's. The ``patch`` channel keeps all of them on the
+  newest patch of that minor; the minor alias (``1.33``) never drifts from what AKS reports.
+* Every pool names its ``temporaryNameForRotation``: the provider needs it to change VM size,
+  zones and similar properties in place instead of failing.
+* Egress is ``outboundType: loadBalancer`` for public and private clusters alike; see
+  :mod:`fnplatform.clouds.azure.network` for why no NAT gateway is composed.
+* Not composed, as optional or needing the user's choices: maintenance windows (AKS then
+  upgrades at any time), Azure Policy, Image Cleaner, authorized API server IP ranges.
+* Known gap: with a system-assigned identity in a subnet of the plane's resource group, AKS's
+  cloud provider needs ``Network Contributor`` on that subnet to place internal load
+  balancers (private ingress); there is no role assignment kind in the pinned schemas, so that
+  grant is a deployment prerequisite.
 """
 
 from __future__ import annotations
@@ -31,6 +46,7 @@ from fnplatform.clouds.azure.common import (
     agent_pool_name,
     observed_external_name,
     resource_group,
+    rotation_pool_name,
     subnet_name,
 )
 from fnplatform.clouds.azure.network import dns_service_ip
@@ -117,7 +133,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     field = "azure.systemPool"
     settings = parse(SystemPool, get_path(comp.env, field), f"environment.{field}")
     vm_size = settings.vmSize or comp.env.get("defaultMachineType") or DEFAULT_VM_SIZE
-    return {
+    pool: dict[str, Any] = {
         "name": SYSTEM_POOL,
         "vmSize": str(vm_size),
         "autoScalingEnabled": True,
@@ -129,6 +145,9 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
         "tags": render_tags(TagStyle.AZURE, comp.tags()),
     }
+    if spec.version:
+        pool["orchestratorVersion"] = spec.version
+    return pool
 
 
 def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
@@ -163,22 +182,38 @@ def node_pool(
     more than Kubernetes names; ``nodeCount`` is left to the autoscaler.
     """
     agent_pool = agent_pool_name(spec.pool, reserved=(SYSTEM_POOL, f"{SYSTEM_POOL}tmp"))
-    body = NODE_POOL.new(
-        {
-            "kubernetesClusterIdRef": comp.ref(spec.cluster),
-            "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
-            "mode": "User",
-            "osType": "Linux",
-            "vmSize": spec.machine_type,
-            "autoScalingEnabled": True,
-            "minCount": spec.min_nodes,
-            "maxCount": spec.max_nodes,
-            "nodeLabels": {"platform.fn.crossplane.io/pool": spec.pool},
-            "temporaryNameForRotation": f"{agent_pool[:9]}tmp",
-            "upgradeSettings": {"maxSurge": MAX_SURGE},
-        }
+    for_provider: dict[str, Any] = {
+        "kubernetesClusterIdRef": comp.ref(spec.cluster),
+        "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
+        "mode": "User",
+        "osType": "Linux",
+        "vmSize": spec.machine_type,
+        "autoScalingEnabled": True,
+        "minCount": spec.min_nodes,
+        "maxCount": spec.max_nodes,
+        "nodeLabels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "temporaryNameForRotation": rotation_pool_name(spec.pool),
+        "upgradeSettings": {"maxSurge": MAX_SURGE},
+    }
+    version = _cluster_version(comp, spec.cluster)
+    if version:
+        for_provider["orchestratorVersion"] = version
+    comp.emit(
+        name, NODE_POOL.new(for_provider), uses=uses, template=template, external_name=agent_pool
     )
-    comp.emit(name, body, uses=uses, template=template, external_name=agent_pool)
+
+
+def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
+    """The Kubernetes version the cluster ``cluster_name`` is composed with in this pass.
+
+    Read from the desired cluster, so a pool follows whatever version (user's or template's)
+    its control plane gets; None when the cluster states none (AKS then picks it).
+    """
+    emitted = comp.desired.get(cluster_name)
+    if emitted is None:
+        return None
+    version = get_path(emitted.body, "spec.forProvider.kubernetesVersion")
+    return str(version) if version else None
 
 
 @provides("cluster_credentials", "azure")

@@ -18,8 +18,6 @@ VIRTUAL_NETWORK = register(
     "network.azure.upbound.io/v1beta2", "VirtualNetwork", tag_style=TagStyle.AZURE
 )
 SUBNET = register("network.azure.upbound.io/v1beta2", "Subnet")  # Azure subnets have no tags
-PUBLIC_IP = register("network.azure.upbound.io/v1beta1", "PublicIP", tag_style=TagStyle.AZURE)
-NAT_GATEWAY = register("network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE)
 KUBERNETES_CLUSTER = register(
     "containerservice.azure.upbound.io/v1beta2",
     "KubernetesCluster",
@@ -89,8 +87,6 @@ def subnet_name(network: str) -> str:
     return f"{network}-nodes"
 
 
-
-
 def agent_pool_name(pool: str, *, reserved: tuple[str, ...] = ()) -> str:
     """The AKS agent pool name for the user's pool ``pool``.
 
@@ -106,6 +102,18 @@ def agent_pool_name(pool: str, *, reserved: tuple[str, ...] = ()) -> str:
     if not letters or not letters[0].isalpha():
         letters = f"p{letters}"
     return f"{letters[: AGENT_POOL_MAX - len(digest)]}{digest}"
+
+
+def rotation_pool_name(pool: str) -> str:
+    """The temporary agent pool name the provider cycles the user's pool ``pool`` through.
+
+    Changing a pool's VM size, zones, OS SKU and similar properties makes the provider create
+    this pool, move the workload, and recreate the original; without a name the change fails.
+    The name is a hash of ``pool``, so it is a valid agent pool name that neither matches a
+    user's pool nor is shared by two pools rotating at once (a prefix like ``<pool>tmp`` could
+    be both).
+    """
+    return agent_pool_name(f"{pool}.rotation")
 
 
 def observed_external_name(comp: Composition, name: str) -> str | None:

@@ -1,14 +1,21 @@
-"""Azure network: a VNet with one node subnet and, for private clusters, NAT egress resources.
+"""Azure network: a VNet with one node subnet; egress goes through AKS's own load balancer.
 
 AKS runs Azure CNI *overlay*: pods get addresses from the pods range, outside the VNet, so the
 VNet only needs room for nodes. The pods and services ranges must therefore not overlap the
 node subnet (AKS refuses them only after a long provisioning attempt; we refuse them at once).
 
-Egress of private clusters: a Standard ``PublicIP`` and a ``NATGateway`` are emitted, but the
-kinds that attach them (``NATGatewayPublicIPAssociation``, ``SubnetNATGatewayAssociation``) are
-not in the pinned provider schemas, so they cannot be wired to the subnet from here. AKS
-therefore keeps ``outboundType: loadBalancer`` (its own Standard load balancer's outbound
-rules); switching to ``userAssignedNATGateway`` needs those association kinds first.
+Egress, private clusters included, uses AKS's ``outboundType: loadBalancer``: the outbound
+rules of the cluster's Standard load balancer, with a public IP AKS manages; nodes still get no
+public IPs. No NAT gateway is composed, because nothing in the pinned provider schemas
+(provider-upjet-azure v2.7.0) can attach one: the association kinds
+(``SubnetNATGatewayAssociation``, ``NATGatewayPublicIPAssociation``) are absent, the storage
+versions of ``Subnet`` (v1beta2) and ``NATGateway`` (v1beta1) have no field naming the other or
+a public IP, and AKS's own ``managedNATGateway`` outbound type works only in a VNet AKS creates
+itself. An unattached gateway and IP cost money and carry no traffic. Handing AKS a composed
+``PublicIP`` as its load balancer's outbound IP
+(``networkProfile.loadBalancerProfile.outboundIpAddressIds``) is not done either: the
+cluster's identity would need a role on that IP, and there is no role assignment kind in the
+schemas to grant it. ``userAssignedNATGateway`` becomes possible once the association kinds are.
 """
 
 from __future__ import annotations
@@ -18,8 +25,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
-    NAT_GATEWAY,
-    PUBLIC_IP,
     SUBNET,
     VIRTUAL_NETWORK,
     resource_group,
@@ -48,7 +53,7 @@ def network(
     uses: tuple[str, ...],
     template: Mapping[str, Any] | None,
 ) -> None:
-    """VNet ``name``, its node subnet ``<name>-nodes`` and, when private, NAT egress resources."""
+    """VNet ``name`` and its node subnet ``<name>-nodes`` (no NAT: see the module docstring)."""
     _check_ranges(spec)
     group = resource_group(comp)
     comp.emit(
@@ -64,8 +69,6 @@ def network(
         template=template,
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
-    if spec.private:
-        _nat_egress(comp, name, group, spec.region)
 
 
 def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec) -> dict[str, Any]:
@@ -78,32 +81,6 @@ def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec)
             "addressPrefixes": [spec.subnet_cidr],
             "defaultOutboundAccessEnabled": False,
         }
-    )
-
-
-def _nat_egress(comp: Composition, network_name: str, group: str, region: str) -> None:
-    """A static Standard public IP and a NAT gateway for the private network's egress."""
-    comp.emit(
-        f"{network_name}-nat-ip",
-        PUBLIC_IP.new(
-            {
-                "location": region,
-                "resourceGroupName": group,
-                "allocationMethod": "Static",
-                "sku": "Standard",
-            }
-        ),
-    )
-    comp.emit(
-        f"{network_name}-nat",
-        NAT_GATEWAY.new(
-            {
-                "location": region,
-                "resourceGroupName": group,
-                "skuName": "Standard",
-                "idleTimeoutInMinutes": 4,
-            }
-        ),
     )
 
 
