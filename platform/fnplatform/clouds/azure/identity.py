@@ -3,9 +3,21 @@
 The Kubernetes service account ``namespace/service_account`` exchanges its projected token
 (issued by the AKS OIDC issuer) for the identity's Entra token: no secret is ever stored.
 
+What cert-manager gets, and why it is enough: the service account's
+``azure.workload.identity/client-id`` annotation and the pods' ``azure.workload.identity/use``
+label make AKS's webhook inject ``AZURE_CLIENT_ID``, ``AZURE_TENANT_ID`` and the token file, so
+cert-manager's ``azureDNS`` solver authenticates as this identity. The chart is installed
+without an Issuer; whoever writes one needs ``subscriptionID``, ``resourceGroupName`` (the
+``planeId``), ``hostedZoneName`` (the domain) and, optionally, ``managedIdentity.clientID``
+(``status.atProvider.clientId`` of this identity). Workload identity counts as *ambient*
+credentials, which cert-manager allows only to a ``ClusterIssuer`` by default: a namespaced
+``Issuer`` fails unless the controller runs with ``--issuer-ambient-credentials``.
+
 Known limit: granting the identity ``DNS Zone Contributor`` on the zones needs an
 ``authorization.azure.upbound.io`` ``RoleAssignment``, which is not in the pinned provider
-schemas; until it is, that role assignment must be made outside this composition.
+schemas; until it is, that role assignment must be made outside this composition, or every
+DNS01 challenge fails with 403. The identity and its federation are still composed: they are
+free, and with them the grant is the only step left.
 """
 
 from __future__ import annotations
