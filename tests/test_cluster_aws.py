@@ -147,7 +147,9 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     held = ["cluster", "cluster-auth", "pool-general", "pool-batch", "providers-helm",
             "providers-kubernetes", "release-cert-manager", "release-ingress-nginx",
             "release-kube-prometheus-stack", "network-nat-a", "dns-private",
-            "cert-manager-identity-association", "cert-manager-identity-policy-attachment"]
+            "cert-manager-identity-association", "cert-manager-identity-policy-attachment",
+            "cluster-autoscaler", "cluster-autoscaler-association",
+            "cluster-autoscaler-policy-attachment", "cluster-autoscaler-release"]
     for name in held:
         assert name not in rendered.resources
     composed = rendered.condition("Composed")
@@ -175,7 +177,8 @@ def test_converged_state_has_pools_providers_releases_identity_and_usages(conver
     assert kinds["providers-helm"] == "ProviderConfig"
     assert kinds["providers-kubernetes"] == "ProviderConfig"
     assert sorted(of_kind(rendered, "Release")) == [
-        "release-cert-manager", "release-ingress-nginx", "release-kube-prometheus-stack"]
+        "cluster-autoscaler-release", "release-cert-manager", "release-ingress-nginx",
+        "release-kube-prometheus-stack"]
     assert sorted(of_kind(rendered, "Addon")) == [
         "cluster-addon-coredns", "cluster-addon-eks-pod-identity-agent",
         "cluster-addon-kube-proxy", "cluster-addon-vpc-cni"]
@@ -398,6 +401,174 @@ def test_private_ingress_gets_an_internal_load_balancer(converged):
     assert annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"] == "internal"
 
 
+def test_node_groups_follow_cluster_upgrades_and_carry_autoscaler_discovery_tags(converged):
+    rendered, _ = converged
+    for pool in ("pool-general", "pool-batch"):
+        spec = for_provider(rendered, pool)
+        # Resolve IfNotPresent (the default) would pin the first version forever.
+        assert spec["versionRef"] == {"name": "prod-cluster", "policy": {"resolve": "Always"}}
+        assert spec["tags"]["k8s.io/cluster-autoscaler/enabled"] == "true"
+        assert spec["tags"]["k8s.io/cluster-autoscaler/prod-cluster"] == "owned"
+        assert spec["tags"]["crossplane-composite"] == "prod"  # platform tags kept
+
+
+def test_iam_documents_are_valid_compact_json_with_sorted_keys(converged):
+    rendered, _ = converged
+    documents = [for_provider(rendered, n)["assumeRolePolicy"] for n in of_kind(rendered, "Role")]
+    documents += [for_provider(rendered, n)["policy"] for n in of_kind(rendered, "Policy")]
+    assert len(documents) == 6  # cluster, node, 2 identities; 2 identity policies
+    for document in documents:
+        parsed = json.loads(document)
+        assert parsed["Version"] == "2012-10-17"
+        assert document == json.dumps(parsed, sort_keys=True, separators=(",", ":"))
+
+
+# -- 3b. cluster autoscaler -----------------------------------------------------------------
+
+
+def test_cluster_autoscaler_is_installed_through_the_composed_helm_provider(converged, catalog):
+    rendered, _ = converged
+    release = rendered.resource("cluster-autoscaler-release")
+    assert release["spec"]["providerConfigRef"] == {"name": "prod-providers-helm"}
+    spec = release["spec"]["forProvider"]
+    assert spec["chart"] == {"name": "cluster-autoscaler",
+                             "repository": "https://kubernetes.github.io/autoscaler",
+                             "version": "9.51.0"}  # no version asked or observed: newest
+    assert spec["namespace"] == "kube-system"
+    assert spec["values"] == {
+        "cloudProvider": "aws",
+        "awsRegion": REGION,
+        "autoDiscovery": {"clusterName": "prod-cluster"},
+        "fullnameOverride": "cluster-autoscaler",
+        "rbac": {"serviceAccount": {"create": True, "name": "cluster-autoscaler"}},
+    }
+    usages = of_kind(rendered, "Usage")
+    for needed in ("providers-helm", "cluster", "cluster-autoscaler-association"):
+        assert f"usage-{needed}-by-cluster-autoscaler-release" in usages
+    assert catalog.validate(release) == []
+
+
+def test_cluster_autoscaler_identity_is_pod_identity_scoped_to_this_cluster(converged):
+    rendered, _ = converged
+    trust = json.loads(for_provider(rendered, "cluster-autoscaler")["assumeRolePolicy"])
+    assert trust["Statement"] == [{"Action": ["sts:AssumeRole", "sts:TagSession"],
+                                   "Effect": "Allow",
+                                   "Principal": {"Service": "pods.eks.amazonaws.com"}}]
+    association = for_provider(rendered, "cluster-autoscaler-association")
+    assert (association["namespace"], association["serviceAccount"]) == (
+        "kube-system", "cluster-autoscaler")
+    assert association["roleArnRef"] == {"name": "prod-cluster-autoscaler"}
+    assert association["clusterNameRef"] == {"name": "prod-cluster"}
+    assert association["region"] == REGION
+    assert for_provider(rendered, "cluster-autoscaler-policy-attachment") == {
+        "policyArnRef": {"name": "prod-cluster-autoscaler-policy"},
+        "roleRef": {"name": "prod-cluster-autoscaler"}}
+    policy = json.loads(for_provider(rendered, "cluster-autoscaler-policy")["policy"])
+    by_action = {a: s for s in policy["Statement"] for a in s["Action"]}
+    resize = by_action["autoscaling:SetDesiredCapacity"]
+    assert resize is by_action["autoscaling:TerminateInstanceInAutoScalingGroup"]
+    assert resize["Condition"] == {"StringEquals": {
+        "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+        "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-cluster": "owned"}}
+    assert by_action["eks:DescribeNodegroup"]["Resource"] == [
+        f"arn:aws:eks:{REGION}:*:nodegroup/prod-cluster/*"]
+    reads = by_action["autoscaling:DescribeAutoScalingGroups"]
+    assert "Condition" not in reads
+    assert not [a for a in reads["Action"] if not a.split(":")[1].startswith(("Describe", "Get"))]
+
+
+def test_cluster_autoscaler_waits_for_its_pod_identity_association(client):
+    _, observed = converge(client, composite())
+    without = {n: b for n, b in observed.items()
+               if n not in ("cluster-autoscaler-association", "cluster-autoscaler-release")}
+    again = run(client, composite(), without)
+    assert "cluster-autoscaler-association" in again.resources
+    assert "cluster-autoscaler-release" not in again.resources
+    assert "cluster-autoscaler-release (waits for cluster-autoscaler-association)" in (
+        composed_message(again))
+
+
+@pytest.mark.parametrize(("minor", "chart"), [("1.33", "9.47.0"), ("1.30", "9.37.0"),
+                                              ("1.34", "9.51.0")])
+def test_cluster_autoscaler_chart_matches_the_asked_kubernetes_minor(client, minor, chart):
+    rendered, _ = converge(client, composite(kubernetesVersion=minor))
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == chart
+    assert not rendered.warnings
+
+
+def test_cluster_autoscaler_chart_follows_the_observed_minor_when_none_is_asked(client):
+    _, observed = converge(client, composite())
+    cluster = observed["cluster"]
+    observed["cluster"] = {**cluster, "status": {
+        **cluster["status"], "atProvider": {**cluster["status"]["atProvider"], "version": "1.31"}}}
+    rendered = run(client, composite(), observed)
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.38.0"
+
+
+def test_unknown_kubernetes_minor_uses_the_nearest_chart_and_warns(client):
+    rendered, _ = converge(client, composite(kubernetesVersion="1.40"))
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.51.0"
+    assert any("charts.cluster-autoscaler.version" in w for w in rendered.warnings)
+
+
+def test_environment_pins_or_disables_the_cluster_autoscaler(client):
+    pinned = {**SETTINGS, "charts": {"cluster-autoscaler": {"version": "9.47.3"}}}
+    rendered, _ = converge(client, composite(), pinned)
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.47.3"
+    disabled = {**SETTINGS, "charts": {"cluster-autoscaler": {"disabled": True}}}
+    rendered, _ = converge(client, composite(), disabled)
+    assert not [n for n in rendered.resources if n.startswith("cluster-autoscaler")]
+    assert "release-cert-manager" in rendered.resources
+
+
+def test_imported_cluster_is_discovered_by_its_external_name(client, catalog):
+    xr = composite(**{"import": {"enabled": True, "mode": "observe",
+                                 "resources": {"cluster": {"externalName": "legacy-eks"}}}})
+    rendered, _ = converge(client, xr)
+    values = for_provider(rendered, "cluster-autoscaler-release")["values"]
+    assert values["autoDiscovery"]["clusterName"] == "legacy-eks"
+    tags = for_provider(rendered, "pool-general")["tags"]
+    assert tags["k8s.io/cluster-autoscaler/legacy-eks"] == "owned"
+    policy = for_provider(rendered, "cluster-autoscaler-policy")["policy"]
+    assert "nodegroup/legacy-eks/*" in policy and "prod-cluster" not in policy
+    assert_all_valid(rendered, catalog)
+
+
+# -- 3c. addon versions ---------------------------------------------------------------------
+
+
+def test_addons_take_over_self_managed_ones_at_the_default_version(converged):
+    rendered, _ = converged
+    for name in of_kind(rendered, "Addon"):
+        spec = for_provider(rendered, name)
+        assert spec["resolveConflictsOnCreate"] == spec["resolveConflictsOnUpdate"] == "OVERWRITE"
+        assert "addonVersion" not in spec
+
+
+def test_environment_pins_addon_versions(client, catalog):
+    settings = {**SETTINGS, "aws": {"addonVersions": {"vpc-cni": "v1.20.4-eksbuild.1",
+                                                      "kube-proxy": "v1.33.3-eksbuild.6"}}}
+    rendered, _ = converge(client, composite(), settings)
+    assert for_provider(rendered, "cluster-addon-vpc-cni")["addonVersion"] == "v1.20.4-eksbuild.1"
+    assert for_provider(rendered, "cluster-addon-kube-proxy")["addonVersion"] == (
+        "v1.33.3-eksbuild.6")
+    assert "addonVersion" not in for_provider(rendered, "cluster-addon-coredns")
+    assert_all_valid(rendered, catalog)
+
+
+@pytest.mark.parametrize(("versions", "says"), [
+    ({"vpc-cnii": "v1"}, "unknown addons vpc-cnii"),
+    (["vpc-cni"], "must be a map"),
+    ({"vpc-cni": 1}, "must be a map"),
+])
+def test_malformed_addon_versions_are_a_fatal_result(client, versions, says):
+    settings = {**SETTINGS, "aws": {"addonVersions": versions}}
+    rendered = client.run(request(composite(), step_input("cluster", settings=settings)))
+    assert len(rendered.fatal) == 1
+    assert "aws.addonVersions" in rendered.fatal[0] and says in rendered.fatal[0]
+    assert "Traceback" not in rendered.fatal[0]
+
+
 # -- 4. public cluster, no domain ----------------------------------------------------------
 
 
@@ -419,10 +590,12 @@ def test_public_cluster_has_no_nat_no_private_subnets_and_no_private_zone(client
     assert_all_valid(rendered, catalog)
 
 
-def test_no_domain_means_no_zones_and_no_identity(client, catalog):
+def test_no_domain_means_no_zones_and_no_dns_identity(client, catalog):
     rendered, _ = converge(client, composite(domain=None))
     kinds = set(rendered.kinds.values())
-    assert not kinds & {"Zone", "Policy", "PodIdentityAssociation"}
+    assert "Zone" not in kinds
+    assert sorted(of_kind(rendered, "PodIdentityAssociation")) == [
+        "cluster-autoscaler-association"]  # the autoscaler's identity only
     assert not [n for n in rendered.resources if n.startswith("cert-manager-identity")]
     assert "release-cert-manager" in rendered.resources
     assert_all_valid(rendered, catalog)

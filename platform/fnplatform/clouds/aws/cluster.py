@@ -15,8 +15,10 @@ Composed-resource names (``<name>`` is the composer's name for the capability):
   ``<name>-private-{a,b}``, ``<name>-nat-{a,b}-eip``, ``<name>-nat-{a,b}``,
   ``<name>-private-{a,b}-rt``, ``<name>-private-{a,b}-default``, ``<name>-private-{a,b}-rta``.
 * cluster: ``<name>`` (EKS Cluster), ``<name>-role`` + ``<name>-role-cluster-policy``,
-  ``<name>-node-role`` + ``<name>-node-role-{worker,cni,ecr}``; extra: ``<name>-auth``
-  (ClusterAuth, the kubeconfig) and ``<name>-addon-<addon>``.
+  ``<name>-node-role`` + ``<name>-node-role-{worker,cni,ecr}``; extras: ``<name>-auth``
+  (ClusterAuth, the kubeconfig), ``<name>-addon-<addon>``, and the cluster autoscaler:
+  ``<name>-autoscaler`` (IAM Role) + ``-policy``, ``-policy-attachment``, ``-association``
+  and ``<name>-autoscaler-release`` (Helm Release).
 * node pool: ``<name>`` (NodeGroup).
 * DNS zone: ``<name>`` (Route53 Zone).
 * workload identity: ``<name>`` (IAM Role), ``<name>-policy``, ``<name>-policy-attachment``,
@@ -32,7 +34,9 @@ from typing import Any
 
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.kinds import register
+from fnplatform.library.kubernetes import add_helm_release
 from fnplatform.library.registry import extra, provides
 from fnplatform.library.specs import (
     ClusterSpec,
@@ -94,6 +98,34 @@ AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 GLOBAL_REGION = "us-east-1"  # Route53 and IAM are global; the provider still wants a region
 MIN_VPC_PREFIX, MAX_VPC_PREFIX = 16, 24  # AWS VPCs are /16../28; four subnets need /24 or larger
 PUBLIC_ACCESS_CIDRS_KEY = "aws.endpointPublicAccessCidrs"
+ADDON_VERSIONS_KEY = "aws.addonVersions"
+POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+
+# Cluster autoscaler: a managed node group's min/max only bound its Auto Scaling group; nothing
+# resizes it inside those bounds on EKS unless an autoscaler runs in the cluster.
+AUTOSCALER_CHART = "cluster-autoscaler"
+AUTOSCALER_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+AUTOSCALER_NAMESPACE = "kube-system"
+AUTOSCALER_SERVICE_ACCOUNT = "cluster-autoscaler"
+#: The first chart release of each autoscaler minor (the autoscaler's compatibility table). The
+#: autoscaler simulates the scheduler of its own Kubernetes minor, so it must match the cluster;
+#: ``charts.cluster-autoscaler.version`` in the environment pins a later patch release.
+AUTOSCALER_CHART_VERSIONS = {
+    "1.28": "9.34.0",
+    "1.29": "9.35.0",
+    "1.30": "9.37.0",
+    "1.31": "9.38.0",
+    "1.32": "9.45.0",
+    "1.33": "9.47.0",
+    "1.34": "9.51.0",
+}
+#: Tags the autoscaler discovers node groups by. EKS puts them on each managed node group's Auto
+#: Scaling group itself (that is what the autoscaler and its IAM condition read); the NodeGroup
+#: carries them too so the intent is visible on the resource Crossplane manages.
+AUTOSCALER_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
+AUTOSCALER_CLUSTER_TAG_PREFIX = "k8s.io/cluster-autoscaler/"
+#: Composition name of the Helm ProviderConfig the cluster composer builds from the kubeconfig.
+HELM_PROVIDER_CONFIG = "providers-helm"
 
 
 # -- small helpers --------------------------------------------------------------------------
@@ -131,6 +163,16 @@ def policy_document(statements: list[dict[str, Any]]) -> str:
     return json.dumps(
         {"Version": "2012-10-17", "Statement": statements}, sort_keys=True, separators=(",", ":")
     )
+
+
+def eks_cluster_name(comp: Composition, cluster: str) -> str:
+    """The name of composed cluster ``cluster`` in EKS: its external name when imported, else
+    its ``metadata.name`` (the provider names an EKS cluster after its resource)."""
+    emitted = comp.desired.get(cluster)
+    if emitted is None:
+        return comp.resource_name(cluster)
+    metadata = emitted.body["metadata"]
+    return str((metadata.get("annotations") or {}).get(EXTERNAL_NAME) or metadata["name"])
 
 
 def name_tag(comp: Composition, name: str) -> dict[str, str]:
@@ -367,19 +409,45 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     comp.emit(f"{name}-auth", CLUSTER_AUTH.new(auth, writeConnectionSecretToRef=secret),
               uses=[name])
     has_nodes = bool(comp.observed.names_of(NODE_GROUP.api_version, NODE_GROUP.kind))
+    versions = addon_versions(comp)
     for addon in ADDONS:
         addon_name = f"{name}-addon-{addon}"
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
             comp.hold(addon_name, "a node group")
             continue
-        comp.emit(addon_name, ADDON.new({
+        for_provider = {
             "region": spec.region,
             "clusterNameRef": comp.ref(name),
             "addonName": addon,
             # EKS bootstraps self-managed vpc-cni, kube-proxy and CoreDNS; take them over.
             "resolveConflictsOnCreate": "OVERWRITE",
             "resolveConflictsOnUpdate": "OVERWRITE",
-        }), uses=[name])
+        }
+        if addon in versions:
+            for_provider["addonVersion"] = versions[addon]
+        comp.emit(addon_name, ADDON.new(for_provider), uses=[name])
+
+
+def addon_versions(comp: Composition) -> dict[str, str]:
+    """Addon versions the environment pins (``aws.addonVersions``), by addon name.
+
+    Without a pin EKS installs the addon's default version for the cluster's Kubernetes minor
+    at creation, and the provider then keeps that version: a cluster upgrade does not upgrade
+    its addons (kube-proxy and vpc-cni must follow the control plane). Platform teams that
+    upgrade clusters pin the versions here, next to the Kubernetes version.
+    """
+    field = f"environment.{ADDON_VERSIONS_KEY}"
+    pinned = get_path(comp.env, ADDON_VERSIONS_KEY)
+    if pinned is None:
+        return {}
+    if not isinstance(pinned, Mapping) or not all(
+        isinstance(v, str) and v for v in pinned.values()
+    ):
+        raise InputError(field, "must be a map of addon name to version, e.g. vpc-cni: v1.20.0")
+    unknown = sorted(set(map(str, pinned)) - set(ADDONS))
+    if unknown:
+        raise InputError(field, f"unknown addons {', '.join(unknown)}; known: {', '.join(ADDONS)}")
+    return {str(k): str(v) for k, v in pinned.items()}
 
 
 # -- node pools -----------------------------------------------------------------------------
@@ -398,7 +466,9 @@ def node_pool(
     for_provider = {
         "region": spec.region,
         "clusterNameRef": comp.ref(spec.cluster),
-        "versionRef": comp.ref(spec.cluster),
+        # Resolved on every reconcile, not once: the default (IfNotPresent) would keep the
+        # version of the first pass, and nodes would never follow a control-plane upgrade.
+        "versionRef": {**comp.ref(spec.cluster), "policy": {"resolve": "Always"}},
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
         "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "instanceTypes": [spec.machine_type],
@@ -406,10 +476,160 @@ def node_pool(
         "scalingConfig": {"minSize": spec.min_nodes, "maxSize": spec.max_nodes},
         "updateConfig": {"maxUnavailable": 1},
         "labels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
     }
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider),
               uses=[*uses, *node_role_attachments(spec.cluster)], template=template)
+
+
+# -- cluster autoscaler ---------------------------------------------------------------------
+
+
+@extra("cluster", CLOUD)
+def cluster_autoscaler(comp: Composition, name: str, spec: ClusterSpec) -> None:
+    """The cluster autoscaler, which resizes node groups within their min/max.
+
+    Installed with Helm through the composer's ``providers-helm`` ProviderConfig into
+    ``kube-system``, with an IAM role bound by EKS Pod Identity (no OIDC provider, no
+    ServiceAccount annotation). The release waits for the association: an autoscaler started
+    without credentials crash-loops until restarted. The environment's
+    ``charts.cluster-autoscaler`` may pin another ``version`` or set ``disabled`` (say, where
+    Karpenter scales nodes instead).
+    """
+    pinned, disabled = chart_settings(comp, AUTOSCALER_CHART)
+    if disabled:
+        return
+    cluster_name = eks_cluster_name(comp, name)
+    identity = f"{name}-autoscaler"
+    association = _pod_identity(
+        comp, identity, cluster=name, region=spec.region, namespace=AUTOSCALER_NAMESPACE,
+        service_account=AUTOSCALER_SERVICE_ACCOUNT,
+        description=f"{AUTOSCALER_NAMESPACE}/{AUTOSCALER_SERVICE_ACCOUNT} in {comp.name}"
+                    " (cluster-autoscaler)",
+        policy_description=f"cluster-autoscaler of {comp.name}: its own node groups only",
+        policy=autoscaler_policy(cluster_name, spec.region), uses=[name],
+    )
+    add_helm_release(
+        comp,
+        f"{identity}-release",
+        chart=AUTOSCALER_CHART,
+        repository=AUTOSCALER_REPOSITORY,
+        version=pinned or autoscaler_chart_version(comp, name, spec),
+        namespace=AUTOSCALER_NAMESPACE,
+        values=autoscaler_values(cluster_name, spec.region),
+        provider_config=comp.resource_name(HELM_PROVIDER_CONFIG),
+        uses=[HELM_PROVIDER_CONFIG, name, association],
+    )
+
+
+def chart_settings(comp: Composition, chart: str) -> tuple[str | None, bool]:
+    """``charts.<chart>.{version,disabled}`` from the environment, as the composer reads them
+    for its own charts."""
+    field = f"environment.charts.{chart}"
+    charts = comp.env.get("charts") or {}
+    settings = charts.get(chart) if isinstance(charts, Mapping) else None
+    if settings is None:
+        return None, False
+    if not isinstance(settings, Mapping):
+        raise InputError(field, "must be a map with version and disabled")
+    version, disabled = settings.get("version"), settings.get("disabled", False)
+    if version is not None and (not isinstance(version, str) or not version):
+        raise InputError(f"{field}.version", "must be a chart version string")
+    if not isinstance(disabled, bool):
+        raise InputError(f"{field}.disabled", "must be true or false")
+    return version, disabled
+
+
+def _minor_key(minor: str) -> tuple[int, int] | None:
+    """``(1, 33)`` for ``"1.33"`` (or ``"1.33.2"``), None for anything else."""
+    parts = minor.split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def autoscaler_chart_version(comp: Composition, cluster: str, spec: ClusterSpec) -> str:
+    """The chart release matching the cluster's Kubernetes minor.
+
+    The minor is the one asked for, else the one EKS reports for the running cluster (EKS
+    picks its newest when none is asked for). Outside the known range the nearest known
+    release is used and a warning says to pin one.
+    """
+    asked = spec.version or comp.observed_value(cluster, "status.atProvider.version")
+    key = _minor_key(str(asked)) if asked else None
+    known = sorted((_minor_key(m) or (0, 0), m) for m in AUTOSCALER_CHART_VERSIONS)
+    matching = [m for k, m in known if k == key]
+    if matching:
+        return AUTOSCALER_CHART_VERSIONS[matching[0]]
+    nearest = known[0][1] if key is not None and key < known[0][0] else known[-1][1]
+    if asked:
+        comp.event(
+            f"cluster-autoscaler has no chart release known for Kubernetes {asked}; using "
+            f"{AUTOSCALER_CHART_VERSIONS[nearest]} (Kubernetes {nearest}). Set "
+            f"charts.{AUTOSCALER_CHART}.version in the environment to match the cluster.",
+            warning=True, reason="AutoscalerVersion",
+        )
+    return AUTOSCALER_CHART_VERSIONS[nearest]
+
+
+def autoscaler_values(cluster_name: str, region: str) -> dict[str, Any]:
+    """Chart values: discover this cluster's node groups by tag, in its region, under the
+    service account the Pod Identity association names."""
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        "autoDiscovery": {"clusterName": cluster_name},
+        "fullnameOverride": AUTOSCALER_CHART,
+        "rbac": {"serviceAccount": {"create": True, "name": AUTOSCALER_SERVICE_ACCOUNT}},
+    }
+
+
+def autoscaler_discovery_tags(cluster_name: str) -> dict[str, str]:
+    """The auto-discovery tags of a node group of ``cluster_name``."""
+    return {
+        AUTOSCALER_ENABLED_TAG: "true",
+        f"{AUTOSCALER_CLUSTER_TAG_PREFIX}{cluster_name}": "owned",
+    }
+
+
+def autoscaler_policy(cluster_name: str, region: str) -> str:
+    """The autoscaler's IAM policy, least privilege (the autoscaler's documented minimum).
+
+    Reads are account-wide (describe calls take no resource). Resizing and terminating are
+    limited to Auto Scaling groups tagged as this cluster's, and reading node groups (their
+    labels and taints, to scale a pool up from zero) to this cluster's node groups.
+    """
+    owned = {f"aws:ResourceTag/{tag}": value
+             for tag, value in autoscaler_discovery_tags(cluster_name).items()}
+    node_groups = f"arn:{partition(region)}:eks:{region}:*:nodegroup/{cluster_name}/*"
+    return policy_document([
+        {
+            "Effect": "Allow",
+            "Action": [
+                "autoscaling:DescribeAutoScalingGroups",
+                "autoscaling:DescribeAutoScalingInstances",
+                "autoscaling:DescribeLaunchConfigurations",
+                "autoscaling:DescribeScalingActivities",
+                "autoscaling:DescribeTags",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplateVersions",
+                "ec2:GetInstanceTypesFromInstanceRequirements",
+            ],
+            "Resource": ["*"],
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "autoscaling:SetDesiredCapacity",
+                "autoscaling:TerminateInstanceInAutoScalingGroup",
+            ],
+            "Resource": ["*"],
+            "Condition": {"StringEquals": owned},
+        },
+        {"Effect": "Allow", "Action": ["eks:DescribeNodegroup"], "Resource": [node_groups]},
+    ])
 
 
 # -- DNS ------------------------------------------------------------------------------------
@@ -450,23 +670,41 @@ def workload_identity(
     ServiceAccount annotation whose value would change after the first pass.
     """
     region = composite_region(comp)
-    _role(comp, name, "pods.eks.amazonaws.com",
-          f"{spec.namespace}/{spec.service_account} in {comp.name} ({spec.purpose})",
-          uses=uses, template=template)
-    comp.emit(f"{name}-policy", IAM_POLICY.new({
-        "description": f"DNS01 challenges of {comp.name} in its Route53 zones",
-        "policy": dns01_policy(comp, spec.zones, region),
-    }))
+    _pod_identity(
+        comp, name, cluster=spec.cluster, region=region, namespace=spec.namespace,
+        service_account=spec.service_account,
+        description=f"{spec.namespace}/{spec.service_account} in {comp.name} ({spec.purpose})",
+        policy_description=f"DNS01 challenges of {comp.name} in its Route53 zones",
+        policy=dns01_policy(comp, spec.zones, region), uses=uses, template=template,
+    )
+
+
+def _pod_identity(
+    comp: Composition, name: str, *, cluster: str, region: str, namespace: str,
+    service_account: str, description: str, policy_description: str, policy: str,
+    uses: Iterable[str], template: Mapping[str, Any] | None = None,
+) -> str:
+    """An IAM role with its own ``policy``, bound to a service account by EKS Pod Identity.
+
+    Emits ``name`` (Role), ``name-policy``, ``name-policy-attachment`` and
+    ``name-association``; returns the association's name: pods started before it exists get
+    no credentials, so whatever runs them waits for it.
+    """
+    _role(comp, name, POD_IDENTITY_SERVICE, description, uses=uses, template=template)
+    comp.emit(f"{name}-policy", IAM_POLICY.new(
+        {"description": policy_description, "policy": policy}))
     # Held with the role (which waits for the cluster): no reference left dangling meanwhile.
     _attach(comp, f"{name}-policy-attachment", name,
             {"policyArnRef": comp.ref(f"{name}-policy")}, uses=[name])
-    comp.emit(f"{name}-association", POD_IDENTITY_ASSOCIATION.new({
+    association = f"{name}-association"
+    comp.emit(association, POD_IDENTITY_ASSOCIATION.new({
         "region": region,
-        "clusterNameRef": comp.ref(spec.cluster),
-        "namespace": spec.namespace,
-        "serviceAccount": spec.service_account,
+        "clusterNameRef": comp.ref(cluster),
+        "namespace": namespace,
+        "serviceAccount": service_account,
         "roleArnRef": comp.ref(name),
-    }), uses=[spec.cluster])
+    }), uses=[cluster])
+    return association
 
 
 def dns01_policy(comp: Composition, zones: Iterable[str], region: str) -> str:
