@@ -794,6 +794,7 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
 __all__ = [
     "ADDONS",
     "cluster",
+    "cluster_autoscaler",
     "dns_zone",
     "network",
     "node_pool",
