@@ -151,17 +151,21 @@ def limit_size(
 ) -> fnv1.RunFunctionResponse:
     """``rsp`` if it fits ``max_send`` (with a warning past 80%), else a small fatal response.
 
-    The warning itself adds bytes, so the size is checked again after adding it: a response
-    that only just fit must not be pushed over the limit by its own warning. The over-limit
+    The warning itself adds bytes: when adding it would push a response that fits over the
+    limit, the response goes out without the warning rather than fail. The over-limit
     response carries only the fatal result (no desired state copied from the request, which
     may be what is too big); on a fatal result Crossplane keeps the previous desired state.
     """
     size = rsp.ByteSize()
-    if size > max_send * SIZE_WARNING_RATIO and size <= max_send:
-        response.warning(
-            rsp, f"response: {size} bytes is over 80% of the send limit of {max_send} bytes"
-        )
-    if rsp.ByteSize() <= max_send:
+    if size <= max_send:
+        if size > max_send * SIZE_WARNING_RATIO:
+            warned = fnv1.RunFunctionResponse()
+            warned.CopyFrom(rsp)
+            response.warning(
+                warned, f"response: {size} bytes is over 80% of the send limit of {max_send} bytes"
+            )
+            if warned.ByteSize() <= max_send:
+                return warned
         return rsp
     oversized = fnv1.RunFunctionResponse()
     oversized.meta.tag = request.meta.tag

@@ -161,3 +161,19 @@ def test_an_undefined_template_variable_names_the_release(client):
         assert "missing_value" in str(err)
     else:
         raise AssertionError("undefined variable did not raise")
+
+
+def test_an_optional_source_the_composite_cannot_fill_in_selects_nothing(client):
+    """A cluster without a planeType label gets no plane-type config, not an error."""
+    composite = cluster_composite("gcp")
+    composite["metadata"]["labels"].pop("planeType", None)
+    step = step_input("cluster", environment=[
+        {"name": "baseline"},
+        {"matchLabels": {"planeType": {"fromFieldPath": "metadata.labels.planeType"}},
+         "optional": True},
+    ])
+    fetched = {"environment-0": [environment_config("baseline", {"defaultMachineType": "e2"})]}
+    rsp = client.run(request(composite, step, required=fetched))
+    assert rsp.fatal == []
+    assert set(rsp.requirements) == {"environment-0"}
+    assert rsp.resources

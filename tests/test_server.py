@@ -321,21 +321,34 @@ def _size_of(client: FunctionClient, req: fnv1.RunFunctionRequest) -> int:
     return client.run(req).response.ByteSize()
 
 
+def _served_with_limit(req: fnv1.RunFunctionRequest, limit: int) -> Rendered:
+    server, address = start_server(max_send_message_size=limit)
+    small = FunctionClient(address)
+    try:
+        return small.run(req)
+    finally:
+        small.close()
+        server.stop()
+
+
 def test_response_near_the_limit_carries_a_warning(client):
-    case = composable(cluster_case("aws"), client)
-    req = case.request()
+    req = composable(cluster_case("aws"), client).request()
     size = _size_of(client, req)
-    for limit in (int(size / 0.9), size + 10, size):
-        server, address = start_server(max_send_message_size=limit)
-        small = FunctionClient(address)
-        try:
-            rendered = small.run(req)
-        finally:
-            small.close()
-            server.stop()
+    for limit in (int(size / 0.9), size + 1000):
+        rendered = _served_with_limit(req, limit)
         assert rendered.response.ByteSize() <= limit
-        assert rendered.warnings or rendered.fatal, limit
-        assert any(f"send limit of {limit} bytes" in m for m in rendered.messages)
+        assert rendered.fatal == []
+        assert any(f"send limit of {limit} bytes" in m for m in rendered.warnings), limit
+
+
+def test_a_response_that_fits_is_never_failed_by_its_own_warning(client):
+    req = composable(cluster_case("aws"), client).request()
+    size = _size_of(client, req)
+    for limit in (size, size + 10):  # fits, but not with the warning added
+        rendered = _served_with_limit(req, limit)
+        assert rendered.fatal == [], limit
+        assert rendered.response.ByteSize() <= limit
+        assert rendered.resources, limit
 
 
 def test_response_over_the_limit_is_a_clear_fatal_result(client):

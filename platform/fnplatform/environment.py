@@ -24,18 +24,45 @@ class Environment:
     """The merged environment, or what is still missing to build it."""
 
     data: dict[str, Any] = field(default_factory=dict)
-    requirements: list[Requirement] = field(default_factory=list)
     pending: bool = False  # some requirement not fetched yet
 
 
-def requirements_for(step: Input, composite: Mapping[str, Any]) -> list[Requirement]:
-    """One requirement per environment source, keyed by its position."""
-    return [_requirement(index, source, composite) for index, source in enumerate(step.environment)]
+@dataclass(frozen=True)
+class Selection:
+    """One environment source of the step input, resolved against the composite."""
+
+    index: int
+    source: EnvironmentSource
+    requirement: Requirement | None  # None: optional, and the composite lacks a label value
+
+    @property
+    def field(self) -> str:
+        """The source's path in the step input, for messages."""
+        return f"input.environment[{self.index}]"
+
+
+def selections(step: Input, composite: Mapping[str, Any]) -> list[Selection]:
+    """Every environment source with its requirement, keyed by position."""
+    return [
+        Selection(index, source, _requirement(index, source, composite))
+        for index, source in enumerate(step.environment)
+    ]
+
+
+def requirements_of(selected: list[Selection]) -> list[Requirement]:
+    """The requirements to declare: one per source that selects anything."""
+    return [s.requirement for s in selected if s.requirement is not None]
 
 
 def _requirement(
     index: int, source: EnvironmentSource, composite: Mapping[str, Any]
-) -> Requirement:
+) -> Requirement | None:
+    """The source's selector, or None for an optional source the composite cannot fill in.
+
+    An optional source whose label value comes from a field the composite doesn't set selects
+    nothing (a cluster without a ``planeType`` label gets no plane-type config); a required
+    one is an error naming that field.
+    """
     key = f"environment-{index}"
     api_version, kind = ENVIRONMENT_CONFIG
     if source.name is not None:
@@ -46,6 +73,8 @@ def _requirement(
         if value.fromFieldPath is not None:
             resolved = get_path(composite, value.fromFieldPath)
             if resolved is None or resolved == "":
+                if source.optional:
+                    return None
                 raise InputError(
                     value.fromFieldPath,
                     f"required to select EnvironmentConfigs (input environment[{index}]"
@@ -56,21 +85,23 @@ def _requirement(
 
 
 def merge_environment(
-    step: Input,
-    requirements: list[Requirement],
+    selected: list[Selection],
     fetched: Mapping[str, list[dict[str, Any]] | None],
     context_environment: Mapping[str, Any],
 ) -> Environment:
     """Merge the context environment and the fetched EnvironmentConfigs, in order."""
-    env = Environment(data=dict(context_environment), requirements=requirements)
-    for source, requirement in zip(step.environment, requirements, strict=True):
+    env = Environment(data=dict(context_environment))
+    for selection in selected:
+        requirement = selection.requirement
+        if requirement is None:
+            continue
         items = fetched.get(requirement.key)
         if items is None:
             env.pending = True
             continue
-        if not items and not source.optional:
+        if not items and not selection.source.optional:
             raise InputError(
-                f"input.environment[{requirements.index(requirement)}]",
+                selection.field,
                 f"no {requirement.describe()} exists; create it or mark the source optional",
             )
         for item in items:

@@ -15,9 +15,9 @@ from google.protobuf import duration_pb2
 
 from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
-from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_for
+from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
 from fnplatform.errors import Pending
-from fnplatform.guard import protect_stateful
+from fnplatform.guard import announce_removals
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
@@ -35,12 +35,12 @@ def compose(
     rsp = response.to(request)
     rsp.meta.ttl.CopyFrom(duration_pb2.Duration(seconds=int(step.ttl_seconds())))
     composite = struct_to_dict(request.observed.composite.resource)
-    environment_requirements = requirements_for(step, composite)
+    selected = selections(step, composite)
+    environment_requirements = requirements_of(selected)
     declare(rsp, environment_requirements)
     context = struct_to_dict(request.context) if request.HasField("context") else {}
     env = merge_environment(
-        step,
-        environment_requirements,
+        selected,
         {r.key: fetched(request, r.key) for r in environment_requirements},
         context.get(CONTEXT_KEY) or {},
     )
@@ -64,7 +64,7 @@ def finish(comp: Composition) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
     hold_unmet(comp)
     add_usages(comp)
-    protect_stateful(comp)
+    announce_removals(comp)
     if comp.notes.held:
         comp.condition(COMPOSED, False, "WaitingForDependencies", waiting_summary(comp.notes.held))
     else:
