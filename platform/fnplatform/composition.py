@@ -50,7 +50,6 @@ class Notes:
     conditions: list[fnv1.Condition] = field(default_factory=list)
     results: list[fnv1.Result] = field(default_factory=list)
     held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
-    degraded: list[str] = field(default_factory=list)  # transient problems this pass
 
 
 class Composition:
@@ -205,10 +204,13 @@ class Composition:
         target[leaf] = value
 
     def status_from(self, name: str, path: str, to: str) -> Any:
-        """Copy an observed field of ``name`` into the composite status, when present."""
-        value = self.observed_value(name, path)
-        self.set_status(to, value)
-        return value
+        """Copy an observed field of ``name`` into ``status.<to>``, remembered while unobserved.
+
+        Desired status is applied as a whole: a field the function stops writing for one pass
+        (the cluster briefly unobserved) would vanish from the claim, so the last known value
+        is written again instead.
+        """
+        return self.remembered(to, name, path)
 
     def condition(self, type_: str, ok: bool | None, reason: str, message: str = "") -> None:
         """Set a custom condition on the composite and its claim."""
@@ -237,7 +239,3 @@ class Composition:
     def hold(self, name: str, waiting_for: str) -> None:
         """Don't create ``name`` yet: it waits for ``waiting_for``."""
         self.notes.held[name] = waiting_for
-
-    def degrade(self, reason: str) -> None:
-        """Record a transient problem: stateful resources must not be dropped this pass."""
-        self.notes.degraded.append(reason)
