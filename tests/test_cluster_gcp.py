@@ -326,6 +326,21 @@ def test_network_fields(client):
     assert nat["natIpAllocateOption"] == "AUTO_ONLY"
 
 
+def test_nat_serves_the_node_and_pod_ranges_only(client, catalog):
+    """Nodes and pods egress through Cloud NAT; the services range never leaves a node."""
+    first = run(client, composite())
+    nat = for_provider(first, "network-nat")
+    assert nat["sourceSubnetworkIpRangesToNat"] == "LIST_OF_SUBNETWORKS"
+    assert nat["subnetwork"] == [
+        {
+            "nameRef": {"name": f"{XR_NAME}-network-subnet"},
+            "sourceIpRangesToNat": ["PRIMARY_IP_RANGE", "LIST_OF_SECONDARY_IP_RANGES"],
+            "secondaryIpRangeNames": ["pods"],
+        }
+    ]
+    assert catalog.validate(first.resource("network-nat")) == []
+
+
 def test_cluster_fields(client):
     rendered, _ = converge(client, composite())
     body = rendered.resource("cluster")
@@ -336,8 +351,6 @@ def test_cluster_fields(client):
     assert cluster["project"] == PROJECT
     assert cluster["networkRef"] == {"name": f"{XR_NAME}-network"}
     assert cluster["subnetworkRef"] == {"name": f"{XR_NAME}-network-subnet"}
-    assert cluster["removeDefaultNodePool"] is True
-    assert cluster["initialNodeCount"] == 1
     assert cluster["networkingMode"] == "VPC_NATIVE"
     assert cluster["ipAllocationPolicy"] == {
         "clusterSecondaryRangeName": "pods",
@@ -361,6 +374,43 @@ def test_cluster_fields(client):
     firewall = for_provider(rendered, "cluster-webhooks")
     assert firewall["sourceRanges"] == ["172.16.0.0/28"]
     assert firewall["allow"] == [{"protocol": "tcp", "ports": ["8443"]}]
+
+
+CREATION_ONLY_CLUSTER_FIELDS = {
+    "removeDefaultNodePool": True,
+    "initialNodeCount": 1,
+    "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
+}
+
+
+def test_creation_only_cluster_fields_are_init_provider(client, catalog):
+    """Only applied when creating: an adopted cluster keeps its default pool and isn't replaced."""
+    rendered, _ = converge(client, composite())
+    spec = rendered.resource("cluster")["spec"]
+    assert spec["initProvider"] == CREATION_ONLY_CLUSTER_FIELDS
+    for field in CREATION_ONLY_CLUSTER_FIELDS:
+        assert field not in spec["forProvider"], field
+    assert catalog.validate(rendered.resource("cluster")) == []
+
+
+def test_adopted_cluster_under_management_never_removes_its_default_pool(client, catalog):
+    imported = {"enabled": True, "mode": "manage", "resources": {"cluster": {"externalName": "x"}}}
+    rendered, _ = converge(client, composite(**{"import": imported}))
+    spec = rendered.resource("cluster")["spec"]
+    assert spec["managementPolicies"] == ["*"]
+    assert "removeDefaultNodePool" not in spec["forProvider"]
+    assert "initialNodeCount" not in spec["forProvider"]
+
+
+def test_pool_initial_size_is_init_provider(client, catalog):
+    """GKE moves a pool's initial count on resize; in forProvider that would force replacement."""
+    rendered, _ = converge(client, composite())
+    for pool in ("pool-general", "pool-batch"):
+        spec = rendered.resource(pool)["spec"]
+        assert spec["initProvider"] == {"initialNodeCount": 1}
+        assert "initialNodeCount" not in spec["forProvider"]
+        assert "nodeCount" not in spec["forProvider"]
+        assert catalog.validate(rendered.resource(pool)) == []
 
 
 def test_cluster_labels_are_gcp_labels(client):

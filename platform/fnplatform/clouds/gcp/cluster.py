@@ -62,21 +62,16 @@ def cluster(
             "clusterSecondaryRangeName": PODS_RANGE,
             "servicesSecondaryRangeName": SERVICES_RANGE,
         },
-        # Pools are separate NodePools we manage; GKE insists on creating one to start with.
-        "removeDefaultNodePool": True,
-        "initialNodeCount": 1,
         "releaseChannel": {"channel": settings.releaseChannel},
         "workloadIdentityConfig": {"workloadPool": workload_pool(comp)},
         # Dataplane V2 (eBPF): NetworkPolicy enforcement built in.
         "datapathProvider": "ADVANCED_DATAPATH",
         "enableShieldedNodes": True,
-        # Crossplane owns the lifecycle: the stateful guard and Usages prevent accidental
-        # deletion, and GKE's own protection would leave a deleted claim stuck forever.
+        # The Terraform provider's guard, not a GKE setting: while true, deleting the Cluster
+        # fails (the claim's deletion hangs until it is set false). It guards the control
+        # plane only; node pools are their own resources and are deleted with the claim.
+        # Off by default: the stateful guard and Usages cover accidental drops.
         "deletionProtection": settings.deletionProtection,
-        # No legacy client certificate (GKE's default, stated): the kubeconfig the provider
-        # writes then holds endpoint and CA only, and access is by Google identity, see
-        # ``values.cluster_credentials``.
-        "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
     }
     if spec.version:
         for_provider["minMasterVersion"] = spec.version
@@ -95,6 +90,7 @@ def cluster(
         }
     body = kinds.CLUSTER.new(
         for_provider,
+        initProvider=_cluster_creation_only(),
         writeConnectionSecretToRef={
             "name": spec.connection_secret,
             "namespace": spec.connection_namespace,
@@ -110,6 +106,27 @@ def cluster(
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
     _node_service_account(comp, name)
+
+
+def _cluster_creation_only() -> dict[str, Any]:
+    """Cluster fields that only mean something at creation: ``spec.initProvider``.
+
+    upjet applies ``initProvider`` when it creates the cluster and ignores it afterwards, like
+    Terraform's ``ignore_changes``. In ``forProvider`` these fields would act on an adopted
+    cluster (``import`` in manage mode), whose state never recorded them:
+    ``removeDefaultNodePool`` turning true deletes the cluster's ``default-pool`` with its
+    workloads, and ``initialNodeCount`` and the client-certificate setting force replacement,
+    which upjet refuses, leaving the resource failing every reconcile.
+    """
+    return {
+        # Pools are separate NodePools we manage; GKE insists on creating one to start with.
+        "removeDefaultNodePool": True,
+        "initialNodeCount": 1,
+        # No legacy client certificate (GKE's default, stated): the kubeconfig the provider
+        # writes then holds endpoint and CA only, and access is by Google identity, see
+        # ``values.cluster_credentials``.
+        "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
+    }
 
 
 def node_service_account_name(cluster_name: str) -> str:
@@ -170,7 +187,6 @@ def node_pool(
             "project": project(comp),
             "location": spec.region,
             "clusterRef": comp.ref(spec.cluster),
-            "initialNodeCount": 1,
             "autoscaling": {
                 "totalMinNodeCount": spec.min_nodes,
                 "totalMaxNodeCount": spec.max_nodes,
@@ -193,7 +209,11 @@ def node_pool(
                 "labels": {"platform.fn.crossplane.io/pool": spec.pool},
                 "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
             },
-        }
+        },
+        # Nodes per zone at creation only: GKE changes it when the pool is resized, and in
+        # forProvider a difference forces replacing the pool (Terraform's own advice is
+        # ignore_changes, which is what initProvider is).
+        initProvider={"initialNodeCount": 1},
     )
     comp.emit(
         name,

@@ -15,6 +15,8 @@ from fnplatform.library.specs import NetworkSpec
 
 #: Names of the subnetwork's secondary ranges; the GKE cluster's ipAllocationPolicy uses them.
 PODS_RANGE, SERVICES_RANGE = "pods", "services"
+#: Which of the subnet's ranges Cloud NAT serves: the primary one and the named secondaries.
+NAT_SOURCE_RANGES = ("PRIMARY_IP_RANGE", "LIST_OF_SECONDARY_IP_RANGES")
 
 
 @provides("network", "gcp")
@@ -91,7 +93,14 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
                 "subnetwork": [
-                    {"nameRef": comp.ref(subnet), "sourceIpRangesToNat": ["ALL_IP_RANGES"]}
+                    {
+                        "nameRef": comp.ref(subnet),
+                        # Nodes (primary range) and pods (their alias range, used as the
+                        # source when traffic isn't masqueraded to the node); ClusterIP
+                        # services never leave the node, so their range gets no NAT.
+                        "sourceIpRangesToNat": list(NAT_SOURCE_RANGES),
+                        "secondaryIpRangeNames": [PODS_RANGE],
+                    }
                 ],
                 "logConfig": {"enable": True, "filter": "ERRORS_ONLY"},
             }
