@@ -723,3 +723,95 @@ def _keys_named(node: Any, key: str) -> list[Any]:
     if isinstance(node, list):
         return [x for v in node for x in _keys_named(v, key)]
     return []
+
+
+# -- review: what Kubernetes, SQS or KEDA would reject later, caught on the claim ------------
+
+
+def test_renaming_an_existing_actor_is_refused_instead_of_orphaning_its_objects(client):
+    # provider-kubernetes looks objects up by the manifest's name: a new name creates a second
+    # Deployment and ScaledObject and leaves the old ones running on the old queue.
+    observed = _existing_actor(client)
+    xr = composite(actor="renamed")
+    xr["status"] = {"actor": ACTOR}
+    rendered = run(client, xr, observed=observed)
+    assert len(rendered.fatal) == 1 and "spec.actor" in rendered.fatal[0], rendered.messages
+    assert ACTOR in rendered.fatal[0] and "renamed" in rendered.fatal[0]
+    assert not rendered.resources
+
+
+def test_the_same_actor_name_again_is_fine(client):
+    xr = composite()
+    xr["status"] = {"actor": ACTOR}
+    assert not run(client, xr).fatal
+
+
+def test_an_actor_named_like_the_namespace_dead_letter_queue_is_refused(client):
+    # asya-<namespace>-dlq is the namespace's DLQ: this actor would own (and on deletion
+    # delete) the queue every other actor's failed messages go to.
+    rendered = run(client, composite(actor="dlq"))
+    assert len(rendered.fatal) == 1 and "spec.actor" in rendered.fatal[0], rendered.messages
+    assert "asya-team-a-dlq" in rendered.fatal[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"volumes": [{"name": "tmp", "emptyDir": {}}]}, "spec.volumes[0].name"),
+        (
+            {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}]},
+            "spec.volumes[1].name",
+        ),
+        ({"volumeMounts": [{"name": "models", "mountPath": "/models"}]}, "spec.volumeMounts[0]"),
+        (
+            {
+                "volumes": [{"name": "models", "emptyDir": {}}],
+                "volumeMounts": [{"name": "models"}],
+            },
+            "spec.volumeMounts[0].mountPath",
+        ),
+        (
+            {
+                "volumes": [{"name": "models", "emptyDir": {}}],
+                "volumeMounts": [{"name": "models", "mountPath": "/var/run/asya"}],
+            },
+            "spec.volumeMounts[0].mountPath",
+        ),
+        (
+            {
+                "volumes": [{"name": "models", "emptyDir": {}}],
+                "volumeMounts": [
+                    {"name": "models", "mountPath": "/models"},
+                    {"name": "models", "mountPath": "/models/"},
+                ],
+            },
+            "spec.volumeMounts[1].mountPath",
+        ),
+    ],
+    ids=[
+        "reserved-volume",
+        "duplicate-volume",
+        "unknown-volume",
+        "no-path",
+        "reserved-path",
+        "duplicate-path",
+    ],
+)
+def test_pod_storage_kubernetes_would_reject_is_an_error_on_the_claim(client, spec, field):
+    rendered = run(client, composite(**spec))
+    assert len(rendered.fatal) == 1, rendered.messages
+    assert field in rendered.fatal[0], rendered.fatal[0]
+
+
+def test_user_volumes_and_mounts_reach_the_runtime_container(client, catalog):
+    spec = {
+        "volumes": [{"name": "models", "emptyDir": {}}],
+        "volumeMounts": [{"name": "models", "mountPath": "/models", "readOnly": True}],
+    }
+    rendered = run(client, composite(**spec))
+    assert not rendered.fatal, rendered.messages
+    deployment = manifest(rendered, "deployment")
+    volumes = [v["name"] for v in deployment["spec"]["template"]["spec"]["volumes"]]
+    assert volumes == ["socket-dir", "tmp", "asya-runtime", "models"]
+    mounts = container(deployment, "asya-runtime")["volumeMounts"]
+    assert mounts[-1] == {"name": "models", "mountPath": "/models", "readOnly": True}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fnplatform.clouds.aws.queue import sqs_queue_arn, sqs_queue_name
 from fnplatform.composers.async_actor import manifests
+from fnplatform.composers.async_actor.checks import check_actor_name, check_pod_storage
 from fnplatform.composers.async_actor.manifests import Actor
 from fnplatform.composers.async_actor.model import ActorSettings
 from fnplatform.composers.async_actor.resolve import resolve_spec
@@ -39,6 +40,8 @@ def compose(comp: Composition) -> None:
     name = spec.actor or comp.claim_name
     if not name:
         raise InputError("spec.actor", "required when the composite has no claim to name it")
+    check_actor_name(comp.composite, namespace, name)
+    check_pod_storage(spec, settings.runtime)
     actor = Actor(name=name, namespace=namespace, spec=spec, settings=settings)
     comp.set_status("actor", name)
     _queue(comp, actor)

@@ -1,0 +1,95 @@
+"""Checks of a resolved actor that need more than its spec: its history, names and settings.
+
+Each one catches on the claim, with the field named, what would otherwise fail later and out
+of the user's sight (an Object stuck on an API server rejection), or silently do harm (a
+renamed actor leaving its old Deployment running, an actor taking over the namespace's DLQ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fnplatform.clouds.aws.queue import sqs_queue_name
+from fnplatform.composers.async_actor.manifests import RUNTIME_VOLUME, SOCKET_VOLUME, TMP_VOLUME
+from fnplatform.composers.async_actor.model import ActorSpec, RuntimeSettings
+from fnplatform.errors import InputError
+from fnplatform.merge import get_path
+
+BUILT_IN_VOLUMES = (SOCKET_VOLUME, TMP_VOLUME, RUNTIME_VOLUME)
+DLQ_SUFFIX = "dlq"
+
+
+def check_actor_name(composite: Mapping[str, Any], namespace: str, name: str) -> None:
+    """The actor's name may not change, nor name the namespace's dead-letter queue.
+
+    Every object of the actor is named after it, and provider-kubernetes finds objects by
+    name: a new name would create a second Deployment and ScaledObject beside the old ones,
+    which would keep running. ``status.actor`` remembers the name the actor was created with.
+    """
+    previous = get_path(composite, "status.actor")
+    if previous and previous != name:
+        raise InputError(
+            "spec.actor",
+            f"can't change from {previous!r} to {name!r}: the queue, Deployment and KEDA "
+            "objects are named after the actor; create a new AsyncActor instead",
+        )
+    dead_letter = sqs_queue_name("asya", namespace, DLQ_SUFFIX)
+    if sqs_queue_name("asya", namespace, name) == dead_letter:
+        raise InputError(
+            "spec.actor",
+            f"{name!r} would name the queue {dead_letter}, the namespace's dead-letter queue; "
+            "choose another actor name",
+        )
+
+
+def check_pod_storage(spec: ActorSpec, runtime: RuntimeSettings) -> None:
+    """Volumes and mounts the API server would accept beside the built-in ones.
+
+    Kubernetes rejects a pod with two volumes of one name, a mount of an undeclared volume,
+    a mount without a path, and two mounts at one path in a container.
+    """
+    declared = _check_volume_names(spec.volumes)
+    built_in_mounts = (runtime.socketDir, "/tmp", runtime.scriptPath)
+    reserved_paths = {_normal(path): path for path in built_in_mounts}
+    mounted: dict[str, int] = {}
+    for index, mount in enumerate(spec.volumeMounts):
+        field = f"spec.volumeMounts[{index}]"
+        if mount["name"] not in declared and mount["name"] not in BUILT_IN_VOLUMES:
+            raise InputError(f"{field}.name", f"{mount['name']!r} is not in spec.volumes")
+        path = mount.get("mountPath")
+        if not isinstance(path, str) or not path:
+            raise InputError(f"{field}.mountPath", "required: where the volume appears")
+        normal = _normal(path)
+        if normal in reserved_paths:
+            raise InputError(
+                f"{field}.mountPath",
+                f"{path} is where the actor runtime mounts {reserved_paths[normal]}",
+            )
+        if normal in mounted:
+            raise InputError(
+                f"{field}.mountPath",
+                f"{path} is already mounted by spec.volumeMounts[{mounted[normal]}]",
+            )
+        mounted[normal] = index
+
+
+def _check_volume_names(volumes: list[dict[str, Any]]) -> set[str]:
+    """The user's volume names, each unique and none a built-in volume's."""
+    names: set[str] = set()
+    for index, volume in enumerate(volumes):
+        name = volume["name"]
+        if name in BUILT_IN_VOLUMES:
+            raise InputError(
+                f"spec.volumes[{index}].name",
+                f"{name!r} is a volume of the actor runtime; choose another name",
+            )
+        if name in names:
+            raise InputError(f"spec.volumes[{index}].name", f"{name!r} is declared twice")
+        names.add(name)
+    return names
+
+
+def _normal(path: str) -> str:
+    """``path`` without trailing slashes, as Kubernetes compares mount paths."""
+    return path.rstrip("/") or "/"
