@@ -815,3 +815,25 @@ def test_user_volumes_and_mounts_reach_the_runtime_container(client, catalog):
     assert volumes == ["socket-dir", "tmp", "asya-runtime", "models"]
     mounts = container(deployment, "asya-runtime")["volumeMounts"]
     assert mounts[-1] == {"name": "models", "mountPath": "/models", "readOnly": True}
+
+
+def test_keda_can_assume_the_actors_irsa_role(client, catalog):
+    # identityOwner workload: KEDA reads the queue with the role annotated on the pods'
+    # service account (the namespace's IRSA role), not with KEDA's own identity.
+    settings = {**SETTINGS, "keda": {"identityOwner": "workload"}}
+    rendered = run(client, composite(), settings=settings)
+    assert manifest(rendered, "trigger-auth")["spec"] == {
+        "podIdentity": {"provider": "aws", "identityOwner": "workload"}
+    }
+    assert_all_valid(rendered, catalog)
+
+
+@pytest.mark.parametrize(
+    "keda",
+    [{"identityOwner": "workload", "authProvider": "secret", "secretRef": {"name": "k"}}, {}],
+    ids=["with-secret", "without-irsa"],
+)
+def test_workload_identity_needs_pod_identity_and_irsa(client, keda):
+    settings = {"aws": SETTINGS["aws"], "keda": {"identityOwner": "workload", **keda}}
+    rendered = run(client, composite(), settings=settings)
+    assert len(rendered.fatal) == 1 and "environment.keda" in rendered.fatal[0], rendered.messages

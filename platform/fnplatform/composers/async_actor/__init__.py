@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from fnplatform.clouds.aws.queue import sqs_queue_arn, sqs_queue_name
 from fnplatform.composers.async_actor import manifests
-from fnplatform.composers.async_actor.checks import check_actor_name, check_pod_storage
+from fnplatform.composers.async_actor.checks import (
+    check_actor_name,
+    check_pod_storage,
+    check_settings,
+)
 from fnplatform.composers.async_actor.manifests import Actor
 from fnplatform.composers.async_actor.model import ActorSettings
 from fnplatform.composers.async_actor.resolve import resolve_spec
@@ -35,6 +39,7 @@ DEPLOYMENT_AVAILABLE = (
 def compose(comp: Composition) -> None:
     """Compose one async actor for ``comp``."""
     settings = parse(ActorSettings, comp.env, "environment")
+    check_settings(settings)
     namespace = _namespace(comp)
     spec = resolve_spec(comp)
     name = spec.actor or comp.claim_name

@@ -12,7 +12,7 @@ from typing import Any
 
 from fnplatform.clouds.aws.queue import sqs_queue_name
 from fnplatform.composers.async_actor.manifests import RUNTIME_VOLUME, SOCKET_VOLUME, TMP_VOLUME
-from fnplatform.composers.async_actor.model import ActorSpec, RuntimeSettings
+from fnplatform.composers.async_actor.model import ActorSettings, ActorSpec, RuntimeSettings
 from fnplatform.errors import InputError
 from fnplatform.merge import get_path
 
@@ -40,6 +40,20 @@ def check_actor_name(composite: Mapping[str, Any], namespace: str, name: str) ->
             "spec.actor",
             f"{name!r} would name the queue {dead_letter}, the namespace's dead-letter queue; "
             "choose another actor name",
+        )
+
+
+def check_settings(settings: ActorSettings) -> None:
+    """Settings that only make sense together.
+
+    With ``identityOwner: workload`` KEDA assumes the role annotated on the scale target's
+    service account; without IRSA the pods run as ``default``, which has none, and every
+    ScaledObject would fail.
+    """
+    if settings.keda.identityOwner == "workload" and not settings.irsa.enabled:
+        raise InputError(
+            "environment.keda.identityOwner",
+            "workload needs irsa.enabled: KEDA assumes the role of the actors' service account",
         )
 
 

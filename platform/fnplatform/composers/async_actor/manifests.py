@@ -75,7 +75,10 @@ def trigger_authentication(actor: Actor) -> dict[str, Any]:
     keda = actor.settings.keda
     spec: dict[str, Any]
     if keda.authProvider == "podIdentity" or keda.secretRef is None:
-        spec = {"podIdentity": {"provider": "aws"}}
+        identity = {"provider": "aws"}
+        if keda.identityOwner is not None:
+            identity["identityOwner"] = keda.identityOwner
+        spec = {"podIdentity": identity}
     else:
         ref = keda.secretRef
         spec = {

@@ -267,11 +267,19 @@ class KedaSettings(BaseModel):
 
     authProvider: Literal["podIdentity", "secret"] = "podIdentity"
     secretRef: KedaSecretRef | None = None
+    identityOwner: Literal["keda", "workload"] | None = Field(
+        default=None,
+        description="podIdentity: whose AWS role reads the queue; KEDA's own (default) or "
+        "the role on the actor pods' IRSA service account.",
+    )
 
     @model_validator(mode="after")
     def _secret(self) -> KedaSettings:
         if self.authProvider == "secret" and self.secretRef is None:
             msg = "secretRef is required when authProvider is secret"
+            raise ValueError(msg)
+        if self.authProvider == "secret" and self.identityOwner is not None:
+            msg = "identityOwner only applies to authProvider podIdentity"
             raise ValueError(msg)
         return self
 
