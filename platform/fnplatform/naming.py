@@ -28,8 +28,3 @@ def dns_label(*parts: str, max_length: int = DNS_LABEL_MAX) -> str:
         return name
     digest = hashlib.sha256(raw.encode()).hexdigest()[:8]
     return f"{name[: max_length - 9].rstrip('-')}-{digest}"
-
-
-def is_dns_label(value: str) -> bool:
-    """Whether ``value`` is a valid DNS-1123 label."""
-    return bool(re.fullmatch(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?", value))
