@@ -99,17 +99,16 @@ class Composition:
         """Whether composed resource ``name`` reports Ready=True."""
         return self.observed.condition_true(name)
 
-    def remembered(self, status_field: str, name: str, path: str) -> Any:
-        """An observed value, or the one this function saved in the composite's status.
+    def remember(self, status_field: str, value: Any) -> Any:
+        """Write ``status.<status_field>``: ``value``, else the one already saved there.
 
         Status is the function's memory across reconciles: a value read once (a queue URL, a
-        cluster name) stays usable while the upstream resource is briefly unobserved.
+        cluster endpoint) stays usable, and stays on the claim, while its source is briefly
+        unobserved. Desired status is applied as a whole, so a field not written would vanish.
         """
-        value = self.observed_value(name, path)
         if value is None:
             value = get_path(self.composite, f"status.{status_field}")
-        if value is not None:
-            self.set_status(status_field, value)
+        self.set_status(status_field, value)
         return value
 
     def require(self, requirement: Requirement) -> list[dict[str, Any]] | None:
@@ -204,13 +203,8 @@ class Composition:
         target[leaf] = value
 
     def status_from(self, name: str, path: str, to: str) -> Any:
-        """Copy an observed field of ``name`` into ``status.<to>``, remembered while unobserved.
-
-        Desired status is applied as a whole: a field the function stops writing for one pass
-        (the cluster briefly unobserved) would vanish from the claim, so the last known value
-        is written again instead.
-        """
-        return self.remembered(to, name, path)
+        """Copy an observed field of ``name`` into ``status.<to>``, remembered while unobserved."""
+        return self.remember(to, self.observed_value(name, path))
 
     def condition(self, type_: str, ok: bool | None, reason: str, message: str = "") -> None:
         """Set a custom condition on the composite and its claim."""

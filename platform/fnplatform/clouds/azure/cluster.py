@@ -244,11 +244,11 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
     )
     endpoint = _match(_SERVER, kubeconfig) or (f"https://{fqdn}:443" if fqdn else None)
     name = observed_external_name(comp, cluster_name) if comp.is_observed(cluster_name) else None
-    _remember(comp, "clusterName", name)
-    _remember(comp, "clusterEndpoint", endpoint)
-    _remember(comp, "clusterCA", _match(_CA_DATA, kubeconfig))
+    comp.remember("clusterName", name)
+    comp.remember("clusterEndpoint", endpoint)
+    comp.remember("clusterCA", _match(_CA_DATA, kubeconfig))
     issuer = comp.observed_value(cluster_name, "status.atProvider.oidcIssuerUrl")
-    _remember(comp, "oidcIssuer", issuer)
+    comp.remember("oidcIssuer", issuer)
 
 
 def _observed_kubeconfig(comp: Composition, cluster_name: str) -> str:
@@ -265,9 +265,3 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.search(text)
     return found.group(1) if found else None
 
-
-def _remember(comp: Composition, field: str, value: Any) -> None:
-    """Write ``status.<field>``: ``value``, else the value the composite's status already has."""
-    if value is None:
-        value = get_path(comp.composite, f"status.{field}")
-    comp.set_status(field, value)

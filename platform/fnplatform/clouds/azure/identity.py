@@ -65,7 +65,7 @@ def workload_identity(
         template=template,
     )
     credential = f"{name}-federation"
-    issuer = comp.remembered("oidcIssuer", spec.cluster, OIDC_ISSUER)
+    issuer = comp.status_from(spec.cluster, OIDC_ISSUER, "oidcIssuer")
     if issuer is None:
         comp.hold(credential, f"{spec.cluster} (its OIDC issuer URL)")
         return

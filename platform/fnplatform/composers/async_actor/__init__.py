@@ -25,7 +25,6 @@ from fnplatform.composition import CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 from fnplatform.library import add_kubernetes_object, add_queue
 from fnplatform.library.specs import QueueSpec
-from fnplatform.merge import get_path
 from fnplatform.validation import parse
 
 QUEUE, SERVICE_ACCOUNT, TRIGGER_AUTH = "queue", "service-account", "trigger-auth"
@@ -116,16 +115,11 @@ def _queue(comp: Composition, actor: Actor) -> None:
 
 def _queue_url(comp: Composition) -> str | None:
     """The queue's URL: observed (``url``, or the ``id`` upjet sets to it), else remembered."""
-    for path in ("status.atProvider.url", "status.atProvider.id"):
-        value = comp.observed_value(QUEUE, path)
-        if value:
-            comp.set_status("queueUrl", value)
-            return str(value)
-    remembered = get_path(comp.composite, "status.queueUrl")
-    if remembered:
-        comp.set_status("queueUrl", remembered)
-        return str(remembered)
-    return None
+    observed = comp.observed_value(QUEUE, "status.atProvider.url") or comp.observed_value(
+        QUEUE, "status.atProvider.id"
+    )
+    url = comp.remember("queueUrl", observed or None)
+    return str(url) if url else None
 
 
 def _object(
