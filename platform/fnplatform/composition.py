@@ -60,10 +60,14 @@ class Composition:
         request: fnv1.RunFunctionRequest,
         step: Input,
         environment: Mapping[str, Any],
+        composite: dict[str, Any] | None = None,  # the observed composite, when already read
     ) -> None:
         self.request = request
         self.step = step
-        self.composite: dict[str, Any] = struct_to_dict(request.observed.composite.resource)
+        self.composite: dict[str, Any] = (
+            composite if composite is not None
+            else struct_to_dict(request.observed.composite.resource)
+        )
         metadata = self.composite.get("metadata") or {}
         self.name: str = str(metadata.get("name") or "composite")
         self.labels: dict[str, str] = dict(metadata.get("labels") or {})

@@ -15,6 +15,10 @@ import yaml
 
 from fnplatform.errors import InputError
 
+# libyaml's C loader when PyYAML was built with it: the pure-Python one was 30% of a small
+# cluster's composition. Both construct the same values from the same safe tag set.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 ENVIRONMENT = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
     autoescape=False,
@@ -38,7 +42,7 @@ def render_values(release: str, source: str, variables: Mapping[str, Any]) -> di
     except jinja2.TemplateError as err:
         raise InputError(f"helm release {release} values", f"template error: {err}") from None
     try:
-        values = yaml.safe_load(text) or {}
+        values = yaml.load(text, Loader=_LOADER) or {}
     except yaml.YAMLError as err:
         raise InputError(f"helm release {release} values", f"not valid YAML: {err}") from None
     if not isinstance(values, dict):
