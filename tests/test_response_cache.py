@@ -478,3 +478,25 @@ def test_observed_ready_bodies_round_trip() -> None:
     struct = struct_pb2.Struct()
     fill_struct(struct, body)
     assert struct_to_dict(struct) == body
+
+
+# -- remembered Helm values ------------------------------------------------------------------
+
+
+def test_remembered_helm_values_are_fresh_copies_and_errors_are_not_remembered() -> None:
+    from fnplatform.errors import InputError
+    from fnplatform.templates import render_values
+
+    source = "replicas: {{ replicas }}\nlabels:\n  team: {{ team }}\nlist: [1, 2]\n"
+    first = render_values("demo", source, {"replicas": 2, "team": "a"})
+    first["labels"]["team"] = "changed by a caller"
+    first["list"].append(3)
+    again = render_values("demo", source, {"replicas": 2, "team": "a"})
+    assert again == {"replicas": 2, "labels": {"team": "a"}, "list": [1, 2]}
+    assert render_values("demo", source, {"replicas": 3, "team": "a"})["replicas"] == 3
+    assert render_values("demo", source, {"replicas": True, "team": "a"})["replicas"] is True
+    for _ in range(2):
+        with pytest.raises(InputError, match="undefined variable"):
+            render_values("demo", source, {"replicas": 2})
+    dated = render_values("demo", "when: 2026-01-01\n", {})
+    assert str(dated["when"]) == "2026-01-01"
