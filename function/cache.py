@@ -16,6 +16,10 @@ be reused. What makes this safe:
   whose bytes the stored form would not reproduce exactly.
 
 The bound is in bytes (responses plus a fixed per-entry overhead), least recently used first.
+``--response-cache-mib`` bounds everything the process remembers between requests: a quarter
+of it (at most 16 MiB) goes to the composing memos (encoded bodies and decoded Structs in
+``fnplatform.structs``), the rest to whole responses. With 0 there is no response cache and
+the memos keep 16 MiB.
 """
 
 from __future__ import annotations
@@ -30,6 +34,16 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from function.__version__ import __version__
 
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
+MEMOS_MAX = 16 * 1024 * 1024
+MEMOS_SHARE = 4
+
+
+def budget(total_bytes: int) -> tuple[int, int]:
+    """``--response-cache-mib`` in bytes split into (responses, each of the two memos)."""
+    if total_bytes <= 0:
+        return 0, MEMOS_MAX // 2
+    memos = min(MEMOS_MAX, total_bytes // MEMOS_SHARE)
+    return total_bytes - memos, memos // 2
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from grpc_reflection.v1alpha import reflection
 
-from function.cache import ResponseCache
+from function.cache import ResponseCache, budget
 from function.dispatch import run_bytes
 
 MIB = 1024 * 1024
@@ -82,9 +82,19 @@ class Handler:
 
 def response_cache(config: ServerConfig) -> ResponseCache | None:
     """The cache ``config`` asks for, or None when ``response_cache_mib`` is 0."""
-    if config.response_cache_mib <= 0:
+    responses, _ = budget(config.response_cache_mib * MIB)
+    if responses <= 0:
         return None
-    return ResponseCache(config.response_cache_mib * MIB, config.max_send_message_size)
+    return ResponseCache(responses, config.max_send_message_size)
+
+
+def size_memos(response_cache_mib: int) -> None:
+    """Bound this process's composing memos by its share of ``--response-cache-mib``."""
+    from fnplatform.structs import DECODED, ENCODED
+
+    _, each = budget(response_cache_mib * MIB)
+    ENCODED.configure(each)
+    DECODED.configure(each)
 
 
 def build_server(
@@ -156,21 +166,23 @@ def _bind(add_port: object, address: str) -> None:
         raise StartupError(msg)
 
 
-def make_executor(processes: int) -> concurrent.futures.Executor:
+def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.futures.Executor:
     """Threads by default; a process pool when ``processes`` > 0."""
     if processes > 0:
         import multiprocessing
 
         return concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm,
+            initargs=(response_cache_mib,),
         )
     return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="compose")
 
 
-def _warm() -> None:
-    """Import the composers in a new worker before its first request."""
+def _warm(response_cache_mib: int = 64) -> None:
+    """Import the composers in a new worker before its first request; size its memos."""
     from function.dispatch import _composers
 
+    size_memos(response_cache_mib)
     _composers()
 
 
@@ -178,7 +190,8 @@ async def serve(config: ServerConfig) -> None:
     """Serve until SIGTERM or SIGINT; in-flight requests finish within the grace period."""
     log = logging.get_logger()
     sys.setswitchinterval(config.switch_interval_ms / 1000)
-    executor = make_executor(config.processes)
+    size_memos(config.response_cache_mib)
+    executor = make_executor(config.processes, config.response_cache_mib)
     server = build_server(config, executor)
     await server.start()
     log.info(

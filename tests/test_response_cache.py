@@ -33,7 +33,7 @@ from fnplatform.structs import fill_struct, struct_to_dict
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
-from function.cache import ResponseCache
+from function.cache import ResponseCache, budget
 from function.server import MIB, ServerConfig, build_server, response_cache
 from tests.support.cases import ModuleCase, cluster_case, converge, module_cases
 from tests.support.harness import Rendered, ServerThread, free_port, observed_ready
@@ -416,7 +416,10 @@ def test_zero_turns_the_cache_off(uncached: Served) -> None:
     assert response_cache(ServerConfig(response_cache_mib=0)) is None
     default = response_cache(ServerConfig())
     assert default is not None
-    assert default.limit_bytes == 64 * MIB
+    assert default.limit_bytes == 48 * MIB, "a quarter of 64 MiB goes to the composing memos"
+    assert budget(64 * MIB) == (48 * MIB, 8 * MIB)
+    assert budget(400 * MIB) == (384 * MIB, 8 * MIB), "the memos take at most 16 MiB"
+    assert budget(0) == (0, 8 * MIB)
 
 
 # -- the Struct encoder -----------------------------------------------------------------------

@@ -127,7 +127,7 @@ class EncodedBodies:
         return encoded
 
 
-ENCODED = EncodedBodies(16 * 1024 * 1024)
+ENCODED = EncodedBodies(8 * 1024 * 1024)  # sized by function.server.size_memos
 
 
 class DecodedStructs:
@@ -174,7 +174,7 @@ class DecodedStructs:
         return value
 
 
-DECODED = DecodedStructs(16 * 1024 * 1024)
+DECODED = DecodedStructs(8 * 1024 * 1024)  # sized by function.server.size_memos
 
 
 # -- wire encoding of google.protobuf.Struct ------------------------------------------------
