@@ -429,10 +429,11 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         "sequential calls from one client; p50/p99 in ms.", "",
         "Servers: **cache on** is `python -m function` as shipped (`--response-cache-mib 64`): "
         "the steady state, where Crossplane re-sends an unchanged request on every poll. "
-        "**cache off** (`--response-cache-mib 0`) composes every request from scratch. "
-        "**floor** is the SDK's do-nothing server answering `response.to(request)` "
-        "(bench/floor.py)." + (f" **before** is the function checked out in `{before}` "
-                               "(the code before this change)." if before else ""), "",
+        "**cache off** (`--response-cache-mib 0`) composes every request (its composing "
+        "memos, 16 MiB of encoded bodies and decoded Structs, stay on). **floor** is the SDK's "
+        "do-nothing server answering each request with the response bytes the function gives "
+        "to it, prepared at start-up (bench/floor.py)." + (
+            f" **before** is the function checked out in `{before}`." if before else ""), "",
     ])
     examples = example_workloads()
     pools = [pool_workload(n) for n in POOL_COUNTS]
