@@ -4,10 +4,15 @@
     python tools/render_examples.py --out build/render
     python tools/render_examples.py --case cluster/gcp
 
-Each ``examples/<module>/cases.yaml`` lists render cases::
+Each ``tests/render-cases/<module>.yaml`` lists that module's render cases, paths relative to
+the repository root::
 
-    - {name: gcp, xr: xr-gcp.yaml, environment: [environment-baseline.yaml], observed: null,
-       required: []}
+    - {name: gcp, xr: examples/cluster/xr-gcp.yaml,
+       environment: [examples/cluster/environment-baseline.yaml], observed: null, required: []}
+
+The cases live outside ``examples/`` because ``crossplane xpkg build`` parses every YAML file under
+the examples root as a Kubernetes object; ``examples/`` holds only what a user applies. Observed
+states (render inputs only) are in ``tests/render-cases/<module>/``.
 
 The function is started as ``python -m function --insecure`` on a free localhost port and crank's
 Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``), so
@@ -34,6 +39,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+CASES_DIR = ROOT / "tests" / "render-cases"
 FUNCTIONS = EXAMPLES / "functions.yaml"
 CRANK_VERSION = "v2.2.1"
 RENDER_TIMEOUT_S = 120
@@ -41,7 +47,7 @@ RENDER_TIMEOUT_S = 120
 
 @dataclass(frozen=True)
 class Case:
-    """One ``crossplane render`` invocation described in a ``cases.yaml``."""
+    """One ``crossplane render`` invocation described in ``tests/render-cases/<module>.yaml``."""
 
     module: str
     name: str
@@ -69,19 +75,18 @@ class Case:
 
 
 def load_cases() -> list[Case]:
-    """Every case of every ``examples/*/cases.yaml``, in module then file order."""
+    """Every case of every ``tests/render-cases/*.yaml``, in module then file order."""
     cases: list[Case] = []
-    for cases_file in sorted(EXAMPLES.glob("*/cases.yaml")):
-        folder = cases_file.parent
+    for cases_file in sorted(CASES_DIR.glob("*.yaml")):
         for entry in yaml.safe_load(cases_file.read_text()) or []:
             cases.append(
                 Case(
-                    module=folder.name,
+                    module=cases_file.stem,
                     name=entry["name"],
-                    xr=folder / entry["xr"],
-                    environment=tuple(folder / f for f in entry.get("environment") or ()),
-                    observed=folder / entry["observed"] if entry.get("observed") else None,
-                    required=tuple(folder / f for f in entry.get("required") or ()),
+                    xr=ROOT / entry["xr"],
+                    environment=tuple(ROOT / f for f in entry.get("environment") or ()),
+                    observed=ROOT / entry["observed"] if entry.get("observed") else None,
+                    required=tuple(ROOT / f for f in entry.get("required") or ()),
                 )
             )
     return cases
