@@ -2,7 +2,7 @@
 
     python tools/render_examples.py                 # all cases, to stdout
     python tools/render_examples.py --out build/render
-    python tools/render_examples.py --case cluster/gcp
+    python tools/render_examples.py --case cluster/gcp   # `make render CASE=cluster/gcp`
 
 Each ``tests/render-cases/<module>.yaml`` lists that module's render cases, paths relative to
 the repository root::
@@ -93,12 +93,34 @@ def load_cases() -> list[Case]:
 
 
 def find_crank() -> Path | None:
-    """``.bin/crank`` (from tools/install-crank.sh), else a ``crank`` on PATH."""
+    """``.bin/crank``: the Crossplane CLI ``tools/install-crank.sh`` put there (``make crank``).
+
+    The script links a supported ``crossplane`` already on PATH, or builds the pinned one; every
+    tool and test goes through ``.bin/crank`` so they all use the same CLI.
+    """
     local = ROOT / ".bin" / "crank"
-    if local.exists():
-        return local
-    found = shutil.which("crank")
-    return Path(found) if found else None
+    return local if local.exists() else None
+
+
+def ensure_crank() -> Path:
+    """``.bin/crank``, running ``tools/install-crank.sh`` first when it is missing."""
+    found = find_crank()
+    if found is None:
+        subprocess.run([str(ROOT / "tools" / "install-crank.sh")], cwd=ROOT, check=True)
+        found = find_crank()
+    if found is None:
+        msg = "tools/install-crank.sh did not install .bin/crank"
+        raise RuntimeError(msg)
+    return found
+
+
+def select_cases(cases: list[Case], wanted: list[str] | None) -> tuple[list[Case], list[str]]:
+    """The cases named ``<module>/<case>`` (or a whole ``<module>``), and the unknown names."""
+    if not wanted:
+        return cases, []
+    chosen = [c for c in cases if c.id in wanted or c.module in wanted]
+    known = {c.id for c in cases} | {c.module for c in cases}
+    return chosen, [name for name in wanted if name not in known]
 
 
 def free_port() -> int:
@@ -211,13 +233,20 @@ def validate_command(crank: Path, rendered: Path, cache_dir: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="write <module>/<case>.yaml here, not stdout")
-    parser.add_argument("--case", action="append", help="only these <module>/<case> ids")
+    parser.add_argument(
+        "--case", action="append", help="only this <module>/<case> (or every case of <module>)"
+    )
     args = parser.parse_args(argv)
+    all_cases = load_cases()
+    cases, unknown = select_cases(all_cases, args.case)
+    if unknown:
+        valid = "\n  ".join(c.id for c in all_cases)
+        print(f"unknown case {', '.join(unknown)}; valid cases:\n  {valid}", file=sys.stderr)
+        return 2
     crank = find_crank()
     if crank is None:
-        print("crank not found: run tools/install-crank.sh", file=sys.stderr)
+        print("Crossplane CLI not found at .bin/crank: run `make crank`", file=sys.stderr)
         return 2
-    cases = [c for c in load_cases() if not args.case or c.id in args.case]
     failed = 0
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, serve_function(port, Path(tmp) / "function.log"):
