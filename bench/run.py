@@ -450,8 +450,8 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "
                        "by node pool count", header, rows)
         example_rows, _ = comparison_rows(servers, examples)
-        report.section("Example cases (examples/*/cases.yaml, requirements fetched)", header,
-                       example_rows)
+        report.section("Render cases (tests/render-cases, requirements fetched as crank does)",
+                       header, example_rows)
         memory = {name: served.rss() for name, served in servers.items()}
     slope_resources = {n: load.resources for n, load in zip(POOL_COUNTS, pools, strict=True)}
     wanted = {slope_resources[n] for n in SLOPE_POOLS}

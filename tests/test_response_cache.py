@@ -3,8 +3,8 @@
 Two production servers run side by side in threads: one with a cache whose counters the tests
 read, one with the cache off. Requests go over gRPC as raw bytes, and responses are compared
 as raw bytes: with the cache on, every module case (as first composed, once converged, and
-each invalid variant) and every example that the golden renders use answers exactly what the
-cache-off server answers, also when the answer comes from the cache for another tag. Any change
+each invalid variant) and every render case the goldens use (tests/render-cases) gets exactly
+the cache-off server's answer, also when it comes from the cache for another tag. Any change
 of composite, observed resource, connection details, desired state of earlier steps, required
 or extra resource, context, input or function version misses. The key does not depend on the
 order of map entries in the request bytes (Go's marshaler does not sort them).
@@ -142,7 +142,7 @@ def _load_bench() -> ModuleType:
 
 
 def _every_case_request(uncached: Served) -> list[tuple[str, fnv1.RunFunctionRequest]]:
-    """Every module case (first pass, converged, each invalid variant) and every example."""
+    """Every module case (first pass, converged, each invalid variant) and every render case."""
     found: list[tuple[str, fnv1.RunFunctionRequest]] = []
     for case in module_cases():
         found.append((f"{case.id}/first", case.request()))
@@ -155,7 +155,7 @@ def _every_case_request(uncached: Served) -> list[tuple[str, fnv1.RunFunctionReq
                                                                       input=step)))
     bench = _load_bench()
     for workload in bench.example_workloads():
-        found.append((f"example {workload.name}",
+        found.append((f"render case {workload.name}",
                       fnv1.RunFunctionRequest.FromString(workload.payload)))
     return found
 
