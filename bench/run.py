@@ -566,7 +566,7 @@ def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) 
         "", f"`python bench/run.py soak --requests {requests_total}`; {clients} concurrent "
         f"clients, cache {cache_mib} MiB. Every fourth request is new content (a 10-pool "
         f"cluster with a label changed: composed, stored, later evicted); the others cycle "
-        f"over {len(loads)} requests (every example case and a 10-pool cluster). "
+        f"over {len(loads)} requests (every render case and a 10-pool cluster). "
         f"{elapsed:.0f} s, {requests_total / elapsed:.0f} req/s on the shared machine.", "",
         "| figure | value |", "|---|---|",
         f"| RSS after warm-up ({warmup} requests) | {after_warmup / 1024:.1f} MiB |",
