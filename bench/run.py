@@ -590,7 +590,8 @@ def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol", "sizing"], default="run")
+    parser.add_argument("mode", nargs="?", default="run",
+                        choices=["run", "soak", "hol", "sizing", "memory"])
     parser.add_argument("--requests", type=int, default=100_000, help="soak: how many requests")
     parser.add_argument("--cache-mib", type=int, default=64, help="soak: response cache size")
     parser.add_argument("--before", type=Path, help="run: also serve the function in this "
@@ -601,6 +602,11 @@ def main() -> None:
         soak(args.requests, args.out, cache_mib=args.cache_mib)
     elif args.mode == "hol":
         head_of_line_only(args.out)
+    elif args.mode == "memory":
+        report = Report()
+        report.section("RSS with the response cache at its limit", [
+            "server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
+            cache_at_limit(pool_workload(200), 64))
     elif args.mode == "sizing":
         report = Report()
         report.section("Sizing: requests per second per core", [
