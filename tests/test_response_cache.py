@@ -307,6 +307,7 @@ CHANGES: dict[str, Change] = {
     "input": _change_input,
     "desired from an earlier step": _change_desired,
     "credentials": _change_credentials,
+    "capabilities": lambda r: r.meta.capabilities.append(fnv1.CAPABILITY_REQUIRED_SCHEMAS),
 }
 
 
