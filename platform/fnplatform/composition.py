@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from pydantic import ValidationError
 
 from fnplatform.errors import InputError
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
@@ -26,7 +25,7 @@ from fnplatform.observed import ObservedResources
 from fnplatform.requirements import Requirement, fetched
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
-from fnplatform.validation import describe_validation_error
+from fnplatform.validation import parse
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 CLAIM_NAME = "crossplane.io/claim-name"
@@ -82,10 +81,7 @@ class Composition:
     # -- reading --------------------------------------------------------------------------
 
     def _parse_import(self) -> ImportSpec:
-        try:
-            return ImportSpec.model_validate(self.parameters.get("import") or {})
-        except ValidationError as err:
-            raise InputError("spec.parameters.import", describe_validation_error(err)) from None
+        return parse(ImportSpec, self.parameters.get("import") or {}, "spec.parameters.import")
 
     def observed_value(self, name: str, path: str, default: Any = None) -> Any:
         """A field of the observed composed resource ``name``, or ``default``."""
