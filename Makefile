@@ -52,6 +52,11 @@ lint: setup
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
 
+## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
+## the package metadata alone otherwise; it says which
+package: crank
+	tools/build-package.sh
+
 ## bench: the benchmark (bench/run.py) when present
 bench: setup
 	$(PY) bench/run.py

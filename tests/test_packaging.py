@@ -10,6 +10,7 @@ import zipfile
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
 from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[1]
@@ -95,3 +96,40 @@ def test_examples_hold_only_kubernetes_objects():
             elif "status" in doc:
                 problems.append(f"{where}: {doc['kind']} carries a status (an observed state?)")
     assert problems == []
+
+
+@pytest.mark.e2e
+def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
+    """``tools/build-package.sh --metadata-only`` (``make package`` without docker)."""
+    import io
+    import json
+    import tarfile
+
+    import yaml
+
+    from tests.test_e2e_render import render_tool
+
+    render_tool.ensure_crank()
+    out = tmp_path / "function-platform.xpkg"
+    result = subprocess.run(
+        [str(REPO / "tools" / "build-package.sh"), "--metadata-only", "--out", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "no runtime image (--metadata-only)" in result.stdout
+    files: dict[str, bytes] = {}
+    with tarfile.open(out) as image:
+        (manifest,) = json.load(image.extractfile("manifest.json"))  # type: ignore[arg-type]
+        for layer in manifest["Layers"]:
+            blob = image.extractfile(layer).read()  # type: ignore[union-attr]
+            with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as contents:
+                for member in contents.getmembers():
+                    files[member.name] = contents.extractfile(member).read()  # type: ignore[union-attr]
+    package = [d for d in yaml.safe_load_all(files["package.yaml"]) if d]
+    meta = package[0]
+    assert (meta["apiVersion"], meta["kind"]) == ("meta.pkg.crossplane.io/v1", "Function")
+    assert any(d["kind"] == "CustomResourceDefinition"
+               and d["spec"]["group"] == "platform.fn.crossplane.io" for d in package)
+    examples = [d for d in yaml.safe_load_all(files[".up/examples.yaml"]) if d]
+    kinds = {d["kind"] for d in examples}
+    assert {"XCluster", "Cluster", "XAsyncActor", "EnvironmentConfig"} <= kinds
