@@ -32,6 +32,26 @@ SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
 BLOCK_TIMEOUT_S = 900
 FIXED_PORT = 9443
 
+PUBLISH_COMMANDS = (
+    "docker buildx build --platform linux/amd64 --output type=docker,dest=build/image-amd64.tar .",
+    "docker buildx build --platform linux/arm64 --output type=docker,dest=build/image-arm64.tar .",
+    ".bin/crank xpkg build --package-root=package --examples-root=examples "
+    "--embed-runtime-image-tarball=build/image-amd64.tar "
+    "--package-file=build/function-platform-amd64.xpkg",
+    ".bin/crank xpkg build --package-root=package --examples-root=examples "
+    "--embed-runtime-image-tarball=build/image-arm64.tar "
+    "--package-file=build/function-platform-arm64.xpkg",
+    ".bin/crank xpkg push --package-files=build/function-platform-amd64.xpkg,"
+    "build/function-platform-arm64.xpkg xpkg.upbound.io/myplatform/function-platform:v0.1.0",
+)
+CLUSTER_COMMANDS = (
+    "kubectl apply -f examples/install/10-providers.yaml",
+    "kubectl apply -f examples/install/20-provider-configs.yaml",
+    "kubectl apply -f examples/install/30-keda.yaml",
+    "kubectl apply -f examples/install/40-function.yaml",
+    "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml",
+)
+
 # Printed commands this test does not run, and why. Keys are the command as printed, without
 # its trailing comment.
 NOT_RUN: dict[str, str] = {
@@ -39,6 +59,12 @@ NOT_RUN: dict[str, str] = {
     "make test-e2e": "tests/test_e2e_render.py, which this same suite runs",
     "UPDATE_GOLDEN=1 make test-e2e": (
         "rewrites tests/golden/; tests/test_e2e_render.py in this suite runs the same renders"
+    ),
+    **dict.fromkeys(PUBLISH_COMMANDS, "needs docker with buildx, and registry credentials"),
+    **dict.fromkeys(
+        CLUSTER_COMMANDS,
+        "needs a Kubernetes cluster running Crossplane; "
+        "tests/test_install_examples.py validates every object against its CRD",
     ),
     ".venv/bin/python tools/derive_schemas.py --source ../shared/crds --out schemas/crds": (
         "needs the upstream CRDs checked out next to the repository, which it does not ship; "

@@ -133,3 +133,36 @@ def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
     examples = [d for d in yaml.safe_load_all(files[".up/examples.yaml"]) if d]
     kinds = {d["kind"] for d in examples}
     assert {"XCluster", "Cluster", "XAsyncActor", "EnvironmentConfig"} <= kinds
+
+
+def test_the_license_file_matches_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "Apache-2.0"
+    text = (REPO / "LICENSE").read_text()
+    assert text.startswith("Apache License\nVersion 2.0, January 2004")
+    assert "END OF TERMS AND CONDITIONS" in text
+
+
+def test_the_image_installs_the_locked_dependencies_on_a_pinned_base():
+    lock = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "lock_requirements.py"), "--check"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert lock.returncode == 0, lock.stderr
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert "pip install --no-cache-dir -r requirements.lock" in dockerfile
+    assert "--no-deps /dist/*.whl" in dockerfile
+    import re
+
+    (base,) = re.findall(r"^ARG PYTHON_IMAGE=(\S+)$", dockerfile, re.MULTILINE)
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base
+    assert dockerfile.count("FROM ${PYTHON_IMAGE}") == 2
+
+
+def test_ci_runs_the_readme_test_command():
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    runs = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert "make test" in runs
+    assert "make test " in (REPO / "README.md").read_text()
