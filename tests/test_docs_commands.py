@@ -45,6 +45,17 @@ PUBLISH_COMMANDS = (
     "build/function-platform-arm64.xpkg xpkg.upbound.io/myplatform/function-platform:v0.1.0",
 )
 CLUSTER_COMMANDS = (
+    "kubectl -n crossplane-system logs -l pkg.crossplane.io/function=function-platform "
+    "--tail=100",
+    "crossplane beta trace cluster.myplatform.io/prod-eu-gcp -n team-payments",
+    "kubectl get xcluster prod-eu-gcp-7xk2p -o "
+    "jsonpath='{.status.conditions[?(@.type==\"Composed\")].message}'",
+    "kubectl get xcluster prod-eu-gcp-7xk2p -o yaml > build/live/xr.yaml",
+    "kubectl get managed -l crossplane.io/composite=prod-eu-gcp-7xk2p -o json | "
+    ".venv/bin/python -c 'import json, sys, yaml; "
+    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/observed.yaml",
+    "kubectl get environmentconfigs -o json | .venv/bin/python -c 'import json, sys, yaml; "
+    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/environment.yaml",
     "kubectl apply -f examples/install/10-providers.yaml",
     "kubectl apply -f examples/install/20-provider-configs.yaml",
     "kubectl apply -f examples/install/30-keda.yaml",
