@@ -84,6 +84,11 @@ class Size(click.ParamType):
     help="How often composing threads hand over the GIL; shorter keeps small requests fast "
     "while a large one composes (see bench/results.md).",
 )
+@click.option(
+    "--response-cache-mib", default=64, show_default=True, type=click.IntRange(0),
+    help="Reuse the answer to a request whose content (all but its tag) was answered before, "
+    "within this many MiB (least recently used first); 0 composes every request.",
+)
 def cli(  # noqa: PLR0917 - one parameter per flag
     debug: bool,
     log_format: str,
@@ -95,6 +100,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     grace_period: float,
     processes: int,
     switch_interval_ms: float,
+    response_cache_mib: int,
 ) -> None:
     """Serve function-platform, a Crossplane composition function."""
     configure(debug, log_format)
@@ -108,6 +114,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         processes=processes,
         switch_interval_ms=switch_interval_ms,
         log_requests=debug,
+        response_cache_mib=response_cache_mib,
     )
     try:
         asyncio.run(serve(config))

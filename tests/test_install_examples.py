@@ -69,15 +69,22 @@ def test_every_provider_is_pinned_to_the_validated_release():
 
 
 def _composed_groups() -> set[str]:
-    import importlib
-    import pkgutil
+    """API groups of every kind the shipped code registers (a fresh process: tests register
+    kinds of their own in this one)."""
+    import json
+    import subprocess
+    import sys
 
-    import fnplatform
-    from fnplatform.kinds import _KINDS
-
-    for module in pkgutil.walk_packages(fnplatform.__path__, "fnplatform."):
-        importlib.import_module(module.name)
-    return {api_version.split("/")[0] for api_version, _ in _KINDS}
+    script = (
+        "import importlib, json, pkgutil, fnplatform\n"
+        "for m in pkgutil.walk_packages(fnplatform.__path__, 'fnplatform.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "from fnplatform.kinds import _KINDS\n"
+        "print(json.dumps(sorted({a.split('/')[0] for a, _ in _KINDS})))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                            text=True, check=True, env={"PYTHONPATH": f"{ROOT / 'platform'}"})
+    return set(json.loads(result.stdout))
 
 
 def test_the_providers_serve_every_api_group_a_module_composes():

@@ -16,17 +16,18 @@ from google.protobuf import duration_pb2
 from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
-from fnplatform.errors import Pending
+from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
-from fnplatform.structs import dict_to_struct, struct_to_dict
+from fnplatform.structs import dict_to_struct, fill_struct, struct_to_dict
 
 Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
+CAPABILITY_GAPS = "CapabilitiesAvailable"
 
 
 def compose(
@@ -49,36 +50,65 @@ def compose(
         return rsp
     if step.environment:
         rsp.context.update({CONTEXT_KEY: env.data})
-    comp = Composition(request, step, env.data)
+    comp = Composition(request, step, env.data, composite)
     try:
         composer(comp)
     except Pending:
         declare(rsp, comp.requirements)
         return rsp
-    check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
-    declare(rsp, comp.requirements)
-    finish(comp)
+    except NotYet as not_yet:
+        declare(rsp, comp.requirements)
+        stop_here(comp, not_yet)
+    else:
+        # Only a composer that ran to the end has named every resource an import may mean.
+        check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
+        declare(rsp, comp.requirements)
+        finish(comp)
     write(comp, rsp)
     return rsp
 
 
-def finish(comp: Composition) -> None:
+def stop_here(comp: Composition, not_yet: NotYet) -> None:
+    """The non-fatal "not yet": keep what was emitted and the status, say why.
+
+    Dropping a resource that exists is never a "not yet": then the answer is a fatal result,
+    on which Crossplane keeps the previous desired state whole.
+    """
+    dropped = [name for name in comp.observed if name not in comp.desired]
+    if dropped:
+        raise InputError("composite", f"{not_yet.message} (would remove {', '.join(dropped)})")
+    status = comp.composite.get("status")
+    if isinstance(status, dict):
+        kept = {k: v for k, v in status.items() if k != "conditions"}
+        comp.notes.status = deep_merge(kept, comp.notes.status)
+    finish(comp, not_yet)
+
+
+def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)
-    if comp.notes.held:
+    if not_yet is not None:
+        comp.condition(not_yet.condition, False, not_yet.reason, not_yet.message)
+        if not_yet.condition != COMPOSED:
+            comp.condition(COMPOSED, False, not_yet.reason, not_yet.message)
+    elif comp.notes.held:
         comp.condition(COMPOSED, False, "WaitingForDependencies", waiting_summary(comp.notes.held))
     else:
         comp.condition(COMPOSED, True, "AllResourcesComposed")
+    if comp.notes.gaps:
+        comp.condition(
+            CAPABILITY_GAPS, False, "CloudLacksFeatures",
+            "; ".join(f"{feature}: {why}" for feature, why in sorted(comp.notes.gaps.items())),
+        )
 
 
 def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
     """Copy desired resources, status, conditions and results into the response."""
     for name, emitted in comp.desired.items():
         target = rsp.desired.resources[name]
-        target.resource.Clear()
-        target.resource.update(emitted.body)
+        fill_struct(target.resource, emitted.body)
         target.ready = readiness(comp, emitted)
     if comp.notes.status:
         desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)

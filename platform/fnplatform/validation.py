@@ -17,7 +17,7 @@ import types
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -277,3 +277,18 @@ def parse(model: type[M], data: object, prefix: str) -> M:
         return model.model_validate(data)
     except ValidationError as err:
         raise InputError(prefix, describe_validation_error(err, prefix, model)) from None
+
+
+def ordered(low: str, high: str) -> Any:
+    """A model validator: field ``low`` must not exceed field ``high`` (min/max bounds).
+
+    Assign it in the model's body: ``_ordered = ordered("minCount", "maxCount")``.
+    """
+
+    def check(model: M) -> M:
+        if getattr(model, low) > getattr(model, high):
+            msg = f"{low} must not exceed {high}"
+            raise ValueError(msg)
+        return model
+
+    return model_validator(mode="after")(check)

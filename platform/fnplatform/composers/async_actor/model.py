@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import describe_pattern
+from fnplatform.validation import describe_pattern, ordered
 
 DNS_LABEL = describe_pattern(
     r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
@@ -113,12 +113,7 @@ class Scaling(BaseModel):
         default=300, ge=0, description="Seconds after the last message before scaling to zero."
     )
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Scaling:
-        if self.minReplicaCount > self.maxReplicaCount:
-            msg = "minReplicaCount must not exceed maxReplicaCount"
-            raise ValueError(msg)
-        return self
+    _ordered = ordered("minReplicaCount", "maxReplicaCount")
 
 
 class Sidecar(BaseModel):
