@@ -15,6 +15,7 @@ import ipaddress
 import re
 import types
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
@@ -208,6 +209,56 @@ def describe_validation_error(
     return "; ".join(dict.fromkeys(problems))
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What one type annotation expects, worked out once (walks run on every request)."""
+
+    boolean: bool = False
+    fields: Mapping[str, Any] | None = None  # a model: written name (and alias) -> annotation
+    names: tuple[str, ...] = ()  # a model: the names a user writes
+    open: bool = False  # a model that keeps extra fields
+    items: Any = None  # a map's values or a list's items
+    is_list: bool = False
+    holds_bool: bool = False  # a bool anywhere below: the boolean walk must go in
+
+
+_SHAPES: dict[int, tuple[Any, _Shape]] = {}
+
+
+def _shape(annotation: Any) -> _Shape:
+    """The compiled :class:`_Shape` of ``annotation`` (cached by identity)."""
+    cached = _SHAPES.get(id(annotation))
+    if cached is not None and cached[0] is annotation:
+        return cached[1]
+    _SHAPES[id(annotation)] = (annotation, _Shape())  # a placeholder breaks recursive models
+    shape = _compile(_unwrap(annotation))
+    _SHAPES[id(annotation)] = (annotation, shape)
+    return shape
+
+
+def _compile(annotation: Any) -> _Shape:
+    if annotation is bool:
+        return _Shape(boolean=True, holds_bool=True)
+    origin, args = get_origin(annotation), get_args(annotation)
+    if _is_model(annotation):
+        fields: dict[str, Any] = {}
+        for name, info in annotation.model_fields.items():
+            fields[name] = info.annotation
+            if info.alias:
+                fields[info.alias] = info.annotation
+        return _Shape(
+            fields=fields,
+            names=tuple(_field_names(annotation)),
+            open=annotation.model_config.get("extra") == "allow",
+            holds_bool=any(_shape(a).holds_bool for a in fields.values()),
+        )
+    if origin in (dict, Mapping) and args:
+        return _Shape(items=args[1], holds_bool=_shape(args[1]).holds_bool)
+    if origin in (list, tuple) and args:
+        return _Shape(items=args[0], is_list=True, holds_bool=_shape(args[0]).holds_bool)
+    return _Shape()
+
+
 def unknown_fields(
     annotation: Any, value: Any, path: tuple[str, ...] = ()
 ) -> list[tuple[tuple[str, ...], str]]:
@@ -217,23 +268,21 @@ def unknown_fields(
     generated from the same models (``fnplatform.xrd``): a model that allows extra fields, an
     ``Any`` or a real union keeps whatever is below it.
     """
-    annotation = _unwrap(annotation)
-    origin = get_origin(annotation)
+    shape = _shape(annotation)
     found: list[tuple[tuple[str, ...], str]] = []
-    if _is_model(annotation) and isinstance(value, Mapping):
-        open_model = annotation.model_config.get("extra") == "allow"
+    if shape.fields is not None and isinstance(value, Mapping):
         for key, item in value.items():
-            inner = _field_annotation(annotation, str(key))
+            inner = shape.fields.get(str(key))
             if inner is not None:
                 found += unknown_fields(inner, item, (*path, str(key)))
-            elif not open_model:
-                found.append(((*path, str(key)), suggest(str(key), _field_names(annotation))))
-    elif origin in (dict, Mapping) and isinstance(value, Mapping) and get_args(annotation):
+            elif not shape.open:
+                found.append(((*path, str(key)), suggest(str(key), shape.names)))
+    elif shape.items is not None and not shape.is_list and isinstance(value, Mapping):
         for key, item in value.items():
-            found += unknown_fields(get_args(annotation)[1], item, (*path, str(key)))
-    elif origin in (list, tuple) and isinstance(value, list) and get_args(annotation):
+            found += unknown_fields(shape.items, item, (*path, str(key)))
+    elif shape.is_list and isinstance(value, list):
         for index, item in enumerate(value):
-            found += unknown_fields(get_args(annotation)[0], item, (*path, str(index)))
+            found += unknown_fields(shape.items, item, (*path, str(index)))
     return found
 
 
@@ -243,22 +292,23 @@ def non_booleans(annotation: Any, value: Any, path: str) -> list[str]:
     pydantic's lax mode reads ``"yes"``, ``"off"`` and ``1`` as booleans; a typo there would
     silently flip a setting (a private cluster made public), so only ``true``/``false`` pass.
     """
-    annotation = _unwrap(annotation)
-    if annotation is bool:
+    shape = _shape(annotation)
+    if not shape.holds_bool:
+        return []
+    if shape.boolean:
         return [] if isinstance(value, bool) or value is None else [path]
-    origin = get_origin(annotation)
     found: list[str] = []
-    if _is_model(annotation) and isinstance(value, Mapping):
+    if shape.fields is not None and isinstance(value, Mapping):
         for key, item in value.items():
-            inner = _field_annotation(annotation, str(key))
+            inner = shape.fields.get(str(key))
             if inner is not None:
                 found += non_booleans(inner, item, f"{path}.{key}" if path else str(key))
-    elif origin in (dict, Mapping) and isinstance(value, Mapping) and get_args(annotation):
+    elif shape.items is not None and not shape.is_list and isinstance(value, Mapping):
         for key, item in value.items():
-            found += non_booleans(get_args(annotation)[1], item, f"{path}.{key}")
-    elif origin in (list, tuple) and isinstance(value, list) and get_args(annotation):
+            found += non_booleans(shape.items, item, f"{path}.{key}")
+    elif shape.is_list and isinstance(value, list):
         for index, item in enumerate(value):
-            found += non_booleans(get_args(annotation)[0], item, f"{path}[{index}]")
+            found += non_booleans(shape.items, item, f"{path}[{index}]")
     return found
 
 
