@@ -199,3 +199,29 @@ def test_a_composite_of_another_kind_is_named(client):
     (message,) = rendered.fatal
     assert message.startswith("input.module: module cluster composes XCluster")
     assert "kind is XAsyncActor (module async-actor composes XAsyncActor)" in message
+
+
+def test_every_pattern_of_a_shipped_model_says_what_a_valid_value_looks_like():
+    """A pattern without words would reach the user as 'is not in the expected format'."""
+    import importlib
+    import pkgutil
+
+    import fnplatform
+    from fnplatform.validation import _PATTERN_WORDS
+    from pydantic import BaseModel
+
+    for module in pkgutil.walk_packages(fnplatform.__path__, "fnplatform."):
+        importlib.import_module(module.name)
+    models, pending = set(), list(BaseModel.__subclasses__())
+    while pending:
+        model = pending.pop()
+        models.add(model)
+        pending += model.__subclasses__()
+    missing = [
+        f"{model.__module__}.{model.__name__}.{name}: {meta.pattern}"
+        for model in models if model.__module__.startswith("fnplatform.")
+        for name, info in model.model_fields.items()
+        for meta in info.metadata
+        if getattr(meta, "pattern", None) and meta.pattern not in _PATTERN_WORDS
+    ]
+    assert missing == [], "wrap each pattern in validation.describe_pattern(pattern, words)"
