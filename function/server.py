@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
 from function.dispatch import run_bytes
+from function.requestlog import logged
 
 MIB = 1024 * 1024
 SERVICES = (
@@ -44,6 +45,7 @@ class ServerConfig:
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
+    log_requests: bool = False  # one debug line per request (function/requestlog.py)
 
 
 def _identity(data: bytes) -> bytes:
@@ -106,13 +108,17 @@ def build_server(
     options = [
         ("grpc.max_receive_message_length", config.max_recv_message_size),
         ("grpc.max_send_message_length", config.max_send_message_size),
+        # grpc sets SO_REUSEPORT by default: a second server on a busy port would bind too and
+        # take a share of the calls. Off, it fails to start instead.
+        ("grpc.so_reuseport", 0),
     ]
     server = grpc.aio.server(options=options)
     if cache is None:
         cache = response_cache(config)
     handler = Handler(executor, config.max_send_message_size, cache)
+    behaviour = logged(handler.run_function) if config.log_requests else handler.run_function
     method = grpc.unary_unary_rpc_method_handler(
-        handler.run_function, request_deserializer=_identity, response_serializer=_identity
+        behaviour, request_deserializer=_identity, response_serializer=_identity
     )
     for service in SERVICES:
         server.add_generic_rpc_handlers(
@@ -158,11 +164,13 @@ def _credentials(directory: str) -> grpc.ServerCredentials:
 def _bind(add_port: object, address: str) -> None:
     try:
         port = add_port(address)  # type: ignore[operator]
-    except RuntimeError as err:
-        msg = f"cannot listen on {address}: {err}"
-        raise StartupError(msg) from None
+    except RuntimeError:
+        port = 0
     if port == 0:
-        msg = f"cannot listen on {address}"
+        msg = (
+            f"cannot listen on {address}: the port is already in use (another function server, "
+            "`make serve`?) or the address does not exist on this machine"
+        )
         raise StartupError(msg)
 
 
