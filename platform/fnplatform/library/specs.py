@@ -13,12 +13,26 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class NetworkSpec:
-    """A private network with one primary subnet range and pod/service ranges."""
+    """A network with one primary range; Kubernetes ranges and tags only when asked.
+
+    ``pods_cidr``/``services_cidr`` are the secondary ranges a VPC-native GKE or an AKS overlay
+    cluster allocates from (None: no secondary ranges). ``private`` puts workloads on subnets
+    without public IPs; ``nat`` gives those egress (None: NAT exactly when private, the cluster
+    module's choice). ``kubernetes`` adds the subnet tags Kubernetes load balancers are placed
+    by (AWS ``kubernetes.io/role/elb``).
+    """
 
     subnet_cidr: str
-    pods_cidr: str
-    services_cidr: str
-    private: bool  # nodes without public IPs: router + NAT for egress
+    pods_cidr: str | None = None
+    services_cidr: str | None = None
+    private: bool = False
+    nat: bool | None = None
+    kubernetes: bool = False
+
+    @property
+    def egress_nat(self) -> bool:
+        """Whether private subnets get a NAT for egress."""
+        return self.private if self.nat is None else self.nat
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 
-from fnplatform.clouds.aws.common import GLOBAL_REGION
 from fnplatform.clouds.aws.kinds import HEALTH_CHECK, RECORD
 from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
@@ -33,7 +32,6 @@ def _is_ip(target: str) -> bool:
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and the failover records ``<name>-primary``/``-secondary``."""
     check: dict[str, object] = {
-        "region": GLOBAL_REGION,
         "type": "HTTPS",
         "port": spec.port,
         "resourcePath": spec.health_check_path,
@@ -48,8 +46,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     comp.emit(name, HEALTH_CHECK.new(check))
     for role, target in (("PRIMARY", spec.primary), ("SECONDARY", spec.secondary)):
         record: dict[str, object] = {
-            "region": GLOBAL_REGION,
-            "zoneId": spec.zone,
+                "zoneId": spec.zone,
             "name": spec.record_name.rstrip("."),
             "type": "A" if _is_ip(target) else "CNAME",
             "ttl": TTL,

@@ -46,7 +46,7 @@ ACCOUNT_NAME_RULE = NameRule(
     max_length=24,
     description="3-24 lowercase letters and digits (Azure storage account names)",
 )
-CONTAINER = "objects"
+CONTAINER = "objects"  # the container's name inside its own account
 SOFT_DELETE_DAYS = 30
 ACCESS_LOG_DAYS = 365
 BLOB_LOG_CATEGORIES = ("StorageDelete", "StorageRead", "StorageWrite")
@@ -112,26 +112,16 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     }
     uses: tuple[str, ...] = ()
     if spec.key is not None:
-        identity = f"{spec.key}-identity"
-        identity_id = comp.needs(identity, "status.atProvider.id", by=name)
-        key_id = comp.needs(spec.key, "status.atProvider.versionlessId", by=name)
-        granted = comp.is_observed(f"{spec.key}-identity-access")
-        if not granted:
-            comp.hold(name, f"{spec.key}-identity-access (the identity's grant on the vault)")
-        if identity_id is None or key_id is None or not granted:
-            if not comp.is_observed(name):
-                return  # nothing of the bucket exists yet: compose it once the key is usable
-        if identity_id is not None and key_id is not None:
-            body["identity"] = {"type": "UserAssigned", "identityIds": [str(identity_id)]}
-            body["customerManagedKey"] = {
-                "keyVaultKeyId": str(key_id), "userAssignedIdentityId": str(identity_id),
-            }
-        uses = (f"{spec.key}-identity-access",) if granted else ()
+        encryption = _customer_managed_key(comp, name, spec.key)
+        if encryption is None:
+            return  # nothing of the bucket exists yet: it is composed once the key is usable
+        body.update(encryption)
+        uses = (f"{spec.key}-identity-access",)
     comp.emit(name, STORAGE_ACCOUNT.new(body), uses=uses, external_name=account)
     container = f"{name}-container"
     comp.emit(container, BLOB_CONTAINER.new({
-        "name": CONTAINER, "storageAccountIdRef": comp.ref(name), "containerAccessType": "private",
-    }), uses=(name,))
+        "storageAccountIdRef": comp.ref(name), "containerAccessType": "private",
+    }), uses=(name,), external_name=CONTAINER)
     if spec.retention_days:
         comp.emit(f"{name}-immutability", CONTAINER_IMMUTABILITY_POLICY.new({
             "storageContainerResourceManagerIdRef": comp.ref(container),
@@ -150,6 +140,39 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
                 "roleDefinitionName": WRITER_ROLE if reader.write else READER_ROLE,
                 "principalId": reader.principal,
             }), uses=(name,))
+
+
+def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, Any] | None:
+    """The account's ``identity`` and ``customerManagedKey`` blocks, or None while not usable.
+
+    They name the key's identity and versionless key id, which exist only once Azure created
+    them, and the identity must hold its vault grant first. An account that already exists
+    keeps the blocks it was created with while a source is briefly unobserved: dropping them
+    would switch the account back to Microsoft-managed keys.
+    """
+    if comp.is_observed(name):
+        kept = {field: comp.observed_value(name, f"spec.forProvider.{field}")
+                for field in ("identity", "customerManagedKey")}
+        identity_id = comp.observed_value(f"{key}-identity", "status.atProvider.id")
+        key_id = comp.observed_value(key, "status.atProvider.versionlessId")
+        if identity_id is None or key_id is None:
+            return {field: value for field, value in kept.items() if value is not None}
+        return _encryption_blocks(str(identity_id), str(key_id))
+    identity_id = comp.needs(f"{key}-identity", "status.atProvider.id", by=name)
+    key_id = comp.needs(key, "status.atProvider.versionlessId", by=name)
+    granted = comp.is_observed(f"{key}-identity-access")
+    if not granted:
+        comp.hold(name, f"{key}-identity-access (the identity's grant on the key vault)")
+    if identity_id is None or key_id is None or not granted:
+        return None
+    return _encryption_blocks(str(identity_id), str(key_id))
+
+
+def _encryption_blocks(identity_id: str, key_id: str) -> dict[str, Any]:
+    return {
+        "identity": {"type": "UserAssigned", "identityIds": [identity_id]},
+        "customerManagedKey": {"keyVaultKeyId": key_id, "userAssignedIdentityId": identity_id},
+    }
 
 
 def _check(spec: BucketSpec) -> None:

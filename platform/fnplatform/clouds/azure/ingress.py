@@ -50,7 +50,9 @@ def priorities(rules: list[IngressRule]) -> dict[str, int]:
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """NSG ``name``, its rules ``<name>-<rule id>`` and its subnet association."""
     group = resource_group(comp)
-    comp.emit(name, NETWORK_SECURITY_GROUP.new({"location": comp.region, "resourceGroupName": group}))
+    comp.emit(name, NETWORK_SECURITY_GROUP.new({
+        "location": comp.region, "resourceGroupName": group,
+    }))
     rules = unique_rules(spec.rules)
     placed = priorities(rules)
     for rule in rules:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
-from fnplatform.composition import Composition
+from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 from fnplatform.library import registry
 from fnplatform.library.calls import (
@@ -40,12 +40,18 @@ from fnplatform.xrspec import user_spec
 NETWORK, INGRESS, KEY, BUCKET = "network", "sip-ingress", "recordings-key", "recordings"
 REPLICA_KEY, REPLICA, FAILOVER, GROUP = "replica-key", "recordings-replica", "failover", "group"
 KEY_ROTATION_DAYS = 365
+#: Gaps that leave a compliance control out (the others, replication, failover, versioning
+#: replaced by a retention policy, are resilience features reported in their own condition).
+COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
 #: Where each cloud's scope (account, project) is read from in the environment.
 SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project"}
 
 
 def compose(comp: Composition) -> None:
     """Compose one ContactCenterEndpoint."""
+    if not get_path(comp.composite, "metadata.name"):
+        raise InputError("metadata.name", "required: every composed resource (and the global "
+                         "bucket name) is named after the endpoint")
     spec = parse(ContactCenterSpec, user_spec(comp.spec), "spec")
     _check_regions(comp, spec)
     ingress = rules.ingress_rules(spec)
@@ -124,14 +130,18 @@ def _place(comp: Composition, spec: ContactCenterSpec) -> None:
 
 
 def _tags(comp: Composition, spec: ContactCenterSpec) -> dict[str, str]:
-    """costCenter and complianceLevel, and the claim's name and namespace, on everything."""
-    tags = {"costCenter": spec.taggingPolicy.costCenter,
-            "complianceLevel": spec.taggingPolicy.complianceLevel}
-    if comp.claim_name:
-        tags["claimName"] = comp.claim_name
-    if comp.namespace:
-        tags["claimNamespace"] = comp.namespace
-    return tags
+    """costCenter and complianceLevel, and the claim's name and namespace, on everything.
+
+    The tagging policy needs the claim: an endpoint is requested through a
+    ContactCenterEndpointClaim, whose name and namespace Crossplane puts in these labels.
+    """
+    if not comp.claim_name or not comp.namespace:
+        raise InputError("metadata.labels", f"{CLAIM_NAME} and {CLAIM_NAMESPACE} required: "
+                         "every resource is tagged with the claim's name and namespace; "
+                         "request endpoints through a ContactCenterEndpointClaim")
+    return {"costCenter": spec.taggingPolicy.costCenter,
+            "complianceLevel": spec.taggingPolicy.complianceLevel,
+            "claimName": comp.claim_name, "claimNamespace": comp.namespace}
 
 
 def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
@@ -144,7 +154,9 @@ def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
         comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
 
 
-def _replica(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy) -> str | None:
+def _replica(
+    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+) -> str | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
     cloud replicates buckets; a condition where it can't."""
     target = spec.recording.replicationRegion or (
@@ -184,7 +196,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
     controls = _controls(spec, storage, replica)
     comp.set_status("controls", controls)
-    missing = sorted(comp.notes.gaps)
+    missing = sorted(set(comp.notes.gaps) & COMPLIANCE_GAPS)
     if missing:
         comp.condition("Compliant", False, "ControlGaps",
                        f"in force: {'; '.join(controls)}. Not provided by {spec.cloud}: "

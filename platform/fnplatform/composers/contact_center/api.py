@@ -1,5 +1,6 @@
-"""The contact-center API: claim ``contact-center.infra/v1alpha1 ContactCenterEndpointClaim``,
-XR ``ContactCenterEndpoint`` (the seed's names), XRD ``contactcenterendpoints.contact-center.infra``.
+"""The contact-center API (the seed's names): claim ``ContactCenterEndpointClaim``, XR
+``contact-center.infra/v1alpha1 ContactCenterEndpoint``, XRD
+``contactcenterendpoints.contact-center.infra``.
 
 ``tools/generate_apis.py`` writes ``apis/contact-center/definition.yaml`` from :data:`API`.
 """
