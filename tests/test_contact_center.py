@@ -359,7 +359,9 @@ def test_aws_failover_replica_replication_health_check_and_records(
     assert rule["destination"]["bucketRef"] == {
         "name": "us-east-agent-cluster-x7k2p-recordings-replica"}
     assert rule["destination"]["encryptionConfiguration"] == {
-        "replicaKmsKeyIdRef": {"name": "us-east-agent-cluster-x7k2p-replica-key"}}
+        "replicaKmsKeyId": "arn:aws:kms:us-west-2:123456789012:key/3333"}
+    assert replication["forProvider"]["role"] == (
+        "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication")
     versioning = rendered.resource("recordings-replica-versioning")["spec"]["forProvider"]
     assert versioning["versioningConfiguration"]["status"] == "Enabled"
     check = rendered.resource("failover")["spec"]["forProvider"]

@@ -331,6 +331,8 @@ def contact_center_observed_status(cloud: str) -> dict[str, Body]:
             "sip-ingress": {"atProvider": {"id": "sg-0abc"}},
             "recordings-key": {"atProvider": {
                 "arn": "arn:aws:kms:us-east-1:123456789012:key/1111"}},
+            "replica-key": {"atProvider": {
+                "arn": "arn:aws:kms:us-west-2:123456789012:key/3333"}},
         },
         "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}}},
         "azure": {
