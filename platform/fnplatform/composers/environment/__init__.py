@@ -1,0 +1,1 @@
+"""The ``environment`` module (composer lands with the library it builds on)."""
