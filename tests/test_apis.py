@@ -39,7 +39,7 @@ def _load_tool(name: str) -> ModuleType:
 
 generate = _load_tool("generate_apis")
 APIS: dict[str, ApiDefinition] = generate.module_apis()
-COMPOSITIONS = sorted(ROOT.glob("apis/*/composition.yaml"))
+COMPOSITIONS = sorted(ROOT.glob("apis/**/composition.yaml"))
 # Spec fields Crossplane adds to every composite/claim CRD itself (not part of our schemas).
 CROSSPLANE_SPEC_FIELDS = frozenset({
     "claimRef", "compositionRef", "compositionRevisionRef", "compositionRevisionSelector",

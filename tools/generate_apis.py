@@ -29,7 +29,12 @@ INPUT_CRD_PATH = Path("package/input/platform.fn.crossplane.io_inputs.yaml")
 
 
 def module_apis() -> dict[str, ApiDefinition]:
-    """``module name -> API`` for every module that has an ``api.py``."""
+    """``API id -> API`` for every module that has an ``api.py``.
+
+    A module with one API exposes ``API`` and its id is the module name (files in
+    ``apis/<module>/``); a module serving several exposes ``APIS`` and each gets the id
+    ``<module>/<plural>`` (files in ``apis/<module>/<plural>/``).
+    """
     apis: dict[str, ApiDefinition] = {}
     for module in MODULES:
         package = f"fnplatform.composers.{module.replace('-', '_')}"
@@ -39,7 +44,12 @@ def module_apis() -> dict[str, ApiDefinition]:
             if err.name in (package, f"{package}.api"):
                 continue  # module not written yet
             raise
-        apis[module] = api_module.API
+        several = getattr(api_module, "APIS", None)
+        if several is None:
+            apis[module] = api_module.API
+            continue
+        for api in several:
+            apis[f"{module}/{api.plural}"] = api
     return apis
 
 
@@ -85,8 +95,8 @@ def to_yaml(document: dict[str, Any]) -> str:
 def generated_files() -> dict[Path, str]:
     """Every generated file (path relative to the repository root) and its content."""
     files = {
-        Path("apis") / module / "definition.yaml": to_yaml(api.to_xrd())
-        for module, api in module_apis().items()
+        Path("apis") / api_id / "definition.yaml": to_yaml(api.to_xrd())
+        for api_id, api in module_apis().items()
     }
     files[INPUT_CRD_PATH] = to_yaml(input_crd())
     return files

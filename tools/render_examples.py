@@ -194,7 +194,7 @@ def seed_validate_cache(cache_dir: Path) -> str:
 def validate_command(crank: Path, rendered: Path, cache_dir: Path) -> list[str]:
     """``crossplane beta validate`` of ``rendered`` against the provider CRDs and every XRD."""
     image = seed_validate_cache(cache_dir)
-    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/*/definition.yaml"))]
+    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/**/definition.yaml"))]
     return [
         str(crank), "beta", "validate",
         ",".join(str(e) for e in extensions), str(rendered),
