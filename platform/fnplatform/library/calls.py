@@ -23,7 +23,9 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.library import registry
 from fnplatform.library.specs import (
+    CdnSpec,
     ClusterSpec,
+    DatabaseSpec,
     DnsZoneSpec,
     NetworkSpec,
     NodePoolSpec,
@@ -78,6 +80,10 @@ add_workload_identity = Capability[WorkloadIdentitySpec](
     "workload_identity", "A cloud identity bound to a Kubernetes service account."
 )
 add_queue = Capability[QueueSpec]("queue", "A message queue.")
+add_database = Capability[DatabaseSpec](
+    "database", "A private PostgreSQL server with a provider-generated password."
+)
+add_cdn = Capability[CdnSpec]("cdn", "A CDN in front of a private bucket, one cache path each.")
 
 
 def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:

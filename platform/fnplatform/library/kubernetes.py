@@ -18,6 +18,8 @@ KUBERNETES_PROVIDER_CONFIG = register(
     readiness=Readiness.EXISTS,
 )
 HELM_RELEASE = register("helm.crossplane.io/v1beta1", "Release")
+#: A namespace holds whatever its users put there (Secrets, PVCs): deleting it loses data.
+NAMESPACE = register("v1", "Namespace", managed=False, stateful=True)
 HELM_PROVIDER_CONFIG = register(
     "helm.crossplane.io/v1beta1", "ProviderConfig", managed=False, readiness=Readiness.EXISTS
 )

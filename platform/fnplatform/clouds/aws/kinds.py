@@ -32,3 +32,15 @@ IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle
 ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
 ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
 
+DB_INSTANCE = register(
+    "rds.aws.upbound.io/v1beta3", "Instance", tag_style=TagStyle.AWS, stateful=True
+)
+DB_SUBNET_GROUP = register("rds.aws.upbound.io/v1beta1", "SubnetGroup", tag_style=TagStyle.AWS)
+SECURITY_GROUP = register("ec2.aws.upbound.io/v1beta1", "SecurityGroup", tag_style=TagStyle.AWS)
+SECURITY_GROUP_INGRESS_RULE = register(
+    "ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule", tag_style=TagStyle.AWS
+)
+DISTRIBUTION = register(
+    "cloudfront.aws.upbound.io/v1beta2", "Distribution", tag_style=TagStyle.AWS
+)
+ORIGIN_ACCESS_CONTROL = register("cloudfront.aws.upbound.io/v1beta1", "OriginAccessControl")

@@ -8,6 +8,6 @@ with a Kubernetes service account.
 Everything lands in the existing resource group named by the composite's ``planeId`` label.
 """
 
-from fnplatform.clouds.azure import cluster, dns, identity, network
+from fnplatform.clouds.azure import cdn, cluster, database, dns, identity, network
 
-__all__ = ["cluster", "dns", "identity", "network"]
+__all__ = ["cdn", "cluster", "database", "dns", "identity", "network"]

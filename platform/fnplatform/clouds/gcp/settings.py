@@ -50,6 +50,18 @@ class AuthorizedNetwork(BaseModel):
     displayName: str = Field(min_length=1)  # noqa: N815
 
 
+class GcpPrivateNetwork(BaseModel):
+    """``env.gcp.privateNetwork``: the VPC network databases join, with private services
+    access already set up by its owner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
+    allocatedIpRange: str | None = Field(  # noqa: N815
+        None, pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63
+    )
+
+
 class GcpEnvironment(BaseModel):
     """``env.gcp``."""
 
@@ -63,6 +75,11 @@ class GcpEnvironment(BaseModel):
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )
+    privateNetwork: GcpPrivateNetwork | None = None  # noqa: N815
+    #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
+    databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815
+    #: The project number, for Google-managed service agents (Cloud CDN's fill account).
+    projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
 
 
 def gcp_environment(comp: Composition) -> GcpEnvironment:
