@@ -23,6 +23,7 @@ from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import EnvironmentSettings, EnvironmentSpec
 from fnplatform.composers.environment.status import Parts, report_status
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError
 from fnplatform.library import ObjectReadiness, add_cdn, add_database, add_object
 from fnplatform.library.registry import provides_capability
 from fnplatform.library.specs import CdnPath, CdnSpec, DatabaseSpec
@@ -42,6 +43,8 @@ SCOPE_FIELDS = {"gcp": "gcp.project", "azure": "azure.resourceGroup"}
 
 def compose(comp: Composition) -> None:
     """Compose one environment for ``comp``."""
+    if not (comp.composite.get("metadata") or {}).get("name"):
+        raise InputError("metadata.name", "required: it names the namespace and every resource")
     spec = parse(EnvironmentSpec, user_spec(comp.spec), "spec")
     settings = parse(EnvironmentSettings, comp.env, "environment")
     _place(comp, spec)
