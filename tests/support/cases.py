@@ -288,7 +288,8 @@ def async_actor_case() -> ModuleCase:
 ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
 ENVIRONMENT_SETTINGS: Body = {
     "frontend": {"domain": "apps.acme.example"},
-    "aws": {"privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
+    "aws": {"accountId": "123456789012",
+            "privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
                                "subnetIds": ["subnet-0aa11bb22cc33dd44",
                                              "subnet-0ee55ff66aa77bb88"]}},
     "gcp": {"project": "acme-apps-prod", "projectNumber": "412345678901",

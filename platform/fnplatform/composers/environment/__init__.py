@@ -38,7 +38,7 @@ CROSSPLANE_NAMESPACE = "crossplane-system"
 BUCKET_PREFIX = "acme-mfe"
 SUFFIX_LENGTH = 8
 #: Scope (project / resource group) per cloud: the environment key it comes from.
-SCOPE_FIELDS = {"gcp": "gcp.project", "azure": "azure.resourceGroup"}
+SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project", "azure": "azure.resourceGroup"}
 
 
 def compose(comp: Composition) -> None:
@@ -66,19 +66,18 @@ def compose(comp: Composition) -> None:
 
 
 def _place(comp: Composition, spec: EnvironmentSpec) -> None:
-    """Cloud and region from the claim; the project or resource group from the environment."""
-    scope_field = SCOPE_FIELDS.get(spec.cloud)
-    scope = None
-    if scope_field is not None:
-        group, key = scope_field.split(".")
-        scope = (comp.env.get(group) or {}).get(key)
+    """Cloud and region from the claim; the account, project or resource group from the
+    environment (needed only by the builders that name it; an error on its key then)."""
+    scope_field = SCOPE_FIELDS[spec.cloud]
+    group, key = scope_field.split(".")
+    scope = (comp.env.get(group) or {}).get(key)
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",
         region=spec.region,
         region_field="spec.region",
         scope=str(scope) if scope else None,
-        scope_field=f"environment.{scope_field or 'aws'}",
+        scope_field=f"environment.{scope_field}",
     )
 
 
