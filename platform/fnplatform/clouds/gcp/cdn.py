@@ -134,8 +134,8 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
 
 @provides("cdn_domain", "gcp")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
-    """The hostname the managed certificate serves, once the forwarding rule exists."""
-    if not comp.is_observed(f"{cdn_name}-forwarding-rule"):
+    """The hostname the managed certificate serves, once the forwarding rule is Ready."""
+    certificate = comp.desired.get(f"{cdn_name}-certificate")
+    if certificate is None or not comp.is_ready(f"{cdn_name}-forwarding-rule"):
         return None
-    domains = comp.observed_value(f"{cdn_name}-certificate", "spec.forProvider.managed.domains")
-    return str(domains[0]) if domains else None
+    return str(certificate.body["spec"]["forProvider"]["managed"]["domains"][0])
