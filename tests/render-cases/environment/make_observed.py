@@ -1,6 +1,6 @@
 """Write the observed-state examples of a later pass (re-run after changing the module).
 
-    .venv/bin/python examples/environment/make_observed.py
+    .venv/bin/python tests/render-cases/environment/make_observed.py
 
 For each cloud it composes ``xr-<cloud>.yaml`` in-process pass after pass, playing the
 providers: every composed resource exists and is Ready, the database reports its private
@@ -22,7 +22,8 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
+EXAMPLES = ROOT / "examples" / "environment"
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from fnplatform.structs import struct_to_dict  # noqa: E402
@@ -57,7 +58,7 @@ AT_PROVIDER: dict[tuple[str, str], dict[str, Any]] = {
 
 
 def _load(name: str) -> dict[str, Any]:
-    return yaml.safe_load((HERE / name).read_text())
+    return yaml.safe_load((EXAMPLES / name).read_text())
 
 
 def _compose(cloud: str, observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
