@@ -12,6 +12,7 @@ Dispatch is through the explicit registry in :mod:`fnplatform.library.registry`.
 """
 
 from fnplatform.library.calls import (
+    add_bucket,
     add_cdn,
     add_cluster,
     add_database,
@@ -31,6 +32,7 @@ from fnplatform.library.kubernetes import (
 
 __all__ = [
     "ObjectReadiness",
+    "add_bucket",
     "add_cdn",
     "add_cluster",
     "add_cluster_provider_configs",

@@ -5,6 +5,32 @@ One file per concern: ``kinds`` (the kinds emitted), ``common`` (ARNs, IAM docum
 node groups), ``dns``, ``identity`` (Pod Identity roles), ``tags``, ``values``, ``queue``.
 """
 
-from fnplatform.clouds.aws import cdn, database, dns, eks, identity, network, queue, values
+from fnplatform.clouds.aws import (
+    bucket,
+    cdn,
+    database,
+    dns,
+    eks,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    queue,
+    values,
+)
 
-__all__ = ["cdn", "database", "dns", "eks", "identity", "network", "queue", "values"]
+__all__ = [
+    "bucket",
+    "cdn",
+    "database",
+    "dns",
+    "eks",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "queue",
+    "values",
+]

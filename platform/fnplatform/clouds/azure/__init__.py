@@ -8,6 +8,30 @@ with a Kubernetes service account.
 Everything lands in the existing resource group named by the composite's ``planeId`` label.
 """
 
-from fnplatform.clouds.azure import cdn, cluster, database, dns, identity, network
+from fnplatform.clouds.azure import (
+    bucket,
+    cdn,
+    cluster,
+    database,
+    dns,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    resource_group,
+)
 
-__all__ = ["cdn", "cluster", "database", "dns", "identity", "network"]
+__all__ = [
+    "bucket",
+    "cdn",
+    "cluster",
+    "database",
+    "dns",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "resource_group",
+]

@@ -4,6 +4,28 @@ Resources are those of the upjet GCP provider v3 (``*.gcp.upbound.io``, cluster-
 each kind's storage version. The GCP project is the composite's ``planeId`` label.
 """
 
-from fnplatform.clouds.gcp import cdn, cluster, database, identity, network, values
+from fnplatform.clouds.gcp import (
+    bucket,
+    cdn,
+    cluster,
+    database,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    values,
+)
 
-__all__ = ["cdn", "cluster", "database", "identity", "network", "values"]
+__all__ = [
+    "bucket",
+    "cdn",
+    "cluster",
+    "database",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "values",
+]

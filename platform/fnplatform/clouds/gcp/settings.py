@@ -78,7 +78,11 @@ class GcpEnvironment(BaseModel):
     privateNetwork: GcpPrivateNetwork | None = None  # noqa: N815
     #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
     databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815
-    #: The project number, for Google-managed service agents (Cloud CDN's fill account).
+    #: The project id, for composers that place resources by environment (contact-center).
+    project: str | None = Field(None, min_length=1)
+    #: The project NUMBER, for Google-managed service agents: the Cloud Storage one that must
+    #: use a bucket's key (``service-<number>@gs-project-accounts.iam.gserviceaccount.com``),
+    #: Cloud CDN's fill account that reads a private bucket.
     projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
 
 
