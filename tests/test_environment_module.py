@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.cases import (
+    CDN_STATUS,
     DATABASE_STATUS,
     ENVIRONMENT_SETTINGS,
     converge,
@@ -56,8 +57,9 @@ def run(
 
 def all_ready(rendered: Rendered, cloud: str) -> dict[str, dict[str, Any]]:
     """Every desired resource observed Ready, the database with its address."""
+    status = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
     return {
-        name: observed_ready(body, **(DATABASE_STATUS[cloud] if name == "database" else {}))
+        name: observed_ready(body, **status.get(name, {}))
         for name, body in rendered.resources.items()
     }
 
@@ -224,9 +226,18 @@ def test_converges_to_ready_with_status_from_observed_state(
     assert status["namespace"] == NAMESPACE
     assert status["databaseHost"] == next(iter(DATABASE_STATUS[cloud]["atProvider"].values()))
     assert status["backendService"] == f"backend.{NAMESPACE}.svc.cluster.local:8000"
+    assert status["frontendBucketName"] == {"azure": "acmemfepayments7d3f9a12"}.get(cloud, BUCKET)
+    assert status["cdnDomainName"] == {
+        "aws": "d111111abcdef8.cloudfront.net",
+        "gcp": "payments.apps.acme.example",
+        "azure": "payments-cdn-c3d4e5f6.z01.azurefd.net",
+    }[cloud]
+    assert status["ready"] is True
+    assert status["pending"] == []
+    condition = rendered.condition("PartsReady")
+    assert condition is not None
+    assert condition.reason == "AllPartsReady"
     assert_schema_valid(rendered, catalog)
-    for body in rendered.resources.values():
-        assert body["metadata"]["name"].startswith("payments-squad-k4x9p")
 
 
 def test_pending_parts_are_named_until_ready(client: FunctionClient) -> None:

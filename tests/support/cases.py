@@ -410,6 +410,14 @@ DATABASE_STATUS: dict[str, Body] = {
 }
 
 
+CDN_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {"arn": "arn:aws:cloudfront::123456789012:distribution/E2QWRUHEXAMPLE",
+                           "domainName": "d111111abcdef8.cloudfront.net"}},
+    "gcp": {},
+    "azure": {"atProvider": {"hostName": "payments-cdn-c3d4e5f6.z01.azurefd.net"}},
+}
+
+
 def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec: Any) -> Body:
     """The seed's payments-squad environment as a UnifiedEnvironment on ``cloud``."""
     body: Body = {
@@ -453,7 +461,7 @@ def environment_case(cloud: str) -> ModuleCase:
         secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
         publishes=("database",),
         label_free=True,
-        observed_status={"database": DATABASE_STATUS[cloud]},
+        observed_status={"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]},
     )
 
 

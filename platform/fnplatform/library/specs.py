@@ -136,7 +136,6 @@ class CdnSpec:
     paths: tuple[CdnPath, ...] = ()
     hostname: str | None = None
     root_object: str = "index.html"
-    container: str | None = None  # Azure: the blob container under the storage account
 # -- storage, keys, ingress (issue 8, section 2) ----------------------------------------------
 
 

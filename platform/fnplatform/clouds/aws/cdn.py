@@ -20,7 +20,7 @@ from typing import Any
 from fnplatform.clouds.aws.kinds import DISTRIBUTION, ORIGIN_ACCESS_CONTROL
 from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
-from fnplatform.library.specs import CdnSpec
+from fnplatform.library.specs import BucketReader, CdnSpec
 
 ORIGIN_ID = "assets"
 #: AWS managed cache policy "Managed-CachingOptimized" (the same id in every account).
@@ -83,6 +83,15 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         ),
         uses=[f"{name}-oac", spec.bucket],
     )
+
+
+@provides("cdn_bucket_reader", "aws")
+def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+    """CloudFront, narrowed to the distribution ``cdn_name``, once its ARN is known."""
+    arn = comp.observed_value(cdn_name, "status.atProvider.arn")
+    if not arn:
+        return None
+    return BucketReader(name="cdn", principal=CLOUDFRONT_PRINCIPAL, source=str(arn))
 
 
 @provides("cdn_domain", "aws")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fnplatform.clouds.azure.bucket import CONTAINER
 from fnplatform.clouds.azure.common import (
     FRONTDOOR_ENDPOINT,
     FRONTDOOR_ORIGIN,
@@ -28,7 +29,7 @@ from fnplatform.clouds.azure.common import (
 )
 from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
-from fnplatform.library.specs import CdnSpec
+from fnplatform.library.specs import BucketReader, CdnSpec
 
 COMPRESSED_TYPES = [
     "application/javascript",
@@ -110,7 +111,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         ),
         uses=[f"{name}-origin-group", spec.bucket],
     )
-    origin_path = f"/{spec.container}" if spec.container else ""
+    origin_path = f"/{CONTAINER}"
     routes = [(f"{name}-route", "/*")] + [
         (f"{name}-route-{path.name}", f"{path.path.rstrip('/')}/*") for path in spec.paths
     ]
@@ -125,6 +126,12 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         "Front Door reaches the storage account through Private Link: approve its pending "
         "private endpoint connection on the storage account (no provider kind can)",
     )
+
+
+@provides("cdn_bucket_reader", "azure")
+def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+    """None: Front Door reads over Private Link, not as an RBAC principal of the account."""
+    return None
 
 
 @provides("cdn_domain", "azure")

@@ -30,9 +30,10 @@ from fnplatform.clouds.gcp.kinds import (
     TARGET_HTTPS_PROXY,
     URL_MAP,
 )
+from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
-from fnplatform.library.specs import CdnSpec
+from fnplatform.library.specs import BucketReader, CdnSpec
 
 PATH_MATCHER = "micro-frontends"
 
@@ -129,6 +130,24 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
             }
         ),
         uses=[f"{name}-https-proxy", f"{name}-address"],
+    )
+
+
+@provides("cdn_bucket_reader", "gcp")
+def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+    """Cloud CDN's fill service agent, when the environment gives the project number."""
+    number = gcp_environment(comp).projectNumber
+    if not number:
+        comp.gap(
+            "cdn-private-bucket-access",
+            "Cloud CDN reads a private bucket through its service agent "
+            "service-<project number>@cloud-cdn-fill.iam.gserviceaccount.com: set "
+            "environment gcp.projectNumber; the bucket stays private meanwhile",
+        )
+        return None
+    return BucketReader(
+        name="cdn",
+        principal=f"serviceAccount:service-{number}@cloud-cdn-fill.iam.gserviceaccount.com",
     )
 
 

@@ -24,9 +24,15 @@ from fnplatform.composers.environment.model import EnvironmentSettings, Environm
 from fnplatform.composers.environment.status import Parts, report_status
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library import ObjectReadiness, add_cdn, add_database, add_object
-from fnplatform.library.registry import provides_capability
-from fnplatform.library.specs import CdnPath, CdnSpec, DatabaseSpec
+from fnplatform.library import (
+    ObjectReadiness,
+    add_bucket,
+    add_cdn,
+    add_database,
+    add_object,
+    cloud_value,
+)
+from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec
 from fnplatform.naming import dns_label
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
@@ -37,6 +43,7 @@ CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "b
 CROSSPLANE_NAMESPACE = "crossplane-system"
 BUCKET_PREFIX = "acme-mfe"
 SUFFIX_LENGTH = 8
+NONCURRENT_ASSET_DAYS = 30
 #: Scope (project / resource group) per cloud: the environment key it comes from.
 SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project", "azure": "azure.resourceGroup"}
 
@@ -126,11 +133,25 @@ def bucket_name(comp: Composition, app_name: str) -> str:
 
 
 def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings) -> str:
-    """The private asset bucket and the CDN in front of it; returns the bucket's name."""
-    name = bucket_name(comp, spec.frontend.appName)
-    if not provides_capability("bucket", comp.cloud):
-        comp.gap("frontend", "the bucket capability is not available yet: no frontend hosting")
-        return name
+    """The private asset bucket and the CDN in front of it; returns the bucket's name.
+
+    The bucket is never public: the CDN is its named reader (where the cloud reads buckets
+    through a principal). Each asset sync leaves the replaced objects as noncurrent versions;
+    they expire after 30 days so the bucket doesn't grow with every deploy.
+    """
+    wanted = bucket_name(comp, spec.frontend.appName)
+    reader = cloud_value(comp, "cdn_bucket_reader", CDN)
+    add_bucket(
+        comp,
+        ASSETS,
+        BucketSpec(
+            bucket_name=cloud_value(comp, "bucket_name_from", wanted),
+            readers=(reader,) if reader else (),
+            noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
+        ),
+        fields={"bucket_name": "spec.frontend.appName"},
+    )
+    name = str(cloud_value(comp, "bucket_address", ASSETS)["name"])
     domain = settings.frontend.domain
     add_cdn(
         comp,
