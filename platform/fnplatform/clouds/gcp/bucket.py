@@ -11,7 +11,8 @@ analytics group gets object-create on it, ``<name>-logs-writer``). Readers get
 
 Gaps (conditions, not silent): a bucket with a retention policy cannot have Object Versioning,
 so versioning is off while a retention policy holds every object; and Cloud Storage has no
-per-bucket minimum TLS version (Google's front ends negotiate TLS for every request).
+bucket setting that refuses plain-HTTP or older-TLS requests (no bucket policy, no IAM
+condition attribute for it), so TLS in transit cannot be enforced per bucket.
 """
 
 from __future__ import annotations
@@ -86,9 +87,9 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         comp.gap("bucket-versioning", f"Cloud Storage bucket {gcs_name}: Object Versioning "
                  "cannot be combined with a retention policy; the retention policy keeps every "
                  f"object unmodifiable for {retention} days instead")
-    if spec.min_tls != "1.2":
-        comp.gap("bucket-min-tls", f"Cloud Storage bucket {gcs_name}: no per-bucket minimum "
-                 f"TLS version, TLS {spec.min_tls} cannot be enforced on it")
+    comp.gap("bucket-min-tls", f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
+             "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
+             f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
     body: dict[str, Any] = {
         "project": project(comp),
         "location": region,

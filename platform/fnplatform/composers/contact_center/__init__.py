@@ -194,31 +194,37 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
         comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
-    controls = _controls(spec, storage, replica)
+    gaps = set(comp.notes.gaps)
+    controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)
-    missing = sorted(set(comp.notes.gaps) & COMPLIANCE_GAPS)
+    missing = sorted(gaps & COMPLIANCE_GAPS)
     if missing:
         comp.condition("Compliant", False, "ControlGaps",
-                       f"in force: {'; '.join(controls)}. Not provided by {spec.cloud}: "
-                       f"{', '.join(missing)}")
+                       f"in force: {'; '.join(controls)}. Not enforceable on {spec.cloud}: "
+                       f"{', '.join(missing)} (see CapabilitiesAvailable)")
     else:
         comp.condition("Compliant", True, "ControlsInForce", "; ".join(controls))
 
 
-def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy,
-              replica: str | None) -> list[str]:
-    """The controls this endpoint's composition puts in force, in words an auditor reads."""
+def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
+              gaps: set[str]) -> list[str]:
+    """The controls this endpoint's composition puts in force, in words an auditor reads.
+
+    A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
+    the composed resources really enforce.
+    """
     controls = [
         f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP {spec.sip.mediaPorts} (udp) "
         f"from {len(spec.sip.trustedCidrs)} trusted range(s) only",
         f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} days",
         "recordings never public",
-        "TLS 1.2 or newer required in transit to recordings",
         "recordings versioned or retained",
         f"lifecycle: no expiry before {storage.retention_days} days",
         f"tags: costCenter={spec.taggingPolicy.costCenter}, "
         f"complianceLevel={spec.taggingPolicy.complianceLevel}",
     ]
+    if "bucket-min-tls" not in gaps:
+        controls.insert(3, "TLS 1.2 or newer required in transit to recordings")
     if storage.lock:
         controls.append(f"compliance-mode lock: {storage.retention_days} days")
     if storage.access_logging:
