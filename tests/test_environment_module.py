@@ -258,6 +258,17 @@ def test_the_same_request_gives_the_same_bytes(client: FunctionClient) -> None:
         deterministic=True)
 
 
+def test_app_name_cannot_change_once_the_bucket_exists(client: FunctionClient) -> None:
+    rendered, observed = converged(client, "gcp")
+    composite = environment_composite("gcp")
+    composite["status"] = rendered.status
+    composite["spec"]["frontend"]["appName"] = "payments-v2"
+    renamed = run(client, composite, observed=observed)
+    assert len(renamed.fatal) == 1
+    assert "spec.frontend.appName" in renamed.fatal[0]
+    assert "acme-mfe-payments-7d3f9a12" in renamed.fatal[0]
+
+
 # -- validation ---------------------------------------------------------------------------
 
 

@@ -152,6 +152,13 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
         fields={"bucket_name": "spec.frontend.appName"},
     )
     name = str(cloud_value(comp, "bucket_address", ASSETS)["name"])
+    known = (comp.composite.get("status") or {}).get("frontendBucketName")
+    if known and known != name:
+        raise InputError(
+            "spec.frontend.appName",
+            f"cannot change once the bucket exists: it names bucket {known} (the new name would "
+            "replace the bucket and its assets); create a new environment instead",
+        )
     domain = settings.frontend.domain
     add_cdn(
         comp,
