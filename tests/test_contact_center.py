@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.kinds import kind_of
 from fnplatform.tagging import TagStyle, render_tags
@@ -357,7 +359,9 @@ def test_aws_failover_replica_replication_health_check_and_records(
     assert rule["destination"]["bucketRef"] == {
         "name": "us-east-agent-cluster-x7k2p-recordings-replica"}
     assert rule["destination"]["encryptionConfiguration"] == {
-        "replicaKmsKeyIdRef": {"name": "us-east-agent-cluster-x7k2p-replica-key"}}
+        "replicaKmsKeyId": "arn:aws:kms:us-west-2:123456789012:key/3333"}
+    assert replication["forProvider"]["role"] == (
+        "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication")
     versioning = rendered.resource("recordings-replica-versioning")["spec"]["forProvider"]
     assert versioning["versioningConfiguration"]["status"] == "Enabled"
     check = rendered.resource("failover")["spec"]["forProvider"]
@@ -446,3 +450,39 @@ def test_same_input_same_output(client: FunctionClient, cloud: str) -> None:
     one = converged(client, cloud).response.SerializeToString(deterministic=True)
     two = converged(client, cloud).response.SerializeToString(deterministic=True)
     assert one == two
+
+
+# -- examples ---------------------------------------------------------------------------------
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "contact-center"
+
+
+def test_provider_configs_use_injected_identities_and_validate(catalog: Catalog) -> None:
+    documents = list(yaml.safe_load_all((EXAMPLES / "providerconfigs.yaml").read_text()))
+    assert {d["apiVersion"].split(".")[0] for d in documents} == {"aws", "gcp", "azure"}
+    for document in documents:
+        assert catalog.validate(document) == [], document["metadata"]["name"]
+        credentials = document["spec"]["credentials"]
+        assert credentials["source"] in ("IRSA", "InjectedIdentity", "OIDCTokenFile")
+        assert "secretRef" not in credentials  # no static keys anywhere
+
+
+def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
+    from fnplatform.composers.contact_center.model import ContactCenterSpec
+
+    pairs = {"claim-us-east-agent-cluster.yaml": "xr-aws.yaml",
+             "claim-aws-failover.yaml": "xr-aws-failover.yaml",
+             "claim-azure.yaml": "xr-azure.yaml", "claim-gcp.yaml": "xr-gcp.yaml"}
+    for claim_file, xr_file in pairs.items():
+        claim = yaml.safe_load((EXAMPLES / claim_file).read_text())
+        xr = yaml.safe_load((EXAMPLES / xr_file).read_text())
+        assert claim["kind"] == "ContactCenterEndpointClaim"
+        ContactCenterSpec.model_validate(claim["spec"])
+        assert claim["spec"] == xr["spec"], claim_file
+        labels = xr["metadata"]["labels"]
+        assert labels["crossplane.io/claim-name"] == claim["metadata"]["name"]
+    seed = yaml.safe_load((EXAMPLES / "claim-us-east-agent-cluster.yaml").read_text())["spec"]
+    assert (seed["cloud"], seed["encryptionStandard"], seed["platform"]) == (
+        "aws", "TLS1.3", "genesys-cloud")
+    assert seed["taggingPolicy"]["complianceLevel"] == "PCI-DSS"

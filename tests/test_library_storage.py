@@ -335,3 +335,11 @@ def test_rule_id_ignores_description_and_list_position() -> None:
     assert rule_id(SIP) == rule_id(IngressRule("udp", 5060, 5080, "198.51.100.0/24", "other"))
     assert rule_id(SIP) != rule_id(RTP)
     assert copy.deepcopy(SIP) == SIP
+
+
+@pytest.mark.usefixtures("probe_served")
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_bad_rule_is_an_error_naming_it(client: FunctionClient, cloud: str) -> None:
+    bad = IngressRule("udp", 5060, 5080, "not-a-range")
+    rendered = client.run(case(cloud, rules=(SIP, bad)).request())
+    assert rendered.fatal and "rule 1" in rendered.fatal[0], rendered.messages

@@ -225,8 +225,8 @@ def cluster_case(cloud: str) -> ModuleCase:
             Invalid("min-over-max", _set("spec.pools.pool0.autoscaling",
                                          {"minNodeCount": 9, "maxNodeCount": 2}),
                     "spec.pools.pool0"),
-            Invalid("unknown-pool-field", _set("spec.pools.pool1.colour", "blue"),
-                    "spec.pools.pool1.colour"),
+            Invalid("string-boolean", _set("spec.parameters.privateCluster", "false"),
+                    "spec.parameters.privateCluster"),
             Invalid("bad-cloud", _set("metadata.labels.cloud", "mars"), "metadata.labels.cloud"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
@@ -341,6 +341,8 @@ def contact_center_observed_status(cloud: str) -> dict[str, Body]:
             "sip-ingress": {"atProvider": {"id": "sg-0abc"}},
             "recordings-key": {"atProvider": {
                 "arn": "arn:aws:kms:us-east-1:123456789012:key/1111"}},
+            "replica-key": {"atProvider": {
+                "arn": "arn:aws:kms:us-west-2:123456789012:key/3333"}},
         },
         "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}}},
         "azure": {

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from fnplatform.runner import Composer
+
+if TYPE_CHECKING:
+    from fnplatform.xrd import ApiDefinition
 
 
 def composers() -> dict[str, Composer]:
@@ -15,3 +21,21 @@ def composers() -> dict[str, Composer]:
         "contact-center": contact_center.compose,
         "environment": environment.compose,
     }
+
+
+def composite_apis() -> dict[str, ApiDefinition]:
+    """The composite API (``composers/<module>/api.py``'s ``API``) of each shipped module.
+
+    The function checks the composite it is sent against it: the kind, and the spec fields an
+    API server serving the generated XRD would have kept. A module without an ``api.py`` gets
+    no such check.
+    """
+    apis: dict[str, ApiDefinition] = {}
+    for module in composers():
+        package = f"fnplatform.composers.{module.replace('-', '_')}"
+        try:
+            apis[module] = importlib.import_module(f"{package}.api").API
+        except ModuleNotFoundError as err:
+            if err.name != f"{package}.api":
+                raise
+    return apis

@@ -8,9 +8,13 @@ drops every later rule. The same hash orders rules wherever a cloud needs an ord
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 
+from fnplatform.errors import SpecError
 from fnplatform.library.specs import IngressRule, NameRule
+
+PROTOCOLS = ("tcp", "udp")
 
 RULE_ID_LENGTH = 10
 
@@ -31,11 +35,27 @@ def rule_digest(rule: IngressRule) -> int:
 
 
 def unique_rules(rules: tuple[IngressRule, ...]) -> list[IngressRule]:
-    """``rules`` without duplicates (same protocol, ports and source), sorted by id."""
+    """``rules`` checked, without duplicates (same protocol, ports and source), sorted by id.
+
+    A SpecError on ``rules`` names the first bad rule by its index.
+    """
     seen: dict[str, IngressRule] = {}
-    for rule in rules:
+    for index, rule in enumerate(rules):
+        _check(index, rule)
         seen.setdefault(rule_id(rule), rule)
     return [seen[key] for key in sorted(seen)]
+
+
+def _check(index: int, rule: IngressRule) -> None:
+    if rule.protocol.lower() not in PROTOCOLS:
+        raise SpecError("rules", f"rule {index}: protocol {rule.protocol!r} is not tcp or udp")
+    if not 1 <= rule.from_port <= rule.to_port <= 65535:
+        raise SpecError("rules", f"rule {index}: ports {rule.from_port}-{rule.to_port} are not "
+                        "a range within 1-65535, low to high")
+    try:
+        ipaddress.ip_network(rule.source, strict=False)
+    except ValueError:
+        raise SpecError("rules", f"rule {index}: {rule.source!r} is not a CIDR range") from None
 
 
 def name_problem(rule: NameRule, value: str) -> str | None:

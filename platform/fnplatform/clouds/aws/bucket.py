@@ -289,13 +289,21 @@ def _replication(comp: Composition, name: str, spec: BucketSpec, region: str) ->
         "deleteMarkerReplication": {"status": "Enabled"},
         "destination": destination,
     }
+    configuration = f"{name}-replication-configuration"
     target_key = _key_of(comp, target)
     if spec.key is not None and target_key is not None:
-        destination["encryptionConfiguration"] = {"replicaKmsKeyIdRef": comp.ref(target_key)}
+        # S3 wants the replica key's ARN here (a key id is refused), and the provider's
+        # reference would resolve the id: wait for the ARN AWS assigns instead.
+        key_arn = comp.needs(target_key, "status.atProvider.arn", by=configuration)
+        if key_arn is None:
+            return
+        destination["encryptionConfiguration"] = {"replicaKmsKeyId": str(key_arn)}
         rule["sourceSelectionCriteria"] = {"sseKmsEncryptedObjects": {"status": "Enabled"}}
-    comp.emit(f"{name}-replication-configuration", BUCKET_REPLICATION.new({
-        "region": region, "bucketRef": comp.ref(name), "roleRef": comp.ref(role),
-        "rule": [rule],
+    # The role by its ARN, which IAM derives from the name we give it: no wait, no reference
+    # whose extractor might yield the bare name.
+    role_arn = f"arn:{partition(region)}:iam::{comp.scope}:role/{comp.ref(role)['name']}"
+    comp.emit(configuration, BUCKET_REPLICATION.new({
+        "region": region, "bucketRef": comp.ref(name), "role": role_arn, "rule": [rule],
     }), uses=(name, target, f"{name}-versioning", f"{target}-versioning", f"{role}-attachment"))
 
 

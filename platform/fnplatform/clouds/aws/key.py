@@ -1,6 +1,7 @@
 """AWS key: a customer-managed KMS key with yearly (or faster) rotation, and its alias.
 
-Composed as ``<name>`` (``Key``) and ``<name>-alias`` (``Alias`` ``alias/<key resource name>``).
+Composed as ``<name>`` (``Key``) and ``<name>-alias`` (``Alias``; AWS calls it
+``alias/<alias resource name>``).
 The key policy is the key's only grant document, assembled here in one place: the account
 administers the key through IAM (without that statement nobody could ever change the policy
 again), and any principal of the account may use it *through S3 in the key's region*
@@ -45,9 +46,10 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         "deletionWindowInDays": DELETION_WINDOW_DAYS,
         "policy": key_policy(comp, spec, region),
     }))
-    alias = f"alias/{comp.resource_name(name)}"
+    # The provider names the alias "alias/" + its external name (provider-upjet-aws
+    # config/cluster/externalname.go, kmsAlias()): the resource name is enough.
     comp.emit(f"{name}-alias", KMS_ALIAS.new({"region": region, "targetKeyIdRef": comp.ref(name)}),
-              uses=(name,), external_name=alias)
+              uses=(name,))
 
 
 def key_policy(comp: Composition, spec: KeySpec, region: str) -> str:

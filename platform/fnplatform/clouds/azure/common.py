@@ -12,7 +12,7 @@ from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.kinds import register
 from fnplatform.tagging import TagStyle
 
-# Storage versions of provider-upjet-azure v2.7.0 (see /work/shared/crds/INDEX.md): upjet
+# Storage versions of provider-upjet-azure v2.7.0 (schemas/crds/provider-upjet-azure): upjet
 # v1beta2 kinds carry nested blocks as objects, v1beta1 ones are flat.
 VIRTUAL_NETWORK = register(
     "network.azure.upbound.io/v1beta2", "VirtualNetwork", tag_style=TagStyle.AZURE
