@@ -158,6 +158,13 @@ def test_deployment_waits_for_the_connection_details(
     manifest = deployment["spec"]["forProvider"]["manifest"]
     container = manifest["spec"]["template"]["spec"]["containers"][0]
     assert container["envFrom"] == [{"secretRef": {"name": SECRET}}]
+    env = {item["name"]: item for item in container["env"]}
+    host_key = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}[cloud]
+    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": host_key}}
+    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": SECRET,
+                                                                "key": "password"}}
+    assert {"DB_PORT", "DB_USER", "DB_NAME"} <= set(env)
+    assert all("value" not in item or item["name"] != "DB_PASSWORD" for item in container["env"])
     assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
     assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
     assert manifest["spec"]["replicas"] == 2

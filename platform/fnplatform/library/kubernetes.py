@@ -95,6 +95,12 @@ class ObjectReadiness:
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
 
 
+def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
+    """A container env var read from ``key`` of Secret ``secret`` by the kubelet: the value
+    never passes through the function."""
+    return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
+
+
 def app_labels(comp: Composition, component: str) -> dict[str, str]:
     """The recommended ``app.kubernetes.io`` labels of an object this composite owns."""
     return {

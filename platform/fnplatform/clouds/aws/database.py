@@ -14,6 +14,7 @@ carries ``endpoint``, ``address``, ``host``, ``username``, ``port`` and ``passwo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fnplatform.clouds.aws.kinds import (
     DB_INSTANCE,
@@ -24,6 +25,7 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.clouds.aws.settings import required_private_network
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
 
@@ -144,3 +146,14 @@ def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private DNS name, once observed."""
     value = comp.observed_value(name, "status.atProvider.address")
     return str(value) if value else None
+
+
+@provides("database_env", "aws")
+def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+    """``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` from the RDS connection secret's keys."""
+    return [
+        secret_env("DB_HOST", secret, "host"),
+        secret_env("DB_PORT", secret, "port"),
+        secret_env("DB_USER", secret, "username"),
+        secret_env("DB_PASSWORD", secret, "password"),
+    ]

@@ -32,6 +32,7 @@ from fnplatform.clouds.azure.common import (
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
+from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
 
@@ -140,3 +141,16 @@ def database_host(comp: Composition, name: str) -> str | None:
     """The server's FQDN (resolved privately through the linked zone), once observed."""
     value = comp.observed_value(name, "status.atProvider.fqdn")
     return str(value) if value else None
+
+
+@provides("database_env", "azure")
+def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+    """``DB_HOST``/``DB_PORT``/``DB_PASSWORD`` from the flexible server's connection secret
+    (``endpoint``, ``port``, ``password``). ``DB_USER`` is the administrator login itself: the
+    secret's ``username`` is the single-server form ``login@server``."""
+    return [
+        secret_env("DB_HOST", secret, "endpoint"),
+        secret_env("DB_PORT", secret, "port"),
+        {"name": "DB_USER", "value": spec.admin_username},
+        secret_env("DB_PASSWORD", secret, "password"),
+    ]

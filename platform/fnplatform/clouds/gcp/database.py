@@ -19,14 +19,19 @@ instance's connection secret (``config/sql/config.go``). The user is ``postgres`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
+from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
+
+POSTGRES_PORT = 5432
+ROOT_USER = "postgres"
 
 
 @dataclass(frozen=True)
@@ -123,3 +128,15 @@ def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private IP address, once observed."""
     value = comp.observed_value(name, "status.atProvider.privateIpAddress")
     return str(value) if value else None
+
+
+@provides("database_env", "gcp")
+def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+    """``DB_HOST``/``DB_PASSWORD`` from the Cloud SQL connection secret (``privateIP``,
+    ``password``); the port and the root user ``postgres`` are fixed."""
+    return [
+        secret_env("DB_HOST", secret, "privateIP"),
+        {"name": "DB_PORT", "value": str(POSTGRES_PORT)},
+        {"name": "DB_USER", "value": ROOT_USER},
+        secret_env("DB_PASSWORD", secret, "password"),
+    ]

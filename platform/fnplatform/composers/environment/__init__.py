@@ -17,6 +17,7 @@ crash-loop on a missing Secret.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from fnplatform.composers.environment import manifests
 from fnplatform.composers.environment.manifests import App
@@ -59,9 +60,10 @@ def compose(comp: Composition) -> None:
     remote = settings.appCluster.providerConfig if settings.appCluster else None
 
     add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
-    _database(comp, spec, app, remote)
+    database = _database(comp, spec, app, remote)
     assets = _frontend(comp, spec, settings)
-    _backend(comp, app, remote)
+    _backend(comp, app, remote, cloud_value(
+        comp, "database_env", database, manifests.CONNECTION_SECRET))
     report_status(
         comp,
         Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
@@ -88,23 +90,26 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     )
 
 
-def _database(comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None) -> None:
+def _database(
+    comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None
+) -> DatabaseSpec:
     """The database, writing its connection Secret into the namespace (or beside Crossplane)."""
     if remote is None:
         secret, secret_namespace, uses = manifests.CONNECTION_SECRET, app.namespace, [NAMESPACE]
     else:
         secret = f"{comp.resource_name(DATABASE)}-connection"
         secret_namespace, uses = CROSSPLANE_NAMESPACE, []
+    database = DatabaseSpec(
+        size=spec.database.size,
+        engine_version=spec.database.engineVersion,
+        database_name=manifests.DATABASE_NAME,
+        connection_secret=secret,
+        connection_namespace=secret_namespace,
+    )
     add_database(
         comp,
         DATABASE,
-        DatabaseSpec(
-            size=spec.database.size,
-            engine_version=spec.database.engineVersion,
-            database_name=manifests.DATABASE_NAME,
-            connection_secret=secret,
-            connection_namespace=secret_namespace,
-        ),
+        database,
         uses=uses,
         fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion"},
     )
@@ -122,6 +127,7 @@ def _database(comp: Composition, spec: EnvironmentSpec, app: App, remote: str | 
         body["spec"]["references"] = manifests.connection_copy_references(
             secret, secret_namespace
         )
+    return database
 
 
 def bucket_name(comp: Composition, app_name: str) -> str:
@@ -173,13 +179,15 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     return name
 
 
-def _backend(comp: Composition, app: App, remote: str | None) -> None:
+def _backend(
+    comp: Composition, app: App, remote: str | None, database_env: list[dict[str, Any]]
+) -> None:
     """The backend Deployment (once the connection Secret is there) and its Service."""
     if comp.is_observed(DEPLOYMENT) or _secret_in_place(comp, remote):
         add_object(
             comp,
             DEPLOYMENT,
-            manifests.deployment(app),
+            manifests.deployment(app, database_env),
             provider_config=remote,
             readiness=ObjectReadiness.AVAILABLE,
             uses=[NAMESPACE],

@@ -75,15 +75,21 @@ def _probe(app: App, *, initial_delay: int, period: int) -> dict[str, Any]:
     }
 
 
-def deployment(app: App) -> dict[str, Any]:
-    """The backend: env from the connection Secret, probed on its health path."""
+def deployment(app: App, database_env: list[dict[str, Any]]) -> dict[str, Any]:
+    """The backend: env from the connection Secret, probed on its health path.
+
+    ``database_env`` is the same ``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` on every
+    cloud, read by the kubelet from the Secret's cloud-specific keys; ``envFrom`` also exposes
+    every key as is. The claim's own variables come last and win.
+    """
     backend = app.backend
     container: dict[str, Any] = {
         "name": BACKEND,
         "image": backend.image,
         "ports": [{"name": "http", "containerPort": backend.port, "protocol": "TCP"}],
         "env": [
-            {"name": "DATABASE_NAME", "value": DATABASE_NAME},
+            *database_env,
+            {"name": "DB_NAME", "value": DATABASE_NAME},
             *({"name": item.name, "value": item.value} for item in backend.env),
         ],
         "envFrom": [{"secretRef": {"name": CONNECTION_SECRET}}],
