@@ -63,6 +63,10 @@ class ModuleCase:
     invalid: tuple[Invalid, ...] = ()
     secrets: Mapping[str, bytes] = field(default_factory=dict)  # connection details to observe
     observed_status: Mapping[str, Body] = field(default_factory=dict)  # status once Ready
+    #: Composed resources that publish connection details (``secrets``) once they exist.
+    publishes: tuple[str, ...] = ()
+    #: The composite composes without labels (a composite made without a claim).
+    label_free: bool = False
 
     @property
     def xr_name(self) -> str:
@@ -135,8 +139,14 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
         if set(now) == set(observed) and not rendered.fatal:
             break
         observed = now
-        rendered = run(case.request(observed=observed, required=fetched))
+        rendered = run(case.request(observed=observed, required=fetched,
+                                    connection=published(case, observed)))
     return rendered, observed
+
+
+def published(case: ModuleCase, observed: Mapping[str, Body]) -> dict[str, dict[str, bytes]]:
+    """The connection details Crossplane observes: ``case.secrets`` on each existing publisher."""
+    return {name: dict(case.secrets) for name in case.publishes if name in observed}
 
 
 # -- cluster ------------------------------------------------------------------------------
@@ -376,11 +386,93 @@ def contact_center_case(cloud: str) -> ModuleCase:
     )
 
 
+# -- environment ---------------------------------------------------------------------------
+
+ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
+ENVIRONMENT_SETTINGS: Body = {
+    "frontend": {"domain": "apps.acme.example"},
+    "aws": {"accountId": "123456789012",
+            "privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
+                               "subnetIds": ["subnet-0aa11bb22cc33dd44",
+                                             "subnet-0ee55ff66aa77bb88"]}},
+    "gcp": {"project": "acme-apps-prod", "projectNumber": "412345678901",
+            "privateNetwork": {"network": "projects/acme-apps-prod/global/networks/apps"},
+            "databasePasswordSecretRef": {"name": "cloudsql-root-password",
+                                          "namespace": "crossplane-system", "key": "password"}},
+    "azure": {"resourceGroup": "acme-apps-westeurope", "privateNetwork": {
+        "virtualNetworkId": "/subscriptions/0000/resourceGroups/net/providers/"
+                            "Microsoft.Network/virtualNetworks/apps",
+        "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
+                            "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}},
+}
+DATABASE_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {"address": "payments.c1x2y3.eu-west-1.rds.amazonaws.com"}},
+    "gcp": {"atProvider": {"privateIpAddress": "10.60.0.5"}},
+    "azure": {"atProvider": {"fqdn": "payments.private.postgres.database.azure.com"}},
+}
+
+
+CDN_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {"arn": "arn:aws:cloudfront::123456789012:distribution/E2QWRUHEXAMPLE",
+                           "domainName": "d111111abcdef8.cloudfront.net"}},
+    "gcp": {},
+    "azure": {"atProvider": {"hostName": "payments-cdn-c3d4e5f6.z01.azurefd.net"}},
+}
+
+
+def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec: Any) -> Body:
+    """The seed's payments-squad environment as a UnifiedEnvironment on ``cloud``."""
+    body: Body = {
+        "cloud": cloud,
+        "region": ENVIRONMENT_REGION[cloud],
+        "backend": {"image": "ghcr.io/acme/payments-api:1.4.2", "replicas": 2},
+        "database": {"size": "medium"},
+        "frontend": {"appName": "payments", "microFrontends": [
+            {"name": "checkout", "path": "/checkout"}, {"name": "wallet", "path": "/wallet"}]},
+    }
+    body.update(spec)
+    return {
+        "apiVersion": "platform.acme.com/v1alpha1",
+        "kind": "UnifiedEnvironment",
+        "metadata": {
+            "name": name,
+            "uid": "7d3f9a12-55c1-4e0b-9a7e-0c2b8e4f1a6d",
+            "labels": {"crossplane.io/claim-name": "payments-squad",
+                       "crossplane.io/claim-namespace": "payments"},
+        },
+        "spec": body,
+    }
+
+
+def environment_case(cloud: str) -> ModuleCase:
+    """The payments-squad environment on ``cloud``, platform settings from an EnvironmentConfig."""
+    return ModuleCase(
+        id=f"environment-{cloud}",
+        module="environment",
+        composite=environment_composite(cloud),
+        environment=(environment_config("environment-platform", ENVIRONMENT_SETTINGS),),
+        invalid=(
+            Invalid("bad-size", _set("spec.database.size", "huge"), "spec.database.size"),
+            Invalid("no-image", _delete("spec.backend.image"), "spec.backend.image"),
+            Invalid("bad-app-name", _set("spec.frontend.appName", "Payments_App"),
+                    "spec.frontend.appName"),
+            Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
+            Invalid("no-region", _delete("spec.region"), "spec.region"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
+        publishes=("database",),
+        label_free=True,
+        observed_status={"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]},
+    )
+
+
 # -- registry ------------------------------------------------------------------------------
 
 CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
+    "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

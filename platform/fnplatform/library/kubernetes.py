@@ -18,6 +18,8 @@ KUBERNETES_PROVIDER_CONFIG = register(
     readiness=Readiness.EXISTS,
 )
 HELM_RELEASE = register("helm.crossplane.io/v1beta1", "Release")
+#: A namespace holds whatever its users put there (Secrets, PVCs): deleting it loses data.
+NAMESPACE = register("v1", "Namespace", managed=False, stateful=True)
 HELM_PROVIDER_CONFIG = register(
     "helm.crossplane.io/v1beta1", "ProviderConfig", managed=False, readiness=Readiness.EXISTS
 )
@@ -91,6 +93,12 @@ class ObjectReadiness:
     def cel(query: str) -> dict[str, str]:
         """Ready when the CEL ``query`` over ``object`` is true."""
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
+
+
+def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
+    """A container env var read from ``key`` of Secret ``secret`` by the kubelet: the value
+    never passes through the function."""
+    return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
 
 
 def app_labels(comp: Composition, component: str) -> dict[str, str]:

@@ -47,6 +47,24 @@ USER_ASSIGNED_IDENTITY = register(
 FEDERATED_IDENTITY_CREDENTIAL = register(
     "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
 )
+FLEXIBLE_SERVER = register(
+    "dbforpostgresql.azure.upbound.io/v1beta2",
+    "FlexibleServer",
+    tag_style=TagStyle.AZURE,
+    stateful=True,
+)
+FLEXIBLE_SERVER_DATABASE = register(
+    "dbforpostgresql.azure.upbound.io/v1beta1", "FlexibleServerDatabase", stateful=True
+)
+FRONTDOOR_PROFILE = register(
+    "cdn.azure.upbound.io/v1beta1", "FrontdoorProfile", tag_style=TagStyle.AZURE
+)
+FRONTDOOR_ENDPOINT = register(
+    "cdn.azure.upbound.io/v1beta1", "FrontdoorEndpoint", tag_style=TagStyle.AZURE
+)
+FRONTDOOR_ORIGIN_GROUP = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOriginGroup")
+FRONTDOOR_ORIGIN = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOrigin")
+FRONTDOOR_ROUTE = register("cdn.azure.upbound.io/v1beta2", "FrontdoorRoute")
 
 # -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
 # A resource group takes everything in it when deleted; accounts, containers, vaults and keys

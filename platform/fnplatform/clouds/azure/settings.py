@@ -23,6 +23,22 @@ class SystemPool(BaseModel):
     _ordered = ordered("minCount", "maxCount")
 
 
+class AzurePrivateNetwork(BaseModel):
+    """``env.azure.privateNetwork``: the VNet databases join (owned by the platform team)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    virtualNetworkId: str = Field(  # noqa: N815
+        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+        r"virtualNetworks/[^/]+$"
+    )
+    #: A subnet delegated to Microsoft.DBforPostgreSQL/flexibleServers.
+    databaseSubnetId: str = Field(  # noqa: N815
+        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+        r"virtualNetworks/[^/]+/subnets/[^/]+$"
+    )
+
+
 class AzureEnvironment(BaseModel):
     """``env.azure``."""
 
@@ -31,6 +47,7 @@ class AzureEnvironment(BaseModel):
     systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
+    privateNetwork: AzurePrivateNetwork | None = None  # noqa: N815
     #: The Entra tenant of Key Vaults (keys for storage encryption).
     tenantId: str | None = Field(None, min_length=1)  # noqa: N815
     #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,
