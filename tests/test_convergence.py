@@ -28,7 +28,7 @@ CASES = module_cases()
 #: Passes from nothing to a stable desired set, per case. Each pass is one reconcile that
 #: waits for what the previous pass created to become Ready.
 PASSES = {
-    "cluster-aws": 5,
+    "cluster-aws": 6,
     "cluster-gcp": 6,
     "cluster-azure": 5,
     "async-actor": 3,

@@ -203,6 +203,12 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return {}
 
 
+@provides("kubeconfig_source", "azure")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The AKS KubernetesCluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
+
+
 @provides("cluster_status", "azure")
 def cluster_status(comp: Composition, cluster_name: str) -> None:
     """``clusterName``, ``clusterEndpoint``, ``clusterCA`` and ``oidcIssuer`` once observed.

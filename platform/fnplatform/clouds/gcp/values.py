@@ -39,6 +39,12 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return credentials
 
 
+@provides("kubeconfig_source", "gcp")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The GKE Cluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
+
+
 @provides("internal_load_balancer", "gcp")
 def internal_load_balancer(comp: Composition) -> dict[str, str]:
     """A GKE Service of type LoadBalancer becomes an internal passthrough Network LB."""

@@ -41,11 +41,13 @@ def add_cluster_autoscaler(
     *,
     helm_config: str,
     waits_for: tuple[str, ...],
+    nodes: str,
 ) -> None:
     """The autoscaler release ``<cluster>-autoscaler-release`` and its identity.
 
     The release waits for the identity binding: an autoscaler started without credentials
-    crash-loops until restarted.
+    crash-loops until restarted; and, like every release, for the node pool ``nodes`` to be
+    Ready (Helm waits for the autoscaler's pod, which needs a node).
     """
     if not registry.provides_capability("autoscaler_values", comp.cloud):
         return
@@ -60,6 +62,9 @@ def add_cluster_autoscaler(
         ),
         uses=[cluster],
     )
+    release = f"{identity}-release"
+    if not comp.needs_ready(nodes, by=release):
+        return
     values = {
         **cloud_value(comp, "autoscaler_values", cluster),
         "fullnameOverride": CHART,
@@ -67,14 +72,15 @@ def add_cluster_autoscaler(
     }
     add_helm_release(
         comp,
-        f"{identity}-release",
+        release,
         chart=CHART,
         repository=REPOSITORY,
         version=(settings.version if settings else None) or chart_version(comp, cluster, spec),
         namespace=NAMESPACE,
         values=values,
         provider_config=helm_config,
-        uses=[*waits_for, cluster, cloud_value(comp, "identity_binding", identity)],
+        uses=list(dict.fromkeys(
+            [*waits_for, cluster, nodes, cloud_value(comp, "identity_binding", identity)])),
     )
 
 
