@@ -111,3 +111,29 @@ def test_ingress_release_waits_on_uninstall_and_goes_before_the_network(converge
     assert ("network", "release-ingress-nginx") in set(usage_edges(rendered.resources))
     # provider-helm passes ``wait`` and ``waitTimeout`` to Helm's uninstall as well.
     assert rendered.resource("release-ingress-nginx")["spec"]["forProvider"]["wait"] is True
+
+
+# -- 3. AKS: no late-initialisation fight over the system pool's node count -----------------
+
+
+def test_aks_cluster_is_managed_without_late_initialize(converged, catalog):
+    rendered, _ = converged["azure"]
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    assert cluster["spec"]["managementPolicies"] == ["Observe", "Create", "Update", "Delete"]
+    assert "nodeCount" not in cluster["spec"]["forProvider"]["defaultNodePool"]
+    assert "nodeCount" not in cluster["spec"].get("initProvider", {}).get("defaultNodePool", {})
+
+
+@pytest.mark.parametrize(("mode", "policies"), [
+    ("manage", ["Observe", "Create", "Update", "Delete"]), ("observe", ["Observe"])])
+def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
+        client, converged, mode, policies):
+    case = cluster_case("azure")
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["import"] = {
+        "enabled": True, "mode": mode, "resources": {"cluster": {"externalName": "legacy-aks"}}}
+    rendered = client.run(case.request(composite=composite, observed=converged["azure"][1]))
+    cluster = rendered.resource("cluster")
+    assert cluster["spec"]["managementPolicies"] == policies
+    assert cluster["spec"]["deletionPolicy"] == "Orphan"

@@ -44,6 +44,8 @@ def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: boo
     annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
     annotations[EXTERNAL_NAME] = imported.externalName
     if managed:
-        policies = ["Observe"] if spec.mode == "observe" else ["*"]
-        body["spec"]["managementPolicies"] = policies
+        if spec.mode == "observe":
+            body["spec"]["managementPolicies"] = ["Observe"]
+        else:  # full control, minus what the builder deliberately left out (LateInitialize)
+            body["spec"].setdefault("managementPolicies", ["*"])
         body["spec"]["deletionPolicy"] = "Orphan"

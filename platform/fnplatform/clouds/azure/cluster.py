@@ -20,6 +20,8 @@ Choices, and why:
   provider writes the observed one into the pool's spec), and a new user pool gets AKS's latest
   recommended version instead of the cluster's. The ``patch`` channel keeps all of them on the
   newest patch of that minor; the minor alias (``1.33``) never drifts from what AKS reports.
+* The cluster is managed without ``LateInitialize`` (see :func:`cluster`): the autoscaler owns
+  the system pool's node count.
 * Every pool names its ``temporaryNameForRotation``: the provider needs it to change VM size,
   zones and similar properties in place instead of failing.
 * Egress is ``outboundType: loadBalancer`` for public and private clusters alike; see
@@ -59,6 +61,8 @@ SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
 MAX_SURGE = "10%"  # AKS's own default for new pools; stated so the provider sees no drift
 DNS_PREFIX_MAX = 54
+#: Every management policy but ``LateInitialize``: see :func:`cluster`.
+WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
 KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS
 _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
@@ -70,7 +74,16 @@ def cluster(
     name: str,
     spec: ClusterSpec,
 ) -> None:
-    """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig."""
+    """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig.
+
+    Managed without ``LateInitialize``. upjet would copy the observed
+    ``defaultNodePool.nodeCount`` into ``forProvider`` (provider-upjet-azure's KubernetesCluster
+    late-init ignores only ``kubelet_identity`` and ``private_link_enabled``); once the
+    autoscaler resizes the system pool, every sync then asks to set the old count back, and
+    azurerm refuses (``cannot change `node_count` when `enable_auto_scaling` is set to
+    `true```), so the cluster stops syncing. Without late-initialisation the spec holds only
+    what is composed here; ``nodeCount`` is never sent and the pool starts at ``minCount``.
+    """
     for_provider: dict[str, Any] = {
         "location": comp.region,
         "resourceGroupName": resource_group(comp),
@@ -92,6 +105,7 @@ def cluster(
         for_provider["kubernetesVersion"] = spec.version
     body = KUBERNETES_CLUSTER.new(
         for_provider,
+        managementPolicies=list(WITHOUT_LATE_INITIALIZE),
         writeConnectionSecretToRef={
             "name": spec.connection_secret,
             "namespace": spec.connection_namespace,
