@@ -139,7 +139,9 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
         "network-private-a", "network-private-b", "network-public-a", "network-public-b"]
     assert kinds["network-igw"] == "InternetGateway"
     assert sorted(of_kind(rendered, "EIP")) == ["network-nat-a-eip", "network-nat-b-eip"]
-    assert len(of_kind(rendered, "Route")) == 3
+    # Only the public default route: the private ones wait for their NAT gateways, which
+    # wait for the Internet gateway (a route to a gateway that doesn't exist fails).
+    assert list(of_kind(rendered, "Route")) == ["network-public-default"]
     assert len(of_kind(rendered, "RouteTableAssociation")) == 4
     for helper in CLUSTER_HELPERS:
         assert helper in rendered.resources
@@ -147,6 +149,7 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     held = ["cluster", "cluster-auth", "pool-general", "pool-batch", "providers-helm",
             "providers-kubernetes", "release-cert-manager", "release-ingress-nginx",
             "release-kube-prometheus-stack", "network-nat-a", "dns-private",
+            "network-private-a-default", "network-private-b-default",
             "cert-manager-identity-association", "cert-manager-identity-policy-attachment",
             "cluster-autoscaler", "cluster-autoscaler-association",
             "cluster-autoscaler-policy-attachment", "cluster-autoscaler-release"]
@@ -190,6 +193,7 @@ def test_converged_state_has_pools_providers_releases_identity_and_usages(conver
     assert "usage-cluster-role-cluster-policy-by-cluster" in usages
     assert "usage-cluster-node-role-worker-by-pool-batch" in usages
     assert "usage-network-igw-by-network-nat-a" in usages
+    assert "usage-network-nat-a-by-network-private-a-default" in usages
     assert rendered.condition("Composed").reason == "AllResourcesComposed"
     assert_all_valid(rendered, catalog)
 

@@ -1,14 +1,14 @@
-"""Write ``examples/<module>/observed-<case>.yaml``: a later pass where the foundations are Ready.
+"""Write ``examples/<module>/observed-<case>.yaml``: the passes before the last, all Ready.
 
     python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
 
 For each named first-pass case it renders pass 1, marks every composed resource Ready as a
 provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
-``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), renders
-pass 2 (the cluster appears once its network is Ready) and marks the cluster Ready too. The
-result is the observed state of a third pass, which composes the dependents (node pools,
-ProviderConfigs, Helm releases, workload identity) and fills the XR status. Values are fake but
-deterministic (hashes of names), so goldens stay byte-identical.
+``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), and
+renders again with those observed, until a pass composes nothing new (the cluster once its
+network is Ready, node pools once the cluster is, Helm releases once a pool is Ready...). The
+result is the observed state of the last pass, which composes everything and fills the XR
+status. Values are fake but deterministic (hashes of names), so goldens stay byte-identical.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import render_examples as tool
 
-READY_NAMES_SECOND_PASS = ("cluster",)
+MAX_PASSES = 10
 EXTERNAL_NAME = "crossplane.io/external-name"
 CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBexample\n-----END CERTIFICATE-----\n"
 CA_DATA = base64.b64encode(CA_PEM.encode()).decode()
@@ -113,20 +113,22 @@ def _render(crank: Path, case: tool.Case, port: int, tmp: Path) -> str:
 
 
 def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
-    """Pass-1 resources and the cluster, all Ready."""
+    """Every resource the passes before the last composed, all Ready."""
     xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
-    first = _composed(_render(crank, case, port, tmp), xr_kind)
-    ready = {name: mark_ready(body) for name, body in first.items()}
-    pass_one_file = tmp / "observed-pass-1.yaml"
-    pass_one_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
-    second_case = tool.Case(
-        module=case.module, name=case.name, xr=case.xr, environment=case.environment,
-        observed=pass_one_file, required=case.required,
-    )  # fmt: skip
-    second = _composed(_render(crank, second_case, port, tmp), xr_kind)
-    for name in READY_NAMES_SECOND_PASS:
-        if name in second:
-            ready[name] = mark_ready(second[name])
+    composed = _composed(_render(crank, case, port, tmp), xr_kind)
+    ready: dict[str, dict[str, Any]] = {}
+    for number in range(1, MAX_PASSES):
+        new = {name: body for name, body in composed.items() if name not in ready}
+        if not new:
+            break
+        ready.update({name: mark_ready(body) for name, body in new.items()})
+        observed_file = tmp / f"observed-pass-{number}.yaml"
+        observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
+        next_case = tool.Case(
+            module=case.module, name=case.name, xr=case.xr, environment=case.environment,
+            observed=observed_file, required=case.required,
+        )  # fmt: skip
+        composed = _composed(_render(crank, next_case, port, tmp), xr_kind)
     return [ready[name] for name in sorted(ready)]
 
 
