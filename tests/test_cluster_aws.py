@@ -7,6 +7,7 @@ provider status fields the module reads (``STATUS``), pass after pass, as Crossp
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -405,12 +406,54 @@ def test_private_ingress_gets_an_internal_load_balancer(converged):
     assert annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"] == "internal"
 
 
-def test_node_groups_follow_cluster_upgrades_and_carry_autoscaler_discovery_tags(converged):
+def _with_observed(observed: dict[str, Any], name: str, **at_provider: Any) -> dict[str, Any]:
+    body = copy.deepcopy(observed[name])
+    body["status"].setdefault("atProvider", {}).update(at_provider)
+    return {**observed, name: body}
+
+
+def test_node_groups_follow_the_observed_control_plane_version_not_the_desired_one(client):
+    # An upgrade 1.33 -> 1.34 asked for; the control plane still runs 1.33.
+    _, observed = converge(client, composite(kubernetesVersion="1.34"))
+    upgrading = _with_observed(observed, "cluster", version="1.33")
+    rendered = run(client, composite(kubernetesVersion="1.34"), upgrading)
+    assert for_provider(rendered, "cluster")["version"] == "1.34"
+    for pool in ("pool-general", "pool-batch"):
+        spec = for_provider(rendered, pool)
+        assert spec["version"] == "1.33"
+        # versionRef would resolve the Cluster's *spec* version (ExtractParamPath, false).
+        assert "versionRef" not in spec
+    release = for_provider(rendered, "cluster-autoscaler-release")
+    assert release["chart"]["version"] == "9.47.0"  # the 1.33 autoscaler
+    done = _with_observed(observed, "cluster", version="1.34")
+    rendered = run(client, composite(kubernetesVersion="1.34"), done)
+    assert for_provider(rendered, "pool-general")["version"] == "1.34"
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.51.0"
+
+
+def test_node_groups_state_no_version_before_the_cluster_reports_one(converged):
+    rendered, _ = converged
+    assert "version" not in for_provider(rendered, "pool-general")
+
+
+@pytest.mark.parametrize(("running", "desired"), [(2, None), (1, 2), (4, None), (9, 6)])
+def test_desired_size_is_stated_only_when_the_running_size_is_outside_the_bounds(
+        client, converged, catalog, running, desired):
+    _, observed = converged
+    seen = _with_observed(observed, "pool-general", scalingConfig={
+        "desiredSize": running, "minSize": 1, "maxSize": 6})
+    rendered = run(client, composite(), seen)  # general: min 2, max 6
+    node_group = rendered.resource("pool-general")
+    scaling = node_group["spec"]["forProvider"]["scalingConfig"]
+    assert scaling.get("desiredSize") == desired
+    assert node_group["spec"]["initProvider"]["scalingConfig"]["desiredSize"] == 2
+    assert catalog.validate(node_group) == []
+
+
+def test_node_groups_carry_autoscaler_discovery_tags(converged):
     rendered, _ = converged
     for pool in ("pool-general", "pool-batch"):
         spec = for_provider(rendered, pool)
-        # Resolve IfNotPresent (the default) would pin the first version forever.
-        assert spec["versionRef"] == {"name": "prod-cluster", "policy": {"resolve": "Always"}}
         assert spec["tags"]["k8s.io/cluster-autoscaler/enabled"] == "true"
         assert spec["tags"]["k8s.io/cluster-autoscaler/prod-cluster"] == "owned"
         assert spec["tags"]["crossplane-composite"] == "prod"  # platform tags kept

@@ -16,6 +16,7 @@ from fnplatform.clouds.aws.kinds import ADDON, CLUSTER_AUTH, EKS_CLUSTER, NODE_G
 from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
+from fnplatform.clouds.aws.values import running_version
 from fnplatform.composition import Composition
 from fnplatform.library.registry import extra, provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
@@ -114,24 +115,57 @@ def node_pool(
     """An EKS managed node group in the cluster's node subnets.
 
     ``desiredSize`` goes to ``initProvider``: it is only the starting size, after which the
-    cluster autoscaler owns it (inside ``minSize``..``maxSize``) without Crossplane undoing it.
+    cluster autoscaler owns it (inside ``minSize``..``maxSize``) without Crossplane undoing it
+    (the provider's late-initialiser skips ``scaling_config`` when ``initProvider`` sets it).
+    See :func:`_scaling` for when it is stated after creation, and :func:`_version` for the
+    Kubernetes version.
     """
-    for_provider = {
+    for_provider: dict[str, Any] = {
         "region": comp.region,
         "clusterNameRef": comp.ref(spec.cluster),
-        # Resolved on every reconcile, not once: the default (IfNotPresent) would keep the
-        # version of the first pass, and nodes would never follow a control-plane upgrade.
-        "versionRef": {**comp.ref(spec.cluster), "policy": {"resolve": "Always"}},
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
         "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "instanceTypes": [spec.machine_type],
         "capacityType": "ON_DEMAND",
-        "scalingConfig": {"minSize": spec.min_nodes, "maxSize": spec.max_nodes},
+        "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
         "labels": {"platform.fn.crossplane.io/pool": spec.pool},
         "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
     }
+    version = _version(comp, spec.cluster)
+    if version:
+        for_provider["version"] = version
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider),
               uses=node_role_attachments(spec.cluster))
 
+
+
+def _scaling(comp: Composition, name: str, spec: NodePoolSpec) -> dict[str, Any]:
+    """``minSize``/``maxSize``, plus ``desiredSize`` only when the observed size is outside them.
+
+    EKS rejects a scaling update whose ``minSize`` is above (or ``maxSize`` below) the current
+    desired size, and ``desiredSize`` lives in ``initProvider`` (ignored after creation), so
+    raising ``minNodeCount`` above the running size would fail every sync. Then, and only
+    then, the desired size is moved to the nearest bound; once observed inside them it is
+    left to the autoscaler again.
+    """
+    scaling: dict[str, Any] = {"minSize": spec.min_nodes, "maxSize": spec.max_nodes}
+    current = comp.observed_value(name, "status.atProvider.scalingConfig.desiredSize")
+    if isinstance(current, (int, float)):
+        wanted = min(max(int(current), spec.min_nodes), spec.max_nodes)
+        if wanted != int(current):
+            scaling["desiredSize"] = wanted
+    return scaling
+
+
+def _version(comp: Composition, cluster: str) -> str | None:
+    """The Kubernetes version the control plane really runs (observed), or None.
+
+    Not the desired one: provider-upjet-aws resolves ``versionRef`` with
+    ``ExtractParamPath("version", false)``, the Cluster's *spec*, so during an upgrade node
+    groups would ask for a version the control plane doesn't run yet, which EKS refuses. The
+    observed version changes only once the control-plane upgrade is done. Without it (before
+    the cluster is observed) EKS creates the group at the cluster's version.
+    """
+    return running_version(comp, cluster)

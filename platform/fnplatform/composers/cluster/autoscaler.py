@@ -95,10 +95,12 @@ def _minor_key(minor: str) -> tuple[int, int] | None:
 def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> str:
     """The chart release matching the cluster's Kubernetes minor.
 
-    The minor is the one asked for, else the one the cloud reports for the running cluster.
-    Outside the known range the nearest known release is used and a warning says to pin one.
+    The minor is the one the cloud reports for the running cluster, else (before it is
+    observed) the one asked for: while the control plane upgrades, the autoscaler keeps
+    simulating the scheduler the cluster really runs. Outside the known range the nearest
+    known release is used and a warning says to pin one.
     """
-    asked = spec.version or cloud_value(comp, "running_version", cluster)
+    asked = cloud_value(comp, "running_version", cluster) or spec.version
     key = _minor_key(str(asked)) if asked else None
     known = sorted((_minor_key(m) or (0, 0), m) for m in CHART_VERSIONS)
     matching = [m for k, m in known if k == key]
