@@ -29,6 +29,9 @@ from fnplatform.validation import parse
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
 DEFAULT_POOL = "default"
+MONITORING_RELEASE = "release-kube-prometheus-stack"
+#: Charts whose values ask for a ServiceMonitor when monitoring is on.
+SCRAPED = frozenset({"cert-manager", "ingress-nginx"})
 #: Where the library specs' attributes come from, so builder errors name the user's field.
 NETWORK_FIELDS = {
     "subnet_cidr": "environment.network.subnetCidr",
@@ -157,10 +160,13 @@ def _addons(
         reasons=reasons,
     )
     variables, waits_for = _dns_identity(comp, zones)
+    prometheus = env.charts.get("kube-prometheus-stack")
+    service_monitors = env.monitoring.enabled and not (prometheus and prometheus.disabled)
     variables.update(
         {
             **comp.env,
             "monitoring": env.monitoring.model_dump(),
+            "service_monitors": service_monitors,
             "ingress_replicas": env.ingress_replicas,
             "private": private,
             "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
@@ -178,6 +184,8 @@ def _addons(
         # ingress-nginx's LoadBalancer Service puts a cloud load balancer into the network:
         # the release (which waits on uninstall) goes before the network does.
         network = [NETWORK] if chart.name == "ingress-nginx" else []
+        # ServiceMonitors need the Prometheus operator's CRDs: installed with monitoring.
+        monitors = [MONITORING_RELEASE] if service_monitors and chart.name in SCRAPED else []
         add_helm_release(
             comp,
             release,
@@ -187,7 +195,7 @@ def _addons(
             namespace=chart.namespace,
             values=render_values(chart.name, values_template(chart.name), variables),
             provider_config=helm_config,
-            uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network,
+            uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network, *monitors,
                   *waits_for.get(chart.name, ())],
             reasons=reasons,
         )
