@@ -620,7 +620,8 @@ def test_malformed_addon_versions_are_a_fatal_result(client, versions, says):
 
 
 def test_public_cluster_has_no_nat_no_private_subnets_and_no_private_zone(client, catalog):
-    rendered, _ = converge(client, composite(privateCluster=False))
+    settings = {**SETTINGS, "aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}}
+    rendered, _ = converge(client, composite(privateCluster=False), settings)
     kinds = set(rendered.kinds.values())
     assert not kinds & {"NATGateway", "EIP"}
     assert sorted(of_kind(rendered, "Subnet")) == ["network-public-a", "network-public-b"]

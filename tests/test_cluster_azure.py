@@ -57,6 +57,7 @@ ENVIRONMENT_CONFIG: dict[str, Any] = {
         },
         "tags": {"cost-center": "cc-42"},
         "monitoring": {"enabled": True, "retention": "7d"},
+        "azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"]},
     },
 }
 STEP_INPUT = step_input(

@@ -9,6 +9,7 @@ cases (``tests/support/cases.py``), converged as Crossplane would converge them.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -137,3 +138,113 @@ def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
     cluster = rendered.resource("cluster")
     assert cluster["spec"]["managementPolicies"] == policies
     assert cluster["spec"]["deletionPolicy"] == "Orphan"
+
+
+# -- 9. API servers are not open to the internet by default ---------------------------------
+
+ALLOWLIST_FIELD = {"aws": "environment.aws.endpointPublicAccessCidrs",
+                   "gcp": "environment.gcp.masterAuthorizedNetworks",
+                   "azure": "environment.azure.apiServerAuthorizedIpRanges"}
+
+
+def _without_allowlist(cloud: str, private: bool):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["privateCluster"] = private
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"].pop(cloud)
+    return case, composite, {"environment-0": [environment]}
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_public_api_endpoint_without_an_allowlist_is_refused_naming_the_field(client, cloud):
+    case, composite, required = _without_allowlist(cloud, private=False)
+    rendered = client.run(case.request(composite=composite, required=required))
+    assert len(rendered.fatal) == 1, rendered.messages
+    assert rendered.fatal[0].startswith(f"{ALLOWLIST_FIELD[cloud]}: required")
+
+
+@pytest.mark.parametrize(("cloud", "refused"), [("aws", False), ("azure", False), ("gcp", True)])
+def test_private_clusters_need_no_allowlist_where_the_endpoint_is_private(
+        client, converged, cloud, refused):
+    case, composite, required = _without_allowlist(cloud, private=True)
+    rendered = client.run(case.request(composite=composite, required=required,
+                                       observed=converged[cloud][1]))
+    # GKE's endpoint stays public for Crossplane's providers, so it always needs the list.
+    assert bool(rendered.fatal) is refused, rendered.messages
+    if cloud == "aws":
+        vpc = rendered.resource("cluster")["spec"]["forProvider"]["vpcConfig"]
+        assert vpc["endpointPublicAccess"] is False and "publicAccessCidrs" not in vpc
+    if cloud == "azure":
+        aks = rendered.resource("cluster")["spec"]["forProvider"]
+        assert aks["privateClusterEnabled"] is True and "apiServerAccessProfile" not in aks
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_api_endpoint_answers_only_the_allowlist(client, converged, catalog, cloud):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["privateCluster"] = False
+    rendered = client.run(case.request(composite=composite, observed=converged[cloud][1]))
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    spec = cluster["spec"]["forProvider"]
+    if cloud == "aws":
+        assert spec["vpcConfig"]["publicAccessCidrs"] == ["203.0.113.0/24"]
+    elif cloud == "gcp":
+        blocks = spec["masterAuthorizedNetworksConfig"]["cidrBlocks"]
+        assert [b["cidrBlock"] for b in blocks] == ["203.0.113.0/24"]
+    else:
+        assert spec["apiServerAccessProfile"] == {"authorizedIpRanges": ["203.0.113.0/24"]}
+
+
+# -- 12. chart values a managed cluster can live with ---------------------------------------
+
+
+def _values(rendered: Rendered, release: str) -> dict[str, Any]:
+    return rendered.resource(release)["spec"]["forProvider"]["values"]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_no_grafana_with_a_default_password_and_no_dead_control_plane_alerts(converged, cloud):
+    rendered, _ = converged[cloud]
+    values = _values(rendered, "release-kube-prometheus-stack")
+    assert values["grafana"] == {"enabled": False}
+    for component in ("kubeEtcd", "kubeScheduler", "kubeControllerManager", "kubeProxy"):
+        assert values[component] == {"enabled": False}, component
+    rules = values["defaultRules"]["rules"]
+    assert not any(rules[r] for r in ("etcd", "kubeSchedulerAlerting", "kubeControllerManager"))
+
+
+def test_grafana_uses_the_platforms_admin_secret(client):
+    case = cluster_case("gcp")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["monitoring"] = {"grafanaAdminSecret": "grafana-admin"}
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    grafana = _values(rendered, "release-kube-prometheus-stack")["grafana"]
+    assert grafana["enabled"] is True
+    assert grafana["admin"]["existingSecret"] == "grafana-admin"
+    assert "adminPassword" not in grafana
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_scraped_charts_get_service_monitors_and_wait_for_the_operator(converged, cloud):
+    rendered, _ = converged[cloud]
+    edges = set(usage_edges(rendered.resources))
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
+    assert ingress == {"enabled": True, "serviceMonitor": {"enabled": True}}
+    assert _values(rendered, "release-cert-manager")["prometheus"]["servicemonitor"] == {
+        "enabled": True}
+    for release in ("release-ingress-nginx", "release-cert-manager"):
+        assert ("release-kube-prometheus-stack", release) in edges
+
+
+def test_without_monitoring_no_service_monitors_and_no_wait(client):
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["monitoring"] = {"enabled": False}
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    assert "release-kube-prometheus-stack" not in rendered.resources
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
+    assert ingress == {"enabled": False, "serviceMonitor": {"enabled": False}}
+    assert rendered.condition("Composed").status == 2  # STATUS_CONDITION_TRUE: nothing waits

@@ -235,6 +235,15 @@ CLUSTER_STATUS: dict[str, Body] = {
 }
 
 
+#: Who may reach the API server: each cloud requires it where the endpoint is public.
+CLUSTER_API_ALLOWLIST: dict[str, Body] = {
+    "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
+    "gcp": {"gcp": {"masterAuthorizedNetworks": [
+        {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
+    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"]}},
+}
+
+
 def cluster_case(cloud: str) -> ModuleCase:
     """A two-pool cluster with DNS on ``cloud``, machine type from an EnvironmentConfig."""
     return ModuleCase(
@@ -244,7 +253,8 @@ def cluster_case(cloud: str) -> ModuleCase:
         settings={"ingress_replicas": 2},
         environment=(environment_config(
             f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
-                                 "tags": {"cost-center": "42"}}),),
+                                 "tags": {"cost-center": "42"},
+                                 **CLUSTER_API_ALLOWLIST[cloud]}),),
         invalid=(
             Invalid("no-location", _delete("spec.forProvider.location"),
                     "spec.forProvider.location"),

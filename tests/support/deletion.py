@@ -67,7 +67,7 @@ def deletion_rounds(resources: Mapping[str, Body]) -> dict[str, int]:
 
 
 def _provider_group(api_version: str) -> str:
-    return api_version.split("/")[0]
+    return api_version.split("/", 1)[0]
 
 
 def credential_violations(resources: Mapping[str, Body], rounds: Mapping[str, int]) -> list[str]:

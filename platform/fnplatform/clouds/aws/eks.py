@@ -18,6 +18,7 @@ from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.clouds.aws.values import running_version
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError
 from fnplatform.library.registry import extra, provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 
@@ -62,16 +63,27 @@ def cluster(
 
 
 def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
-    """Subnets and API endpoint access: private clusters answer only inside the VPC, unless
-    the environment lists ``aws.endpointPublicAccessCidrs`` (say, the management cluster's
-    egress IPs) so Crossplane's Helm and Kubernetes providers can reach the API."""
+    """Subnets and API endpoint access, never open to the whole internet by default.
+
+    The public endpoint answers only the CIDRs in ``aws.endpointPublicAccessCidrs`` (say, the
+    management cluster's egress IPs, so Crossplane's Helm and Kubernetes providers reach the
+    API). A public cluster needs that list (EKS's own default is ``0.0.0.0/0``); a private
+    cluster without it has no public endpoint at all.
+    """
     config: dict[str, Any] = {
         "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "endpointPrivateAccess": True,
-        "endpointPublicAccess": not spec.private,
+        "endpointPublicAccess": False,
     }
     allowed = aws_environment(comp).endpointPublicAccessCidrs
-    if spec.private and allowed:
+    if not spec.private and not allowed:
+        raise InputError(
+            "environment.aws.endpointPublicAccessCidrs",
+            "required for a public cluster: EKS would open the API endpoint to 0.0.0.0/0; "
+            "list the CIDRs allowed to reach it, such as the management cluster's egress "
+            "(0.0.0.0/0 opens it to the internet on purpose), or make the cluster private",
+        )
+    if allowed:
         config["endpointPublicAccess"] = True
         config["publicAccessCidrs"] = sorted(allowed)
     return config

@@ -20,8 +20,9 @@ class AwsEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    #: With a private cluster, CIDRs (say the management cluster's egress IPs) that may still
-    #: reach the API endpoint so Crossplane's Helm and Kubernetes providers can.
+    #: CIDRs (say the management cluster's egress IPs) that may reach the public API endpoint
+    #: so Crossplane's Helm and Kubernetes providers can: required for public clusters; a
+    #: private cluster gets a public endpoint only when set.
     endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815
     #: Addon versions by addon name. Without a pin EKS installs the addon's default version
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does

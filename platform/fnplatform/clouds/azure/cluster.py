@@ -27,7 +27,8 @@ Choices, and why:
 * Egress is ``outboundType: loadBalancer`` for public and private clusters alike; see
   :mod:`fnplatform.clouds.azure.network` for why no NAT gateway is composed.
 * Not composed, as optional or needing the user's choices: maintenance windows (AKS then
-  upgrades at any time), Azure Policy, Image Cleaner, authorized API server IP ranges.
+  upgrades at any time), Azure Policy, Image Cleaner.
+* Public clusters answer only ``azure.apiServerAuthorizedIpRanges`` (required).
 * Known gap: with a system-assigned identity in a subnet of the plane's resource group, AKS's
   cloud provider needs ``Network Contributor`` on that subnet to place internal load
   balancers (private ingress); there is no role assignment kind in the pinned schemas, so that
@@ -51,7 +52,7 @@ from fnplatform.clouds.azure.common import (
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import SpecError
+from fnplatform.errors import InputError, SpecError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.merge import get_path
@@ -101,6 +102,8 @@ def cluster(
     }
     if spec.private:
         for_provider["privateClusterPublicFqdnEnabled"] = True
+    else:
+        for_provider["apiServerAccessProfile"] = {"authorizedIpRanges": _authorized_ranges(comp)}
     if spec.version:
         for_provider["kubernetesVersion"] = spec.version
     body = KUBERNETES_CLUSTER.new(
@@ -112,6 +115,19 @@ def cluster(
         },
     )
     comp.emit(name, body)
+
+
+def _authorized_ranges(comp: Composition) -> list[str]:
+    """Who may reach a public cluster's API server: never the whole internet by default."""
+    ranges = azure_environment(comp).apiServerAuthorizedIpRanges
+    if not ranges:
+        raise InputError(
+            "environment.azure.apiServerAuthorizedIpRanges",
+            "required for a public cluster: AKS would accept API calls from anywhere; list "
+            "the CIDRs allowed to reach it, such as the management cluster's egress "
+            "(0.0.0.0/0 opens it to the internet on purpose), or make the cluster private",
+        )
+    return sorted(ranges)
 
 
 def _dns_prefix(resource_name: str) -> str:

@@ -29,6 +29,9 @@ class AzureEnvironment(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
+    #: CIDRs allowed to reach a public cluster's API server (the management cluster's egress,
+    #: so Crossplane's Helm and Kubernetes providers can): required for public clusters.
+    apiServerAuthorizedIpRanges: list[str] | None = Field(None, min_length=1)  # noqa: N815
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
 
