@@ -250,8 +250,11 @@ def test_private_cluster_endpoint_subnets_and_access(converged):
         "subnetIdRefs": [{"name": "prod-network-private-a"}, {"name": "prod-network-private-b"}],
     }
     assert cluster["roleArnRef"] == {"name": "prod-cluster-role"}
-    assert cluster["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
-    assert cluster["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is True
+    # Creation-only (initProvider): an adopted cluster keeps its own access settings.
+    assert "accessConfig" not in cluster
+    access = rendered.resource("cluster")["spec"]["initProvider"]["accessConfig"]
+    assert access["authenticationMode"] == "API_AND_CONFIG_MAP"
+    assert access["bootstrapClusterCreatorAdminPermissions"] is True
     assert "version" not in cluster
 
 
@@ -260,7 +263,10 @@ def test_kubernetes_version_and_services_range(client):
     rendered, _ = converge(client, composite(kubernetesVersion="1.33"), settings)
     cluster = for_provider(rendered, "cluster")
     assert cluster["version"] == "1.33"
-    assert cluster["kubernetesNetworkConfig"] == {"serviceIpv4Cidr": "172.20.0.0/16"}
+    # Creation-only: an adopted cluster keeps its own Service range.
+    assert "kubernetesNetworkConfig" not in cluster
+    init = rendered.resource("cluster")["spec"]["initProvider"]
+    assert init["kubernetesNetworkConfig"] == {"serviceIpv4Cidr": "172.20.0.0/16"}
 
 
 def test_public_access_cidrs_keep_a_private_cluster_reachable_from_the_control_plane(client):
@@ -569,7 +575,9 @@ def test_environment_pins_or_disables_the_cluster_autoscaler(client):
 
 
 def test_imported_cluster_is_discovered_by_its_external_name(client, catalog):
-    xr = composite(**{"import": {"enabled": True, "mode": "observe",
+    # Manage mode: observe mode composes nothing inside the imported cluster (see
+    # test_cluster_lifecycle.py), so no autoscaler to discover anything.
+    xr = composite(**{"import": {"enabled": True, "mode": "manage",
                                  "resources": {"cluster": {"externalName": "legacy-eks"}}}})
     rendered, _ = converge(client, xr)
     values = for_provider(rendered, "cluster-autoscaler-release")["values"]

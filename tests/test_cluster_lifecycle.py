@@ -248,3 +248,41 @@ def test_without_monitoring_no_service_monitors_and_no_wait(client):
     ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
     assert ingress == {"enabled": False, "serviceMonitor": {"enabled": False}}
     assert rendered.condition("Composed").status == 2  # STATUS_CONDITION_TRUE: nothing waits
+
+
+# -- 4. import in observe mode writes nothing into the imported infrastructure --------------
+
+
+def _imported(cloud: str, mode: str = "observe", include: tuple[str, ...] = ()):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["createDnsZones"] = False
+    composite["spec"]["parameters"]["import"] = {
+        "enabled": True, "mode": mode, "include": list(include),
+        "resources": {"network": {"externalName": "legacy-net"},
+                      "cluster": {"externalName": "legacy-cluster"}}}
+    return dataclasses.replace(case, composite=composite)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_observed_import_composes_nothing_inside_the_imported_network_and_cluster(client, cloud):
+    rendered, observed = converge(client.run, _imported(cloud))
+    assert not rendered.fatal, rendered.fatal
+    managed = {n: b for n, b in rendered.resources.items() if b["kind"] != "ClusterUsage"}
+    for name in ("network", "cluster"):
+        assert managed[name]["spec"]["managementPolicies"] == ["Observe"]
+    inside = [n for n, b in managed.items() if n not in ("network", "cluster") and (
+        n.startswith(("network-", "pool-", "release-", "providers-"))
+        or b["kind"] in ("Release", "ProviderConfig", "NodePool", "NodeGroup", "Subnet",
+                         "Subnetwork", "Router", "RouterNAT", "Firewall", "Route",
+                         "KubernetesClusterNodePool", "ClusterAuth", "Addon"))]
+    assert inside == []
+    assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
+    assert any("spec.parameters.import.include" in r.message for r in rendered.results)
+
+
+def test_observed_import_composes_an_opted_in_child(client):
+    rendered, _ = converge(client.run, _imported("gcp", include=("pool-pool0",)))
+    assert rendered.resource("pool-pool0")["kind"] == "NodePool"
+    assert "pool-pool1" not in rendered.resources
+    assert "release-ingress-nginx" not in rendered.resources

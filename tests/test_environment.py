@@ -103,7 +103,7 @@ def test_later_sources_win_and_maps_merge_deeply(client):
     prometheus = rsp.resource("release-kube-prometheus-stack")["spec"]["forProvider"]["values"]
     # Both gold configs match; they merge sorted by name, so gold-b (later) wins.
     assert prometheus["prometheus"]["prometheusSpec"]["retention"] == "90d"
-    assert prometheus["grafana"]["enabled"] is True  # untouched keys survive the merge
+    assert prometheus["alertmanager"]["enabled"] is True  # untouched keys survive the merge
 
 
 def test_the_context_environment_is_the_base_and_is_passed_on(client):

@@ -34,6 +34,17 @@ class ImportSpec(BaseModel):
     resources: dict[str, ImportedResource] = Field(
         default_factory=dict, description="Composed resource name to its external name."
     )
+    include: list[str] = Field(
+        default_factory=list,
+        description=(
+            "In observe mode, composed resources to create inside the imported ones anyway "
+            "(a node pool in an imported cluster, say); nothing else is written into them."
+        ),
+    )
+
+    def observing(self) -> bool:
+        """Whether resources are adopted read-only (nothing may be written into them)."""
+        return self.enabled and self.mode == "observe" and bool(self.resources)
 
 
 def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: bool) -> None:

@@ -47,19 +47,33 @@ def cluster(
         "region": comp.region,
         "roleArnRef": comp.ref(f"{name}-role"),
         "vpcConfig": _vpc_config(comp, spec),
+        "enabledClusterLogTypes": list(CLUSTER_LOG_TYPES),
+    }
+    if spec.version:
+        for_provider["version"] = spec.version
+    comp.emit(name, EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
+              uses=cluster_attachments)
+
+
+def _creation_only(spec: ClusterSpec) -> dict[str, Any]:
+    """Cluster settings that only mean something at creation: ``spec.initProvider``.
+
+    An adopted cluster (``import``, manage mode) keeps its own: EKS can't set
+    ``bootstrapClusterCreatorAdminPermissions`` after creation (Terraform forces a new
+    cluster), ``authenticationMode`` only moves forward (``CONFIG_MAP`` to
+    ``API_AND_CONFIG_MAP`` to ``API``, never back), and the Service range is fixed.
+    """
+    init: dict[str, Any] = {
         "accessConfig": {
             "authenticationMode": AUTHENTICATION_MODE,
             # The provider's identity creates the cluster; ClusterAuth's token is that
             # identity's, so it must stay cluster admin for Helm and Kubernetes providers.
             "bootstrapClusterCreatorAdminPermissions": True,
         },
-        "enabledClusterLogTypes": list(CLUSTER_LOG_TYPES),
     }
-    if spec.version:
-        for_provider["version"] = spec.version
     if spec.services_cidr:
-        for_provider["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": spec.services_cidr}
-    comp.emit(name, EKS_CLUSTER.new(for_provider), uses=cluster_attachments)
+        init["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": spec.services_cidr}
+    return init
 
 
 def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
