@@ -266,7 +266,7 @@ def _imported(cloud: str, mode: str = "observe", include: tuple[str, ...] = ()):
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_observed_import_composes_nothing_inside_the_imported_network_and_cluster(client, cloud):
-    rendered, observed = converge(client.run, _imported(cloud))
+    rendered, _ = converge(client.run, _imported(cloud))
     assert not rendered.fatal, rendered.fatal
     managed = {n: b for n, b in rendered.resources.items() if b["kind"] != "ClusterUsage"}
     for name in ("network", "cluster"):

@@ -47,13 +47,8 @@ def _needs(comp: Composition) -> dict[str, set[str]]:
     return needs
 
 
-def leave_imported_alone(comp: Composition) -> None:
-    """Drop the children of resources imported read-only (see the module docstring)."""
-    spec = comp.import_spec
-    if not spec.observing():
-        return
-    imported = {name for name in spec.resources if name in comp.desired}
-    kept = imported | set(spec.include)
+def _children(comp: Composition, imported: set[str], kept: set[str]) -> set[str]:
+    """Desired resources inside the imported ones, or helpers only those need."""
     needs = _needs(comp)
     users: dict[str, set[str]] = {name: set() for name in comp.desired}
     for name, needed in needs.items():
@@ -72,30 +67,45 @@ def leave_imported_alone(comp: Composition) -> None:
             if needs[name] & inside or helper_of_inside:
                 inside.add(name)
                 changed = True
-    children = inside - imported
-    # Held back (not emitted) because they wait for a child, or named as an imported
-    # resource's helper (``cluster-addon-coredns``): they would go inside too.
-    for name, need in list(comp.notes.held.items()):
+    return inside - imported
+
+
+def _held_children(
+    comp: Composition, imported: set[str], children: set[str], kept: set[str]
+) -> set[str]:
+    """Held back (not emitted) because they wait for a child, or named as an imported
+    resource's helper (``cluster-addon-coredns``): they would go inside too."""
+    found = set()
+    for name, need in comp.notes.held.items():
         waited = {part.split()[0] for part in need.split(", ") if part}
         helper = any(name.startswith(f"{parent}-") for parent in imported)
         if (waited & children or helper) and name not in kept:
-            del comp.notes.held[name]
-            children.add(name)
-    left_out = sorted(children & set(comp.desired))
-    skipped = sorted(children)
-    if not skipped:
+            found.add(name)
+    return found
+
+
+def leave_imported_alone(comp: Composition) -> None:
+    """Drop the children of resources imported read-only (see the module docstring)."""
+    spec = comp.import_spec
+    if not spec.observing():
         return
-    for name in left_out:
-        del comp.desired[name]
+    imported = {name for name in spec.resources if name in comp.desired}
+    kept = imported | set(spec.include)
+    children = _children(comp, imported, kept)
+    children |= _held_children(comp, imported, children, kept)
+    if not children:
+        return
+    for name in children:
+        comp.desired.pop(name, None)
         comp.notes.held.pop(name, None)
     for name, emitted in list(comp.desired.items()):
-        if any(u in left_out for u in emitted.uses):
+        if any(u in children for u in emitted.uses):
             comp.desired[name] = replace(
-                emitted, uses=tuple(u for u in emitted.uses if u not in left_out))
+                emitted, uses=tuple(u for u in emitted.uses if u not in children))
     comp.event(
         f"Not composed inside resources imported read-only ({', '.join(sorted(imported))}): "
-        f"{', '.join(skipped)}. List any of them in spec.parameters.import.include to "
-        "create it anyway.",
+        f"{', '.join(sorted(children))}. List any of them in spec.parameters.import.include "
+        "to create it anyway.",
         reason="ImportedReadOnly",
     )
 
