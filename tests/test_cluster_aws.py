@@ -230,7 +230,7 @@ def test_coredns_waits_for_a_node_group(client):
 
 def test_region_on_every_regional_resource(converged):
     rendered, _ = converged
-    global_kinds = {"Role", "Policy", "RolePolicyAttachment", "Zone"}
+    global_kinds = {"Role", "Policy", "RolePolicyAttachment", "Zone", "OpenIDConnectProvider"}
     for name, body in rendered.resources.items():
         if body["apiVersion"].endswith(".aws.upbound.io/v1beta1") or body[
             "apiVersion"

@@ -286,3 +286,29 @@ def test_observed_import_composes_an_opted_in_child(client):
     assert rendered.resource("pool-pool0")["kind"] == "NodePool"
     assert "pool-pool1" not in rendered.resources
     assert "release-ingress-nginx" not in rendered.resources
+
+
+# -- 6. IRSA on an EKS cluster from this module: the IAM OIDC provider ----------------------
+
+
+def test_eks_cluster_gets_an_iam_oidc_provider_for_its_issuer(client, converged, catalog):
+    rendered, observed = converged["aws"]
+    provider = rendered.resource("cluster-oidc")
+    assert catalog.validate(provider) == []
+    issuer = observed["cluster"]["status"]["atProvider"]["identity"][0]["oidc"][0]["issuer"]
+    assert provider["spec"]["forProvider"]["url"] == issuer
+    assert provider["spec"]["forProvider"]["clientIdList"] == ["sts.amazonaws.com"]
+    assert ("cluster", "cluster-oidc") in set(usage_edges(rendered.resources))
+    arn = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"
+    seen = dict(observed)
+    seen["cluster-oidc"] = copy.deepcopy(observed["cluster-oidc"])
+    seen["cluster-oidc"]["status"]["atProvider"] = {"arn": arn}
+    assert client.run(cluster_case("aws").request(observed=seen)).status["oidcProviderArn"] == arn
+
+
+def test_the_oidc_provider_waits_for_the_observed_issuer(client):
+    case = cluster_case("aws")
+    first = client.run(case.request())
+    assert "cluster-oidc" not in first.resources
+    assert "cluster-oidc (waits for cluster status.atProvider.identity[0].oidc[0].issuer)" in (
+        first.condition("Composed").message)

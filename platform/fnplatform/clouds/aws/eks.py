@@ -12,7 +12,13 @@ from typing import Any
 
 from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name
 from fnplatform.clouds.aws.iam import NODE_POLICIES, add_managed_role, node_role_attachments
-from fnplatform.clouds.aws.kinds import ADDON, CLUSTER_AUTH, EKS_CLUSTER, NODE_GROUP
+from fnplatform.clouds.aws.kinds import (
+    ADDON,
+    CLUSTER_AUTH,
+    EKS_CLUSTER,
+    NODE_GROUP,
+    OIDC_PROVIDER,
+)
 from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
@@ -26,6 +32,8 @@ CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
 # A Deployment: without nodes the addon stays DEGRADED and its creation times out.
 NEEDS_NODES = frozenset({"coredns"})
 CLUSTER_LOG_TYPES = ["api", "audit", "authenticator"]
+OIDC_ISSUER = "status.atProvider.identity[0].oidc[0].issuer"
+STS_AUDIENCE = "sts.amazonaws.com"  # the audience IRSA's projected tokens carry
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
@@ -132,6 +140,25 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         if addon in versions:
             for_provider["addonVersion"] = versions[addon]
         comp.emit(addon_name, ADDON.new(for_provider), uses=[name])
+
+
+@extra("cluster", CLOUD)
+def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
+    """``<name>-oidc``: the IAM OIDC provider for the cluster's issuer, so IRSA works.
+
+    Workloads that assume IAM roles through a service-account token (IRSA: the async-actor
+    module's actors, KEDA with ``identityOwner: workload``) need it; EKS doesn't create it.
+    Its URL is the issuer the cluster reports, so it waits for the observed cluster; no
+    thumbprint is given (IAM retrieves and trusts the issuer's CA itself). Status
+    ``oidcProviderArn`` is what an IRSA role's trust policy names as federated principal.
+    """
+    oidc = f"{name}-oidc"
+    issuer = comp.needs(name, OIDC_ISSUER, by=oidc, remember="oidcIssuer")
+    if issuer is None:
+        return
+    comp.emit(oidc, OIDC_PROVIDER.new({"url": str(issuer), "clientIdList": [STS_AUDIENCE]}),
+              uses=[name])
+    comp.status_from(oidc, "status.atProvider.arn", "oidcProviderArn")
 
 
 @provides("node_pool", CLOUD)

@@ -30,5 +30,8 @@ POD_IDENTITY_ASSOCIATION = register(
 IAM_ROLE = register("iam.aws.upbound.io/v1beta1", "Role", tag_style=TagStyle.AWS)
 IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle.AWS)
 ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
+OIDC_PROVIDER = register(
+    "iam.aws.upbound.io/v1beta1", "OpenIDConnectProvider", tag_style=TagStyle.AWS
+)
 ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
 
