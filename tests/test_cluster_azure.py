@@ -72,8 +72,14 @@ AT_PROVIDER: dict[str, dict[str, Any]] = {
         "Microsoft.ContainerService/managedClusters/team-a-cluster",
         "fqdn": FQDN,
         "oidcIssuerUrl": OIDC_ISSUER,
+        "identity": {"type": "SystemAssigned", "principalId": "p-cluster"},
     },
     "cert-manager-identity": {"clientId": CLIENT_ID, "principalId": "p-1", "tenantId": "t-1"},
+    # Azure ids the role assignments are scoped to.
+    "network-nodes": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+                            "Microsoft.Network/virtualNetworks/team-a-network/subnets/nodes"},
+    "dns-public": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+                         "Microsoft.Network/dnszones/example.com"},
 }
 
 HELD_UNTIL_CLUSTER = (

@@ -312,3 +312,40 @@ def test_the_oidc_provider_waits_for_the_observed_issuer(client):
     assert "cluster-oidc" not in first.resources
     assert "cluster-oidc (waits for cluster status.atProvider.identity[0].oidc[0].issuer)" in (
         first.condition("Composed").message)
+
+
+# -- 7. Azure: the role assignments DNS01 and private ingress need --------------------------
+
+
+def test_cert_manager_identity_may_write_the_public_zone(converged, catalog):
+    rendered, observed = converged["azure"]
+    grant = rendered.resource("cert-manager-identity-dns-dns-public")
+    assert catalog.validate(grant) == []
+    spec = grant["spec"]["forProvider"]
+    assert spec["roleDefinitionName"] == "DNS Zone Contributor"
+    assert spec["scope"] == observed["dns-public"]["status"]["atProvider"]["id"]
+    principal = observed["cert-manager-identity"]["status"]["atProvider"]["principalId"]
+    assert spec["principalId"] == principal
+    assert spec["principalType"] == "ServicePrincipal"
+    assert not [n for n in rendered.resources if n.startswith("cert-manager-identity-dns-dns-priv")]
+
+
+def test_aks_identity_is_network_contributor_on_the_node_subnet(converged, catalog):
+    rendered, observed = converged["azure"]
+    grant = rendered.resource("cluster-network-contributor")
+    assert catalog.validate(grant) == []
+    spec = grant["spec"]["forProvider"]
+    assert spec["roleDefinitionName"] == "Network Contributor"
+    assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
+    assert spec["principalId"] == (
+        observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
+    edges = set(usage_edges(rendered.resources))
+    assert {("cluster", "cluster-network-contributor"),
+            ("network-nodes", "cluster-network-contributor")} <= edges
+
+
+def test_role_assignments_wait_for_observed_principals_and_scopes(client):
+    first = client.run(cluster_case("azure").request())
+    message = first.condition("Composed").message
+    assert "cluster-network-contributor (waits for" in message
+    assert "cert-manager-identity-dns-dns-public (waits for" in message

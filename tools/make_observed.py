@@ -68,9 +68,12 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
             at["fqdn"] = f"{external}-{_digest(external, 8)}.hcp.westeurope.azmk8s.io"
             tenant = _digest(external, 36)
             at["oidcIssuerUrl"] = f"https://westeurope.oic.prod-aks.azure.com/{tenant}/"
+            principal = _digest(f"{external}-identity", 32)
+            at["identity"] = {"type": "SystemAssigned", "principalId": principal}
         elif kind == "UserAssignedIdentity":
             uuid = _digest(external, 32)
             at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
+            at["principalId"] = _digest(f"{external}-principal", 32)
     return at
 
 

@@ -231,7 +231,23 @@ CLUSTER_STATUS: dict[str, Body] = {
     "azure": {"atProvider": {
         "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
         "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
+        "identity": {"type": "SystemAssigned",
+                     "principalId": "00000000-0000-0000-0000-0000000000c1"},
     }},
+}
+_AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
+#: Other observed fields the clouds read once a resource is Ready (ids, principals).
+CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
+    "aws": {}, "gcp": {},
+    "azure": {
+        "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                               "virtualNetworks/acme-prod-network/subnets/nodes"}},
+        "dns-public": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                            "dnszones/acme.example.com"}},
+        "cert-manager-identity": {"atProvider": {
+            "principalId": "00000000-0000-0000-0000-0000000000d1",
+            "clientId": "00000000-0000-0000-0000-0000000000d2"}},
+    },
 }
 
 
@@ -272,7 +288,7 @@ def cluster_case(cloud: str) -> ModuleCase:
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
                  "password": b"hunter2-cluster-pw-91c"},
-        observed_status={"cluster": CLUSTER_STATUS[cloud]},
+        observed_status={"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]},
     )
 
 

@@ -29,10 +29,9 @@ Choices, and why:
 * Not composed, as optional or needing the user's choices: maintenance windows (AKS then
   upgrades at any time), Azure Policy, Image Cleaner.
 * Public clusters answer only ``azure.apiServerAuthorizedIpRanges`` (required).
-* Known gap: with a system-assigned identity in a subnet of the plane's resource group, AKS's
-  cloud provider needs ``Network Contributor`` on that subnet to place internal load
-  balancers (private ingress); there is no role assignment kind in the pinned schemas, so that
-  grant is a deployment prerequisite.
+* The cluster's system-assigned identity gets ``Network Contributor`` on the node subnet
+  (``<name>-network-contributor``): AKS's cloud provider needs it to place internal load
+  balancers (private ingress) in a subnet it didn't create.
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from typing import Any
 from fnplatform.clouds.azure.common import (
     KUBERNETES_CLUSTER,
     NODE_POOL,
+    grant_role,
     agent_pool_name,
     observed_external_name,
     resource_group,
@@ -115,6 +115,9 @@ def cluster(
         },
     )
     comp.emit(name, body)
+    grant_role(comp, f"{name}-network-contributor", role="Network Contributor",
+               principal_of=(name, "status.atProvider.identity.principalId"),
+               scope_of=subnet_name(spec.network))
 
 
 def _authorized_ranges(comp: Composition) -> list[str]:

@@ -47,6 +47,31 @@ USER_ASSIGNED_IDENTITY = register(
 FEDERATED_IDENTITY_CREDENTIAL = register(
     "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
 )
+ROLE_ASSIGNMENT = register("authorization.azure.upbound.io/v1beta1", "RoleAssignment")
+
+
+def grant_role(
+    comp: Composition, name: str, *, role: str, principal_of: tuple[str, str],
+    scope_of: str, uses: tuple[str, ...] = (),
+) -> None:
+    """A RoleAssignment ``name``: ``role`` for the principal at ``principal_of`` (composed
+    resource, observed path) on the observed Azure id of ``scope_of``.
+
+    Both are known only once observed (the kinds have no references for them), so the
+    assignment waits for them. ``skipServicePrincipalAadCheck``: a just-created managed
+    identity may not have replicated in Entra ID yet, and Azure would refuse it.
+    """
+    principal = comp.needs(principal_of[0], principal_of[1], by=name)
+    scope = comp.needs(scope_of, "status.atProvider.id", by=name)
+    if principal is None or scope is None:
+        return
+    comp.emit(name, ROLE_ASSIGNMENT.new({
+        "principalId": str(principal),
+        "principalType": "ServicePrincipal",
+        "scope": str(scope),
+        "roleDefinitionName": role,
+        "skipServicePrincipalAadCheck": True,
+    }), uses=sorted({principal_of[0], scope_of, *uses}))
 
 # Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
 _RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")
