@@ -42,8 +42,8 @@ from typing import Any
 from fnplatform.clouds.azure.common import (
     KUBERNETES_CLUSTER,
     NODE_POOL,
-    grant_role,
     agent_pool_name,
+    grant_role,
     observed_external_name,
     resource_group,
     rotation_pool_name,
