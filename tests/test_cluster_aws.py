@@ -33,6 +33,8 @@ STATUS: dict[str, dict[str, Any]] = {
         }
     },
     "dns-public": {"atProvider": {"zoneId": PUBLIC_ZONE_ID}},
+    "cluster-nodes": {"atProvider": {"latestVersion": 3}},
+    "cluster-vpc-cni": {"atProvider": {"arn": f"arn:aws:iam::{ACCOUNT}:role/prod-cluster-vpc-cni"}},
     "dns-private": {"atProvider": {"zoneId": PRIVATE_ZONE_ID}},
 }
 SETTINGS: dict[str, Any] = {
@@ -330,8 +332,7 @@ def test_node_role_has_the_worker_policies(converged):
     assert arns == [
         "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
         "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-    ]
+    ]  # not the CNI policy: vpc-cni has its own role
     cluster_trust = json.loads(for_provider(rendered, "cluster-role")["assumeRolePolicy"])
     assert cluster_trust["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
     assert for_provider(rendered, "cluster-role-cluster-policy")["policyArn"] == (
@@ -469,7 +470,7 @@ def test_iam_documents_are_valid_compact_json_with_sorted_keys(converged):
     rendered, _ = converged
     documents = [for_provider(rendered, n)["assumeRolePolicy"] for n in of_kind(rendered, "Role")]
     documents += [for_provider(rendered, n)["policy"] for n in of_kind(rendered, "Policy")]
-    assert len(documents) == 6  # cluster, node, 2 identities; 2 identity policies
+    assert len(documents) == 7  # cluster, node, vpc-cni, 2 identities; 2 identity policies
     for document in documents:
         parsed = json.loads(document)
         assert parsed["Version"] == "2012-10-17"

@@ -349,3 +349,48 @@ def test_role_assignments_wait_for_observed_principals_and_scopes(client):
     message = first.condition("Composed").message
     assert "cluster-network-contributor (waits for" in message
     assert "cert-manager-identity-dns-dns-public (waits for" in message
+
+
+# -- 11. EKS nodes: IMDSv2 hop limit 1, vpc-cni under its own identity, pinned AMI release ---
+
+
+def test_eks_nodes_use_imdsv2_with_one_hop(converged, catalog):
+    rendered, _ = converged["aws"]
+    template = rendered.resource("cluster-nodes")
+    assert catalog.validate(template) == []
+    assert template["spec"]["forProvider"]["metadataOptions"] == {
+        "httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+    for pool in ("pool-pool0", "pool-pool1"):
+        launch = rendered.resource(pool)["spec"]["forProvider"]["launchTemplate"]
+        assert launch == {"name": template["metadata"]["name"], "version": "1"}
+
+
+def test_an_existing_node_group_without_a_template_is_not_replaced(client, converged):
+    _, observed = converged["aws"]
+    legacy = copy.deepcopy(observed)
+    del legacy["pool-pool0"]["spec"]["forProvider"]["launchTemplate"]
+    rendered = client.run(cluster_case("aws").request(observed=legacy))
+    assert "launchTemplate" not in rendered.resource("pool-pool0")["spec"]["forProvider"]
+
+
+def test_vpc_cni_runs_under_its_own_pod_identity_role(converged, catalog):
+    rendered, observed = converged["aws"]
+    addon = rendered.resource("cluster-addon-vpc-cni")
+    assert catalog.validate(addon) == []
+    assert addon["spec"]["forProvider"]["podIdentityAssociation"] == [{
+        "roleArn": observed["cluster-vpc-cni"]["status"]["atProvider"]["arn"],
+        "serviceAccount": "aws-node"}]
+    policy = rendered.resource("cluster-vpc-cni-cni")["spec"]["forProvider"]["policyArn"]
+    assert policy.endswith(":policy/AmazonEKS_CNI_Policy")
+    node_policies = [b["spec"]["forProvider"].get("policyArn", "")
+                     for n, b in rendered.resources.items() if n.startswith("cluster-node-role-")]
+    assert not any(p.endswith("AmazonEKS_CNI_Policy") for p in node_policies)
+
+
+def test_node_ami_release_is_pinned_from_the_environment(client):
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["aws"]["nodeReleaseVersion"] = "1.33.4-20250904"
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    assert rendered.resource("pool-pool0")["spec"]["forProvider"]["releaseVersion"] == (
+        "1.33.4-20250904")

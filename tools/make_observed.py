@@ -60,6 +60,8 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
             at["certificateAuthority"] = [{"data": CA_DATA}]
             issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
             at["identity"] = [{"oidc": [{"issuer": issuer}]}]
+        elif kind == "LaunchTemplate":
+            at["latestVersion"] = 1
         elif kind == "Zone":
             at["zoneId"] = "Z" + _digest(external, 13).upper()
     elif group.endswith("azure.upbound.io"):

@@ -238,7 +238,12 @@ CLUSTER_STATUS: dict[str, Body] = {
 _AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
 #: Other observed fields the clouds read once a resource is Ready (ids, principals).
 CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
-    "aws": {}, "gcp": {},
+    "aws": {
+        "cluster-nodes": {"atProvider": {"latestVersion": 1}},
+        "cluster-vpc-cni": {"atProvider": {
+            "arn": "arn:aws:iam::123456789012:role/acme-prod-cluster-vpc-cni"}},
+    },
+    "gcp": {},
     "azure": {
         "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
                                                "virtualNetworks/acme-prod-network/subnets/nodes"}},

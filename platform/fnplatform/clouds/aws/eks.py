@@ -11,11 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name
-from fnplatform.clouds.aws.iam import NODE_POLICIES, add_managed_role, node_role_attachments
+from fnplatform.clouds.aws.common import managed_policy_arn
+from fnplatform.clouds.aws.iam import (
+    CNI_POLICY,
+    NODE_POLICIES,
+    POD_IDENTITY_SERVICE,
+    add_managed_role,
+    add_role,
+    attach_policy,
+    node_role_attachments,
+)
 from fnplatform.clouds.aws.kinds import (
     ADDON,
     CLUSTER_AUTH,
     EKS_CLUSTER,
+    LAUNCH_TEMPLATE,
     NODE_GROUP,
     OIDC_PROVIDER,
 )
@@ -34,6 +44,42 @@ NEEDS_NODES = frozenset({"coredns"})
 CLUSTER_LOG_TYPES = ["api", "audit", "authenticator"]
 OIDC_ISSUER = "status.atProvider.identity[0].oidc[0].issuer"
 STS_AUDIENCE = "sts.amazonaws.com"  # the audience IRSA's projected tokens carry
+CNI_ADDON, CNI_SERVICE_ACCOUNT = "vpc-cni", "aws-node"
+#: IMDSv2 only, one hop: the node reaches its metadata, pods (one hop further) don't, so no
+#: pod can take the node role's credentials.
+NODE_METADATA = {"httpEndpoint": "enabled", "httpTokens": "required",
+                 "httpPutResponseHopLimit": 1}
+
+
+def cni_role(cluster: str) -> str:
+    """Composition name of vpc-cni's own IAM role."""
+    return f"{cluster}-vpc-cni"
+
+
+def launch_template(cluster: str) -> str:
+    """Composition name of the node groups' launch template."""
+    return f"{cluster}-nodes"
+
+
+def _cni_role(comp: Composition, cluster: str) -> None:
+    """vpc-cni's Pod Identity role with the CNI policy (bound by the addon's association)."""
+    role = cni_role(cluster)
+    add_role(comp, role, POD_IDENTITY_SERVICE, f"vpc-cni (aws-node) of {comp.name}")
+    attach_policy(comp, f"{role}-cni", role,
+                  {"policyArn": managed_policy_arn(comp.region, CNI_POLICY)}, uses=[role])
+
+
+def _node_launch_template(comp: Composition, cluster: str) -> None:
+    """The node groups' launch template: IMDSv2 with a hop limit of 1, nothing else (no AMI,
+    so EKS keeps choosing the EKS-optimised one for ``releaseVersion``)."""
+    name = launch_template(cluster)
+    comp.emit(name, LAUNCH_TEMPLATE.new({
+        "region": comp.region,
+        "name": comp.resource_name(name),
+        "description": f"EKS nodes of {comp.name}: IMDSv2, hop limit 1",
+        "metadataOptions": dict(NODE_METADATA),
+        "updateDefaultVersion": True,
+    }))
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
@@ -51,6 +97,8 @@ def cluster(
         policies=CLUSTER_POLICIES, description="EKS control plane role")
     add_managed_role(comp, f"{name}-node-role", "ec2.amazonaws.com", region=comp.region,
                   policies=NODE_POLICIES, description="EKS worker node role")
+    _cni_role(comp, name)
+    _node_launch_template(comp, name)
     for_provider: dict[str, Any] = {
         "region": comp.region,
         "roleArnRef": comp.ref(f"{name}-role"),
@@ -139,7 +187,17 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         }
         if addon in versions:
             for_provider["addonVersion"] = versions[addon]
-        comp.emit(addon_name, ADDON.new(for_provider), uses=[name])
+        uses = [name]
+        if addon == CNI_ADDON:
+            role_arn = comp.observed_value(cni_role(name), "status.atProvider.arn")
+            if role_arn is None and addon_name not in comp.observed:
+                comp.hold(addon_name, f"{cni_role(name)} status.atProvider.arn")
+                continue
+            if role_arn is not None:
+                for_provider["podIdentityAssociation"] = [
+                    {"roleArn": str(role_arn), "serviceAccount": CNI_SERVICE_ACCOUNT}]
+            uses.append(cni_role(name))
+        comp.emit(addon_name, ADDON.new(for_provider), uses=uses)
 
 
 @extra("cluster", CLOUD)
@@ -188,6 +246,14 @@ def node_pool(
     version = _version(comp, spec.cluster)
     if version:
         for_provider["version"] = version
+    release = aws_environment(comp).nodeReleaseVersion
+    if release:
+        for_provider["releaseVersion"] = release
+    template = _launch_template_of(comp, name, spec.cluster)
+    if template is not None:
+        for_provider["launchTemplate"] = template
+    elif name not in comp.observed:
+        return  # held: a new group starts with the launch template (see _launch_template_of)
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider),
               uses=node_role_attachments(spec.cluster))
@@ -222,3 +288,24 @@ def _version(comp: Composition, cluster: str) -> str | None:
     the cluster is observed) EKS creates the group at the cluster's version.
     """
     return running_version(comp, cluster)
+
+
+def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str, Any] | None:
+    """``{name, version}`` of the nodes' launch template, or None.
+
+    The version is the template's observed ``latestVersion`` (EKS wants a number). A new
+    group waits for it (held); an existing group created without a template keeps none:
+    EKS can't add one to an existing group (it forces a new group), so such pools move to
+    IMDSv2 by being replaced.
+    """
+    template = launch_template(cluster)
+    version = comp.observed_value(template, "status.atProvider.latestVersion")
+    existing = comp.observed_value(name, "spec.forProvider.launchTemplate")
+    if name in comp.observed and not existing:
+        return None
+    if version is None:
+        if name in comp.observed:
+            return dict(existing)
+        comp.hold(name, f"{template} status.atProvider.latestVersion")
+        return None
+    return {"name": comp.resource_name(template), "version": str(version)}

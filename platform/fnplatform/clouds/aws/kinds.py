@@ -16,6 +16,7 @@ NAT_GATEWAY = register("ec2.aws.upbound.io/v1beta1", "NATGateway", tag_style=Tag
 ROUTE_TABLE = register("ec2.aws.upbound.io/v1beta1", "RouteTable", tag_style=TagStyle.AWS)
 ROUTE = register("ec2.aws.upbound.io/v1beta2", "Route")
 ROUTE_TABLE_ASSOCIATION = register("ec2.aws.upbound.io/v1beta1", "RouteTableAssociation")
+LAUNCH_TEMPLATE = register("ec2.aws.upbound.io/v1beta2", "LaunchTemplate", tag_style=TagStyle.AWS)
 EKS_CLUSTER = register(
     "eks.aws.upbound.io/v1beta2", "Cluster", tag_style=TagStyle.AWS, stateful=True
 )

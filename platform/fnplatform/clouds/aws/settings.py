@@ -28,6 +28,10 @@ class AwsEnvironment(BaseModel):
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
     addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
+    #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
+    #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
+    #: node OS patches then need a new pool. Bumping it rolls the nodes.
+    nodeReleaseVersion: str | None = Field(None, min_length=1)  # noqa: N815
 
     @field_validator("addonVersions", mode="before")
     @classmethod
