@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name
-from fnplatform.clouds.aws.common import managed_policy_arn
+from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, managed_policy_arn
 from fnplatform.clouds.aws.iam import (
     CNI_POLICY,
     NODE_POLICIES,
@@ -177,7 +176,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
             comp.hold(addon_name, "a node group")
             continue
-        for_provider = {
+        for_provider: dict[str, Any] = {
             "region": comp.region,
             "clusterNameRef": comp.ref(name),
             "addonName": addon,
