@@ -152,7 +152,7 @@ def _without_allowlist(cloud: str, private: bool):
     composite = copy.deepcopy(case.composite)
     composite["spec"]["parameters"]["privateCluster"] = private
     environment = copy.deepcopy(case.environment[0])
-    environment["data"].pop(cloud)
+    environment["data"][cloud].pop(ALLOWLIST_FIELD[cloud].rsplit(".", 1)[-1])
     return case, composite, {"environment-0": [environment]}
 
 

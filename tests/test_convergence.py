@@ -32,7 +32,7 @@ CASES = module_cases()
 PASSES = {
     "cluster-aws": 7,
     "cluster-gcp": 6,
-    "cluster-azure": 6,
+    "cluster-azure": 7,
     "async-actor": 3,
 }
 

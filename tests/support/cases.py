@@ -229,6 +229,8 @@ CLUSTER_STATUS: dict[str, Body] = {
         "id": "projects/plane-1/locations/europe-west1/clusters/acme-prod-cluster",
     }},
     "azure": {"atProvider": {
+        "id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1/"
+              "providers/Microsoft.ContainerService/managedClusters/acme-prod-cluster",
         "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
         "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
         "identity": {"type": "SystemAssigned",
@@ -256,12 +258,19 @@ CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
 }
 
 
+#: Who Crossplane's providers are on AKS (local accounts are disabled).
+AZURE_CLUSTER_IDENTITY: Body = {
+    "type": "AzureWorkloadIdentityCredentials",
+    "secretRef": {"name": "crossplane-aks-identity"},
+    "principalId": "00000000-0000-0000-0000-0000000000e1",
+}
 #: Who may reach the API server: each cloud requires it where the endpoint is public.
 CLUSTER_API_ALLOWLIST: dict[str, Body] = {
     "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
     "gcp": {"gcp": {"masterAuthorizedNetworks": [
         {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
-    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"]}},
+    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+                        "clusterIdentity": AZURE_CLUSTER_IDENTITY}},
 }
 
 

@@ -33,6 +33,12 @@ def kubeconfig_source(comp: Composition, cluster: str) -> str:
     return f"{cluster}-auth"
 
 
+@provides("cluster_access", CLOUD)
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing besides ClusterAuth: its token is the creator's, cluster admin from creation."""
+    return []
+
+
 @provides("internal_load_balancer", CLOUD)
 def internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads

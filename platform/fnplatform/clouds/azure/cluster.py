@@ -6,8 +6,10 @@ Choices, and why:
   addresses, and Cilium is the policy engine Azure supports going forward.
 * ``identity: SystemAssigned``, OIDC issuer and workload identity on: add-ons (cert-manager)
   get cloud access through federated identities, never through static secrets.
-* Local accounts stay enabled and Entra ID RBAC stays off, so the ``kubeconfig`` the provider
-  writes holds a client certificate that provider-helm/-kubernetes can use as is (see
+* Local accounts are disabled and authorisation is Entra ID with Azure RBAC: no long-lived
+  cluster-admin client certificate exists. Crossplane's Helm and Kubernetes providers use
+  ``environment.azure.clusterIdentity`` (workload identity or service principal
+  credentials), granted "Azure Kubernetes Service RBAC Cluster Admin" on the cluster (see
   :func:`cluster_credentials`).
 * Private clusters also get a public FQDN that resolves to the private endpoint, so operators
   on peered networks reach the API server without AKS's private DNS zone. The provider's
@@ -50,7 +52,7 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
 )
 from fnplatform.clouds.azure.network import dns_service_ip
-from fnplatform.clouds.azure.settings import azure_environment
+from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.library.registry import provides
@@ -62,6 +64,9 @@ SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
 MAX_SURGE = "10%"  # AKS's own default for new pools; stated so the provider sees no drift
 DNS_PREFIX_MAX = 54
+CROSSPLANE_ADMIN = "crossplane-admin"
+#: Azure RBAC for Kubernetes: full access to every resource in the cluster.
+CLUSTER_ADMIN_ROLE = "Azure Kubernetes Service RBAC Cluster Admin"
 #: Every management policy but ``LateInitialize``: see :func:`cluster`.
 WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
 KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS
@@ -96,6 +101,8 @@ def cluster(
         "oidcIssuerEnabled": True,
         "workloadIdentityEnabled": True,
         "roleBasedAccessControlEnabled": True,
+        "localAccountDisabled": True,
+        "azureActiveDirectoryRoleBasedAccessControl": {"azureRbacEnabled": True},
         "privateClusterEnabled": spec.private,
         "defaultNodePool": _system_pool(comp, spec),
         "networkProfile": _network_profile(comp, spec),
@@ -115,9 +122,26 @@ def cluster(
         },
     )
     comp.emit(name, body)
+    identity = _cluster_identity(comp)
+    grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
+               principal_of=identity.principalId, scope_of=name)
     grant_role(comp, f"{name}-network-contributor", role="Network Contributor",
                principal_of=(name, "status.atProvider.identity.principalId"),
                scope_of=subnet_name(spec.network))
+
+
+def _cluster_identity(comp: Composition) -> ClusterIdentity:
+    """The identity Crossplane's providers use on the cluster; required (no local accounts)."""
+    identity = azure_environment(comp).clusterIdentity
+    if identity is None:
+        raise InputError(
+            "environment.azure.clusterIdentity",
+            "required: AKS clusters have local accounts disabled (no admin client "
+            "certificate), so name the Entra identity Crossplane's Helm and Kubernetes "
+            "providers use: type (AzureWorkloadIdentityCredentials or "
+            "AzureServicePrincipalCredentials), secretRef to its credentials and principalId",
+        )
+    return identity
 
 
 def _authorized_ranges(comp: Composition) -> list[str]:
@@ -224,16 +248,26 @@ def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
 
 @provides("cluster_credentials", "azure")
 def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
-    """No ``identity``: the kubeconfig alone authenticates.
+    """The Entra identity of ``environment.azure.clusterIdentity``.
 
     provider-upjet-azure writes AKS's ``kube_config_raw`` as the ``kubeconfig`` connection
-    detail. With local accounts enabled and without Entra ID (AAD) integration, as composed
-    here, that kubeconfig carries a client certificate, which provider-helm and
-    provider-kubernetes use directly. ``AzureServicePrincipalCredentials`` or
-    ``AzureWorkloadIdentityCredentials`` are only needed for an Entra-integrated cluster, whose
-    kubeconfig holds a ``kubelogin`` exec plugin the providers must convert with a token.
+    detail. With local accounts disabled and Entra ID integration, that kubeconfig holds a
+    ``kubelogin`` exec plugin instead of a client certificate; provider-helm and
+    provider-kubernetes replace it with a token for this identity (``WorkloadIdentityLogin``
+    or ``ServicePrincipalLogin`` from the credentials in ``secretRef``, see
+    provider-kubernetes ``pkg/kube/config`` azure). The identity is granted "Azure
+    Kubernetes Service RBAC Cluster Admin" on the cluster (``<cluster>-crossplane-admin``).
     """
-    return {}
+    identity = _cluster_identity(comp)
+    return {"type": identity.type, "source": "Secret",
+            "secretRef": identity.secretRef.model_dump()}
+
+
+@provides("cluster_access", "azure")
+def cluster_access(comp: Composition, cluster_name: str) -> list[str]:
+    """What the providers' access depends on besides the kubeconfig: the RBAC grant, which
+    must outlive every Release (their uninstall needs it)."""
+    return [f"{cluster_name}-{CROSSPLANE_ADMIN}"]
 
 
 @provides("kubeconfig_source", "azure")

@@ -51,6 +51,12 @@ def kubeconfig_source(comp: Composition, cluster: str) -> str:
     return cluster
 
 
+@provides("cluster_access", "gcp")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing composed: the providers' Google identity is granted outside the composite."""
+    return []
+
+
 @provides("internal_load_balancer", "gcp")
 def internal_load_balancer(comp: Composition) -> dict[str, str]:
     """A GKE Service of type LoadBalancer becomes an internal passthrough Network LB."""

@@ -147,9 +147,11 @@ def _addons(
     have a node.
     """
     kubeconfig = cloud_value(comp, "kubeconfig_source", CLUSTER)
-    in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig]))
+    access = cloud_value(comp, "cluster_access", CLUSTER)
+    in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
     reasons = {} if kubeconfig == CLUSTER else {
         kubeconfig: "writes the kubeconfig this is reached through"}
+    reasons.update(dict.fromkeys(access, "lets the providers act in the cluster"))
     helm_config, _ = add_cluster_provider_configs(
         comp,
         PROVIDERS,
