@@ -123,6 +123,28 @@ def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, l
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
 
 
+def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
+    """Every pass from nothing until the desired set is stable, each fed back Ready.
+
+    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready, with the case's
+    ``observed_status`` and what the function required fetched. The last pass desires nothing
+    new (or ``limit`` passes were made: the caller asserts on the count).
+    """
+    observed: dict[str, Body] = {}
+    fetched = case.fetched()
+    history = [run(case.request(observed=observed, required=fetched))]
+    while len(history) < limit:
+        rendered = history[-1]
+        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
+        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
+               for name, body in rendered.resources.items()}
+        if set(now) == set(observed) and not rendered.fatal:
+            break
+        observed = now
+        history.append(run(case.request(observed=observed, required=fetched)))
+    return history
+
+
 def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
     """Compose until the desired set is stable with everything observed Ready.
 
@@ -205,6 +227,63 @@ def _delete(path: str) -> Callable[[Body, Body], None]:
     return mutate
 
 
+#: What each cloud's provider reports for a Ready cluster (the rest is fed back from desired).
+CLUSTER_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {
+        "endpoint": "https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com", "version": "1.33",
+        "id": "acme-prod-cluster",
+        "identity": [{"oidc": [{"issuer": "https://oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"}]}],
+    }},
+    "gcp": {"atProvider": {
+        "endpoint": "203.0.113.10",
+        "id": "projects/plane-1/locations/europe-west1/clusters/acme-prod-cluster",
+    }},
+    "azure": {"atProvider": {
+        "id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1/"
+              "providers/Microsoft.ContainerService/managedClusters/acme-prod-cluster",
+        "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
+        "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
+        "identity": {"type": "SystemAssigned",
+                     "principalId": "00000000-0000-0000-0000-0000000000c1"},
+    }},
+}
+_AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
+#: Other observed fields the clouds read once a resource is Ready (ids, principals).
+CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
+    "aws": {
+        "cluster-nodes": {"atProvider": {"latestVersion": 1}},
+        "cluster-vpc-cni": {"atProvider": {
+            "arn": "arn:aws:iam::123456789012:role/acme-prod-cluster-vpc-cni"}},
+    },
+    "gcp": {},
+    "azure": {
+        "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                               "virtualNetworks/acme-prod-network/subnets/nodes"}},
+        "dns-public": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                            "dnszones/acme.example.com"}},
+        "cert-manager-identity": {"atProvider": {
+            "principalId": "00000000-0000-0000-0000-0000000000d1",
+            "clientId": "00000000-0000-0000-0000-0000000000d2"}},
+    },
+}
+
+
+#: Who Crossplane's providers are on AKS (local accounts are disabled).
+AZURE_CLUSTER_IDENTITY: Body = {
+    "type": "AzureWorkloadIdentityCredentials",
+    "secretRef": {"name": "crossplane-aks-identity"},
+    "principalId": "00000000-0000-0000-0000-0000000000e1",
+}
+#: Who may reach the API server: each cloud requires it where the endpoint is public.
+CLUSTER_API_ALLOWLIST: dict[str, Body] = {
+    "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
+    "gcp": {"gcp": {"masterAuthorizedNetworks": [
+        {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
+    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+                        "clusterIdentity": AZURE_CLUSTER_IDENTITY}},
+}
+
+
 def cluster_case(cloud: str) -> ModuleCase:
     """A two-pool cluster with DNS on ``cloud``, machine type from an EnvironmentConfig."""
     return ModuleCase(
@@ -214,7 +293,8 @@ def cluster_case(cloud: str) -> ModuleCase:
         settings={"ingress_replicas": 2},
         environment=(environment_config(
             f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
-                                 "tags": {"cost-center": "42"}}),),
+                                 "tags": {"cost-center": "42"},
+                                 **CLUSTER_API_ALLOWLIST[cloud]}),),
         invalid=(
             Invalid("no-location", _delete("spec.forProvider.location"),
                     "spec.forProvider.location"),
@@ -232,6 +312,7 @@ def cluster_case(cloud: str) -> ModuleCase:
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
                  "password": b"hunter2-cluster-pw-91c"},
+        observed_status={"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]},
     )
 
 
