@@ -4,7 +4,9 @@
     python tools/generate_apis.py --check  # exit 1 when a file is out of date
 
 Writes ``apis/<module>/definition.yaml`` for every module whose
-``fnplatform/composers/<module_pkg>/api.py`` exists, and
+``fnplatform/composers/<module_pkg>/api.py`` exposes ``API``; a module serving several APIs
+exposes ``APIS = (ApiDefinition(...), ...)`` instead and gets one folder per API,
+``apis/<module>/<xr plural>/definition.yaml`` (its Composition sits next to it). Also writes
 ``package/input/platform.fn.crossplane.io_inputs.yaml`` from ``fnplatform.input.Input``.
 ``tests/test_apis.py`` calls :func:`generated_files` to prove the committed files are current.
 """
@@ -29,7 +31,8 @@ INPUT_CRD_PATH = Path("package/input/platform.fn.crossplane.io_inputs.yaml")
 
 
 def module_apis() -> dict[str, ApiDefinition]:
-    """``module name -> API`` for every module that has an ``api.py``."""
+    """``folder under apis/ -> API`` for every module that has an ``api.py``: the module name
+    for a module with one ``API``, ``<module>/<xr plural>`` for each of a module's ``APIS``."""
     apis: dict[str, ApiDefinition] = {}
     for module in MODULES:
         package = f"fnplatform.composers.{module.replace('-', '_')}"
@@ -39,7 +42,12 @@ def module_apis() -> dict[str, ApiDefinition]:
             if err.name in (package, f"{package}.api"):
                 continue  # module not written yet
             raise
-        apis[module] = api_module.API
+        several = getattr(api_module, "APIS", None)
+        if several is None:
+            apis[module] = api_module.API
+            continue
+        for api in several:
+            apis[f"{module}/{api.plural}"] = api
     return apis
 
 
@@ -85,8 +93,8 @@ def to_yaml(document: dict[str, Any]) -> str:
 def generated_files() -> dict[Path, str]:
     """Every generated file (path relative to the repository root) and its content."""
     files = {
-        Path("apis") / module / "definition.yaml": to_yaml(api.to_xrd())
-        for module, api in module_apis().items()
+        Path("apis") / folder / "definition.yaml": to_yaml(api.to_xrd())
+        for folder, api in module_apis().items()
     }
     files[INPUT_CRD_PATH] = to_yaml(input_crd())
     return files

@@ -9,6 +9,10 @@ Each ``examples/<module>/cases.yaml`` lists render cases::
     - {name: gcp, xr: xr-gcp.yaml, environment: [environment-baseline.yaml], observed: null,
        required: []}
 
+A module serving several APIs names the API folder a case renders with (``api: <xr plural>``:
+``apis/<module>/<xr plural>/composition.yaml`` and ``definition.yaml``); otherwise a case uses
+``apis/<module>/composition.yaml`` and ``definition.yaml``.
+
 The function is started as ``python -m function --insecure`` on a free localhost port and crank's
 Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``), so
 several renders (or engineers) never fight over 9443. ``tests/test_e2e_render.py`` uses the same
@@ -49,6 +53,12 @@ class Case:
     environment: tuple[Path, ...] = ()
     observed: Path | None = None
     required: tuple[Path, ...] = field(default=())
+    api: str | None = None  # the API folder under apis/<module>/ for a multi-API module
+
+    @property
+    def api_folder(self) -> Path:
+        folder = ROOT / "apis" / self.module
+        return folder / self.api if self.api else folder
 
     @property
     def id(self) -> str:
@@ -57,11 +67,11 @@ class Case:
 
     @property
     def composition(self) -> Path:
-        return ROOT / "apis" / self.module / "composition.yaml"
+        return self.api_folder / "composition.yaml"
 
     @property
     def definition(self) -> Path:
-        return ROOT / "apis" / self.module / "definition.yaml"
+        return self.api_folder / "definition.yaml"
 
     @property
     def golden(self) -> Path:
@@ -82,6 +92,7 @@ def load_cases() -> list[Case]:
                     environment=tuple(folder / f for f in entry.get("environment") or ()),
                     observed=folder / entry["observed"] if entry.get("observed") else None,
                     required=tuple(folder / f for f in entry.get("required") or ()),
+                    api=entry.get("api"),
                 )
             )
     return cases
@@ -194,7 +205,7 @@ def seed_validate_cache(cache_dir: Path) -> str:
 def validate_command(crank: Path, rendered: Path, cache_dir: Path) -> list[str]:
     """``crossplane beta validate`` of ``rendered`` against the provider CRDs and every XRD."""
     image = seed_validate_cache(cache_dir)
-    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/*/definition.yaml"))]
+    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/**/definition.yaml"))]
     return [
         str(crank), "beta", "validate",
         ",".join(str(e) for e in extensions), str(rendered),
