@@ -109,7 +109,7 @@ def _example_specs(folder: str) -> list[tuple[str, Any]]:
     api = APIS[folder]
     kinds = {(api.api_version, api.kind), (api.api_version, api.claim_kind)}
     out = []
-    for path in sorted((ROOT / "examples" / folder.split("/")[0]).rglob("*.yaml")):
+    for path in sorted((ROOT / "examples" / folder.partition("/")[0]).rglob("*.yaml")):
         for doc in _yaml_docs(path):
             if (doc.get("apiVersion"), doc.get("kind")) not in kinds:
                 continue
@@ -123,7 +123,7 @@ def _example_specs(folder: str) -> list[tuple[str, Any]]:
 def test_examples_pass_model_and_xrd(module: str) -> None:
     api = APIS[module]
     specs = _example_specs(module)
-    assert specs, f"examples/{module.split('/')[0]} has no XR or claim of {APIS[module].kind}"
+    assert specs, f"examples/{module.partition('/')[0]} has no XR or claim of {APIS[module].kind}"
     validator = _spec_validator(api)
     for name, spec in specs:
         assert _model_accepts(api.spec_model, spec), name

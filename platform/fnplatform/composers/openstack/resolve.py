@@ -1,0 +1,124 @@
+"""Finding the pools an OpenStack cluster names, and whether it may use each.
+
+Pools are claims in the region's pool namespace; their composites have generated names, so
+each is fetched as a required resource selected by the ``crossplane.io/claim-name`` and
+``crossplane.io/claim-namespace`` labels Crossplane puts on every claim's composite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fnplatform.composers.openstack.gardener import provider_config_name
+from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
+from fnplatform.merge import get_path
+from fnplatform.observed import condition_message, condition_true
+from fnplatform.requirements import Requirement
+
+POOL_API = "crossplane.c5c3.io/v1alpha1"
+POOL_KINDS = {
+    "hypervisor": "XHypervisorCluster",
+    "storage": "XStorageCluster",
+    "control-plane": "XControlPlaneCluster",
+}
+READY, NOT_READY, MISSING = "Ready", "NotReady", "Missing"
+WRONG_REGION, DEDICATED = "WrongRegion", "Dedicated"
+DEDICATED_LABEL, TENANT_LABEL = "dedicated", "tenant"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One referenced pool and what was found about it."""
+
+    role: str  # hypervisor, storage or control-plane
+    name: str  # the pool's claim name
+    state: str
+    reason: str = ""
+    composite: dict[str, Any] | None = None
+    provider_config: str | None = None
+    node_count: int | None = None
+    capacity: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.state == READY
+
+    def with_state(self, current: Pool) -> Pool:
+        """This (remembered) pool with ``current``'s state, keeping what only memory knows."""
+        return Pool(self.role, self.name, current.state, current.reason,
+                    current.composite if current.composite is not None else self.composite,
+                    self.provider_config, current.node_count or self.node_count,
+                    current.capacity or self.capacity)
+
+    def describe(self) -> str:
+        """``hypervisor pool hv-pool-a: not ready (...)``."""
+        return f"{self.role} pool {self.name}: {self.reason}"
+
+    def status(self) -> dict[str, Any]:
+        """The pool's entry in ``status.consumedPools``."""
+        entry: dict[str, Any] = {"name": self.name, "status": self.state}
+        if self.reason:
+            entry["reason"] = self.reason
+        if self.provider_config:
+            entry["providerConfig"] = self.provider_config
+        if self.composite is not None:
+            entry["composite"] = get_path(self.composite, "metadata.name")
+        if self.node_count is not None:
+            entry["nodeCount"] = self.node_count
+        if self.capacity is not None:
+            entry["availableCapacity"] = self.capacity
+        return entry
+
+
+def fetch(comp: Composition, role: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
+    """Declare the requirement for one pool; its composites, or None when not fetched yet."""
+    return comp.require(Requirement(
+        key=f"pool-{role}-{name}",
+        api_version=POOL_API,
+        kind=POOL_KINDS[role],
+        match_labels=((CLAIM_NAME, name), (CLAIM_NAMESPACE, namespace)),
+    ))
+
+
+def judge(
+    role: str, name: str, found: list[dict[str, Any]], *, namespace: str, region: str,
+    tenant: str | None,
+) -> Pool:
+    """Whether this tenant may consume the pool, and why not."""
+    if not found:
+        return Pool(role, name, MISSING,
+                    f"no {POOL_KINDS[role][1:]} claim {name!r} in namespace {namespace!r}")
+    composite = found[0]
+    raw_spec, raw_labels = composite.get("spec"), get_path(composite, "spec.labels")
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+    labels: dict[str, Any] = raw_labels if isinstance(raw_labels, dict) else {}
+    pool_region = str(spec.get("region") or "")
+    pc = provider_config_name(pool_region, str(spec.get("name") or name))
+    workers = spec.get("workers") if isinstance(spec.get("workers"), int) else None
+    capacity = get_path(spec, "ceph.targetCapacity")
+    known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers,
+             "capacity": capacity if isinstance(capacity, str) else None}
+    if pool_region != region:
+        return Pool(role, name, WRONG_REGION,
+                    f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
+    if str(labels.get(DEDICATED_LABEL, "")).lower() == "true" and labels.get(
+            TENANT_LABEL) != tenant:
+        owner = labels.get(TENANT_LABEL) or "(no tenant label)"
+        return Pool(role, name, DEDICATED, f"dedicated to tenant {owner!r}", **known)
+    if not condition_true(composite):
+        return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
+                    **known)
+    return Pool(role, name, READY, **known)
+
+
+def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
+    """A pool as ``status`` remembers it from the last pass that could use it."""
+    composite = None
+    if entry.get("composite"):
+        composite = {"apiVersion": POOL_API, "kind": POOL_KINDS[role],
+                     "metadata": {"name": entry["composite"]}}
+    return Pool(role, str(entry.get("name")), str(entry.get("status") or READY),
+                str(entry.get("reason") or ""), composite=composite,
+                provider_config=entry.get("providerConfig"),
+                node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"))
