@@ -111,7 +111,7 @@ def _example_specs(folder: str) -> list[tuple[str, Any]]:
     out = []
     for path in sorted((ROOT / "examples" / folder.partition("/")[0]).rglob("*.yaml")):
         for doc in _yaml_docs(path):
-            if (doc.get("apiVersion"), doc.get("kind")) not in kinds:
+            if not isinstance(doc, dict) or (doc.get("apiVersion"), doc.get("kind")) not in kinds:
                 continue
             spec = doc.get("spec", {})
             ours = {k: v for k, v in spec.items() if k not in CROSSPLANE_SPEC_FIELDS}
