@@ -133,10 +133,10 @@ def _workload(name: str, req: fnv1.RunFunctionRequest) -> Workload:
 
 
 def example_workloads() -> list[Workload]:
-    """Every ``examples/*/cases.yaml`` case, its requirements fetched as crank would."""
+    """Every ``tests/render-cases/*.yaml`` case, its requirements fetched as crank would."""
     spec = importlib.util.spec_from_file_location("render_examples",
                                                   ROOT / "tools" / "render_examples.py")
-    if spec is None or spec.loader is None or not list(ROOT.glob("examples/*/cases.yaml")):
+    if spec is None or spec.loader is None or not list(ROOT.glob("tests/render-cases/*.yaml")):
         return [_workload(case.id, case.request()) for case in module_cases()]
     tool = importlib.util.module_from_spec(spec)
     sys.modules["render_examples"] = tool  # dataclasses look their module up while defining

@@ -188,13 +188,27 @@ def test_retry_max_attempts_sets_the_redrive_receive_count(client):
     assert '"maxReceiveCount":7' in policy
 
 
-def test_long_namespace_and_actor_keep_the_queue_name_within_80_characters(client, catalog):
+def test_a_queue_name_over_the_sqs_limit_is_refused_not_shortened(client):
+    """The Asya sidecar looks up exactly asya-<namespace>-<actor>: a shortened name would be a
+    queue nobody consumes, so an actor whose name can't fit is refused on spec.actor."""
     xr = composite(actor="a" * 63)
     xr["metadata"]["labels"]["crossplane.io/claim-namespace"] = "n" * 63
     rendered = run(client, xr)
-    name = rendered.resource("queue")["spec"]["forProvider"]["name"]
-    assert len(name) <= 80
-    assert name.startswith("asya-nnn")
+    assert rendered.fatal
+    message = rendered.messages[0]
+    assert message.startswith("spec.actor: ")
+    assert f"asya-{'n' * 63}-{'a' * 63}" in message and "SQS allows 80" in message
+    assert rendered.resources == {}
+
+
+def test_the_longest_queue_name_sqs_allows_is_kept_exactly(client, catalog):
+    namespace, actor = "n" * 11, "a" * 63  # asya-<11>-<63>: 80 characters
+    xr = composite(actor=actor)
+    xr["metadata"]["labels"]["crossplane.io/claim-namespace"] = namespace
+    rendered = run(client, xr)
+    assert rendered.resource("queue")["spec"]["forProvider"]["name"] == (
+        f"asya-{namespace}-{actor}"
+    )
     assert_all_valid(rendered, catalog)
 
 

@@ -185,7 +185,7 @@ def test_converged_state_has_pools_providers_releases_identity_and_usages(conver
     assert kinds["cert-manager-identity"] == "Role"
     assert kinds["cert-manager-identity-policy"] == "Policy"
     assert kinds["cert-manager-identity-association"] == "PodIdentityAssociation"
-    usages = of_kind(rendered, "Usage")
+    usages = of_kind(rendered, "ClusterUsage")
     assert "usage-cluster-by-pool-general" in usages
     assert "usage-cluster-role-cluster-policy-by-cluster" in usages
     assert "usage-cluster-node-role-worker-by-pool-batch" in usages
@@ -442,7 +442,7 @@ def test_cluster_autoscaler_is_installed_through_the_composed_helm_provider(conv
         "fullnameOverride": "cluster-autoscaler",
         "rbac": {"serviceAccount": {"create": True, "name": "cluster-autoscaler"}},
     }
-    usages = of_kind(rendered, "Usage")
+    usages = of_kind(rendered, "ClusterUsage")
     for needed in ("providers-helm", "cluster", "cluster-autoscaler-association"):
         assert f"usage-{needed}-by-cluster-autoscaler-release" in usages
     assert catalog.validate(release) == []

@@ -225,7 +225,7 @@ def test_observed_cluster_releases_pools_addons_identity_and_usages(
     assert kinds["dns-private-link"] == "PrivateDNSZoneVirtualNetworkLink"
     for chart in ("cert-manager", "ingress-nginx", "kube-prometheus-stack"):
         assert kinds[f"release-{chart}"] == "Release"
-    usages = {n for n, k in kinds.items() if k == "Usage"}
+    usages = {n for n, k in kinds.items() if k == "ClusterUsage"}
     assert {
         "usage-network-by-cluster",
         "usage-cluster-by-pool-general",

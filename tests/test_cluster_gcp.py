@@ -199,7 +199,7 @@ def test_converged_pass_emits_everything_valid_and_ready(client, catalog):
     assert kinds["cert-manager-identity"] == "ServiceAccount"
     assert kinds["cert-manager-identity-binding"] == "ServiceAccountIAMMember"
     assert kinds["cert-manager-identity-dns-admin"] == "ProjectIAMMember"
-    usages = {n for n, k in kinds.items() if k == "Usage"}
+    usages = {n for n, k in kinds.items() if k == "ClusterUsage"}
     assert "usage-cluster-by-pool-general" in usages
     assert "usage-network-by-cluster" in usages
     assert "usage-network-subnet-by-cluster" in usages

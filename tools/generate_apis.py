@@ -4,9 +4,7 @@
     python tools/generate_apis.py --check  # exit 1 when a file is out of date
 
 Writes ``apis/<module>/definition.yaml`` for every module whose
-``fnplatform/composers/<module_pkg>/api.py`` exposes ``API``; a module serving several APIs
-exposes ``APIS = (ApiDefinition(...), ...)`` instead and gets one folder per API,
-``apis/<module>/<xr plural>/definition.yaml`` (its Composition sits next to it). Also writes
+``fnplatform/composers/<module_pkg>/api.py`` exists, and
 ``package/input/platform.fn.crossplane.io_inputs.yaml`` from ``fnplatform.input.Input``.
 ``tests/test_apis.py`` calls :func:`generated_files` to prove the committed files are current.
 """
@@ -31,8 +29,12 @@ INPUT_CRD_PATH = Path("package/input/platform.fn.crossplane.io_inputs.yaml")
 
 
 def module_apis() -> dict[str, ApiDefinition]:
-    """``folder under apis/ -> API`` for every module that has an ``api.py``: the module name
-    for a module with one ``API``, ``<module>/<xr plural>`` for each of a module's ``APIS``."""
+    """``API id -> API`` for every module that has an ``api.py``.
+
+    A module with one API exposes ``API`` and its id is the module name (files in
+    ``apis/<module>/``); a module serving several exposes ``APIS`` and each gets the id
+    ``<module>/<plural>`` (files in ``apis/<module>/<plural>/``).
+    """
     apis: dict[str, ApiDefinition] = {}
     for module in MODULES:
         package = f"fnplatform.composers.{module.replace('-', '_')}"
@@ -93,8 +95,8 @@ def to_yaml(document: dict[str, Any]) -> str:
 def generated_files() -> dict[Path, str]:
     """Every generated file (path relative to the repository root) and its content."""
     files = {
-        Path("apis") / folder / "definition.yaml": to_yaml(api.to_xrd())
-        for folder, api in module_apis().items()
+        Path("apis") / api_id / "definition.yaml": to_yaml(api.to_xrd())
+        for api_id, api in module_apis().items()
     }
     files[INPUT_CRD_PATH] = to_yaml(input_crd())
     return files

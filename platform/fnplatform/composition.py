@@ -1,28 +1,30 @@
 """The composition view of one RunFunction request.
 
-A composer receives a :class:`Composition`: the composite (name, labels, namespace, parameters,
-cloud), the merged environment, observed resources by name, and the desired state it builds by
-calling :meth:`Composition.emit` (usually through the agnostic ``add_*`` calls). Every shared
-concern applied to an emitted resource (naming, tags, provider config, import, policies,
-templates) is applied here, once.
+A composer receives a :class:`Composition`: the composite (name, labels, namespace, spec), the
+merged environment, observed resources by name, and the desired state it builds by calling
+:meth:`Composition.emit` (usually through the agnostic ``add_*`` calls). The composer says where
+things go (:meth:`Composition.place`), which user tags apply (:meth:`Composition.tag_with`) and
+what to import (:meth:`Composition.import_from`); every shared concern applied to an emitted
+resource (naming, tags, provider config, import, policies) is then applied here, once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from pydantic import ValidationError
 
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, NotYet
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
 from fnplatform.input import Input
 from fnplatform.kinds import kind_of
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.observed import ObservedResources
+from fnplatform.placement import UNPLACED, Placement, Sourced
 from fnplatform.requirements import Requirement, fetched
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
@@ -40,6 +42,7 @@ class Emitted:
     body: dict[str, Any]
     uses: tuple[str, ...] = ()
     ready: bool | None = None  # an explicit readiness; None derives it from observed state
+    reasons: dict[str, str] = field(default_factory=dict)  # used name -> why (Usage reason)
 
 
 @dataclass
@@ -50,6 +53,8 @@ class Notes:
     conditions: list[fnv1.Condition] = field(default_factory=list)
     results: list[fnv1.Result] = field(default_factory=list)
     held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
+    protected: list[tuple[dict[str, Any], str | None, str]] = field(default_factory=list)
+    gaps: dict[str, str] = field(default_factory=dict)  # feature -> why the cloud can't
 
 
 class Composition:
@@ -60,32 +65,89 @@ class Composition:
         request: fnv1.RunFunctionRequest,
         step: Input,
         environment: Mapping[str, Any],
+        composite: dict[str, Any] | None = None,
     ) -> None:
         self.request = request
         self.step = step
-        self.composite: dict[str, Any] = struct_to_dict(request.observed.composite.resource)
+        self.composite: dict[str, Any] = (
+            composite if composite is not None
+            else struct_to_dict(request.observed.composite.resource)
+        )
         metadata = self.composite.get("metadata") or {}
         self.name: str = str(metadata.get("name") or "composite")
         self.labels: dict[str, str] = dict(metadata.get("labels") or {})
         self.namespace: str | None = self.labels.get(CLAIM_NAMESPACE) or metadata.get("namespace")
         self.claim_name: str | None = self.labels.get(CLAIM_NAME)
         self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
-        self.parameters: dict[str, Any] = dict(self.spec.get("parameters") or {})
-        self.cloud: str | None = self.labels.get("cloud")
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
         self.observed = ObservedResources(request.observed.resources)
         self.desired: dict[str, Emitted] = {}
         self.notes = Notes()
         self.requirements: list[Requirement] = []
-        self.import_spec = self._parse_import()
+        self.placement: Placement = UNPLACED
+        self.import_spec = ImportSpec()
+        self._user_tags: dict[str, str] = {}
+        self._provider_configs: dict[str, str] = {}
+
+    # -- what the composer decides ------------------------------------------------------
+
+    def place(
+        self,
+        cloud: str | None,
+        *,
+        cloud_field: str,
+        region: str | None = None,
+        region_field: str = "spec.region",
+        scope: str | None = None,
+        scope_field: str = "environment",
+    ) -> None:
+        """Say where this composite's cloud resources go, and which user field said so.
+
+        ``scope`` is the AWS account, GCP project or Azure resource group. Builders read these
+        through :attr:`cloud`, :attr:`region` and :attr:`scope`; a missing one is an error on
+        its field when a builder needs it, never a silent default.
+        """
+        self.placement = Placement(
+            Sourced(cloud, cloud_field), Sourced(region, region_field), Sourced(scope, scope_field)
+        )
+
+    @property
+    def cloud(self) -> str | None:
+        """The cloud the composer placed this composite on (None before :meth:`place`)."""
+        return self.placement.cloud.value
+
+    @property
+    def region(self) -> str:
+        """The placed region; an InputError on the user's region field when unset."""
+        return self.placement.required("region", "the region to create resources in")
+
+    @property
+    def scope(self) -> str:
+        """The placed account, project or resource group; an InputError when unset."""
+        return self.placement.required("scope", f"the {self.cloud or 'cloud'} scope to use")
+
+    def use_provider_configs(self, **by_provider: str) -> None:
+        """ProviderConfig names by provider (``aws=...``, ``kubernetes=...``) that a module's
+        own settings name; they win over the environment's ``providerConfigs.<provider>``."""
+        self._provider_configs.update(by_provider)
+
+    def tag_with(self, tags: Mapping[str, Any] | None, field: str) -> None:
+        """User tags (from ``field``) layered over platform and environment tags."""
+        if tags is None:
+            return
+        if not isinstance(tags, Mapping):
+            raise InputError(field, "must be a map of tag names to values")
+        self._user_tags.update({str(k): str(v) for k, v in tags.items()})
+
+    def import_from(self, raw: Any, field: str) -> None:
+        """Adopt existing resources as ``raw`` (an :class:`ImportSpec`) says; errors on
+        ``field``."""
+        try:
+            self.import_spec = ImportSpec.model_validate(raw or {})
+        except ValidationError as err:
+            raise InputError(field, describe_validation_error(err)) from None
 
     # -- reading --------------------------------------------------------------------------
-
-    def _parse_import(self) -> ImportSpec:
-        try:
-            return ImportSpec.model_validate(self.parameters.get("import") or {})
-        except ValidationError as err:
-            raise InputError("spec.parameters.import", describe_validation_error(err)) from None
 
     def observed_value(self, name: str, path: str, default: Any = None) -> Any:
         """A field of the observed composed resource ``name``, or ``default``."""
@@ -121,7 +183,7 @@ class Composition:
     def ref(self, name: str) -> dict[str, str]:
         """A provider ``*Ref`` to composed resource ``name``, resolved by the provider.
 
-        Its emitted ``metadata.name`` when already desired (a template may have renamed it),
+        Its emitted ``metadata.name`` when already desired (a caller may have named it),
         else the deterministic name it will get, so referencing never waits on observed IDs.
         """
         emitted = self.desired.get(name)
@@ -139,7 +201,7 @@ class Composition:
         body: dict[str, Any],
         *,
         uses: Iterable[str] = (),
-        template: Mapping[str, Any] | None = None,
+        reasons: Mapping[str, str] | None = None,
         external_name: str | None = None,
         provider_config: str | None = None,
         ready: bool | None = None,
@@ -147,8 +209,8 @@ class Composition:
         """Add a composed resource to desired state and return its body.
 
         ``uses`` names the composed resources this one needs: it is held back until they
-        exist and a Usage orders their deletion. ``template`` is deep-merged last, so a
-        composer or user override always wins.
+        exist and a Usage orders their deletion; ``reasons`` may say why, per used name, for
+        the Usage. A caller-set ``metadata.name`` is kept.
         """
         if name in self.desired:
             msg = f"composed resource {name!r} emitted twice"
@@ -167,15 +229,17 @@ class Composition:
             own = for_provider.get(kind.tags_field) or {}
             for_provider[kind.tags_field] = {**render_tags(kind.tag_style, self.tags()), **own}
         apply_import(self.import_spec, name, body, kind.managed)
-        if template:
-            body = deep_merge(body, template)
-        self.desired[name] = Emitted(name, body, tuple(uses), ready)
+        self.desired[name] = Emitted(name, body, tuple(uses), ready, dict(reasons or {}))
         return body
 
     def provider_config(self, kind: Any) -> str:
-        """The ProviderConfig for ``kind``'s provider: environment ``providerConfigs.<p>``."""
+        """The ProviderConfig for ``kind``'s provider, one rule for every module: what the
+        composer set (:meth:`use_provider_configs`), else environment
+        ``providerConfigs.<provider>``, else ``default``."""
         provider = kind.api_version.split("/")[0].split(".")[-3]
-        configured = get_path(self.env, f"providerConfigs.{provider}")
+        configured = self._provider_configs.get(provider) or get_path(
+            self.env, f"providerConfigs.{provider}"
+        )
         return str(configured or "default")
 
     def tags(self) -> dict[str, str]:
@@ -184,13 +248,9 @@ class Composition:
         if self.claim_name and self.namespace:
             base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"
         env_tags = self.env.get("tags") or {}
-        user_tags = self.parameters.get("tags") or {}
-        for field_path, given in (
-            ("environment.tags", env_tags), ("spec.parameters.tags", user_tags)
-        ):
-            if not isinstance(given, Mapping):
-                raise InputError(field_path, "must be a map of tag names to values")
-        return {**base, **{str(k): str(v) for k, v in {**env_tags, **user_tags}.items()}}
+        if not isinstance(env_tags, Mapping):
+            raise InputError("environment.tags", "must be a map of tag names to values")
+        return {**base, **{str(k): str(v) for k, v in env_tags.items()}, **self._user_tags}
 
     def set_status(self, path: str, value: Any) -> None:
         """Write ``status.<path>`` of the composite, only when ``value`` is known."""
@@ -233,3 +293,48 @@ class Composition:
     def hold(self, name: str, waiting_for: str) -> None:
         """Don't create ``name`` yet: it waits for ``waiting_for``."""
         self.notes.held[name] = waiting_for
+
+    # -- dependencies and outcomes ------------------------------------------------------
+
+    def needs(self, name: str, path: str, *, by: str, remember: str | None = None) -> Any:
+        """An observed field ``path`` of ``name`` that ``by`` can't be composed without.
+
+        Returns the value, or None after recording that ``by`` waits for it (the Composed
+        condition says so); the caller then doesn't emit ``by``. With ``remember`` the value
+        is kept in ``status.<remember>`` and used while its source is briefly unobserved.
+        """
+        value = self.observed_value(name, path)
+        if value in ("", [], {}):
+            value = None
+        if remember is not None:
+            value = self.remember(remember, value)
+        if value is None:
+            self.hold(by, f"{name} {path}")
+        return value
+
+    def needs_connection(self, name: str, *, by: str) -> dict[str, bytes] | None:
+        """The observed connection details of ``name``, or None while ``by`` waits for them.
+
+        Use it to hold back what would crash without the secret; never copy the values.
+        """
+        details = self.observed.connection_details(name)
+        if not details:
+            self.hold(by, f"{name} connection details")
+            return None
+        return details
+
+    def protect(self, fetched: Mapping[str, Any], *, by: str | None, reason: str) -> None:
+        """Keep a fetched resource (a required resource) while this composite uses it.
+
+        A Usage whose ``of`` is ``fetched`` and whose ``by`` is composed resource ``by`` (or,
+        without one, just ``reason``): Crossplane refuses to delete ``fetched`` meanwhile.
+        """
+        self.notes.protected.append((dict(fetched), by, reason))
+
+    def gap(self, feature: str, message: str) -> None:
+        """Say that the placed cloud can't provide ``feature``: a condition, not an error."""
+        self.notes.gaps[feature] = message
+
+    def not_yet(self, reason: str, message: str, *, condition: str = "Composed") -> NoReturn:
+        """Stop here without failing: keep what exists, say why with a False condition."""
+        raise NotYet(reason, message, condition)

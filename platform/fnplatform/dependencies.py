@@ -5,17 +5,25 @@ yet, the dependent is held back (not created), unless the dependent itself alrea
 an existing resource is never dropped because something upstream is briefly missing. And a
 Crossplane ``Usage`` ties the two together, so the needed resource outlives its dependent on
 deletion (a node pool is deleted before its cluster).
+
+Usages are ``protection.crossplane.io/v1beta1 ClusterUsage``: the
+``apiextensions.crossplane.io/v1beta1 Usage`` is deprecated since Crossplane v2.0, and these
+composites are cluster-scoped. ``by`` names the user; ``emit(reasons=...)`` adds why, where
+the dependency isn't obvious from the two kinds (a Usage of a fetched resource always says why).
+A fetched resource (a required resource, such as a pool another composite owns) can be
+protected the same way with :meth:`fnplatform.composition.Composition.protect`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composition import Composition, Emitted
 from fnplatform.kinds import Readiness, register
 
 USAGE = register(
-    "apiextensions.crossplane.io/v1beta1", "Usage", managed=False, readiness=Readiness.EXISTS
+    "protection.crossplane.io/v1beta1", "ClusterUsage", managed=False, readiness=Readiness.EXISTS
 )
 
 
@@ -42,18 +50,33 @@ def usage_name(used: str, user: str) -> str:
 
 
 def add_usages(comp: Composition) -> None:
-    """Emit a Usage for every dependency between two desired resources."""
+    """Emit a Usage for every dependency between two desired resources, and for every
+    fetched resource the composer protects."""
     pairs = [(u, e) for e in list(comp.desired.values()) for u in e.uses if u in comp.desired]
     for used_name, user in pairs:
         used = comp.desired[used_name].body
+        spec: dict[str, Any] = {"of": _reference(used), "by": _reference(user.body)}
+        if used_name in user.reasons:  # ``by`` already says who; a reason says why, if given
+            spec["reason"] = user.reasons[used_name]
+        comp.emit(usage_name(used_name, user.name), USAGE.new(None, **spec, replayDeletion=True),
+                  ready=True)
+    for fetched, user_name, reason in comp.notes.protected:
+        protector = comp.desired.get(user_name) if user_name else None
+        if user_name and protector is None:
+            continue  # the user is held back: nothing to protect against yet
+        spec = {"of": _reference(fetched), "reason": reason}
+        if protector is not None:
+            spec["by"] = _reference(protector.body)
+            spec["replayDeletion"] = True
         comp.emit(
-            usage_name(used_name, user.name),
-            USAGE.new(None, of=_reference(used), by=_reference(user.body), replayDeletion=True),
+            usage_name(f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
+                       user_name or comp.name),
+            USAGE.new(None, **spec),
             ready=True,
         )
 
 
-def _reference(body: dict[str, Any]) -> dict[str, Any]:
+def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "apiVersion": body["apiVersion"],
         "kind": body["kind"],

@@ -28,3 +28,34 @@ class InputError(CompositionError):
 
 class Pending(Exception):  # noqa: N818 - a signal, not an error
     """A required resource has not been fetched yet; Crossplane will call again with it."""
+
+
+class SpecError(Exception):
+    """A builder's complaint about one attribute of its library spec.
+
+    Builders know their spec, not the composite: the agnostic call maps ``attribute`` to the
+    user's field (``fields={"cidr": "spec.network.cidr"}``) and raises an InputError there, so
+    the message always names the field the user wrote.
+    """
+
+    def __init__(self, attribute: str, reason: str) -> None:
+        super().__init__(f"{attribute}: {reason}")
+        self.attribute = attribute
+        self.reason = reason
+
+
+class NotYet(Exception):  # noqa: N818 - an outcome, not an error
+    """The composer can't go further yet: a False condition, not a fatal result.
+
+    Raised by :meth:`fnplatform.composition.Composition.not_yet`. The runner keeps what was
+    emitted so far and the composite's status, and sets condition ``condition`` (default
+    ``Composed``; Crossplane reserves ``Ready`` and ``Synced``) False with ``reason`` and
+    ``message``. If that would drop an existing composed resource the runner
+    answers with a fatal result instead, on which Crossplane keeps everything.
+    """
+
+    def __init__(self, reason: str, message: str, condition: str = "Composed") -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.condition = condition

@@ -18,13 +18,14 @@ stateful resource, so nobody loses data without a trace.
 from __future__ import annotations
 
 from fnplatform.composition import Composition
-from fnplatform.kinds import is_stateful_type
+from fnplatform.kinds import is_stateful
 
 
 def dropped_stateful(comp: Composition) -> list[str]:
-    """Observed stateful resources this pass removes from desired state."""
+    """Observed stateful resources this pass removes from desired state (an Object counts
+    as stateful when the kind it wraps is)."""
     gone = (name for name in comp.observed if name not in comp.desired)
-    return [name for name in gone if is_stateful_type(*comp.observed.type_of(name))]
+    return [name for name in gone if is_stateful(comp.observed[name])]
 
 
 def announce_removals(comp: Composition) -> None:

@@ -32,6 +32,9 @@ class Kind:
     managed: bool = True  # a Crossplane managed resource with providerConfigRef
     stateful: bool = False  # deleting it loses data: never dropped on a transient problem
     readiness: Readiness = Readiness.CONDITION
+    #: For a kind applied inside a provider-kubernetes Object: the Object's ``spec.readiness``
+    #: that tells when this kind is ready (a Shoot has no Ready condition, say).
+    object_readiness: tuple[tuple[str, str], ...] | None = None
 
     def new(self, for_provider: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
         """A body of this kind: ``forProvider`` plus any other top-level spec fields."""
@@ -62,12 +65,18 @@ def kind_of(body: dict[str, Any]) -> Kind:
     return _KINDS.get(key) or Kind(key[0], key[1], managed=False)
 
 
+def wrapped_kind(body: dict[str, Any]) -> Kind | None:
+    """The declared traits of the manifest a provider-kubernetes Object wraps, if any."""
+    manifest = ((body.get("spec") or {}).get("forProvider") or {}).get("manifest")
+    if not isinstance(manifest, dict):
+        return None
+    return _KINDS.get((str(manifest.get("apiVersion", "")), str(manifest.get("kind", ""))))
+
+
 def is_stateful(body: dict[str, Any]) -> bool:
-    """Whether losing ``body`` loses data (buckets, queues, databases, pools, Shoots)."""
-    return kind_of(body).stateful
-
-
-def is_stateful_type(api_version: str, kind: str) -> bool:
-    """Whether resources of this type are stateful (see :func:`is_stateful`)."""
-    declared = _KINDS.get((api_version, kind))
-    return declared is not None and declared.stateful
+    """Whether losing ``body`` loses data (buckets, queues, databases, pools, Shoots): its own
+    kind's trait, or for an Object, the trait of the kind it wraps (a Namespace, a Shoot)."""
+    if kind_of(body).stateful:
+        return True
+    wrapped = wrapped_kind(body)
+    return wrapped is not None and wrapped.stateful

@@ -96,3 +96,13 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
             ):
                 return True
         return False
+
+    def connection_details(self, name: str) -> dict[str, bytes]:
+        """The connection details Crossplane observed for ``name`` (empty when none).
+
+        Only for deciding whether they exist: secret values never go into desired state,
+        status or logs.
+        """
+        if name not in self._resources:
+            return {}
+        return dict(self._resources[name].connection_details)

@@ -27,10 +27,13 @@ class Requirement:
     kind: str
     match_name: str | None = None
     match_labels: tuple[tuple[str, str], ...] | None = None
+    namespace: str | None = None  # for namespaced kinds (claims); None: cluster-scoped
 
     def selector(self) -> fnv1.ResourceSelector:
         """The protobuf selector."""
         selector = fnv1.ResourceSelector(api_version=self.api_version, kind=self.kind)
+        if self.namespace is not None:
+            selector.namespace = self.namespace
         if self.match_name is not None:
             selector.match_name = self.match_name
         else:
@@ -43,6 +46,19 @@ class Requirement:
             return f"{self.kind} named {self.match_name!r}"
         labels = ",".join(f"{k}={v}" for k, v in self.match_labels or ())
         return f"{self.kind} labelled {labels}"
+
+
+def claim_requirement(
+    key: str, api_version: str, kind: str, claim_name: str, claim_namespace: str
+) -> Requirement:
+    """The composite (of ``api_version``/``kind``) behind the claim ``claim_namespace/claim_name``.
+
+    Composites of claims have generated names; Crossplane labels them with their claim's
+    name and namespace, which is what a claim-facing reference (a pool's name) can select by.
+    """
+    labels = (("crossplane.io/claim-name", claim_name),
+              ("crossplane.io/claim-namespace", claim_namespace))
+    return Requirement(key, api_version, kind, match_labels=labels)
 
 
 def fetched(request: fnv1.RunFunctionRequest, key: str) -> list[dict[str, Any]] | None:

@@ -16,7 +16,7 @@ from google.protobuf import duration_pb2
 from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
-from fnplatform.errors import Pending
+from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
@@ -26,6 +26,7 @@ from fnplatform.structs import dict_to_struct, struct_to_dict
 
 Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
+CAPABILITY_GAPS = "CapabilitiesAvailable"
 
 
 def compose(
@@ -48,27 +49,56 @@ def compose(
         return rsp
     if step.environment:
         rsp.context.update({CONTEXT_KEY: env.data})
-    comp = Composition(request, step, env.data)
+    comp = Composition(request, step, env.data, composite)
     try:
         composer(comp)
     except Pending:
         declare(rsp, comp.requirements)
         return rsp
-    declare(rsp, comp.requirements)
-    finish(comp)
+    except NotYet as not_yet:
+        declare(rsp, comp.requirements)
+        stop_here(comp, not_yet)
+    else:
+        declare(rsp, comp.requirements)
+        finish(comp)
     write(comp, rsp)
     return rsp
 
 
-def finish(comp: Composition) -> None:
+def stop_here(comp: Composition, not_yet: NotYet) -> None:
+    """The non-fatal "not yet": keep what was emitted and the status, say why.
+
+    Dropping a resource that exists is never a "not yet": then the answer is a fatal result,
+    on which Crossplane keeps the previous desired state whole.
+    """
+    dropped = [name for name in comp.observed if name not in comp.desired]
+    if dropped:
+        raise InputError("composite", f"{not_yet.message} (would remove {', '.join(dropped)})")
+    status = comp.composite.get("status")
+    if isinstance(status, dict):
+        kept = {k: v for k, v in status.items() if k != "conditions"}
+        comp.notes.status = deep_merge(kept, comp.notes.status)
+    finish(comp, not_yet)
+
+
+def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)
-    if comp.notes.held:
+    if not_yet is not None:
+        comp.condition(not_yet.condition, False, not_yet.reason, not_yet.message)
+        if not_yet.condition != COMPOSED:
+            comp.condition(COMPOSED, False, not_yet.reason, not_yet.message)
+    elif comp.notes.held:
         comp.condition(COMPOSED, False, "WaitingForDependencies", waiting_summary(comp.notes.held))
     else:
         comp.condition(COMPOSED, True, "AllResourcesComposed")
+    if comp.notes.gaps:
+        comp.condition(
+            CAPABILITY_GAPS, False, "CloudLacksFeatures",
+            "; ".join(f"{feature}: {why}" for feature, why in sorted(comp.notes.gaps.items())),
+        )
 
 
 def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -37,3 +37,18 @@ def parse(model: type[M], data: object, prefix: str) -> M:
         return model.model_validate(data if data is not None else {})
     except ValidationError as err:
         raise InputError(prefix, describe_validation_error(err, prefix)) from None
+
+
+def ordered(low: str, high: str) -> Any:
+    """A model validator: field ``low`` must not exceed field ``high`` (min/max bounds).
+
+    Assign it in the model's body: ``_ordered = ordered("minCount", "maxCount")``.
+    """
+
+    def check(model: M) -> M:
+        if getattr(model, low) > getattr(model, high):
+            msg = f"{low} must not exceed {high}"
+            raise ValueError(msg)
+        return model
+
+    return model_validator(mode="after")(check)

@@ -20,19 +20,21 @@ from fnplatform.library.calls import (
     add_workload_identity,
 )
 from fnplatform.library.kubernetes import (
+    ObjectReadiness,
     add_cluster_provider_configs,
     add_helm_release,
-    add_kubernetes_object,
+    add_object,
 )
 
 __all__ = [
+    "ObjectReadiness",
     "add_cluster",
     "add_cluster_provider_configs",
     "add_dns_zone",
     "add_helm_release",
-    "add_kubernetes_object",
     "add_network",
     "add_node_pool",
+    "add_object",
     "add_queue",
     "add_workload_identity",
 ]

@@ -1,11 +1,26 @@
-"""Layer 1: the agnostic calls composers use. Each dispatches to the composite's cloud."""
+"""Layer 1: the agnostic calls composers use. Each dispatches to the placed cloud's builder.
+
+Every call has one shape, ``add_<capability>(comp, name, spec, *, uses=(), fields=None,
+cloud=None)``, made once by :class:`Capability`:
+
+* ``spec`` is a frozen dataclass from :mod:`fnplatform.library.specs` that knows no cloud;
+* ``uses`` is attached here to the main resource ``name`` after the builder ran (held back
+  until those exist, Usages order deletion), so builders don't thread it through;
+* ``fields`` maps spec attributes to the user's field paths: a builder's
+  :class:`~fnplatform.errors.SpecError` about ``cidr`` becomes an InputError on, say,
+  ``spec.network.cidr``;
+* ``cloud`` overrides the composite's placement for one call (an SQS queue for an actor
+  whose composite has no cloud of its own).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
 
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError, SpecError
 from fnplatform.library import registry
 from fnplatform.library.specs import (
     ClusterSpec,
@@ -16,70 +31,53 @@ from fnplatform.library.specs import (
     WorkloadIdentitySpec,
 )
 
-
-def _add(
-    capability: str,
-    comp: Composition,
-    name: str,
-    spec: object,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
-    cloud: str | None,
-) -> None:
-    target = cloud or comp.cloud
-    build = registry.builder(capability, target)
-    build(comp, name, spec, uses=tuple(uses), template=template)
-    for extra in registry.extras(capability, str(target)):
-        extra(comp, name, spec)
+SpecT = TypeVar("SpecT")
 
 
-def add_network(
-    comp: Composition, name: str, spec: NetworkSpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A network, its subnets and (when private) router and NAT; the main resource is ``name``."""
-    _add("network", comp, name, spec, uses=uses, template=template, cloud=cloud)
+@dataclass(frozen=True)
+class Capability(Generic[SpecT]):
+    """An agnostic call for ``name``: ``add_network = Capability[NetworkSpec]("network")``."""
+
+    name: str
+    doc: str = ""
+
+    def __call__(
+        self,
+        comp: Composition,
+        name: str,
+        spec: SpecT,
+        *,
+        uses: Iterable[str] = (),
+        fields: Mapping[str, str] | None = None,
+        cloud: str | None = None,
+    ) -> None:
+        target = cloud or comp.cloud
+        build = registry.builder(self.name, target, comp.placement.cloud.field)
+        try:
+            build(comp, name, spec)
+            for extra in registry.extras(self.name, str(target)):
+                extra(comp, name, spec)
+        except SpecError as err:
+            field = (fields or {}).get(err.attribute, f"{self.name}.{err.attribute}")
+            raise InputError(field, err.reason) from None
+        needed = tuple(uses)
+        if needed and name in comp.desired:
+            emitted = comp.desired[name]
+            comp.desired[name] = replace(emitted, uses=(*emitted.uses, *needed))
 
 
-def add_cluster(
-    comp: Composition, name: str, spec: ClusterSpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A managed Kubernetes cluster writing its kubeconfig to ``spec.connection_secret``."""
-    _add("cluster", comp, name, spec, uses=uses, template=template, cloud=cloud)
-
-
-def add_node_pool(
-    comp: Composition, name: str, spec: NodePoolSpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A node pool of the cluster ``spec.cluster``."""
-    _add("node_pool", comp, name, spec, uses=uses, template=template, cloud=cloud)
-
-
-def add_dns_zone(
-    comp: Composition, name: str, spec: DnsZoneSpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A public or private DNS zone."""
-    _add("dns_zone", comp, name, spec, uses=uses, template=template, cloud=cloud)
-
-
-def add_workload_identity(
-    comp: Composition, name: str, spec: WorkloadIdentitySpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A cloud identity bound to a Kubernetes service account."""
-    _add("workload_identity", comp, name, spec, uses=uses, template=template, cloud=cloud)
-
-
-def add_queue(
-    comp: Composition, name: str, spec: QueueSpec, *, uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None, cloud: str | None = None,
-) -> None:
-    """A message queue."""
-    _add("queue", comp, name, spec, uses=uses, template=template, cloud=cloud)
+add_network = Capability[NetworkSpec](
+    "network", "A network, its subnets and (when private) router and NAT."
+)
+add_cluster = Capability[ClusterSpec](
+    "cluster", "A managed Kubernetes cluster writing its kubeconfig to spec.connection_secret."
+)
+add_node_pool = Capability[NodePoolSpec]("node_pool", "A node pool of the cluster spec.cluster.")
+add_dns_zone = Capability[DnsZoneSpec]("dns_zone", "A public or private DNS zone.")
+add_workload_identity = Capability[WorkloadIdentitySpec](
+    "workload_identity", "A cloud identity bound to a Kubernetes service account."
+)
+add_queue = Capability[QueueSpec]("queue", "A message queue.")
 
 
 def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:
@@ -88,6 +86,21 @@ def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> d
     return result
 
 
-def cloud_value(comp: Composition, capability: str, *args: Any) -> Any:
-    """A cloud-specific value (annotations, credentials) computed by the cloud module."""
-    return registry.builder(capability, comp.cloud)(comp, *args)
+def cloud_value(
+    comp: Composition,
+    capability: str,
+    *args: Any,
+    cloud: str | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> Any:
+    """A cloud-specific value (annotations, credentials, names) computed by the cloud module.
+
+    ``fields`` maps the value's SpecError attributes to user fields, as for resource calls.
+    """
+    target = cloud or comp.cloud
+    value_of = registry.builder(capability, target, comp.placement.cloud.field)
+    try:
+        return value_of(comp, *args)
+    except SpecError as err:
+        field = (fields or {}).get(err.attribute, f"{capability}.{err.attribute}")
+        raise InputError(field, err.reason) from None

@@ -7,10 +7,10 @@ kubeconfig from the connection secret, and releases and objects go through them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from fnplatform.composition import Composition
-from fnplatform.kinds import Readiness, register
+from fnplatform.kinds import Readiness, register, wrapped_kind
 
 OBJECT = register("kubernetes.crossplane.io/v1alpha2", "Object")
 KUBERNETES_PROVIDER_CONFIG = register(
@@ -68,17 +68,83 @@ def add_helm_release(
     comp.emit(name, body, uses=uses, provider_config=provider_config)
 
 
-def add_kubernetes_object(
+class ObjectReadiness:
+    """How an Object's readiness is derived (provider-kubernetes ``spec.readiness``).
+
+    provider-kubernetes' own default is ``SuccessfulCreate``: Ready as soon as the API server
+    accepted the manifest, whatever the object then does.
+    """
+
+    SUCCESSFUL_CREATE: ClassVar[dict[str, str]] = {"policy": "SuccessfulCreate"}
+    #: Ready when the object's own Ready condition is True (or it has no conditions).
+    DERIVED: ClassVar[dict[str, str]] = {"policy": "DeriveFromObject"}
+    #: Ready when a Deployment reports Available.
+    AVAILABLE: ClassVar[dict[str, str]] = {
+        "policy": "DeriveFromCelQuery",
+        "celQuery": (
+            "has(object.status) && has(object.status.conditions) && "
+            "object.status.conditions.exists(c, c.type == 'Available' && c.status == 'True')"
+        ),
+    }
+
+    @staticmethod
+    def cel(query: str) -> dict[str, str]:
+        """Ready when the CEL ``query`` over ``object`` is true."""
+        return {"policy": "DeriveFromCelQuery", "celQuery": query}
+
+
+def app_labels(comp: Composition, component: str) -> dict[str, str]:
+    """The recommended ``app.kubernetes.io`` labels of an object this composite owns."""
+    return {
+        "app.kubernetes.io/managed-by": "crossplane",
+        "app.kubernetes.io/part-of": comp.name,
+        "app.kubernetes.io/component": component,
+    }
+
+
+def add_object(
     comp: Composition,
     name: str,
     manifest: Mapping[str, Any],
     *,
-    provider_config: str,
+    provider_config: str | None = None,
+    readiness: Mapping[str, str] | None = None,
+    watch: bool = False,
+    orphan: bool = False,
+    component: str | None = None,
+    resource_name: str | None = None,
     uses: Iterable[str] = (),
-    readiness: Mapping[str, Any] | None = None,
+    reasons: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A Kubernetes manifest applied through provider-kubernetes; returns the Object body."""
-    body = OBJECT.new({"manifest": dict(manifest)})
-    if readiness:
-        body["spec"]["readiness"] = dict(readiness)
-    return comp.emit(name, body, uses=uses, provider_config=provider_config)
+    """``manifest`` applied through provider-kubernetes as the Object ``name``; returns it.
+
+    * ``readiness``: an :class:`ObjectReadiness`; default the wrapped kind's registered
+      ``object_readiness``, else provider-kubernetes' ``SuccessfulCreate``.
+    * ``watch``: the provider watches the live object, so status follows it within seconds
+      instead of at the next poll.
+    * ``orphan``: deleting the Object leaves the object in the cluster (shared objects).
+    * ``component``: add :func:`app_labels` under the manifest's own labels.
+    * ``resource_name``: the Object's ``metadata.name`` when not the composite-derived one.
+    * ``provider_config``: default the one rule of
+      :meth:`fnplatform.composition.Composition.provider_config` (``kubernetes``).
+
+    A wrapped kind registered ``stateful`` makes the Object stateful (see :mod:`guard`).
+    """
+    wrapped = dict(manifest)
+    if component is not None:
+        metadata = dict(wrapped.get("metadata") or {})
+        metadata["labels"] = {**app_labels(comp, component), **(metadata.get("labels") or {})}
+        wrapped["metadata"] = metadata
+    body = OBJECT.new({"manifest": wrapped})
+    if resource_name is not None:
+        body["metadata"] = {"name": resource_name}
+    traits = wrapped_kind(body)
+    chosen = readiness or (dict(traits.object_readiness) if traits and traits.object_readiness
+                           else None)
+    if chosen:
+        body["spec"]["readiness"] = dict(chosen)
+    if watch:
+        body["spec"]["watch"] = True
+    if orphan:
+        body["spec"]["deletionPolicy"] = "Orphan"
+    return comp.emit(name, body, uses=uses, reasons=reasons, provider_config=provider_config)

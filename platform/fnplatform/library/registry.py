@@ -43,14 +43,20 @@ def clouds_for(capability: str) -> list[str]:
     return sorted(cloud for cap, cloud in _BUILDERS if cap == capability)
 
 
-def builder(capability: str, cloud: str | None) -> Builder:
-    """``cloud``'s builder for ``capability``, or an InputError naming the cloud label."""
+def provides_capability(capability: str, cloud: str | None) -> bool:
+    """Whether ``cloud`` provides ``capability``: a composer can go on without it."""
+    _load()
+    return (capability, cloud or "") in _BUILDERS
+
+
+def builder(capability: str, cloud: str | None, field: str = "spec.cloud") -> Builder:
+    """``cloud``'s builder for ``capability``, or an InputError on the user's cloud ``field``."""
     _load()
     found = _BUILDERS.get((capability, cloud or ""))
     if found is None:
         supported = ", ".join(clouds_for(capability)) or "none"
         raise InputError(
-            "metadata.labels.cloud",
+            field,
             f"{cloud or 'unset'} cannot provide {capability}; supported clouds: {supported}",
         )
     return found

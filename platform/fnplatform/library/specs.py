@@ -1,7 +1,9 @@
 """Typed, cloud-agnostic descriptions of what a composer asks the library for.
 
 A spec names other composed resources by their composition name (``network="network"``); the
-cloud module turns those into the references its provider understands.
+cloud module turns those into the references its provider understands. Where resources go
+(cloud, region, account/project/resource group) is not in a spec: the composer places the whole
+composite (:meth:`fnplatform.composition.Composition.place`) and builders read it from there.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from dataclasses import dataclass, field
 class NetworkSpec:
     """A private network with one primary subnet range and pod/service ranges."""
 
-    region: str
     subnet_cidr: str
     pods_cidr: str
     services_cidr: str
@@ -24,7 +25,6 @@ class NetworkSpec:
 class ClusterSpec:
     """A managed Kubernetes control plane."""
 
-    region: str
     network: str  # composition name of the network
     private: bool
     connection_secret: str  # Secret name (in the provider namespace) for the kubeconfig
@@ -32,6 +32,7 @@ class ClusterSpec:
     version: str | None = None
     pods_cidr: str | None = None  # pod range, for clouds whose cluster (not network) owns it
     services_cidr: str | None = None  # Service range the control plane allocates from
+    default_machine_type: str | None = None  # for pools the cloud creates with the cluster
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,6 @@ class NodePoolSpec:
     cluster: str  # composition name of the cluster
     network: str  # composition name of the network
     pool: str  # the user's pool name
-    region: str
     machine_type: str
     min_nodes: int
     max_nodes: int
@@ -72,11 +72,9 @@ class QueueSpec:
     """A message queue."""
 
     queue_name: str
-    region: str
     visibility_timeout_seconds: int = 30
     message_retention_seconds: int = 345600
     receive_wait_time_seconds: int = 20
     dead_letter_arn: str | None = None
     max_receive_count: int = 3
     tags: dict[str, str] = field(default_factory=dict)
-    provider_config: str | None = None  # the cloud ProviderConfig; None: environment's choice

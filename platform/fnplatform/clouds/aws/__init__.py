@@ -1,5 +1,10 @@
-"""Cloud module: aws. Importing it registers the AWS builders of every capability."""
+"""Cloud module: aws. Importing it registers the AWS builders of every capability.
 
-from fnplatform.clouds.aws import cluster, queue
+One file per concern: ``kinds`` (the kinds emitted), ``common`` (ARNs, IAM documents, names),
+``settings`` (the environment's ``aws`` block), ``network``, ``iam``, ``eks`` (cluster, addons,
+node groups), ``dns``, ``identity`` (Pod Identity roles), ``tags``, ``values``, ``queue``.
+"""
 
-__all__ = ["cluster", "queue"]
+from fnplatform.clouds.aws import dns, eks, identity, network, queue, values
+
+__all__ = ["dns", "eks", "identity", "network", "queue", "values"]

@@ -8,28 +8,46 @@ in by the provider), so no external name is set here; ``forProvider.name`` is it
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
+from fnplatform.clouds.aws.common import partition
 from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
 from fnplatform.kinds import register
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import QueueSpec
-from fnplatform.naming import dns_label
 from fnplatform.tagging import TagStyle
 
 SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=TagStyle.AWS, stateful=True)
 SQS_NAME_MAX = 80  # SQS queue names: 1-80 letters, digits, hyphens and underscores
 
 
-def sqs_queue_name(*parts: str) -> str:
-    """A valid SQS queue name from ``parts``; over-long names keep a hash of the full name."""
-    return dns_label(*parts, max_length=SQS_NAME_MAX)
+@provides("queue_name", "aws")
+def queue_name(comp: Composition, *parts: str) -> str:
+    """The SQS queue name ``<part>-<part>...``, exactly: consumers look it up by that name.
+
+    Never shortened: the Asya sidecar resolves ``asya-<namespace>-<actor>`` itself, so a
+    hash-shortened name would be a queue nobody consumes. Too long is an error instead.
+    """
+    name = "-".join(parts)
+    if len(name) > SQS_NAME_MAX:
+        raise SpecError(
+            "queue_name",
+            f"the SQS queue name {name} has {len(name)} characters; SQS allows {SQS_NAME_MAX}",
+        )
+    return name
 
 
-def sqs_queue_arn(region: str, account_id: str, queue_name: str) -> str:
-    """The ARN of queue ``queue_name``: how a redrive policy names its dead-letter queue."""
-    return f"arn:aws:sqs:{region}:{account_id}:{queue_name}"
+@provides("queue_arn", "aws")
+def queue_arn(comp: Composition, queue: str) -> str | None:
+    """The ARN of queue ``queue`` in the placed account and region (None without an account).
+
+    How a redrive policy names its dead-letter queue before that queue is observed.
+    """
+    account = comp.placement.scope.value
+    if not account:
+        return None
+    return f"arn:{partition(comp.region)}:sqs:{comp.region}:{account}:{queue}"
 
 
 def redrive_policy(dead_letter_arn: str, max_receive_count: int) -> str:
@@ -46,14 +64,11 @@ def queue(
     comp: Composition,
     name: str,
     spec: QueueSpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """An SQS standard queue, with a redrive policy when a dead-letter queue is given."""
     for_provider: dict[str, Any] = {
         "name": spec.queue_name,
-        "region": spec.region,
+        "region": comp.region,
         "visibilityTimeoutSeconds": spec.visibility_timeout_seconds,
         "messageRetentionSeconds": spec.message_retention_seconds,
         "receiveWaitTimeSeconds": spec.receive_wait_time_seconds,
@@ -61,10 +76,4 @@ def queue(
     }
     if spec.dead_letter_arn:
         for_provider["redrivePolicy"] = redrive_policy(spec.dead_letter_arn, spec.max_receive_count)
-    comp.emit(
-        name,
-        SQS_QUEUE.new(for_provider),
-        uses=uses,
-        template=template,
-        provider_config=spec.provider_config,
-    )
+    comp.emit(name, SQS_QUEUE.new(for_provider))

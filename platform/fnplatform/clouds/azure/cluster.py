@@ -35,10 +35,7 @@ Choices, and why:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fnplatform.clouds.azure.common import (
     KUBERNETES_CLUSTER,
@@ -50,13 +47,13 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
 )
 from fnplatform.clouds.azure.network import dns_service_ip
+from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import SpecError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle, render_tags
-from fnplatform.validation import parse
 
 SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
@@ -67,35 +64,15 @@ _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 
 
-class SystemPool(BaseModel):
-    """``environment.azure.systemPool``: the AKS system node pool (critical add-ons only)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    vmSize: str | None = Field(None, min_length=1)  # noqa: N815 - the environment's spelling
-    minCount: int = Field(2, ge=1, le=1000)  # noqa: N815 - two nodes: no single point of failure
-    maxCount: int = Field(3, ge=1, le=1000)  # noqa: N815
-
-    @model_validator(mode="after")
-    def _ordered(self) -> SystemPool:
-        if self.minCount > self.maxCount:
-            msg = "minCount must not exceed maxCount"
-            raise ValueError(msg)
-        return self
-
-
 @provides("cluster", "azure")
 def cluster(
     comp: Composition,
     name: str,
     spec: ClusterSpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig."""
     for_provider: dict[str, Any] = {
-        "location": spec.region,
+        "location": comp.region,
         "resourceGroupName": resource_group(comp),
         "dnsPrefix": _dns_prefix(comp.resource_name(name)),
         "skuTier": "Standard",  # the SLA-backed control plane tier
@@ -120,7 +97,7 @@ def cluster(
             "namespace": spec.connection_namespace,
         },
     )
-    comp.emit(name, body, uses=uses, template=template)
+    comp.emit(name, body)
 
 
 def _dns_prefix(resource_name: str) -> str:
@@ -130,9 +107,8 @@ def _dns_prefix(resource_name: str) -> str:
 
 def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     """The default (system) pool: autoscaled, tainted for critical add-ons, in the node subnet."""
-    field = "azure.systemPool"
-    settings = parse(SystemPool, get_path(comp.env, field), f"environment.{field}")
-    vm_size = settings.vmSize or comp.env.get("defaultMachineType") or DEFAULT_VM_SIZE
+    settings = azure_environment(comp).systemPool
+    vm_size = settings.vmSize or spec.default_machine_type or DEFAULT_VM_SIZE
     pool: dict[str, Any] = {
         "name": SYSTEM_POOL,
         "vmSize": str(vm_size),
@@ -153,7 +129,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
 def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     """Azure CNI overlay with Cilium; pods and services ranges from the cluster's network."""
     if not spec.pods_cidr or not spec.services_cidr:
-        raise InputError("environment.network", "AKS needs podsCidr and servicesCidr")
+        raise SpecError("pods_cidr", "AKS needs pod and service ranges")
     return {
         "networkPlugin": "azure",
         "networkPluginMode": "overlay",
@@ -172,9 +148,6 @@ def node_pool(
     comp: Composition,
     name: str,
     spec: NodePoolSpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """A ``User`` pool of the cluster ``spec.cluster``, autoscaled between min and max nodes.
 
@@ -199,7 +172,7 @@ def node_pool(
     if version:
         for_provider["orchestratorVersion"] = version
     comp.emit(
-        name, NODE_POOL.new(for_provider), uses=uses, template=template, external_name=agent_pool
+        name, NODE_POOL.new(for_provider), external_name=agent_pool
     )
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.kinds import register
-from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle
 
 # Storage versions of provider-upjet-azure v2.7.0 (see /work/shared/crds/INDEX.md): upjet
@@ -48,8 +48,6 @@ FEDERATED_IDENTITY_CREDENTIAL = register(
     "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
 )
 
-EXTERNAL_NAME = "crossplane.io/external-name"
-PLANE_ID = "planeId"
 # Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
 _RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")
 _AGENT_POOL = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -57,17 +55,15 @@ AGENT_POOL_MAX = 12  # AKS Linux agent pool names: lowercase alphanumerics, at m
 
 
 def resource_group(comp: Composition) -> str:
-    """The existing resource group every resource goes into: the composite's ``planeId`` label.
+    """The resource group every resource goes into: the scope the composer placed it in.
 
-    It is referenced by name (``resourceGroupName``), never created or deleted here: the plane
-    owns it, and losing it would lose everything in it.
+    It is referenced by name (``resourceGroupName``); whoever owns it (the plane, or a
+    composer that composes its own) decides its lifecycle.
     """
-    group = comp.labels.get(PLANE_ID)
-    if not group:
-        raise InputError(f"metadata.labels.{PLANE_ID}", "not set: the Azure resource group to use")
+    group = comp.scope
     if not _RESOURCE_GROUP.match(group):
         raise InputError(
-            f"metadata.labels.{PLANE_ID}",
+            comp.placement.scope.field,
             "must be an Azure resource group name: 1-90 letters, digits, '_-.()', "
             "not ending in '.'",
         )
@@ -75,11 +71,8 @@ def resource_group(comp: Composition) -> str:
 
 
 def location(comp: Composition) -> str:
-    """The composite's Azure location, for kinds whose spec carries no region of its own."""
-    value = get_path(comp.spec, "forProvider.location")
-    if not isinstance(value, str) or not value:
-        raise InputError("spec.forProvider.location", "not set: the Azure location to use")
-    return value
+    """The placed Azure location, for kinds whose spec carries no region of its own."""
+    return comp.region
 
 
 def subnet_name(network: str) -> str:

@@ -6,9 +6,6 @@ publicly and once privately in the resource group (split-horizon DNS).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from fnplatform.clouds.azure.common import (
     DNS_ZONE,
     PRIVATE_DNS_ZONE,
@@ -25,9 +22,6 @@ def dns_zone(
     comp: Composition,
     name: str,
     spec: DnsZoneSpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """Zone ``name`` for ``spec.domain``; a private one also gets ``<name>-link`` to its VNet."""
     group = resource_group(comp)
@@ -35,8 +29,6 @@ def dns_zone(
     comp.emit(
         name,
         kind.new({"resourceGroupName": group}),
-        uses=uses,
-        template=template,
         external_name=spec.domain,
     )
     if not spec.private:

@@ -22,9 +22,6 @@ free, and with them the grant is the only step left.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from fnplatform.clouds.azure.common import (
     FEDERATED_IDENTITY_CREDENTIAL,
     USER_ASSIGNED_IDENTITY,
@@ -46,9 +43,6 @@ def workload_identity(
     comp: Composition,
     name: str,
     spec: WorkloadIdentitySpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """Identity ``name`` and, once the cluster's OIDC issuer is known, ``<name>-federation``."""
     group = resource_group(comp)
@@ -61,13 +55,10 @@ def workload_identity(
                 "resourceGroupName": group,
             }
         ),
-        uses=uses,
-        template=template,
     )
     credential = f"{name}-federation"
-    issuer = comp.status_from(spec.cluster, OIDC_ISSUER, "oidcIssuer")
+    issuer = comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
     if issuer is None:
-        comp.hold(credential, f"{spec.cluster} (its OIDC issuer URL)")
         return
     comp.emit(
         credential,

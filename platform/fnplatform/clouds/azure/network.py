@@ -21,7 +21,6 @@ schemas to grant it. ``userAssignedNATGateway`` becomes possible once the associ
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
@@ -31,17 +30,13 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
 )
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import SpecError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import NetworkSpec
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-_RANGE_FIELDS = {
-    "subnet_cidr": "environment.network.subnetCidr",
-    "pods_cidr": "environment.network.podsCidr",
-    "services_cidr": "environment.network.servicesCidr",
-}
+_RANGE_FIELDS = ("subnet_cidr", "pods_cidr", "services_cidr")
 
 
 @provides("network", "azure")
@@ -49,9 +44,6 @@ def network(
     comp: Composition,
     name: str,
     spec: NetworkSpec,
-    *,
-    uses: tuple[str, ...],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """VNet ``name`` and its node subnet ``<name>-nodes`` (no NAT: see the module docstring)."""
     _check_ranges(spec)
@@ -60,13 +52,11 @@ def network(
         name,
         VIRTUAL_NETWORK.new(
             {
-                "location": spec.region,
+                "location": comp.region,
                 "resourceGroupName": group,
                 "addressSpace": [spec.subnet_cidr],
             }
         ),
-        uses=uses,
-        template=template,
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
 
@@ -88,7 +78,7 @@ def _parse_range(field: str, value: str) -> Network:
     try:
         return ipaddress.ip_network(value, strict=True)
     except ValueError as err:
-        raise InputError(_RANGE_FIELDS[field], f"not a CIDR range ({err})") from None
+        raise SpecError(field, f"not a CIDR range ({err})") from None
 
 
 def _check_ranges(spec: NetworkSpec) -> None:
@@ -99,13 +89,12 @@ def _check_ranges(spec: NetworkSpec) -> None:
         for second in checked[index + 1 :]:
             a, b = ranges[first], ranges[second]
             if a.version == b.version and a.overlaps(b):
-                raise InputError(
-                    _RANGE_FIELDS[first],
-                    f"{a} overlaps {_RANGE_FIELDS[second]} {b}; AKS needs separate ranges",
+                raise SpecError(
+                    first, f"{a} overlaps the {second} range {b}; AKS needs separate ranges"
                 )
     services = ranges["services_cidr"]
     if services.num_addresses < 16:
-        raise InputError(_RANGE_FIELDS["services_cidr"], "too small: needs at least a /28")
+        raise SpecError("services_cidr", "too small: needs at least a /28")
 
 
 def dns_service_ip(services_cidr: str) -> str:

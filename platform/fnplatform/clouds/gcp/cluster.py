@@ -7,7 +7,6 @@ here waits for an observed id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
@@ -42,9 +41,6 @@ def cluster(
     comp: Composition,
     name: str,
     spec: ClusterSpec,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """The GKE control plane as ``name``, writing its kubeconfig to the connection secret.
 
@@ -54,7 +50,7 @@ def cluster(
     subnet = subnet_name(spec.network)
     for_provider: dict[str, Any] = {
         "project": project(comp),
-        "location": spec.region,
+        "location": comp.region,
         "networkRef": comp.ref(spec.network),
         "subnetworkRef": comp.ref(subnet),
         "networkingMode": "VPC_NATIVE",
@@ -99,8 +95,7 @@ def cluster(
     comp.emit(
         name,
         body,
-        uses=tuple(sorted({*uses, subnet})),
-        template=template,
+        uses=(subnet,),
         external_name=external_name(comp, name, GKE_NAME_MAX),
     )
     if spec.private:
@@ -171,9 +166,6 @@ def node_pool(
     comp: Composition,
     name: str,
     spec: NodePoolSpec,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """One autoscaled pool of ``spec.cluster``, running as the cluster's node account.
 
@@ -185,7 +177,7 @@ def node_pool(
     body = kinds.NODE_POOL.new(
         {
             "project": project(comp),
-            "location": spec.region,
+            "location": comp.region,
             "clusterRef": comp.ref(spec.cluster),
             "autoscaling": {
                 "totalMinNodeCount": spec.min_nodes,
@@ -218,7 +210,6 @@ def node_pool(
     comp.emit(
         name,
         body,
-        uses=tuple(sorted({*uses, account})),
-        template=template,
+        uses=(account,),
         external_name=external_name(comp, name, GKE_NAME_MAX),
     )

@@ -11,21 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.naming import dns_label
 
 GKE_NAME_MAX = 40
 SERVICE_ACCOUNT_ID_MIN, SERVICE_ACCOUNT_ID_MAX = 6, 30
-PLANE_ID_LABEL = "planeId"
 
 
 def project(comp: Composition) -> str:
-    """The GCP project id: the composite's ``planeId`` label."""
-    value = comp.labels.get(PLANE_ID_LABEL)
-    if not value:
-        raise InputError(f"metadata.labels.{PLANE_ID_LABEL}", "required: the GCP project id")
-    return value
+    """The GCP project id: the scope the composer placed the composite in."""
+    return comp.scope
 
 
 def gcp_name(comp: Composition, name: str, max_length: int = 63) -> str:
@@ -65,8 +60,6 @@ def service_account_email(comp: Composition, name: str, body: dict[str, Any] | N
 def workload_pool(comp: Composition) -> str:
     """The GKE workload identity pool of the project."""
     return f"{project(comp)}.svc.id.goog"
-
-
 
 
 def subnet_name(network: str) -> str:

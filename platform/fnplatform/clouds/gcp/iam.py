@@ -7,7 +7,7 @@ for it and is deleted before it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
@@ -22,7 +22,6 @@ def add_service_account(
     display_name: str,
     description: str,
     uses: Iterable[str] = (),
-    template: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A Google service account composed as ``name``, with a GCP-valid account id."""
     return comp.emit(
@@ -35,7 +34,6 @@ def add_service_account(
             }
         ),
         uses=uses,
-        template=template,
         external_name=service_account_id(comp, name),
     )
 

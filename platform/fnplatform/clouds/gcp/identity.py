@@ -8,14 +8,13 @@ binding that lets the Kubernetes service account ``<namespace>/<name>`` (member
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, workload_pool
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import SpecError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DnsZoneSpec, WorkloadIdentitySpec
 
@@ -29,9 +28,6 @@ def dns_zone(
     comp: Composition,
     name: str,
     spec: DnsZoneSpec,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """A Cloud DNS zone for ``spec.domain``; private zones are visible in ``spec.network`` only."""
     visibility = "private" if spec.private else "public"
@@ -45,15 +41,13 @@ def dns_zone(
     }
     if spec.private:
         if not spec.network:
-            raise InputError("spec.parameters.privateCluster", "a private zone needs a network")
+            raise SpecError("network", "a private zone needs a network")
         for_provider["privateVisibilityConfig"] = {
             "networks": [{"networkUrlRef": comp.ref(spec.network)}]
         }
     comp.emit(
         name,
         kinds.MANAGED_ZONE.new(for_provider),
-        uses=uses,
-        template=template,
         external_name=external_name(comp, name),
     )
 
@@ -63,9 +57,6 @@ def workload_identity(
     comp: Composition,
     name: str,
     spec: WorkloadIdentitySpec,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """The Google service account as ``name``, its KSA binding and its project roles.
 
@@ -74,14 +65,12 @@ def workload_identity(
     """
     roles = PURPOSE_ROLES.get(spec.purpose)
     if roles is None:
-        raise InputError("workload_identity.purpose", f"gcp has no roles for {spec.purpose!r}")
+        raise SpecError("purpose", f"gcp has no roles for {spec.purpose!r}")
     account = add_service_account(
         comp,
         name,
         display_name=f"{spec.namespace}/{spec.service_account} of {comp.name}",
         description=f"Workload identity of {spec.namespace}/{spec.service_account}",
-        uses=uses,
-        template=template,
     )
     ksa = f"serviceAccount:{workload_pool(comp)}[{spec.namespace}/{spec.service_account}]"
     comp.emit(

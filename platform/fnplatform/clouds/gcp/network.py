@@ -4,9 +4,6 @@ reach the internet (image pulls, Helm chart repositories, ACME)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
 from fnplatform.composition import Composition
@@ -24,9 +21,6 @@ def network(
     comp: Composition,
     name: str,
     spec: NetworkSpec,
-    *,
-    uses: Iterable[str],
-    template: Mapping[str, Any] | None,
 ) -> None:
     """The VPC as ``name``; subnetwork ``<name>-subnet``; router and NAT when private.
 
@@ -42,7 +36,7 @@ def network(
             "description": f"Network of {comp.name}",
         }
     )
-    comp.emit(name, body, uses=uses, template=template, external_name=external_name(comp, name))
+    comp.emit(name, body, external_name=external_name(comp, name))
     _subnetwork(comp, name, spec)
     if spec.private:
         _router_and_nat(comp, name, spec)
@@ -54,7 +48,7 @@ def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None
     body = kinds.SUBNETWORK.new(
         {
             "project": project(comp),
-            "region": spec.region,
+            "region": comp.region,
             "networkRef": comp.ref(network_name),
             "ipCidrRange": spec.subnet_cidr,
             "secondaryIpRange": [
@@ -79,7 +73,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
     comp.emit(
         router,
         kinds.ROUTER.new(
-            {"project": project(comp), "region": spec.region, "networkRef": comp.ref(network_name)}
+            {"project": project(comp), "region": comp.region, "networkRef": comp.ref(network_name)}
         ),
         external_name=external_name(comp, router),
     )
@@ -88,7 +82,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
         kinds.ROUTER_NAT.new(
             {
                 "project": project(comp),
-                "region": spec.region,
+                "region": comp.region,
                 "routerRef": comp.ref(router),
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",

@@ -10,7 +10,6 @@ EnvironmentConfigs) fill in the spec under the claim's own values.
 
 from __future__ import annotations
 
-from fnplatform.clouds.aws.queue import sqs_queue_arn, sqs_queue_name
 from fnplatform.composers.async_actor import manifests
 from fnplatform.composers.async_actor.checks import (
     check_actor_name,
@@ -23,22 +22,30 @@ from fnplatform.composers.async_actor.resolve import resolve_spec
 from fnplatform.composers.async_actor.status import Parts, report_status
 from fnplatform.composition import CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
-from fnplatform.library import add_kubernetes_object, add_queue
+from fnplatform.library import ObjectReadiness, add_object, add_queue
+from fnplatform.library.calls import cloud_value
 from fnplatform.library.specs import QueueSpec
 from fnplatform.validation import parse
 
 QUEUE, SERVICE_ACCOUNT, TRIGGER_AUTH = "queue", "service-account", "trigger-auth"
 SCALED_OBJECT, DEPLOYMENT = "scaled-object", "deployment"
-DEPLOYMENT_AVAILABLE = (
-    "has(object.status) && has(object.status.conditions) && "
-    "object.status.conditions.exists(c, c.type == 'Available' && c.status == 'True')"
-)
 
 
 def compose(comp: Composition) -> None:
     """Compose one async actor for ``comp``."""
     settings = parse(ActorSettings, comp.env, "environment")
     check_settings(settings)
+    comp.place(
+        "aws",
+        cloud_field="environment.aws",
+        region=settings.aws.region,
+        region_field="environment.aws.region",
+        scope=settings.aws.accountId,
+        scope_field="environment.aws.accountId",
+    )
+    comp.use_provider_configs(
+        aws=settings.aws.providerConfig, kubernetes=settings.kubernetesProviderConfig
+    )
     namespace = _namespace(comp)
     spec = resolve_spec(comp)
     name = spec.actor or comp.claim_name
@@ -51,28 +58,19 @@ def compose(comp: Composition) -> None:
     _queue(comp, actor)
     queue_url = _queue_url(comp)
     comp.status_from(QUEUE, "status.atProvider.arn", "queueIdentifier")
-    if settings.irsa.enabled:
-        _object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), actor, orphan=True)
+    # Watched Objects: the actor's phase follows the live objects within seconds.
+    if settings.irsa.enabled:  # shared by the namespace's actors: never deleted with one
+        add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=True,
+                   orphan=True)
     if spec.scaling.enabled:
-        _object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), actor)
+        add_object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), watch=True)
         if queue_url:
-            _object(
-                comp,
-                SCALED_OBJECT,
-                manifests.scaled_object(actor, queue_url),
-                actor,
-                readiness={"policy": "DeriveFromObject"},
-                uses=(TRIGGER_AUTH,),
-            )
+            add_object(comp, SCALED_OBJECT, manifests.scaled_object(actor, queue_url),
+                       readiness=ObjectReadiness.DERIVED, watch=True, uses=(TRIGGER_AUTH,))
         else:
             comp.hold(SCALED_OBJECT, f"{QUEUE} URL")
-    _object(
-        comp,
-        DEPLOYMENT,
-        manifests.deployment(actor, queue_url),
-        actor,
-        readiness={"policy": "DeriveFromCelQuery", "celQuery": DEPLOYMENT_AVAILABLE},
-    )
+    add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
+               readiness=ObjectReadiness.AVAILABLE, watch=True)
     report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
 
 
@@ -88,12 +86,11 @@ def _namespace(comp: Composition) -> str:
 
 def _queue(comp: Composition, actor: Actor) -> None:
     """The actor's queue ``asya-<namespace>-<actor>``; its DLQ when the account is known."""
-    aws = actor.settings.aws
-    dead_letter = None
-    if aws.accountId:
-        dead_letter = sqs_queue_arn(
-            aws.region, aws.accountId, sqs_queue_name("asya", actor.namespace, "dlq")
-        )
+    named = {"queue_name": "spec.actor"}
+    queue_name = cloud_value(comp, "queue_name", "asya", actor.namespace, actor.name, fields=named)
+    dead_letter = cloud_value(
+        comp, "queue_arn", cloud_value(comp, "queue_name", "asya", actor.namespace, "dlq")
+    )
     max_receive = actor.settings.dlq.maxReceiveCount
     retry = actor.spec.resiliency.retry if actor.spec.resiliency else None
     if retry is not None and retry.maxAttempts is not None:
@@ -102,14 +99,11 @@ def _queue(comp: Composition, actor: Actor) -> None:
         comp,
         QUEUE,
         QueueSpec(
-            queue_name=sqs_queue_name("asya", actor.namespace, actor.name),
-            region=aws.region,
+            queue_name=queue_name,
             dead_letter_arn=dead_letter,
             max_receive_count=max_receive,
             tags={"asya.sh/namespace": actor.namespace, "asya.sh/actor": actor.name},
-            provider_config=aws.providerConfig,
         ),
-        cloud="aws",
     )
 
 
@@ -120,27 +114,3 @@ def _queue_url(comp: Composition) -> str | None:
     )
     url = comp.remember("queueUrl", observed or None)
     return str(url) if url else None
-
-
-def _object(
-    comp: Composition,
-    name: str,
-    manifest: dict[str, object],
-    actor: Actor,
-    *,
-    readiness: dict[str, str] | None = None,
-    uses: tuple[str, ...] = (),
-    orphan: bool = False,
-) -> None:
-    """``manifest`` through provider-kubernetes, watched so status follows the live object."""
-    body = add_kubernetes_object(
-        comp,
-        name,
-        manifest,
-        provider_config=actor.settings.kubernetesProviderConfig,
-        uses=uses,
-        readiness=readiness,
-    )
-    body["spec"]["watch"] = True
-    if orphan:
-        body["spec"]["deletionPolicy"] = "Orphan"

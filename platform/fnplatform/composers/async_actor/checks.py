@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fnplatform.clouds.aws.queue import sqs_queue_name
 from fnplatform.composers.async_actor.manifests import RUNTIME_VOLUME, SOCKET_VOLUME, TMP_VOLUME
 from fnplatform.composers.async_actor.model import ActorSettings, ActorSpec, RuntimeSettings
 from fnplatform.errors import InputError
@@ -34,12 +33,11 @@ def check_actor_name(composite: Mapping[str, Any], namespace: str, name: str) ->
             f"can't change from {previous!r} to {name!r}: the queue, Deployment and KEDA "
             "objects are named after the actor; create a new AsyncActor instead",
         )
-    dead_letter = sqs_queue_name("asya", namespace, DLQ_SUFFIX)
-    if sqs_queue_name("asya", namespace, name) == dead_letter:
+    if name == DLQ_SUFFIX:
         raise InputError(
             "spec.actor",
-            f"{name!r} would name the queue {dead_letter}, the namespace's dead-letter queue; "
-            "choose another actor name",
+            f"{name!r} would name the queue asya-{namespace}-{DLQ_SUFFIX}, the namespace's "
+            "dead-letter queue; choose another actor name",
         )
 
 

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fnplatform.validation import ordered
+
 DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
 HANDLER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
 DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
@@ -96,12 +98,7 @@ class Scaling(BaseModel):
         default=300, ge=0, description="Seconds after the last message before scaling to zero."
     )
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Scaling:
-        if self.minReplicaCount > self.maxReplicaCount:
-            msg = "minReplicaCount must not exceed maxReplicaCount"
-            raise ValueError(msg)
-        return self
+    _ordered = ordered("minReplicaCount", "maxReplicaCount")
 
 
 class Sidecar(BaseModel):

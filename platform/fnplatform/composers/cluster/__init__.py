@@ -7,6 +7,7 @@ identity for cert-manager's DNS01 solver. Status carries the endpoint and CA onc
 
 from __future__ import annotations
 
+from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler
 from fnplatform.composers.cluster.charts import CHARTS, values_template
 from fnplatform.composers.cluster.model import ClusterEnvironment, ClusterSpec, Labels, Pool
 from fnplatform.composition import Composition
@@ -28,6 +29,12 @@ from fnplatform.validation import parse
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
 DEFAULT_POOL = "default"
+#: Where the library specs' attributes come from, so builder errors name the user's field.
+NETWORK_FIELDS = {
+    "subnet_cidr": "environment.network.subnetCidr",
+    "pods_cidr": "environment.network.podsCidr",
+    "services_cidr": "environment.network.servicesCidr",
+}
 
 
 def compose(comp: Composition) -> None:
@@ -36,37 +43,47 @@ def compose(comp: Composition) -> None:
     spec = parse(ClusterSpec, comp.spec, "spec")
     env = parse(ClusterEnvironment, comp.env, "environment")
     params = spec.parameters
-    region = spec.forProvider.location
+    comp.place(
+        labels.cloud,
+        cloud_field="metadata.labels.cloud",
+        region=spec.forProvider.location,
+        region_field="spec.forProvider.location",
+        # The plane names the GCP project or the Azure resource group the cluster goes in.
+        scope=labels.planeId if labels.cloud in ("gcp", "azure") else None,
+        scope_field="metadata.labels.planeId",
+    )
+    comp.tag_with(params.tags, "spec.parameters.tags")
+    comp.import_from(comp.spec.get("parameters", {}).get("import"), "spec.parameters.import")
 
     add_network(
         comp,
         NETWORK,
         specs.NetworkSpec(
-            region=region,
             subnet_cidr=env.network.subnetCidr,
             pods_cidr=env.network.podsCidr,
             services_cidr=env.network.servicesCidr,
             private=params.privateCluster,
         ),
+        fields=NETWORK_FIELDS,
     )
     cluster = specs.ClusterSpec(
-        region=region,
         network=NETWORK,
         private=params.privateCluster,
         connection_secret=comp.resource_name("kubeconfig"),
         version=params.kubernetesVersion,
         pods_cidr=env.network.podsCidr,
         services_cidr=env.network.servicesCidr,
+        default_machine_type=env.defaultMachineType,
     )
-    add_cluster(comp, CLUSTER, cluster, uses=[NETWORK])
-    _node_pools(comp, spec, env, region)
+    add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
+    _node_pools(comp, spec, env)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
     _addons(comp, cluster, env, params.privateCluster, zones)
     comp.set_status("cloud", labels.cloud)
     cloud_value(comp, "cluster_status", CLUSTER)
 
 
-def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, region: str) -> None:
+def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -> None:
     pools = spec.pools or {DEFAULT_POOL: Pool()}
     for pool_name, pool in sorted(pools.items()):
         machine_type = pool.nodeConfig.machineType or env.defaultMachineType
@@ -82,7 +99,6 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, r
                 cluster=CLUSTER,
                 network=NETWORK,
                 pool=pool_name,
-                region=region,
                 machine_type=machine_type,
                 min_nodes=pool.autoscaling.minNodeCount,
                 max_nodes=pool.autoscaling.maxNodeCount,
@@ -101,7 +117,7 @@ def _dns_zones(
         return (PUBLIC_ZONE,)
     add_dns_zone(
         comp, PRIVATE_ZONE, specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
-        uses=[NETWORK],
+        uses=[NETWORK], fields={"network": "spec.parameters.privateCluster"},
     )
     return (PUBLIC_ZONE, PRIVATE_ZONE)
 
@@ -148,6 +164,10 @@ def _addons(
             provider_config=helm_config,
             uses=[f"{PROVIDERS}-helm", CLUSTER, *waits_for.get(chart.name, ())],
         )
+    add_cluster_autoscaler(
+        comp, CLUSTER, cluster, env.charts.get("cluster-autoscaler"),
+        helm_config=helm_config, waits_for=(f"{PROVIDERS}-helm",),
+    )
 
 
 def _dns_identity(
@@ -166,7 +186,9 @@ def _dns_identity(
         cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
         purpose="dns", zones=zones,
     )
-    add_workload_identity(comp, DNS_IDENTITY, identity, uses=[CLUSTER])
+    add_workload_identity(
+        comp, DNS_IDENTITY, identity, uses=[CLUSTER], fields={"zones": "spec.parameters.domain"}
+    )
     variables: dict[str, object] = {
         "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity),
         "identity_pod_labels": cloud_value(comp, "identity_pod_labels"),

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fnplatform.importing import ImportSpec
+from fnplatform.validation import ordered
 
 DOMAIN_PATTERN = r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
@@ -25,12 +26,7 @@ class Autoscaling(BaseModel):
     minNodeCount: int = Field(1, ge=0, le=1000, description="Fewest nodes.")  # noqa: N815
     maxNodeCount: int = Field(3, ge=1, le=1000, description="Most nodes.")  # noqa: N815
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Autoscaling:
-        if self.minNodeCount > self.maxNodeCount:
-            msg = "minNodeCount must not exceed maxNodeCount"
-            raise ValueError(msg)
-        return self
+    _ordered = ordered("minNodeCount", "maxNodeCount")
 
 
 class NodeConfig(BaseModel):

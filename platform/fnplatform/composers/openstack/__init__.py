@@ -17,7 +17,7 @@ from fnplatform.composers.openstack.pools import (
     compose_storage_cluster,
 )
 from fnplatform.composers.openstack.tenant import compose_openstack_cluster
-from fnplatform.composition import Composition
+from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 
 COMPOSERS: dict[str, Callable[[Composition], None]] = {
@@ -30,6 +30,12 @@ COMPOSERS: dict[str, Callable[[Composition], None]] = {
 
 def compose(comp: Composition) -> None:
     """Compose whichever of the module's four composites ``comp`` is."""
+    if not (comp.composite.get("metadata") or {}).get("name"):
+        raise InputError("metadata.name", "required: every composed name derives from it")
+    if not (comp.claim_name and comp.namespace):
+        # Pools are found by their claim's name and namespace; a tenant is its claim's namespace.
+        raise InputError("metadata.labels", f"{CLAIM_NAME} and {CLAIM_NAMESPACE} are required: "
+                         "the openstack APIs are used through their claims")
     kind = str(comp.composite.get("kind") or "")
     composer = COMPOSERS.get(kind)
     if composer is None:

@@ -20,13 +20,6 @@ from fnplatform.composers.openstack.model import Gardener
 from fnplatform.naming import dns_label
 
 SHOOT_API = "core.gardener.cloud/v1beta1"
-SHOOT_READY = (
-    "has(object.status) && has(object.status.lastOperation)"
-    " && object.status.lastOperation.type in ['Create', 'Reconcile']"
-    " && object.status.lastOperation.state == 'Succeeded'"
-    " && has(object.status.observedGeneration)"
-    " && object.status.observedGeneration == object.metadata.generation"
-)
 #: Gardener limits worker pool names to 15 characters.
 WORKER_NAME_MAX = 15
 

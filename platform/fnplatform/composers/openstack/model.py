@@ -98,9 +98,10 @@ class HypervisorClusterSpec(BaseModel):
         "<claim namespace> reserves the pool for one tenant.")
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
 
+    _labels = field_validator("labels")(_check_labels)
+
     @model_validator(mode="after")
     def _bounds(self) -> HypervisorClusterSpec:
-        _check_labels(self.labels)
         if self.maxWorkers is not None and self.maxWorkers < self.workers:
             msg = "maxWorkers must not be lower than workers"
             raise ValueError(msg)
@@ -140,10 +141,7 @@ class StorageClusterSpec(BaseModel):
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
     ceph: Ceph = Field(default_factory=Ceph, description="Ceph settings.")
 
-    @model_validator(mode="after")
-    def _labels(self) -> StorageClusterSpec:
-        _check_labels(self.labels)
-        return self
+    _labels = field_validator("labels")(_check_labels)
 
 
 class Services(BaseModel):

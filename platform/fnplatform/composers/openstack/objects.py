@@ -1,44 +1,52 @@
-"""Kubernetes objects in other clusters (garden, control plane, storage pool), one call each.
+"""The kinds this module applies inside other clusters, declared once with their traits.
 
 Every manifest this module composes is a provider-kubernetes ``Object`` aimed at a
 ProviderConfig: the garden's for Shoots, the management cluster's for the access refreshers,
-a pool's for what runs inside it.
+a pool's for what runs inside it (``fnplatform.library.kubernetes.add_object``). A wrapped kind
+registered ``stateful`` makes its Object stateful (never dropped on a transient problem), and
+its ``object_readiness`` says when the Object is ready.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.library.kubernetes import add_kubernetes_object
+from fnplatform.kinds import register
+from fnplatform.library.kubernetes import ObjectReadiness
 
-MANAGED_BY = "app.kubernetes.io/managed-by"
-PART_OF = "app.kubernetes.io/part-of"
+SHOOT_READY = (
+    "has(object.status) && has(object.status.lastOperation)"
+    " && object.status.lastOperation.type in ['Create', 'Reconcile']"
+    " && object.status.lastOperation.state == 'Succeeded'"
+    " && has(object.status.observedGeneration)"
+    " && object.status.observedGeneration == object.metadata.generation"
+)
+CONDITION_READY = (
+    "has(object.status) && has(object.status.conditions) && "
+    "object.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"
+)
+#: Rook reports ``status.phase: Ready`` on pools, clients and filesystems (no conditions).
+ROOK_READY = "has(object.status) && has(object.status.phase) && object.status.phase == 'Ready'"
 
 
-def wrap(
-    comp: Composition,
-    name: str,
-    manifest: Mapping[str, Any],
-    *,
-    provider_config: str,
-    ready_when: str | None = None,
-    uses: Iterable[str] = (),
-) -> dict[str, Any]:
-    """Apply ``manifest`` through ``provider_config``; ready when the CEL ``ready_when`` holds
-    on the object (else once created)."""
-    body = dict(manifest)
-    metadata = dict(body.get("metadata") or {})
-    metadata["labels"] = {**(metadata.get("labels") or {}),
-                          MANAGED_BY: "crossplane", PART_OF: comp.name}
-    body["metadata"] = metadata
-    readiness = (
-        {"policy": "DeriveFromCelQuery", "celQuery": ready_when} if ready_when else None
-    )
-    return add_kubernetes_object(
-        comp, name, body, provider_config=provider_config, uses=uses, readiness=readiness
-    )
+def _readiness(query: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(ObjectReadiness.cel(query).items()))
+
+
+# Shoots have no Ready condition: Gardener reports progress in status.lastOperation.
+SHOOT = register("core.gardener.cloud/v1beta1", "Shoot", managed=False, stateful=True,
+                 object_readiness=_readiness(SHOOT_READY))
+# Deleting a ControlPlane drops the tenant's OpenStack (its databases with it).
+CONTROL_PLANE = register("c5c3.io/v1alpha1", "ControlPlane", managed=False, stateful=True,
+                         object_readiness=_readiness(CONDITION_READY))
+# The tenant's data: RBD pools and the CephFS.
+CEPH_BLOCK_POOL = register("ceph.rook.io/v1", "CephBlockPool", managed=False, stateful=True,
+                           object_readiness=_readiness(ROOK_READY))
+CEPH_FILESYSTEM = register("ceph.rook.io/v1", "CephFilesystem", managed=False, stateful=True,
+                           object_readiness=_readiness(ROOK_READY))
+CEPH_CLIENT = register("ceph.rook.io/v1", "CephClient", managed=False,
+                       object_readiness=_readiness(ROOK_READY))
 
 
 def wrapped(comp: Composition, name: str, path: str) -> Any:

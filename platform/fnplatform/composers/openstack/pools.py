@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from fnplatform.composers.openstack import access
 from fnplatform.composers.openstack.gardener import (
-    SHOOT_READY,
     ShootRequest,
     WorkerPool,
     provider_config_name,
@@ -22,10 +21,10 @@ from fnplatform.composers.openstack.model import (
     Settings,
     StorageClusterSpec,
 )
-from fnplatform.composers.openstack.objects import wrap
+from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG
+from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -133,14 +132,15 @@ def _compose_pool(
     capacity: str | None,
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
-    wrap(comp, SHOOT, shoot_manifest(request, gardener),
-         provider_config=gardener.providerConfig, ready_when=SHOOT_READY)
+    shoot = shoot_manifest(request, gardener)
+    assert (shoot["apiVersion"], shoot["kind"]) == (SHOOT_KIND.api_version, SHOOT_KIND.kind)
+    add_object(comp, SHOOT, shoot, provider_config=gardener.providerConfig, component="shoot")
     pc_name = provider_config_name(request.region, request.name)
     for part, manifest in access.refresher_manifests(
         pc_name, request.name, access_settings, gardener
     ).items():
-        wrap(comp, f"access-{part}", manifest, provider_config=comp.provider_config(
-            KUBERNETES_PROVIDER_CONFIG), uses=(SHOOT,) if part == "cronjob" else ())
+        add_object(comp, f"access-{part}", manifest, component="shoot-access",
+                   uses=(SHOOT,) if part == "cronjob" else ())
     body = access.provider_config(pc_name, access_settings)
     comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
         "metadata": body["metadata"]}, uses=(SHOOT,))

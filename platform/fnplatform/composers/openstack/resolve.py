@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.openstack.gardener import provider_config_name
-from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
+from fnplatform.composition import Composition
 from fnplatform.merge import get_path
 from fnplatform.observed import condition_message, condition_true
-from fnplatform.requirements import Requirement
+from fnplatform.requirements import claim_requirement
 
 POOL_API = "crossplane.c5c3.io/v1alpha1"
 POOL_KINDS = {
@@ -73,12 +73,8 @@ class Pool:
 
 def fetch(comp: Composition, role: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
     """Declare the requirement for one pool; its composites, or None when not fetched yet."""
-    return comp.require(Requirement(
-        key=f"pool-{role}-{name}",
-        api_version=POOL_API,
-        kind=POOL_KINDS[role],
-        match_labels=((CLAIM_NAME, name), (CLAIM_NAMESPACE, namespace)),
-    ))
+    return comp.require(claim_requirement(f"pool-{role}-{name}", POOL_API, POOL_KINDS[role],
+                                          name, namespace))
 
 
 def judge(

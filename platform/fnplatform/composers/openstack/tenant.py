@@ -17,12 +17,12 @@ from typing import Any
 from fnplatform.composers.openstack import ceph
 from fnplatform.composers.openstack.controlplane import control_plane, public_endpoints
 from fnplatform.composers.openstack.model import OpenStackClusterSpec, Settings
-from fnplatform.composers.openstack.objects import wrap, wrapped
+from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composers.openstack.pools import settings_of
 from fnplatform.composers.openstack.resolve import Pool, fetch, judge, remembered
-from fnplatform.composers.openstack.usage import protect
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, Pending
+from fnplatform.library.kubernetes import add_object
 from fnplatform.merge import get_path
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
@@ -30,10 +30,6 @@ from fnplatform.xrspec import user_spec
 NAMESPACE, CONTROL_PLANE = "namespace", "control-plane"
 POOLS_READY = "PoolsReady"
 COVERAGE = "ControlPlaneCoverage"
-CONDITION_READY = (
-    "has(object.status) && has(object.status.conditions) && "
-    "object.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"
-)
 
 
 def compose_openstack_cluster(comp: Composition) -> None:
@@ -46,15 +42,21 @@ def compose_openstack_cluster(comp: Composition) -> None:
     tenant = comp.claim_name or comp.name
     found = _resolve(comp, spec, settings)
     bad = [p for p in found if not p.usable]
-    exists = CONTROL_PLANE in comp.observed
-    if bad and not exists:
-        _report_pools(comp, found, bad)
+    problems = "; ".join(p.describe() for p in bad)
+    if bad and len(comp.observed) == 0:
+        # Nothing exists yet: wait, composing nothing (not an error the user caused here).
+        _report_pools(comp, found)
         comp.set_status("phase", "Pending")
-        return
+        comp.not_yet("PoolsUnusable", problems, condition=POOLS_READY)
     pools = _remembered_pools(comp, found) if bad else found
-    _report_pools(comp, pools, bad)
+    _report_pools(comp, pools)
     _compose(comp, spec, settings, tenant, pools)
-    comp.set_status("phase", "Degraded" if bad else _phase(comp))
+    if bad:
+        comp.condition(POOLS_READY, False, "PoolsUnusable", problems)
+        comp.set_status("phase", "Degraded")
+    else:
+        comp.condition(POOLS_READY, True, "AllPoolsReady")
+        comp.set_status("phase", _phase(comp))
 
 
 def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings) -> list[Pool]:
@@ -91,7 +93,9 @@ def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
     return pools
 
 
-def _report_pools(comp: Composition, pools: list[Pool], bad: list[Pool]) -> None:
+def _report_pools(comp: Composition, pools: list[Pool]) -> None:
+    """``status.consumedPools`` and ``status.controlPlaneCluster``: the memory of the pool set
+    composed on, each pool with its state now."""
     by_role: dict[str, list[dict[str, Any]]] = {"hypervisor": [], "storage": []}
     for pool in pools:
         if pool.role == "control-plane":
@@ -99,11 +103,6 @@ def _report_pools(comp: Composition, pools: list[Pool], bad: list[Pool]) -> None
         else:
             by_role[pool.role].append(pool.status())
     comp.set_status("consumedPools", by_role)
-    if bad:
-        comp.condition(POOLS_READY, False, "PoolsUnusable",
-                       "; ".join(p.describe() for p in bad))
-    else:
-        comp.condition(POOLS_READY, True, "AllPoolsReady")
 
 
 def _compose(
@@ -118,13 +117,13 @@ def _compose(
         raise InputError("status.consumedPools", "a pool is unusable and no usable pool set "
                          "is remembered in status; fix the pools named in condition PoolsReady")
     namespace = f"openstack-{tenant}"
-    wrap(comp, NAMESPACE, {
+    add_object(comp, NAMESPACE, {
         "apiVersion": "v1", "kind": "Namespace",
         "metadata": {"name": namespace, "labels": {"c5c3.io/openstack-cluster": tenant}},
-    }, provider_config=cluster.provider_config)
+    }, provider_config=cluster.provider_config, component="openstack")
     parts = control_plane(tenant, namespace, spec, settings.controlPlane)
-    wrap(comp, CONTROL_PLANE, parts.manifest, provider_config=cluster.provider_config,
-         ready_when=CONDITION_READY, uses=(NAMESPACE,))
+    add_object(comp, CONTROL_PLANE, parts.manifest, provider_config=cluster.provider_config,
+               component="openstack", uses=(NAMESPACE,))
     comp.set_status("controlPlane", f"{namespace}/{tenant}")
     if parts.missing:
         comp.condition(COVERAGE, False, "NotInControlPlaneAPI",
@@ -139,19 +138,14 @@ def _compose(
     )
     for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
                                               manila=spec.services.manila).items():
-        wrap(comp, name, manifest, provider_config=target.provider_config,
-             ready_when=_ceph_ready(manifest["kind"]))
+        add_object(comp, name, manifest, provider_config=target.provider_config,
+                   component="ceph")
     for pool in pools:
         if pool.composite is not None:
-            protect(comp, pool.composite, by=CONTROL_PLANE,
-                    reason=f"OpenStack cluster {tenant} runs on {pool.role} pool {pool.name}")
+            comp.protect(pool.composite, by=CONTROL_PLANE,
+                         reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
+                         f"{pool.name}")
     _endpoints(comp, tenant, settings)
-
-
-def _ceph_ready(kind: str) -> str:
-    """Rook reports ``status.phase`` Ready on pools, clients and filesystems."""
-    del kind
-    return "has(object.status) && has(object.status.phase) && object.status.phase == 'Ready'"
 
 
 def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:

@@ -1,0 +1,127 @@
+"""AWS workload identity: IAM roles bound to Kubernetes service accounts by EKS Pod Identity.
+
+Pod Identity, not IRSA: no OIDC provider and thumbprint to manage, a trust policy that doesn't
+embed the cluster's issuer URL (known only once the cluster is observed), and no
+ServiceAccount annotation whose value would change after the first pass. What the role may do
+follows the spec's ``purpose``: ``dns`` (cert-manager's DNS01 solver in the spec's zones) or
+``cluster-autoscaler`` (resizing this cluster's own node groups).
+
+Composed names: ``<name>`` (IAM Role), ``<name>-policy``, ``<name>-policy-attachment``,
+``<name>-association`` (EKS PodIdentityAssociation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, partition, policy_document
+from fnplatform.clouds.aws.iam import add_pod_identity
+from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
+from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import WorkloadIdentitySpec
+from fnplatform.merge import get_path
+
+DNS, AUTOSCALER = "dns", "cluster-autoscaler"
+
+
+@provides("workload_identity", CLOUD)
+def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) -> None:
+    """An IAM role the service account assumes through EKS Pod Identity, for ``spec.purpose``."""
+    region = comp.region
+    if spec.purpose == DNS:
+        summary = f"DNS01 challenges of {comp.name} in its Route53 zones"
+        policy = dns01_policy(comp, spec.zones, region)
+    elif spec.purpose == AUTOSCALER:
+        summary = f"cluster-autoscaler of {comp.name}: its own node groups only"
+        policy = autoscaler_policy(eks_cluster_name(comp, spec.cluster), region)
+    else:
+        raise SpecError("purpose", f"{spec.purpose!r} is not one of {DNS}, {AUTOSCALER}")
+    add_pod_identity(
+        comp, name, cluster=spec.cluster, region=region, namespace=spec.namespace,
+        service_account=spec.service_account,
+        description=f"{spec.namespace}/{spec.service_account} in {comp.name} ({spec.purpose})",
+        policy_description=summary, policy=policy,
+    )
+
+
+@provides("identity_binding", CLOUD)
+def identity_binding(comp: Composition, name: str) -> str:
+    """The Pod Identity association: pods get AWS credentials only once it exists."""
+    return f"{name}-association"
+
+
+def dns01_policy(comp: Composition, zones: Iterable[str], region: str) -> str:
+    """Route53 permissions for cert-manager's DNS01 solver, least privilege.
+
+    Record changes are limited to ``_acme-challenge`` TXT records of the zones' domains (IAM
+    condition keys, as cert-manager documents), and to the zones' own ARNs once their IDs are
+    observed; until then to any hosted zone, still only for those record names.
+    """
+    zone_names = sorted(zones)
+    domains = sorted({str(get_path(comp.desired[z].body, "spec.forProvider.name"))
+                      for z in zone_names if z in comp.desired})
+    if not domains:  # ForAllValues over an empty list would allow every record name
+        raise SpecError("zones", "a DNS identity needs at least one DNS zone")
+    zone_ids = [comp.observed_value(z, "status.atProvider.zoneId") for z in zone_names]
+    arn = f"arn:{partition(region)}:route53:::"
+    zone_arns = ([f"{arn}hostedzone/{zid}" for zid in sorted(zone_ids)]
+                 if zone_ids and all(zone_ids) else [f"{arn}hostedzone/*"])
+    record_names = [f"_acme-challenge.{d}" for d in domains] + [
+        f"_acme-challenge.*.{d}" for d in domains]
+    return policy_document([
+        {"Effect": "Allow", "Action": ["route53:GetChange"], "Resource": [f"{arn}change/*"]},
+        {"Effect": "Allow", "Action": ["route53:ListResourceRecordSets"], "Resource": zone_arns},
+        {
+            "Effect": "Allow",
+            "Action": ["route53:ChangeResourceRecordSets"],
+            "Resource": zone_arns,
+            "Condition": {
+                "ForAllValues:StringEquals": {
+                    "route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]},
+                "ForAllValues:StringLike": {
+                    "route53:ChangeResourceRecordSetsNormalizedRecordNames": record_names},
+            },
+        },
+        {"Effect": "Allow", "Action": ["route53:ListHostedZonesByName"], "Resource": ["*"]},
+    ])
+
+
+def autoscaler_policy(cluster_name: str, region: str) -> str:
+    """The autoscaler's IAM policy, least privilege (the autoscaler's documented minimum).
+
+    Reads are account-wide (describe calls take no resource). Resizing and terminating are
+    limited to Auto Scaling groups tagged as this cluster's, and reading node groups (their
+    labels and taints, to scale a pool up from zero) to this cluster's node groups.
+    """
+    owned = {f"aws:ResourceTag/{tag}": value
+             for tag, value in autoscaler_discovery_tags(cluster_name).items()}
+    node_groups = f"arn:{partition(region)}:eks:{region}:*:nodegroup/{cluster_name}/*"
+    return policy_document([
+        {
+            "Effect": "Allow",
+            "Action": [
+                "autoscaling:DescribeAutoScalingGroups",
+                "autoscaling:DescribeAutoScalingInstances",
+                "autoscaling:DescribeLaunchConfigurations",
+                "autoscaling:DescribeScalingActivities",
+                "autoscaling:DescribeTags",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplateVersions",
+                "ec2:GetInstanceTypesFromInstanceRequirements",
+            ],
+            "Resource": ["*"],
+        },
+        {
+            "Effect": "Allow",
+            "Action": [
+                "autoscaling:SetDesiredCapacity",
+                "autoscaling:TerminateInstanceInAutoScalingGroup",
+            ],
+            "Resource": ["*"],
+            "Condition": {"StringEquals": owned},
+        },
+        {"Effect": "Allow", "Action": ["eks:DescribeNodegroup"], "Resource": [node_groups]},
+    ])

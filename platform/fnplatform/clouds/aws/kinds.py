@@ -1,0 +1,34 @@
+"""The AWS kinds the builders emit: storage versions of provider-upjet-aws v2.6.0.
+
+Each kind is declared once with its traits (tag form, statefulness); see :mod:`fnplatform.kinds`.
+"""
+
+from __future__ import annotations
+
+from fnplatform.kinds import register
+from fnplatform.tagging import TagStyle
+
+VPC = register("ec2.aws.upbound.io/v1beta1", "VPC", tag_style=TagStyle.AWS)
+SUBNET = register("ec2.aws.upbound.io/v1beta1", "Subnet", tag_style=TagStyle.AWS)
+INTERNET_GATEWAY = register("ec2.aws.upbound.io/v1beta1", "InternetGateway", tag_style=TagStyle.AWS)
+EIP = register("ec2.aws.upbound.io/v1beta1", "EIP", tag_style=TagStyle.AWS)
+NAT_GATEWAY = register("ec2.aws.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AWS)
+ROUTE_TABLE = register("ec2.aws.upbound.io/v1beta1", "RouteTable", tag_style=TagStyle.AWS)
+ROUTE = register("ec2.aws.upbound.io/v1beta2", "Route")
+ROUTE_TABLE_ASSOCIATION = register("ec2.aws.upbound.io/v1beta1", "RouteTableAssociation")
+EKS_CLUSTER = register(
+    "eks.aws.upbound.io/v1beta2", "Cluster", tag_style=TagStyle.AWS, stateful=True
+)
+NODE_GROUP = register(
+    "eks.aws.upbound.io/v1beta2", "NodeGroup", tag_style=TagStyle.AWS, stateful=True
+)
+CLUSTER_AUTH = register("eks.aws.upbound.io/v1beta1", "ClusterAuth")
+ADDON = register("eks.aws.upbound.io/v1beta1", "Addon", tag_style=TagStyle.AWS)
+POD_IDENTITY_ASSOCIATION = register(
+    "eks.aws.upbound.io/v1beta1", "PodIdentityAssociation", tag_style=TagStyle.AWS
+)
+IAM_ROLE = register("iam.aws.upbound.io/v1beta1", "Role", tag_style=TagStyle.AWS)
+IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle.AWS)
+ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
+ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
+

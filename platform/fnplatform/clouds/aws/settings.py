@@ -1,0 +1,49 @@
+"""AWS-only knobs a platform team may set in the environment under ``aws``.
+
+All optional; the cloud-agnostic composers never need to know them.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from fnplatform.composition import Composition
+from fnplatform.validation import parse
+
+# Managed addons: the CNI and kube-proxy every node needs, CoreDNS, and the agent that hands
+# EKS Pod Identity credentials to pods (used by cert-manager's DNS01 identity).
+ADDONS = ("coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni")
+
+
+class AwsEnvironment(BaseModel):
+    """``env.aws``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    #: With a private cluster, CIDRs (say the management cluster's egress IPs) that may still
+    #: reach the API endpoint so Crossplane's Helm and Kubernetes providers can.
+    endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815
+    #: Addon versions by addon name. Without a pin EKS installs the addon's default version
+    #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
+    #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
+    addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
+
+    @field_validator("addonVersions", mode="before")
+    @classmethod
+    def _known_addons(cls, versions: object) -> object:
+        if not isinstance(versions, dict) or not all(
+            isinstance(v, str) and v for v in versions.values()
+        ):
+            msg = "must be a map of addon name to version, e.g. vpc-cni: v1.20.0"
+            raise ValueError(msg)
+        unknown = sorted(set(versions) - set(ADDONS))
+        if unknown:
+            msg = f"unknown addons {', '.join(unknown)}; known: {', '.join(ADDONS)}"
+            raise ValueError(msg)
+        return versions
+
+
+def aws_environment(comp: Composition) -> AwsEnvironment:
+    """The parsed ``aws`` environment block; an InputError names any bad field."""
+    raw = comp.env.get("aws")
+    return parse(AwsEnvironment, raw if raw is not None else {}, "environment.aws")

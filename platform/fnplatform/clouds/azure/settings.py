@@ -1,0 +1,39 @@
+"""Azure-only knobs a platform team may set in the environment under ``azure``.
+
+All optional, with production defaults; the cloud-agnostic composers never need to know them.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fnplatform.composition import Composition
+from fnplatform.validation import ordered, parse
+
+
+class SystemPool(BaseModel):
+    """``environment.azure.systemPool``: the AKS system node pool (critical add-ons only)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vmSize: str | None = Field(None, min_length=1)  # noqa: N815 - the environment's spelling
+    minCount: int = Field(2, ge=1, le=1000)  # noqa: N815 - two nodes: no single point of failure
+    maxCount: int = Field(3, ge=1, le=1000)  # noqa: N815
+
+    _ordered = ordered("minCount", "maxCount")
+
+
+class AzureEnvironment(BaseModel):
+    """``env.azure``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
+    #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
+    subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
+
+
+def azure_environment(comp: Composition) -> AzureEnvironment:
+    """The parsed ``azure`` environment block; an InputError names any bad field."""
+    raw = comp.env.get("azure")
+    return parse(AzureEnvironment, raw if raw is not None else {}, "environment.azure")

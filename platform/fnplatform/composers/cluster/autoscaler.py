@@ -1,0 +1,109 @@
+"""The cluster autoscaler, on clouds whose node pools don't resize themselves (EKS).
+
+A managed node group's min/max only bound its Auto Scaling group; nothing resizes it inside
+those bounds on EKS unless an autoscaler runs in the cluster. GKE and AKS autoscale their pools
+natively, so a cloud asks for this by providing the ``autoscaler_values`` value. The chart and
+its version table are this composer's; the cloud gives the values only it knows (provider,
+region, how node groups are discovered) and the identity (``workload_identity`` with purpose
+``cluster-autoscaler``: least-privilege, bound to the chart's service account).
+"""
+
+from __future__ import annotations
+
+from fnplatform.composers.cluster.model import ChartEnvironment
+from fnplatform.composition import Composition
+from fnplatform.library import add_helm_release, add_workload_identity, registry, specs
+from fnplatform.library.calls import cloud_value
+
+CHART = "cluster-autoscaler"
+REPOSITORY = "https://kubernetes.github.io/autoscaler"
+NAMESPACE = "kube-system"
+SERVICE_ACCOUNT = "cluster-autoscaler"
+#: The first chart release of each autoscaler minor (the autoscaler's compatibility table). The
+#: autoscaler simulates the scheduler of its own Kubernetes minor, so it must match the cluster;
+#: ``charts.cluster-autoscaler.version`` in the environment pins a later patch release.
+CHART_VERSIONS = {
+    "1.28": "9.34.0",
+    "1.29": "9.35.0",
+    "1.30": "9.37.0",
+    "1.31": "9.38.0",
+    "1.32": "9.45.0",
+    "1.33": "9.47.0",
+    "1.34": "9.51.0",
+}
+
+
+def add_cluster_autoscaler(
+    comp: Composition,
+    cluster: str,
+    spec: specs.ClusterSpec,
+    settings: ChartEnvironment | None,
+    *,
+    helm_config: str,
+    waits_for: tuple[str, ...],
+) -> None:
+    """The autoscaler release ``<cluster>-autoscaler-release`` and its identity.
+
+    The release waits for the identity binding: an autoscaler started without credentials
+    crash-loops until restarted.
+    """
+    if not registry.provides_capability("autoscaler_values", comp.cloud):
+        return
+    if settings is not None and settings.disabled:
+        return
+    identity = f"{cluster}-autoscaler"
+    add_workload_identity(
+        comp,
+        identity,
+        specs.WorkloadIdentitySpec(
+            cluster=cluster, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT, purpose=CHART
+        ),
+        uses=[cluster],
+    )
+    values = {
+        **cloud_value(comp, "autoscaler_values", cluster),
+        "fullnameOverride": CHART,
+        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
+    }
+    add_helm_release(
+        comp,
+        f"{identity}-release",
+        chart=CHART,
+        repository=REPOSITORY,
+        version=(settings.version if settings else None) or chart_version(comp, cluster, spec),
+        namespace=NAMESPACE,
+        values=values,
+        provider_config=helm_config,
+        uses=[*waits_for, cluster, cloud_value(comp, "identity_binding", identity)],
+    )
+
+
+def _minor_key(minor: str) -> tuple[int, int] | None:
+    """``(1, 33)`` for ``"1.33"`` (or ``"1.33.2"``), None for anything else."""
+    parts = minor.split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> str:
+    """The chart release matching the cluster's Kubernetes minor.
+
+    The minor is the one asked for, else the one the cloud reports for the running cluster.
+    Outside the known range the nearest known release is used and a warning says to pin one.
+    """
+    asked = spec.version or cloud_value(comp, "running_version", cluster)
+    key = _minor_key(str(asked)) if asked else None
+    known = sorted((_minor_key(m) or (0, 0), m) for m in CHART_VERSIONS)
+    matching = [m for k, m in known if k == key]
+    if matching:
+        return CHART_VERSIONS[matching[0]]
+    nearest = known[0][1] if key is not None and key < known[0][0] else known[-1][1]
+    if asked:
+        comp.event(
+            f"cluster-autoscaler has no chart release known for Kubernetes {asked}; using "
+            f"{CHART_VERSIONS[nearest]} (Kubernetes {nearest}). Set "
+            f"charts.{CHART}.version in the environment to match the cluster.",
+            warning=True, reason="AutoscalerVersion",
+        )
+    return CHART_VERSIONS[nearest]

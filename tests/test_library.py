@@ -1,0 +1,437 @@
+"""Table-driven unit tests of the library's shared helpers, one table per concern.
+
+Naming, tag forms, merging and layering, holding, Usages (composed and fetched), readiness,
+placement, spec-error mapping, ``needs``/``needs_connection``, the non-fatal "not yet", the
+Object helper and the stateful guard. The composers' behaviour over gRPC is tested per module;
+these pin the rules every module shares, case by case, like function-patch-and-transform's
+``*_test.go`` tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.composition import Composition
+from fnplatform.dependencies import add_usages, hold_unmet
+from fnplatform.errors import InputError, NotYet, SpecError
+from fnplatform.guard import dropped_stateful
+from fnplatform.input import Input
+from fnplatform.kinds import Readiness, register
+from fnplatform.layering import Layer, merge_layers
+from fnplatform.library import ObjectReadiness, add_object, registry
+from fnplatform.library.calls import Capability
+from fnplatform.merge import deep_merge
+from fnplatform.naming import dns_label
+from fnplatform.readiness import is_ready
+from fnplatform.requirements import claim_requirement
+from fnplatform.runner import compose
+from fnplatform.structs import struct_to_dict
+from fnplatform.tagging import TagStyle, render_tags
+
+from tests.support.harness import request, step_input
+
+BUCKETISH = register("test.fn.crossplane.io/v1", "Thing", stateful=True)
+CONFIGISH = register(
+    "test.fn.crossplane.io/v1", "Config", managed=False, readiness=Readiness.EXISTS
+)
+WRAPPED_STATEFUL = register(
+    "test.wrapped.io/v1", "Pool", managed=False, stateful=True,
+    object_readiness=(("policy", "DeriveFromCelQuery"), ("celQuery", "object.ok")),
+)
+XR = {"apiVersion": "x.io/v1", "kind": "XThing", "metadata": {"name": "demo"}, "spec": {}}
+
+
+def composition(
+    *,
+    observed: dict[str, dict[str, Any]] | None = None,
+    connection: dict[str, dict[str, bytes]] | None = None,
+    composite: dict[str, Any] | None = None,
+    env: dict[str, Any] | None = None,
+) -> Composition:
+    req = request(composite or XR, step_input("cluster"), observed=observed,
+                  observed_connection=connection)
+    return Composition(req, Input.model_validate(step_input("cluster")), env or {})
+
+
+def thing(name: str | None = None) -> dict[str, Any]:
+    body = BUCKETISH.new({"size": 1})
+    if name:
+        body["metadata"] = {"name": name}
+    return body
+
+
+def ready_thing(name: str) -> dict[str, Any]:
+    body = thing(name)
+    body["status"] = {"conditions": [{"type": "Ready", "status": "True"}]}
+    return body
+
+
+# -- naming ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parts", "max_length", "expected"),
+    [
+        (("my-cluster", "pool", "gpu"), 63, "my-cluster-pool-gpu"),
+        (("My_Cluster", "Pool"), 63, "my-cluster-pool"),
+        (("a--b", "-c-"), 63, "a-b-c"),
+        (("",), 63, "x"),
+        (("a" * 70,), 63, "a" * 54 + "-" + hashlib.sha256(b"a" * 70).hexdigest()[:8]),
+        (("a" * 30, "b"), 20, "a" * 11 + "-" + hashlib.sha256(b"a" * 30 + b"-b").hexdigest()[:8]),
+    ],
+    ids=["joined", "lowercased", "dashes-collapsed", "empty", "hash-suffixed", "max-length"],
+)
+def test_dns_label(parts: tuple[str, ...], max_length: int, expected: str) -> None:
+    assert dns_label(*parts, max_length=max_length) == expected
+
+
+def test_long_names_stay_distinct() -> None:
+    assert dns_label("a" * 70, "x") != dns_label("a" * 70, "y")
+
+
+# -- tag forms -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("style", "tags", "expected"),
+    [
+        (TagStyle.AWS, {"costCenter": "CC-1"}, {"costCenter": "CC-1"}),
+        (TagStyle.AWS, {"k" * 200: "v" * 300}, {"k" * 128: "v" * 256}),
+        (TagStyle.GCP, {"costCenter": "CC 1"}, {"costcenter": "cc_1"}),
+        (TagStyle.GCP, {"crossplane.io/claim": "a.b"}, {"crossplane_io_claim": "a_b"}),
+        (TagStyle.GCP, {"1bad": "x"}, {}),
+        (TagStyle.AZURE, {"a<b>c": "v"}, {"a_b_c": "v"}),
+        (TagStyle.KUBERNETES, {"k": "a b/c"}, {"k": "a_b_c"}),
+    ],
+    ids=["aws", "aws-truncated", "gcp-lowercase", "gcp-key-chars", "gcp-needs-letter",
+         "azure-key-chars", "kubernetes-value"],
+)
+def test_render_tags(style: TagStyle, tags: dict[str, str], expected: dict[str, str]) -> None:
+    assert render_tags(style, tags) == expected
+
+
+def test_tag_layers_platform_then_environment_then_user() -> None:
+    comp = composition(env={"tags": {"team": "env", "tier": "gold"}})
+    comp.tag_with({"team": "user"}, "spec.tags")
+    assert comp.tags() == {
+        "crossplane-composite": "demo", "platform-module": "cluster", "team": "user",
+        "tier": "gold",
+    }
+
+
+@pytest.mark.parametrize(
+    ("where", "bad", "field"),
+    [("user", ["x"], "spec.tags"), ("environment", "x", "environment.tags")],
+)
+def test_tags_that_are_not_a_map_name_their_field(where: str, bad: Any, field: str) -> None:
+    comp = composition(env={"tags": bad} if where == "environment" else {})
+    with pytest.raises(InputError) as err:
+        comp.tag_with(bad, "spec.tags") if where == "user" else comp.tags()
+    assert err.value.field == field
+
+
+# -- merging and layering ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("base", "overlay", "expected"),
+    [
+        ({"a": 1}, {"b": 2}, {"a": 1, "b": 2}),
+        ({"a": {"x": 1, "y": 1}}, {"a": {"y": 2}}, {"a": {"x": 1, "y": 2}}),
+        ({"a": [1, 2]}, {"a": [3]}, {"a": [3]}),
+        ({"a": {"x": 1}}, {"a": "flat"}, {"a": "flat"}),
+    ],
+    ids=["disjoint", "maps-merge", "lists-replaced", "scalar-wins"],
+)
+def test_deep_merge(base: dict, overlay: dict, expected: dict) -> None:
+    assert deep_merge(base, overlay) == expected
+
+
+def test_two_layers_setting_one_leaf_is_an_error_naming_both() -> None:
+    with pytest.raises(InputError) as err:
+        merge_layers([Layer("small", {"cpu": 1}), Layer("large", {"cpu": 4})], {})
+    assert "small" in str(err.value) and "large" in str(err.value) and "cpu" in str(err.value)
+
+
+# -- holding and Usages ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HoldCase:
+    id: str
+    uses: dict[str, tuple[str, ...]]  # emitted name -> what it uses
+    observed: tuple[str, ...]
+    held: set[str]
+
+
+HOLD_CASES = [
+    HoldCase("nothing-observed", {"a": (), "b": ("a",)}, (), {"b"}),
+    HoldCase("need-observed", {"a": (), "b": ("a",)}, ("a",), set()),
+    HoldCase("cascade", {"a": (), "b": ("a",), "c": ("b",)}, (), {"b", "c"}),
+    HoldCase("existing-never-held", {"a": (), "b": ("a",)}, ("b",), set()),
+    HoldCase("need-not-desired", {"b": ("gone",)}, ("gone",), {"b"}),
+]
+
+
+@pytest.mark.parametrize("case", HOLD_CASES, ids=lambda c: c.id)
+def test_hold_unmet(case: HoldCase) -> None:
+    comp = composition(observed={n: thing(f"demo-{n}") for n in case.observed})
+    for name, uses in case.uses.items():
+        comp.emit(name, thing(), uses=uses)
+    hold_unmet(comp)
+    assert set(comp.notes.held) == case.held
+    assert set(comp.desired) == set(case.uses) - case.held
+
+
+def test_usages_are_cluster_usages_from_user_to_used_with_reasons() -> None:
+    comp = composition(observed={"a": thing("demo-a"), "b": thing("demo-b")})
+    comp.emit("a", thing())
+    comp.emit("b", thing(), uses=["a"], reasons={"a": "b stores into a"})
+    add_usages(comp)
+    usage = comp.desired["usage-a-by-b"].body
+    assert usage["apiVersion"] == "protection.crossplane.io/v1beta1"
+    assert usage["kind"] == "ClusterUsage"
+    assert usage["spec"] == {
+        "of": {"apiVersion": BUCKETISH.api_version, "kind": "Thing",
+               "resourceRef": {"name": "demo-a"}},
+        "by": {"apiVersion": BUCKETISH.api_version, "kind": "Thing",
+               "resourceRef": {"name": "demo-b"}},
+        "reason": "b stores into a",
+        "replayDeletion": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("by", "expect_by"), [("user", True), (None, False), ("held-user", None)],
+    ids=["by-a-composed-resource", "reason-only", "user-not-desired"],
+)
+def test_protecting_a_fetched_resource(by: str | None, expect_by: bool | None) -> None:
+    pool = {"apiVersion": "p.io/v1", "kind": "XPool", "metadata": {"name": "pool-x1"}}
+    comp = composition()
+    comp.emit("user", thing())
+    comp.protect(pool, by=by, reason="consumed by demo")
+    add_usages(comp)
+    usages = {n: e.body for n, e in comp.desired.items() if e.body["kind"] == "ClusterUsage"}
+    if expect_by is None:
+        assert usages == {}
+        return
+    (usage,) = usages.values()
+    assert usage["spec"]["of"] == {"apiVersion": "p.io/v1", "kind": "XPool",
+                                   "resourceRef": {"name": "pool-x1"}}
+    assert usage["spec"]["reason"] == "consumed by demo"
+    assert ("by" in usage["spec"]) is expect_by
+
+
+# -- readiness ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "observed", "forced", "expected"),
+    [
+        (thing(), None, None, False),
+        (thing(), thing("demo-x"), None, False),
+        (thing(), ready_thing("demo-x"), None, True),
+        (CONFIGISH.new(), CONFIGISH.new(), None, True),
+        (thing(), None, True, True),
+    ],
+    ids=["absent", "no-ready-condition", "ready-condition", "exists-rule", "forced"],
+)
+def test_readiness(body: dict, observed: dict | None, forced: bool | None, expected: bool) -> None:
+    comp = composition(observed={"x": observed} if observed else None)
+    emitted = comp.emit("x", body, ready=forced)
+    assert emitted is body
+    assert is_ready(comp, comp.desired["x"]) is expected
+
+
+# -- placement and spec errors ---------------------------------------------------------------
+
+
+def test_region_and_scope_are_errors_on_the_users_field_when_missing() -> None:
+    comp = composition()
+    comp.place("aws", cloud_field="spec.cloud", region=None, region_field="spec.where",
+               scope=None, scope_field="environment.aws.accountId")
+    with pytest.raises(InputError) as region:
+        _ = comp.region
+    with pytest.raises(InputError) as scope:
+        _ = comp.scope
+    assert region.value.field == "spec.where"
+    assert scope.value.field == "environment.aws.accountId"
+
+
+@registry.provides("test_widget", "aws")
+def _widget(comp: Composition, name: str, spec: dict[str, Any]) -> None:
+    if spec.get("cidr") == "bad":
+        raise SpecError("cidr", "not a CIDR range")
+    comp.emit(name, thing())
+
+
+add_widget = Capability[dict]("test_widget")
+
+
+@pytest.mark.parametrize(
+    ("cloud", "spec", "field", "reason"),
+    [
+        ("aws", {"cidr": "bad"}, "spec.network.cidr", "not a CIDR range"),
+        ("gcp", {}, "spec.provider", "gcp cannot provide test_widget; supported clouds: aws"),
+    ],
+    ids=["spec-error-mapped", "cloud-lacks-capability"],
+)
+def test_capability_errors_name_the_users_field(
+    cloud: str, spec: dict, field: str, reason: str
+) -> None:
+    comp = composition()
+    comp.place(cloud, cloud_field="spec.provider", region="eu-west-1")
+    with pytest.raises(InputError) as err:
+        add_widget(comp, "widget", spec, fields={"cidr": "spec.network.cidr"})
+    assert (err.value.field, err.value.reason) == (field, reason)
+    assert registry.provides_capability("test_widget", "aws")
+    assert not registry.provides_capability("test_widget", cloud) or cloud == "aws"
+
+
+def test_a_call_attaches_uses_to_the_main_resource() -> None:
+    comp = composition()
+    comp.place("aws", cloud_field="spec.cloud", region="eu-west-1")
+    add_widget(comp, "widget", {}, uses=["network"])
+    assert comp.desired["widget"].uses == ("network",)
+
+
+# -- needs -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("observed", "remembered", "expected", "held"),
+    [
+        (None, None, None, True),
+        ({"status": {"atProvider": {"endpoint": ""}}}, None, None, True),
+        ({"status": {"atProvider": {"endpoint": "db:5432"}}}, None, "db:5432", False),
+        (None, "old:5432", "old:5432", False),
+    ],
+    ids=["unobserved", "empty", "observed", "remembered"],
+)
+def test_needs(observed: dict | None, remembered: str | None, expected: str | None,
+               held: bool) -> None:
+    xr = {**XR, "status": {"databaseHost": remembered}} if remembered else XR
+    body = {**thing("demo-db"), **(observed or {})}
+    comp = composition(observed={"db": body} if observed else None, composite=xr)
+    value = comp.needs("db", "status.atProvider.endpoint", by="app", remember="databaseHost")
+    assert value == expected
+    assert ("app" in comp.notes.held) is held
+    if held:
+        assert comp.notes.held["app"] == "db status.atProvider.endpoint"
+    else:
+        assert comp.notes.status["databaseHost"] == expected
+
+
+@pytest.mark.parametrize(("details", "held"), [({}, True), ({"password": b"s3cret"}, False)])
+def test_needs_connection(details: dict[str, bytes], held: bool) -> None:
+    comp = composition(observed={"db": thing("demo-db")}, connection={"db": details})
+    got = comp.needs_connection("db", by="app")
+    assert (got is None) is held
+    assert ("app" in comp.notes.held) is held
+
+
+# -- requirements ------------------------------------------------------------------------------
+
+
+def test_claim_requirement_selects_by_claim_labels_and_namespaced_selectors_carry_one() -> None:
+    selector = claim_requirement("pool", "p.io/v1", "XPool", "hv-a", "infra").selector()
+    assert dict(selector.match_labels.labels) == {
+        "crossplane.io/claim-name": "hv-a", "crossplane.io/claim-namespace": "infra"}
+    from fnplatform.requirements import Requirement
+
+    namespaced = Requirement("c", "p.io/v1", "Pool", match_name="a", namespace="infra")
+    assert namespaced.selector().namespace == "infra"
+
+
+# -- not yet -----------------------------------------------------------------------------------
+
+
+def _not_yet_after(emit: tuple[str, ...]) -> Any:
+    def composer(comp: Composition) -> None:
+        for name in emit:
+            comp.emit(name, thing())
+        comp.set_status("phase", "Pending")
+        comp.not_yet("PoolsNotReady", "pool hv-a is not ready")
+
+    return composer
+
+
+@pytest.mark.parametrize(
+    ("observed", "emitted", "fatal"),
+    [((), (), False), (("a",), ("a",), False), (("a",), (), True)],
+    ids=["nothing-exists", "existing-kept", "would-drop-existing"],
+)
+def test_not_yet(observed: tuple[str, ...], emitted: tuple[str, ...], fatal: bool) -> None:
+    xr = {**XR, "status": {"endpoint": "https://kept"}}
+    req = request(xr, step_input("cluster"), observed={n: thing(f"demo-{n}") for n in observed})
+    step = Input.model_validate(step_input("cluster"))
+    if fatal:
+        with pytest.raises(InputError, match="would remove a"):
+            compose(req, step, _not_yet_after(emitted))
+        return
+    rsp = compose(req, step, _not_yet_after(emitted))
+    assert sorted(rsp.desired.resources) == sorted(emitted)
+    status = struct_to_dict(rsp.desired.composite.resource)["status"]
+    assert status == {"endpoint": "https://kept", "phase": "Pending"}
+    composed = [c for c in rsp.conditions if c.type == "Composed"]
+    assert len(composed) == 1
+    assert composed[0].status == fnv1.STATUS_CONDITION_FALSE
+    assert composed[0].reason == "PoolsNotReady"
+    assert not [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
+
+
+def test_not_yet_defaults_to_the_composed_condition() -> None:
+    assert NotYet("R", "m").condition == "Composed"
+
+
+# -- Objects and the stateful guard ------------------------------------------------------------
+
+
+def test_object_takes_the_wrapped_kinds_readiness_and_statefulness() -> None:
+    manifest = {"apiVersion": "test.wrapped.io/v1", "kind": "Pool", "metadata": {"name": "p"}}
+    body = add_object(composition(), "pool", manifest)
+    assert body["spec"]["readiness"] == {"policy": "DeriveFromCelQuery", "celQuery": "object.ok"}
+    comp = composition(observed={"pool": body})
+    assert dropped_stateful(comp) == ["pool"]
+
+
+@pytest.mark.parametrize(
+    ("options", "spec_fields"),
+    [
+        ({}, {}),
+        ({"readiness": ObjectReadiness.AVAILABLE}, {"readiness": ObjectReadiness.AVAILABLE}),
+        ({"watch": True, "orphan": True}, {"watch": True, "deletionPolicy": "Orphan"}),
+    ],
+    ids=["plain", "deployment-available", "watched-orphaned"],
+)
+def test_object_options(options: dict[str, Any], spec_fields: dict[str, Any]) -> None:
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    body = add_object(composition(env={"providerConfigs": {"kubernetes": "apps"}}), "cm",
+                      manifest, **options)
+    extra = {k: v for k, v in body["spec"].items() if k not in ("forProvider",
+                                                                 "providerConfigRef")}
+    assert extra == spec_fields
+    assert body["spec"]["providerConfigRef"] == {"name": "apps"}
+
+
+def test_object_app_labels_sit_under_the_manifests_own() -> None:
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "c", "labels": {"app.kubernetes.io/component": "mine"}}}
+    body = add_object(composition(), "cm", manifest, component="web", resource_name="custom")
+    labels = body["spec"]["forProvider"]["manifest"]["metadata"]["labels"]
+    assert labels == {"app.kubernetes.io/managed-by": "crossplane",
+                      "app.kubernetes.io/part-of": "demo", "app.kubernetes.io/component": "mine"}
+    assert body["metadata"]["name"] == "custom"
+
+
+def test_provider_config_rule_composer_then_environment_then_default() -> None:
+    comp = composition(env={"providerConfigs": {"aws": "env-aws", "kubernetes": "env-k8s"}})
+    comp.use_provider_configs(aws="module-aws")
+    assert comp.provider_config(BUCKETISH.__class__("x.aws.upbound.io/v1", "X")) == "module-aws"
+    assert comp.provider_config(
+        BUCKETISH.__class__("kubernetes.crossplane.io/v1alpha2", "Object")) == "env-k8s"
+    assert comp.provider_config(BUCKETISH.__class__("x.gcp.upbound.io/v1", "X")) == "default"
