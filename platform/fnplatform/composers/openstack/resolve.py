@@ -13,7 +13,7 @@ from typing import Any
 from fnplatform.composers.openstack.gardener import provider_config_name
 from fnplatform.composition import Composition
 from fnplatform.merge import get_path
-from fnplatform.observed import condition_message, condition_true
+from fnplatform.observed import condition_message
 from fnplatform.requirements import claim_requirement
 
 POOL_API = "crossplane.c5c3.io/v1alpha1"
@@ -86,13 +86,12 @@ def judge(
         return Pool(role, name, MISSING,
                     f"no {POOL_KINDS[role][1:]} claim {name!r} in namespace {namespace!r}")
     composite = found[0]
-    raw_spec, raw_labels = composite.get("spec"), get_path(composite, "spec.labels")
-    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
-    labels: dict[str, Any] = raw_labels if isinstance(raw_labels, dict) else {}
+    spec = _map(composite.get("spec"))  # plain reads: this runs for every pool, every pass
+    labels = _map(spec.get("labels"))
     pool_region = str(spec.get("region") or "")
     pc = provider_config_name(pool_region, str(spec.get("name") or name))
     workers = spec.get("workers") if isinstance(spec.get("workers"), int) else None
-    capacity = get_path(spec, "ceph.targetCapacity")
+    capacity = _map(spec.get("ceph")).get("targetCapacity")
     known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers,
              "capacity": capacity if isinstance(capacity, str) else None}
     if pool_region != region:
@@ -102,10 +101,21 @@ def judge(
             TENANT_LABEL) != tenant:
         owner = labels.get(TENANT_LABEL) or "(no tenant label)"
         return Pool(role, name, DEDICATED, f"dedicated to tenant {owner!r}", **known)
-    if not condition_true(composite):
+    if not _ready(composite):
         return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
                     **known)
     return Pool(role, name, READY, **known)
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _ready(composite: dict[str, Any]) -> bool:
+    conditions = _map(composite.get("status")).get("conditions")
+    return isinstance(conditions, list) and any(
+        isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+        for c in conditions)
 
 
 def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
