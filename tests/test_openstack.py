@@ -348,6 +348,21 @@ def test_a_pool_that_goes_missing_later_keeps_everything_and_degrades(client, ca
     assert again.status["phase"] == "Degraded"
 
 
+def test_a_storage_pool_that_goes_missing_keeps_its_ceph_resources_unchanged(client):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    composite["status"] = rendered.status
+    pools = [p for p in o.region_pools()
+             if p["metadata"]["labels"]["crossplane.io/claim-name"] != "st-pool-a"]
+    degraded = client.run(o.openstack_request(composite, pools, observed=observed,
+                                              missing=("pool-storage-st-pool-a",)))
+    assert degraded.resources == rendered.resources
+    assert degraded.status["phase"] == "Degraded"
+    (storage,) = degraded.status["consumedPools"]["storage"]
+    assert (storage["status"], storage["deviceClass"], storage["replicationFactor"]) == (
+        "Missing", "nvme", 3)
+
+
 def test_a_new_bad_pool_after_the_control_plane_exists_is_not_consumed(client):
     composite = o.openstack()
     rendered, observed = settle(client, tenant_request(composite))

@@ -249,6 +249,8 @@ class ConsumedPool(BaseModel):
     reason: str | None = Field(default=None, description="Why the pool is not usable.")
     nodeCount: int | None = Field(default=None, description="Hypervisor nodes.")
     availableCapacity: str | None = Field(default=None, description="Storage capacity.")
+    replicationFactor: int | None = Field(default=None, description="Storage: Ceph replicas.")
+    deviceClass: str | None = Field(default=None, description="Storage: Ceph device class.")
 
 
 class ConsumedPools(BaseModel):

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from fnplatform.composers.openstack.gardener import provider_config_name
+from fnplatform.composers.openstack.model import Ceph
 from fnplatform.composition import Composition
 from fnplatform.merge import get_path
 from fnplatform.observed import condition_message
@@ -39,6 +42,8 @@ class Pool:
     provider_config: str | None = None
     node_count: int | None = None
     capacity: str | None = None
+    replication: int | None = None  # storage pools: what tenants' Ceph pools are made of
+    device_class: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -49,7 +54,8 @@ class Pool:
         return Pool(self.role, self.name, current.state, current.reason,
                     current.composite if current.composite is not None else self.composite,
                     self.provider_config, current.node_count or self.node_count,
-                    current.capacity or self.capacity)
+                    current.capacity or self.capacity,
+                    self.replication, self.device_class)
 
     def describe(self) -> str:
         """``hypervisor pool hv-pool-a: not ready (...)``."""
@@ -68,6 +74,10 @@ class Pool:
             entry["nodeCount"] = self.node_count
         if self.capacity is not None:
             entry["availableCapacity"] = self.capacity
+        if self.replication is not None:
+            entry["replicationFactor"] = self.replication
+        if self.device_class is not None:
+            entry["deviceClass"] = self.device_class
         return entry
 
 
@@ -91,9 +101,11 @@ def judge(
     pool_region = str(spec.get("region") or "")
     pc = provider_config_name(pool_region, str(spec.get("name") or name))
     workers = spec.get("workers") if isinstance(spec.get("workers"), int) else None
-    capacity = _map(spec.get("ceph")).get("targetCapacity")
-    known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers,
-             "capacity": capacity if isinstance(capacity, str) else None}
+    known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers}
+    if role == "storage":
+        ceph = _ceph(spec.get("ceph"))
+        known |= {"capacity": ceph.targetCapacity, "replication": ceph.replicationFactor,
+                  "device_class": ceph.deviceClass}
     if pool_region != region:
         return Pool(role, name, WRONG_REGION,
                     f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
@@ -105,6 +117,14 @@ def judge(
         return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
                     **known)
     return Pool(role, name, READY, **known)
+
+
+def _ceph(raw: Any) -> Ceph:
+    """The pool's Ceph settings with the API's defaults (the pool composer validated them)."""
+    try:
+        return Ceph.model_validate(raw if isinstance(raw, dict) else {})
+    except ValidationError:
+        return Ceph()
 
 
 def _map(value: Any) -> dict[str, Any]:
@@ -127,4 +147,5 @@ def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
     return Pool(role, str(entry.get("name")), str(entry.get("status") or READY),
                 str(entry.get("reason") or ""), composite=composite,
                 provider_config=entry.get("providerConfig"),
-                node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"))
+                node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"),
+                replication=entry.get("replicationFactor"), device_class=entry.get("deviceClass"))

@@ -16,7 +16,7 @@ from typing import Any
 
 from fnplatform.composers.openstack import ceph
 from fnplatform.composers.openstack.controlplane import control_plane, public_endpoints
-from fnplatform.composers.openstack.model import OpenStackClusterSpec, Settings
+from fnplatform.composers.openstack.model import Ceph, OpenStackClusterSpec, Settings
 from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composers.openstack.pools import settings_of
 from fnplatform.composers.openstack.resolve import Pool, fetch, judge, remembered
@@ -133,8 +133,8 @@ def _compose(
     first = storage[0]
     target = ceph.StoragePool(
         provider_config=str(first.provider_config),
-        replication=int(get_path(first.composite or {}, "spec.ceph.replicationFactor", 3)),
-        device_class=str(get_path(first.composite or {}, "spec.ceph.deviceClass", "nvme")),
+        replication=first.replication or Ceph().replicationFactor,
+        device_class=first.device_class or Ceph().deviceClass,
     )
     for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
                                               manila=spec.services.manila).items():
