@@ -96,7 +96,27 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     assert pc["spec"]["credentials"]["secretRef"] == {
         "namespace": "crossplane-system", "name": f"{pc_name}-kubeconfig", "key": "kubeconfig"}
     assert settled.status["providerConfig"] == pc_name
-    assert settled.status["clusterName"] == claim
+    assert settled.status["clusterName"] == manifest["metadata"]["name"]
+    assert manifest["metadata"]["labels"]["c5c3.io/pool"] == claim
+    # Gardener: project and Shoot name together at most 21 characters (project "c5c3").
+    assert len("c5c3" + manifest["metadata"]["name"]) <= 21
+
+
+def test_long_pool_names_get_a_shoot_name_gardener_accepts(client):
+    long_pool = client.run(o.pool_request(o.hypervisor("hv-pool-compliance")))
+    name = long_pool.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"]["name"]
+    assert len(name) <= 17 and name.startswith("hv-pool-")  # cut, plus 8 hex of the full name
+    other = client.run(o.pool_request(o.hypervisor("hv-pool-complianc2")))
+    assert other.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"][
+        "name"] != name
+    assert long_pool.status["providerConfig"] == "eu-de-1-hv-pool-compliance"
+    request = o.pool_request(o.hypervisor())
+    env = o.environment()
+    env["data"]["gardener"]["project"] = "a-very-long-project"
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    refused = client.run(request)
+    assert refused.fatal and "environment.gardener.project" in refused.fatal[0]
 
 
 def test_hypervisor_pool_carries_its_size_and_labels(client):

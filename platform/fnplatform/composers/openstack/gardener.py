@@ -17,11 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.openstack.model import Gardener
+from fnplatform.errors import InputError
 from fnplatform.naming import dns_label
 
 SHOOT_API = "core.gardener.cloud/v1beta1"
 #: Gardener limits worker pool names to 15 characters.
 WORKER_NAME_MAX = 15
+#: Gardener refuses to create a Shoot whose name and project name together exceed this
+#: (plugin/pkg/shoot/validator admission: "the length of the shoot name and the project name
+#: must not exceed 21 characters").
+SHOOT_AND_PROJECT_MAX = 21
+#: Shortest Shoot name a hashed one can have (a few characters, a dash, 8 hex digits).
+SHOOT_NAME_MIN = 12
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,17 @@ def provider_config_name(region: str, pool: str) -> str:
     named after its region (``eu-de-1-control-plane``) isn't prefixed twice.
     """
     return dns_label(pool if pool.startswith(f"{region}-") else f"{region}-{pool}")
+
+
+def shoot_name(pool: str, project: str) -> str:
+    """The pool's Shoot name: the pool's own when Gardener accepts it in ``project``, else cut
+    and suffixed with a hash of the full name (deterministic, distinct per pool)."""
+    room = SHOOT_AND_PROJECT_MAX - len(project)
+    if room < SHOOT_NAME_MIN:
+        raise InputError("environment.gardener.project",
+                         f"{project!r} leaves {room} characters for Shoot names; Gardener allows "
+                         f"{SHOOT_AND_PROJECT_MAX} for project and Shoot name together")
+    return pool if len(pool) <= room else dns_label(pool, max_length=room)
 
 
 def shoot_manifest(request: ShootRequest, gardener: Gardener) -> dict[str, Any]:

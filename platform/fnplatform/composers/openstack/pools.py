@@ -7,12 +7,15 @@ region and pool, and the kubeconfig refresher behind it (``access.py``).
 
 from __future__ import annotations
 
+import dataclasses
+
 from fnplatform.composers.openstack import access
 from fnplatform.composers.openstack.gardener import (
     ShootRequest,
     WorkerPool,
     provider_config_name,
     shoot_manifest,
+    shoot_name,
     shoot_phase,
 )
 from fnplatform.composers.openstack.model import (
@@ -132,10 +135,12 @@ def _compose_pool(
     capacity: str | None,
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
+    pool = request.name
+    request = dataclasses.replace(request, name=shoot_name(pool, gardener.project))
     shoot = shoot_manifest(request, gardener)
     assert (shoot["apiVersion"], shoot["kind"]) == (SHOOT_KIND.api_version, SHOOT_KIND.kind)
     add_object(comp, SHOOT, shoot, provider_config=gardener.providerConfig, component="shoot")
-    pc_name = provider_config_name(request.region, request.name)
+    pc_name = provider_config_name(request.region, pool)
     for part, manifest in access.refresher_manifests(
         pc_name, request.name, access_settings, gardener
     ).items():
