@@ -80,6 +80,8 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     assert spec["cloudProfile"] == {"kind": "CloudProfile", "name": "ironcore"}
     assert spec["credentialsBindingName"] == "ironcore-eu-de-1"
     assert "secretBindingName" not in spec and "cloudProfileName" not in spec
+    assert spec["maintenance"]["autoUpdate"] == {"kubernetesVersion": False,
+                                                 "machineImageVersion": True}
     (pool,) = spec["provider"]["workers"]
     assert pool["name"] == worker
     assert pool["machine"]["image"]["name"] == "gardenlinux"
@@ -195,6 +197,22 @@ def test_all_pools_ready_composes_the_tenant(client, catalog):
     assert all(p["status"] == "Ready" for p in status["consumedPools"]["hypervisor"])
     assert status["consumedPools"]["storage"][0]["availableCapacity"] == "500Ti"
     assert condition(rendered, "PoolsReady")[1] == "AllPoolsReady"
+
+
+def test_endpoints_appear_once_the_control_plane_reports_the_service(client):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    assert "endpoints" not in rendered.status  # Ready, but no service reported yet
+    observed["control-plane"]["status"]["atProvider"] = {"manifest": {"status": {
+        "services": [{"name": "keystone", "ready": True}, {"name": "horizon", "ready": False}]}}}
+    reported = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    assert reported.status["endpoints"] == {
+        "keystone": "https://keystone-customer-a-prod.eu-de-1.cloud.example.net/v3"}
+    # Remembered while the ControlPlane's status is briefly unobserved.
+    composite["status"] = reported.status
+    del observed["control-plane"]["status"]["atProvider"]
+    later = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    assert later.status["endpoints"]["keystone"].startswith("https://keystone-")
 
 
 def test_a_clusterusage_protects_every_consumed_pool(client, catalog):

@@ -113,6 +113,13 @@ def shoot_manifest(request: ShootRequest, gardener: Gardener) -> dict[str, Any]:
         "purpose": gardener.purpose,
         "kubernetes": {"version": request.kubernetes_version},
         "provider": provider,
+        # The claim owns the Kubernetes version: Gardener's maintenance would otherwise patch-
+        # upgrade it, and re-applying ours would be a downgrade, which Gardener rejects. The
+        # machine image version is Gardener's to update unless the region pins one.
+        "maintenance": {"autoUpdate": {
+            "kubernetesVersion": False,
+            "machineImageVersion": gardener.machineImage.version is None,
+        }},
     }
     if gardener.networking:
         spec["networking"] = dict(gardener.networking)
