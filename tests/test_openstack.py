@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support import openstack as o
 from tests.support.harness import observed_ready
@@ -320,6 +321,7 @@ def test_an_unusable_pool_before_the_control_plane_exists_is_pending(client, poo
     assert rendered.fatal == []
     assert rendered.resources == {}
     assert rendered.status["phase"] == "Pending"
+    assert rendered.response.desired.composite.ready == fnv1.READY_FALSE
     _status, reason, message = condition(rendered, "PoolsReady")
     assert reason == "PoolsUnusable"
     assert needle in message

@@ -58,9 +58,13 @@ def compose(
     except NotYet as not_yet:
         declare(rsp, comp.requirements)
         stop_here(comp, not_yet)
-    else:
-        declare(rsp, comp.requirements)
-        finish(comp)
+        write(comp, rsp)
+        # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
+        # derive Ready from an empty set of composed resources).
+        rsp.desired.composite.ready = fnv1.READY_FALSE
+        return rsp
+    declare(rsp, comp.requirements)
+    finish(comp)
     write(comp, rsp)
     return rsp
 
