@@ -2,9 +2,10 @@
 
 1. Resolve every named pool (hypervisor, storage, and the region's control-plane cluster).
    Any that is missing, not ready, in another region or dedicated to another tenant stops
-   progress: before the ControlPlane exists the cluster is Pending and composes nothing;
-   after, it keeps composing from the pools remembered in ``status.consumedPools`` and is
-   Degraded. Nothing that exists is removed for it.
+   progress: while nothing of the tenant exists yet (no ControlPlane, nothing at all) the
+   cluster is Pending and composes nothing (``comp.not_yet``); after, it keeps composing from
+   the pools remembered in ``status.consumedPools`` and is Degraded. Nothing that exists is
+   removed for it.
 2. In the control-plane cluster: namespace ``openstack-<tenant>`` and the c5c3 ControlPlane.
 3. On the first storage pool: the tenant's RBD pools, Ceph client and, for manila, CephFS.
 4. A ClusterUsage per consumed pool, so no pool is deleted while a tenant runs on it.
