@@ -3,7 +3,7 @@
 Every composed resource is validated against the provider CRDs, and every wrapped manifest
 whose kind has a schema (Shoot: derived from Gardener's proto; ControlPlane: the real c5c3
 CRD; Rook; provider-kubernetes) against it too. Core Kubernetes kinds (Namespace,
-ServiceAccount, Role, RoleBinding, CronJob) have no schema in schemas/crds and are checked by
+ServiceAccount, Role, RoleBinding, CronJob, Job) have no schema in schemas/crds and are checked by
 their fields here.
 """
 
@@ -22,7 +22,7 @@ from tests.support.harness import observed_ready
 from tests.support.schemas import Catalog
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE_KINDS = {"Namespace", "ServiceAccount", "Role", "RoleBinding", "CronJob"}
+CORE_KINDS = {"Namespace", "ServiceAccount", "Role", "RoleBinding", "CronJob", "Job"}
 
 
 def manifests(rendered) -> dict[str, dict[str, Any]]:
@@ -90,8 +90,9 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     # Access: a ProviderConfig per region and pool, fed by the refresher's Secret.
     claim = composite["metadata"]["labels"]["crossplane.io/claim-name"]
     pc_name = claim if claim.startswith("eu-de-1-") else f"eu-de-1-{claim}"
-    # Held until the Shoot exists.
+    # Held until the Shoot exists; the first refresh until it is Ready.
     assert "provider-config" not in rendered.resources
+    assert "access-first-run" not in rendered.resources
     settled, _ = settle(client, lambda obs: o.pool_request(composite, observed=obs))
     assert_all_valid(settled, catalog)
     pc = settled.resource("provider-config")
@@ -145,6 +146,9 @@ def test_the_refresher_writes_only_its_own_secret_and_never_the_removed_one(clie
     assert named == [{"apiGroups": [""], "resources": ["secrets"],
                       "resourceNames": ["eu-de-1-hv-pool-a-kubeconfig"],
                       "verbs": ["get", "patch", "update"]}]
+    first = found["access-first-run"]
+    assert first["kind"] == "Job"
+    assert first["spec"] == found["access-cronjob"]["spec"]["jobTemplate"]["spec"]
     job = found["access-cronjob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     script = job["containers"][0]["command"][-1]
     assert "/adminkubeconfig" in script and "AdminKubeconfigRequest" in script

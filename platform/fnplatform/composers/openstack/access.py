@@ -20,6 +20,7 @@ No secret value passes through the function or its desired state.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from fnplatform.composers.openstack.model import Access, Gardener
@@ -72,6 +73,7 @@ def refresher_manifests(
     target = secret_name(provider_config_name)
     ns = access.namespace
     meta = {"name": name, "namespace": ns}
+    job = {"backoffLimit": 3, "template": {"spec": _pod(name, shoot, target, access, gardener)}}
     return {
         "service-account": {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta},
         "role": {
@@ -100,29 +102,38 @@ def refresher_manifests(
                 "concurrencyPolicy": "Forbid",
                 "successfulJobsHistoryLimit": 1,
                 "failedJobsHistoryLimit": 3,
-                "jobTemplate": {"spec": {"backoffLimit": 3, "template": {"spec": {
-                    "serviceAccountName": name,
-                    "restartPolicy": "OnFailure",
-                    "containers": [{
-                        "name": "refresh",
-                        "image": access.refresherImage,
-                        "command": ["/bin/sh", "-c", _SCRIPT],
-                        "env": [
-                            {"name": "PROJECT_NAMESPACE", "value": gardener.namespace},
-                            {"name": "SHOOT", "value": shoot},
-                            {"name": "EXPIRATION_SECONDS",
-                             "value": str(access.expirationSeconds)},
-                            {"name": "TARGET_SECRET", "value": target},
-                            {"name": "TARGET_NAMESPACE", "value": ns},
-                        ],
-                        "volumeMounts": [{"name": "garden", "mountPath": "/garden",
-                                          "readOnly": True}],
-                    }],
-                    "volumes": [{"name": "garden", "secret": {
-                        "secretName": access.gardenKubeconfigSecret,
-                        "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
-                    }}],
-                }}}},
+                "jobTemplate": {"spec": job},
             },
         },
+        # The first kubeconfig right away, not at the CronJob's next tick (emitted once the
+        # Shoot is Ready, see pools.py).
+        "first-run": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+            "name": dns_label(name, "first", max_length=63), "namespace": ns},
+            "spec": copy.deepcopy(job)},
+    }
+
+
+def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener
+         ) -> dict[str, Any]:
+    """The refresher's pod: ask the garden for a kubeconfig, write it to ``target``."""
+    return {
+        "serviceAccountName": name,
+        "restartPolicy": "OnFailure",
+        "containers": [{
+            "name": "refresh",
+            "image": access.refresherImage,
+            "command": ["/bin/sh", "-c", _SCRIPT],
+            "env": [
+                {"name": "PROJECT_NAMESPACE", "value": gardener.namespace},
+                {"name": "SHOOT", "value": shoot},
+                {"name": "EXPIRATION_SECONDS", "value": str(access.expirationSeconds)},
+                {"name": "TARGET_SECRET", "value": target},
+                {"name": "TARGET_NAMESPACE", "value": access.namespace},
+            ],
+            "volumeMounts": [{"name": "garden", "mountPath": "/garden", "readOnly": True}],
+        }],
+        "volumes": [{"name": "garden", "secret": {
+            "secretName": access.gardenKubeconfigSecret,
+            "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
+        }}],
     }

@@ -144,8 +144,12 @@ def _compose_pool(
     for part, manifest in access.refresher_manifests(
         pc_name, request.name, access_settings, gardener
     ).items():
-        add_object(comp, f"access-{part}", manifest, component="shoot-access",
-                   uses=(SHOOT,) if part == "cronjob" else ())
+        name = f"access-{part}"
+        if part == "first-run" and not (comp.is_ready(SHOOT) or comp.is_observed(name)):
+            comp.hold(name, f"{SHOOT} Ready (the garden serves no kubeconfig before)")
+            continue
+        add_object(comp, name, manifest, component="shoot-access",
+                   uses=(SHOOT,) if part in ("cronjob", "first-run") else ())
     body = access.provider_config(pc_name, access_settings)
     comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
         "metadata": body["metadata"]}, uses=(SHOOT,))
