@@ -2,15 +2,44 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from fnplatform.runner import Composer
+
+if TYPE_CHECKING:
+    from fnplatform.xrd import ApiDefinition
 
 
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use)."""
-    from fnplatform.composers import async_actor, cluster, openstack
+    from fnplatform.composers import async_actor, cluster, contact_center, openstack
 
     return {
         "async-actor": async_actor.compose,
         "cluster": cluster.compose,
+        "contact-center": contact_center.compose,
         "openstack": openstack.compose,
     }
+
+
+def composite_apis() -> dict[str, tuple[ApiDefinition, ...]]:
+    """The composite APIs of each shipped module: ``composers/<module>/api.py``'s ``API``, or
+    its ``APIS`` for a module serving several (openstack).
+
+    The function checks the composite it is sent against them: the kind, and the spec fields an
+    API server serving the generated XRD would have kept. A module without an ``api.py`` gets
+    no such check.
+    """
+    apis: dict[str, tuple[ApiDefinition, ...]] = {}
+    for module in composers():
+        package = f"fnplatform.composers.{module.replace('-', '_')}"
+        try:
+            api_module = importlib.import_module(f"{package}.api")
+        except ModuleNotFoundError as err:
+            if err.name != f"{package}.api":
+                raise
+            continue
+        several = getattr(api_module, "APIS", None)
+        apis[module] = tuple(several) if several is not None else (api_module.API,)
+    return apis
