@@ -103,11 +103,16 @@ def test_xrd_schema_is_structural(module: str) -> None:
     assert walk(schema, "") == []
 
 
-def _example_specs(module: str) -> list[tuple[str, Any]]:
-    folder = ROOT / "examples" / module
+def _example_specs(folder: str) -> list[tuple[str, Any]]:
+    """Specs of every example XR or claim of the API at ``apis/<folder>``, found by kind
+    anywhere under ``examples/<module>`` (a multi-API module keeps several kinds there)."""
+    api = APIS[folder]
+    kinds = {(api.api_version, api.kind), (api.api_version, api.claim_kind)}
     out = []
-    for path in sorted([*folder.glob("xr*.yaml"), *folder.glob("claim*.yaml")]):
+    for path in sorted((ROOT / "examples" / folder.partition("/")[0]).rglob("*.yaml")):
         for doc in _yaml_docs(path):
+            if not isinstance(doc, dict) or (doc.get("apiVersion"), doc.get("kind")) not in kinds:
+                continue
             spec = doc.get("spec", {})
             ours = {k: v for k, v in spec.items() if k not in CROSSPLANE_SPEC_FIELDS}
             out.append((path.name, ours))
@@ -118,7 +123,7 @@ def _example_specs(module: str) -> list[tuple[str, Any]]:
 def test_examples_pass_model_and_xrd(module: str) -> None:
     api = APIS[module]
     specs = _example_specs(module)
-    assert specs, f"examples/{module} has no xr*.yaml or claim*.yaml"
+    assert specs, f"examples/{module.partition('/')[0]} has no XR or claim of {APIS[module].kind}"
     validator = _spec_validator(api)
     for name, spec in specs:
         assert _model_accepts(api.spec_model, spec), name
@@ -185,7 +190,7 @@ def test_input_crd_matches_model(catalog: Catalog) -> None:
     assert crd["metadata"]["name"] == "inputs.platform.fn.crossplane.io"
 
 
-@pytest.mark.parametrize("path", COMPOSITIONS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", COMPOSITIONS, ids=lambda p: str(p.parent.relative_to(ROOT)))
 def test_composition_step_input_is_valid(path: Path, catalog: Catalog) -> None:
     (composition,) = _yaml_docs(path)
     assert catalog.validate(composition) == []
@@ -195,11 +200,12 @@ def test_composition_step_input_is_valid(path: Path, catalog: Catalog) -> None:
     assert len(ours) == 1
     step_input = ours[0]["input"]
     parsed = Input.model_validate(step_input)
-    assert parsed.module == path.parent.name
+    folder = path.parent.relative_to(ROOT / "apis").as_posix()  # <module> or <module>/<api>
+    assert parsed.module == folder.split("/")[0]
     crd_schema = generate.input_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     assert list(Draft4Validator(translate_schema(crd_schema)).iter_errors(step_input)) == []
-    if parsed.module in APIS:
-        api = APIS[parsed.module]
+    if folder in APIS:
+        api = APIS[folder]
         ref = composition["spec"]["compositeTypeRef"]
         assert (ref["apiVersion"], ref["kind"]) == (api.api_version, api.kind)
 

@@ -4,7 +4,8 @@ For each case of each ``tests/render-cases/<module>.yaml``: ``crossplane render`
 Development runtime pointed at the function served by this session) must succeed, its output
 must equal ``tests/golden/<module>/<case>.yaml`` byte for byte (``UPDATE_GOLDEN=1`` rewrites
 the goldens), ``crossplane beta validate`` must accept the output against the provider CRDs
-and our XRDs, and every composed resource must pass the offline CRD+CEL validator too.
+and our XRDs, and every composed resource, and every manifest an Object wraps whose kind has
+a schema, must pass the offline CRD+CEL validator too.
 """
 
 from __future__ import annotations
@@ -101,6 +102,16 @@ def test_render_matches_golden_and_validates(
     errors = {
         f"{d['kind']}/{d['metadata']['name']}": catalog.validate(d)
         for d in _composed(documents, case)
+    }
+    # crank checks an Object's manifest for apiVersion/kind/metadata only (it is an embedded
+    # resource): validate every wrapped manifest whose kind has a schema (a Shoot, a c5c3
+    # ControlPlane, Rook, KEDA...) too.
+    errors |= {
+        f"{d['kind']}/{d['metadata']['name']} manifest": catalog.validate(manifest)
+        for d in _composed(documents, case)
+        if d.get("kind") == "Object"
+        and (manifest := d["spec"]["forProvider"]["manifest"])
+        and catalog.lookup(manifest.get("apiVersion", ""), manifest.get("kind", ""))
     }
     assert not {k: v for k, v in errors.items() if v}
 

@@ -10,6 +10,9 @@ the repository root::
     - {name: gcp, xr: examples/cluster/xr-gcp.yaml,
        environment: [examples/cluster/environment-baseline.yaml], observed: null, required: []}
 
+A module serving several APIs names the API each case renders with (``api: <plural>``: the
+Composition and XRD in ``apis/<module>/<plural>/``); otherwise ``apis/<module>/`` is used.
+
 The cases live outside ``examples/`` because ``crossplane xpkg build`` parses every YAML file under
 the examples root as a Kubernetes object; ``examples/`` holds only what a user applies. Observed
 states (render inputs only) are in ``tests/render-cases/<module>/``.
@@ -55,6 +58,13 @@ class Case:
     environment: tuple[Path, ...] = ()
     observed: Path | None = None
     required: tuple[Path, ...] = field(default=())
+    api: str | None = None  # ``<plural>`` of one of a multi-API module's APIs
+
+    @property
+    def api_folder(self) -> Path:
+        """``apis/<module>/`` or, for a multi-API module, ``apis/<module>/<plural>/``."""
+        folder = ROOT / "apis" / self.module
+        return folder / self.api if self.api else folder
 
     @property
     def id(self) -> str:
@@ -63,11 +73,11 @@ class Case:
 
     @property
     def composition(self) -> Path:
-        return ROOT / "apis" / self.module / "composition.yaml"
+        return self.api_folder / "composition.yaml"
 
     @property
     def definition(self) -> Path:
-        return ROOT / "apis" / self.module / "definition.yaml"
+        return self.api_folder / "definition.yaml"
 
     @property
     def golden(self) -> Path:
@@ -87,6 +97,7 @@ def load_cases() -> list[Case]:
                     environment=tuple(ROOT / f for f in entry.get("environment") or ()),
                     observed=ROOT / entry["observed"] if entry.get("observed") else None,
                     required=tuple(ROOT / f for f in entry.get("required") or ()),
+                    api=entry.get("api"),
                 )
             )
     return cases

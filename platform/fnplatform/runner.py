@@ -60,11 +60,15 @@ def compose(
     except NotYet as not_yet:
         declare(rsp, comp.requirements)
         stop_here(comp, not_yet)
-    else:
-        # Only a composer that ran to the end has named every resource an import may mean.
-        check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
-        declare(rsp, comp.requirements)
-        finish(comp)
+        write(comp, rsp)
+        # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
+        # derive Ready from an empty set of composed resources).
+        rsp.desired.composite.ready = fnv1.READY_FALSE
+        return rsp
+    # Only a composer that ran to the end has named every resource an import may mean.
+    check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
+    declare(rsp, comp.requirements)
+    finish(comp)
     write(comp, rsp)
     return rsp
 

@@ -364,6 +364,54 @@ def async_actor_case() -> ModuleCase:
     )
 
 
+# -- openstack ----------------------------------------------------------------------------
+
+
+def openstack_pool_case() -> ModuleCase:
+    """The hv-pool-a hypervisor pool of eu-de-1: a Shoot, its access and ProviderConfig."""
+    from tests.support import openstack as o
+
+    return ModuleCase(
+        id="openstack-hypervisor-pool",
+        module="openstack",
+        composite=o.hypervisor("hv-pool-a"),
+        environment=(o.environment(),),
+        invalid=(
+            Invalid("no-machine-pool", _delete("spec.ironcore.machinePool"),
+                    "spec.ironcore.machinePool"),
+            Invalid("max-under-min", _set("spec.maxWorkers", 10), "spec"),
+            Invalid("bad-label", _set("spec.labels", {"bad key!": "x"}), "spec.labels"),
+            Invalid("no-region", _delete("spec.region"), "spec.region"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-shoot-admin-4b1e"},
+        observed_status={"shoot": {"atProvider": {"manifest": {"status": {
+            "lastOperation": {"type": "Create", "state": "Succeeded"}}}}}},
+    )
+
+
+def openstack_cluster_case() -> ModuleCase:
+    """customer-a-prod on hv-pool-a, hv-pool-b and st-pool-a, all Ready."""
+    from tests.support import openstack as o
+
+    return ModuleCase(
+        id="openstack-cluster",
+        module="openstack",
+        composite=o.openstack(),
+        environment=(o.environment(),),
+        required=o.pools_fetched(*o.region_pools()),
+        invalid=(
+            Invalid("bad-size", _set("spec.size", "huge"), "spec.size"),
+            Invalid("no-pools", _set("spec.hypervisorClusters", []), "spec.hypervisorClusters"),
+            Invalid("bad-service", _set("spec.services.nova", "maybe"), "spec.services.nova"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"userKey": b"AQBceph-s3cr3t-client-key-99e==", "password": b"os-admin-pw-2c7"},
+        observed_status={"control-plane": {"atProvider": {"manifest": {"status": {
+            "services": [{"name": "keystone", "ready": True}]}}}}},
+    )
+
+
 # -- contact-center -------------------------------------------------------------------------
 
 CONTACT_CENTER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
@@ -554,6 +602,7 @@ CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
     "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
+    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

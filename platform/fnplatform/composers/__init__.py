@@ -13,13 +13,14 @@ if TYPE_CHECKING:
 
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use)."""
-    from fnplatform.composers import async_actor, cluster, contact_center, environment
+    from fnplatform.composers import async_actor, cluster, contact_center, environment, openstack
 
     return {
         "async-actor": async_actor.compose,
         "cluster": cluster.compose,
         "contact-center": contact_center.compose,
         "environment": environment.compose,
+        "openstack": openstack.compose,
     }
 
 
