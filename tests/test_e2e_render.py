@@ -1,10 +1,12 @@
 """End-to-end proof: the real Crossplane CLI renders every example through this function.
 
-For each case of each ``examples/<module>/cases.yaml``: ``crossplane render`` (crank v2.2.1,
-Development runtime pointed at the function served by this session) must succeed, its output
-must equal ``tests/golden/<module>/<case>.yaml`` byte for byte (``UPDATE_GOLDEN=1`` rewrites
-the goldens), ``crossplane beta validate`` must accept the output against the provider CRDs
-and our XRDs, and every composed resource must pass the offline CRD+CEL validator too.
+For each case of each ``examples/<module>/cases.yaml``, and its namespaced twin (the XR as a
+Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane render``
+(crank v2.2.1, Development runtime pointed at the function served by this session) must
+succeed, its output must equal ``tests/golden/<module>/<case>.yaml`` byte for byte
+(``UPDATE_GOLDEN=1`` rewrites the goldens), ``crossplane beta validate`` must accept the
+output against the provider CRDs and the form's XRDs, and every composed resource must pass
+the offline CRD+CEL validator too.
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def test_render_matches_golden_and_validates(
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(validatable, sort_keys=False))
     validate = subprocess.run(
-        render_tool.validate_command(crank, rendered, tmp_path / "validate-cache"),
+        render_tool.validate_command(crank, rendered, tmp_path / "validate-cache",
+                                     namespaced=case.namespaced),
         capture_output=True,
         text=True,
         timeout=120,

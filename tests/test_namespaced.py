@@ -134,8 +134,8 @@ def composition(composite: dict[str, Any], env: dict[str, Any] | None = None) ->
     ("composite", "namespaced", "namespace", "claim", "claim_tag"),
     [
         (V1, False, "team-a", "demo", "team-a.demo"),
-        (namespaced_composite(V1), True, "team-a", "demo-x7k2p", "team-a.demo-x7k2p"),
-        (namespaced_composite(V1, "other"), True, "other", "demo-x7k2p", "other.demo-x7k2p"),
+        (namespaced_composite(V1), True, "team-a", "demo", "team-a.demo"),
+        (namespaced_composite(V1, "other"), True, "other", "demo", "other.demo"),
         ({"metadata": {"name": "bare"}, "spec": {}}, False, None, None, None),
     ],
     ids=["v1-claim", "v2-namespaced", "v2-other-namespace", "v1-without-claim"],
@@ -150,8 +150,9 @@ def test_reading_the_composite(composite: dict[str, Any], namespaced: bool, name
 def test_spec_crossplane_is_crossplanes_not_the_users() -> None:
     from fnplatform.xrspec import user_spec
 
-    spec = namespaced_composite({"spec": {"actor": "a"}})["spec"]
-    assert "crossplane" in spec and user_spec(spec) == {"actor": "a"}
+    spec = namespaced_composite({"spec": {"actor": "a", "compositionRef": {"name": "x"}}})["spec"]
+    assert spec["crossplane"]["compositionRef"] == {"name": "x"}
+    assert user_spec(spec) == {"actor": "a"}
 
 
 # -- the switch ---------------------------------------------------------------------------------

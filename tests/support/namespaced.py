@@ -1,9 +1,10 @@
 """The namespaced twin of a request: the same composite as a Crossplane v2 namespaced XR.
 
 A v1 composite is cluster-scoped and bound to a claim (labels ``crossplane.io/claim-name`` and
-``crossplane.io/claim-namespace``). Its v2 twin lives in the claim's namespace, carries no claim
-labels, and has Crossplane's own fields under ``spec.crossplane``. Everything else, the user's
-spec and labels, stays, so one case proves both forms. Used by ``tests/support/cases.py``
+``crossplane.io/claim-namespace``). Its v2 twin is what the claim's user creates instead: named
+like the claim, in the claim's namespace, without claim labels, with Crossplane's own fields
+(``compositionRef``...) under ``spec.crossplane``. Everything else, the user's spec and labels,
+stays, so one case proves both forms. Used by ``tests/support/cases.py``
 (every ModuleCase) and ``tools/render_examples.py`` (every render case).
 """
 
@@ -18,6 +19,17 @@ CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 DEFAULT_NAMESPACE = "default"
 #: What Crossplane v2 writes under ``spec.crossplane`` of a namespaced XR.
 CROSSPLANE_FIELDS: dict[str, Any] = {"compositionUpdatePolicy": "Automatic"}
+#: v1 top-level spec fields that v2 keeps under ``spec.crossplane``.
+MOVED_UNDER_CROSSPLANE = (
+    "compositionRef",
+    "compositionRevisionRef",
+    "compositionRevisionSelector",
+    "compositionSelector",
+    "compositionUpdatePolicy",
+    "resourceRefs",
+)
+#: v1 spec fields a namespaced XR doesn't have (no claim, no connection Secret of its own).
+DROPPED = ("claimRef", "writeConnectionSecretToRef", "publishConnectionDetailsTo")
 
 
 def namespaced_composite(
@@ -28,15 +40,21 @@ def namespaced_composite(
     metadata = twin.setdefault("metadata", {})
     labels = dict(metadata.get("labels") or {})
     claim_namespace = labels.pop(CLAIM_NAMESPACE, None)
-    labels.pop(CLAIM_NAME, None)
+    claim_name = labels.pop(CLAIM_NAME, None)
     metadata["labels"] = labels
     if not labels:
         del metadata["labels"]
+    if claim_name:
+        metadata["name"] = claim_name
     metadata["namespace"] = namespace or claim_namespace or DEFAULT_NAMESPACE
     spec = twin.setdefault("spec", {})
-    spec.pop("claimRef", None)
-    spec.pop("writeConnectionSecretToRef", None)  # v2 namespaced XRs have no connection secret
-    spec["crossplane"] = copy.deepcopy(CROSSPLANE_FIELDS)
+    crossplane = copy.deepcopy(CROSSPLANE_FIELDS)
+    for key in MOVED_UNDER_CROSSPLANE:
+        if key in spec:
+            crossplane[key] = spec.pop(key)
+    for key in DROPPED:
+        spec.pop(key, None)
+    spec["crossplane"] = crossplane
     return twin
 
 
