@@ -10,9 +10,11 @@ deletion policy, Secret references, Usages, kinds without a namespaced twin.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages
@@ -342,3 +344,15 @@ def test_registered_kinds_all_have_a_namespaced_twin() -> None:
         and key != ("ec2.aws.upbound.io/v1beta1", "Route")  # registered above to prove NO_TWIN
     }
     assert not lacking
+
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMESPACED_EXAMPLES = sorted(ROOT.glob("examples/*/namespaced/*.yaml"))
+
+
+@pytest.mark.parametrize("path", NAMESPACED_EXAMPLES,
+                         ids=[str(p.relative_to(ROOT / "examples")) for p in NAMESPACED_EXAMPLES])
+def test_namespaced_example_is_the_twin_of_its_v1_composite(path: Path) -> None:
+    """What a team applies in the namespaced form is exactly what the render proof renders."""
+    v1 = yaml.safe_load((path.parent.parent / path.name).read_text())
+    assert yaml.safe_load(path.read_text()) == namespaced_composite(v1)
