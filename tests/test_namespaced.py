@@ -346,6 +346,23 @@ def test_registered_kinds_all_have_a_namespaced_twin() -> None:
     assert not lacking
 
 
+def test_a_claims_composite_is_required_by_name_in_the_namespaced_form() -> None:
+    from fnplatform.requirements import Requirement, claim_requirement
+
+    wanted = claim_requirement("pool", "x.io/v1", "XPool", "shared", "pools")
+    env = Requirement("env", "apiextensions.crossplane.io/v1beta1", "EnvironmentConfig",
+                      match_labels=(("a", "b"),))
+    v1, v2 = composition(V1), namespaced()
+    for comp in (v1, v2):
+        comp.require(wanted)
+        comp.require(env)
+    assert v1.requirements == [wanted, env]
+    by_name, same = v2.requirements
+    assert (by_name.match_name, by_name.namespace, by_name.match_labels) == ("shared", "pools",
+                                                                             None)
+    assert same == env
+
+
 ROOT = Path(__file__).resolve().parent.parent
 NAMESPACED_EXAMPLES = sorted(ROOT.glob("examples/*/namespaced/*.yaml"))
 

@@ -25,7 +25,7 @@ from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.observed import ObservedResources
 from fnplatform.placement import UNPLACED, Placement, Sourced
-from fnplatform.requirements import Requirement, fetched
+from fnplatform.requirements import Requirement, fetched, namespaced_requirement
 from fnplatform.scope import to_namespaced
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
@@ -187,7 +187,13 @@ class Composition:
         return value
 
     def require(self, requirement: Requirement) -> list[dict[str, Any]] | None:
-        """Declare ``requirement``; its fetched resources, or None when not fetched yet."""
+        """Declare ``requirement``; its fetched resources, or None when not fetched yet.
+
+        A namespaced composite asks for a claim's composite by name instead (see
+        :func:`fnplatform.requirements.namespaced_requirement`).
+        """
+        if self.namespaced:
+            requirement = namespaced_requirement(requirement)
         self.requirements.append(requirement)
         return fetched(self.request, requirement.key)
 
