@@ -1,13 +1,14 @@
-# function-platform developer entry points. Needs python3.11 and go (for crank) on the machine.
+# function-platform developer entry points. Needs python3.11; `make render` and the end-to-end
+# tests also need a Crossplane CLI: a supported `crossplane` on PATH, or go to build the pinned one.
 SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
-CRANK := .bin/crank
 RENDER_OUT ?=
+CASE ?=
 
-.PHONY: setup render serve generate test test-e2e lint bench clean
+.PHONY: setup crank render serve generate test test-e2e lint bench package clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,15 +18,17 @@ $(VENV)/.installed: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-$(CRANK):
+## setup: virtualenv with the package and dev tools (no Crossplane CLI needed)
+setup: $(VENV)/.installed
+
+## crank: .bin/crank -> a supported `crossplane` on PATH, else the pinned one built with go
+crank:
 	tools/install-crank.sh
 
-## setup: virtualenv with the package and dev tools, plus crank in .bin/
-setup: $(VENV)/.installed $(CRANK)
-
-## render: serve the function locally and render every example (RENDER_OUT=dir writes files)
-render: setup
-	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),)
+## render: serve the function locally and render every case (CASE=<module>/<case> renders one,
+## RENDER_OUT=dir writes files)
+render: setup crank
+	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
 
 ## serve: run the function for `crossplane render` (Development runtime dials localhost:9443)
 serve: setup

@@ -1,11 +1,14 @@
 """Benchmark function-platform over gRPC, as Crossplane calls it; results go to bench/results.md.
 
     python bench/run.py                      # latency, pools, floor, head-of-line, size, RSS
+    python bench/run.py --before DIR         # also the function checked out in DIR, side by side
     python bench/run.py soak --requests 100000
 
-Every figure is measured against a ``python -m function`` process (and the SDK's do-nothing
-server for the floor) on a free local port, so it includes gRPC, protobuf and the executor.
-The machine is shared, so figures are indicative: compare ratios, not absolute numbers.
+Every figure is measured against ``python -m function`` processes (with the response cache on,
+and off: composing from scratch) and the SDK's do-nothing server (the floor), each on a free
+local port, so it includes gRPC, protobuf and the executor. They are measured side by side in
+one run, in interleaved rounds on the same request bytes, so a noisy shared machine moves them
+together: compare ratios, not absolute numbers.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import argparse
 import contextlib
 import importlib.util
 import os
+import pickle
 import statistics
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +47,10 @@ from tests.support.harness import Rendered, free_port, request  # noqa: E402
 
 METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
 ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'platform'}"}
-POOL_COUNTS = (1, 10, 50, 200)
+POOL_COUNTS = (1, 10, 50, 200, 1000)
+SLOPE_POOLS = (1, 10, 50, 200)  # the goal's marginal cost is the 1->200 pool slope
+POOL_CLOUD = "gcp"
+ROUNDS = 5
 MIB = 1024 * 1024
 
 
@@ -92,15 +99,20 @@ def _children(pid: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def serving(*args: str, floor: bool = False) -> Iterator[Served]:
-    """``python -m function`` (or the floor server) on a free port."""
+def serving(*args: str, floor: bool = False, root: Path = ROOT,
+            answers: Sequence[Workload] = ()) -> Iterator[Served]:
+    """``python -m function`` from ``root`` (or the floor, answering ``answers``) on a port."""
     address = f"127.0.0.1:{free_port()}"
     if floor:
-        command = [sys.executable, str(ROOT / "bench" / "floor.py"), address]
+        prepared = ROOT / ".bench" / "floor-responses.pickle"
+        prepared.parent.mkdir(exist_ok=True)
+        prepared.write_bytes(pickle.dumps({w.name: w.response for w in answers}))
+        command = [sys.executable, str(ROOT / "bench" / "floor.py"), address, str(prepared)]
     else:
         command = [sys.executable, "-m", "function", "--insecure", "--address", address,
                    "--max-send-message-size", "64", "--max-recv-message-size", "64", *args]
-    process = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+    env = {**ENV, "PYTHONPATH": f"{root}{os.pathsep}{root / 'platform'}"}
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
         yield Served(process, address)
@@ -116,10 +128,15 @@ def serving(*args: str, floor: bool = False) -> Iterator[Served]:
 class Workload:
     """A named serialized request and what composing it produces."""
 
-    name: str
+    name: str  # also the request's meta.tag: the floor answers by it
     payload: bytes
     resources: int
-    response_bytes: int
+    response: bytes  # what function-platform answers
+
+    @property
+    def response_bytes(self) -> int:
+        """The answer's size."""
+        return len(self.response)
 
 
 def _runner(req: fnv1.RunFunctionRequest) -> Rendered:
@@ -127,21 +144,25 @@ def _runner(req: fnv1.RunFunctionRequest) -> Rendered:
 
 
 def _workload(name: str, req: fnv1.RunFunctionRequest) -> Workload:
+    req.meta.tag = name
     rendered = _runner(req)
     return Workload(name, req.SerializeToString(), len(rendered.resources),
-                    rendered.response.ByteSize())
+                    rendered.response.SerializeToString(deterministic=True))
 
 
 def example_workloads() -> list[Workload]:
-    """Every ``examples/*/cases.yaml`` case, its requirements fetched as crank would."""
+    """Every ``tests/render-cases/*.yaml`` case, its requirements fetched as crank would."""
     spec = importlib.util.spec_from_file_location("render_examples",
                                                   ROOT / "tools" / "render_examples.py")
-    if spec is None or spec.loader is None or not list(ROOT.glob("examples/*/cases.yaml")):
+    if spec is None or spec.loader is None or not list(ROOT.glob("tests/render-cases/*.yaml")):
         return [_workload(case.id, case.request()) for case in module_cases()]
     tool = importlib.util.module_from_spec(spec)
     sys.modules["render_examples"] = tool  # dataclasses look their module up while defining
     spec.loader.exec_module(tool)
-    return [_workload(case.id, _example_request(case)) for case in tool.load_cases()]
+    # The render cases as written: their namespaced twins compose the same resources, and
+    # keeping them out keeps the numbers comparable across releases.
+    return [_workload(case.id, _example_request(case)) for case in tool.load_cases()
+            if not case.namespaced]
 
 
 def _documents(path: Path) -> list[dict[str, Any]]:
@@ -179,7 +200,7 @@ def _matches(doc: dict[str, Any], selector: dict[str, Any]) -> bool:
     return all((metadata.get("labels") or {}).get(k) == v for k, v in labels.items())
 
 
-def pool_workload(pools: int, cloud: str = "aws") -> Workload:
+def pool_workload(pools: int, cloud: str = POOL_CLOUD) -> Workload:
     """A cluster with ``pools`` node pools, every resource observed Ready (steady state)."""
     case = cluster_case(cloud).with_composite(cluster_composite(cloud, f"bench-{pools}", pools))
     _, observed = converge(_runner, case)
@@ -231,24 +252,66 @@ class Report:
         print("\n".join(block), flush=True)
 
 
-def latency_rows(served: Served, workloads: list[Workload]) -> list[list[Any]]:
-    """p50/p99 and sizes per workload."""
-    rows = []
-    for load in workloads:
-        found = timings(lambda b: served.call(b, timeout=120), load.payload,
-                        iterations(load.resources))
-        rows.append([load.name, load.resources, f"{load.response_bytes / 1024:.1f}",
-                     f"{p(found, 0.5):.2f}", f"{p(found, 0.99):.2f}"])
-    return rows
-
-
-def marginal_cost(rows: list[list[Any]]) -> float:
-    """Least-squares slope of p50 latency (ms) over composed resources."""
-    xs = [float(r[1]) for r in rows]
-    ys = [float(r[3]) for r in rows]
+def marginal_cost(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of latency (ms) over composed resources, in ms per resource."""
+    xs = [float(x) for x, _ in points]
+    ys = [y for _, y in points]
     mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
     spread = sum((x - mean_x) ** 2 for x in xs)
     return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread
+
+
+def side_by_side(servers: dict[str, Served], load: Workload) -> dict[str, list[float]]:
+    """Latencies of ``load`` on every server, in interleaved rounds (rotating the order).
+
+    A shared machine's noise comes in bursts; interleaving spreads a burst over every server
+    instead of charging it to whichever was being measured.
+    """
+    found: dict[str, list[float]] = {name: [] for name in servers}
+    names = list(servers)
+    per_round = max(1, iterations(load.resources) // ROUNDS)
+    for round_ in range(ROUNDS):
+        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
+            found[name] += timings(_caller(servers[name]), load.payload, per_round,
+                                   warmup=2 if round_ == 0 else 1)
+    return found
+
+
+def _caller(served: Served) -> Callable[[bytes], bytes]:
+    def call(payload: bytes) -> bytes:
+        return bytes(served.call(payload, timeout=300))
+    return call
+
+
+def comparison_rows(servers: dict[str, Served], loads: list[Workload]
+                    ) -> tuple[list[list[Any]], dict[str, list[tuple[int, float]]]]:
+    """One row per workload: p50/p99 per server and the ratios to the floor."""
+    rows: list[list[Any]] = []
+    p50s: dict[str, list[tuple[int, float]]] = {name: [] for name in servers}
+    for load in loads:
+        found = side_by_side(servers, load)
+        row: list[Any] = [load.name, load.resources, f"{load.response_bytes / 1024:.0f}"]
+        for name in servers:
+            row += [f"{p(found[name], 0.5):.2f}", f"{p(found[name], 0.99):.2f}"]
+            p50s[name].append((load.resources, p(found[name], 0.5)))
+        floor = p(found["floor"], 0.5)
+        row += [f"{p(found[name], 0.5) / floor:.2f}x" for name in servers if name != "floor"]
+        if "before" in servers:
+            row.append(f"{p(found['before'], 0.5) / p(found['cache off'], 0.5):.2f}x")
+        rows.append(row)
+        print(" | ".join(str(c) for c in row), flush=True)
+    return rows, p50s
+
+
+def comparison_header(servers: dict[str, Served]) -> list[str]:
+    """Columns of :func:`comparison_rows`."""
+    header = ["request", "resources", "response KiB"]
+    for name in servers:
+        header += [f"{name} p50", f"{name} p99"]
+    header += [f"{name} / floor" for name in servers if name != "floor"]
+    if "before" in servers:
+        header.append("before / cache off")
+    return header
 
 
 def head_of_line(args: tuple[str, ...], small: Workload, big: Workload) -> list[Any]:
@@ -272,46 +335,153 @@ def head_of_line(args: tuple[str, ...], small: Workload, big: Workload) -> list[
         loaded = timings(call, small.payload, 300, warmup=0)
         stop.set()
         background.join()
-    mode = "threads (default)" if not args else " ".join(args)
+    mode = " ".join(a for a in args if a not in NO_CACHE) or "threads (default)"
     return [mode, f"{p(alone, 0.5):.2f}", f"{p(alone, 0.99):.2f}", f"{p(loaded, 0.5):.2f}",
             f"{p(loaded, 0.99):.2f}", f"{max(loaded):.0f}", len(big_latencies),
             f"{statistics.median(big_latencies):.0f}" if big_latencies else "-"]
 
 
+def variant(payload: bytes, index: int) -> bytes:
+    """``payload`` with a composite label set to ``index``: new content, so a cache miss."""
+    req = fnv1.RunFunctionRequest.FromString(payload)
+    metadata = req.observed.composite.resource.fields["metadata"].struct_value
+    metadata.fields["labels"].struct_value.fields["bench-variant"].string_value = str(index)
+    return req.SerializeToString()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` and its worker processes."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for candidate in [pid, *_children(pid)]:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{candidate}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def per_core(served: Served, payload: bytes, seconds: float = 4.0, clients: int = 2) -> float:
+    """Requests answered per second of the server's CPU time, ``clients`` sending at once.
+
+    CPU time rather than wall time: on a shared machine the server's CPU seconds are what a
+    request costs, whatever else runs. One core answers this many requests a second.
+    """
+    stop = time.perf_counter() + seconds
+    done = [0] * clients
+
+    def hammer(index: int) -> None:
+        while time.perf_counter() < stop:
+            served.call(payload, timeout=300)
+            done[index] += 1
+
+    for _ in range(3):
+        served.call(payload, timeout=300)
+    before = cpu_seconds(served.process.pid)
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(hammer, range(clients)))
+    used = cpu_seconds(served.process.pid) - before
+    return sum(done) / used if used > 0 else float("nan")
+
+
+SIZING_POOLS = (1, 50, 320)  # about 40, 200 and 1,000 composed GCP resources
+
+
+def sizing_rows() -> list[list[Any]]:
+    """Requests per second per core, cache on (steady state) and off (everything changed)."""
+    rows = []
+    with serving() as cached, serving(*NO_CACHE) as uncached:
+        for pools in SIZING_POOLS:
+            load = pool_workload(pools)
+            rows.append([load.name, load.resources, f"{per_core(cached, load.payload):.0f}",
+                         f"{per_core(uncached, load.payload):.0f}"])
+            print(" | ".join(str(c) for c in rows[-1]), flush=True)
+    return rows
+
+
+def cache_at_limit(base: Workload, limit_mib: int) -> list[list[Any]]:
+    """RSS once distinct requests have filled the cache past its limit, next to the cache off."""
+    count = int(2 * limit_mib * MIB / max(base.response_bytes, 1)) + 1
+    rows: list[list[Any]] = []
+    for label, args in ((f"cache {limit_mib} MiB", ("--response-cache-mib", str(limit_mib))),
+                        ("cache off", NO_CACHE)):
+        with serving(*args) as served:
+            idle = served.rss()
+            for index in range(count):
+                served.call(variant(base.payload, index), timeout=300)
+            end = served.rss()
+        rows.append([label, count, f"{idle['rss'] / 1024:.0f}", f"{end['rss'] / 1024:.0f}",
+                     f"{end['peak'] / 1024:.0f}"])
+    return rows
+
+
 # -- modes ------------------------------------------------------------------------------------
 
+NO_CACHE = ("--response-cache-mib", "0")
 
-def benchmark(out: Path) -> None:
+
+def benchmark(out: Path, before: Path | None = None) -> None:
     """Every figure except the soak."""
-    report = Report([f"# Benchmark results ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
-                     "", "Indicative: a shared 2-core machine; `python bench/run.py`. "
-                     "Latency is per RunFunction over gRPC, sequential calls from one client.",
-                     ""])
-    header = ["request", "composed resources", "response KiB", "p50 ms", "p99 ms"]
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = "python bench/run.py" + (f" --before {before}" if before else "")
+    report = Report([
+        f"# Benchmark results ({started})", "",
+        f"Machine: {machine()}. **Shared** with other agents' builds and tests while measuring, "
+        "so absolute figures move between runs; every server below was measured in the same "
+        f"run, in {ROUNDS} interleaved rounds on the same request bytes: compare the ratios. "
+        f"Command: `{command}` (`make bench`). Latency is per RunFunction over gRPC, "
+        "sequential calls from one client; p50/p99 in ms.", "",
+        "Servers: **cache on** is `python -m function` as shipped (`--response-cache-mib 64`): "
+        "the steady state, where Crossplane re-sends an unchanged request on every poll. "
+        "**cache off** (`--response-cache-mib 0`) composes every request (its composing "
+        "memos, 16 MiB of encoded bodies and decoded Structs, stay on). **floor** is the SDK's "
+        "do-nothing server answering each request with the response bytes the function gives "
+        "to it, prepared at start-up (bench/floor.py)." + (
+            f" **before** is the function checked out in `{before}`." if before else ""), "",
+    ])
     examples = example_workloads()
     pools = [pool_workload(n) for n in POOL_COUNTS]
-    with serving() as served:
-        example_rows = latency_rows(served, examples)
-        report.section("Example cases", header, example_rows)
-        pool_rows = latency_rows(served, pools)
-        report.section("One cluster (AWS, all resources observed) by pool count", header,
-                       pool_rows)
-        cost = marginal_cost(pool_rows)
-        peak = served.rss()
-    with serving(floor=True) as floor:
-        floor_rows = latency_rows(floor, [examples[0], pools[-1]])
-    ratio_rows = [[ours[0], ours[3], base[3], f"{float(ours[3]) / float(base[3]):.1f}x"]
-                  for ours, base in zip([example_rows[0], pool_rows[-1]], floor_rows, strict=True)]
-    report.section("Floor: the same request to a do-nothing SDK function", [
-        "request", "function-platform p50 ms", "do-nothing p50 ms", "ratio"], ratio_rows)
-    report.section("Cost and memory", ["figure", "value"], [
-        ["marginal cost per composed resource (slope of p50 over pool rows)",
-         f"{cost * 1000:.0f} µs"],
-        ["server RSS after the runs above", f"{peak['rss'] / 1024:.0f} MiB"],
-        ["server peak RSS (VmHWM)", f"{peak['peak'] / 1024:.0f} MiB"],
-    ])
-    big = pool_workload(1000)
-    report.section("1000 node pools vs the 4 MiB default limit", ["figure", "value"], [
+    with contextlib.ExitStack() as stack:
+        servers = {
+            "cache on": stack.enter_context(serving()),
+            "cache off": stack.enter_context(serving(*NO_CACHE)),
+            "floor": stack.enter_context(serving(floor=True, answers=[*pools, *examples])),
+        }
+        if before is not None:
+            servers["before"] = stack.enter_context(serving(root=before))
+        header = comparison_header(servers)
+        rows, p50s = comparison_rows(servers, pools)
+        report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "
+                       "by node pool count", header, rows)
+        example_rows, _ = comparison_rows(servers, examples)
+        report.section("Render cases (tests/render-cases, requirements fetched as crank does)",
+                       header, example_rows)
+        memory = {name: served.rss() for name, served in servers.items()}
+    slope_resources = {n: load.resources for n, load in zip(POOL_COUNTS, pools, strict=True)}
+    wanted = {slope_resources[n] for n in SLOPE_POOLS}
+    cost_rows = []
+    for name in servers:
+        slope = marginal_cost([pt for pt in p50s[name] if pt[0] in wanted])
+        whole = marginal_cost(p50s[name])
+        rss, peak = memory[name]["rss"], memory[name]["peak"]
+        cost_rows.append([name, f"{slope * 1000:.1f}", f"{whole * 1000:.1f}",
+                          f"{rss / 1024:.0f}", f"{peak / 1024:.0f}"])
+    report.section("Marginal cost per composed resource and memory", [
+        "server", "µs per resource, 1->200 pools", "µs per resource, 1->1000 pools",
+        "RSS after the runs MiB", "peak RSS (VmHWM) MiB"], cost_rows,
+        note="Slope of p50 latency over composed resources (least squares over the pool rows).")
+    report.section("RSS with the response cache at its limit", [
+        "server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
+        cache_at_limit(pools[SLOPE_POOLS.index(200)], 64),
+        note="Distinct 200-pool requests (a label changed each time) totalling twice the "
+        "cache limit, so the cache fills and evicts; the same traffic with the cache off.")
+    report.section("Sizing: requests per second per core", [
+        "request", "resources", "cache on (unchanged composites)",
+        "cache off (every composite changed)"], sizing_rows(),
+        note="Two clients sending back to back for 4 s; requests answered per second of the "
+        "server's CPU time (user + system, from /proc), so other load on the machine does not "
+        "count. One replica in threads mode uses about one core.")
+    big = pool_workload(1000, "aws")
+    report.section("1000 AWS node pools vs the 4 MiB default limit", ["figure", "value"], [
         ["composed resources", big.resources],
         ["response size", f"{big.response_bytes / MIB:.2f} MiB "
                           f"({100 * big.response_bytes / (4 * MIB):.0f}% of 4 MiB)"],
@@ -323,39 +493,62 @@ def benchmark(out: Path) -> None:
     print(f"wrote {out}")
 
 
+def machine() -> str:
+    """CPU model and count, memory, Python: what the figures were measured on."""
+    cpu = "unknown CPU"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    memory = ""
+    with contextlib.suppress(OSError, IndexError, ValueError):
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kib / MIB:.0f} GiB RAM"
+    return (f"{os.cpu_count()} CPUs ({cpu}){memory}, Python {sys.version.split()[0]}, "
+            f"load average {os.getloadavg()[0]:.1f} at the start")
+
+
 HOL_MODES: tuple[tuple[str, ...], ...] = (
-    (), ("--switch-interval-ms", "5"), ("--processes", "2"),
+    NO_CACHE, (*NO_CACHE, "--switch-interval-ms", "5"), (*NO_CACHE, "--processes", "2"),
 )
 
 
 def head_of_line_section(report: Report, small: Workload, big: Workload) -> None:
-    """Head-of-line blocking for each serving mode."""
+    """Head-of-line blocking for each serving mode (cache off: the big request composes)."""
     report.section(
         "Head-of-line blocking: small request while 1000-pool requests run back to back",
         ["serving", "alone p50", "alone p99", "loaded p50", "loaded p99", "loaded max",
          "big done", "big p50 ms"], [head_of_line(mode, small, big) for mode in HOL_MODES],
-        note=f"small = `{small.name}`; big = 1000 pools ({big.resources} resources); "
-        "latencies in ms.")
+        note=f"small = `{small.name}`; big = 1000 AWS pools ({big.resources} resources); "
+        "latencies in ms; `--response-cache-mib 0` so that every big request composes.")
 
 
 def head_of_line_only(out: Path) -> None:
     """Just the head-of-line figures (they decide the serving default)."""
     report = Report()
-    head_of_line_section(report, example_workloads()[0], pool_workload(1000))
+    head_of_line_section(report, example_workloads()[0], pool_workload(1000, "aws"))
     with out.open("a") as handle:
         handle.write("\n".join(["", *report.lines]))
 
 
-def soak(requests_total: int, out: Path, clients: int = 4) -> None:
-    """``requests_total`` requests over every workload; RSS after warm-up and at the end."""
+def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) -> None:
+    """``requests_total`` mixed requests; RSS after warm-up and at the end.
+
+    Every fourth request is new content (a 10-pool cluster with a label changed), so it
+    composes and is stored, and the cache fills and evicts; the rest cycle over the example
+    cases and a 10-pool cluster, answered from the cache.
+    """
     loads = [*example_workloads(), pool_workload(10)]
     payloads = [w.payload for w in loads]
-    warmup = max(1000, requests_total // 20)
+    fresh = loads[-1].payload
+    warmup = max(1000, requests_total // 5)
     samples: list[tuple[int, int]] = []
     started = time.perf_counter()
-    with serving() as served:
+    with serving("--response-cache-mib", str(cache_mib)) as served:
         def send(index: int) -> None:
-            served.call(payloads[index % len(payloads)], timeout=120)
+            payload = variant(fresh, index) if index % 4 == 0 else payloads[index % len(payloads)]
+            served.call(payload, timeout=120)
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(send, range(warmup)))
             after_warmup = served.rss()["rss"]
@@ -372,10 +565,12 @@ def soak(requests_total: int, out: Path, clients: int = 4) -> None:
     growth = 100 * (end["rss"] - after_warmup) / after_warmup
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
-        "", f"## Soak: {requests_total} requests ({stamp})",
-        "", f"{clients} concurrent clients cycling over {len(loads)} requests "
-        f"(every example case and a 10-pool cluster); {elapsed:.0f} s, "
-        f"{requests_total / elapsed:.0f} req/s.", "",
+        "", f"## Soak: {requests_total} mixed requests ({stamp})",
+        "", f"`python bench/run.py soak --requests {requests_total}`; {clients} concurrent "
+        f"clients, cache {cache_mib} MiB. Every fourth request is new content (a 10-pool "
+        f"cluster with a label changed: composed, stored, later evicted); the others cycle "
+        f"over {len(loads)} requests (every example case and a 10-pool cluster). "
+        f"{elapsed:.0f} s, {requests_total / elapsed:.0f} req/s on the shared machine.", "",
         "| figure | value |", "|---|---|",
         f"| RSS after warm-up ({warmup} requests) | {after_warmup / 1024:.1f} MiB |",
         f"| RSS at the end | {end['rss'] / 1024:.1f} MiB |",
@@ -394,16 +589,23 @@ def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol"], default="run")
+    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol", "sizing"], default="run")
     parser.add_argument("--requests", type=int, default=100_000, help="soak: how many requests")
+    parser.add_argument("--cache-mib", type=int, default=64, help="soak: response cache size")
+    parser.add_argument("--before", type=Path, help="run: also serve the function in this "
+                        "checkout (e.g. `git worktree add /tmp/before main`), side by side")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.md")
     args = parser.parse_args()
     if args.mode == "soak":
-        soak(args.requests, args.out)
+        soak(args.requests, args.out, cache_mib=args.cache_mib)
     elif args.mode == "hol":
         head_of_line_only(args.out)
+    elif args.mode == "sizing":
+        report = Report()
+        report.section("Sizing: requests per second per core", [
+            "request", "resources", "cache on", "cache off"], sizing_rows())
     else:
-        benchmark(args.out)
+        benchmark(args.out, args.before)
 
 
 if __name__ == "__main__":

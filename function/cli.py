@@ -72,6 +72,11 @@ class Size(click.ParamType):
     help="How often composing threads hand over the GIL; shorter keeps small requests fast "
     "while a large one composes (see bench/results.md).",
 )
+@click.option(
+    "--response-cache-mib", default=64, show_default=True, type=click.IntRange(0),
+    help="Reuse the answer to a request whose content (all but its tag) was answered before, "
+    "within this many MiB (least recently used first); 0 composes every request.",
+)
 def cli(  # noqa: PLR0917 - one parameter per flag
     debug: bool,
     address: str,
@@ -82,6 +87,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     grace_period: float,
     processes: int,
     switch_interval_ms: float,
+    response_cache_mib: int,
 ) -> None:
     """Serve function-platform, a Crossplane composition function."""
     logging.configure(logging.Level.DEBUG if debug else logging.Level.INFO)
@@ -94,6 +100,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         grace_period=grace_period,
         processes=processes,
         switch_interval_ms=switch_interval_ms,
+        response_cache_mib=response_cache_mib,
     )
     try:
         asyncio.run(serve(config))

@@ -143,11 +143,18 @@ def run_bytes(request: bytes, max_send: int = 4 * 1024 * 1024) -> bytes:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         return rsp.SerializeToString(deterministic=True)
-    return limit_size(parsed, run(parsed), max_send).SerializeToString(deterministic=True)
+    rsp = run(parsed)
+    out = rsp.SerializeToString(deterministic=True)
+    if len(out) <= max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
+        return out
+    return limit_size(parsed, rsp, max_send, len(out)).SerializeToString(deterministic=True)
 
 
 def limit_size(
-    request: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, max_send: int
+    request: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    max_send: int,
+    size: int | None = None,
 ) -> fnv1.RunFunctionResponse:
     """``rsp`` if it fits ``max_send`` (with a warning past 80%), else a small fatal response.
 
@@ -156,7 +163,7 @@ def limit_size(
     response carries only the fatal result (no desired state copied from the request, which
     may be what is too big); on a fatal result Crossplane keeps the previous desired state.
     """
-    size = rsp.ByteSize()
+    size = rsp.ByteSize() if size is None else size
     if size <= max_send:
         if size > max_send * SIZE_WARNING_RATIO:
             warned = fnv1.RunFunctionResponse()

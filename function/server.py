@@ -21,6 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from grpc_reflection.v1alpha import reflection
 
+from function.cache import ResponseCache, budget
 from function.dispatch import run_bytes
 
 MIB = 1024 * 1024
@@ -42,6 +43,7 @@ class ServerConfig:
     grace_period: float = 20.0
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
+    response_cache_mib: int = 64  # 0: compose every request
 
 
 def _identity(data: bytes) -> bytes:
@@ -49,26 +51,66 @@ def _identity(data: bytes) -> bytes:
 
 
 class Handler:
-    """Composes serialized requests in an executor, off the event loop."""
+    """Answers from the response cache, else composes in an executor, off the event loop.
 
-    def __init__(self, executor: concurrent.futures.Executor, max_send: int) -> None:
+    The cache is looked up on the event loop: a hit costs a parse, a deterministic
+    serialization and a digest of the request, about what the SDK's own server spends
+    reading it, and no hand-over to a composing thread.
+    """
+
+    def __init__(
+        self,
+        executor: concurrent.futures.Executor,
+        max_send: int,
+        cache: ResponseCache | None = None,
+    ) -> None:
         self.executor = executor
         self.max_send = max_send
+        self.cache = cache
 
     async def run_function(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         """RunFunction for either protocol version."""
+        lookup = self.cache.lookup(request) if self.cache is not None else None
+        if lookup is not None and lookup.response is not None:
+            return lookup.response
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, run_bytes, request, self.max_send)
+        response = await loop.run_in_executor(self.executor, run_bytes, request, self.max_send)
+        if lookup is not None and self.cache is not None:
+            self.cache.store(lookup, response)
+        return response
 
 
-def build_server(config: ServerConfig, executor: concurrent.futures.Executor) -> grpc.aio.Server:
-    """A configured, not yet started server."""
+def response_cache(config: ServerConfig) -> ResponseCache | None:
+    """The cache ``config`` asks for, or None when ``response_cache_mib`` is 0."""
+    responses, _ = budget(config.response_cache_mib * MIB)
+    if responses <= 0:
+        return None
+    return ResponseCache(responses, config.max_send_message_size)
+
+
+def size_memos(response_cache_mib: int) -> None:
+    """Bound this process's composing memos by its share of ``--response-cache-mib``."""
+    from fnplatform.structs import DECODED, ENCODED
+
+    _, each = budget(response_cache_mib * MIB)
+    ENCODED.configure(each)
+    DECODED.configure(each)
+
+
+def build_server(
+    config: ServerConfig,
+    executor: concurrent.futures.Executor,
+    cache: ResponseCache | None = None,
+) -> grpc.aio.Server:
+    """A configured, not yet started server (``cache`` defaults to the one config asks for)."""
     options = [
         ("grpc.max_receive_message_length", config.max_recv_message_size),
         ("grpc.max_send_message_length", config.max_send_message_size),
     ]
     server = grpc.aio.server(options=options)
-    handler = Handler(executor, config.max_send_message_size)
+    if cache is None:
+        cache = response_cache(config)
+    handler = Handler(executor, config.max_send_message_size, cache)
     method = grpc.unary_unary_rpc_method_handler(
         handler.run_function, request_deserializer=_identity, response_serializer=_identity
     )
@@ -124,21 +166,23 @@ def _bind(add_port: object, address: str) -> None:
         raise StartupError(msg)
 
 
-def make_executor(processes: int) -> concurrent.futures.Executor:
+def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.futures.Executor:
     """Threads by default; a process pool when ``processes`` > 0."""
     if processes > 0:
         import multiprocessing
 
         return concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm,
+            initargs=(response_cache_mib,),
         )
     return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="compose")
 
 
-def _warm() -> None:
-    """Import the composers in a new worker before its first request."""
+def _warm(response_cache_mib: int = 64) -> None:
+    """Import the composers in a new worker before its first request; size its memos."""
     from function.dispatch import _composers
 
+    size_memos(response_cache_mib)
     _composers()
 
 
@@ -146,11 +190,13 @@ async def serve(config: ServerConfig) -> None:
     """Serve until SIGTERM or SIGINT; in-flight requests finish within the grace period."""
     log = logging.get_logger()
     sys.setswitchinterval(config.switch_interval_ms / 1000)
-    executor = make_executor(config.processes)
+    size_memos(config.response_cache_mib)
+    executor = make_executor(config.processes, config.response_cache_mib)
     server = build_server(config, executor)
     await server.start()
     log.info(
-        "serving", address=config.address, insecure=config.insecure, processes=config.processes
+        "serving", address=config.address, insecure=config.insecure, processes=config.processes,
+        response_cache_mib=config.response_cache_mib,
     )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

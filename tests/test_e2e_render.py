@@ -1,7 +1,7 @@
 """End-to-end proof: the real Crossplane CLI renders every example through this function.
 
-For each case of each ``examples/<module>/cases.yaml``, and its namespaced twin (the XR as a
-Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane render``
+For each case of each ``tests/render-cases/<module>.yaml``, and its namespaced twin (the XR
+as a Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane render``
 (crank v2.2.1, Development runtime pointed at the function served by this session) must
 succeed, its output must equal ``tests/golden/<module>/<case>.yaml`` byte for byte
 (``UPDATE_GOLDEN=1`` rewrites the goldens), ``crossplane beta validate`` must accept the
@@ -46,10 +46,8 @@ CASES = render_tool.load_cases()
 
 @pytest.fixture(scope="session")
 def crank() -> Path:
-    found = render_tool.find_crank()
-    if found is None:
-        pytest.fail("crank not installed: run tools/install-crank.sh (make setup)")
-    return found
+    """``.bin/crank``; only these tests install it (link a supported CLI on PATH, or build)."""
+    return render_tool.ensure_crank()
 
 
 @pytest.fixture(scope="session")
@@ -122,4 +120,4 @@ def test_every_case_file_exists() -> None:
 
 
 def test_cases_found() -> None:
-    assert CASES, "no examples/*/cases.yaml found"
+    assert CASES, "no tests/render-cases/*.yaml found"

@@ -69,3 +69,29 @@ def test_the_wheel_carries_every_module_and_template(tmp_path):
         for p in sources
     }
     assert expected - shipped == set()
+
+
+def test_examples_hold_only_kubernetes_objects():
+    """``crossplane xpkg build`` parses every YAML file under the examples root as an object.
+
+    Render cases (lists) and observed states live in ``tests/render-cases/``; a stray non-object
+    here breaks packaging with an error naming the wrong file.
+    """
+    import yaml
+
+    problems = []
+    for path in sorted((REPO / "examples").rglob("*")):
+        if path.is_dir():
+            continue
+        where = str(path.relative_to(REPO))
+        if path.suffix not in (".yaml", ".yml"):
+            problems.append(f"{where}: not a manifest")
+            continue
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc is None:
+                continue
+            if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind"):
+                problems.append(f"{where}: a document without apiVersion/kind")
+            elif "status" in doc:
+                problems.append(f"{where}: {doc['kind']} carries a status (an observed state?)")
+    assert problems == []

@@ -230,10 +230,19 @@ def big_cluster() -> tuple[fnv1.RunFunctionRequest, int]:
 def test_sigterm_lets_in_flight_requests_finish_then_exits(served):
     address, process = served
     big, _ = big_cluster()
+    requests = []
+    for index in range(4):  # distinct composites: no answer can come from the response cache
+        distinct = fnv1.RunFunctionRequest()
+        distinct.CopyFrom(big)
+        metadata = distinct.observed.composite.resource.fields["metadata"].struct_value
+        metadata.fields["annotations"].struct_value.fields["test/request"].string_value = str(
+            index
+        )
+        requests.append(distinct.SerializeToString())
     channel = grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", -1)])
     call = raw_call(channel)
     with ThreadPoolExecutor(4) as pool:
-        in_flight = [pool.submit(call, big.SerializeToString(), timeout=60) for _ in range(4)]
+        in_flight = [pool.submit(call, body, timeout=60) for body in requests]
         time.sleep(0.5)
         assert not all(f.done() for f in in_flight), "requests finished before SIGTERM"
         process.send_signal(signal.SIGTERM)

@@ -1,4 +1,4 @@
-"""Write ``examples/<module>/observed-<case>.yaml``: a later pass where the foundations are Ready.
+"""Write ``tests/render-cases/<module>/observed-<case>-ready.yaml``: the foundations Ready.
 
     python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
 
@@ -6,9 +6,11 @@ For each named first-pass case it renders pass 1, marks every composed resource 
 provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
 ``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), renders
 pass 2 (the cluster appears once its network is Ready) and marks the cluster Ready too. The
-result is the observed state of a third pass, which composes the dependents (node pools,
-ProviderConfigs, Helm releases, workload identity) and fills the XR status. Values are fake but
-deterministic (hashes of names), so goldens stay byte-identical.
+result is the observed state of a third pass, which composes what waits for the cluster (node
+pools, the in-cluster Helm/Kubernetes ProviderConfigs, workload identity) and fills the XR
+status; ``Composed`` stays False. Helm releases wait for those ProviderConfigs, which this
+state does not hold yet, so no Release is rendered from it. Values are fake but deterministic
+(hashes of names), so goldens stay byte-identical.
 """
 
 from __future__ import annotations
@@ -135,13 +137,14 @@ def main(argv: list[str]) -> int:
     if crank is None:
         print("crank not found: run tools/install-crank.sh", file=sys.stderr)
         return 2
-    cases = {c.id: c for c in tool.load_cases()}
+    # Observed states are written for the cases as written; twins convert them when rendering.
+    cases = {c.id: c for c in tool.load_cases() if not c.namespaced}
     port = tool.free_port()
     with tempfile.TemporaryDirectory() as tmp, tool.serve_function(port):
         for case_id in argv:
             case = cases[case_id]
             documents = observed_for(crank, case, port, Path(tmp))
-            target = case.xr.parent / f"observed-{case.name}-ready.yaml"
+            target = tool.CASES_DIR / case.module / f"observed-{case.name}-ready.yaml"
             header = (
                 f"# Observed state of {case.xr.name} once the foundations are Ready\n"
                 f"# (tools/make_observed.py {case_id}; provider values are fake, deterministic).\n"

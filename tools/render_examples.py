@@ -2,12 +2,17 @@
 
     python tools/render_examples.py                 # all cases, to stdout
     python tools/render_examples.py --out build/render
-    python tools/render_examples.py --case cluster/gcp
+    python tools/render_examples.py --case cluster/gcp   # `make render CASE=cluster/gcp`
 
-Each ``examples/<module>/cases.yaml`` lists render cases::
+Each ``tests/render-cases/<module>.yaml`` lists that module's render cases, paths relative to
+the repository root::
 
-    - {name: gcp, xr: xr-gcp.yaml, environment: [environment-baseline.yaml], observed: null,
-       required: []}
+    - {name: gcp, xr: examples/cluster/xr-gcp.yaml,
+       environment: [examples/cluster/environment-baseline.yaml], observed: null, required: []}
+
+The cases live outside ``examples/`` because ``crossplane xpkg build`` parses every YAML file under
+the examples root as a Kubernetes object; ``examples/`` holds only what a user applies. Observed
+states (render inputs only) are in ``tests/render-cases/<module>/``.
 
 Every case also renders in the namespaced form (id ``<module>/namespaced/<case>``): the XR
 turned into the Crossplane v2 namespaced XR its claim's user would create
@@ -42,6 +47,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [p for p in (str(ROOT / "platform"), str(ROOT)) if p not in sys.path]
 EXAMPLES = ROOT / "examples"
+CASES_DIR = ROOT / "tests" / "render-cases"
 FUNCTIONS = EXAMPLES / "functions.yaml"
 CRANK_VERSION = "v2.2.1"
 CLUSTER_SCOPED = "cluster-scoped"
@@ -51,7 +57,7 @@ RENDER_TIMEOUT_S = 120
 
 @dataclass(frozen=True)
 class Case:
-    """One ``crossplane render`` invocation described in a ``cases.yaml``."""
+    """One ``crossplane render`` invocation described in ``tests/render-cases/<module>.yaml``."""
 
     module: str
     name: str
@@ -113,32 +119,53 @@ class Case:
 
 
 def load_cases() -> list[Case]:
-    """Every case of every ``examples/*/cases.yaml``, in module then file order, each
+    """Every case of every ``tests/render-cases/*.yaml``, in module then file order, each
     followed by its namespaced twin."""
     cases: list[Case] = []
-    for cases_file in sorted(EXAMPLES.glob("*/cases.yaml")):
-        folder = cases_file.parent
+    for cases_file in sorted(CASES_DIR.glob("*.yaml")):
         for entry in yaml.safe_load(cases_file.read_text()) or []:
             cases.append(
                 Case(
-                    module=folder.name,
+                    module=cases_file.stem,
                     name=entry["name"],
-                    xr=folder / entry["xr"],
-                    environment=tuple(folder / f for f in entry.get("environment") or ()),
-                    observed=folder / entry["observed"] if entry.get("observed") else None,
-                    required=tuple(folder / f for f in entry.get("required") or ()),
+                    xr=ROOT / entry["xr"],
+                    environment=tuple(ROOT / f for f in entry.get("environment") or ()),
+                    observed=ROOT / entry["observed"] if entry.get("observed") else None,
+                    required=tuple(ROOT / f for f in entry.get("required") or ()),
                 )
             )
     return [form for case in cases for form in (case, case.twin())]
 
 
 def find_crank() -> Path | None:
-    """``.bin/crank`` (from tools/install-crank.sh), else a ``crank`` on PATH."""
+    """``.bin/crank``: the Crossplane CLI ``tools/install-crank.sh`` put there (``make crank``).
+
+    The script links a supported ``crossplane`` already on PATH, or builds the pinned one; every
+    tool and test goes through ``.bin/crank`` so they all use the same CLI.
+    """
     local = ROOT / ".bin" / "crank"
-    if local.exists():
-        return local
-    found = shutil.which("crank")
-    return Path(found) if found else None
+    return local if local.exists() else None
+
+
+def ensure_crank() -> Path:
+    """``.bin/crank``, running ``tools/install-crank.sh`` first when it is missing."""
+    found = find_crank()
+    if found is None:
+        subprocess.run([str(ROOT / "tools" / "install-crank.sh")], cwd=ROOT, check=True)
+        found = find_crank()
+    if found is None:
+        msg = "tools/install-crank.sh did not install .bin/crank"
+        raise RuntimeError(msg)
+    return found
+
+
+def select_cases(cases: list[Case], wanted: list[str] | None) -> tuple[list[Case], list[str]]:
+    """The cases named ``<module>/<case>`` (or a whole ``<module>``), and the unknown names."""
+    if not wanted:
+        return cases, []
+    chosen = [c for c in cases if c.id in wanted or c.module in wanted]
+    known = {c.id for c in cases} | {c.module for c in cases}
+    return chosen, [name for name in wanted if name not in known]
 
 
 def free_port() -> int:
@@ -261,13 +288,20 @@ def validate_command(
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, help="write <module>/<case>.yaml here, not stdout")
-    parser.add_argument("--case", action="append", help="only these <module>/<case> ids")
+    parser.add_argument(
+        "--case", action="append", help="only this <module>/<case> (or every case of <module>)"
+    )
     args = parser.parse_args(argv)
+    all_cases = load_cases()
+    cases, unknown = select_cases(all_cases, args.case)
+    if unknown:
+        valid = "\n  ".join(c.id for c in all_cases)
+        print(f"unknown case {', '.join(unknown)}; valid cases:\n  {valid}", file=sys.stderr)
+        return 2
     crank = find_crank()
     if crank is None:
-        print("crank not found: run tools/install-crank.sh", file=sys.stderr)
+        print("Crossplane CLI not found at .bin/crank: run `make crank`", file=sys.stderr)
         return 2
-    cases = [c for c in load_cases() if not args.case or c.id in args.case]
     failed = 0
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, serve_function(port, Path(tmp) / "function.log"):

@@ -7,6 +7,7 @@ gives the same names.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -15,6 +16,7 @@ _INVALID = re.compile(r"[^a-z0-9-]+")
 _DASHES = re.compile(r"-{2,}")
 
 
+@functools.lru_cache(maxsize=8192)  # every pass names every resource again
 def dns_label(*parts: str, max_length: int = DNS_LABEL_MAX) -> str:
     """Join ``parts`` into a DNS-1123 label; over-long names keep a hash of the full name.
 

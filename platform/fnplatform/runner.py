@@ -24,7 +24,7 @@ from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
-from fnplatform.structs import dict_to_struct, struct_to_dict
+from fnplatform.structs import dict_to_struct, fill_struct, struct_to_dict
 
 Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
@@ -112,8 +112,7 @@ def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
     """Copy desired resources, status, conditions and results into the response."""
     for name, emitted in comp.desired.items():
         target = rsp.desired.resources[name]
-        target.resource.Clear()
-        target.resource.update(emitted.body)
+        fill_struct(target.resource, emitted.body)
         target.ready = readiness(comp, emitted)
     if comp.notes.status:
         desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)

@@ -6,6 +6,7 @@ lowercase, at most 63 characters, of letters, digits, ``_`` and ``-``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from enum import Enum
@@ -31,8 +32,13 @@ def _gcp(value: str) -> str:
 
 def render_tags(style: TagStyle, tags: Mapping[str, str]) -> dict[str, str]:
     """Translate platform tags into the form ``style`` accepts, sorted by key."""
+    return dict(_rendered(style, tuple(sorted(tags.items()))))
+
+
+@functools.lru_cache(maxsize=1024)  # every resource of a composite carries the same tags
+def _rendered(style: TagStyle, tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     out: dict[str, str] = {}
-    for key, value in sorted(tags.items()):
+    for key, value in tags:
         if style is TagStyle.GCP:
             gkey = _gcp(key.replace("/", "_").replace(".", "_"))
             if gkey and gkey[0].isalpha():
@@ -43,4 +49,4 @@ def render_tags(style: TagStyle, tags: Mapping[str, str]) -> dict[str, str]:
             out[key] = _K8S_VALUE_INVALID.sub("_", value)[:63].strip("._-")
         else:
             out[key[:128]] = value[:256]
-    return out
+    return tuple(out.items())

@@ -57,9 +57,8 @@ def workload_identity(
         ),
     )
     credential = f"{name}-federation"
-    issuer = comp.status_from(spec.cluster, OIDC_ISSUER, "oidcIssuer")
+    issuer = comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
     if issuer is None:
-        comp.hold(credential, f"{spec.cluster} (its OIDC issuer URL)")
         return
     comp.emit(
         credential,

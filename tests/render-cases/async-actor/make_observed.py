@@ -1,12 +1,12 @@
 """Write the observed-state examples of the async-actor stages (re-run after changing the module).
 
-    .venv/bin/python examples/async-actor/make_observed.py
+    .venv/bin/python tests/render-cases/async-actor/make_observed.py
 
-Composes ``xr.yaml`` in-process, then plays the providers: ``observed-queue-ready.yaml`` has
-every first-pass resource existing and the queue Ready with its URL and ARN;
-``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment Available with 5
-replicas; ``observed-napping.yaml`` is the same scaled to zero. Values are fixed strings so the
-golden renders stay byte-identical.
+Composes ``examples/async-actor/xr.yaml`` in-process, then plays the providers:
+``observed-queue-ready.yaml`` has every first-pass resource existing and the queue Ready with
+its URL and ARN; ``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment
+Available with 5 replicas; ``observed-napping.yaml`` is the same scaled to zero. Values are
+fixed strings so the golden renders stay byte-identical.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from typing import Any
 import yaml
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
+EXAMPLE = ROOT / "examples" / "async-actor"
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from fnplatform.structs import struct_to_dict  # noqa: E402
@@ -35,7 +36,7 @@ READY = [
 
 
 def _load(name: str) -> dict[str, Any]:
-    return yaml.safe_load((HERE / name).read_text())
+    return yaml.safe_load((EXAMPLE / name).read_text())
 
 
 def _compose(observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

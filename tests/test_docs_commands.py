@@ -1,0 +1,206 @@
+"""Every shell command the README and docs/ print runs, exactly as printed, and succeeds.
+
+A command is whatever sits in a fenced block whose language is ``sh`` (or bash/shell/console):
+that is the marker. Each block runs as one ``bash -e -o pipefail`` script from the repository
+root, with a timeout, after ``make setup`` and with ``.bin/crank`` installed (what a user has
+done by then). A command that cannot run here is listed in ``NOT_RUN`` with the reason; an entry
+that no longer appears in the docs fails ``test_not_run_lists_only_printed_commands``.
+
+Blocks that serve the function on the fixed port 9443 run in their own network namespace when
+the machine allows one (``unshare -n``), so a developer's ``make serve`` or another test run
+cannot answer in their place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
+BLOCK_TIMEOUT_S = 900
+FIXED_PORT = 9443
+
+# Printed commands this test does not run, and why. Keys are the command as printed, without
+# its trailing comment.
+NOT_RUN: dict[str, str] = {
+    "make test": "the whole suite, this test included: it would run itself",
+    "make test-e2e": "tests/test_e2e_render.py, which this same suite runs",
+    "UPDATE_GOLDEN=1 make test-e2e": (
+        "rewrites tests/golden/; tests/test_e2e_render.py in this suite runs the same renders"
+    ),
+    ".venv/bin/python tools/derive_schemas.py --source ../shared/crds --out schemas/crds": (
+        "needs the upstream CRDs checked out next to the repository, which it does not ship; "
+        "tests/test_schema_validator.py covers the derived files"
+    ),
+    ".venv/bin/python tools/derive_namespaced_kinds.py --source ../shared/crds": (
+        "needs the upstream CRDs checked out next to the repository; tests/test_namespaced.py "
+        "checks the derived table against schemas/crds"
+    ),
+    "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml": (
+        "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
+    ),
+    "kubectl apply -f examples/cluster/claim-gcp.yaml": (
+        "needs a live Crossplane cluster; tests/test_apis.py checks the claim against the XRD"
+    ),
+    "kubectl apply -f apis/cluster/namespaced/definition.yaml "
+    "-f apis/cluster/namespaced/composition.yaml": (
+        "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
+    ),
+    "kubectl apply -f examples/cluster/namespaced/xr-gcp.yaml": (
+        "needs a live Crossplane cluster; tests/test_e2e_render.py renders and validates it"
+    ),
+}
+
+FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced shell block: where it is printed and its command lines."""
+
+    document: Path
+    line: int
+    commands: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.document.relative_to(ROOT)}:{self.line}"
+
+    @property
+    def script(self) -> str:
+        return "\n".join(c for c in self.commands if command_key(c) not in NOT_RUN)
+
+
+def command_key(command: str) -> str:
+    """The command without its trailing ``# comment`` and surrounding blanks."""
+    return re.sub(r"\s+#.*$", "", command.replace("\\\n", " ")).strip()
+
+
+def shell_blocks(document: Path) -> list[Block]:
+    """Every ``sh``-like fenced block of ``document``; continuation lines stay together."""
+    blocks: list[Block] = []
+    lines = document.read_text().splitlines()
+    index = 0
+    while index < len(lines):
+        opening = FENCE.match(lines[index])
+        index += 1
+        if not opening:
+            continue
+        start, body = index, []
+        while index < len(lines) and not FENCE.match(lines[index]):
+            body.append(lines[index][len(opening["indent"]) :])
+            index += 1
+        index += 1  # the closing fence
+        if opening["lang"] not in SHELL_LANGUAGES:
+            continue
+        commands: list[str] = []
+        for text in body:
+            if commands and commands[-1].rstrip().endswith("\\"):
+                commands[-1] += "\n" + text
+            elif text.strip() and not text.lstrip().startswith("#"):
+                commands.append(text)
+        blocks.append(Block(document, start, tuple(commands)))
+    return blocks
+
+
+BLOCKS = [block for document in DOCUMENTS for block in shell_blocks(document)]
+
+
+@cache
+def network_namespace_prefix() -> tuple[str, ...] | None:
+    """``unshare`` arguments for a private network namespace with loopback up, if allowed."""
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return None
+    prefix = ("unshare", "-n") if os.getuid() == 0 else ("unshare", "-r", "-n")
+    probe = subprocess.run(
+        [*prefix, "ip", "link", "set", "lo", "up"], capture_output=True, check=False
+    )
+    return prefix if probe.returncode == 0 else None
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture(scope="session")
+def user_setup() -> None:
+    """What a user has done before the documented commands: ``make setup`` and ``make crank``."""
+    for target in ("setup", "crank"):
+        subprocess.run(["make", "--no-print-directory", target], cwd=ROOT, check=True)
+
+
+def run_block(block: Block) -> subprocess.CompletedProcess[str]:
+    """Run the block as one script in its own process group; stop what it left running."""
+    command = ["bash", "-e", "-o", "pipefail", "-c", block.script]
+    if str(FIXED_PORT) in block.script:
+        prefix = network_namespace_prefix()
+        if prefix is not None:
+            command = [*prefix, "bash", "-c", 'ip link set lo up && exec "$@"', "bash", *command]
+        elif port_in_use(FIXED_PORT):
+            pytest.fail(f"{block.id} serves on {FIXED_PORT}, which something else already uses")
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=BLOCK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        pytest.fail(f"{block.id} did not finish in {BLOCK_TIMEOUT_S}s:\n{stdout}\n{stderr}")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+def test_printed_commands_run(block: Block, user_setup: None) -> None:
+    if not block.script.strip():
+        assert all(command_key(c) in NOT_RUN for c in block.commands)
+        return
+    result = run_block(block)
+    assert result.returncode == 0, (
+        f"{block.id} failed ({result.returncode}):\n{block.script}\n"
+        f"--- stdout (tail)\n{result.stdout[-3000:]}\n--- stderr (tail)\n{result.stderr[-3000:]}"
+    )
+
+
+def test_docs_print_commands() -> None:
+    """The marker is in use: README's first-hour commands are picked up."""
+    keys = {command_key(c) for b in BLOCKS for c in b.commands}
+    assert {"make render", "make test"} <= keys
+
+
+def test_not_run_lists_only_printed_commands() -> None:
+    printed = {command_key(c) for b in BLOCKS for c in b.commands}
+    assert set(NOT_RUN) - printed == set()
+
+
+def test_no_placeholders_in_commands() -> None:
+    """``<file>``-style placeholders cannot run: print a real command or describe it in prose."""
+    placeholders = [
+        f"{b.id}: {c}"
+        for b in BLOCKS
+        for c in b.commands
+        if re.search(r"<[\w -]+>", command_key(c))
+    ]
+    assert placeholders == []

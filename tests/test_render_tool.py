@@ -1,0 +1,124 @@
+"""``make render CASE=...`` and ``make crank``: choosing cases, and which Crossplane CLI is used."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.test_e2e_render import render_tool
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE_IDS = [case.id for case in render_tool.load_cases()]
+
+
+def test_unknown_case_is_an_error_that_lists_the_valid_cases(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert render_tool.main(["--case", "cluster/gpc"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown case cluster/gpc" in err
+    assert all(case_id in err for case_id in CASE_IDS)
+
+
+def test_unknown_case_fails_through_make() -> None:
+    result = subprocess.run(
+        ["make", "--no-print-directory", "render", "CASE=nope/nothing"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "unknown case nope/nothing; valid cases:" in result.stderr
+    assert "cluster/gcp" in result.stderr
+
+
+def test_a_case_or_a_module_selects_cases() -> None:
+    cases = render_tool.load_cases()
+    one, unknown = render_tool.select_cases(cases, ["cluster/gcp"])
+    assert [c.id for c in one] == ["cluster/gcp"] and unknown == []
+    module, unknown = render_tool.select_cases(cases, ["async-actor"])
+    assert {c.module for c in module} == {"async-actor"} and len(module) > 1 and unknown == []
+
+
+# ---- tools/install-crank.sh: a supported CLI on PATH is used, nothing else is built ----
+
+FAKE_HELP = "--required-resources --function-annotations --xrd --observed-resources"
+
+
+def _fake_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "tools" / "crank").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "install-crank.sh", repo / "tools" / "install-crank.sh")
+    shutil.copy(ROOT / "tools" / "crank" / "go.mod", repo / "tools" / "crank" / "go.mod")
+    return repo
+
+
+def _fake_program(folder: Path, name: str, body: str) -> None:
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(f"#!/usr/bin/env bash\n{body}\n")
+    path.chmod(0o755)
+
+
+def _fake_crossplane(folder: Path, version: str) -> None:
+    _fake_program(
+        folder, "crossplane",
+        f'case "$1" in version) echo "Client Version: {version}";; '
+        f'render) echo "{FAKE_HELP}";; esac',
+    )  # fmt: skip
+
+
+def _install(
+    repo: Path, path_dirs: list[Path], go: str = "/nonexistent/go"
+) -> subprocess.CompletedProcess[str]:
+    # Only the fake programs and the basic tools; a real go or crossplane must not be found.
+    basics = path_dirs[0] / "basics"
+    basics.mkdir(exist_ok=True)
+    for tool in ("bash", "dirname", "sed", "grep", "awk", "head", "mkdir", "ln", "cp", "env"):
+        found = shutil.which(tool)
+        assert found, tool
+        link = basics / tool
+        if not link.exists():
+            link.symlink_to(found)
+    env = {**os.environ, "PATH": os.pathsep.join(str(d) for d in [*path_dirs, basics]), "GO": go}
+    return subprocess.run(
+        ["bash", str(repo / "tools" / "install-crank.sh")],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def test_a_supported_crossplane_on_path_is_linked_not_built(tmp_path: Path) -> None:
+    repo, fakes = _fake_repo(tmp_path), tmp_path / "fakes"
+    _fake_crossplane(fakes, "v2.1.3")
+    _fake_program(fakes, "go", "echo go must not run >&2; exit 3")
+    result = _install(repo, [fakes], go=str(fakes / "go"))
+    assert result.returncode == 0, result.stderr
+    assert (repo / ".bin" / "crank").resolve() == (fakes / "crossplane").resolve()
+    assert "using" in result.stdout and "v2.1.3" in result.stdout
+
+
+@pytest.mark.parametrize("version", ["v1.20.0", "v2.3.0"])
+def test_an_unsupported_crossplane_is_skipped_and_the_pinned_one_built(
+    tmp_path: Path, version: str
+) -> None:
+    repo, fakes = _fake_repo(tmp_path), tmp_path / "fakes"
+    _fake_crossplane(fakes, version)
+    _fake_program(
+        fakes, "go",
+        f'case "$1" in env) echo {tmp_path}/gopath;; install) echo BUILD; exit 4;; esac',
+    )  # fmt: skip
+    result = _install(repo, [fakes], go=str(fakes / "go"))
+    assert "is not a supported Crossplane CLI" in result.stderr
+    assert "building crank" in result.stdout and "BUILD" in result.stdout
+    assert not (repo / ".bin" / "crank").exists()
+
+
+def test_without_a_cli_or_go_it_says_what_to_install(tmp_path: Path) -> None:
+    repo = _fake_repo(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = _install(repo, [empty])
+    assert result.returncode == 1
+    assert "no supported crossplane CLI on PATH and no go" in result.stderr
