@@ -121,3 +121,27 @@ def test_every_case_file_exists() -> None:
 
 def test_cases_found() -> None:
     assert CASES, "no tests/render-cases/*.yaml found"
+
+
+TWINS = [case for case in CASES if case.namespaced]
+
+
+def _composed_names(golden: Path) -> set[str]:
+    names = set()
+    for doc in _documents(golden.read_text()):
+        annotations = (doc.get("metadata") or {}).get("annotations") or {}
+        if "crossplane.io/composition-resource-name" in annotations:
+            names.add(annotations["crossplane.io/composition-resource-name"])
+    return names
+
+
+@pytest.mark.parametrize("twin", TWINS, ids=[c.id for c in TWINS])
+def test_namespaced_golden_composes_what_the_cluster_scoped_one_does(twin: Any) -> None:
+    """Same composed resources in both forms, except what the NamespacedForm condition names."""
+    original = next(c for c in CASES if c.module == twin.module and c.name == twin.name
+                    and not c.namespaced)
+    assert twin.golden.exists() and original.golden.exists()
+    missing = _composed_names(original.golden) - _composed_names(twin.golden)
+    named = twin.golden.read_text()
+    assert not [name for name in missing if f"{name}:" not in named]
+    assert _composed_names(twin.golden) <= _composed_names(original.golden)
