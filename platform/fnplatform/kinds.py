@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
 from fnplatform.namespaced_kinds import NAMESPACED, NO_TWIN, TWINS
@@ -45,7 +46,7 @@ class Kind:
     #: that tells when this kind is ready (a Shoot has no Ready condition, say).
     object_readiness: tuple[tuple[str, str], ...] | None = None
 
-    @property
+    @cached_property
     def provider(self) -> str:
         """The provider the kind belongs to (``aws``, ``gcp``, ``kubernetes``, ``helm``...),
         the key of environment ``providerConfigs.<provider>``."""
@@ -86,12 +87,20 @@ def namespaced_twin(kind: Kind) -> Kind | str:
     upstream CRDs don't know (it is the caller's to get right, and schema tests check it).
     """
     key = (kind.api_version, kind.kind)
-    if key in NAMESPACED:
-        return kind
-    twin = TWINS.get(key)
-    if twin is not None:
-        return replace(kind, api_version=twin[0], kind=twin[1])
-    return NO_TWIN.get(key) or kind
+    registered = _KINDS.get(key) is kind
+    found = _TWIN_OF.get(key) if registered else None
+    if found is None:
+        twin = None if key in NAMESPACED else TWINS.get(key)
+        if twin is not None:
+            found = replace(kind, api_version=twin[0], kind=twin[1])
+        else:
+            found = kind if key in NAMESPACED else NO_TWIN.get(key) or kind
+        if registered:
+            _TWIN_OF[key] = found  # every emit asks: decide each registered kind once
+    return found
+
+
+_TWIN_OF: dict[tuple[str, str], Kind | str] = {}
 
 
 def kind_of(body: dict[str, Any]) -> Kind:

@@ -126,8 +126,10 @@ def settle_secret_refs(comp: Composition) -> None:
                         f"Secret {namespace}/{ref.get('name')} is read from namespace "
                         f"{comp.namespace} in the namespaced form"
                     )
+        if key[1] != "ProviderConfig":
+            continue
         secret_ref = get_path(body, "spec.credentials.secretRef")
-        if key[1] == "ProviderConfig" and isinstance(secret_ref, dict):
+        if isinstance(secret_ref, dict):
             namespace = str(secret_ref.get("namespace") or "")
             if _local(comp, namespace, secret_ref):
                 secret_ref["namespace"] = comp.namespace
