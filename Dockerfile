@@ -1,16 +1,26 @@
 # syntax=docker/dockerfile:1
-# Build a wheel, install it into a venv, ship the venv on a slim runtime as a non-root user.
-FROM python:3.11-slim-bookworm AS build
+# Build a wheel, install it with the locked runtime dependencies (requirements.lock) into a venv,
+# ship the venv on a slim runtime as a non-root user.
+#
+# The base image is pinned to a Python patch release; pin its digest too when you publish
+# (`docker buildx imagetools inspect python:3.11.14-slim-bookworm` prints it):
+#   docker build --build-arg PYTHON_IMAGE=python:3.11.14-slim-bookworm@sha256:<digest> .
+# Multi-arch: docker buildx build --platform linux/amd64,linux/arm64 (README, "Installing").
+ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
+
+FROM ${PYTHON_IMAGE} AS build
 WORKDIR /src
-RUN python -m pip install --no-cache-dir --upgrade pip build
-COPY pyproject.toml README.md ./
+RUN python -m pip install --no-cache-dir build==1.*
+COPY pyproject.toml README.md LICENSE requirements.lock ./
 COPY function ./function
 COPY platform ./platform
 RUN python -m build --wheel --outdir /dist \
  && python -m venv /venv \
- && /venv/bin/pip install --no-cache-dir /dist/*.whl
+ && /venv/bin/pip install --no-cache-dir -r requirements.lock \
+ && /venv/bin/pip install --no-cache-dir --no-deps /dist/*.whl \
+ && /venv/bin/pip check
 
-FROM python:3.11-slim-bookworm AS runtime
+FROM ${PYTHON_IMAGE} AS runtime
 RUN useradd --uid 65532 --no-create-home --shell /usr/sbin/nologin function
 COPY --from=build /venv /venv
 ENV PATH="/venv/bin:$PATH" \

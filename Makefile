@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: setup crank render serve generate test test-e2e lint bench package clean
+.PHONY: setup crank render serve generate test test-e2e lint bench package lock clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,15 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
+
+## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
+## the package metadata alone otherwise; it says which
+package: crank
+	tools/build-package.sh
+
+## lock: rewrite requirements.lock (the image's runtime dependencies) from pyproject.toml
+lock: setup
+	$(PY) tools/lock_requirements.py
 
 ## bench: the benchmark (bench/run.py) when present
 bench: setup

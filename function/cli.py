@@ -6,8 +6,9 @@ import asyncio
 import sys
 
 import click
-from crossplane.function import logging
 
+from function.__version__ import __version__
+from function.requestlog import LOG_FORMATS, configure
 from function.server import MIB, ServerConfig, StartupError, serve
 
 
@@ -43,12 +44,23 @@ class Size(click.ParamType):
 
 
 @click.command()
-@click.option("--debug", "-d", is_flag=True, help="Emit debug logs.")
+@click.version_option(__version__, "--version", prog_name="function-platform")
+@click.option(
+    "--debug", "-d", is_flag=True,
+    help="Debug logs, with one line per request: composite, module, duration, resource and "
+    "result counts (never values).",
+)
+@click.option(
+    "--log-format", type=click.Choice(LOG_FORMATS), default="auto", show_default=True,
+    help="json: JSON lines; console: for people; auto: console with --debug, else json.",
+)
 @click.option("--address", default="0.0.0.0:9443", show_default=True, help="Address to listen on.")
 @click.option(
     "--tls-certs-dir",
     envvar="TLS_SERVER_CERTS_DIR",
-    help="Directory with tls.crt, tls.key and ca.crt for mTLS (as Crossplane mounts them).",
+    show_envvar=True,
+    help="Directory with tls.crt, tls.key and ca.crt for mTLS. Crossplane mounts them and sets "
+    "TLS_SERVER_CERTS_DIR in the function's pod.",
 )
 @click.option("--insecure", is_flag=True, help="Serve without TLS (development only).")
 @click.option(
@@ -79,6 +91,7 @@ class Size(click.ParamType):
 )
 def cli(  # noqa: PLR0917 - one parameter per flag
     debug: bool,
+    log_format: str,
     address: str,
     tls_certs_dir: str | None,
     insecure: bool,
@@ -90,7 +103,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     response_cache_mib: int,
 ) -> None:
     """Serve function-platform, a Crossplane composition function."""
-    logging.configure(logging.Level.DEBUG if debug else logging.Level.INFO)
+    configure(debug, log_format)
     config = ServerConfig(
         address=address,
         insecure=insecure,
@@ -100,6 +113,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         grace_period=grace_period,
         processes=processes,
         switch_interval_ms=switch_interval_ms,
+        log_requests=debug,
         response_cache_mib=response_cache_mib,
     )
     try:

@@ -15,12 +15,14 @@ from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
-from fnplatform.input import MODULES, Input
+from fnplatform.input import Input
 from fnplatform.runner import Composer, compose
 from fnplatform.structs import struct_to_dict
-from fnplatform.validation import describe_validation_error
+from fnplatform.validation import closest, describe_validation_error
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
+
+from function.composite import check_composite_api
 
 
 @functools.cache
@@ -31,10 +33,26 @@ def _composers() -> dict[str, Composer]:
 def parse_input(request: fnv1.RunFunctionRequest) -> Input:
     """The step input, or a CompositionError naming each invalid field."""
     raw: dict[str, Any] = struct_to_dict(request.input) if request.HasField("input") else {}
+    module = raw.get("module")
+    if isinstance(module, str):
+        require_module(module)
     try:
         return Input.model_validate(raw)
     except ValidationError as err:
-        raise CompositionError("input", describe_validation_error(err, "input")) from None
+        raise CompositionError("input", describe_validation_error(err, "input", Input)) from None
+
+
+def require_module(module: str) -> None:
+    """A CompositionError unless this release composes ``module``; it lists the ones it does."""
+    available = sorted(_composers())
+    if module in available:
+        return
+    guess = closest(module, available)
+    hint = f"did you mean {guess}? " if guess else ""
+    raise CompositionError(
+        "input.module",
+        f"{module!r} is not a module of this release; {hint}available: {', '.join(available)}",
+    )
 
 
 _MAP_FIELDS = ("metadata", "spec", "status")
@@ -85,14 +103,12 @@ def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         step = parse_input(request)
         module = step.module
         check_composite_shape(request)
-        available = _composers()
-        if module not in available:
-            raise CompositionError(
-                "input.module",
-                f"module {module!r} is not available in this release; "
-                f"available: {', '.join(sorted(available))} (known: {', '.join(MODULES)})",
-            )
-        return compose(request, step, available[module])
+        require_module(module)
+        pruned = check_composite_api(request, module)
+        rsp = compose(request, step, _composers()[module])
+        for warning in pruned:
+            response.warning(rsp, warning)
+        return rsp
     except CompositionError as err:
         return fatal(request, str(err))
     except Exception as err:

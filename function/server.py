@@ -23,6 +23,7 @@ from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
 from function.dispatch import run_bytes
+from function.requestlog import logged
 
 MIB = 1024 * 1024
 SERVICES = (
@@ -44,6 +45,7 @@ class ServerConfig:
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
+    log_requests: bool = False  # one debug line per request (function/requestlog.py)
 
 
 def _identity(data: bytes) -> bytes:
@@ -106,13 +108,17 @@ def build_server(
     options = [
         ("grpc.max_receive_message_length", config.max_recv_message_size),
         ("grpc.max_send_message_length", config.max_send_message_size),
+        # grpc sets SO_REUSEPORT by default: a second server on a busy port would bind too and
+        # take a share of the calls. Off, it fails to start instead.
+        ("grpc.so_reuseport", 0),
     ]
     server = grpc.aio.server(options=options)
     if cache is None:
         cache = response_cache(config)
     handler = Handler(executor, config.max_send_message_size, cache)
+    behaviour = logged(handler.run_function) if config.log_requests else handler.run_function
     method = grpc.unary_unary_rpc_method_handler(
-        handler.run_function, request_deserializer=_identity, response_serializer=_identity
+        behaviour, request_deserializer=_identity, response_serializer=_identity
     )
     for service in SERVICES:
         server.add_generic_rpc_handlers(
@@ -158,11 +164,13 @@ def _credentials(directory: str) -> grpc.ServerCredentials:
 def _bind(add_port: object, address: str) -> None:
     try:
         port = add_port(address)  # type: ignore[operator]
-    except RuntimeError as err:
-        msg = f"cannot listen on {address}: {err}"
-        raise StartupError(msg) from None
+    except RuntimeError:
+        port = 0
     if port == 0:
-        msg = f"cannot listen on {address}"
+        msg = (
+            f"cannot listen on {address}: the port is already in use (another function server, "
+            "`make serve`?) or the address does not exist on this machine"
+        )
         raise StartupError(msg)
 
 
@@ -186,9 +194,32 @@ def _warm(response_cache_mib: int = 64) -> None:
     _composers()
 
 
+M_ARENA_MAX = -8  # glibc mallopt parameter
+
+
+def limit_malloc_arenas(count: int = 2) -> None:
+    """Let glibc keep at most ``count`` malloc arenas, unless MALLOC_ARENA_MAX says otherwise.
+
+    glibc gives threads their own arenas (up to 8 per core) and keeps what a large request
+    freed in each: with the response cache full, RSS was 132 MiB for a 64 MiB cache, and 123
+    MiB with two arenas (bench/results.md). Composing holds the GIL, so threads gain nothing
+    from more arenas. Without glibc (musl), nothing to do.
+    """
+    import ctypes
+    import os
+
+    if "MALLOC_ARENA_MAX" in os.environ:
+        return
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, count)
+    except (OSError, AttributeError):
+        return
+
+
 async def serve(config: ServerConfig) -> None:
     """Serve until SIGTERM or SIGINT; in-flight requests finish within the grace period."""
     log = logging.get_logger()
+    limit_malloc_arenas()
     sys.setswitchinterval(config.switch_interval_ms / 1000)
     size_memos(config.response_cache_mib)
     executor = make_executor(config.processes, config.response_cache_mib)

@@ -642,7 +642,6 @@ def test_a_broken_spec_on_an_existing_actor_never_drops_its_queue(client, spec, 
         ({"resiliency": {"actorTimeout": "forever"}}, "spec.resiliency.actorTimeout"),
         ({"resiliency": {"retry": {"policy": "random"}}}, "spec.resiliency.retry.policy"),
         ({"volumes": [{"emptyDir": {}}]}, "spec.volumes"),
-        ({"colour": "blue"}, "spec.colour"),
     ],
 )
 def test_spec_validation_names_the_field(client, spec, field):

@@ -177,3 +177,27 @@ def test_an_optional_source_the_composite_cannot_fill_in_selects_nothing(client)
     assert rsp.fatal == []
     assert set(rsp.requirements) == {"environment-0"}
     assert rsp.resources
+
+
+def test_the_shipped_cluster_composition_composes_an_xr_without_plane_type(client):
+    """What README and docs/cluster.md say: the planeType source is optional and skipped."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    composition = yaml.safe_load((root / "apis" / "cluster" / "composition.yaml").read_text())
+    step = composition["spec"]["pipeline"][0]["input"]
+    sources = step["environment"]
+    plane_type = [i for i, s in enumerate(sources)
+                  if "planeType" in (s.get("matchLabels") or {})]
+    assert plane_type and all(sources[i].get("optional") for i in plane_type)
+    composite = cluster_composite("gcp")
+    composite["metadata"]["labels"].pop("planeType", None)
+    first = client.run(request(composite, step))
+    assert first.fatal == []
+    assert not {f"environment-{i}" for i in plane_type} & set(first.requirements)
+    fetched = {key: [] for key in first.requirements}
+    fetched["environment-0"] = [environment_config("baseline", {"defaultMachineType": "e2"})]
+    rsp = client.run(request(composite, step, required=fetched))
+    assert rsp.fatal == [] and rsp.resources

@@ -24,6 +24,7 @@ def test_unknown_case_is_an_error_that_lists_the_valid_cases(
     assert all(case_id in err for case_id in CASE_IDS)
 
 
+@pytest.mark.e2e  # make render installs .bin/crank first when it is missing
 def test_unknown_case_fails_through_make() -> None:
     result = subprocess.run(
         ["make", "--no-print-directory", "render", "CASE=nope/nothing"],

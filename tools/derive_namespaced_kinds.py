@@ -24,7 +24,7 @@ Writes ``platform/fnplatform/namespaced_kinds.py`` (no runtime dependency on the
 
 Usage::
 
-    python tools/derive_namespaced_kinds.py [--source ../shared/crds] [--check]
+    python tools/derive_namespaced_kinds.py [--source ../upstream-crds] [--check]
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from pydantic import ValidationError
 
 from fnplatform.errors import InputError, NotYet
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
@@ -29,7 +28,7 @@ from fnplatform.requirements import Requirement, fetched, namespaced_requirement
 from fnplatform.scope import to_namespaced
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
-from fnplatform.validation import describe_validation_error
+from fnplatform.validation import parse
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 CLAIM_NAME = "crossplane.io/claim-name"
@@ -155,10 +154,7 @@ class Composition:
     def import_from(self, raw: Any, field: str) -> None:
         """Adopt existing resources as ``raw`` (an :class:`ImportSpec`) says; errors on
         ``field``."""
-        try:
-            self.import_spec = ImportSpec.model_validate(raw or {})
-        except ValidationError as err:
-            raise InputError(field, describe_validation_error(err)) from None
+        self.import_spec = parse(ImportSpec, raw or {}, field)
 
     # -- reading --------------------------------------------------------------------------
 

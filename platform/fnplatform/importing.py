@@ -7,9 +7,13 @@ mistaken delete, and the ``crossplane.io/external-name`` annotation always names
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from fnplatform.errors import InputError
+from fnplatform.validation import suggest
 
 EXTERNAL_NAME = "crossplane.io/external-name"
 
@@ -34,6 +38,24 @@ class ImportSpec(BaseModel):
     resources: dict[str, ImportedResource] = Field(
         default_factory=dict, description="Composed resource name to its external name."
     )
+
+
+def check_import_names(spec: ImportSpec, composed: Iterable[str]) -> None:
+    """Every ``import.resources`` name must be a resource this composite composes.
+
+    A misspelt name would not adopt anything: the function would create a second resource
+    beside the one meant to be imported. ``composed`` holds every name of this pass, held-back
+    resources included, so a resource that only appears once its dependencies are ready counts.
+    """
+    if not spec.enabled:
+        return
+    known = sorted(set(composed))
+    for name in sorted(spec.resources):
+        if name not in known:
+            raise InputError(
+                f"spec.parameters.import.resources.{name[:63]}",
+                f"no composed resource has this name; {suggest(name, known, 'names')}",
+            )
 
 
 def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: bool) -> None:

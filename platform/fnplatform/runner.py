@@ -18,6 +18,7 @@ from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
 from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
+from fnplatform.importing import check_import_names
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
@@ -61,6 +62,8 @@ def compose(
         declare(rsp, comp.requirements)
         stop_here(comp, not_yet)
     else:
+        # Only a composer that ran to the end has named every resource an import may mean.
+        check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
         declare(rsp, comp.requirements)
         finish(comp)
     write(comp, rsp)

@@ -1,12 +1,55 @@
-"""Readable messages from pydantic errors: the field path, then the reason. Never the value."""
+"""Readable messages from pydantic errors: the field path, then the reason in plain words.
+
+One place turns a validation failure into what a user reads in a fatal result. Messages never
+quote the value (it may be a secret) and never use pydantic's phrasing ("Extra inputs are not
+permitted", "Value error,", "instance of X") or print a raw regular expression: a pattern
+error says what a valid value looks like (:func:`describe_pattern`), an unknown field names the
+closest valid field (difflib). :func:`parse` also holds booleans to real booleans: YAML
+``"yes"`` or ``"false"`` in quotes is a string, and pydantic would otherwise read it as a bool.
+"""
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import difflib
+import ipaddress
+import re
+import types
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
+
+#: Regular expression -> what a matching value looks like, for messages.
+_PATTERN_WORDS: dict[str, str] = {}
+
+
+def describe_pattern(pattern: str, words: str) -> str:
+    """Register ``words`` (``"a DNS domain such as example.com"``) as the meaning of ``pattern``.
+
+    Returns ``pattern`` so a model can write ``Field(pattern=describe_pattern(P, "..."))``.
+    """
+    _PATTERN_WORDS[pattern] = words
+    return pattern
+
+
+def check_cidr(value: str) -> str:
+    """``value`` if it is an IPv4 or IPv6 network in CIDR notation (``10.0.0.0/20``)."""
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        msg = "must be an IP range in CIDR notation with its host bits zero, such as 10.0.0.0/20"
+        raise ValueError(msg) from None
+    if "/" not in value:
+        msg = "must give the prefix length, such as 10.0.0.0/20"
+        raise ValueError(msg)
+    return value
+
+
+#: A CIDR range, checked the same way wherever the platform reads one (every cloud).
+Cidr = Annotated[str, AfterValidator(check_cidr)]
 
 
 def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
@@ -20,23 +63,270 @@ def field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
     return path
 
 
-def describe_validation_error(err: ValidationError, prefix: str = "") -> str:
-    """All problems of ``err`` as ``field: reason`` joined with ``; ``."""
+def _unwrap(annotation: Any) -> Any:
+    """``Annotated[X, ...]`` and ``X | None`` -> ``X`` (a real union stays as it is)."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            if len(members) != 1:
+                return annotation
+            annotation = members[0]
+        else:
+            return annotation
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    """The names a user writes: aliases where a field has one."""
+    return [info.alias or name for name, info in model.model_fields.items()]
+
+
+def _field_annotation(model: type[BaseModel], key: str) -> Any:
+    for name, info in model.model_fields.items():
+        if key in (name, info.alias):
+            return info.annotation
+    return None
+
+
+def _annotation_at(model: type[BaseModel] | None, loc: Iterable[int | str]) -> Any:
+    """The type expected at ``loc`` under ``model`` (None when it cannot be followed)."""
+    annotation: Any = model
+    for part in loc:
+        annotation = _unwrap(annotation)
+        origin = get_origin(annotation)
+        if _is_model(annotation):
+            annotation = _field_annotation(annotation, str(part))
+        elif origin in (dict, Mapping) or (origin is not None and origin.__name__ == "Mapping"):
+            annotation = get_args(annotation)[1] if get_args(annotation) else None
+        elif origin in (list, tuple, set, frozenset):
+            annotation = get_args(annotation)[0] if get_args(annotation) else None
+        else:
+            return None
+        if annotation is None:
+            return None
+    return _unwrap(annotation)
+
+
+def closest(name: str, choices: Iterable[str]) -> str | None:
+    """The choice ``name`` was most likely meant to be, if any is close enough."""
+    matches = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    if not matches:
+        lowered = {c.lower(): c for c in choices}
+        matches = [lowered[name.lower()]] if name.lower() in lowered else []
+    return matches[0] if matches else None
+
+
+def suggest(name: str, valid: Iterable[str], what: str = "fields") -> str:
+    """``did you mean X?``, or the valid names when none is close."""
+    valid = sorted(valid)
+    guess = closest(name, valid)
+    if guess:
+        return f"did you mean {guess}?"
+    return f"valid {what} here: {', '.join(valid) or 'none'}"
+
+
+def unknown_field_reason(name: str, valid: Iterable[str]) -> str:
+    """``unknown field; did you mean X?`` (or the valid fields when nothing is close)."""
+    return f"unknown field; {suggest(name, valid)}"
+
+
+_BOUNDS = {
+    "greater_than_equal": ("ge", "must be at least {}"),
+    "greater_than": ("gt", "must be more than {}"),
+    "less_than_equal": ("le", "must be at most {}"),
+    "less_than": ("lt", "must be less than {}"),
+}
+_TYPES = {
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "string_type": "must be a string",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "dict_type": "must be an object (a map of fields)",
+    "model_type": "must be an object (a map of fields)",
+    "model_attributes_type": "must be an object (a map of fields)",
+    "list_type": "must be a list",
+    "missing": "required, but not set",
+    "none_required": "must not be set",
+}
+
+
+def _reason(  # noqa: PLR0911 - one return per kind of error
+    item: Mapping[str, Any], model: type[BaseModel] | None, loc: tuple[Any, ...]
+) -> str:
+    """One pydantic error item in plain words."""
+    kind, ctx = item["type"], item.get("ctx") or {}
+    if kind == "extra_forbidden":
+        parent = _annotation_at(model, loc[:-1])
+        valid = _field_names(parent) if _is_model(parent) else []
+        return unknown_field_reason(str(loc[-1]), valid)
+    if kind in _TYPES:
+        return _TYPES[kind]
+    if kind in _BOUNDS:
+        key, words = _BOUNDS[kind]
+        return words.format(ctx.get(key))
+    if kind == "string_too_short":
+        minimum = ctx.get("min_length", 1)
+        return "must not be empty" if minimum == 1 else f"must be at least {minimum} characters"
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters"
+    if kind == "string_pattern_mismatch":
+        meaning = _PATTERN_WORDS.get(str(ctx.get("pattern")))
+        return f"must be {meaning}" if meaning else "is not in the expected format"
+    if kind == "literal_error":
+        expected = str(ctx.get("expected", "")).replace("'", "")
+        choices = re.split(r", | or ", expected)
+        value = item.get("input")
+        guess = closest(value, choices) if isinstance(value, str) else None
+        hint = f"; did you mean {guess}?" if guess else ""
+        return f"must be one of {', '.join(choices)}{hint}"
+    message = str(item.get("msg", "is not valid"))
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return message.replace("Input should be", "must be")
+
+
+def describe_validation_error(
+    err: ValidationError, prefix: str = "", model: type[BaseModel] | None = None
+) -> str:
+    """All problems of ``err`` as ``field: reason`` joined with ``; ``.
+
+    ``model`` (the model that was validated) lets an unknown field suggest a valid one.
+    """
     problems = []
-    for item in err.errors(include_url=False, include_input=False):
-        loc = tuple(p for p in item["loc"] if not str(p).startswith("function-after"))
-        problems.append(f"{field_path(prefix, loc)}: {item['msg']}")
-    return "; ".join(problems)
+    for item in err.errors(include_url=False, include_input=True):
+        loc = tuple(p for p in item["loc"] if not str(p).startswith("function-"))
+        problems.append(f"{field_path(prefix, loc)}: {_reason(item, model, loc)}")
+    return "; ".join(dict.fromkeys(problems))
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What one type annotation expects, worked out once (walks run on every request)."""
+
+    boolean: bool = False
+    fields: Mapping[str, Any] | None = None  # a model: written name (and alias) -> annotation
+    names: tuple[str, ...] = ()  # a model: the names a user writes
+    open: bool = False  # a model that keeps extra fields
+    items: Any = None  # a map's values or a list's items
+    is_list: bool = False
+    holds_bool: bool = False  # a bool anywhere below: the boolean walk must go in
+
+
+_SHAPES: dict[int, tuple[Any, _Shape]] = {}
+
+
+def _shape(annotation: Any) -> _Shape:
+    """The compiled :class:`_Shape` of ``annotation`` (cached by identity)."""
+    cached = _SHAPES.get(id(annotation))
+    if cached is not None and cached[0] is annotation:
+        return cached[1]
+    _SHAPES[id(annotation)] = (annotation, _Shape())  # a placeholder breaks recursive models
+    shape = _compile(_unwrap(annotation))
+    _SHAPES[id(annotation)] = (annotation, shape)
+    return shape
+
+
+def _compile(annotation: Any) -> _Shape:
+    if annotation is bool:
+        return _Shape(boolean=True, holds_bool=True)
+    origin, args = get_origin(annotation), get_args(annotation)
+    if _is_model(annotation):
+        fields: dict[str, Any] = {}
+        for name, info in annotation.model_fields.items():
+            fields[name] = info.annotation
+            if info.alias:
+                fields[info.alias] = info.annotation
+        return _Shape(
+            fields=fields,
+            names=tuple(_field_names(annotation)),
+            open=annotation.model_config.get("extra") == "allow",
+            holds_bool=any(_shape(a).holds_bool for a in fields.values()),
+        )
+    if origin in (dict, Mapping) and args:
+        return _Shape(items=args[1], holds_bool=_shape(args[1]).holds_bool)
+    if origin in (list, tuple) and args:
+        return _Shape(items=args[0], is_list=True, holds_bool=_shape(args[0]).holds_bool)
+    return _Shape()
+
+
+def unknown_fields(
+    annotation: Any, value: Any, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], str]]:
+    """``(path, suggestion)`` of every key of ``value`` that ``annotation`` has no field for.
+
+    Follows nested models, maps and lists the way an API server walks a structural schema
+    generated from the same models (``fnplatform.xrd``): a model that allows extra fields, an
+    ``Any`` or a real union keeps whatever is below it.
+    """
+    shape = _shape(annotation)
+    found: list[tuple[tuple[str, ...], str]] = []
+    if shape.fields is not None and isinstance(value, Mapping):
+        for key, item in value.items():
+            inner = shape.fields.get(str(key))
+            if inner is not None:
+                found += unknown_fields(inner, item, (*path, str(key)))
+            elif not shape.open:
+                found.append(((*path, str(key)), suggest(str(key), shape.names)))
+    elif shape.items is not None and not shape.is_list and isinstance(value, Mapping):
+        for key, item in value.items():
+            found += unknown_fields(shape.items, item, (*path, str(key)))
+    elif shape.is_list and isinstance(value, list):
+        for index, item in enumerate(value):
+            found += unknown_fields(shape.items, item, (*path, str(index)))
+    return found
+
+
+def non_booleans(annotation: Any, value: Any, path: str) -> list[str]:
+    """Paths under ``path`` where ``annotation`` wants a bool and ``value`` holds something else.
+
+    pydantic's lax mode reads ``"yes"``, ``"off"`` and ``1`` as booleans; a typo there would
+    silently flip a setting (a private cluster made public), so only ``true``/``false`` pass.
+    """
+    shape = _shape(annotation)
+    if not shape.holds_bool:
+        return []
+    if shape.boolean:
+        return [] if isinstance(value, bool) or value is None else [path]
+    found: list[str] = []
+    if shape.fields is not None and isinstance(value, Mapping):
+        for key, item in value.items():
+            inner = shape.fields.get(str(key))
+            if inner is not None:
+                found += non_booleans(inner, item, f"{path}.{key}" if path else str(key))
+    elif shape.items is not None and not shape.is_list and isinstance(value, Mapping):
+        for key, item in value.items():
+            found += non_booleans(shape.items, item, f"{path}.{key}")
+    elif shape.is_list and isinstance(value, list):
+        for index, item in enumerate(value):
+            found += non_booleans(shape.items, item, f"{path}[{index}]")
+    return found
 
 
 def parse(model: type[M], data: object, prefix: str) -> M:
-    """Validate ``data`` as ``model``; an InputError names every bad field under ``prefix``."""
+    """``data`` as ``model``; an InputError names every bad field under ``prefix``, in words.
+
+    The one entry point for user-supplied data: strict booleans first, then pydantic.
+    """
     from fnplatform.errors import InputError
 
+    data = data if data is not None else {}
+    loose = non_booleans(model, data, prefix)
+    if loose:
+        raise InputError(prefix, "; ".join(f"{path}: must be true or false" for path in loose))
     try:
-        return model.model_validate(data if data is not None else {})
+        return model.model_validate(data)
     except ValidationError as err:
-        raise InputError(prefix, describe_validation_error(err, prefix)) from None
+        raise InputError(prefix, describe_validation_error(err, prefix, model)) from None
 
 
 def ordered(low: str, high: str) -> Any:

@@ -10,9 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fnplatform.composition import Composition
-from fnplatform.validation import parse
-
-CIDR_PATTERN = r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$"
+from fnplatform.validation import Cidr, parse
 
 
 class SecretKeyRef(BaseModel):
@@ -46,7 +44,7 @@ class AuthorizedNetwork(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cidrBlock: str = Field(pattern=CIDR_PATTERN)  # noqa: N815
+    cidrBlock: Cidr  # noqa: N815
     displayName: str = Field(min_length=1)  # noqa: N815
 
 
@@ -56,13 +54,18 @@ class GcpEnvironment(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     releaseChannel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"  # noqa: N815
-    masterCidr: str = Field("172.16.0.0/28", pattern=CIDR_PATTERN)  # noqa: N815
+    masterCidr: Cidr = "172.16.0.0/28"  # noqa: N815
     deletionProtection: bool = False  # noqa: N815
     clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
     #: When set, only these CIDRs (and the VPC) reach the API server; include Crossplane's.
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )
+    #: The project id, for composers that place resources by environment (contact-center).
+    project: str | None = Field(None, min_length=1)
+    #: The project NUMBER: the Cloud Storage service agent that must use a bucket's key is
+    #: ``service-<number>@gs-project-accounts.iam.gserviceaccount.com``.
+    projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
 
 
 def gcp_environment(comp: Composition) -> GcpEnvironment:

@@ -14,13 +14,28 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import ordered
+from fnplatform.validation import describe_pattern, ordered
 
-DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
-HANDLER = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$"
-DURATION = r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$"
-ENV_NAME = r"^[-._a-zA-Z][-._a-zA-Z0-9]*$"
-QUANTITY = r"^[+-]?([0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
+DNS_LABEL = describe_pattern(
+    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
+    "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit",
+)
+HANDLER = describe_pattern(
+    r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",
+    "a dotted Python name such as module.function or module.Class.method",
+)
+DURATION = describe_pattern(
+    r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$", "a duration such as 500ms, 30s, 5m or 1h"
+)
+ENV_NAME = describe_pattern(
+    r"^[-._a-zA-Z][-._a-zA-Z0-9]*$",
+    "an environment variable name: letters, digits, '_', '-', '.', not starting with a digit",
+)
+QUANTITY = describe_pattern(
+    r"^[+-]?([0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$", "a Kubernetes quantity such as 500m, 2 or 4Gi"
+)
+ABSOLUTE_PATH = describe_pattern(r"^/", "an absolute path (starting with /)")
+AWS_REGION = describe_pattern(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$", "an AWS region such as eu-west-1")
 MAX_FLAVORS = 8
 FlavorName = Annotated[str, Field(pattern=DNS_LABEL, max_length=63)]
 
@@ -165,7 +180,7 @@ class ActorSpec(BaseModel):
     )
     pythonExecutable: str = Field(
         default="python3",
-        pattern=r"^\S+$",
+        pattern=describe_pattern(r"^\S+$", "a value without spaces"),
         description="Python interpreter in the image (python3).",
     )
     replicas: int = Field(
@@ -211,10 +226,10 @@ class AwsSettings(BaseModel):
 
     model_config = _Strict
 
-    region: str = Field(pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]+$", description="AWS region.")
+    region: str = Field(pattern=AWS_REGION, description="AWS region.")
     accountId: str | None = Field(
         default=None,
-        pattern=r"^[0-9]{12}$",
+        pattern=describe_pattern(r"^[0-9]{12}$", "a 12-digit AWS account id"),
         description="Account id; enables the dead-letter queue.",
     )
     providerConfig: str = Field(
@@ -231,7 +246,7 @@ class IrsaSettings(BaseModel):
     serviceAccountName: str = Field(default="asya-actor", pattern=DNS_LABEL, max_length=63)
     roleArnPattern: str | None = Field(
         default=None,
-        pattern=r"^arn:aws[a-z-]*:iam::",
+        pattern=describe_pattern(r"^arn:aws[a-z-]*:iam::", "an IAM role ARN (arn:aws:iam::...)"),
         description="Role ARN; {namespace} is replaced.",
     )
 
@@ -297,8 +312,8 @@ class RuntimeSettings(BaseModel):
     model_config = _Strict
 
     configMap: str = Field(default="asya-runtime", pattern=DNS_LABEL)
-    scriptPath: str = Field(default="/opt/asya/asya_runtime.py", pattern=r"^/")
-    socketDir: str = Field(default="/var/run/asya", pattern=r"^/")
+    scriptPath: str = Field(default="/opt/asya/asya_runtime.py", pattern=ABSOLUTE_PATH)
+    socketDir: str = Field(default="/var/run/asya", pattern=ABSOLUTE_PATH)
 
 
 class DlqSettings(BaseModel):

@@ -10,11 +10,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fnplatform.errors import InputError
 from fnplatform.importing import ImportSpec
-from fnplatform.validation import ordered
+from fnplatform.validation import Cidr, describe_pattern, ordered
 
-DOMAIN_PATTERN = r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"
+DOMAIN_PATTERN = describe_pattern(
+    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
+    "a lowercase DNS domain such as shop.example.com",
+)
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
+KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")
 Cloud = Literal["gcp", "aws", "azure"]
 
 
@@ -61,7 +66,7 @@ class Parameters(BaseModel):
         True, description="Private nodes and control plane; adds router, NAT and a private zone."
     )
     kubernetesVersion: str | None = Field(  # noqa: N815
-        None, pattern=r"^1\.[0-9]+$", description="Kubernetes minor version, e.g. 1.33."
+        None, pattern=KUBERNETES_VERSION, description="Kubernetes minor version, e.g. 1.33."
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Extra tags for every resource.")
     import_: ImportSpec = Field(
@@ -94,8 +99,12 @@ class ClusterSpec(BaseModel):
 
         for name in self.pools:
             if not re.match(POOL_NAME_PATTERN, name):
-                msg = f"pool name {name!r} must be a DNS label of at most 40 characters"
-                raise ValueError(msg)
+                # Raised as the InputError itself: pydantic would place it at `spec`.
+                raise InputError(
+                    f"spec.pools.{name[:63]}",
+                    "a pool name must be a DNS label of at most 40 characters "
+                    "(lowercase letters, digits and '-')",
+                )
         return self
 
 
@@ -110,15 +119,19 @@ class Labels(BaseModel):
 
 
 class NetworkEnvironment(BaseModel):
-    """``env.network``."""
+    """``env.network``: an unknown key here is a typo that would build the default ranges."""
 
-    subnetCidr: str = "10.0.0.0/20"  # noqa: N815
-    podsCidr: str = "10.16.0.0/14"  # noqa: N815
-    servicesCidr: str = "10.20.0.0/20"  # noqa: N815
+    model_config = ConfigDict(extra="forbid")
+
+    subnetCidr: Cidr = "10.0.0.0/20"  # noqa: N815
+    podsCidr: Cidr = "10.16.0.0/14"  # noqa: N815
+    servicesCidr: Cidr = "10.20.0.0/20"  # noqa: N815
 
 
 class MonitoringEnvironment(BaseModel):
     """``env.monitoring``."""
+
+    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     retention: str = "15d"
@@ -126,6 +139,8 @@ class MonitoringEnvironment(BaseModel):
 
 class ChartEnvironment(BaseModel):
     """``env.charts.<name>``."""
+
+    model_config = ConfigDict(extra="forbid")
 
     version: str | None = None
     disabled: bool = False

@@ -1,0 +1,75 @@
+"""The composite a module is sent: the kind that module composes, and only fields its API has.
+
+A Composition whose ``compositeTypeRef`` and step ``module`` disagree would otherwise fail with
+a confusing message about the first missing field; it gets one that names both kinds.
+
+An unknown field in the composite's ``spec`` never reaches a module on a real cluster: the API
+server prunes what the generated XRD does not define. ``crossplane render`` has no API server,
+so the function does the same pruning here and says so in a warning that names the field and
+the closest valid one (a typo such as ``spec.pool`` would otherwise go unnoticed).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.composers import composite_apis
+from fnplatform.errors import CompositionError
+from fnplatform.structs import struct_to_dict
+from fnplatform.validation import unknown_fields
+from fnplatform.xrd import ApiDefinition
+from fnplatform.xrspec import CROSSPLANE_SPEC_FIELDS
+from google.protobuf import struct_pb2
+
+
+@functools.cache
+def _apis() -> dict[str, ApiDefinition]:
+    return composite_apis()
+
+
+def _text(struct: struct_pb2.Struct, key: str) -> str:
+    value = struct.fields.get(key)
+    return value.string_value if value is not None else ""
+
+
+def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[str]:
+    """Refuse a composite of another kind; prune unknown spec fields, returning warnings."""
+    api = _apis().get(module)
+    if api is None:
+        return []
+    composite = request.observed.composite.resource
+    kind = _text(composite, "kind")
+    if kind and kind != api.kind:  # the kind only: a platform may serve the XRD in its own group
+        owner = next((m for m, a in _apis().items() if a.kind == kind), None)
+        hint = f" (module {owner} composes {kind})" if owner else ""
+        raise CompositionError(
+            "input.module",
+            f"module {module} composes {api.kind} ({api.api_version}), but the composite's kind is "
+            f"{kind}{hint}; check the Composition's compositeTypeRef and the module in its "
+            "step input",
+        )
+    if "spec" not in composite.fields:
+        return []
+    spec = composite.fields["spec"].struct_value
+    own = {k: v for k, v in struct_to_dict(spec).items() if k not in CROSSPLANE_SPEC_FIELDS}
+    warnings = []
+    for path, suggestion in unknown_fields(api.spec_model, own, ()):
+        _delete(spec, path)
+        warnings.append(
+            f"spec.{'.'.join(path)}: unknown field, ignored (an API server serving the XRD "
+            f"drops it too); {suggestion}"
+        )
+    return warnings
+
+
+def _delete(struct: struct_pb2.Struct, path: tuple[str, ...]) -> None:
+    """Remove the field at ``path`` (map keys, and list indexes as digits) from ``struct``."""
+    node = struct
+    parts = list(path[:-1])
+    while parts:
+        value = node.fields[parts.pop(0)]
+        while value.WhichOneof("kind") == "list_value":
+            value = value.list_value.values[int(parts.pop(0))]
+        node = value.struct_value
+    del node.fields[path[-1]]
