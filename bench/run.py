@@ -7,8 +7,8 @@
 Every figure is measured against ``python -m function`` processes (with the response cache on,
 and off: composing from scratch) and the SDK's do-nothing server (the floor), each on a free
 local port, so it includes gRPC, protobuf and the executor. They are measured side by side in
-one run, in interleaved rounds on the same request bytes, so a noisy shared machine moves them
-together: compare ratios, not absolute numbers.
+one run, taking turns call by call on the same request bytes, so a noisy shared machine moves
+them together: compare ratios, not absolute numbers.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ ENV = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'platform'}"}
 POOL_COUNTS = (1, 10, 50, 200, 1000)
 SLOPE_POOLS = (1, 10, 50, 200)  # the goal's marginal cost is the 1->200 pool slope
 POOL_CLOUD = "gcp"
-ROUNDS = 5
 MIB = 1024 * 1024
 
 
@@ -259,18 +258,23 @@ def marginal_cost(points: list[tuple[int, float]]) -> float:
 
 
 def side_by_side(servers: dict[str, Served], load: Workload) -> dict[str, list[float]]:
-    """Latencies of ``load`` on every server, in interleaved rounds (rotating the order).
+    """Latencies of ``load`` on every server, one call to each in turn (rotating the order).
 
-    A shared machine's noise comes in bursts; interleaving spreads a burst over every server
-    instead of charging it to whichever was being measured.
+    A shared machine's noise comes in bursts; taking turns call by call charges a burst to
+    every server alike instead of to whichever was being measured.
     """
+    callers = {name: _caller(served) for name, served in servers.items()}
+    for call in callers.values():
+        for _ in range(2):
+            call(load.payload)
     found: dict[str, list[float]] = {name: [] for name in servers}
     names = list(servers)
-    per_round = max(1, iterations(load.resources) // ROUNDS)
-    for round_ in range(ROUNDS):
-        for name in names[round_ % len(names):] + names[:round_ % len(names)]:
-            found[name] += timings(_caller(servers[name]), load.payload, per_round,
-                                   warmup=2 if round_ == 0 else 1)
+    for index in range(iterations(load.resources)):
+        shift = index % len(names)
+        for name in names[shift:] + names[:shift]:
+            start = time.perf_counter()
+            callers[name](load.payload)
+            found[name].append((time.perf_counter() - start) * 1000)
     return found
 
 
@@ -424,7 +428,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         f"# Benchmark results ({started})", "",
         f"Machine: {machine()}. **Shared** with other agents' builds and tests while measuring, "
         "so absolute figures move between runs; every server below was measured in the same "
-        f"run, in {ROUNDS} interleaved rounds on the same request bytes: compare the ratios. "
+        f"run, taking turns call by call on the same request bytes: compare the ratios. "
         f"Command: `{command}` (`make bench`). Latency is per RunFunction over gRPC, "
         "sequential calls from one client; p50/p99 in ms.", "",
         "Servers: **cache on** is `python -m function` as shipped (`--response-cache-mib 64`): "
@@ -566,7 +570,7 @@ def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) 
         "", f"`python bench/run.py soak --requests {requests_total}`; {clients} concurrent "
         f"clients, cache {cache_mib} MiB. Every fourth request is new content (a 10-pool "
         f"cluster with a label changed: composed, stored, later evicted); the others cycle "
-        f"over {len(loads)} requests (every example case and a 10-pool cluster). "
+        f"over {len(loads)} requests (every render case and a 10-pool cluster). "
         f"{elapsed:.0f} s, {requests_total / elapsed:.0f} req/s on the shared machine.", "",
         "| figure | value |", "|---|---|",
         f"| RSS after warm-up ({warmup} requests) | {after_warmup / 1024:.1f} MiB |",
@@ -586,7 +590,8 @@ def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", choices=["run", "soak", "hol", "sizing"], default="run")
+    parser.add_argument("mode", nargs="?", default="run",
+                        choices=["run", "soak", "hol", "sizing", "memory"])
     parser.add_argument("--requests", type=int, default=100_000, help="soak: how many requests")
     parser.add_argument("--cache-mib", type=int, default=64, help="soak: response cache size")
     parser.add_argument("--before", type=Path, help="run: also serve the function in this "
@@ -597,6 +602,11 @@ def main() -> None:
         soak(args.requests, args.out, cache_mib=args.cache_mib)
     elif args.mode == "hol":
         head_of_line_only(args.out)
+    elif args.mode == "memory":
+        report = Report()
+        report.section("RSS with the response cache at its limit", [
+            "server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
+            cache_at_limit(pool_workload(200), 64))
     elif args.mode == "sizing":
         report = Report()
         report.section("Sizing: requests per second per core", [

@@ -114,9 +114,8 @@ class ResponseCache:
 
         ``request`` is modified: its tag is cleared.
         """
-        if request.meta.capabilities:
-            request.meta.tag = ""
-        else:
+        request.meta.tag = ""
+        if not request.meta.ListFields():  # nothing else in meta: as if it were not sent
             request.ClearField("meta")
         digest = hashlib.sha256()
         digest.update(f"function-platform {self.version} max-send {self.max_send}\n".encode())

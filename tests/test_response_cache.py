@@ -307,6 +307,7 @@ CHANGES: dict[str, Change] = {
     "input": _change_input,
     "desired from an earlier step": _change_desired,
     "credentials": _change_credentials,
+    "capabilities": lambda r: r.meta.capabilities.append(fnv1.CAPABILITY_REQUIRED_SCHEMAS),
 }
 
 
@@ -518,3 +519,26 @@ def test_remembered_struct_reads_are_fresh_and_exact() -> None:
     assert again == walk_struct(struct) == body
     assert type(again["spec"]["replicas"]) is int
     assert type(again["spec"]["on"]) is bool
+
+
+def test_malloc_arenas_are_limited_unless_the_environment_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ctypes
+
+    from function import server
+
+    calls: list[tuple[int, int]] = []
+
+    class Libc:
+        def mallopt(self, parameter: int, value: int) -> int:
+            calls.append((parameter, value))
+            return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    server.limit_malloc_arenas()
+    assert calls == [], "an explicit MALLOC_ARENA_MAX wins"
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    server.limit_malloc_arenas()
+    assert calls == [(server.M_ARENA_MAX, 2)]

@@ -73,6 +73,14 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
         elif kind == "UserAssignedIdentity":
             uuid = _digest(external, 32)
             at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
+            principal = _digest(f"principal-{external}", 32)
+            at["principalId"] = (f"{principal[:8]}-{principal[8:12]}-{principal[12:16]}-"
+                                 f"{principal[16:20]}-{principal[20:]}")
+        elif kind == "Key" and group.startswith("keyvault."):
+            at["versionlessId"] = f"https://{_digest(external, 10)}.vault.azure.net/keys/{external}"
+        elif kind == "TrafficManagerProfile":
+            relative = (for_provider.get("dnsConfig") or {}).get("relativeName", external)
+            at["fqdn"] = f"{relative}.trafficmanager.net"
     return at
 
 
@@ -132,6 +140,33 @@ def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dic
     return [ready[name] for name in sorted(ready)]
 
 
+def converged_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
+    """Every resource Ready: render, mark all Ready, repeat until nothing new appears.
+
+    For modules whose resources wait on each other's provider-reported ids over several
+    passes (contact-center on Azure: identity, key, grant, account).
+    """
+    xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
+    observed_file: Path | None = None
+    ready: dict[str, dict[str, Any]] = {}
+    for attempt in range(10):
+        current = tool.Case(
+            module=case.module, name=case.name, xr=case.xr, environment=case.environment,
+            observed=observed_file, required=case.required,
+        )  # fmt: skip
+        rendered = _composed(_render(crank, current, port, tmp), xr_kind)
+        if set(rendered) == set(ready):
+            break
+        ready = {name: mark_ready(body) for name, body in rendered.items()}
+        observed_file = tmp / f"observed-pass-{attempt + 1}.yaml"
+        observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
+    return [ready[name] for name in sorted(ready)]
+
+
+#: Modules whose "ready" state is every resource Ready (not the cluster's foundations).
+CONVERGED_MODULES = ("contact-center",)
+
+
 def main(argv: list[str]) -> int:
     crank = tool.find_crank()
     if crank is None:
@@ -142,7 +177,8 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp, tool.serve_function(port):
         for case_id in argv:
             case = cases[case_id]
-            documents = observed_for(crank, case, port, Path(tmp))
+            make = converged_for if case.module in CONVERGED_MODULES else observed_for
+            documents = make(crank, case, port, Path(tmp))
             target = tool.CASES_DIR / case.module / f"observed-{case.name}-ready.yaml"
             header = (
                 f"# Observed state of {case.xr.name} once the foundations are Ready\n"

@@ -107,7 +107,8 @@ def merge_environment(
         for item in items:
             data = item.get("data") or {}
             if not isinstance(data, Mapping):
-                name = get_path(item, "metadata.name")
+                # Kubernetes names are at most 253 characters; never echo more of a bad one.
+                name = str(get_path(item, "metadata.name"))[:253]
                 raise InputError(f"EnvironmentConfig {name}.data", "must be an object")
             env.data = deep_merge(env.data, data)
     return env

@@ -1,12 +1,12 @@
 """Fast conversion between protobuf Structs and plain Python values.
 
 Reading: :func:`struct_to_dict` walks the Struct directly, or rebuilds the dict of a Struct
-read before from a remembered ``marshal``. Writing: :func:`fill_struct`
-encodes a dict's wire bytes in one Python walk and parses them in C, and remembers the bytes of
-recent bodies by their exact content, so a body composed again (every poll recomposes the same
-resources) costs one ``marshal.dumps`` and one parse. ``Struct.update`` sets every field through
-Python, several protobuf calls per leaf: it was half the time of a large composition
-(bench/results.md).
+read before from a remembered ``marshal``. Writing: :func:`fill_struct` encodes a dict's wire
+bytes in one Python walk and parses them in C, and remembers the bytes of recent bodies by
+their exact content, so a body composed again (every poll recomposes the same resources) costs
+one ``marshal.dumps`` and one parse. ``Struct.update`` sets every field through Python, several
+protobuf calls per leaf: it was half the time of a large composition (bench/results.md). Both
+memos are bounded in bytes, least recently used first (``function.server.size_memos``).
 """
 
 from __future__ import annotations

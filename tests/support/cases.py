@@ -273,11 +273,115 @@ def async_actor_case() -> ModuleCase:
     )
 
 
+# -- contact-center -------------------------------------------------------------------------
+
+CONTACT_CENTER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
+CONTACT_CENTER_SECONDARY = {"aws": "us-west-2", "gcp": "us-west1", "azure": "westus2"}
+CONTACT_CENTER_ENVIRONMENT: Body = {
+    "aws": {"accountId": "123456789012"},
+    "gcp": {"project": "acme-contact", "projectNumber": "123456789012"},
+    "azure": {"tenantId": "00000000-0000-0000-0000-00000000aaaa",
+              "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb"},
+}
+
+
+def contact_center_composite(
+    cloud: str, name: str = "us-east-agent-cluster-x7k2p", *, failover: bool = False,
+    **spec: Any,
+) -> Body:
+    """A ContactCenterEndpoint on ``cloud`` (PCI-DSS, Genesys Cloud), optionally failing over."""
+    body: Body = {
+        "cloud": cloud,
+        "region": CONTACT_CENTER_REGION[cloud],
+        "platform": "genesys-cloud",
+        "encryptionStandard": "TLS1.2",
+        "taggingPolicy": {"costCenter": "cc-4711", "complianceLevel": "PCI-DSS"},
+        "network": {"cidr": "10.60.0.0/16"},
+        "sip": {"trustedCidrs": ["52.129.96.0/20", "198.51.100.0/24"]},
+        "recording": {"retentionDays": 400},
+    }
+    if failover:
+        zone = {"aws": "Z0CONTACT000001", "gcp": "contact-zone", "azure": "acme-agents"}[cloud]
+        body["failoverPolicy"] = {
+            "secondaryRegion": CONTACT_CENTER_SECONDARY[cloud],
+            "healthCheckPath": "/health",
+            "dns": {"zone": zone, "recordName": "sip.contact.example.com"},
+            "primaryTarget": "203.0.113.10",
+            "secondaryTarget": "203.0.113.20",
+        }
+    body.update(spec)
+    return {
+        "apiVersion": "contact-center.infra/v1alpha1",
+        "kind": "ContactCenterEndpoint",
+        "metadata": {
+            "name": name,
+            "labels": {"crossplane.io/claim-name": "us-east-agent-cluster",
+                       "crossplane.io/claim-namespace": "contact-center"},
+        },
+        "spec": body,
+    }
+
+
+def contact_center_observed_status(cloud: str) -> dict[str, Body]:
+    """What providers report once resources exist: the ids the module and library read."""
+    azure = "/subscriptions/0000/resourceGroups/rg/providers"
+    return {
+        "aws": {
+            "network": {"atProvider": {"id": "vpc-0abc"}},
+            "sip-ingress": {"atProvider": {"id": "sg-0abc"}},
+            "recordings-key": {"atProvider": {
+                "arn": "arn:aws:kms:us-east-1:123456789012:key/1111"}},
+            "replica-key": {"atProvider": {
+                "arn": "arn:aws:kms:us-west-2:123456789012:key/3333"}},
+        },
+        "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}}},
+        "azure": {
+            "network": {"atProvider": {"id": f"{azure}/Microsoft.Network/virtualNetworks/n"}},
+            "sip-ingress": {"atProvider": {
+                "id": f"{azure}/Microsoft.Network/networkSecurityGroups/n"}},
+            "recordings-key": {"atProvider": {
+                "versionlessId": "https://kv.vault.azure.net/keys/recordings-key"}},
+            "recordings-key-identity": {"atProvider": {
+                "id": f"{azure}/Microsoft.ManagedIdentity/userAssignedIdentities/i",
+                "principalId": "00000000-0000-0000-0000-00000000cccc"}},
+            "recordings": {"atProvider": {
+                "id": f"{azure}/Microsoft.Storage/storageAccounts/a"}},
+            "recordings-logs": {"atProvider": {
+                "id": f"{azure}/Microsoft.OperationalInsights/workspaces/w"}},
+            "failover": {"atProvider": {"fqdn": "acme-agents.trafficmanager.net"}},
+        },
+    }[cloud]
+
+
+def contact_center_case(cloud: str) -> ModuleCase:
+    """The seed's PCI-DSS endpoint on ``cloud``, with failover."""
+    return ModuleCase(
+        id=f"contact-center-{cloud}",
+        module="contact-center",
+        composite=contact_center_composite(cloud, failover=True),
+        environment=(environment_config(f"contact-center-{cloud}", {
+            cloud: CONTACT_CENTER_ENVIRONMENT[cloud], "tags": {"owner": "cx-platform"}}),),
+        invalid=(
+            Invalid("open-to-internet", _set("spec.sip.trustedCidrs", ["10.1.0.0/16",
+                                                                      "0.0.0.0/0"]),
+                    "spec.sip.trustedCidrs[1]"),
+            Invalid("region-not-allowed", _set("spec.region", "af-south-1"), "spec.region"),
+            Invalid("no-tagging-policy", _delete("spec.taggingPolicy"), "spec.taggingPolicy"),
+            Invalid("pci-without-lock", _set("spec.recording.objectLock", False),
+                    "spec.recording.objectLock"),
+            Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        observed_status=contact_center_observed_status(cloud),
+    )
+
+
 # -- registry ------------------------------------------------------------------------------
 
 CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
+    "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 
 

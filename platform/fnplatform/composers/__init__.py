@@ -13,9 +13,13 @@ if TYPE_CHECKING:
 
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use)."""
-    from fnplatform.composers import async_actor, cluster
+    from fnplatform.composers import async_actor, cluster, contact_center
 
-    return {"async-actor": async_actor.compose, "cluster": cluster.compose}
+    return {
+        "async-actor": async_actor.compose,
+        "cluster": cluster.compose,
+        "contact-center": contact_center.compose,
+    }
 
 
 def composite_apis() -> dict[str, ApiDefinition]:

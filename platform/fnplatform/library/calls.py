@@ -23,11 +23,16 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.library import registry
 from fnplatform.library.specs import (
+    BucketSpec,
     ClusterSpec,
     DnsZoneSpec,
+    FailoverDnsSpec,
+    IngressRulesSpec,
+    KeySpec,
     NetworkSpec,
     NodePoolSpec,
     QueueSpec,
+    ResourceGroupSpec,
     WorkloadIdentitySpec,
 )
 
@@ -78,6 +83,21 @@ add_workload_identity = Capability[WorkloadIdentitySpec](
     "workload_identity", "A cloud identity bound to a Kubernetes service account."
 )
 add_queue = Capability[QueueSpec]("queue", "A message queue.")
+add_key = Capability[KeySpec](
+    "key", "A customer-managed key with rotation, and the grants its cloud's storage needs."
+)
+add_bucket = Capability[BucketSpec](
+    "bucket", "A never-public, versioned, TLS-only bucket encrypted with a composed key."
+)
+add_ingress_rules = Capability[IngressRulesSpec](
+    "ingress_rules", "Inbound allow rules on a network, one resource per (protocol, ports, source)."
+)
+add_failover_dns = Capability[FailoverDnsSpec](
+    "failover_dns", "A DNS name that moves from primary to secondary when a health check fails."
+)
+add_resource_group = Capability[ResourceGroupSpec](
+    "resource_group", "A resource group the composite owns (clouds that have them)."
+)
 
 
 def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:

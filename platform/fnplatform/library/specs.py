@@ -13,12 +13,26 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class NetworkSpec:
-    """A private network with one primary subnet range and pod/service ranges."""
+    """A network with one primary range; Kubernetes ranges and tags only when asked.
+
+    ``pods_cidr``/``services_cidr`` are the secondary ranges a VPC-native GKE or an AKS overlay
+    cluster allocates from (None: no secondary ranges). ``private`` puts workloads on subnets
+    without public IPs; ``nat`` gives those egress (None: NAT exactly when private, the cluster
+    module's choice). ``kubernetes`` adds the subnet tags Kubernetes load balancers are placed
+    by (AWS ``kubernetes.io/role/elb``).
+    """
 
     subnet_cidr: str
-    pods_cidr: str
-    services_cidr: str
-    private: bool  # nodes without public IPs: router + NAT for egress
+    pods_cidr: str | None = None
+    services_cidr: str | None = None
+    private: bool = False
+    nat: bool | None = None
+    kubernetes: bool = False
+
+    @property
+    def egress_nat(self) -> bool:
+        """Whether private subnets get a NAT for egress."""
+        return self.private if self.nat is None else self.nat
 
 
 @dataclass(frozen=True)
@@ -78,3 +92,124 @@ class QueueSpec:
     dead_letter_arn: str | None = None
     max_receive_count: int = 3
     tags: dict[str, str] = field(default_factory=dict)
+
+
+# -- storage, keys, ingress (issue 8, section 2) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """What a cloud accepts as a name: a composer validates user-chosen names against it."""
+
+    pattern: str  # a full-match regular expression
+    min_length: int
+    max_length: int
+    description: str  # for error messages: "3-63 lowercase letters, digits, '-' and '.'"
+
+
+@dataclass(frozen=True)
+class BucketReader:
+    """Someone named as allowed to read (or, with ``write``, deliver) the bucket's objects.
+
+    ``principal`` is in the cloud's own form: AWS a service principal
+    (``cloudfront.amazonaws.com``) or an IAM role ARN; GCP an IAM member
+    (``serviceAccount:...``); Azure a principal (object) id. ``source`` narrows a service
+    principal to one resource acting through it (AWS ``aws:SourceArn``, e.g. a CloudFront
+    distribution ARN).
+    """
+
+    name: str  # unique within the bucket: the policy statement id / helper resource suffix
+    principal: str
+    source: str | None = None
+    write: bool = False
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """A customer-managed encryption key with automatic rotation, usable by the cloud's storage.
+
+    The key's grants let the storage service of its cloud use it for the buckets that name it:
+    AWS a key policy for S3 in the account, GCP the project's Cloud Storage service agent, Azure
+    a user-assigned identity the storage account runs as.
+    """
+
+    description: str
+    rotation_days: int = 365
+    region: str | None = None  # None: the placed region (a replica's key lives by its replica)
+    #: Principals besides the storage service that may decrypt with the key, in the cloud's
+    #: form (see :class:`BucketReader`): a CDN reading objects it encrypts, say.
+    decrypters: tuple[BucketReader, ...] = ()
+
+
+@dataclass(frozen=True)
+class BucketSpec:
+    """An object store that is never public, versioned, TLS-only, encrypted with ``key``.
+
+    ``key`` names the composed :class:`KeySpec` key; None means the cloud's own managed
+    encryption (only for buckets a service writes into that can't use a customer key, such as
+    AWS server access logs). ``retention_days`` with ``lock`` holds every object version in
+    compliance mode (nobody can delete it early, not even the account root); lifecycle
+    expiration never comes before the lock ends. ``replica_of`` makes this bucket the
+    replication destination of another composed bucket.
+    """
+
+    bucket_name: str | None = None  # None: derived from the composite and composition name
+    key: str | None = None
+    versioning: bool = True
+    retention_days: int | None = None
+    lock: bool = False  # compliance-mode object lock / locked retention policy / locked WORM
+    access_logging: bool = False
+    expire_after_days: int | None = None  # current versions; must be >= retention_days
+    noncurrent_expire_after_days: int | None = None
+    readers: tuple[BucketReader, ...] = ()
+    replicate_to: str | None = None  # composition name of the destination bucket (AWS)
+    region: str | None = None  # None: the placed region
+    min_tls: str = "1.2"
+
+
+@dataclass(frozen=True)
+class IngressRule:
+    """Traffic admitted from one source range to a port range over one protocol."""
+
+    protocol: str  # tcp | udp
+    from_port: int
+    to_port: int
+    source: str  # a CIDR; never the whole internet when a composer says so
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class IngressRulesSpec:
+    """A set of inbound allow rules attached to ``network`` (its subnet on Azure).
+
+    Each rule's composed name derives from a hash of protocol, ports and source, so adding or
+    removing one rule never renames another.
+    """
+
+    network: str  # composition name of the network
+    rules: tuple[IngressRule, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ResourceGroupSpec:
+    """A resource group the composite owns (clouds that have them: Azure)."""
+
+    group_name: str
+
+
+@dataclass(frozen=True)
+class FailoverDnsSpec:
+    """A DNS name answering with ``primary`` while its health check passes, else ``secondary``.
+
+    ``zone`` is the cloud's own zone handle (AWS hosted zone id, GCP managed zone name, Azure:
+    the Traffic Manager profile's relative DNS name); targets are host names or IPv4 addresses.
+    """
+
+    zone: str
+    record_name: str
+    primary: str
+    secondary: str
+    secondary_region: str
+    health_check_path: str = "/health"
+    port: int = 443

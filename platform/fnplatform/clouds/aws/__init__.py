@@ -5,6 +5,28 @@ One file per concern: ``kinds`` (the kinds emitted), ``common`` (ARNs, IAM docum
 node groups), ``dns``, ``identity`` (Pod Identity roles), ``tags``, ``values``, ``queue``.
 """
 
-from fnplatform.clouds.aws import dns, eks, identity, network, queue, values
+from fnplatform.clouds.aws import (
+    bucket,
+    dns,
+    eks,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    queue,
+    values,
+)
 
-__all__ = ["dns", "eks", "identity", "network", "queue", "values"]
+__all__ = [
+    "bucket",
+    "dns",
+    "eks",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "queue",
+    "values",
+]

@@ -32,3 +32,25 @@ IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle
 ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
 ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
 
+
+# -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
+# Losing a bucket or a key loses the recordings: stateful. S3 bucket settings are their own
+# kinds (provider v4+ split); only the Bucket carries tags.
+BUCKET = register("s3.aws.upbound.io/v1beta2", "Bucket", tag_style=TagStyle.AWS, stateful=True)
+BUCKET_SSE = register("s3.aws.upbound.io/v1beta2", "BucketServerSideEncryptionConfiguration")
+BUCKET_VERSIONING = register("s3.aws.upbound.io/v1beta2", "BucketVersioning")
+BUCKET_PUBLIC_ACCESS_BLOCK = register("s3.aws.upbound.io/v1beta1", "BucketPublicAccessBlock")
+BUCKET_OWNERSHIP = register("s3.aws.upbound.io/v1beta2", "BucketOwnershipControls")
+BUCKET_POLICY = register("s3.aws.upbound.io/v1beta1", "BucketPolicy")
+BUCKET_OBJECT_LOCK = register("s3.aws.upbound.io/v1beta2", "BucketObjectLockConfiguration")
+BUCKET_LOGGING = register("s3.aws.upbound.io/v1beta2", "BucketLogging")
+BUCKET_LIFECYCLE = register("s3.aws.upbound.io/v1beta1", "BucketLifecycleConfiguration")
+BUCKET_REPLICATION = register("s3.aws.upbound.io/v1beta2", "BucketReplicationConfiguration")
+KMS_KEY = register("kms.aws.upbound.io/v1beta1", "Key", tag_style=TagStyle.AWS, stateful=True)
+KMS_ALIAS = register("kms.aws.upbound.io/v1beta1", "Alias")
+SECURITY_GROUP = register("ec2.aws.upbound.io/v1beta1", "SecurityGroup", tag_style=TagStyle.AWS)
+SECURITY_GROUP_INGRESS_RULE = register(
+    "ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule", tag_style=TagStyle.AWS
+)
+HEALTH_CHECK = register("route53.aws.upbound.io/v1beta1", "HealthCheck", tag_style=TagStyle.AWS)
+RECORD = register("route53.aws.upbound.io/v1beta2", "Record")

@@ -1,5 +1,6 @@
 """AWS network: a VPC over two availability zones, public subnets behind an Internet gateway,
-and (when private) private subnets with one NAT gateway per zone.
+and (when private) private subnets, with one NAT gateway per zone when they need egress.
+Subnets carry the Kubernetes load-balancer role tags only for Kubernetes networks.
 
 Composed names (``<name>`` is the caller's): ``<name>`` (VPC), ``<name>-igw``,
 ``<name>-public-{a,b}``, ``<name>-public-rt``, ``<name>-public-default``,
@@ -88,26 +89,31 @@ def network(
     _default_route(comp, f"{name}-public-default", public_table, comp.region,
                    {"gatewayIdRef": comp.ref(gateway)})
     for zone in ZONES:
-        subnet = _subnet(comp, name, f"public-{zone}", cidrs, comp.region, public=True)
+        subnet = _subnet(comp, name, f"public-{zone}", cidrs, comp.region, public=True,
+                         kubernetes=spec.kubernetes)
         _associate(comp, subnet, public_table, comp.region)
     if spec.private:
         for zone in ZONES:
-            _private_zone_egress(comp, name, zone, cidrs, region=comp.region, gateway=gateway)
+            _private_zone(comp, name, zone, cidrs, region=comp.region,
+                          gateway=gateway if spec.egress_nat else None,
+                          kubernetes=spec.kubernetes)
 
 
 def _subnet(
     comp: Composition, network_name: str, part: str, cidrs: Mapping[str, str], region: str,
-    *, public: bool,
+    *, public: bool, kubernetes: bool,
 ) -> str:
     name = f"{network_name}-{part}"
-    role_tag = ELB_ROLE_TAG if public else INTERNAL_ELB_ROLE_TAG
+    tags = name_tag(comp, name)
+    if kubernetes:
+        tags[ELB_ROLE_TAG if public else INTERNAL_ELB_ROLE_TAG] = "1"
     comp.emit(name, SUBNET.new({
         "region": region,
         "vpcIdRef": comp.ref(network_name),
         "cidrBlock": cidrs[part],
         "availabilityZone": f"{region}{part[-1]}",
         "mapPublicIpOnLaunch": public,
-        "tags": {**name_tag(comp, name), role_tag: "1"},
+        "tags": tags,
     }))
     return name
 
@@ -130,12 +136,16 @@ def _associate(comp: Composition, subnet: str, table: str, region: str) -> None:
         {"region": region, "subnetIdRef": comp.ref(subnet), "routeTableIdRef": comp.ref(table)}))
 
 
-def _private_zone_egress(
+def _private_zone(
     comp: Composition, network_name: str, zone: str, cidrs: Mapping[str, str], *, region: str,
-    gateway: str,
+    gateway: str | None, kubernetes: bool,
 ) -> None:
-    """Private subnet of ``zone`` with its own NAT gateway (in the zone's public subnet)."""
-    subnet = _subnet(comp, network_name, f"private-{zone}", cidrs, region, public=False)
+    """Private subnet of ``zone``; with ``gateway``, its own NAT gateway (in the zone's public
+    subnet) and a default route through it, else no route out of the VPC."""
+    subnet = _subnet(comp, network_name, f"private-{zone}", cidrs, region, public=False,
+                     kubernetes=kubernetes)
+    if gateway is None:
+        return
     nat = f"{network_name}-nat-{zone}"
     comp.emit(f"{nat}-eip", EIP.new(
         {"region": region, "domain": "vpc", "tags": name_tag(comp, f"{nat}-eip")}))

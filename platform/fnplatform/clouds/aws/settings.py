@@ -20,6 +20,9 @@ class AwsEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    #: The account id, for composers that place resources by environment (contact-center).
+    accountId: str | None = Field(None, pattern=r"^[0-9]{12}$")  # noqa: N815
+
     #: With a private cluster, CIDRs (say the management cluster's egress IPs) that may still
     #: reach the API endpoint so Crossplane's Helm and Kubernetes providers can.
     endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815

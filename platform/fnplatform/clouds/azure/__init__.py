@@ -8,6 +8,26 @@ with a Kubernetes service account.
 Everything lands in the existing resource group named by the composite's ``planeId`` label.
 """
 
-from fnplatform.clouds.azure import cluster, dns, identity, network
+from fnplatform.clouds.azure import (
+    bucket,
+    cluster,
+    dns,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    resource_group,
+)
 
-__all__ = ["cluster", "dns", "identity", "network"]
+__all__ = [
+    "bucket",
+    "cluster",
+    "dns",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "resource_group",
+]

@@ -48,6 +48,44 @@ FEDERATED_IDENTITY_CREDENTIAL = register(
     "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
 )
 
+# -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
+# A resource group takes everything in it when deleted; accounts, containers, vaults and keys
+# hold (or unlock) the data: all stateful.
+RESOURCE_GROUP = register(
+    "azure.upbound.io/v1beta1", "ResourceGroup", tag_style=TagStyle.AZURE, stateful=True
+)
+STORAGE_ACCOUNT = register(
+    "storage.azure.upbound.io/v1beta2", "Account", tag_style=TagStyle.AZURE, stateful=True
+)
+BLOB_CONTAINER = register("storage.azure.upbound.io/v1beta1", "Container", stateful=True)
+CONTAINER_IMMUTABILITY_POLICY = register(
+    "storage.azure.upbound.io/v1beta1", "ContainerImmutabilityPolicy"
+)
+KEY_VAULT = register(
+    "keyvault.azure.upbound.io/v1beta2", "Vault", tag_style=TagStyle.AZURE, stateful=True
+)
+KEY = register("keyvault.azure.upbound.io/v1beta2", "Key", tag_style=TagStyle.AZURE, stateful=True)
+KEY_VAULT_ACCESS_POLICY = register("keyvault.azure.upbound.io/v1beta1", "AccessPolicy")
+ROLE_ASSIGNMENT = register("authorization.azure.upbound.io/v1beta1", "RoleAssignment")
+NETWORK_SECURITY_GROUP = register(
+    "network.azure.upbound.io/v1beta1", "SecurityGroup", tag_style=TagStyle.AZURE
+)
+NETWORK_SECURITY_RULE = register("network.azure.upbound.io/v1beta1", "SecurityRule")
+SUBNET_NSG_ASSOCIATION = register(
+    "network.azure.upbound.io/v1beta1", "SubnetNetworkSecurityGroupAssociation"
+)
+LOG_WORKSPACE = register(
+    "operationalinsights.azure.upbound.io/v1beta2", "Workspace", tag_style=TagStyle.AZURE,
+    stateful=True,
+)
+DIAGNOSTIC_SETTING = register("insights.azure.upbound.io/v1beta2", "MonitorDiagnosticSetting")
+TRAFFIC_MANAGER_PROFILE = register(
+    "network.azure.upbound.io/v1beta2", "TrafficManagerProfile", tag_style=TagStyle.AZURE
+)
+TRAFFIC_MANAGER_EXTERNAL_ENDPOINT = register(
+    "network.azure.upbound.io/v1beta1", "TrafficManagerExternalEndpoint"
+)
+
 # Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
 _RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")
 _AGENT_POOL = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -115,3 +153,26 @@ def observed_external_name(comp: Composition, name: str) -> str | None:
     annotations = metadata.get("annotations") or {}
     value = annotations.get(EXTERNAL_NAME) or metadata.get("name")
     return str(value) if value else None
+
+
+def compact_name(
+    comp: Composition, name: str, max_length: int, *, alphanumeric: bool = False,
+    prefix: str = "",
+) -> str:
+    """A globally unique Azure name for composed resource ``name`` (storage accounts, vaults).
+
+    Lowercase, starting with a letter; only letters and digits with ``alphanumeric`` (storage
+    accounts), else also ``-``. A name that doesn't fit keeps a hash of the full one, so two
+    composites never share it.
+    """
+    full = f"{prefix}-{comp.name}-{name}" if prefix else f"{comp.name}-{name}"
+    allowed = r"[^a-z0-9]" if alphanumeric else r"[^a-z0-9-]"
+    text = re.sub(r"-{2,}", "-", re.sub(allowed, "", full.lower())).strip("-")
+    if not text or not text[0].isalpha():
+        text = f"x{text}"
+    if len(text) <= max_length:
+        return text
+    digest = hashlib.sha256(full.encode()).hexdigest()[:6]
+    return f"{text[: max_length - len(digest) - (0 if alphanumeric else 1)].rstrip('-')}" + (
+        digest if alphanumeric else f"-{digest}"
+    )

@@ -83,7 +83,8 @@ def _parse_range(field: str, value: str) -> Network:
 
 def _check_ranges(spec: NetworkSpec) -> None:
     """Reject ranges AKS overlay would reject: every one valid, none overlapping another."""
-    ranges = {field: _parse_range(field, getattr(spec, field)) for field in _RANGE_FIELDS}
+    ranges = {field: _parse_range(field, getattr(spec, field)) for field in _RANGE_FIELDS
+              if getattr(spec, field) is not None}
     checked = sorted(ranges)
     for index, first in enumerate(checked):
         for second in checked[index + 1 :]:
@@ -92,8 +93,8 @@ def _check_ranges(spec: NetworkSpec) -> None:
                 raise SpecError(
                     first, f"{a} overlaps the {second} range {b}; AKS needs separate ranges"
                 )
-    services = ranges["services_cidr"]
-    if services.num_addresses < 16:
+    services = ranges.get("services_cidr")
+    if services is not None and services.num_addresses < 16:
         raise SpecError("services_cidr", "too small: needs at least a /28")
 
 

@@ -31,6 +31,11 @@ class AzureEnvironment(BaseModel):
     systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
+    #: The Entra tenant of Key Vaults (keys for storage encryption).
+    tenantId: str | None = Field(None, min_length=1)  # noqa: N815
+    #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,
+    #: which a vault's creator may not do without an access policy of its own.
+    keyVaultAdminObjectId: str | None = Field(None, min_length=1)  # noqa: N815
 
 
 def azure_environment(comp: Composition) -> AzureEnvironment:

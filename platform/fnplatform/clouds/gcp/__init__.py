@@ -4,6 +4,24 @@ Resources are those of the upjet GCP provider v3 (``*.gcp.upbound.io``, cluster-
 each kind's storage version. The GCP project is the composite's ``planeId`` label.
 """
 
-from fnplatform.clouds.gcp import cluster, identity, network, values
+from fnplatform.clouds.gcp import (
+    bucket,
+    cluster,
+    failover,
+    identity,
+    ingress,
+    key,
+    network,
+    values,
+)
 
-__all__ = ["cluster", "identity", "network", "values"]
+__all__ = [
+    "bucket",
+    "cluster",
+    "failover",
+    "identity",
+    "ingress",
+    "key",
+    "network",
+    "values",
+]

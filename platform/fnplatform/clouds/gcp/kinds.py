@@ -42,3 +42,19 @@ SERVICE_ACCOUNT_IAM_MEMBER = register(
     "cloudplatform.gcp.upbound.io/v1beta2", "ServiceAccountIAMMember"
 )
 PROJECT_IAM_MEMBER = register("cloudplatform.gcp.upbound.io/v1beta2", "ProjectIAMMember")
+
+# -- storage, keys, failover (contact-center and environment) -------------------------------------
+BUCKET = register(
+    "storage.gcp.upbound.io/v1beta2", "Bucket", tag_style=TagStyle.GCP, tags_field="labels",
+    stateful=True,
+)
+BUCKET_IAM_MEMBER = register("storage.gcp.upbound.io/v1beta2", "BucketIAMMember")
+# Cloud KMS never deletes key rings or keys (only key versions, after a delay): stateful.
+KEY_RING = register("kms.gcp.upbound.io/v1beta1", "KeyRing", stateful=True)
+CRYPTO_KEY = register(
+    "kms.gcp.upbound.io/v1beta2", "CryptoKey", tag_style=TagStyle.GCP, tags_field="labels",
+    stateful=True,
+)
+CRYPTO_KEY_IAM_MEMBER = register("kms.gcp.upbound.io/v1beta2", "CryptoKeyIAMMember")
+HEALTH_CHECK = register("compute.gcp.upbound.io/v1beta2", "HealthCheck")
+RECORD_SET = register("dns.gcp.upbound.io/v1beta2", "RecordSet")

@@ -4,6 +4,8 @@ reach the internet (image pulls, Helm chart repositories, ACME)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
 from fnplatform.composition import Composition
@@ -22,7 +24,8 @@ def network(
     name: str,
     spec: NetworkSpec,
 ) -> None:
-    """The VPC as ``name``; subnetwork ``<name>-subnet``; router and NAT when private.
+    """The VPC as ``name``; subnetwork ``<name>-subnet``; router and NAT for private
+    networks with egress.
 
     The helpers point at the VPC (and each other) through ``*Ref`` fields, which the provider
     resolves itself, so all of them are created in the same pass instead of one per pass.
@@ -38,23 +41,21 @@ def network(
     )
     comp.emit(name, body, external_name=external_name(comp, name))
     _subnetwork(comp, name, spec)
-    if spec.private:
+    if spec.private and spec.egress_nat:
         _router_and_nat(comp, name, spec)
 
 
 def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None:
     """The nodes' subnet, with the pod and service ranges VPC-native GKE allocates from."""
     subnet = subnet_name(network_name)
+    secondary = _secondary_ranges(spec)
     body = kinds.SUBNETWORK.new(
         {
             "project": project(comp),
             "region": comp.region,
             "networkRef": comp.ref(network_name),
             "ipCidrRange": spec.subnet_cidr,
-            "secondaryIpRange": [
-                {"rangeName": PODS_RANGE, "ipCidrRange": spec.pods_cidr},
-                {"rangeName": SERVICES_RANGE, "ipCidrRange": spec.services_cidr},
-            ],
+            **({"secondaryIpRange": secondary} if secondary else {}),
             # Private nodes reach Google APIs (Artifact Registry, logging) without NAT.
             "privateIpGoogleAccess": True,
             "logConfig": {
@@ -65,6 +66,28 @@ def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None
         }
     )
     comp.emit(subnet, body, external_name=external_name(comp, subnet))
+
+
+def _nat_ranges(comp: Composition, subnet: str, spec: NetworkSpec) -> dict[str, Any]:
+    """Which of the subnet's ranges Cloud NAT serves.
+
+    Nodes (primary range) and, on Kubernetes networks, pods (their alias range, used as the
+    source when traffic isn't masqueraded to the node); ClusterIP services never leave the
+    node, so their range gets no NAT.
+    """
+    if not spec.pods_cidr:
+        return {"nameRef": comp.ref(subnet), "sourceIpRangesToNat": ["PRIMARY_IP_RANGE"]}
+    return {
+        "nameRef": comp.ref(subnet),
+        "sourceIpRangesToNat": list(NAT_SOURCE_RANGES),
+        "secondaryIpRangeNames": [PODS_RANGE],
+    }
+
+
+def _secondary_ranges(spec: NetworkSpec) -> list[dict[str, str]]:
+    """The pods and services ranges, those that are asked for (Kubernetes networks only)."""
+    ranges = ((PODS_RANGE, spec.pods_cidr), (SERVICES_RANGE, spec.services_cidr))
+    return [{"rangeName": name, "ipCidrRange": cidr} for name, cidr in ranges if cidr]
 
 
 def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> None:
@@ -86,16 +109,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
                 "routerRef": comp.ref(router),
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
-                "subnetwork": [
-                    {
-                        "nameRef": comp.ref(subnet),
-                        # Nodes (primary range) and pods (their alias range, used as the
-                        # source when traffic isn't masqueraded to the node); ClusterIP
-                        # services never leave the node, so their range gets no NAT.
-                        "sourceIpRangesToNat": list(NAT_SOURCE_RANGES),
-                        "secondaryIpRangeNames": [PODS_RANGE],
-                    }
-                ],
+                "subnetwork": [_nat_ranges(comp, subnet, spec)],
                 "logConfig": {"enable": True, "filter": "ERRORS_ONLY"},
             }
         ),

@@ -61,6 +61,11 @@ class GcpEnvironment(BaseModel):
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )
+    #: The project id, for composers that place resources by environment (contact-center).
+    project: str | None = Field(None, min_length=1)
+    #: The project NUMBER: the Cloud Storage service agent that must use a bucket's key is
+    #: ``service-<number>@gs-project-accounts.iam.gserviceaccount.com``.
+    projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
 
 
 def gcp_environment(comp: Composition) -> GcpEnvironment:

@@ -63,6 +63,7 @@ def compose(comp: Composition) -> None:
             pods_cidr=env.network.podsCidr,
             services_cidr=env.network.servicesCidr,
             private=params.privateCluster,
+            kubernetes=True,
         ),
         fields=NETWORK_FIELDS,
     )

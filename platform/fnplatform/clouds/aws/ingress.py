@@ -1,0 +1,52 @@
+"""AWS ingress rules: a security group in the network's VPC and one ingress rule resource each.
+
+``<name>`` is the ``SecurityGroup``; each rule is a ``SecurityGroupIngressRule`` named
+``<name>-<id>``, where ``id`` hashes protocol, ports and source range
+(:func:`fnplatform.library.rules.rule_id`): adding a trusted range adds one resource and
+touches no other. Separate rule resources (not inline ``ingress`` blocks) are what the
+provider recommends, so one rule's change never rewrites the group. No egress rule is added:
+the group keeps AWS's default allow-all egress.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from fnplatform.clouds.aws.kinds import SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE
+from fnplatform.composition import Composition
+from fnplatform.library.registry import provides
+from fnplatform.library.rules import rule_id, unique_rules
+from fnplatform.library.specs import IngressRulesSpec
+
+
+@provides("ingress_rules", "aws")
+def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
+    """Security group ``name`` and its ingress rules ``<name>-<rule id>``."""
+    region = comp.region
+    comp.emit(name, SECURITY_GROUP.new({
+        "region": region,
+        "name": comp.resource_name(name),
+        "description": spec.description or f"Ingress of {comp.name}",
+        "vpcIdRef": comp.ref(spec.network),
+        "revokeRulesOnDelete": True,
+    }), uses=(spec.network,))
+    for rule in unique_rules(spec.rules):
+        source = ipaddress.ip_network(rule.source, strict=False)
+        body = {
+            "region": region,
+            "securityGroupIdRef": comp.ref(name),
+            "ipProtocol": rule.protocol.lower(),
+            "fromPort": rule.from_port,
+            "toPort": rule.to_port,
+            "cidrIpv6" if source.version == 6 else "cidrIpv4": str(source),
+        }
+        if rule.description:
+            body["description"] = rule.description
+        comp.emit(f"{name}-{rule_id(rule)}", SECURITY_GROUP_INGRESS_RULE.new(body), uses=(name,))
+
+
+@provides("ingress_rules_id", "aws")
+def ingress_rules_id(comp: Composition, name: str) -> str | None:
+    """The security group id once AWS assigned it."""
+    value = comp.observed_value(name, "status.atProvider.id")
+    return str(value) if value else None

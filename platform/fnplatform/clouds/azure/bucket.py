@@ -1,0 +1,205 @@
+"""Azure bucket: a storage account and one private blob container in it.
+
+Composed (``<name>`` is the ``Account``):
+
+* ``<name>``: StorageV2, zone-redundant, HTTPS only with minimum TLS 1.2 (the highest Azure
+  Storage offers), infrastructure (double) encryption, no public blobs, blob versioning and
+  30-day soft delete, encrypted with the composed key as its user-assigned identity
+  (``customerManagedKey`` + ``identity``). The identity's id and the key's versionless id
+  exist only once Azure created them, and the identity must hold its vault grant before the
+  account can use the key: the account waits for all three;
+* ``<name>-container`` (``Container``, private), ``<name>-immutability``
+  (``ContainerImmutabilityPolicy`` for ``retention_days``; ``locked`` with ``lock``, which is
+  irreversible: the period can then only be extended);
+* with ``access_logging``: Storage blob logs (read, write, delete) to a Log Analytics
+  workspace ``<name>-logs`` through the diagnostic setting ``<name>-logging``;
+* readers: ``<name>-reader-<reader>`` role assignments (Storage Blob Data Reader, or
+  Contributor for writers) on the account.
+
+Account names are global and allow only 3-24 lowercase letters and digits: the name is
+derived from the composite and composition names, with a hash when it does not fit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fnplatform.clouds.azure.common import (
+    BLOB_CONTAINER,
+    CONTAINER_IMMUTABILITY_POLICY,
+    DIAGNOSTIC_SETTING,
+    LOG_WORKSPACE,
+    ROLE_ASSIGNMENT,
+    STORAGE_ACCOUNT,
+    compact_name,
+    resource_group,
+)
+from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
+from fnplatform.library.registry import provides
+from fnplatform.library.rules import name_problem
+from fnplatform.library.specs import BucketSpec, NameRule
+
+ACCOUNT_NAME_RULE = NameRule(
+    pattern=r"[a-z0-9]+",
+    min_length=3,
+    max_length=24,
+    description="3-24 lowercase letters and digits (Azure storage account names)",
+)
+CONTAINER = "objects"  # the container's name inside its own account
+SOFT_DELETE_DAYS = 30
+ACCESS_LOG_DAYS = 365
+BLOB_LOG_CATEGORIES = ("StorageDelete", "StorageRead", "StorageWrite")
+READER_ROLE, WRITER_ROLE = "Storage Blob Data Reader", "Storage Blob Data Contributor"
+
+
+@provides("bucket_name_rule", "azure")
+def bucket_name_rule(comp: Composition) -> NameRule:
+    """What Azure accepts as a storage account name."""
+    return ACCOUNT_NAME_RULE
+
+
+def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
+    """The storage account name of composed bucket ``name``."""
+    if spec is not None and spec.bucket_name:
+        return spec.bucket_name
+    return compact_name(comp, name, ACCOUNT_NAME_RULE.max_length, alphanumeric=True)
+
+
+@provides("bucket_address", "azure")
+def bucket_address(comp: Composition, name: str) -> dict[str, str | None]:
+    """Account name and (once it exists) the account's resource id."""
+    emitted = comp.desired.get(name)
+    external = None
+    if emitted is not None:
+        external = (emitted.body["metadata"].get("annotations") or {}).get(
+            "crossplane.io/external-name")
+    account_id = comp.observed_value(name, "status.atProvider.id")
+    return {"name": external or account_name(comp, name),
+            "id": str(account_id) if account_id else None}
+
+
+@provides("bucket", "azure")
+def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
+    """Storage account ``name``, its container, immutability, logs and readers."""
+    _check(spec)
+    account = account_name(comp, name, spec)
+    problem = name_problem(ACCOUNT_NAME_RULE, account)
+    if problem:
+        raise SpecError("bucket_name", problem)
+    if spec.min_tls != "1.2":
+        comp.gap("bucket-min-tls", f"Azure storage account {account}: TLS 1.2 is the highest "
+                 f"minimum Azure Storage offers; TLS {spec.min_tls} cannot be required")
+    if spec.replicate_to:
+        comp.gap("bucket-replication", "Azure storage replicates inside the account "
+                 "(zone/geo-redundant SKUs), not to a second account: none composed")
+    group, location = resource_group(comp), spec.region or comp.region
+    body: dict[str, Any] = {
+        "location": location,
+        "resourceGroupName": group,
+        "accountKind": "StorageV2",
+        "accountTier": "Standard",
+        "accountReplicationType": "ZRS",
+        "httpsTrafficOnlyEnabled": True,
+        "minTlsVersion": "TLS1_2",
+        "allowNestedItemsToBePublic": False,
+        "infrastructureEncryptionEnabled": True,
+        "blobProperties": {
+            "versioningEnabled": spec.versioning,
+            "deleteRetentionPolicy": {"days": SOFT_DELETE_DAYS},
+            "containerDeleteRetentionPolicy": {"days": SOFT_DELETE_DAYS},
+        },
+    }
+    uses: tuple[str, ...] = ()
+    if spec.key is not None:
+        encryption = _customer_managed_key(comp, name, spec.key)
+        if encryption is None:
+            return  # nothing of the bucket exists yet: it is composed once the key is usable
+        body.update(encryption)
+        uses = (f"{spec.key}-identity-access",)
+    comp.emit(name, STORAGE_ACCOUNT.new(body), uses=uses, external_name=account)
+    container = f"{name}-container"
+    comp.emit(container, BLOB_CONTAINER.new({
+        "storageAccountIdRef": comp.ref(name), "containerAccessType": "private",
+    }), uses=(name,), external_name=CONTAINER)
+    if spec.retention_days:
+        comp.emit(f"{name}-immutability", CONTAINER_IMMUTABILITY_POLICY.new({
+            "storageContainerResourceManagerIdRef": comp.ref(container),
+            "immutabilityPeriodInDays": spec.retention_days,
+            "locked": spec.lock,
+            "protectedAppendWritesEnabled": False,
+        }), uses=(container,))
+    if spec.access_logging:
+        _access_logs(comp, name, group, location)
+    for reader in sorted(spec.readers, key=lambda reader: reader.name):
+        assignment = f"{name}-reader-{reader.name}"
+        account_id = comp.needs(name, "status.atProvider.id", by=assignment)
+        if account_id is not None:
+            comp.emit(assignment, ROLE_ASSIGNMENT.new({
+                "scope": str(account_id),
+                "roleDefinitionName": WRITER_ROLE if reader.write else READER_ROLE,
+                "principalId": reader.principal,
+            }), uses=(name,))
+
+
+def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, Any] | None:
+    """The account's ``identity`` and ``customerManagedKey`` blocks, or None while not usable.
+
+    They name the key's identity and versionless key id, which exist only once Azure created
+    them, and the identity must hold its vault grant first. An account that already exists
+    keeps the blocks it was created with while a source is briefly unobserved: dropping them
+    would switch the account back to Microsoft-managed keys.
+    """
+    if comp.is_observed(name):
+        kept = {field: comp.observed_value(name, f"spec.forProvider.{field}")
+                for field in ("identity", "customerManagedKey")}
+        identity_id = comp.observed_value(f"{key}-identity", "status.atProvider.id")
+        key_id = comp.observed_value(key, "status.atProvider.versionlessId")
+        if identity_id is None or key_id is None:
+            return {field: value for field, value in kept.items() if value is not None}
+        return _encryption_blocks(str(identity_id), str(key_id))
+    identity_id = comp.needs(f"{key}-identity", "status.atProvider.id", by=name)
+    key_id = comp.needs(key, "status.atProvider.versionlessId", by=name)
+    granted = comp.is_observed(f"{key}-identity-access")
+    if not granted:
+        comp.hold(name, f"{key}-identity-access (the identity's grant on the key vault)")
+    if identity_id is None or key_id is None or not granted:
+        return None
+    return _encryption_blocks(str(identity_id), str(key_id))
+
+
+def _encryption_blocks(identity_id: str, key_id: str) -> dict[str, Any]:
+    return {
+        "identity": {"type": "UserAssigned", "identityIds": [identity_id]},
+        "customerManagedKey": {"keyVaultKeyId": key_id, "userAssignedIdentityId": identity_id},
+    }
+
+
+def _check(spec: BucketSpec) -> None:
+    retention = spec.retention_days or 0
+    if spec.lock and not spec.retention_days:
+        raise SpecError("retention_days", "required with a lock: how long to hold")
+    for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
+        days = getattr(spec, attribute)
+        if days is not None and days < retention:
+            raise SpecError(attribute, f"{days} days would expire objects before the "
+                            f"{retention}-day retention ends")
+
+
+def _access_logs(comp: Composition, name: str, group: str, location: str) -> None:
+    """Blob read/write/delete logs of the account into workspace ``<name>-logs``."""
+    workspace, setting = f"{name}-logs", f"{name}-logging"
+    comp.emit(workspace, LOG_WORKSPACE.new({
+        "location": location, "resourceGroupName": group, "sku": "PerGB2018",
+        "retentionInDays": ACCESS_LOG_DAYS,
+    }))
+    account_id = comp.needs(name, "status.atProvider.id", by=setting)
+    workspace_id = comp.needs(workspace, "status.atProvider.id", by=setting)
+    if account_id is None or workspace_id is None:
+        return
+    comp.emit(setting, DIAGNOSTIC_SETTING.new({
+        "name": comp.resource_name(setting),
+        "targetResourceId": f"{account_id}/blobServices/default",
+        "logAnalyticsWorkspaceId": str(workspace_id),
+        "enabledLog": [{"category": category} for category in BLOB_LOG_CATEGORIES],
+    }), uses=(name, workspace))

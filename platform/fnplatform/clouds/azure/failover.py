@@ -1,0 +1,58 @@
+"""Azure failover DNS: a Traffic Manager profile with priority routing and two endpoints.
+
+``<name>`` is the ``TrafficManagerProfile`` (Priority routing, HTTPS probe of
+``health_check_path``, 30 s interval, 3 tolerated failures; DNS name
+``<zone>.trafficmanager.net``, ``zone`` being the profile's relative name), ``<name>-primary``
+(priority 1) and ``<name>-secondary`` (priority 2) its ``TrafficManagerExternalEndpoint``s.
+A CNAME from the user's ``record_name`` to the profile's FQDN lives in the user's zone.
+"""
+
+from __future__ import annotations
+
+from fnplatform.clouds.azure.common import (
+    TRAFFIC_MANAGER_EXTERNAL_ENDPOINT,
+    TRAFFIC_MANAGER_PROFILE,
+    resource_group,
+)
+from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import FailoverDnsSpec
+
+TTL = 60
+
+
+@provides("failover_dns", "azure")
+def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
+    """Profile ``name`` and its two endpoints."""
+    relative = spec.zone.lower()
+    if not relative.replace("-", "").isalnum() or len(relative) > 63:
+        raise SpecError("zone", "on Azure the Traffic Manager relative DNS name: letters, "
+                        "digits and '-', at most 63")
+    comp.emit(name, TRAFFIC_MANAGER_PROFILE.new({
+        "resourceGroupName": resource_group(comp),
+        "trafficRoutingMethod": "Priority",
+        "dnsConfig": {"relativeName": relative, "ttl": TTL},
+        "monitorConfig": {
+            "protocol": "HTTPS", "port": spec.port, "path": spec.health_check_path,
+            "intervalInSeconds": 30, "timeoutInSeconds": 10, "toleratedNumberOfFailures": 3,
+        },
+    }))
+    for priority, (role, target, location) in enumerate(
+        (("primary", spec.primary, comp.region), ("secondary", spec.secondary,
+                                                   spec.secondary_region)), start=1,
+    ):
+        comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new({
+            "profileIdRef": comp.ref(name),
+            "target": target,
+            "priority": priority,
+            "endpointLocation": location,
+            "enabled": True,
+        }), uses=(name,))
+
+
+@provides("failover_address", "azure")
+def failover_address(comp: Composition, name: str) -> str | None:
+    """The profile's FQDN once it exists."""
+    value = comp.observed_value(name, "status.atProvider.fqdn")
+    return str(value) if value else None

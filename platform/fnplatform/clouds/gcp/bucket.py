@@ -1,0 +1,150 @@
+"""GCP bucket: one Cloud Storage bucket carries every setting itself.
+
+``<name>`` is the ``Bucket``: uniform bucket-level access (no ACLs) and public access
+prevention ``enforced``, a default CMEK (``encryption.defaultKmsKeyName``: the composed key,
+which must allow the project's Cloud Storage service agent, see :mod:`.key`), versioning, a
+retention policy for ``retention_days`` (locked with ``lock``: irreversible, the bucket can
+then only be deleted once every object has aged out), lifecycle rules that never delete before
+the retention ends, and usage logs into ``<name>-logs`` (a second bucket; the Cloud Storage
+analytics group gets object-create on it, ``<name>-logs-writer``). Readers get
+``roles/storage.objectViewer`` (``<name>-reader-<reader>``), writers objectCreator.
+
+Gaps (conditions, not silent): a bucket with a retention policy cannot have Object Versioning,
+so versioning is off while a retention policy holds every object; and Cloud Storage has no
+bucket setting that refuses plain-HTTP or older-TLS requests (no bucket policy, no IAM
+condition attribute for it), so TLS in transit cannot be enforced per bucket.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fnplatform.clouds.gcp import kinds
+from fnplatform.clouds.gcp.common import project
+from fnplatform.clouds.gcp.key import crypto_key_id
+from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
+from fnplatform.library.registry import provides
+from fnplatform.library.rules import name_problem
+from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
+from fnplatform.naming import dns_label
+
+BUCKET_NAME_RULE = NameRule(
+    pattern=r"(?!goog)(?!.*google)[a-z0-9][a-z0-9_.-]*[a-z0-9]",
+    min_length=3,
+    max_length=63,
+    description="3-63 lowercase letters, digits, '-', '_' and '.', starting and ending with a "
+    "letter or digit, without 'goog' prefix or 'google' (Cloud Storage naming rules)",
+)
+#: Who writes Cloud Storage usage and storage logs into a log bucket.
+ANALYTICS_GROUP = "group:cloud-storage-analytics@google.com"
+ACCESS_LOG_DAYS = 365
+DAY_SECONDS = 86400
+
+
+@provides("bucket_name_rule", "gcp")
+def bucket_name_rule(comp: Composition) -> NameRule:
+    """What Cloud Storage accepts as a bucket name."""
+    return BUCKET_NAME_RULE
+
+
+def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
+    """The Cloud Storage name of composed bucket ``name``."""
+    emitted = comp.desired.get(name)
+    if emitted is not None:
+        return str(emitted.body["metadata"]["name"])
+    if spec is not None and spec.bucket_name:
+        return spec.bucket_name
+    name_ = dns_label(comp.name, name)
+    return name_ if not name_.startswith("goog") else f"x-{name_}"
+
+
+@provides("bucket_address", "gcp")
+def bucket_address(comp: Composition, name: str) -> dict[str, str]:
+    """Name and id (``gs://`` URL) of composed bucket ``name``."""
+    bucket = bucket_name(comp, name)
+    return {"name": bucket, "id": f"gs://{bucket}"}
+
+
+@provides("bucket", "gcp")
+def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
+    """Bucket ``name`` (see the module docstring), its log bucket and reader grants."""
+    _check(spec)
+    gcs_name = bucket_name(comp, name, spec)
+    problem = name_problem(BUCKET_NAME_RULE, gcs_name)
+    if problem:
+        raise SpecError("bucket_name", problem)
+    region = (spec.region or comp.region).upper()  # the API reports locations upper-case
+    retention = spec.retention_days
+    versioning = spec.versioning and not retention
+    if spec.versioning and retention:
+        comp.gap("bucket-versioning", f"Cloud Storage bucket {gcs_name}: Object Versioning "
+                 "cannot be combined with a retention policy; the retention policy keeps every "
+                 f"object unmodifiable for {retention} days instead")
+    comp.gap("bucket-min-tls", f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
+             "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
+             f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
+    body: dict[str, Any] = {
+        "project": project(comp),
+        "location": region,
+        "storageClass": "STANDARD",
+        "uniformBucketLevelAccess": True,
+        "publicAccessPrevention": "enforced",
+        "forceDestroy": False,
+        "versioning": {"enabled": versioning},
+        "lifecycleRule": _lifecycle_rules(spec, versioning),
+    }
+    if spec.key is not None:
+        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(comp, spec.key)}
+    if retention:
+        body["retentionPolicy"] = {
+            "retentionPeriod": retention * DAY_SECONDS, "isLocked": spec.lock,
+        }
+    uses: tuple[str, ...] = ()
+    if spec.key is not None:
+        uses = (f"{spec.key}-storage-grant",)  # the service agent must be able to use the key
+    if spec.access_logging:
+        logs = f"{name}-logs"
+        bucket(comp, logs, BucketSpec(
+            bucket_name=dns_label(gcs_name, "logs"), key=spec.key, region=spec.region,
+            expire_after_days=ACCESS_LOG_DAYS, versioning=False,
+            readers=(BucketReader("usage-logs", ANALYTICS_GROUP, write=True),),
+        ))
+        body["logging"] = {"logBucket": bucket_name(comp, logs), "logObjectPrefix": gcs_name}
+        uses = (*uses, f"{logs}-reader-usage-logs")
+    comp.emit(name, {**kinds.BUCKET.new(body), "metadata": {"name": gcs_name}}, uses=uses)
+    for reader in sorted(spec.readers, key=lambda reader: reader.name):
+        comp.emit(f"{name}-reader-{reader.name}", kinds.BUCKET_IAM_MEMBER.new({
+            "bucketRef": comp.ref(name),
+            "role": "roles/storage.objectCreator" if reader.write else "roles/storage.objectViewer",
+            "member": reader.principal,
+        }), uses=(name,))
+    if spec.replicate_to:
+        comp.gap("bucket-replication", "Cloud Storage replicates within a dual- or "
+                 "multi-region location, not to a second bucket: no replication composed")
+
+
+def _check(spec: BucketSpec) -> None:
+    retention = spec.retention_days or 0
+    if spec.lock and not spec.retention_days:
+        raise SpecError("retention_days", "required with a lock: how long to hold")
+    for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
+        days = getattr(spec, attribute)
+        if days is not None and days < retention:
+            raise SpecError(attribute, f"{days} days would expire objects before the "
+                            f"{retention}-day retention ends")
+
+
+def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]:
+    rules: list[dict[str, Any]] = [{
+        "action": {"type": "AbortIncompleteMultipartUpload"}, "condition": {"age": 7},
+    }]
+    noncurrent = spec.noncurrent_expire_after_days or spec.retention_days
+    if versioning and noncurrent:
+        rules.append({"action": {"type": "Delete"},
+                      "condition": {"daysSinceNoncurrentTime": noncurrent,
+                                    "withState": "ARCHIVED"}})
+    if spec.expire_after_days:
+        rules.append({"action": {"type": "Delete"},
+                      "condition": {"age": spec.expire_after_days, "withState": "LIVE"}})
+    return rules

@@ -1,0 +1,78 @@
+"""GCP failover DNS: a Cloud DNS primary-backup routing policy with a health check.
+
+The pinned schemas (provider-upjet-gcp v3.0.0) express it: ``RecordSet.routingPolicy`` has
+``primaryBackup`` (primary targets, backup targets by region) and ``healthCheck`` naming a
+``compute`` ``HealthCheck``; for public zones the health-checked targets are
+``externalEndpoints``, which are IP addresses. So ``<name>`` is the ``HealthCheck`` (HTTPS
+on ``port``, ``health_check_path``, probed from three source regions as Cloud DNS requires)
+and ``<name>-record`` the A ``RecordSet`` in managed zone ``zone``. Host-name targets cannot
+be health-checked by Cloud DNS: that is a condition, and no failover is composed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from fnplatform.clouds.gcp import kinds
+from fnplatform.clouds.gcp.common import project
+from fnplatform.composition import Composition
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import FailoverDnsSpec
+
+TTL = 60
+#: Cloud DNS health checks of external endpoints run from exactly three source regions.
+PROBE_REGIONS = ("europe-west1", "us-central1", "us-east4")
+
+
+def _ips(*targets: str) -> bool:
+    try:
+        for target in targets:
+            ipaddress.IPv4Address(target)
+    except ValueError:
+        return False
+    return True
+
+
+@provides("failover_dns", "gcp")
+def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
+    """Health check ``name`` and record set ``<name>-record``, or a condition."""
+    if not _ips(spec.primary, spec.secondary):
+        comp.gap("failover-dns", "Cloud DNS health-checked routing takes IPv4 addresses of "
+                 "external endpoints, not host names: give primaryTarget and secondaryTarget "
+                 "as addresses for failover on GCP; none composed")
+        return
+    comp.emit(name, kinds.HEALTH_CHECK.new({
+        "project": project(comp),
+        "checkIntervalSec": 30,
+        "timeoutSec": 10,
+        "healthyThreshold": 2,
+        "unhealthyThreshold": 3,
+        "httpsHealthCheck": {"port": spec.port, "requestPath": spec.health_check_path},
+        "sourceRegions": list(PROBE_REGIONS),
+    }))
+    record = spec.record_name if spec.record_name.endswith(".") else f"{spec.record_name}."
+    comp.emit(f"{name}-record", kinds.RECORD_SET.new({
+        "project": project(comp),
+        "managedZone": spec.zone,
+        "name": record,
+        "type": "A",
+        "ttl": TTL,
+        "routingPolicy": {
+            "healthCheckRef": comp.ref(name),
+            "primaryBackup": {
+                "primary": {"externalEndpoints": [spec.primary]},
+                "backupGeo": [{
+                    "location": spec.secondary_region,
+                    "healthCheckedTargets": {"externalEndpoints": [spec.secondary]},
+                }],
+                "trickleRatio": 0,
+            },
+        },
+    }), uses=(name,))
+
+
+@provides("failover_address", "gcp")
+def failover_address(comp: Composition, name: str) -> str | None:
+    """The DNS name that fails over (when composed)."""
+    emitted = comp.desired.get(f"{name}-record")
+    return str(emitted.body["spec"]["forProvider"]["name"]) if emitted else None

@@ -1,0 +1,87 @@
+"""GCP key: a Cloud KMS key ring, a rotating crypto key, and the storage service agent's grant.
+
+``<name>-ring`` (``KeyRing``) holds ``<name>`` (``CryptoKey``, ENCRYPT_DECRYPT, rotated every
+``rotation_days``); ``<name>-storage-grant`` (``CryptoKeyIAMMember``) lets the project's Cloud
+Storage service agent, ``service-<project number>@gs-project-accounts.iam.gserviceaccount.com``,
+encrypt and decrypt with it: without that grant a bucket with this default key rejects every
+write. The project number comes from the environment (``gcp.projectNumber``): it is not the
+project id and cannot be derived from it.
+
+Key rings and crypto keys cannot be deleted in Cloud KMS (deleting the resource only forgets
+it; a key's versions are destroyed after ``destroyScheduledDuration``): both are stateful.
+"""
+
+from __future__ import annotations
+
+from fnplatform.clouds.gcp import kinds
+from fnplatform.clouds.gcp.common import project
+from fnplatform.clouds.gcp.settings import gcp_environment
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError, SpecError
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import KeySpec
+from fnplatform.naming import dns_label
+
+ENCRYPTER_DECRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
+DESTROY_AFTER = "2592000s"  # 30 days between a version's destruction request and its end
+
+
+def storage_service_agent(comp: Composition) -> str:
+    """The Cloud Storage service agent of the placed project, as an IAM member."""
+    number = gcp_environment(comp).projectNumber
+    if not number:
+        raise InputError("environment.gcp.projectNumber", "required: the project number whose "
+                         "Cloud Storage service agent must use the bucket's key")
+    return f"serviceAccount:service-{number}@gs-project-accounts.iam.gserviceaccount.com"
+
+
+def _ring_name(comp: Composition, key: str) -> str:
+    return dns_label(comp.name, key, "ring")
+
+
+def crypto_key_id(comp: Composition, key: str) -> str:
+    """``projects/<p>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>`` of composed ``key``."""
+    emitted = comp.desired.get(key)
+    region = comp.region
+    if emitted is not None:
+        ring = comp.desired.get(f"{key}-ring")
+        if ring is not None:
+            region = str(ring.body["spec"]["forProvider"]["location"])
+    return (f"projects/{project(comp)}/locations/{region}/keyRings/"
+            f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}")
+
+
+@provides("key", "gcp")
+def key(comp: Composition, name: str, spec: KeySpec) -> None:
+    """Key ring ``<name>-ring``, crypto key ``name``, and the storage service agent's grant."""
+    if spec.rotation_days < 1:
+        raise SpecError("rotation_days", "must be at least 1 day")
+    region = spec.region or comp.region
+    ring = f"{name}-ring"
+    comp.emit(ring, {**kinds.KEY_RING.new({"project": project(comp), "location": region}),
+                     "metadata": {"name": _ring_name(comp, name)}})
+    comp.emit(name, kinds.CRYPTO_KEY.new({
+        "keyRingRef": comp.ref(ring),
+        "purpose": "ENCRYPT_DECRYPT",
+        "rotationPeriod": f"{spec.rotation_days * 86400}s",
+        "destroyScheduledDuration": DESTROY_AFTER,
+        "versionTemplate": {"algorithm": "GOOGLE_SYMMETRIC_ENCRYPTION",
+                            "protectionLevel": "SOFTWARE"},
+    }), uses=(ring,))
+    comp.emit(f"{name}-storage-grant", kinds.CRYPTO_KEY_IAM_MEMBER.new({
+        "cryptoKeyIdRef": comp.ref(name),
+        "role": ENCRYPTER_DECRYPTER,
+        "member": storage_service_agent(comp),
+    }), uses=(name,))
+    for reader in sorted(spec.decrypters, key=lambda reader: reader.name):
+        comp.emit(f"{name}-decrypter-{reader.name}", kinds.CRYPTO_KEY_IAM_MEMBER.new({
+            "cryptoKeyIdRef": comp.ref(name),
+            "role": ENCRYPTER_DECRYPTER if reader.write else "roles/cloudkms.cryptoKeyDecrypter",
+            "member": reader.principal,
+        }), uses=(name,))
+
+
+@provides("key_id", "gcp")
+def key_id(comp: Composition, name: str) -> str:
+    """The crypto key's resource id (deterministic)."""
+    return crypto_key_id(comp, name)

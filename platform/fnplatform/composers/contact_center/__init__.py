@@ -1,0 +1,236 @@
+"""The contact-center composer: compliant CCaaS endpoints on AWS, Azure and GCP.
+
+Reads like the endpoint it builds. Rules first, before anything is composed (region allowlist,
+trusted ranges, ports, storage compliance); then placement and tags; then the network, the
+SIP/RTP ingress rules, the recordings' key and bucket (with a replica where the cloud
+replicates buckets), failover DNS, and a status that says which controls are in force.
+Everything cloud-specific is behind the library's capabilities; what a cloud cannot do is a
+condition (``comp.gap``), never a silently dropped field.
+"""
+
+from __future__ import annotations
+
+from fnplatform.composers.contact_center import regions, rules
+from fnplatform.composers.contact_center.model import ContactCenterSpec
+from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
+from fnplatform.errors import InputError
+from fnplatform.library import registry
+from fnplatform.library.calls import (
+    add_bucket,
+    add_failover_dns,
+    add_ingress_rules,
+    add_key,
+    add_network,
+    add_resource_group,
+    cloud_value,
+)
+from fnplatform.library.specs import (
+    BucketSpec,
+    FailoverDnsSpec,
+    IngressRulesSpec,
+    KeySpec,
+    NetworkSpec,
+    ResourceGroupSpec,
+)
+from fnplatform.merge import get_path
+from fnplatform.naming import dns_label
+from fnplatform.validation import parse
+from fnplatform.xrspec import user_spec
+
+NETWORK, INGRESS, KEY, BUCKET = "network", "sip-ingress", "recordings-key", "recordings"
+REPLICA_KEY, REPLICA, FAILOVER, GROUP = "replica-key", "recordings-replica", "failover", "group"
+KEY_ROTATION_DAYS = 365
+#: Gaps that leave a compliance control out (the others, replication, failover, versioning
+#: replaced by a retention policy, are resilience features reported in their own condition).
+COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
+#: Where each cloud's scope (account, project) is read from in the environment.
+SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project"}
+
+
+def compose(comp: Composition) -> None:
+    """Compose one ContactCenterEndpoint."""
+    if not get_path(comp.composite, "metadata.name"):
+        raise InputError("metadata.name", "required: every composed resource (and the global "
+                         "bucket name) is named after the endpoint")
+    spec = parse(ContactCenterSpec, user_spec(comp.spec), "spec")
+    _check_regions(comp, spec)
+    ingress = rules.ingress_rules(spec)
+    storage = rules.storage_policy(spec)
+    _place(comp, spec)
+    comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
+    _signaling_tls(comp, spec)
+
+    if registry.provides_capability("resource_group", comp.cloud):
+        add_resource_group(comp, GROUP, ResourceGroupSpec(group_name=comp.scope))
+    group_uses = (GROUP,) if GROUP in comp.desired else ()
+    add_network(comp, NETWORK, NetworkSpec(subnet_cidr=spec.network.cidr), uses=group_uses,
+                fields={"subnet_cidr": "spec.network.cidr"})
+    add_ingress_rules(comp, INGRESS, IngressRulesSpec(
+        network=NETWORK, rules=ingress, description=f"SIP/RTP of {spec.platform} trunks",
+    ), fields={"rules": "spec.sip.trustedCidrs"})
+    add_key(comp, KEY, KeySpec(description=f"Call recordings of {comp.name}",
+                               rotation_days=KEY_ROTATION_DAYS), uses=group_uses)
+    replica = _replica(comp, spec, storage)
+    add_bucket(comp, BUCKET, BucketSpec(
+        key=KEY,
+        retention_days=storage.retention_days,
+        lock=storage.lock,
+        access_logging=storage.access_logging,
+        expire_after_days=storage.retention_days,
+        replicate_to=replica,
+    ), uses=group_uses, fields={
+        "retention_days": "spec.recording.retentionDays",
+        "expire_after_days": "spec.recording.retentionDays",
+        "bucket_name": "metadata.name",
+    })
+    if spec.failoverPolicy is not None:
+        policy = spec.failoverPolicy
+        add_failover_dns(comp, FAILOVER, FailoverDnsSpec(
+            zone=policy.dns.zone, record_name=policy.dns.recordName,
+            primary=policy.primaryTarget, secondary=policy.secondaryTarget,
+            secondary_region=policy.secondaryRegion, health_check_path=policy.healthCheckPath,
+        ), fields={"zone": "spec.failoverPolicy.dns.zone",
+                   "primary": "spec.failoverPolicy.primaryTarget",
+                   "secondary": "spec.failoverPolicy.secondaryTarget"})
+    _status(comp, spec, storage, replica)
+
+
+def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
+    """The seed's validate-region step: every region the endpoint uses must be allowed."""
+    regions.check_region(comp, spec.cloud, spec.platform, spec.region, "spec.region")
+    if spec.failoverPolicy is not None:
+        secondary = spec.failoverPolicy.secondaryRegion
+        regions.check_region(comp, spec.cloud, spec.platform, secondary,
+                             "spec.failoverPolicy.secondaryRegion")
+        if secondary == spec.region:
+            raise InputError("spec.failoverPolicy.secondaryRegion",
+                             f"must differ from spec.region ({spec.region})")
+    if spec.recording.replicationRegion is not None:
+        target = spec.recording.replicationRegion
+        regions.check_region(comp, spec.cloud, spec.platform, target,
+                             "spec.recording.replicationRegion")
+        if target == spec.region:
+            raise InputError("spec.recording.replicationRegion",
+                             f"must differ from spec.region ({spec.region})")
+
+
+def _place(comp: Composition, spec: ContactCenterSpec) -> None:
+    """Cloud and region from the spec; account/project from the environment; on Azure the
+    resource group this endpoint composes for itself."""
+    if spec.cloud == "azure":
+        scope, field = dns_label(comp.name, "contact-center"), "metadata.name"
+    else:
+        path = SCOPE_FIELDS[spec.cloud]
+        scope, field = get_path(comp.env, path), f"environment.{path}"
+        if not isinstance(scope, str) or not scope:
+            raise InputError(field, f"required: the {spec.cloud} "
+                             f"{'account id' if spec.cloud == 'aws' else 'project id'}")
+    comp.place(spec.cloud, cloud_field="spec.cloud", region=spec.region,
+               region_field="spec.region", scope=scope, scope_field=field)
+
+
+def _tags(comp: Composition, spec: ContactCenterSpec) -> dict[str, str]:
+    """costCenter and complianceLevel, and the claim's name and namespace, on everything.
+
+    The tagging policy needs the claim: an endpoint is requested through a
+    ContactCenterEndpointClaim, whose name and namespace Crossplane puts in these labels.
+    """
+    if not comp.claim_name or not comp.namespace:
+        raise InputError("metadata.labels", f"{CLAIM_NAME} and {CLAIM_NAMESPACE} required: "
+                         "every resource is tagged with the claim's name and namespace; "
+                         "request endpoints through a ContactCenterEndpointClaim")
+    return {"costCenter": spec.taggingPolicy.costCenter,
+            "complianceLevel": spec.taggingPolicy.complianceLevel,
+            "claimName": comp.claim_name, "claimNamespace": comp.namespace}
+
+
+def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
+    """Say whether the platform can honour the requested signaling TLS: never silently not."""
+    problem = rules.tls_problem(spec)
+    if problem is None:
+        comp.condition("SignalingTls", True, "Supported",
+                       f"{spec.platform} negotiates {spec.encryptionStandard} for SIP signaling")
+    else:
+        comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
+
+
+def _replica(
+    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+) -> str | None:
+    """A replica bucket (with its own key) in the replication or secondary region, where the
+    cloud replicates buckets; a condition where it can't."""
+    target = spec.recording.replicationRegion or (
+        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
+    if target is None:
+        return None
+    if not registry.provides_capability("bucket_replication", comp.cloud):
+        comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
+                 f"region's bucket; no replica in {target}: use a geo-redundant storage class")
+        return None
+    add_key(comp, REPLICA_KEY, KeySpec(description=f"Replicated call recordings of {comp.name}",
+                                       rotation_days=KEY_ROTATION_DAYS, region=target))
+    add_bucket(comp, REPLICA, BucketSpec(
+        key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
+        expire_after_days=storage.retention_days,
+    ))
+    return REPLICA
+
+
+def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+            replica: str | None) -> None:
+    """Ids of what exists, the endpoints, and the Compliant condition with the controls."""
+    comp.set_status("cloud", spec.cloud)
+    comp.set_status("region", spec.region)
+    comp.status_from(NETWORK, "status.atProvider.id", "networkId")
+    comp.remember("securityGroupId", cloud_value(comp, "ingress_rules_id", INGRESS))
+    comp.remember("kmsKeyId", cloud_value(comp, "key_id", KEY))
+    for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
+        if name is None:
+            continue
+        address = cloud_value(comp, "bucket_address", name)
+        comp.set_status(f"{field}.name", address.get("name"))
+        comp.remember(f"{field}.id", address.get("id"))
+    if spec.failoverPolicy is not None:
+        comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
+        comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
+        comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
+    gaps = set(comp.notes.gaps)
+    controls = _controls(spec, storage, replica, gaps)
+    comp.set_status("controls", controls)
+    missing = sorted(gaps & COMPLIANCE_GAPS)
+    if missing:
+        comp.condition("Compliant", False, "ControlGaps",
+                       f"in force: {'; '.join(controls)}. Not enforceable on {spec.cloud}: "
+                       f"{', '.join(missing)} (see CapabilitiesAvailable)")
+    else:
+        comp.condition("Compliant", True, "ControlsInForce", "; ".join(controls))
+
+
+def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
+              gaps: set[str]) -> list[str]:
+    """The controls this endpoint's composition puts in force, in words an auditor reads.
+
+    A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
+    the composed resources really enforce.
+    """
+    controls = [
+        f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP {spec.sip.mediaPorts} (udp) "
+        f"from {len(spec.sip.trustedCidrs)} trusted range(s) only",
+        f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} days",
+        "recordings never public",
+        "recordings versioned or retained",
+        f"lifecycle: no expiry before {storage.retention_days} days",
+        f"tags: costCenter={spec.taggingPolicy.costCenter}, "
+        f"complianceLevel={spec.taggingPolicy.complianceLevel}",
+    ]
+    if "bucket-min-tls" not in gaps:
+        controls.insert(3, "TLS 1.2 or newer required in transit to recordings")
+    if storage.lock:
+        controls.append(f"compliance-mode lock: {storage.retention_days} days")
+    if storage.access_logging:
+        controls.append("access logging")
+    if replica is not None:
+        controls.append("recordings replicated to a second region")
+    if spec.failoverPolicy is not None:
+        controls.append("DNS failover on health check")
+    return controls

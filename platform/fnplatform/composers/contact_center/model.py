@@ -1,0 +1,129 @@
+"""The contact-center endpoint's spec and status, as the user writes and reads them.
+
+One model is the source of the XRD (``api.py``) and of the composer's validation, so the API
+server and the function agree on what a valid endpoint is. Rules that span fields (trusted
+ranges never the whole internet, ports that don't overlap, PCI-DSS storage) live in
+``rules.py``, where each error names the field and index the user wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Cloud = Literal["aws", "azure", "gcp"]
+Platform = Literal["genesys-cloud", "nice-cxone"]
+PORT_RANGE = r"^[0-9]{1,5}(-[0-9]{1,5})?$"
+DNS_NAME = r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$"
+
+
+class TaggingPolicy(BaseModel):
+    """Who pays and which regime applies: carried by every taggable resource."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    costCenter: str = Field(min_length=1, max_length=128)  # noqa: N815 - the API's spelling
+    #: PCI-DSS turns on compliance-mode object lock, access logging and a lock-bound lifecycle.
+    complianceLevel: Literal["PCI-DSS", "GDPR", "none"]  # noqa: N815
+
+
+class NetworkSettings(BaseModel):
+    """The endpoint's private network."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cidr: str = Field("10.60.0.0/16", pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")
+
+
+class SipSettings(BaseModel):
+    """Who may reach the SIP signaling and RTP media ports."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The carriers' and platform's SBC ranges; never 0.0.0.0/0 or ::/0.
+    trustedCidrs: list[str] = Field(min_length=1, max_length=50)  # noqa: N815
+    #: SIP over UDP and TCP/TLS (5060 plain, 5061 TLS; the seed's range covers both).
+    signalingPorts: str = Field("5060-5080", pattern=PORT_RANGE)  # noqa: N815
+    #: RTP/SRTP media over UDP.
+    mediaPorts: str = Field("16384-32767", pattern=PORT_RANGE)  # noqa: N815
+
+
+class RecordingSettings(BaseModel):
+    """Call-recording storage."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    retentionDays: int = Field(365, ge=1, le=36500)  # noqa: N815
+    #: Hold recordings unmodifiable (compliance mode) for retentionDays; PCI-DSS requires it.
+    objectLock: bool | None = None  # noqa: N815 - unset: on for PCI-DSS, off otherwise
+    #: A second region holding a replica of every recording (AWS; a condition elsewhere).
+    replicationRegion: str | None = Field(None, min_length=1)  # noqa: N815
+
+
+class FailoverDns(BaseModel):
+    """Which DNS name fails over: AWS hosted zone id, GCP managed zone name, Azure relative name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    zone: str = Field(min_length=1, max_length=128)
+    recordName: str = Field(pattern=DNS_NAME, max_length=253)  # noqa: N815
+
+
+class FailoverPolicy(BaseModel):
+    """A secondary region and the DNS name that moves to it when the primary is unhealthy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    secondaryRegion: str = Field(min_length=1)  # noqa: N815
+    healthCheckPath: str = Field("/health", pattern=r"^/[^\s]*$", max_length=255)  # noqa: N815
+    dns: FailoverDns
+    #: What the health check probes and the records point at (host names or IPv4 addresses).
+    primaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
+    secondaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
+
+
+class ContactCenterSpec(BaseModel):
+    """``spec`` of a ContactCenterEndpoint."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cloud: Cloud
+    region: str = Field(min_length=1, max_length=64)
+    platform: Platform
+    #: TLS standard for SIP signaling.
+    encryptionStandard: Literal["TLS1.2", "TLS1.3"] = "TLS1.2"  # noqa: N815
+    taggingPolicy: TaggingPolicy  # noqa: N815
+    network: NetworkSettings = Field(default_factory=NetworkSettings)
+    sip: SipSettings
+    recording: RecordingSettings = Field(default_factory=RecordingSettings)
+    failoverPolicy: FailoverPolicy | None = None  # noqa: N815
+
+
+class BucketStatus(BaseModel):
+    """Where recordings go."""
+
+    name: str | None = None
+    id: str | None = None  # S3 ARN, gs:// URL, Azure storage account resource id
+
+
+class EndpointsStatus(BaseModel):
+    """What agents and trunks connect to."""
+
+    primary: str | None = None
+    secondary: str | None = None
+    dns: str | None = None
+
+
+class ContactCenterStatus(BaseModel):
+    """``status`` of a ContactCenterEndpoint."""
+
+    cloud: str | None = None
+    region: str | None = None
+    networkId: str | None = None  # noqa: N815
+    securityGroupId: str | None = None  # noqa: N815
+    recordingBucket: BucketStatus | None = None  # noqa: N815
+    replicaBucket: BucketStatus | None = None  # noqa: N815
+    kmsKeyId: str | None = None  # noqa: N815
+    endpoints: EndpointsStatus | None = None
+    controls: list[str] | None = None

@@ -1,0 +1,77 @@
+"""Where a contact-center endpoint may run: per cloud and platform, from an EnvironmentConfig.
+
+The seed's ``validate-region`` step. The platform team lists allowed regions in the
+EnvironmentConfig the Composition selects (``contactCenter.allowedRegions.<cloud>.<platform>``,
+see ``examples/contact-center/environment-regions.yaml``); without one the defaults below
+apply: regions near each CCaaS platform's own media regions, where a BYOC trunk's latency to
+the platform stays low.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.validation import parse
+
+ENVIRONMENT_KEY = "contactCenter"
+
+DEFAULT_REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "aws": {
+        "genesys-cloud": ("ap-northeast-1", "ap-northeast-2", "ap-south-1", "ap-southeast-2",
+                          "ca-central-1", "eu-central-1", "eu-west-1", "eu-west-2",
+                          "sa-east-1", "us-east-1", "us-east-2", "us-west-2"),
+        "nice-cxone": ("ap-northeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1",
+                       "eu-west-2", "us-east-1", "us-west-2"),
+    },
+    "azure": {
+        "genesys-cloud": ("australiaeast", "canadacentral", "eastus", "eastus2",
+                          "germanywestcentral", "japaneast", "northeurope", "uksouth",
+                          "westeurope", "westus2"),
+        "nice-cxone": ("australiaeast", "canadacentral", "eastus", "uksouth", "westeurope",
+                       "westus2"),
+    },
+    "gcp": {
+        "genesys-cloud": ("asia-northeast1", "australia-southeast1", "europe-west1",
+                          "europe-west2", "europe-west3", "northamerica-northeast1",
+                          "us-central1", "us-east1", "us-east4", "us-west1"),
+        "nice-cxone": ("australia-southeast1", "europe-west2", "europe-west3", "us-east1",
+                       "us-west1"),
+    },
+}
+
+
+class ContactCenterEnvironment(BaseModel):
+    """``environment.contactCenter``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    #: cloud -> platform -> allowed regions. A listed cloud replaces that cloud's defaults.
+    allowedRegions: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # noqa: N815
+
+
+def settings(comp: Composition) -> ContactCenterEnvironment:
+    """The parsed ``contactCenter`` environment block."""
+    raw: Mapping[str, Any] | None = comp.env.get(ENVIRONMENT_KEY)
+    return parse(ContactCenterEnvironment, raw or {}, f"environment.{ENVIRONMENT_KEY}")
+
+
+def allowed_regions(comp: Composition, cloud: str, platform: str) -> tuple[str, ...]:
+    """The regions ``platform`` endpoints may use on ``cloud``."""
+    configured = settings(comp).allowedRegions.get(cloud)
+    if configured is not None:
+        return tuple(sorted(configured.get(platform, ())))
+    return DEFAULT_REGIONS[cloud][platform]
+
+
+def check_region(comp: Composition, cloud: str, platform: str, region: str, field: str) -> None:
+    """An InputError on ``field`` listing the allowed regions when ``region`` isn't one."""
+    allowed = allowed_regions(comp, cloud, platform)
+    if region not in allowed:
+        listed = ", ".join(allowed) or "none"
+        raise InputError(field, f"{region} is not an allowed {cloud} region for {platform}; "
+                         f"allowed: {listed}")

@@ -1,0 +1,105 @@
+"""The rules that make a contact-center endpoint compliant by construction.
+
+Each check raises an InputError naming the exact field (and list index) the user wrote, before
+anything is composed; what is allowed is then turned into library specs here.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from fnplatform.composers.contact_center.model import ContactCenterSpec
+from fnplatform.errors import InputError
+from fnplatform.library.specs import IngressRule
+
+#: The TLS versions each platform's trunks negotiate for SIP signaling. Genesys Cloud BYOC
+#: Cloud trunks accept TLS 1.2 only (the issue's design source); for NICE CXone no such
+#: restriction is known here, so both standards pass.
+PLATFORM_TLS: dict[str, tuple[str, ...]] = {
+    "genesys-cloud": ("TLS1.2",),
+    "nice-cxone": ("TLS1.2", "TLS1.3"),
+}
+
+
+@dataclass(frozen=True)
+class Ports:
+    """A port range of the spec, with the field it came from."""
+
+    first: int
+    last: int
+
+
+def port_range(value: str, field: str) -> Ports:
+    """``5060-5080`` (or ``5060``) as a checked range; an InputError on ``field`` otherwise."""
+    first_text, _, last_text = value.partition("-")
+    first, last = int(first_text), int(last_text or first_text)
+    if not 1 <= first <= last <= 65535:
+        raise InputError(field, f"{value} is not a port range within 1-65535, low to high")
+    return Ports(first, last)
+
+
+def trusted_ranges(spec: ContactCenterSpec) -> list[str]:
+    """The trusted CIDRs, normalised; never the whole internet, never malformed."""
+    ranges: list[str] = []
+    for index, raw in enumerate(spec.sip.trustedCidrs):
+        field = f"spec.sip.trustedCidrs[{index}]"
+        try:
+            network = ipaddress.ip_network(raw.strip(), strict=False)
+        except ValueError:
+            raise InputError(field, f"{raw!r} is not a CIDR range") from None
+        if network.prefixlen == 0:
+            raise InputError(field, f"{raw} admits the whole internet; list the carriers' and "
+                             "platform's SBC ranges instead")
+        ranges.append(str(network))
+    return ranges
+
+
+def ingress_rules(spec: ContactCenterSpec) -> tuple[IngressRule, ...]:
+    """SIP signaling (UDP and TCP/TLS) and RTP media (UDP) from each trusted range, nothing else."""
+    signaling = port_range(spec.sip.signalingPorts, "spec.sip.signalingPorts")
+    media = port_range(spec.sip.mediaPorts, "spec.sip.mediaPorts")
+    if signaling.first <= media.last and media.first <= signaling.last:
+        raise InputError("spec.sip.mediaPorts", f"{spec.sip.mediaPorts} overlaps the signaling "
+                         f"ports {spec.sip.signalingPorts}")
+    rules: list[IngressRule] = []
+    for source in trusted_ranges(spec):
+        rules.extend((
+            IngressRule("udp", signaling.first, signaling.last, source, "SIP signaling (UDP)"),
+            IngressRule("tcp", signaling.first, signaling.last, source, "SIP signaling (TCP/TLS)"),
+            IngressRule("udp", media.first, media.last, source, "RTP media"),
+        ))
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class StoragePolicy:
+    """How recordings are kept, as the compliance level demands."""
+
+    retention_days: int
+    lock: bool
+    access_logging: bool
+
+
+def storage_policy(spec: ContactCenterSpec) -> StoragePolicy:
+    """PCI-DSS: compliance-mode lock for the retention period, and access logging."""
+    pci = spec.taggingPolicy.complianceLevel == "PCI-DSS"
+    lock = spec.recording.objectLock
+    if pci and lock is False:
+        raise InputError("spec.recording.objectLock", "PCI-DSS recordings must be held under "
+                         "a compliance-mode object lock; remove objectLock or set it true")
+    return StoragePolicy(
+        retention_days=spec.recording.retentionDays,
+        lock=pci if lock is None else lock,
+        access_logging=pci,
+    )
+
+
+def tls_problem(spec: ContactCenterSpec) -> str | None:
+    """Why the platform can't honour the requested signaling TLS standard, or None."""
+    accepted = PLATFORM_TLS[spec.platform]
+    if spec.encryptionStandard in accepted:
+        return None
+    return (f"{spec.platform} BYOC trunks accept {' and '.join(accepted)} only: "
+            f"{spec.encryptionStandard} cannot be negotiated for SIP signaling, which will use "
+            f"{accepted[-1]}; recording storage still refuses anything older than TLS 1.2")

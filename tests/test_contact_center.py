@@ -1,0 +1,488 @@
+"""The contact-center module over gRPC: every rule (and its rejection), every cloud, failover.
+
+Requests are the seed's endpoint (:func:`tests.support.cases.contact_center_composite`) with
+one change per test; :func:`tests.support.cases.converge` plays Crossplane until everything
+exists, so the assertions read the complete desired state, as on a live control plane.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.kinds import kind_of
+from fnplatform.tagging import TagStyle, render_tags
+
+from tests.support.cases import (
+    CONTACT_CENTER_ENVIRONMENT,
+    contact_center_case,
+    contact_center_composite,
+    converge,
+    environment_config,
+)
+from tests.support.harness import FunctionClient, Rendered, observed_ready
+from tests.support.schemas import Catalog
+
+CLOUDS = ("aws", "gcp", "azure")
+TRUE, FALSE = fnv1.STATUS_CONDITION_TRUE, fnv1.STATUS_CONDITION_FALSE
+EXPECTED_KINDS = {
+    "aws": {"VPC", "Subnet", "InternetGateway", "SecurityGroup", "SecurityGroupIngressRule",
+            "Key", "Alias", "Bucket", "BucketVersioning", "BucketServerSideEncryptionConfiguration",
+            "BucketPublicAccessBlock", "BucketOwnershipControls", "BucketPolicy",
+            "BucketObjectLockConfiguration", "BucketLifecycleConfiguration", "BucketLogging",
+            "BucketReplicationConfiguration", "Role", "Policy", "RolePolicyAttachment",
+            "HealthCheck", "Record"},
+    "gcp": {"Network", "Subnetwork", "Firewall", "KeyRing", "CryptoKey", "CryptoKeyIAMMember",
+            "Bucket", "BucketIAMMember", "HealthCheck", "RecordSet"},
+    "azure": {"ResourceGroup", "VirtualNetwork", "Subnet", "SecurityGroup", "SecurityRule",
+              "SubnetNetworkSecurityGroupAssociation", "Vault", "AccessPolicy", "Key",
+              "UserAssignedIdentity", "Account", "Container", "ContainerImmutabilityPolicy",
+              "Workspace", "MonitorDiagnosticSetting", "TrafficManagerProfile",
+              "TrafficManagerExternalEndpoint"},
+}
+
+
+def run(client: FunctionClient, cloud: str, *, environment: dict[str, Any] | None = None,
+        mutate: Any = None, **spec: Any) -> Rendered:
+    """One pass for the seed's endpoint on ``cloud`` (failover on), changed by ``spec``."""
+    case = contact_center_case(cloud)
+    composite = contact_center_composite(cloud, failover=True, **spec)
+    if mutate is not None:
+        mutate(composite["spec"])
+    required = case.fetched()
+    if environment is not None:
+        required["environment-0"] = [environment_config(f"contact-center-{cloud}", environment)]
+    return client.run(case.request(composite=composite, required=required))
+
+
+def converged(client: FunctionClient, cloud: str, mutate: Any = None, **spec: Any) -> Rendered:
+    """Everything composed and Ready for the seed's endpoint on ``cloud`` changed by ``spec``."""
+    case = contact_center_case(cloud)
+    composite = contact_center_composite(cloud, failover=True, **spec)
+    if mutate is not None:
+        mutate(composite["spec"])
+    rendered, _ = converge(client.run, case.with_composite(composite), passes=10)
+    assert not rendered.fatal, rendered.fatal
+    return rendered
+
+
+def fatal_on(rendered: Rendered, field: str) -> str:
+    """The fatal message, asserting it names ``field``."""
+    assert rendered.fatal, f"expected a fatal result on {field}; got {rendered.messages}"
+    message = rendered.fatal[0]
+    assert message.startswith(field), message
+    return message
+
+
+def for_provider(rendered: Rendered, kind: str) -> list[dict[str, Any]]:
+    return [body["spec"]["forProvider"] for body in rendered.resources.values()
+            if body["kind"] == kind and "forProvider" in body["spec"]]
+
+
+# -- every cloud ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_converges_to_schema_valid_resources_on_every_cloud(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    rendered = converged(client, cloud)
+    invalid = {n: e for n, b in rendered.resources.items() if (e := catalog.validate(b))}
+    assert invalid == {}
+    kinds = set(rendered.kinds.values())
+    assert EXPECTED_KINDS[cloud] <= kinds, sorted(EXPECTED_KINDS[cloud] - kinds)
+    composed = rendered.condition("Composed")
+    assert composed is not None and composed.status == TRUE, composed
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_convergence_from_nothing_only_grows(client: FunctionClient, cloud: str) -> None:
+    """Each pass's desired, fed back as observed Ready, never loses a resource."""
+    case = contact_center_case(cloud)
+    observed: dict[str, Any] = {}
+    seen: set[str] = set()
+    for _ in range(10):
+        rendered = client.run(case.request(observed=observed))
+        assert not rendered.fatal, rendered.fatal
+        names = set(rendered.resources)
+        assert seen <= names, f"dropped {seen - names}"
+        if names == seen:
+            break
+        seen = names
+        observed = {n: observed_ready(b, **case.observed_status.get(n, {}))
+                    for n, b in rendered.resources.items()}
+    assert rendered.condition("Composed").status == TRUE  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_taggable_resource_carries_the_tagging_policy(
+    client: FunctionClient, cloud: str,
+) -> None:
+    rendered = converged(client, cloud)
+    wanted = {"costCenter": "cc-4711", "complianceLevel": "PCI-DSS",
+              "claimName": "us-east-agent-cluster", "claimNamespace": "contact-center"}
+    taggable = 0
+    for name, body in rendered.resources.items():
+        kind = kind_of(body)
+        if kind.tag_style is None:
+            continue
+        taggable += 1
+        tags = body["spec"]["forProvider"][kind.tags_field]
+        expected = render_tags(kind.tag_style, wanted)
+        assert expected.items() <= tags.items(), (name, tags)
+    assert taggable >= 3  # GCP: the buckets and the crypto key; its network kinds have no labels
+    if cloud == "gcp":
+        assert render_tags(TagStyle.GCP, wanted)["compliancelevel"] == "pci-dss"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_status_reports_ids_endpoints_and_compliant_controls(
+    client: FunctionClient, cloud: str,
+) -> None:
+    rendered = converged(client, cloud)
+    status = rendered.status
+    assert status["cloud"] == cloud
+    assert status["networkId"]
+    assert status["securityGroupId"]
+    assert status["recordingBucket"]["name"]
+    assert status["recordingBucket"]["id"]
+    assert status["kmsKeyId"]
+    assert status["endpoints"]["primary"] == "203.0.113.10"
+    assert status["endpoints"]["dns"]
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None
+    for control in ("compliance-mode lock: 400 days", "access logging",
+                    "customer-managed key", "never public"):
+        assert control in compliant.message, compliant.message
+    if cloud == "gcp":
+        # Cloud Storage cannot refuse plain-HTTP/old-TLS requests per bucket: not compliant,
+        # and the claim says which control is missing instead of listing it as in force.
+        assert compliant.status == FALSE and "bucket-min-tls" in compliant.message
+        assert not any("TLS 1.2" in c for c in status["controls"])
+    else:
+        assert compliant.status == TRUE
+        assert "TLS 1.2 or newer required in transit to recordings" in status["controls"]
+
+
+# -- region allowlist -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_unsupported_region_stops_with_the_allowed_ones(client: FunctionClient,
+                                                        cloud: str) -> None:
+    message = fatal_on(run(client, cloud, region="antarctica-1"), "spec.region")
+    assert "allowed:" in message and "antarctica-1" in message
+    assert not run(client, cloud, region="antarctica-1").resources
+
+
+def test_allowlist_comes_from_the_environment(client: FunctionClient) -> None:
+    environment = {"aws": CONTACT_CENTER_ENVIRONMENT["aws"], "contactCenter": {
+        "allowedRegions": {"aws": {"genesys-cloud": ["eu-west-1", "us-west-2"]}}}}
+    message = fatal_on(run(client, "aws", environment=environment), "spec.region")
+    assert message.endswith("allowed: eu-west-1, us-west-2")
+    ok = run(client, "aws", environment=environment, region="eu-west-1")
+    assert not ok.fatal, ok.fatal
+
+
+def test_secondary_and_replication_regions_are_checked_too(client: FunctionClient) -> None:
+    def secondary(value: str) -> Any:
+        return lambda spec: spec["failoverPolicy"].update(secondaryRegion=value)
+
+    fatal_on(run(client, "aws", mutate=secondary("mars-1")), "spec.failoverPolicy.secondaryRegion")
+    fatal_on(run(client, "aws", mutate=secondary("us-east-1")),
+             "spec.failoverPolicy.secondaryRegion")
+    fatal_on(run(client, "aws", recording={"retentionDays": 30, "replicationRegion": "us-east-1"}),
+             "spec.recording.replicationRegion")
+
+
+# -- ingress ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("everything", ["0.0.0.0/0", "::/0", "0.0.0.0/0 "])
+def test_the_whole_internet_is_rejected_naming_field_and_index(
+    client: FunctionClient, everything: str,
+) -> None:
+    sip = {"trustedCidrs": ["198.51.100.0/24", everything]}
+    message = fatal_on(run(client, "aws", sip=sip), "spec.sip.trustedCidrs[1]")
+    assert "whole internet" in message
+
+
+@pytest.mark.parametrize(("sip", "field"), [
+    ({"trustedCidrs": ["not-a-cidr"]}, "spec.sip.trustedCidrs[0]"),
+    ({"trustedCidrs": []}, "spec.sip.trustedCidrs"),
+    ({"trustedCidrs": ["10.0.0.0/8"], "signalingPorts": "5080-5060"}, "spec.sip.signalingPorts"),
+    ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"}, "spec.sip.mediaPorts"),
+    ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"}, "spec.sip.mediaPorts"),
+    ({"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"}, "spec.sip.colour"),
+])
+def test_bad_sip_settings_are_refused(client: FunctionClient, sip: dict[str, Any],
+                                      field: str) -> None:
+    fatal_on(run(client, "aws", sip=sip), field)
+
+
+def expected_rules(ranges: list[str]) -> set[tuple[str, int, int, str]]:
+    return {(proto, low, high, cidr) for cidr in ranges for proto, low, high in (
+        ("udp", 5060, 5080), ("tcp", 5060, 5080), ("udp", 16384, 32767))}
+
+
+def test_aws_admits_only_sip_and_rtp_from_trusted_ranges(client: FunctionClient) -> None:
+    sip = {"trustedCidrs": ["198.51.100.0/24", "2001:db8::/48"]}
+    rendered = converged(client, "aws", sip=sip)
+    found = {(r["ipProtocol"], r["fromPort"], r["toPort"], r.get("cidrIpv4") or r["cidrIpv6"])
+             for r in for_provider(rendered, "SecurityGroupIngressRule")}
+    assert found == expected_rules(["198.51.100.0/24", "2001:db8::/48"])
+
+
+def test_gcp_firewalls_admit_only_sip_and_rtp(client: FunctionClient) -> None:
+    rendered = converged(client, "gcp")
+    found = set()
+    for rule in for_provider(rendered, "Firewall"):
+        assert rule["direction"] == "INGRESS"
+        (allow,) = rule["allow"]
+        low, _, high = allow["ports"][0].partition("-")
+        (source,) = rule["sourceRanges"]
+        found.add((allow["protocol"], int(low), int(high or low), source))
+    assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
+
+
+def test_azure_rules_have_unique_priorities_and_only_trusted_sources(
+    client: FunctionClient,
+) -> None:
+    rendered = converged(client, "azure")
+    rules = for_provider(rendered, "SecurityRule")
+    assert len({r["priority"] for r in rules}) == len(rules) == 6
+    found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
+              r["sourceAddressPrefix"]) for r in rules}
+    assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
+    assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
+
+
+def test_adding_a_trusted_range_renames_no_rule(client: FunctionClient) -> None:
+    before = set(converged(client, "aws").resources)
+    sip = {"trustedCidrs": ["203.0.113.0/24", "52.129.96.0/20", "198.51.100.0/24"]}
+    after = set(converged(client, "aws", sip=sip).resources)
+    assert before <= after
+    assert len([n for n in after - before if n.startswith("sip-ingress-")]) == 3
+
+
+# -- recordings -------------------------------------------------------------------------------
+
+
+def test_pci_recordings_locked_logged_and_expiring_only_after_the_lock(
+    client: FunctionClient,
+) -> None:
+    rendered = converged(client, "aws")
+    lock = rendered.resource("recordings-lock")["spec"]["forProvider"]
+    assert lock["rule"]["defaultRetention"] == {"mode": "COMPLIANCE", "days": 400}
+    assert rendered.resource("recordings")["spec"]["forProvider"]["objectLockEnabled"] is True
+    assert "recordings-logging" in rendered.resources
+    rules = rendered.resource("recordings-lifecycle")["spec"]["forProvider"]["rule"]
+    days = [r["expiration"][0]["days"] for r in rules if "expiration" in r]
+    days += [r["noncurrentVersionExpiration"][0]["noncurrentDays"] for r in rules
+             if "noncurrentVersionExpiration" in r]
+    assert days and min(days) >= 400
+    policy = json.loads(rendered.resource("recordings-policy")["spec"]["forProvider"]["policy"])
+    sids = {s["Sid"] for s in policy["Statement"]}
+    assert {"DenyInsecureTransport", "DenyOutdatedTls"} <= sids
+
+
+def test_pci_refuses_recordings_without_a_lock(client: FunctionClient) -> None:
+    fatal_on(run(client, "gcp", recording={"retentionDays": 30, "objectLock": False}),
+             "spec.recording.objectLock")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_gdpr_recordings_unlocked_unless_asked(client: FunctionClient, cloud: str) -> None:
+    policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
+    plain = converged(client, cloud, taggingPolicy=policy)
+    locked = converged(client, cloud, taggingPolicy=policy,
+                       recording={"retentionDays": 30, "objectLock": True})
+    assert "access logging" not in plain.status["controls"]
+    assert not any(c.startswith("compliance-mode lock") for c in plain.status["controls"])
+    assert "compliance-mode lock: 30 days" in locked.status["controls"]
+    if cloud == "aws":
+        assert "recordings-lock" not in plain.resources
+        assert "recordings-lock" in locked.resources
+    elif cloud == "gcp":
+        bucket = plain.resource("recordings")["spec"]["forProvider"]
+        assert bucket["retentionPolicy"]["isLocked"] is False
+    else:
+        assert plain.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is False
+
+
+def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionClient) -> None:
+    rendered = converged(client, "gcp")
+    bucket = rendered.resource("recordings")["spec"]["forProvider"]
+    key = bucket["encryption"]["defaultKmsKeyName"]
+    assert key.endswith("/cryptoKeys/us-east-agent-cluster-x7k2p-recordings-key")
+    grant = rendered.resource("recordings-key-storage-grant")["spec"]["forProvider"]
+    assert grant["member"] == ("serviceAccount:service-123456789012@gs-project-accounts."
+                               "iam.gserviceaccount.com")
+    assert bucket["retentionPolicy"] == {"retentionPeriod": 400 * 86400, "isLocked": True}
+
+
+# -- TLS --------------------------------------------------------------------------------------
+
+
+def test_genesys_cannot_do_tls13_and_says_so(client: FunctionClient) -> None:
+    rendered = run(client, "aws", encryptionStandard="TLS1.3")
+    assert not rendered.fatal
+    condition = rendered.condition("SignalingTls")
+    assert condition is not None and condition.status == FALSE
+    assert condition.reason == "UnsupportedByPlatform"
+    assert "TLS1.2 only" in condition.message
+
+
+def test_platforms_without_that_limit_get_tls13(client: FunctionClient) -> None:
+    rendered = run(client, "aws", encryptionStandard="TLS1.3", platform="nice-cxone")
+    condition = rendered.condition("SignalingTls")
+    assert condition is not None and condition.status == TRUE
+
+
+# -- failover ---------------------------------------------------------------------------------
+
+
+def test_aws_failover_replica_replication_health_check_and_records(
+    client: FunctionClient,
+) -> None:
+    rendered = converged(client, "aws")
+    replica = rendered.resource("recordings-replica")["spec"]["forProvider"]
+    assert replica["region"] == "us-west-2" and replica["objectLockEnabled"] is True
+    assert rendered.resource("replica-key")["spec"]["forProvider"]["region"] == "us-west-2"
+    replication = rendered.resource("recordings-replication-configuration")["spec"]
+    (rule,) = replication["forProvider"]["rule"]
+    assert rule["destination"]["bucketRef"] == {
+        "name": "us-east-agent-cluster-x7k2p-recordings-replica"}
+    assert rule["destination"]["encryptionConfiguration"] == {
+        "replicaKmsKeyId": "arn:aws:kms:us-west-2:123456789012:key/3333"}
+    assert replication["forProvider"]["role"] == (
+        "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication")
+    versioning = rendered.resource("recordings-replica-versioning")["spec"]["forProvider"]
+    assert versioning["versioningConfiguration"]["status"] == "Enabled"
+    check = rendered.resource("failover")["spec"]["forProvider"]
+    assert check["type"] == "HTTPS" and check["resourcePath"] == "/health"
+    assert check["ipAddress"] == "203.0.113.10"
+    primary = rendered.resource("failover-primary")["spec"]["forProvider"]
+    secondary = rendered.resource("failover-secondary")["spec"]["forProvider"]
+    assert primary["failoverRoutingPolicy"] == {"type": "PRIMARY"}
+    assert secondary["failoverRoutingPolicy"] == {"type": "SECONDARY"}
+    assert primary["healthCheckIdRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
+    assert primary["zoneId"] == "Z0CONTACT000001"
+    assert rendered.status["replicaBucket"]["name"].endswith("recordings-replica")
+
+
+def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> None:
+    rendered = converged(client, "azure")
+    profile = rendered.resource("failover")["spec"]["forProvider"]
+    assert profile["trafficRoutingMethod"] == "Priority"
+    assert profile["monitorConfig"]["path"] == "/health"
+    endpoints = sorted(for_provider(rendered, "TrafficManagerExternalEndpoint"),
+                       key=lambda e: e["priority"])
+    assert [(e["target"], e["priority"]) for e in endpoints] == [
+        ("203.0.113.10", 1), ("203.0.113.20", 2)]
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "recording-replication" in gaps.message
+
+
+def test_gcp_failover_with_addresses_is_a_health_checked_routing_policy(
+    client: FunctionClient,
+) -> None:
+    rendered = converged(client, "gcp")
+    record = rendered.resource("failover-record")["spec"]["forProvider"]
+    policy = record["routingPolicy"]
+    assert policy["healthCheckRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
+    assert policy["primaryBackup"]["primary"]["externalEndpoints"] == ["203.0.113.10"]
+    assert policy["primaryBackup"]["backupGeo"][0]["location"] == "us-west1"
+
+
+def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
+    client: FunctionClient,
+) -> None:
+    def hostnames(spec: dict[str, Any]) -> None:
+        spec["failoverPolicy"].update(primaryTarget="sbc-a.example.com",
+                                      secondaryTarget="sbc-b.example.com")
+
+    rendered = converged(client, "gcp", mutate=hostnames)
+    assert "failover-record" not in rendered.resources
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "failover-dns" in gaps.message
+
+
+# -- Azure resource group, placement ------------------------------------------------------------
+
+
+def test_azure_composes_its_own_stateful_resource_group(client: FunctionClient) -> None:
+    rendered = converged(client, "azure")
+    group = rendered.resource("group")
+    assert kind_of(group).stateful
+    name = group["metadata"]["annotations"]["crossplane.io/external-name"]
+    grouped = [b["spec"]["forProvider"]["resourceGroupName"]
+               for b in rendered.resources.values()
+               if "resourceGroupName" in b["spec"].get("forProvider", {})]
+    assert grouped and set(grouped) == {name}
+
+
+@pytest.mark.parametrize(("cloud", "environment", "field"), [
+    ("aws", {}, "environment.aws.accountId"),
+    ("gcp", {"gcp": {"project": "p"}}, "environment.gcp.projectNumber"),
+    ("azure", {"azure": {"tenantId": "t"}}, "environment.azure.keyVaultAdminObjectId"),
+])
+def test_missing_placement_settings_name_the_environment_field(
+    client: FunctionClient, cloud: str, environment: dict[str, Any], field: str,
+) -> None:
+    fatal_on(run(client, cloud, environment=environment), field)
+
+
+def test_claim_labels_are_required_for_the_tagging_policy(client: FunctionClient) -> None:
+    case = contact_center_case("aws")
+    composite = copy.deepcopy(case.composite)
+    composite["metadata"]["labels"] = {}
+    fatal_on(client.run(case.request(composite=composite)), "metadata.labels")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_same_input_same_output(client: FunctionClient, cloud: str) -> None:
+    one = converged(client, cloud).response.SerializeToString(deterministic=True)
+    two = converged(client, cloud).response.SerializeToString(deterministic=True)
+    assert one == two
+
+
+# -- examples ---------------------------------------------------------------------------------
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "contact-center"
+
+
+def test_provider_configs_use_injected_identities_and_validate(catalog: Catalog) -> None:
+    documents = list(yaml.safe_load_all((EXAMPLES / "providerconfigs.yaml").read_text()))
+    assert {d["apiVersion"].split(".")[0] for d in documents} == {"aws", "gcp", "azure"}
+    for document in documents:
+        assert catalog.validate(document) == [], document["metadata"]["name"]
+        credentials = document["spec"]["credentials"]
+        assert credentials["source"] in ("IRSA", "InjectedIdentity", "OIDCTokenFile")
+        assert "secretRef" not in credentials  # no static keys anywhere
+
+
+def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
+    from fnplatform.composers.contact_center.model import ContactCenterSpec
+
+    pairs = {"claim-us-east-agent-cluster.yaml": "xr-aws.yaml",
+             "claim-aws-failover.yaml": "xr-aws-failover.yaml",
+             "claim-azure.yaml": "xr-azure.yaml", "claim-gcp.yaml": "xr-gcp.yaml"}
+    for claim_file, xr_file in pairs.items():
+        claim = yaml.safe_load((EXAMPLES / claim_file).read_text())
+        xr = yaml.safe_load((EXAMPLES / xr_file).read_text())
+        assert claim["kind"] == "ContactCenterEndpointClaim"
+        ContactCenterSpec.model_validate(claim["spec"])
+        assert claim["spec"] == xr["spec"], claim_file
+        labels = xr["metadata"]["labels"]
+        assert labels["crossplane.io/claim-name"] == claim["metadata"]["name"]
+    seed = yaml.safe_load((EXAMPLES / "claim-us-east-agent-cluster.yaml").read_text())["spec"]
+    assert (seed["cloud"], seed["encryptionStandard"], seed["platform"]) == (
+        "aws", "TLS1.3", "genesys-cloud")
+    assert seed["taggingPolicy"]["complianceLevel"] == "PCI-DSS"
