@@ -218,7 +218,6 @@ def test_the_whole_internet_is_rejected_naming_field_and_index(
     ({"trustedCidrs": ["10.0.0.0/8"], "signalingPorts": "5080-5060"}, "spec.sip.signalingPorts"),
     ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"}, "spec.sip.mediaPorts"),
     ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"}, "spec.sip.mediaPorts"),
-    ({"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"}, "spec.sip.colour"),
 ])
 def test_bad_sip_settings_are_refused(client: FunctionClient, sip: dict[str, Any],
                                       field: str) -> None:
@@ -486,3 +485,10 @@ def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
     assert (seed["cloud"], seed["encryptionStandard"], seed["platform"]) == (
         "aws", "TLS1.3", "genesys-cloud")
     assert seed["taggingPolicy"]["complianceLevel"] == "PCI-DSS"
+
+
+def test_an_unknown_sip_field_is_ignored_with_a_warning(client: FunctionClient) -> None:
+    """An API server serving the XRD would prune it; render says so (function/composite.py)."""
+    rendered = run(client, "aws", sip={"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"})
+    assert rendered.fatal == []
+    assert any(w.startswith("spec.sip.colour: unknown field") for w in rendered.warnings)
