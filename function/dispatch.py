@@ -18,7 +18,7 @@ from fnplatform.errors import CompositionError
 from fnplatform.input import Input
 from fnplatform.runner import Composer, compose
 from fnplatform.structs import struct_to_dict
-from fnplatform.validation import closest, describe_validation_error
+from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
@@ -36,6 +36,9 @@ def parse_input(request: fnv1.RunFunctionRequest) -> Input:
     module = raw.get("module")
     if isinstance(module, str):
         require_module(module)
+    loose = non_booleans(Input, raw, "input")
+    if loose:
+        raise CompositionError("input", "; ".join(f"{p}: must be true or false" for p in loose))
     try:
         return Input.model_validate(raw)
     except ValidationError as err:

@@ -493,3 +493,10 @@ def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
     assert (seed["cloud"], seed["encryptionStandard"], seed["platform"]) == (
         "aws", "TLS1.3", "genesys-cloud")
     assert seed["taggingPolicy"]["complianceLevel"] == "PCI-DSS"
+
+
+def test_an_unknown_sip_field_is_ignored_with_a_warning(client: FunctionClient) -> None:
+    """An API server serving the XRD would prune it; render says so (function/composite.py)."""
+    rendered = run(client, "aws", sip={"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"})
+    assert rendered.fatal == []
+    assert any(w.startswith("spec.sip.colour: unknown field") for w in rendered.warnings)

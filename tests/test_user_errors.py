@@ -225,3 +225,29 @@ def test_every_pattern_of_a_shipped_model_says_what_a_valid_value_looks_like():
         if getattr(meta, "pattern", None) and meta.pattern not in _PATTERN_WORDS
     ]
     assert missing == [], "wrap each pattern in validation.describe_pattern(pattern, words)"
+
+
+def test_a_flavor_typo_names_the_field_the_closest_one_and_the_flavor(client):
+    from tests.test_async_actor import composite, flavor, run
+
+    rendered = run(client, composite(flavors=["gpu"]),
+                   flavors={"gpu": [flavor("gpu", {"resources": {"limts": {"cpu": "2"}}})]})
+    assert rendered.fatal == [
+        "spec.resources.limts: unknown field; did you mean limits? (from flavor gpu)"
+    ]
+
+
+def test_a_flavor_boolean_accepts_only_booleans(client):
+    from tests.test_async_actor import composite, flavor, run
+
+    rendered = run(client, composite(flavors=["gpu"]),
+                   flavors={"gpu": [flavor("gpu", {"scaling": {"enabled": "yes"}})]})
+    assert rendered.fatal == ["spec.scaling.enabled: must be true or false (from flavor gpu)"]
+
+
+def test_a_step_input_boolean_accepts_only_booleans(client):
+    case = cluster_case("gcp")
+    step = case.step()
+    step["environment"][0]["optional"] = "yes"
+    rendered = client.run(case.request(input=step))
+    assert rendered.fatal == ["input.environment[0].optional: must be true or false"]

@@ -195,18 +195,27 @@ def _reason(  # noqa: PLR0911 - one return per kind of error
     return message.replace("Input should be", "must be")
 
 
-def describe_validation_error(
-    err: ValidationError, prefix: str = "", model: type[BaseModel] | None = None
-) -> str:
-    """All problems of ``err`` as ``field: reason`` joined with ``; ``.
+def validation_problems(
+    err: ValidationError, model: type[BaseModel] | None = None
+) -> list[tuple[tuple[int | str, ...], str]]:
+    """``(location, reason in plain words)`` of each problem of ``err``, in order, once each.
 
     ``model`` (the model that was validated) lets an unknown field suggest a valid one.
     """
-    problems = []
+    problems: dict[tuple[tuple[int | str, ...], str], None] = {}
     for item in err.errors(include_url=False, include_input=True):
         loc = tuple(p for p in item["loc"] if not str(p).startswith("function-"))
-        problems.append(f"{field_path(prefix, loc)}: {_reason(item, model, loc)}")
-    return "; ".join(dict.fromkeys(problems))
+        problems[(loc, _reason(item, model, loc))] = None
+    return list(problems)
+
+
+def describe_validation_error(
+    err: ValidationError, prefix: str = "", model: type[BaseModel] | None = None
+) -> str:
+    """All problems of ``err`` as ``field: reason`` joined with ``; ``."""
+    return "; ".join(
+        f"{field_path(prefix, loc)}: {reason}" for loc, reason in validation_problems(err, model)
+    )
 
 
 @dataclass(frozen=True)

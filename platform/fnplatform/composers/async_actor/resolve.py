@@ -7,8 +7,6 @@ flavors setting the same leaf is an error naming both: the claim decides, never 
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
 
 from fnplatform.composers.async_actor.model import ActorSpec, FlavorSelection
@@ -16,7 +14,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.layering import Layer, Merged, merge_layers
 from fnplatform.lookup import require_labelled_configs
-from fnplatform.validation import field_path, parse
+from fnplatform.validation import field_path, non_booleans, parse, validation_problems
 from fnplatform.xrspec import user_spec
 
 FLAVOR_LABEL = "asya.sh/flavor"
@@ -39,14 +37,20 @@ def resolve_spec(comp: Composition) -> ActorSpec:
 
 def _validate(merged: Merged) -> ActorSpec:
     """Validate the merged spec; each problem says which flavor supplied the bad value."""
+
+    def source(path: str) -> str:
+        owner = merged.owner_of(path)
+        return f" (from {owner})" if owner and owner.startswith("flavor") else ""
+
+    loose = non_booleans(ActorSpec, merged.data, "")
+    if loose:
+        problems = [f"spec.{path}: must be true or false{source(path)}" for path in loose]
+        raise InputError("spec", "; ".join(problems))
     try:
         return ActorSpec.model_validate(merged.data)
     except ValidationError as err:
         problems = []
-        for item in err.errors(include_url=False, include_input=False):
-            loc: tuple[Any, ...] = tuple(item["loc"])
+        for loc, reason in validation_problems(err, ActorSpec):
             path = field_path("", loc)
-            owner = merged.owner_of(path)
-            source = f" (from {owner})" if owner and owner.startswith("flavor") else ""
-            problems.append(f"spec.{path}: {item['msg']}{source}")
+            problems.append(f"spec.{path}: {reason}{source(path)}")
         raise InputError("spec", "; ".join(problems)) from None

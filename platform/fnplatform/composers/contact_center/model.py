@@ -12,10 +12,21 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fnplatform.validation import Cidr, describe_pattern
+
 Cloud = Literal["aws", "azure", "gcp"]
 Platform = Literal["genesys-cloud", "nice-cxone"]
-PORT_RANGE = r"^[0-9]{1,5}(-[0-9]{1,5})?$"
-DNS_NAME = r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$"
+PORT_RANGE = describe_pattern(
+    r"^[0-9]{1,5}(-[0-9]{1,5})?$", "a port or a port range such as 5060 or 5060-5080"
+)
+DNS_NAME = describe_pattern(
+    r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$",
+    "a lowercase DNS name such as sip.example.com",
+)
+IPV4_CIDR = describe_pattern(
+    r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$", "an IPv4 range such as 10.60.0.0/16"
+)
+HTTP_PATH = describe_pattern(r"^/[^\s]*$", "an absolute HTTP path without spaces, such as /health")
 
 
 class TaggingPolicy(BaseModel):
@@ -33,7 +44,7 @@ class NetworkSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cidr: str = Field("10.60.0.0/16", pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")
+    cidr: Cidr = Field("10.60.0.0/16", pattern=IPV4_CIDR)
 
 
 class SipSettings(BaseModel):
@@ -76,7 +87,7 @@ class FailoverPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     secondaryRegion: str = Field(min_length=1)  # noqa: N815
-    healthCheckPath: str = Field("/health", pattern=r"^/[^\s]*$", max_length=255)  # noqa: N815
+    healthCheckPath: str = Field("/health", pattern=HTTP_PATH, max_length=255)  # noqa: N815
     dns: FailoverDns
     #: What the health check probes and the records point at (host names or IPv4 addresses).
     primaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
