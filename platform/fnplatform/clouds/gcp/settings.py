@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fnplatform.composition import Composition
-from fnplatform.validation import Cidr, parse
+from fnplatform.validation import Cidr, describe_pattern, parse
 
 
 class SecretKeyRef(BaseModel):
@@ -56,7 +56,10 @@ class GcpPrivateNetwork(BaseModel):
 
     network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
     allocatedIpRange: str | None = Field(  # noqa: N815
-        None, pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63
+        None,
+        pattern=describe_pattern(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", "a GCP resource name: "
+                                 "lowercase letters, digits and '-', starting with a letter"),
+        max_length=63,
     )
 
 
@@ -81,7 +84,9 @@ class GcpEnvironment(BaseModel):
     #: The project NUMBER, for Google-managed service agents: the Cloud Storage one that must
     #: use a bucket's key (``service-<number>@gs-project-accounts.iam.gserviceaccount.com``),
     #: Cloud CDN's fill account that reads a private bucket.
-    projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
+    projectNumber: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(r"^[0-9]{6,20}$", "a project number: 6 to 20 digits")
+    )
 
 
 def gcp_environment(comp: Composition) -> GcpEnvironment:
