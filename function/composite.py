@@ -24,7 +24,7 @@ from google.protobuf import struct_pb2
 
 
 @functools.cache
-def _apis() -> dict[str, ApiDefinition]:
+def _apis() -> dict[str, tuple[ApiDefinition, ...]]:
     return composite_apis()
 
 
@@ -35,20 +35,28 @@ def _text(struct: struct_pb2.Struct, key: str) -> str:
 
 def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[str]:
     """Refuse a composite of another kind; prune unknown spec fields, returning warnings."""
-    api = _apis().get(module)
-    if api is None:
+    apis = _apis().get(module)
+    if not apis:
         return []
     composite = request.observed.composite.resource
     kind = _text(composite, "kind")
-    if kind and kind != api.kind:  # the kind only: a platform may serve the XRD in its own group
-        owner = next((m for m, a in _apis().items() if a.kind == kind), None)
+    # The kind only: a platform may serve the XRD in its own group.
+    api = next((a for a in apis if a.kind == kind), None) if kind else None
+    if kind and api is None:
+        owner = next((m for m, group in _apis().items() if any(a.kind == kind for a in group)),
+                     None)
         hint = f" (module {owner} composes {kind})" if owner else ""
+        composes = ", ".join(f"{a.kind} ({a.api_version})" for a in apis)
         raise CompositionError(
             "input.module",
-            f"module {module} composes {api.kind} ({api.api_version}), but the composite's kind is "
+            f"module {module} composes {composes}, but the composite's kind is "
             f"{kind}{hint}; check the Composition's compositeTypeRef and the module in its "
             "step input",
         )
+    if api is None:
+        if len(apis) > 1:
+            return []  # no kind to tell which API: the module names the problem itself
+        api = apis[0]
     if "spec" not in composite.fields:
         return []
     spec = composite.fields["spec"].struct_value

@@ -77,11 +77,27 @@ def test_generated_file_is_up_to_date(relative: Path) -> None:
     assert path.read_text() == expected, f"{relative} stale: run python tools/generate_apis.py"
 
 
+@pytest.mark.parametrize("namespaced", [False, True], ids=["v1", "namespaced"])
 @pytest.mark.parametrize("module", sorted(APIS))
-def test_xrd_is_a_valid_crossplane_xrd(module: str, catalog: Catalog) -> None:
-    xrd = APIS[module].to_xrd()
+def test_xrd_is_a_valid_crossplane_xrd(module: str, namespaced: bool, catalog: Catalog) -> None:
+    xrd = APIS[module].to_xrd(namespaced=namespaced)
     assert catalog.validate(xrd) == []
     assert xrd["metadata"]["name"] == f"{xrd['spec']['names']['plural']}.{xrd['spec']['group']}"
+
+
+@pytest.mark.parametrize("module", sorted(APIS))
+def test_namespaced_xrd_is_the_v1_api_as_a_namespaced_composite(module: str) -> None:
+    v1, v2 = APIS[module].to_xrd(), APIS[module].to_xrd(namespaced=True)
+    assert v2["apiVersion"] == "apiextensions.crossplane.io/v2"
+    assert v2["spec"]["scope"] == "Namespaced" and "claimNames" not in v2["spec"]
+    assert (v2["metadata"], v2["spec"]["names"], v2["spec"]["versions"]) == (
+        v1["metadata"], v1["spec"]["names"], v1["spec"]["versions"])
+    on_disk = ROOT / "apis" / module / "namespaced"
+    assert _yaml_docs(on_disk / "definition.yaml") == [v2]
+    if (ROOT / "apis" / module / "composition.yaml").exists():
+        (composition,) = _yaml_docs(on_disk / "composition.yaml")
+        (original,) = _yaml_docs(ROOT / "apis" / module / "composition.yaml")
+        assert composition["spec"]["compositeTypeRef"] == original["spec"]["compositeTypeRef"]
 
 
 @pytest.mark.parametrize("module", sorted(APIS))
@@ -103,11 +119,16 @@ def test_xrd_schema_is_structural(module: str) -> None:
     assert walk(schema, "") == []
 
 
-def _example_specs(module: str) -> list[tuple[str, Any]]:
-    folder = ROOT / "examples" / module
+def _example_specs(folder: str) -> list[tuple[str, Any]]:
+    """Specs of every example XR or claim of the API at ``apis/<folder>``, found by kind
+    anywhere under ``examples/<module>`` (a multi-API module keeps several kinds there)."""
+    api = APIS[folder]
+    kinds = {(api.api_version, api.kind), (api.api_version, api.claim_kind)}
     out = []
-    for path in sorted([*folder.glob("xr*.yaml"), *folder.glob("claim*.yaml")]):
+    for path in sorted((ROOT / "examples" / folder.partition("/")[0]).rglob("*.yaml")):
         for doc in _yaml_docs(path):
+            if not isinstance(doc, dict) or (doc.get("apiVersion"), doc.get("kind")) not in kinds:
+                continue
             spec = doc.get("spec", {})
             ours = {k: v for k, v in spec.items() if k not in CROSSPLANE_SPEC_FIELDS}
             out.append((path.name, ours))
@@ -118,7 +139,7 @@ def _example_specs(module: str) -> list[tuple[str, Any]]:
 def test_examples_pass_model_and_xrd(module: str) -> None:
     api = APIS[module]
     specs = _example_specs(module)
-    assert specs, f"examples/{module} has no xr*.yaml or claim*.yaml"
+    assert specs, f"examples/{module.partition('/')[0]} has no XR or claim of {APIS[module].kind}"
     validator = _spec_validator(api)
     for name, spec in specs:
         assert _model_accepts(api.spec_model, spec), name
@@ -185,7 +206,7 @@ def test_input_crd_matches_model(catalog: Catalog) -> None:
     assert crd["metadata"]["name"] == "inputs.platform.fn.crossplane.io"
 
 
-@pytest.mark.parametrize("path", COMPOSITIONS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", COMPOSITIONS, ids=lambda p: str(p.parent.relative_to(ROOT)))
 def test_composition_step_input_is_valid(path: Path, catalog: Catalog) -> None:
     (composition,) = _yaml_docs(path)
     assert catalog.validate(composition) == []
@@ -195,11 +216,13 @@ def test_composition_step_input_is_valid(path: Path, catalog: Catalog) -> None:
     assert len(ours) == 1
     step_input = ours[0]["input"]
     parsed = Input.model_validate(step_input)
-    assert parsed.module == path.parent.name
+    folder = path.parent.relative_to(ROOT / "apis").as_posix()  # <module>[/<api>][/namespaced]
+    folder = folder.removesuffix("/namespaced")
+    assert parsed.module == folder.split("/")[0]
     crd_schema = generate.input_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     assert list(Draft4Validator(translate_schema(crd_schema)).iter_errors(step_input)) == []
-    if parsed.module in APIS:
-        api = APIS[parsed.module]
+    if folder in APIS:
+        api = APIS[folder]
         ref = composition["spec"]["compositeTypeRef"]
         assert (ref["apiVersion"], ref["kind"]) == (api.api_version, api.kind)
 

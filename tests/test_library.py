@@ -382,6 +382,7 @@ def test_not_yet(observed: tuple[str, ...], emitted: tuple[str, ...], fatal: boo
     assert composed[0].status == fnv1.STATUS_CONDITION_FALSE
     assert composed[0].reason == "PoolsNotReady"
     assert not [r for r in rsp.results if r.severity == fnv1.SEVERITY_FATAL]
+    assert rsp.desired.composite.ready == fnv1.READY_FALSE
 
 
 def test_not_yet_defaults_to_the_composed_condition() -> None:

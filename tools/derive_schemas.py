@@ -12,13 +12,15 @@ the output still loads in ``crossplane beta validate`` and ``kubectl apply --dry
 
 Selection:
 
-* upjet providers (``provider-upjet-*``): only the cluster-scoped ``<svc>.<cloud>.upbound.io``
-  files, plus the ProviderConfig files (``<cloud>.upbound.io_providerconfigs.yaml``,
-  ``<cloud>.m.upbound.io_providerconfigs.yaml``,
-  ``<cloud>.m.upbound.io_clusterproviderconfigs.yaml``);
-  the namespaced ``.m.`` managed-resource variants are left out;
+* upjet providers (``provider-upjet-*``): the cluster-scoped ``<svc>.<cloud>.upbound.io``
+  files, their namespaced ``<svc>.<cloud>.m.upbound.io`` twins (what a Crossplane v2
+  namespaced composite emits, see ``fnplatform.scope``), and the ProviderConfig files;
 * cert-manager: skipped (large, not emitted by the function) unless ``--with-cert-manager``;
-* everything else (crossplane, keda, provider-kubernetes, provider-helm, rook): all files.
+* everything else (crossplane, keda, provider-kubernetes, provider-helm, rook, fluxcd, c5c3):
+  all files;
+* ``gardener`` holds no CRD (Shoot is served by an aggregated API server): its Shoot schema is
+  derived from the generated ``.proto`` and the API reference by
+  ``tools/gardener_shoot_schema.py`` into ``gardener/core.gardener.cloud_shoots.yaml``.
 
 Output is deterministic: files are processed in sorted order, keys keep their upstream order
 and the YAML emitter settings are fixed. Stale ``*.yaml`` files in a regenerated folder are
@@ -37,6 +39,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gardener_shoot_schema
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -118,9 +123,6 @@ def selected(folder: str, name: str, with_cert_manager: bool) -> bool:
         return False
     if folder == "cert-manager":
         return with_cert_manager
-    if folder.startswith("provider-upjet-"):
-        group = name.split("_", 1)[0]
-        return is_providerconfig_file(name) or ".m." not in group
     return True
 
 
@@ -143,6 +145,11 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
     if not folders:
         raise SystemExit(f"no CRD folders under {source}")
     for folder in folders:
+        if folder.name == "gardener":
+            stats["folders"][folder.name] = derive_gardener(folder, out / folder.name)
+            for key in ("files", "crds", "before", "after"):
+                stats[key] += stats["folders"][folder.name][key]
+            continue
         names = sorted(
             p.name for p in folder.iterdir()
             if p.is_file() and selected(folder.name, p.name, with_cert_manager)
@@ -185,6 +192,24 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
                 if not any(stale_dir.iterdir()):
                     stale_dir.rmdir()
     return stats
+
+
+def derive_gardener(folder: Path, target_dir: Path) -> dict[str, int]:
+    """Write the Shoot schema derived from Gardener's proto and API reference."""
+    proto = folder / gardener_shoot_schema.PROTO_FILE
+    reference = folder / gardener_shoot_schema.REFERENCE_FILE
+    raw = proto.read_bytes() + reference.read_bytes()
+    crd = gardener_shoot_schema.shoot_crd(proto.read_text(encoding="utf-8"),
+                                          reference.read_text(encoding="utf-8"))
+    text = dump([crd]).encode()
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / gardener_shoot_schema.OUTPUT_FILE
+    if not target.exists() or target.read_bytes() != text:
+        target.write_bytes(text)
+    for stale in target_dir.glob("*.yaml"):
+        if stale.name != target.name:
+            stale.unlink()
+    return {"files": 1, "crds": 1, "before": len(raw), "after": len(text)}
 
 
 def _fmt(n: int) -> str:

@@ -18,11 +18,14 @@ from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
 from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
+from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
+from fnplatform.scope import CONDITION as NAMESPACED_FORM
+from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, struct_to_dict
 
 Composer = Callable[[Composition], None]
@@ -59,11 +62,15 @@ def compose(
     except NotYet as not_yet:
         declare(rsp, comp.requirements)
         stop_here(comp, not_yet)
-    else:
-        # Only a composer that ran to the end has named every resource an import may mean.
-        check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
-        declare(rsp, comp.requirements)
-        finish(comp)
+        write(comp, rsp)
+        # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
+        # derive Ready from an empty set of composed resources).
+        rsp.desired.composite.ready = fnv1.READY_FALSE
+        return rsp
+    # Only a composer that ran to the end has named every resource an import may mean.
+    check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
+    declare(rsp, comp.requirements)
+    finish(comp)
     write(comp, rsp)
     return rsp
 
@@ -86,6 +93,9 @@ def stop_here(comp: Composition, not_yet: NotYet) -> None:
 
 def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
+    leave_imported_alone(comp)
+    if comp.namespaced:
+        settle_secret_refs(comp)
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)
@@ -102,6 +112,9 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
             CAPABILITY_GAPS, False, "CloudLacksFeatures",
             "; ".join(f"{feature}: {why}" for feature, why in sorted(comp.notes.gaps.items())),
         )
+    if comp.notes.unexpressed:
+        comp.condition(NAMESPACED_FORM, False, "NotExpressible",
+                       unexpressed_summary(comp.notes.unexpressed))
 
 
 def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:

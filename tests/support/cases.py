@@ -23,6 +23,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support.harness import Rendered, observed_ready, request, step_input
+from tests.support.namespaced import namespaced_composite
 
 ENVIRONMENT_API = "apiextensions.crossplane.io/v1beta1"
 Body = dict[str, Any]
@@ -67,6 +68,12 @@ class ModuleCase:
     publishes: tuple[str, ...] = ()
     #: The composite composes without labels (a composite made without a claim).
     label_free: bool = False
+    form: str = "cluster-scoped"  # or "namespaced": a Crossplane v2 namespaced composite
+
+    @property
+    def namespaced(self) -> bool:
+        """Whether the composite is a v2 namespaced XR (see :func:`namespaced_twin`)."""
+        return self.form == NAMESPACED
 
     @property
     def xr_name(self) -> str:
@@ -118,9 +125,51 @@ class ModuleCase:
         return dataclasses.replace(self, composite=composite)
 
 
+NAMESPACED = "namespaced"
+
+
+def namespaced_twin(case: ModuleCase) -> ModuleCase:
+    """``case`` as a Crossplane v2 namespaced composite: same spec, in its claim's namespace.
+
+    Any module's case has one, so every suite parametrized over :func:`in_both_forms` proves the
+    namespaced form of every module, including modules added later.
+    """
+    return dataclasses.replace(
+        case, id=f"{case.id}-{NAMESPACED}", form=NAMESPACED,
+        composite=namespaced_composite(case.composite),
+    )
+
+
+def in_both_forms(cases: list[ModuleCase]) -> list[ModuleCase]:
+    """Each case as written (cluster-scoped, claim-bound) and as its namespaced twin."""
+    return [twin for case in cases for twin in (case, namespaced_twin(case))]
+
+
 def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, list[Body]]:
     """What Crossplane fetches for the requirements of ``rendered``: known items, else none."""
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
+
+
+def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
+    """Every pass from nothing until the desired set is stable, each fed back Ready.
+
+    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready, with the case's
+    ``observed_status`` and what the function required fetched. The last pass desires nothing
+    new (or ``limit`` passes were made: the caller asserts on the count).
+    """
+    observed: dict[str, Body] = {}
+    fetched = case.fetched()
+    history = [run(case.request(observed=observed, required=fetched))]
+    while len(history) < limit:
+        rendered = history[-1]
+        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
+        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
+               for name, body in rendered.resources.items()}
+        if set(now) == set(observed) and not rendered.fatal:
+            break
+        observed = now
+        history.append(run(case.request(observed=observed, required=fetched)))
+    return history
 
 
 def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
@@ -205,6 +254,63 @@ def _delete(path: str) -> Callable[[Body, Body], None]:
     return mutate
 
 
+#: What each cloud's provider reports for a Ready cluster (the rest is fed back from desired).
+CLUSTER_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {
+        "endpoint": "https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com", "version": "1.33",
+        "id": "acme-prod-cluster",
+        "identity": [{"oidc": [{"issuer": "https://oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"}]}],
+    }},
+    "gcp": {"atProvider": {
+        "endpoint": "203.0.113.10",
+        "id": "projects/plane-1/locations/europe-west1/clusters/acme-prod-cluster",
+    }},
+    "azure": {"atProvider": {
+        "id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1/"
+              "providers/Microsoft.ContainerService/managedClusters/acme-prod-cluster",
+        "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
+        "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
+        "identity": {"type": "SystemAssigned",
+                     "principalId": "00000000-0000-0000-0000-0000000000c1"},
+    }},
+}
+_AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
+#: Other observed fields the clouds read once a resource is Ready (ids, principals).
+CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
+    "aws": {
+        "cluster-nodes": {"atProvider": {"latestVersion": 1}},
+        "cluster-vpc-cni": {"atProvider": {
+            "arn": "arn:aws:iam::123456789012:role/acme-prod-cluster-vpc-cni"}},
+    },
+    "gcp": {},
+    "azure": {
+        "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                               "virtualNetworks/acme-prod-network/subnets/nodes"}},
+        "dns-public": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                            "dnszones/acme.example.com"}},
+        "cert-manager-identity": {"atProvider": {
+            "principalId": "00000000-0000-0000-0000-0000000000d1",
+            "clientId": "00000000-0000-0000-0000-0000000000d2"}},
+    },
+}
+
+
+#: Who Crossplane's providers are on AKS (local accounts are disabled).
+AZURE_CLUSTER_IDENTITY: Body = {
+    "type": "AzureWorkloadIdentityCredentials",
+    "secretRef": {"name": "crossplane-aks-identity"},
+    "principalId": "00000000-0000-0000-0000-0000000000e1",
+}
+#: Who may reach the API server: each cloud requires it where the endpoint is public.
+CLUSTER_API_ALLOWLIST: dict[str, Body] = {
+    "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
+    "gcp": {"gcp": {"masterAuthorizedNetworks": [
+        {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
+    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+                        "clusterIdentity": AZURE_CLUSTER_IDENTITY}},
+}
+
+
 def cluster_case(cloud: str) -> ModuleCase:
     """A two-pool cluster with DNS on ``cloud``, machine type from an EnvironmentConfig."""
     return ModuleCase(
@@ -214,7 +320,8 @@ def cluster_case(cloud: str) -> ModuleCase:
         settings={"ingress_replicas": 2},
         environment=(environment_config(
             f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
-                                 "tags": {"cost-center": "42"}}),),
+                                 "tags": {"cost-center": "42"},
+                                 **CLUSTER_API_ALLOWLIST[cloud]}),),
         invalid=(
             Invalid("no-location", _delete("spec.forProvider.location"),
                     "spec.forProvider.location"),
@@ -232,6 +339,7 @@ def cluster_case(cloud: str) -> ModuleCase:
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
                  "password": b"hunter2-cluster-pw-91c"},
+        observed_status={"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]},
     )
 
 
@@ -280,6 +388,54 @@ def async_actor_case() -> ModuleCase:
             "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-text-processor",
             "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-text-processor",
         }}},
+    )
+
+
+# -- openstack ----------------------------------------------------------------------------
+
+
+def openstack_pool_case() -> ModuleCase:
+    """The hv-pool-a hypervisor pool of eu-de-1: a Shoot, its access and ProviderConfig."""
+    from tests.support import openstack as o
+
+    return ModuleCase(
+        id="openstack-hypervisor-pool",
+        module="openstack",
+        composite=o.hypervisor("hv-pool-a"),
+        environment=(o.environment(),),
+        invalid=(
+            Invalid("no-machine-pool", _delete("spec.ironcore.machinePool"),
+                    "spec.ironcore.machinePool"),
+            Invalid("max-under-min", _set("spec.maxWorkers", 10), "spec"),
+            Invalid("bad-label", _set("spec.labels", {"bad key!": "x"}), "spec.labels"),
+            Invalid("no-region", _delete("spec.region"), "spec.region"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-shoot-admin-4b1e"},
+        observed_status={"shoot": {"atProvider": {"manifest": {"status": {
+            "lastOperation": {"type": "Create", "state": "Succeeded"}}}}}},
+    )
+
+
+def openstack_cluster_case() -> ModuleCase:
+    """customer-a-prod on hv-pool-a, hv-pool-b and st-pool-a, all Ready."""
+    from tests.support import openstack as o
+
+    return ModuleCase(
+        id="openstack-cluster",
+        module="openstack",
+        composite=o.openstack(),
+        environment=(o.environment(),),
+        required=o.pools_fetched(*o.region_pools()),
+        invalid=(
+            Invalid("bad-size", _set("spec.size", "huge"), "spec.size"),
+            Invalid("no-pools", _set("spec.hypervisorClusters", []), "spec.hypervisorClusters"),
+            Invalid("bad-service", _set("spec.services.nova", "maybe"), "spec.services.nova"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"userKey": b"AQBceph-s3cr3t-client-key-99e==", "password": b"os-admin-pw-2c7"},
+        observed_status={"control-plane": {"atProvider": {"manifest": {"status": {
+            "services": [{"name": "keystone", "ready": True}]}}}}},
     )
 
 
@@ -473,6 +629,7 @@ CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
     "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
+    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

@@ -13,29 +13,34 @@ if TYPE_CHECKING:
 
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use)."""
-    from fnplatform.composers import async_actor, cluster, contact_center, environment
+    from fnplatform.composers import async_actor, cluster, contact_center, environment, openstack
 
     return {
         "async-actor": async_actor.compose,
         "cluster": cluster.compose,
         "contact-center": contact_center.compose,
         "environment": environment.compose,
+        "openstack": openstack.compose,
     }
 
 
-def composite_apis() -> dict[str, ApiDefinition]:
-    """The composite API (``composers/<module>/api.py``'s ``API``) of each shipped module.
+def composite_apis() -> dict[str, tuple[ApiDefinition, ...]]:
+    """The composite APIs (``composers/<module>/api.py``'s ``API``, or ``APIS`` for a module
+    serving several) of each shipped module.
 
-    The function checks the composite it is sent against it: the kind, and the spec fields an
+    The function checks the composite it is sent against them: the kind, and the spec fields an
     API server serving the generated XRD would have kept. A module without an ``api.py`` gets
     no such check.
     """
-    apis: dict[str, ApiDefinition] = {}
+    apis: dict[str, tuple[ApiDefinition, ...]] = {}
     for module in composers():
         package = f"fnplatform.composers.{module.replace('-', '_')}"
         try:
-            apis[module] = importlib.import_module(f"{package}.api").API
+            api_module = importlib.import_module(f"{package}.api")
         except ModuleNotFoundError as err:
             if err.name != f"{package}.api":
                 raise
+            continue
+        several = getattr(api_module, "APIS", None)
+        apis[module] = tuple(several) if several is not None else (api_module.API,)
     return apis

@@ -16,6 +16,7 @@ NAT_GATEWAY = register("ec2.aws.upbound.io/v1beta1", "NATGateway", tag_style=Tag
 ROUTE_TABLE = register("ec2.aws.upbound.io/v1beta1", "RouteTable", tag_style=TagStyle.AWS)
 ROUTE = register("ec2.aws.upbound.io/v1beta2", "Route")
 ROUTE_TABLE_ASSOCIATION = register("ec2.aws.upbound.io/v1beta1", "RouteTableAssociation")
+LAUNCH_TEMPLATE = register("ec2.aws.upbound.io/v1beta2", "LaunchTemplate", tag_style=TagStyle.AWS)
 EKS_CLUSTER = register(
     "eks.aws.upbound.io/v1beta2", "Cluster", tag_style=TagStyle.AWS, stateful=True
 )
@@ -30,6 +31,9 @@ POD_IDENTITY_ASSOCIATION = register(
 IAM_ROLE = register("iam.aws.upbound.io/v1beta1", "Role", tag_style=TagStyle.AWS)
 IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle.AWS)
 ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
+OIDC_PROVIDER = register(
+    "iam.aws.upbound.io/v1beta1", "OpenIDConnectProvider", tag_style=TagStyle.AWS
+)
 ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
 
 # -- storage, keys, ingress, failover (contact-center and environment) ---------------------------

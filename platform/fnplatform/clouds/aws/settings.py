@@ -38,14 +38,19 @@ class AwsEnvironment(BaseModel):
     #: The account id, for composers that place resources by environment (contact-center).
     accountId: str | None = Field(None, pattern=r"^[0-9]{12}$")  # noqa: N815
 
-    #: With a private cluster, CIDRs (say the management cluster's egress IPs) that may still
-    #: reach the API endpoint so Crossplane's Helm and Kubernetes providers can.
+    #: CIDRs (say the management cluster's egress IPs) that may reach the public API endpoint
+    #: so Crossplane's Helm and Kubernetes providers can: required for public clusters; a
+    #: private cluster gets a public endpoint only when set.
     endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815
     #: Addon versions by addon name. Without a pin EKS installs the addon's default version
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
     addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
     privateNetwork: AwsPrivateNetwork | None = None  # noqa: N815
+    #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
+    #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
+    #: node OS patches then need a new pool. Bumping it rolls the nodes.
+    nodeReleaseVersion: str | None = Field(None, min_length=1)  # noqa: N815
 
     @field_validator("addonVersions", mode="before")
     @classmethod

@@ -72,7 +72,7 @@ class GcpEnvironment(BaseModel):
     masterCidr: Cidr = "172.16.0.0/28"  # noqa: N815
     deletionProtection: bool = False  # noqa: N815
     clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
-    #: When set, only these CIDRs (and the VPC) reach the API server; include Crossplane's.
+    #: Required: only these CIDRs (and the VPC) reach the API server; include Crossplane's.
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )

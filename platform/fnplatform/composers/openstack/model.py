@@ -1,0 +1,368 @@
+# ruff: noqa: N815 - the fields are Kubernetes API field names (camelCase)
+"""The openstack module's four APIs, its status shapes and the region settings it reads.
+
+Pools (``ControlPlaneCluster``, ``HypervisorCluster``, ``StorageCluster``) are provisioned once
+per region as Gardener Shoots; many tenant ``OpenStackCluster``\\ s consume them, shared or
+dedicated. Field names follow the CobaltCore (C5C3) design docs, ``docs/07-crossplane/``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+QUANTITY = r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"
+KUBERNETES_VERSION = r"^[0-9]+\.[0-9]+(\.[0-9]+)?$"
+LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"  # noqa: E501
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+
+PoolName = Annotated[str, Field(pattern=DNS_LABEL, min_length=1, max_length=40)]
+Size = Literal["small", "medium", "large", "xlarge"]
+Pipeline = Literal["nova", "cinder", "manila"]
+DEFAULT_PIPELINES: tuple[Pipeline, ...] = ("nova", "cinder")
+
+_Strict = ConfigDict(extra="forbid")
+_Spec = ConfigDict(extra="ignore")  # Crossplane writes its own fields into every XR spec
+
+
+def _check_labels(labels: dict[str, str]) -> dict[str, str]:
+    import re
+
+    for key, value in labels.items():
+        if not re.match(LABEL_KEY, key) or len(key.rsplit("/", 1)[-1]) > 63:
+            msg = f"label key {key!r} is not a valid Kubernetes label key"
+            raise ValueError(msg)
+        if not re.match(LABEL_VALUE, value) or len(value) > 63:
+            msg = f"label {key!r}: value is not a valid Kubernetes label value"
+            raise ValueError(msg)
+    return labels
+
+
+class IronCore(BaseModel):
+    """Where the pool's machines come from in IronCore."""
+
+    model_config = _Strict
+
+    machinePool: str = Field(
+        min_length=1, max_length=63,
+        description="IronCore machine pool the workers are placed in (the worker zone).",
+    )
+    machineClass: str | None = Field(
+        default=None, min_length=1, max_length=63,
+        description="IronCore machine class (the worker machine type); defaults to the "
+        "region's.",
+    )
+
+
+class ControlPlaneClusterSpec(BaseModel):
+    """The region's control-plane cluster: where every tenant's OpenStack control plane runs."""
+
+    model_config = _Spec
+
+    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
+                        description="Region, e.g. eu-de-1.")
+    kubernetesVersion: str | None = Field(
+        default=None, pattern=KUBERNETES_VERSION,
+        description="Kubernetes version; defaults to the region's.")
+    workers: int = Field(default=5, ge=1, le=1000, description="Worker nodes.")
+    machineType: str | None = Field(
+        default=None, min_length=1, max_length=63,
+        description="Worker machine type; defaults to the region's.")
+    volumeSize: str = Field(default="50Gi", pattern=QUANTITY,
+                            description="Root volume size of each worker.")
+    highAvailability: bool = Field(
+        default=True, description="Zone-redundant Kubernetes control plane.")
+
+
+class HypervisorClusterSpec(BaseModel):
+    """A pool of hypervisor nodes that tenant OpenStack clusters run their VMs on."""
+
+    model_config = _Spec
+
+    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
+                        description="Region, e.g. eu-de-1.")
+    name: PoolName | None = Field(
+        default=None, description="Pool (and Shoot) name; defaults to the claim's name.")
+    kubernetesVersion: str | None = Field(
+        default=None, pattern=KUBERNETES_VERSION,
+        description="Kubernetes version; defaults to the region's.")
+    workers: int = Field(ge=1, le=1000, description="Hypervisor nodes (the autoscaler minimum).")
+    maxWorkers: int | None = Field(
+        default=None, ge=1, le=1000,
+        description="Autoscaler maximum; defaults to workers (a fixed-size pool).")
+    labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pool labels, carried to the nodes. dedicated: \"true\" plus tenant: "
+        "<claim namespace> reserves the pool for one tenant.")
+    ironcore: IronCore = Field(description="IronCore machine pool and class.")
+
+    _labels = field_validator("labels")(_check_labels)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> HypervisorClusterSpec:
+        if self.maxWorkers is not None and self.maxWorkers < self.workers:
+            msg = "maxWorkers must not be lower than workers"
+            raise ValueError(msg)
+        return self
+
+
+class Ceph(BaseModel):
+    """The Ceph cluster a storage pool runs (read by the OpenStack clusters that consume it)."""
+
+    model_config = _Strict
+
+    osdCount: int = Field(default=3, ge=1, le=10000, description="Ceph OSDs.")
+    deviceClass: Literal["hdd", "ssd", "nvme"] = Field(
+        default="nvme", description="Device class tenant pools are placed on.")
+    targetCapacity: str | None = Field(default=None, pattern=QUANTITY,
+                                       description="Raw capacity the pool aims at, e.g. 500Ti.")
+    replicationFactor: int = Field(default=3, ge=1, le=5,
+                                   description="Replicas of tenant block pools.")
+
+
+class StorageClusterSpec(BaseModel):
+    """A pool of storage nodes running Ceph (Rook), shared by tenant OpenStack clusters."""
+
+    model_config = _Spec
+
+    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
+                        description="Region, e.g. eu-de-1.")
+    name: PoolName | None = Field(
+        default=None, description="Pool (and Shoot) name; defaults to the claim's name.")
+    kubernetesVersion: str | None = Field(
+        default=None, pattern=KUBERNETES_VERSION,
+        description="Kubernetes version; defaults to the region's.")
+    workers: int = Field(default=3, ge=1, le=1000, description="Storage nodes.")
+    labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="Pool labels, carried to the nodes; dedicated/tenant as for hypervisors.")
+    ironcore: IronCore = Field(description="IronCore machine pool and class.")
+    ceph: Ceph = Field(default_factory=Ceph, description="Ceph settings.")
+
+    _labels = field_validator("labels")(_check_labels)
+
+
+class Services(BaseModel):
+    """OpenStack services of the tenant cluster (the design's set)."""
+
+    model_config = _Strict
+
+    keystone: bool = Field(default=True, description="Identity (always needed).")
+    nova: bool = Field(default=True, description="Compute (with placement).")
+    neutron: bool = Field(default=True, description="Networking.")
+    cinder: bool = Field(default=True, description="Block storage.")
+    glance: bool = Field(default=True, description="Images.")
+    horizon: bool = Field(default=True, description="Dashboard.")
+    octavia: bool = Field(default=False, description="Load balancers.")
+    manila: bool = Field(default=False, description="Shared filesystems (CephFS).")
+
+    @model_validator(mode="after")
+    def _keystone(self) -> Services:
+        if not self.keystone:
+            msg = "keystone cannot be disabled: every other service authenticates against it"
+            raise ValueError(msg)
+        return self
+
+
+class Cortex(BaseModel):
+    """Cortex, the scheduling extension."""
+
+    model_config = _Strict
+
+    enabled: bool = Field(default=True, description="Run Cortex.")
+    pipelines: list[Pipeline] = Field(
+        default_factory=lambda: list(DEFAULT_PIPELINES), description="Schedulers Cortex serves.")
+
+
+class Tls(BaseModel):
+    """TLS of the public endpoints."""
+
+    model_config = _Strict
+
+    enabled: bool = Field(default=True, description="Serve the APIs over TLS.")
+    issuerRef: str | None = Field(default=None, min_length=1, max_length=253,
+                                  description="cert-manager ClusterIssuer name.")
+
+
+class OpenStackClusterSpec(BaseModel):
+    """A tenant OpenStack cluster on shared (or dedicated) hypervisor and storage pools."""
+
+    model_config = _Spec
+
+    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
+                        description="Region, e.g. eu-de-1.")
+    size: Size = Field(description="Size preset: replicas of the control-plane services.")
+    hypervisorClusters: list[PoolName] = Field(
+        min_length=1, max_length=200, description="HypervisorCluster pools (claim names).")
+    storageClusters: list[PoolName] = Field(
+        min_length=1, max_length=50,
+        description="StorageCluster pools (claim names); tenant Ceph pools go on the first.")
+    controlPlaneCluster: PoolName | None = Field(
+        default=None, description="ControlPlaneCluster claim; default <region>-control-plane.")
+    services: Services = Field(default_factory=Services, description="OpenStack services.")
+    cortex: Cortex = Field(default_factory=Cortex, description="Cortex scheduling.")
+    tls: Tls = Field(default_factory=Tls, description="TLS.")
+
+    @field_validator("hypervisorClusters", "storageClusters")
+    @classmethod
+    def _unique(cls, names: list[str]) -> list[str]:
+        if len(set(names)) != len(names):
+            msg = "lists a pool twice"
+            raise ValueError(msg)
+        return names
+
+    @model_validator(mode="after")
+    def _tls(self) -> OpenStackClusterSpec:
+        if self.tls.enabled and not self.tls.issuerRef:
+            msg = "tls.issuerRef is required when tls.enabled is true"
+            raise ValueError(msg)
+        return self
+
+    def control_plane_claim(self) -> str:
+        """The ControlPlaneCluster claim this cluster's control plane runs in."""
+        return self.controlPlaneCluster or f"{self.region}-control-plane"
+
+
+# ----------------------------------------------------------------------------- status
+
+
+class PoolStatus(BaseModel):
+    """What a pool reports."""
+
+    phase: str | None = Field(default=None, description="Pending, Provisioning or Ready.")
+    clusterName: str | None = Field(default=None, description="The Gardener Shoot.")
+    providerConfig: str | None = Field(
+        default=None, description="provider-kubernetes ProviderConfig reaching the cluster.")
+    nodeCount: int | None = Field(default=None, description="Worker nodes (minimum).")
+    capacity: str | None = Field(default=None, description="Target raw capacity (storage).")
+
+
+class ConsumedPool(BaseModel):
+    """A pool an OpenStack cluster consumes, with its state when last resolved."""
+
+    name: str = Field(description="Pool claim name.")
+    status: str = Field(description="Ready, NotReady, Missing, WrongRegion or Dedicated.")
+    providerConfig: str | None = Field(default=None, description="ProviderConfig of the pool.")
+    composite: str | None = Field(default=None, description="The pool's composite resource.")
+    reason: str | None = Field(default=None, description="Why the pool is not usable.")
+    nodeCount: int | None = Field(default=None, description="Hypervisor nodes.")
+    availableCapacity: str | None = Field(default=None, description="Storage capacity.")
+    replicationFactor: int | None = Field(default=None, description="Storage: Ceph replicas.")
+    deviceClass: str | None = Field(default=None, description="Storage: Ceph device class.")
+
+
+class ConsumedPools(BaseModel):
+    """The pools an OpenStack cluster composes on."""
+
+    hypervisor: list[ConsumedPool] = Field(default_factory=list, description="Hypervisors.")
+    storage: list[ConsumedPool] = Field(default_factory=list, description="Storage.")
+
+
+class Endpoints(BaseModel):
+    """Public endpoints, once the ControlPlane reports them."""
+
+    keystone: str | None = Field(default=None, description="Identity endpoint.")
+    horizon: str | None = Field(default=None, description="Dashboard.")
+
+
+class OpenStackClusterStatus(BaseModel):
+    """What an OpenStack cluster reports."""
+
+    phase: str | None = Field(default=None, description="Pending, Provisioning, Ready, Degraded.")
+    controlPlane: str | None = Field(default=None, description="ControlPlane namespace/name.")
+    controlPlaneCluster: ConsumedPool | None = Field(
+        default=None, description="The control-plane cluster the ControlPlane runs in.")
+    consumedPools: ConsumedPools | None = Field(default=None, description="Consumed pools.")
+    endpoints: Endpoints | None = Field(default=None, description="Public endpoints.")
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+class MachineImage(BaseModel):
+    """The worker OS image."""
+
+    model_config = _Strict
+
+    name: str = Field(default="gardenlinux", min_length=1)
+    version: str | None = Field(default=None, min_length=1)
+
+
+class Gardener(BaseModel):
+    """Where and how the region's Shoots are created."""
+
+    model_config = _Strict
+
+    project: str = Field(min_length=1, description="Gardener project.")
+    namespace: str = Field(min_length=1, description="The project's namespace (garden-<p>).")
+    providerConfig: str = Field(min_length=1,
+                                description="provider-kubernetes ProviderConfig of the garden.")
+    providerType: str = Field(default="ironcore", min_length=1)
+    region: str | None = Field(default=None, min_length=1,
+                               description="Gardener region name when it differs.")
+    cloudProfile: dict[str, str] = Field(description="{kind, name} of the CloudProfile.")
+    credentialsBindingName: str = Field(min_length=1)
+    kubernetesVersion: str = Field(pattern=KUBERNETES_VERSION)
+    machineClass: str = Field(min_length=1, description="Default worker machine class.")
+    machineImage: MachineImage = Field(default_factory=MachineImage)
+    purpose: Literal["evaluation", "testing", "development", "production", "infrastructure"] = (
+        "production")
+    networking: dict[str, Any] | None = None
+    infrastructureConfig: dict[str, Any] | None = None
+    controlPlaneConfig: dict[str, Any] | None = None
+    workerVolumeSize: str = Field(default="50Gi", pattern=QUANTITY)
+
+    @model_validator(mode="after")
+    def _profile(self) -> Gardener:
+        if set(self.cloudProfile) != {"kind", "name"}:
+            msg = "cloudProfile needs exactly kind and name"
+            raise ValueError(msg)
+        return self
+
+
+class Access(BaseModel):
+    """How the management cluster reaches each new Shoot (see docs/openstack.md)."""
+
+    model_config = _Strict
+
+    namespace: str = Field(default="crossplane-system", min_length=1,
+                           description="Namespace of the kubeconfig Secrets and refreshers.")
+    gardenKubeconfigSecret: str = Field(
+        min_length=1,
+        description="Secret (key kubeconfig) of a Gardener project ServiceAccount allowed to "
+        "create shoots/adminkubeconfig.")
+    refresherImage: str = Field(min_length=1, description="Image with kubectl and jq.")
+    schedule: str = Field(default="*/15 * * * *", min_length=1)
+    expirationSeconds: int = Field(default=3600, ge=600, le=86400)
+
+
+class ControlPlaneSettings(BaseModel):
+    """Region-wide values every ControlPlane needs and the claim does not say."""
+
+    model_config = _Strict
+
+    openStackRelease: str = Field(pattern=r"^\d{4}\.[12]$")
+    databaseClusterRef: str = Field(default="openstack-db", min_length=1)
+    cacheClusterRef: str = Field(default="openstack-memcached", min_length=1)
+    cacheBackend: str = Field(default="dogpile.cache.pymemcache", min_length=1)
+    databaseStorageSize: str = Field(default="100Gi", pattern=r"^[0-9]+(Mi|Gi|Ti)$")
+    glanceBackends: list[dict[str, Any]] | None = None
+    domain: str | None = Field(
+        default=None, pattern=r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$",
+        description="Public DNS domain: keystone and horizon of tenant t are served at "
+        "keystone-t.<domain> and horizon-t.<domain>.")
+
+
+class Settings(BaseModel):
+    """The region's EnvironmentConfig (merged), as the openstack module reads it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    gardener: Gardener
+    access: Access
+    poolNamespace: str = Field(default="infrastructure", min_length=1,
+                               description="Namespace of the pool claims.")
+    controlPlane: ControlPlaneSettings | None = None
+    cephNamespace: str = Field(default="rook-ceph", min_length=1)

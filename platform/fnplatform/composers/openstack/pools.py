@@ -1,0 +1,162 @@
+"""The three pools: the control-plane cluster, hypervisor pools and storage pools.
+
+Each is one Gardener Shoot in the region's project (an ``Object`` on the garden's
+ProviderConfig) plus what later compositions need to reach it: a ProviderConfig named per
+region and pool, and the kubeconfig refresher behind it (``access.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fnplatform.composers.openstack import access
+from fnplatform.composers.openstack.gardener import (
+    ShootRequest,
+    WorkerPool,
+    provider_config_name,
+    shoot_manifest,
+    shoot_name,
+    shoot_phase,
+)
+from fnplatform.composers.openstack.model import (
+    ControlPlaneClusterSpec,
+    HypervisorClusterSpec,
+    Settings,
+    StorageClusterSpec,
+)
+from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
+from fnplatform.validation import parse
+from fnplatform.xrspec import user_spec
+
+SHOOT = "shoot"
+PROVIDER_CONFIG = "provider-config"
+POOL_LABEL = "c5c3.io/pool"
+POOL_KIND_LABEL = "c5c3.io/pool-kind"
+REGION_LABEL = "c5c3.io/region"
+
+
+def settings_of(comp: Composition) -> Settings:
+    """The region's settings from the merged environment."""
+    return parse(Settings, comp.env, "environment")
+
+
+def pool_name(comp: Composition, given: str | None) -> str:
+    """``spec.name``, else the claim's name: the Shoot's and the pool's name."""
+    name = given or comp.claim_name
+    if not name:
+        raise InputError("spec.name", "required when the composite has no claim to name it")
+    return name
+
+
+def compose_control_plane_cluster(comp: Composition) -> None:
+    """The region's control-plane cluster."""
+    spec = parse(ControlPlaneClusterSpec, user_spec(comp.spec), "spec")
+    settings = settings_of(comp)
+    name = pool_name(comp, None)
+    worker = WorkerPool(
+        name="system",
+        machine_type=spec.machineType or settings.gardener.machineClass,
+        minimum=spec.workers,
+        maximum=spec.workers,
+        volume_size=spec.volumeSize,
+    )
+    request = ShootRequest(
+        name=name,
+        region=spec.region,
+        kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
+        workers=(worker,),
+        labels=_labels(name, "control-plane", spec.region, {}),
+        high_availability=spec.highAvailability,
+    )
+    _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
+
+
+def compose_hypervisor_cluster(comp: Composition) -> None:
+    """A hypervisor pool."""
+    spec = parse(HypervisorClusterSpec, user_spec(comp.spec), "spec")
+    settings = settings_of(comp)
+    name = pool_name(comp, spec.name)
+    worker = WorkerPool(
+        name="hypervisor",
+        machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
+        minimum=spec.workers,
+        maximum=spec.maxWorkers or spec.workers,
+        zone=spec.ironcore.machinePool,
+        volume_size=settings.gardener.workerVolumeSize,
+        labels=tuple(sorted(spec.labels.items())),
+    )
+    request = ShootRequest(
+        name=name,
+        region=spec.region,
+        kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
+        workers=(worker,),
+        labels=_labels(name, "hypervisor", spec.region, spec.labels),
+    )
+    _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
+
+
+def compose_storage_cluster(comp: Composition) -> None:
+    """A Ceph storage pool."""
+    spec = parse(StorageClusterSpec, user_spec(comp.spec), "spec")
+    settings = settings_of(comp)
+    name = pool_name(comp, spec.name)
+    worker = WorkerPool(
+        name="storage",
+        machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
+        minimum=spec.workers,
+        maximum=spec.workers,
+        zone=spec.ironcore.machinePool,
+        volume_size=settings.gardener.workerVolumeSize,
+        labels=tuple(sorted({**spec.labels, "c5c3.io/ceph-device-class":
+                             spec.ceph.deviceClass}.items())),
+    )
+    request = ShootRequest(
+        name=name,
+        region=spec.region,
+        kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
+        workers=(worker,),
+        labels=_labels(name, "storage", spec.region, spec.labels),
+    )
+    _compose_pool(comp, request, settings, node_count=spec.workers,
+                  capacity=spec.ceph.targetCapacity)
+
+
+def _labels(name: str, kind: str, region: str, user: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """Shoot labels: the pool's own labels, then which pool it is (ours win)."""
+    return tuple(sorted({**user, POOL_LABEL: name, POOL_KIND_LABEL: kind,
+                         REGION_LABEL: region}.items()))
+
+
+def _compose_pool(
+    comp: Composition, request: ShootRequest, settings: Settings, *, node_count: int,
+    capacity: str | None,
+) -> None:
+    gardener, access_settings = settings.gardener, settings.access
+    pool = request.name
+    request = dataclasses.replace(request, name=shoot_name(pool, gardener.project))
+    shoot = shoot_manifest(request, gardener)
+    assert (shoot["apiVersion"], shoot["kind"]) == (SHOOT_KIND.api_version, SHOOT_KIND.kind)
+    add_object(comp, SHOOT, shoot, provider_config=gardener.providerConfig, component="shoot")
+    pc_name = provider_config_name(request.region, pool)
+    for part, manifest in access.refresher_manifests(
+        pc_name, request.name, access_settings, gardener
+    ).items():
+        name = f"access-{part}"
+        if part == "first-run" and not (comp.is_ready(SHOOT) or comp.is_observed(name)):
+            comp.hold(name, f"{SHOOT} Ready (the garden serves no kubeconfig before)")
+            continue
+        add_object(comp, name, manifest, component="shoot-access",
+                   uses=(SHOOT,) if part in ("cronjob", "first-run") else ())
+    body = access.provider_config(pc_name, access_settings)
+    comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
+        "metadata": body["metadata"]}, uses=(SHOOT,))
+    ready = comp.is_ready(SHOOT)
+    observed = comp.observed.get(SHOOT)
+    comp.set_status("phase", shoot_phase(observed, ready))
+    comp.set_status("clusterName", request.name)
+    comp.set_status("providerConfig", pc_name)
+    comp.set_status("nodeCount", node_count)
+    comp.set_status("capacity", capacity)

@@ -1,0 +1,151 @@
+"""Finding the pools an OpenStack cluster names, and whether it may use each.
+
+Pools are claims in the region's pool namespace; their composites have generated names, so
+each is fetched as a required resource selected by the ``crossplane.io/claim-name`` and
+``crossplane.io/claim-namespace`` labels Crossplane puts on every claim's composite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from fnplatform.composers.openstack.gardener import provider_config_name
+from fnplatform.composers.openstack.model import Ceph
+from fnplatform.composition import Composition
+from fnplatform.merge import get_path
+from fnplatform.observed import condition_message
+from fnplatform.requirements import claim_requirement
+
+POOL_API = "crossplane.c5c3.io/v1alpha1"
+POOL_KINDS = {
+    "hypervisor": "XHypervisorCluster",
+    "storage": "XStorageCluster",
+    "control-plane": "XControlPlaneCluster",
+}
+READY, NOT_READY, MISSING = "Ready", "NotReady", "Missing"
+WRONG_REGION, DEDICATED = "WrongRegion", "Dedicated"
+DEDICATED_LABEL, TENANT_LABEL = "dedicated", "tenant"
+
+
+@dataclass(frozen=True)
+class Pool:
+    """One referenced pool and what was found about it."""
+
+    role: str  # hypervisor, storage or control-plane
+    name: str  # the pool's claim name
+    state: str
+    reason: str = ""
+    composite: dict[str, Any] | None = None
+    provider_config: str | None = None
+    node_count: int | None = None
+    capacity: str | None = None
+    replication: int | None = None  # storage pools: what tenants' Ceph pools are made of
+    device_class: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.state == READY
+
+    def with_state(self, current: Pool) -> Pool:
+        """This (remembered) pool with ``current``'s state, keeping what only memory knows."""
+        return Pool(self.role, self.name, current.state, current.reason,
+                    current.composite if current.composite is not None else self.composite,
+                    self.provider_config, current.node_count or self.node_count,
+                    current.capacity or self.capacity,
+                    self.replication, self.device_class)
+
+    def describe(self) -> str:
+        """``hypervisor pool hv-pool-a: not ready (...)``."""
+        return f"{self.role} pool {self.name}: {self.reason}"
+
+    def status(self) -> dict[str, Any]:
+        """The pool's entry in ``status.consumedPools``."""
+        entry: dict[str, Any] = {"name": self.name, "status": self.state}
+        if self.reason:
+            entry["reason"] = self.reason
+        if self.provider_config:
+            entry["providerConfig"] = self.provider_config
+        if self.composite is not None:
+            entry["composite"] = get_path(self.composite, "metadata.name")
+        if self.node_count is not None:
+            entry["nodeCount"] = self.node_count
+        if self.capacity is not None:
+            entry["availableCapacity"] = self.capacity
+        if self.replication is not None:
+            entry["replicationFactor"] = self.replication
+        if self.device_class is not None:
+            entry["deviceClass"] = self.device_class
+        return entry
+
+
+def fetch(comp: Composition, role: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
+    """Declare the requirement for one pool; its composites, or None when not fetched yet."""
+    return comp.require(claim_requirement(f"pool-{role}-{name}", POOL_API, POOL_KINDS[role],
+                                          name, namespace))
+
+
+def judge(
+    role: str, name: str, found: list[dict[str, Any]], *, namespace: str, region: str,
+    tenant: str | None,
+) -> Pool:
+    """Whether this tenant may consume the pool, and why not."""
+    if not found:
+        return Pool(role, name, MISSING,
+                    f"no {POOL_KINDS[role][1:]} claim {name!r} in namespace {namespace!r}")
+    composite = found[0]
+    spec = _map(composite.get("spec"))  # plain reads: this runs for every pool, every pass
+    labels = _map(spec.get("labels"))
+    pool_region = str(spec.get("region") or "")
+    pc = provider_config_name(pool_region, str(spec.get("name") or name))
+    workers = spec.get("workers") if isinstance(spec.get("workers"), int) else None
+    known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers}
+    if role == "storage":
+        ceph = _ceph(spec.get("ceph"))
+        known |= {"capacity": ceph.targetCapacity, "replication": ceph.replicationFactor,
+                  "device_class": ceph.deviceClass}
+    if pool_region != region:
+        return Pool(role, name, WRONG_REGION,
+                    f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
+    if str(labels.get(DEDICATED_LABEL, "")).lower() == "true" and labels.get(
+            TENANT_LABEL) != tenant:
+        owner = labels.get(TENANT_LABEL) or "(no tenant label)"
+        return Pool(role, name, DEDICATED, f"dedicated to tenant {owner!r}", **known)
+    if not _ready(composite):
+        return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
+                    **known)
+    return Pool(role, name, READY, **known)
+
+
+def _ceph(raw: Any) -> Ceph:
+    """The pool's Ceph settings with the API's defaults (the pool composer validated them)."""
+    try:
+        return Ceph.model_validate(raw if isinstance(raw, dict) else {})
+    except ValidationError:
+        return Ceph()
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _ready(composite: dict[str, Any]) -> bool:
+    conditions = _map(composite.get("status")).get("conditions")
+    return isinstance(conditions, list) and any(
+        isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+        for c in conditions)
+
+
+def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
+    """A pool as ``status`` remembers it from the last pass that could use it."""
+    composite = None
+    if entry.get("composite"):
+        composite = {"apiVersion": POOL_API, "kind": POOL_KINDS[role],
+                     "metadata": {"name": entry["composite"]}}
+    return Pool(role, str(entry.get("name")), str(entry.get("status") or READY),
+                str(entry.get("reason") or ""), composite=composite,
+                provider_config=entry.get("providerConfig"),
+                node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"),
+                replication=entry.get("replicationFactor"), device_class=entry.get("deviceClass"))

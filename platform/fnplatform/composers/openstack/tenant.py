@@ -1,0 +1,165 @@
+"""The ``OpenStackCluster``: a tenant's OpenStack on pools it shares with others (or owns).
+
+1. Resolve every named pool (hypervisor, storage, and the region's control-plane cluster).
+   Any that is missing, not ready, in another region or dedicated to another tenant stops
+   progress: while nothing of the tenant exists yet (no ControlPlane, nothing at all) the
+   cluster is Pending and composes nothing (``comp.not_yet``); after, it keeps composing from
+   the pools remembered in ``status.consumedPools`` and is Degraded. Nothing that exists is
+   removed for it.
+2. In the control-plane cluster: namespace ``openstack-<tenant>`` and the c5c3 ControlPlane.
+3. On the first storage pool: the tenant's RBD pools, Ceph client and, for manila, CephFS.
+4. A ClusterUsage per consumed pool, so no pool is deleted while a tenant runs on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fnplatform.composers.openstack import ceph
+from fnplatform.composers.openstack.controlplane import control_plane, public_endpoints
+from fnplatform.composers.openstack.model import Ceph, OpenStackClusterSpec, Settings
+from fnplatform.composers.openstack.objects import wrapped
+from fnplatform.composers.openstack.pools import settings_of
+from fnplatform.composers.openstack.resolve import Pool, fetch, judge, remembered
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError, Pending
+from fnplatform.library.kubernetes import add_object
+from fnplatform.merge import get_path
+from fnplatform.validation import parse
+from fnplatform.xrspec import user_spec
+
+NAMESPACE, CONTROL_PLANE = "namespace", "control-plane"
+POOLS_READY = "PoolsReady"
+COVERAGE = "ControlPlaneCoverage"
+
+
+def compose_openstack_cluster(comp: Composition) -> None:
+    """Compose one tenant OpenStack cluster."""
+    spec = parse(OpenStackClusterSpec, user_spec(comp.spec), "spec")
+    settings = settings_of(comp)
+    if settings.controlPlane is None:
+        raise InputError("environment.controlPlane",
+                         "required for OpenStack clusters (openStackRelease and friends)")
+    tenant = comp.claim_name or comp.name
+    found = _resolve(comp, spec, settings)
+    bad = [p for p in found if not p.usable]
+    problems = "; ".join(p.describe() for p in bad)
+    if bad and len(comp.observed) == 0:
+        # Nothing exists yet: wait, composing nothing (not an error the user caused here).
+        _report_pools(comp, found)
+        comp.set_status("phase", "Pending")
+        comp.not_yet("PoolsUnusable", problems, condition=POOLS_READY)
+    pools = _remembered_pools(comp, found) if bad else found
+    _report_pools(comp, pools)
+    _compose(comp, spec, settings, tenant, pools)
+    if bad:
+        comp.condition(POOLS_READY, False, "PoolsUnusable", problems)
+        comp.set_status("phase", "Degraded")
+    else:
+        comp.condition(POOLS_READY, True, "AllPoolsReady")
+        comp.set_status("phase", _phase(comp))
+
+
+def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings) -> list[Pool]:
+    """Every referenced pool, judged; Pending (asks Crossplane to fetch) until all are."""
+    wanted = [("control-plane", spec.control_plane_claim())]
+    wanted += [("hypervisor", n) for n in spec.hypervisorClusters]
+    wanted += [("storage", n) for n in spec.storageClusters]
+    fetched = [(role, name, fetch(comp, role, name, settings.poolNamespace))
+               for role, name in wanted]
+    if any(items is None for _, _, items in fetched):
+        raise Pending
+    return [
+        judge(role, name, items or [], namespace=settings.poolNamespace, region=spec.region,
+              tenant=comp.namespace)
+        for role, name, items in fetched
+    ]
+
+
+def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
+    """The pool set of the last pass that could use all its pools, each with the state it
+    has now (a pool that went missing keeps its remembered ProviderConfig and composite)."""
+    status = comp.composite.get("status") or {}
+    now = {(p.role, p.name): p for p in found}
+    entries: list[tuple[str, Any]] = [("control-plane", get_path(status, "controlPlaneCluster"))]
+    for role in ("hypervisor", "storage"):
+        entries += [(role, e) for e in get_path(status, f"consumedPools.{role}", []) or []]
+    pools = []
+    for role, entry in entries:
+        if not isinstance(entry, dict) or not entry.get("providerConfig"):
+            continue
+        memory = remembered(comp, role, entry)
+        current = now.get((role, memory.name))
+        pools.append(memory if current is None else memory.with_state(current))
+    return pools
+
+
+def _report_pools(comp: Composition, pools: list[Pool]) -> None:
+    """``status.consumedPools`` and ``status.controlPlaneCluster``: the memory of the pool set
+    composed on, each pool with its state now."""
+    by_role: dict[str, list[dict[str, Any]]] = {"hypervisor": [], "storage": []}
+    for pool in pools:
+        if pool.role == "control-plane":
+            comp.set_status("controlPlaneCluster", pool.status())
+        else:
+            by_role[pool.role].append(pool.status())
+    comp.set_status("consumedPools", by_role)
+
+
+def _compose(
+    comp: Composition, spec: OpenStackClusterSpec, settings: Settings, tenant: str,
+    pools: list[Pool],
+) -> None:
+    assert settings.controlPlane is not None
+    cluster = next((p for p in pools if p.role == "control-plane"), None)
+    storage = [p for p in pools if p.role == "storage"]
+    if cluster is None or cluster.provider_config is None or not storage:
+        # Composing nothing would delete what exists: fail instead, Crossplane keeps it all.
+        raise InputError("status.consumedPools", "a pool is unusable and no usable pool set "
+                         "is remembered in status; fix the pools named in condition PoolsReady")
+    namespace = f"openstack-{tenant}"
+    add_object(comp, NAMESPACE, {
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": namespace, "labels": {"c5c3.io/openstack-cluster": tenant}},
+    }, provider_config=cluster.provider_config, component="openstack")
+    parts = control_plane(tenant, namespace, spec, settings.controlPlane)
+    add_object(comp, CONTROL_PLANE, parts.manifest, provider_config=cluster.provider_config,
+               component="openstack", uses=(NAMESPACE,))
+    comp.set_status("controlPlane", f"{namespace}/{tenant}")
+    if parts.missing:
+        comp.condition(COVERAGE, False, "NotInControlPlaneAPI",
+                       "the c5c3 ControlPlane API has no field for: " + "; ".join(parts.missing))
+    else:
+        comp.condition(COVERAGE, True, "AllInControlPlaneAPI")
+    first = storage[0]
+    target = ceph.StoragePool(
+        provider_config=str(first.provider_config),
+        replication=first.replication or Ceph().replicationFactor,
+        device_class=first.device_class or Ceph().deviceClass,
+    )
+    for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
+                                              manila=spec.services.manila).items():
+        add_object(comp, name, manifest, provider_config=target.provider_config,
+                   component="ceph")
+    for pool in pools:
+        if pool.composite is not None:
+            comp.protect(pool.composite, by=CONTROL_PLANE,
+                         reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
+                         f"{pool.name}")
+    _endpoints(comp, tenant, settings)
+
+
+def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:
+    """Endpoints once the ControlPlane reports the service ready (remembered after)."""
+    assert settings.controlPlane is not None
+    known = public_endpoints(tenant, settings.controlPlane)
+    services = wrapped(comp, CONTROL_PLANE, "status.services") or []
+    ready = {s.get("name") for s in services if isinstance(s, dict) and s.get("ready") is True}
+    for service, url in known.items():
+        comp.remember(f"endpoints.{service}", url if service in ready else None)
+
+
+def _phase(comp: Composition) -> str:
+    """Ready once the ControlPlane and every Ceph resource are; Provisioning before."""
+    names = [CONTROL_PLANE, *(n for n in comp.desired if n.startswith("ceph-"))]
+    return "Ready" if all(comp.is_ready(n) for n in names) else "Provisioning"

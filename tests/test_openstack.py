@@ -1,0 +1,549 @@
+"""The openstack module over gRPC: pools as Gardener Shoots, tenants on shared pools.
+
+Every composed resource is validated against the provider CRDs, and every wrapped manifest
+whose kind has a schema (Shoot: derived from Gardener's proto; ControlPlane: the real c5c3
+CRD; Rook; provider-kubernetes) against it too. Core Kubernetes kinds (Namespace,
+ServiceAccount, Role, RoleBinding, CronJob, Job) have no schema in schemas/crds and are checked by
+their fields here.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from tests.support import openstack as o
+from tests.support.harness import observed_ready
+from tests.support.schemas import Catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE_KINDS = {"Namespace", "ServiceAccount", "Role", "RoleBinding", "CronJob", "Job"}
+
+
+def manifests(rendered) -> dict[str, dict[str, Any]]:
+    """Wrapped manifests of the Objects, by composed-resource name."""
+    return {
+        name: body["spec"]["forProvider"]["manifest"]
+        for name, body in rendered.resources.items() if body["kind"] == "Object"
+    }
+
+
+def assert_all_valid(rendered, catalog: Catalog) -> None:
+    errors = [e for body in rendered.resources.values() for e in catalog.validate(body)]
+    for name, manifest in manifests(rendered).items():
+        if manifest["kind"] in CORE_KINDS:
+            continue
+        assert catalog.lookup(manifest["apiVersion"], manifest["kind"]), name
+        errors += [f"{name}: {e}" for e in catalog.validate(manifest)]
+    assert errors == []
+
+
+def settle(client, make_request, passes: int = 4):
+    """Compose, observe everything desired as Ready, repeat: the steady state."""
+    rendered = client.run(make_request({}))
+    for _ in range(passes):
+        observed = {n: observed_ready(b) for n, b in rendered.resources.items()}
+        rendered = client.run(make_request(observed))
+    return rendered, observed
+
+
+def condition(rendered, type_: str) -> tuple[int, str, str]:
+    cond = rendered.condition(type_)
+    assert cond is not None, f"no {type_} condition"
+    return cond.status, cond.reason, cond.message
+
+
+# ------------------------------------------------------------------------------ pools
+
+
+@pytest.mark.parametrize(("composite", "worker", "zone"), [
+    (o.hypervisor("hv-pool-a"), "hypervisor", "ironcore-hv-pool-a"),
+    (o.storage("st-pool-a"), "storage", "ironcore-storage-rack-1"),
+    (o.control_plane_cluster(), "system", None),
+], ids=["hypervisor", "storage", "control-plane"])
+def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zone):
+    rendered = client.run(o.pool_request(composite))
+    assert rendered.fatal == []
+    assert_all_valid(rendered, catalog)
+    shoot = rendered.resource("shoot")
+    assert shoot["spec"]["providerConfigRef"] == {"name": "gardener-eu-de-1"}
+    assert shoot["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+    assert "status.lastOperation" in shoot["spec"]["readiness"]["celQuery"]
+    manifest = shoot["spec"]["forProvider"]["manifest"]
+    assert manifest["kind"] == "Shoot"
+    assert manifest["metadata"]["namespace"] == "garden-c5c3"
+    spec = manifest["spec"]
+    assert spec["cloudProfile"] == {"kind": "CloudProfile", "name": "ironcore"}
+    assert spec["credentialsBindingName"] == "ironcore-eu-de-1"
+    assert "secretBindingName" not in spec and "cloudProfileName" not in spec
+    assert spec["maintenance"]["autoUpdate"] == {"kubernetesVersion": False,
+                                                 "machineImageVersion": True}
+    (pool,) = spec["provider"]["workers"]
+    assert pool["name"] == worker
+    assert pool["machine"]["image"]["name"] == "gardenlinux"
+    assert pool.get("zones") == ([zone] if zone else None)
+    # Access: a ProviderConfig per region and pool, fed by the refresher's Secret.
+    claim = composite["metadata"]["labels"]["crossplane.io/claim-name"]
+    pc_name = claim if claim.startswith("eu-de-1-") else f"eu-de-1-{claim}"
+    # Held until the Shoot exists; the first refresh until it is Ready.
+    assert "provider-config" not in rendered.resources
+    assert "access-first-run" not in rendered.resources
+    settled, _ = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    assert_all_valid(settled, catalog)
+    pc = settled.resource("provider-config")
+    assert pc["metadata"]["name"] == pc_name
+    assert pc["spec"]["credentials"]["secretRef"] == {
+        "namespace": "crossplane-system", "name": f"{pc_name}-kubeconfig", "key": "kubeconfig"}
+    assert settled.status["providerConfig"] == pc_name
+    assert settled.status["clusterName"] == manifest["metadata"]["name"]
+    assert manifest["metadata"]["labels"]["c5c3.io/pool"] == claim
+    # Gardener: project and Shoot name together at most 21 characters (project "c5c3").
+    assert len("c5c3" + manifest["metadata"]["name"]) <= 21
+
+
+def test_long_pool_names_get_a_shoot_name_gardener_accepts(client):
+    long_pool = client.run(o.pool_request(o.hypervisor("hv-pool-compliance")))
+    name = long_pool.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"]["name"]
+    assert len(name) <= 17 and name.startswith("hv-pool-")  # cut, plus 8 hex of the full name
+    other = client.run(o.pool_request(o.hypervisor("hv-pool-complianc2")))
+    assert other.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"][
+        "name"] != name
+    assert long_pool.status["providerConfig"] == "eu-de-1-hv-pool-compliance"
+    request = o.pool_request(o.hypervisor())
+    env = o.environment()
+    env["data"]["gardener"]["project"] = "a-very-long-project"
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    refused = client.run(request)
+    assert refused.fatal and "environment.gardener.project" in refused.fatal[0]
+
+
+def test_hypervisor_pool_carries_its_size_and_labels(client):
+    composite = o.hypervisor("hv-pool-compliance", workers=20,
+                             labels={"dedicated": "true", "tenant": "tenant-finance"})
+    composite["spec"]["maxWorkers"] = 25
+    rendered = client.run(o.pool_request(composite))
+    manifest = rendered.resource("shoot")["spec"]["forProvider"]["manifest"]
+    (pool,) = manifest["spec"]["provider"]["workers"]
+    assert (pool["minimum"], pool["maximum"]) == (20, 25)
+    assert pool["labels"] == {"dedicated": "true", "tenant": "tenant-finance"}
+    assert manifest["metadata"]["labels"]["dedicated"] == "true"
+    assert manifest["metadata"]["labels"]["c5c3.io/pool-kind"] == "hypervisor"
+    assert rendered.status["nodeCount"] == 20
+    assert rendered.status["phase"] == "Pending"
+
+
+def test_the_refresher_writes_only_its_own_secret_and_never_the_removed_one(client):
+    rendered, _ = settle(client, lambda obs: o.pool_request(o.hypervisor(), observed=obs))
+    found = manifests(rendered)
+    role = found["access-role"]
+    named = [r for r in role["rules"] if r.get("resourceNames")]
+    assert named == [{"apiGroups": [""], "resources": ["secrets"],
+                      "resourceNames": ["eu-de-1-hv-pool-a-kubeconfig"],
+                      "verbs": ["get", "patch", "update"]}]
+    first = found["access-first-run"]
+    assert first["kind"] == "Job"
+    assert first["spec"] == found["access-cronjob"]["spec"]["jobTemplate"]["spec"]
+    job = found["access-cronjob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    script = job["containers"][0]["command"][-1]
+    assert "/adminkubeconfig" in script and "AdminKubeconfigRequest" in script
+    env = {e["name"]: e["value"] for e in job["containers"][0]["env"]}
+    assert env["SHOOT"] == "hv-pool-a" and env["PROJECT_NAMESPACE"] == "garden-c5c3"
+    assert job["volumes"][0]["secret"]["secretName"] == "garden-c5c3-automation"
+    text = yaml.safe_dump(rendered.resources)
+    assert "hv-pool-a.kubeconfig" not in text  # Gardener's removed static Secret
+
+
+def test_a_pool_is_ready_when_its_shoot_object_is(client):
+    composite = o.hypervisor()
+    rendered, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    assert rendered.status["phase"] == "Ready"
+    observed["shoot"]["status"]["conditions"][0]["status"] = "False"
+    again = client.run(o.pool_request(composite, observed=observed))
+    assert again.status["phase"] == "Provisioning"
+    assert set(again.resources) == set(rendered.resources)
+
+
+# ------------------------------------------------------------------------------ tenants
+
+
+def tenant_request(composite, pools=None, **kw):
+    return lambda obs: o.openstack_request(composite, pools or o.region_pools(), observed=obs,
+                                           **kw)
+
+
+def test_all_pools_ready_composes_the_tenant(client, catalog):
+    composite = o.openstack()
+    rendered, _ = settle(client, tenant_request(composite))
+    assert rendered.fatal == []
+    assert_all_valid(rendered, catalog)
+    found = manifests(rendered)
+    assert found["namespace"]["metadata"]["name"] == "openstack-customer-a-prod"
+    cp = found["control-plane"]
+    assert (cp["kind"], cp["metadata"]["namespace"]) == ("ControlPlane",
+                                                        "openstack-customer-a-prod")
+    cluster_pc = "eu-de-1-control-plane"
+    for name in ("namespace", "control-plane"):
+        assert rendered.resource(name)["spec"]["providerConfigRef"] == {"name": cluster_pc}
+    for name in ("ceph-volumes", "ceph-images", "ceph-ephemeral", "ceph-client"):
+        assert rendered.resource(name)["spec"]["providerConfigRef"] == {
+            "name": "eu-de-1-st-pool-a"}
+        assert found[name]["metadata"]["namespace"] == "rook-ceph"
+    assert "ceph-filesystem" not in found
+    status = rendered.status
+    assert status["phase"] == "Ready"
+    assert [p["name"] for p in status["consumedPools"]["hypervisor"]] == ["hv-pool-a",
+                                                                          "hv-pool-b"]
+    assert all(p["status"] == "Ready" for p in status["consumedPools"]["hypervisor"])
+    assert status["consumedPools"]["storage"][0]["availableCapacity"] == "500Ti"
+    assert condition(rendered, "PoolsReady")[1] == "AllPoolsReady"
+
+
+def test_endpoints_appear_once_the_control_plane_reports_the_service(client):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    assert "endpoints" not in rendered.status  # Ready, but no service reported yet
+    observed["control-plane"]["status"]["atProvider"] = {"manifest": {"status": {
+        "services": [{"name": "keystone", "ready": True}, {"name": "horizon", "ready": False}]}}}
+    reported = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    assert reported.status["endpoints"] == {
+        "keystone": "https://keystone-customer-a-prod.eu-de-1.cloud.example.net/v3"}
+    # Remembered while the ControlPlane's status is briefly unobserved.
+    composite["status"] = reported.status
+    del observed["control-plane"]["status"]["atProvider"]
+    later = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    assert later.status["endpoints"]["keystone"].startswith("https://keystone-")
+
+
+def test_a_clusterusage_protects_every_consumed_pool(client, catalog):
+    rendered, _ = settle(client, tenant_request(o.openstack()))
+    usages = [b for b in rendered.resources.values() if b["kind"] == "ClusterUsage"
+              and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"]
+    protected = sorted(u["spec"]["of"]["resourceRef"]["name"] for u in usages)
+    assert protected == ["eu-de-1-control-plane-x1", "hv-pool-a-x1", "hv-pool-b-x1",
+                         "st-pool-a-x1"]
+    cp_object = rendered.resource("control-plane")["metadata"]["name"]
+    for usage in usages:
+        assert usage["spec"]["by"]["resourceRef"]["name"] == cp_object
+        assert usage["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"
+        assert catalog.validate(usage) == []
+
+
+def test_ceph_client_caps_cover_exactly_the_tenant_pools(client):
+    rendered = client.run(o.openstack_request(o.openstack(), o.region_pools()))
+    found = manifests(rendered)
+    pools = sorted(found[n]["metadata"]["name"] for n in
+                   ("ceph-volumes", "ceph-images", "ceph-ephemeral"))
+    assert pools == ["customer-a-prod-ephemeral", "customer-a-prod-images",
+                     "customer-a-prod-volumes"]
+    caps = found["ceph-client"]["spec"]["caps"]
+    assert caps["mon"] == "profile rbd"
+    for cap in ("osd", "mgr"):
+        granted = sorted(p.strip().removeprefix("profile rbd pool=")
+                         for p in caps[cap].split(","))
+        assert granted == pools
+    assert found["ceph-volumes"]["spec"]["replicated"]["size"] == 3
+    assert found["ceph-ephemeral"]["spec"]["replicated"]["size"] == 2
+    assert found["ceph-volumes"]["spec"]["deviceClass"] == "nvme"
+
+
+def test_manila_adds_a_cephfs(client, catalog):
+    composite = o.openstack(services={"manila": True})
+    rendered = client.run(o.openstack_request(composite, o.region_pools()))
+    fs = manifests(rendered)["ceph-filesystem"]
+    assert fs["kind"] == "CephFilesystem"
+    assert fs["metadata"]["name"] == "customer-a-prod-cephfs"
+    assert_all_valid(rendered, catalog)
+    assert "manila" in condition(rendered, "ControlPlaneCoverage")[2]
+
+
+@pytest.mark.parametrize(("size", "replicas"), [
+    ("small", (1, 1, 1)), ("medium", (3, 3, 3)), ("large", (3, 3, 5)), ("xlarge", (5, 5, 7)),
+])
+def test_size_presets(client, catalog, size, replicas):
+    """mariadb, keystone and nova-api replicas per size, as the design source fixes them."""
+    mariadb, keystone, nova_api = replicas
+    composite = o.openstack(size=size)
+    rendered = client.run(o.openstack_request(composite, o.region_pools()))
+    observed = {n: observed_ready(b) for n, b in rendered.resources.items()}
+    rendered = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    spec = manifests(rendered)["control-plane"]["spec"]
+    assert spec["infrastructure"]["database"]["replicas"] == mariadb
+    assert spec["services"]["keystone"]["replicas"] == keystone
+    assert f"nova (nova-api replicas {nova_api})" in condition(rendered,
+                                                               "ControlPlaneCoverage")[2]
+    assert_all_valid(rendered, catalog)
+
+
+def test_services_the_real_api_lacks_are_named_not_invented(client):
+    composite = o.openstack(services={"octavia": True})
+    rendered = client.run(o.openstack_request(composite, o.region_pools()))
+    observed = {n: observed_ready(b) for n, b in rendered.resources.items()}
+    rendered = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
+    services = manifests(rendered)["control-plane"]["spec"]["services"]
+    assert set(services) == {"keystone", "glance", "placement", "horizon"}
+    _status, reason, message = condition(rendered, "ControlPlaneCoverage")
+    assert reason == "NotInControlPlaneAPI"
+    for name in ("nova", "neutron", "cinder", "octavia", "cortex", "tls"):
+        assert name in message
+    assert "manila" not in message
+
+
+# ------------------------------------------------------------------------- resolution
+
+
+def _pools_with(replace: dict[str, Any]) -> list[dict[str, Any]]:
+    pools = o.region_pools()
+    return [replace.get(p["metadata"]["labels"]["crossplane.io/claim-name"], p)
+            for p in pools]
+
+
+@pytest.mark.parametrize(("pools", "missing", "needle"), [
+    (lambda: [p for p in o.region_pools()
+              if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"],
+     ("pool-hypervisor-hv-pool-b",),
+     "hypervisor pool hv-pool-b: no HypervisorCluster claim 'hv-pool-b' in namespace "
+     "'infrastructure'"),
+    (lambda: _pools_with({"hv-pool-b": o.hypervisor("hv-pool-b")}), (),
+     "hypervisor pool hv-pool-b: not ready"),
+    (lambda: _pools_with({"st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))}),
+     (), "storage pool st-pool-a: in region 'us-east-1', not 'eu-de-1'"),
+    (lambda: _pools_with({"hv-pool-a": o.ready(o.hypervisor(
+        "hv-pool-a", labels={"dedicated": "true", "tenant": "tenant-finance"}))}), (),
+     "hypervisor pool hv-pool-a: dedicated to tenant 'tenant-finance'"),
+    (lambda: _pools_with({"eu-de-1-control-plane": o.control_plane_cluster()}), (),
+     "control-plane pool eu-de-1-control-plane: not ready"),
+], ids=["missing", "not-ready", "wrong-region", "dedicated-to-another", "cluster-not-ready"])
+def test_an_unusable_pool_before_the_control_plane_exists_is_pending(client, pools, missing,
+                                                                     needle):
+    rendered = client.run(o.openstack_request(o.openstack(), pools(), missing=missing))
+    assert rendered.fatal == []
+    assert rendered.resources == {}
+    assert rendered.status["phase"] == "Pending"
+    assert rendered.response.desired.composite.ready == fnv1.READY_FALSE
+    _status, reason, message = condition(rendered, "PoolsReady")
+    assert reason == "PoolsUnusable"
+    assert needle in message
+    assert message.count(";") == 0  # exactly the one bad pool is named
+
+
+def test_every_bad_pool_is_named(client):
+    pools = _pools_with({"hv-pool-a": o.hypervisor("hv-pool-a"),
+                         "st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))})
+    rendered = client.run(o.openstack_request(o.openstack(), pools))
+    message = condition(rendered, "PoolsReady")[2]
+    assert "hv-pool-a: not ready" in message and "st-pool-a: in region" in message
+
+
+def test_a_dedicated_pool_serves_its_own_tenant(client, catalog):
+    dedicated = o.ready(o.hypervisor("hv-pool-compliance", workers=20, labels={
+        "dedicated": "true", "tenant": "tenant-finance"}))
+    pools = [o.ready(o.control_plane_cluster()), dedicated, o.ready(o.storage())]
+    finance = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-compliance"],
+                          size="xlarge")
+    rendered, _ = settle(client, tenant_request(finance, pools))
+    assert rendered.status["phase"] == "Ready"
+    assert_all_valid(rendered, catalog)
+    other = o.openstack("intruder", "tenant-customer-b", hypervisors=["hv-pool-compliance"])
+    refused = client.run(o.openstack_request(other, pools))
+    assert "dedicated to tenant 'tenant-finance'" in condition(refused, "PoolsReady")[2]
+
+
+def test_requirements_select_pool_claims_by_label(client):
+    rendered = client.run(o.openstack_request(o.openstack(), [], missing=()))
+    # Nothing fetched yet: only requirements, nothing composed.
+    assert rendered.resources == {}
+    selector = rendered.requirements["pool-hypervisor-hv-pool-a"]
+    assert selector["kind"] == "XHypervisorCluster"
+    assert selector["matchLabels"]["labels"] == {
+        "crossplane.io/claim-name": "hv-pool-a",
+        "crossplane.io/claim-namespace": "infrastructure"}
+    assert {"pool-control-plane-eu-de-1-control-plane", "pool-storage-st-pool-a",
+            "pool-hypervisor-hv-pool-b"} <= set(rendered.requirements)
+
+
+def test_a_pool_that_goes_missing_later_keeps_everything_and_degrades(client, catalog):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    composite["status"] = rendered.status
+    pools = [p for p in o.region_pools()
+             if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"]
+    degraded = client.run(o.openstack_request(composite, pools, observed=observed,
+                                              missing=("pool-hypervisor-hv-pool-b",)))
+    assert degraded.fatal == []
+    assert set(degraded.resources) == set(rendered.resources)  # nothing removed
+    assert degraded.resources == rendered.resources  # nor changed
+    assert degraded.status["phase"] == "Degraded"
+    hv = {p["name"]: p for p in degraded.status["consumedPools"]["hypervisor"]}
+    assert hv["hv-pool-b"]["status"] == "Missing"
+    assert hv["hv-pool-b"]["providerConfig"] == "eu-de-1-hv-pool-b"
+    assert "hv-pool-b: no HypervisorCluster claim" in condition(degraded, "PoolsReady")[2]
+    assert_all_valid(degraded, catalog)
+    # Still degraded on the next pass: the memory survives its own report.
+    composite["status"] = degraded.status
+    again = client.run(o.openstack_request(composite, pools, observed=observed,
+                                           missing=("pool-hypervisor-hv-pool-b",)))
+    assert again.resources == rendered.resources
+    assert again.status["phase"] == "Degraded"
+
+
+def test_a_storage_pool_that_goes_missing_keeps_its_ceph_resources_unchanged(client):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    composite["status"] = rendered.status
+    pools = [p for p in o.region_pools()
+             if p["metadata"]["labels"]["crossplane.io/claim-name"] != "st-pool-a"]
+    degraded = client.run(o.openstack_request(composite, pools, observed=observed,
+                                              missing=("pool-storage-st-pool-a",)))
+    assert degraded.resources == rendered.resources
+    assert degraded.status["phase"] == "Degraded"
+    (storage,) = degraded.status["consumedPools"]["storage"]
+    assert (storage["status"], storage["deviceClass"], storage["replicationFactor"]) == (
+        "Missing", "nvme", 3)
+
+
+def test_a_new_bad_pool_after_the_control_plane_exists_is_not_consumed(client):
+    composite = o.openstack()
+    rendered, observed = settle(client, tenant_request(composite))
+    composite["status"] = rendered.status
+    composite["spec"]["hypervisorClusters"].append("hv-pool-c")
+    later = client.run(o.openstack_request(composite, o.region_pools(), observed=observed,
+                                           missing=("pool-hypervisor-hv-pool-c",)))
+    assert later.resources == rendered.resources
+    assert later.status["phase"] == "Degraded"
+    names = [p["name"] for p in later.status["consumedPools"]["hypervisor"]]
+    assert names == ["hv-pool-a", "hv-pool-b"]
+    assert "hv-pool-c" in condition(later, "PoolsReady")[2]
+
+
+# ------------------------------------------------------------------------------ sharing
+
+
+def test_tenants_sharing_pools_never_collide(client, catalog):
+    a, _ = settle(client, tenant_request(o.openstack()))
+    b, _ = settle(client, tenant_request(o.openstack(
+        "customer-b-staging", "tenant-customer-b", hypervisors=["hv-pool-a"], size="small")))
+    assert_all_valid(a, catalog)
+    assert_all_valid(b, catalog)
+
+    def identities(rendered):
+        out = {(body["apiVersion"], body["kind"], body["metadata"]["name"])
+               for body in rendered.resources.values()}
+        out |= {(m["apiVersion"], m["kind"], m["metadata"].get("namespace"),
+                 m["metadata"]["name"]) for m in manifests(rendered).values()}
+        return out
+
+    assert identities(a) & identities(b) == set()
+    # Both run on the same storage pool ProviderConfig, in its rook-ceph namespace.
+    assert a.resource("ceph-volumes")["spec"]["providerConfigRef"] == b.resource(
+        "ceph-volumes")["spec"]["providerConfigRef"]
+    assert manifests(b)["control-plane"]["spec"]["infrastructure"]["database"]["replicas"] == 1
+
+
+# ------------------------------------------------------------------------ input and size
+
+
+@pytest.mark.parametrize(("mutate", "field"), [
+    (lambda c: c["spec"].update(size="huge"), "spec.size"),
+    (lambda c: c["spec"].update(hypervisorClusters=[]), "spec.hypervisorClusters"),
+    (lambda c: c["spec"].update(storageClusters=["st-pool-a", "st-pool-a"]),
+     "spec.storageClusters"),
+    (lambda c: c["spec"]["tls"].pop("issuerRef"), "tls.issuerRef"),
+    (lambda c: c["spec"].update(services={"keystone": False}), "keystone"),
+    (lambda c: c.update(kind="XSomethingElse"), "kind"),
+])
+def test_bad_input_is_a_fatal_result_naming_the_field(client, mutate, field):
+    composite = o.openstack()
+    mutate(composite)
+    rendered = client.run(o.openstack_request(composite, o.region_pools()))
+    assert len(rendered.fatal) == 1 and field in rendered.fatal[0], rendered.fatal
+
+
+def test_missing_region_settings_are_named(client):
+    composite = o.hypervisor()
+    request = o.pool_request(composite)
+    env = o.environment()
+    del env["data"]["gardener"]["credentialsBindingName"]
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    rendered = client.run(request)
+    assert rendered.fatal and "environment.gardener.credentialsBindingName" in rendered.fatal[0]
+
+
+def test_a_cluster_on_100_pools_composes_within_the_size_limits(client, catalog):
+    names = [f"hv-{i:03d}" for i in range(100)]
+    pools = [o.ready(o.control_plane_cluster()), o.ready(o.storage())]
+    pools += [o.ready(o.hypervisor(n)) for n in names]
+    composite = o.openstack(hypervisors=names, size="xlarge")
+    rendered, _ = settle(client, tenant_request(composite, pools), passes=3)
+    assert rendered.fatal == [] and rendered.warnings == []
+    assert len(rendered.status["consumedPools"]["hypervisor"]) == 100
+    usages = [b for b in rendered.resources.values() if b["kind"] == "ClusterUsage"
+              and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"]
+    assert len(usages) == 102
+    size = rendered.response.ByteSize()
+    assert size < 0.8 * 4 * 1024 * 1024, size
+    assert_all_valid(rendered, catalog)
+
+
+def test_same_request_same_bytes(client):
+    request = o.openstack_request(o.openstack(), o.region_pools())
+    first = client.run(request).response.SerializeToString(deterministic=True)
+    second = client.run(copy.deepcopy(request)).response.SerializeToString(deterministic=True)
+    assert first == second
+
+
+# --------------------------------------------------------------------------- API, examples
+
+
+def test_the_xr_kinds_do_not_collide_with_the_c5c3_operator(catalog):
+    from fnplatform.composers.openstack.api import APIS
+
+    operator = {kind for (api, kind) in catalog.entries if api.startswith("c5c3.io/")}
+    assert operator == {"ControlPlane", "CredentialRotation", "KeystoneService",
+                        "SecretAggregate"}
+    ours = {k for api in APIS if api.group == "c5c3.io" for k in (api.kind, api.claim_kind)}
+    assert ours == {"XOpenStackCluster", "OpenStackCluster"}
+    assert ours & operator == set()
+
+
+GITOPS = sorted(p for p in (ROOT / "examples" / "openstack").rglob("*.yaml")
+                if "render" not in p.parts)
+
+
+@pytest.mark.parametrize("path", GITOPS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_gitops_examples_validate(path, catalog):
+    """Flux, Crossplane package and ProviderConfig objects against their CRDs; claims and
+    kustomize files are checked elsewhere (test_apis) or have no CRD."""
+    checked = 0
+    for doc in yaml.safe_load_all(path.read_text()):
+        if not doc or doc.get("apiVersion", "").startswith(("kustomize.config.k8s.io",
+                                                             "c5c3.io", "crossplane.c5c3.io")):
+            continue
+        assert catalog.validate(doc) == []
+        checked += 1
+    if "tenants" not in path.parts and "infrastructure" not in path.parts:
+        assert checked, f"{path} holds nothing validated"
+
+
+def test_gitops_tree_mirrors_the_seed():
+    root = ROOT / "examples" / "openstack"
+    claims = {}
+    for path in root.rglob("*.yaml"):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc and doc.get("kind") in ("HypervisorCluster", "StorageCluster",
+                                           "ControlPlaneCluster", "OpenStackCluster"):
+                claims[doc["metadata"]["name"]] = doc
+    assert claims["hv-pool-a"]["spec"]["workers"] == 50
+    assert claims["hv-pool-b"]["spec"]["workers"] == 100
+    assert claims["hv-pool-compliance"]["spec"]["labels"]["dedicated"] == "true"
+    assert claims["customer-a-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-a", "hv-pool-b"]
+    assert claims["customer-b-staging"]["spec"]["hypervisorClusters"] == ["hv-pool-a"]
+    assert claims["finance-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-compliance"]
+    assert claims["finance-prod"]["metadata"]["namespace"] == claims["hv-pool-compliance"][
+        "spec"]["labels"]["tenant"]
