@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.validation import parse
+from fnplatform.validation import Cidr, describe_pattern, parse
 
 # Managed addons: the CNI and kube-proxy every node needs, CoreDNS, and the agent that hands
 # EKS Pod Identity credentials to pods (used by cert-manager's DNS01 identity).
@@ -21,9 +21,11 @@ class AwsPrivateNetwork(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    vpcId: str = Field(pattern=r"^vpc-[0-9a-f]+$")  # noqa: N815
+    vpcId: str = Field(  # noqa: N815
+        pattern=describe_pattern(r"^vpc-[0-9a-f]+$", "a VPC id such as vpc-0a1b2c3d4e5f60718")
+    )
     #: The VPC's CIDR: the only source admitted to a database's port.
-    cidr: str = Field(pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")
+    cidr: Cidr
     #: Private subnets in at least two availability zones (RDS requires two).
     subnetIds: list[str] = Field(min_length=2)  # noqa: N815
 

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
-from fnplatform.validation import ordered, parse
+from fnplatform.validation import describe_pattern, ordered, parse
 
 
 class SystemPool(BaseModel):
@@ -25,19 +25,25 @@ class SystemPool(BaseModel):
     _ordered = ordered("minCount", "maxCount")
 
 
+VNET_ID = (r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+           r"virtualNetworks/[^/]+$")
+SUBNET_ID = VNET_ID.removesuffix("$") + r"/subnets/[^/]+$"
+
+
 class AzurePrivateNetwork(BaseModel):
     """``env.azure.privateNetwork``: the VNet databases join (owned by the platform team)."""
 
     model_config = ConfigDict(extra="forbid")
 
     virtualNetworkId: str = Field(  # noqa: N815
-        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
-        r"virtualNetworks/[^/]+$"
+        pattern=describe_pattern(
+            VNET_ID, "a virtual network id: /subscriptions/<id>/resourceGroups/<group>/providers/"
+            "Microsoft.Network/virtualNetworks/<name>"),
     )
     #: A subnet delegated to Microsoft.DBforPostgreSQL/flexibleServers.
     databaseSubnetId: str = Field(  # noqa: N815
-        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
-        r"virtualNetworks/[^/]+/subnets/[^/]+$"
+        pattern=describe_pattern(SUBNET_ID, "a subnet id: the virtual network id, then "
+                                 "/subnets/<name>"),
     )
 
 

@@ -56,7 +56,10 @@ class GcpPrivateNetwork(BaseModel):
 
     network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
     allocatedIpRange: str | None = Field(  # noqa: N815
-        None, pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63
+        None,
+        pattern=describe_pattern(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", "a GCP resource name: "
+                                 "lowercase letters, digits and '-', starting with a letter"),
+        max_length=63,
     )
 
 

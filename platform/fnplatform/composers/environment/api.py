@@ -1,5 +1,5 @@
 """The environment API: claim ``platform.acme.com/v1alpha1 EnvironmentClaim``, XR
-``UnifiedEnvironment`` (XRD ``unifiedenvironments.platform.acme.com``, the seed's names).
+``UnifiedEnvironment`` (XRD ``unifiedenvironments.platform.acme.com``, the original design's names).
 
 ``tools/generate_apis.py`` writes ``apis/environment/definition.yaml`` from :data:`API`.
 """

@@ -10,7 +10,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from fnplatform.validation import describe_pattern
+
 DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+CPU = r"^[0-9]+(\.[0-9]+)?m?$"
+MEMORY = r"^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$"
+ENGINE_VERSION = r"^(13|14|15|16|17)$"
+URL_PATH = r"^/[a-z0-9]([a-z0-9/_-]*[a-z0-9])?$"
+REGION = r"^[a-z0-9-]+$"
+DOMAIN = r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$"
 #: ``acme-mfe-<appName>-<8 hex>`` must fit S3/GCS's 63 characters: 63 - 18 = 45.
 APP_NAME_MAX = 45
 Size = Literal["small", "medium", "large"]
@@ -22,7 +31,11 @@ class EnvVar(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Variable name.")
+    name: str = Field(
+        pattern=describe_pattern(ENV_NAME, "a variable name: letters, digits and _, "
+                                 "not starting with a digit"),
+        description="Variable name.",
+    )
     value: str = Field("", description="Literal value.")
 
 
@@ -31,9 +44,11 @@ class ResourceAmounts(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cpu: str | None = Field(None, pattern=r"^[0-9]+(\.[0-9]+)?m?$", description="e.g. 250m.")
+    cpu: str | None = Field(None, pattern=describe_pattern(CPU, "a CPU amount such as 250m or 1.5"),
+                            description="e.g. 250m.")
     memory: str | None = Field(
-        None, pattern=r"^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$", description="e.g. 256Mi."
+        None, pattern=describe_pattern(MEMORY, "a memory amount such as 256Mi or 1Gi"),
+        description="e.g. 256Mi.",
     )
 
 
@@ -78,7 +93,9 @@ class Database(BaseModel):
 
     size: Size = Field(description="Preset: small, medium or large.")
     engineVersion: str = Field(  # noqa: N815
-        "16", pattern=r"^(13|14|15|16|17)$", description="PostgreSQL major version."
+        "16",
+        pattern=describe_pattern(ENGINE_VERSION, "a PostgreSQL major version: 13 to 17"),
+        description="PostgreSQL major version.",
     )
 
 
@@ -87,9 +104,15 @@ class MicroFrontend(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=DNS_LABEL, max_length=30, description="Micro-frontend name.")
+    name: str = Field(
+        pattern=describe_pattern(DNS_LABEL, "lowercase letters, digits and '-', starting and "
+                                 "ending with a letter or digit"),
+        max_length=30,
+        description="Micro-frontend name.",
+    )
     path: str = Field(
-        pattern=r"^/[a-z0-9]([a-z0-9/_-]*[a-z0-9])?$",
+        pattern=describe_pattern(URL_PATH, "a URL path such as /checkout: lowercase letters, "
+                                 "digits, /, _ and -"),
         max_length=100,
         description="URL path prefix, e.g. /checkout.",
     )
@@ -101,7 +124,8 @@ class Frontend(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     appName: str = Field(  # noqa: N815
-        pattern=DNS_LABEL,
+        pattern=describe_pattern(DNS_LABEL, "lowercase letters, digits and '-', starting and "
+                                 "ending with a letter or digit"),
         max_length=APP_NAME_MAX,
         description="Application name: lowercase letters, digits and '-'; names the bucket.",
     )
@@ -128,7 +152,9 @@ class EnvironmentSpec(BaseModel):
 
     cloud: Cloud = Field("aws", description="Cloud to create the database and frontend on.")
     region: str = Field(
-        pattern=r"^[a-z0-9-]+$", max_length=40, description="Region, e.g. eu-west-1, westeurope."
+        pattern=describe_pattern(REGION, "a region such as eu-west-1 or westeurope"),
+        max_length=40,
+        description="Region, e.g. eu-west-1, westeurope.",
     )
     backend: Backend
     database: Database
@@ -160,7 +186,9 @@ class FrontendSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    domain: str | None = Field(None, pattern=r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$")
+    domain: str | None = Field(
+        None, pattern=describe_pattern(DOMAIN, "a DNS domain such as apps.example.com")
+    )
 
 
 class EnvironmentSettings(BaseModel):
