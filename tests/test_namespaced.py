@@ -291,7 +291,8 @@ def test_protecting_a_fetched_resource_from_a_namespaced_composite(
     add_usages(comp)
     usages = [e.body for n, e in comp.desired.items() if n.startswith("usage-")]
     if outcome == "named":
-        assert not usages and any("XPool pool" in s for s in comp.notes.unexpressed)
+        assert not usages
+        assert any("XPool pool" in why for why in comp.notes.unexpressed.values())
         return
     (usage,) = usages
     ref = usage["spec"]["of"]["resourceRef"]
