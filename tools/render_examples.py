@@ -230,6 +230,19 @@ def _concatenate(paths: tuple[Path, ...], target: Path) -> Path:
     return target
 
 
+def _namespaced_required(path: Path) -> Path:
+    """Fetched composites behind claims (a tenant's pools) as the namespaced composites the
+    namespaced form fetches instead; EnvironmentConfigs and other resources as they are."""
+    from tests.support.namespaced import CLAIM_NAME, namespaced_composite
+
+    documents = [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+    twins = [namespaced_composite(doc)
+             if CLAIM_NAME in ((doc.get("metadata") or {}).get("labels") or {}) else doc
+             for doc in documents]
+    path.write_text(yaml.safe_dump_all(twins, sort_keys=False))
+    return path
+
+
 def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str]:
     """The ``crossplane render`` command line for ``case``."""
     xr, observed = case.inputs(workdir)
@@ -246,6 +259,8 @@ def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str
     if extra:
         stem = f"{case.module}-{case.form}-{case.name}"
         joined = _concatenate(extra, workdir / f"{stem}-required.yaml")
+        if case.namespaced:
+            joined = _namespaced_required(joined)
         command.append(f"--required-resources={joined}")
     if observed is not None:
         command.append(f"--observed-resources={observed}")

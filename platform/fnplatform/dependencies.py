@@ -70,18 +70,15 @@ def add_usages(comp: Composition) -> None:
         if user_name and protector is None:
             continue  # the user is held back: nothing to protect against yet
         of = _reference(fetched)
-        if comp.namespaced and not _namespaced_reference(comp, fetched, of, protector):
+        name = usage_name(f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
+                          user_name or comp.name)
+        if comp.namespaced and not _namespaced_reference(comp, name, fetched, of, protector):
             continue
         spec = {"of": of, "reason": reason}
         if protector is not None:
             spec["by"] = _reference(protector.body)
             spec["replayDeletion"] = True
-        comp.emit(
-            usage_name(f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
-                       user_name or comp.name),
-            USAGE.new(None, **spec),
-            ready=True,
-        )
+        comp.emit(name, USAGE.new(None, **spec), ready=True)
 
 
 def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,20 +90,21 @@ def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _namespaced_reference(
-    comp: Composition, fetched: Mapping[str, Any], of: dict[str, Any], protector: Emitted | None
+    comp: Composition, name: str, fetched: Mapping[str, Any], of: dict[str, Any],
+    protector: Emitted | None,
 ) -> bool:
-    """Make ``of`` valid in a namespaced Usage; False (and named) when it can't be."""
+    """Make ``of`` valid in the namespaced Usage ``name``; False (and named) when it can't be."""
     namespace = (fetched.get("metadata") or {}).get("namespace")
-    subject = f"usage of {fetched.get('kind')} {fetched['metadata']['name']}"
+    subject = f"{fetched.get('kind')} {fetched['metadata']['name']}"
     if not namespace:
-        comp.notes.unexpressed[subject] = (
-            "a namespaced Usage can't protect a cluster-scoped resource"
+        comp.notes.unexpressed[name] = (
+            f"a namespaced Usage can't protect cluster-scoped {subject}"
         )
         return False
     if namespace != comp.namespace:
         if protector is None:
-            comp.notes.unexpressed[subject] = (
-                f"a namespaced Usage of a resource in namespace {namespace} needs a user (by)"
+            comp.notes.unexpressed[name] = (
+                f"a namespaced Usage of {subject} in namespace {namespace} needs a user (by)"
             )
             return False
         of["resourceRef"]["namespace"] = namespace

@@ -134,10 +134,17 @@ def namespaced_twin(case: ModuleCase) -> ModuleCase:
     Any module's case has one, so every suite parametrized over :func:`in_both_forms` proves the
     namespaced form of every module, including modules added later.
     """
+    required = {key: [namespaced_composite(item) if _claimed(item) else item for item in items]
+                for key, items in case.required.items()}  # fetched composites are v2 ones too
     return dataclasses.replace(
         case, id=f"{case.id}-{NAMESPACED}", form=NAMESPACED,
-        composite=namespaced_composite(case.composite),
+        composite=namespaced_composite(case.composite), required=required,
     )
+
+
+def _claimed(resource: Body) -> bool:
+    """Whether ``resource`` is a composite behind a claim (it carries the claim labels)."""
+    return "crossplane.io/claim-name" in ((resource.get("metadata") or {}).get("labels") or {})
 
 
 def in_both_forms(cases: list[ModuleCase]) -> list[ModuleCase]:
