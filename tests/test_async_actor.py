@@ -58,16 +58,31 @@ def flavor(name: str, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1"):
-    """Compose ``xr``; ``flavors`` maps flavor name -> fetched configs (None: not fetched)."""
+def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1",
+        first_pass=False):
+    """Compose ``xr``; ``flavors`` maps flavor name -> fetched configs (None: not fetched).
+
+    Without ``observed``: the pass after the queue became Ready (the Deployment waits for
+    it), unless ``first_pass`` asks for the very first pass (nothing observed).
+    """
     required = {f"flavor-{n}": items for n, items in (flavors or {}).items() if items is not None}
-    req = request(
-        xr,
-        step_input("async-actor", settings=settings if settings is not None else SETTINGS),
-        observed=observed,
-        required=required,
-    )
-    return client.run(req, protocol=protocol)
+
+    def send(seen):
+        req = request(
+            xr,
+            step_input("async-actor", settings=settings if settings is not None else SETTINGS),
+            observed=seen,
+            required=required,
+        )
+        return client.run(req, protocol=protocol)
+
+    if observed is not None or first_pass:
+        return send(observed)
+    first = send(None)
+    if "queue" not in first.resources:
+        return first
+    return send({"queue": observed_ready(first.resource("queue"), atProvider={
+        "url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN})})
 
 
 def manifest(rendered, name: str) -> dict[str, Any]:
@@ -142,18 +157,41 @@ def assert_all_valid(rendered, catalog) -> None:
 
 
 @pytest.mark.parametrize("protocol", ["v1", "v1beta1"])
-def test_first_pass_composes_queue_identity_auth_and_deployment_but_no_scaled_object(
+def test_first_pass_composes_queue_identity_and_auth_but_no_deployment_or_scaled_object(
     client, catalog, protocol
 ):
-    rendered = run(client, composite(), protocol=protocol)
+    rendered = run(client, composite(), protocol=protocol, first_pass=True)
     assert not rendered.fatal, rendered.messages
-    assert sorted(rendered.resources) == ["deployment", "queue", "service-account", "trigger-auth"]
+    assert sorted(rendered.resources) == ["queue", "service-account", "trigger-auth"]
     assert rendered.status["phase"] == "Creating"
     assert rendered.status["actor"] == ACTOR
     assert rendered.status["infrastructure"]["keda"]["message"] == "waiting for the queue URL"
     composed = rendered.condition("Composed")
     assert composed is not None and "scaled-object" in composed.message
+    assert "deployment (waits for queue Ready)" in composed.message
     assert_all_valid(rendered, catalog)
+
+
+def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
+    first = run(client, composite(), first_pass=True)
+    creating = {"queue": observed_ready(first.resource("queue"))}
+    creating["queue"]["status"]["conditions"][0]["status"] = "False"
+    assert "deployment" not in run(client, composite(), observed=creating).resources
+    ready = run(client, composite())
+    assert ready.resource("deployment")
+    assert ("usage-queue-by-deployment") in ready.resources  # pods stop before the queue goes
+    running = {name: observed_ready(body) for name, body in ready.resources.items()}
+    running["queue"]["status"]["conditions"][0]["status"] = "False"
+    assert "deployment" in run(client, composite(), observed=running).resources
+
+
+@pytest.mark.parametrize(("timeout", "grace"), [(None, 330), ("90s", 120), ("1m30s", 120),
+                                                 ("1h", 3630), ("2.5s", 33)])
+def test_pods_get_the_actor_timeout_plus_a_margin_to_finish_a_message(client, timeout, grace):
+    resiliency = {"actorTimeout": timeout} if timeout else None
+    xr = composite(**({"resiliency": resiliency} if resiliency else {}))
+    pod = manifest(run(client, xr), "deployment")["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] == grace
 
 
 def test_queue_is_named_per_namespace_and_actor_with_seed_timings_tags_and_redrive(client):
@@ -359,7 +397,7 @@ def test_deployment_runs_the_runtime_and_sidecar_in_the_claim_namespace(client):
     assert sidecar["ASYA_NAMESPACE"] == NAMESPACE
     assert sidecar["ASYA_TRANSPORT"] == "sqs"
     assert sidecar["ASYA_AWS_REGION"] == "eu-west-1"
-    assert "ASYA_QUEUE_URL" not in sidecar  # not known yet
+    assert sidecar["ASYA_QUEUE_URL"] == QUEUE_URL  # the Deployment waits for the Ready queue
     assert sidecar["ASYA_RESILIENCY_RETRY_POLICY"] == "exponential"
     assert sidecar["ASYA_RESILIENCY_RETRY_MAX_ATTEMPTS"] == "5"
     assert sidecar["ASYA_RESILIENCY_RETRY_JITTER"] == "true"
@@ -392,7 +430,8 @@ def test_shared_service_account_carries_the_role_and_survives_actor_deletion(cli
 def test_scaling_disabled_runs_fixed_replicas_without_keda(client, catalog):
     xr = composite(scaling={"enabled": False}, replicas=3)
     first = run(client, xr)
-    assert sorted(first.resources) == ["deployment", "queue", "service-account"]
+    assert sorted(first.resources) == [
+        "deployment", "queue", "service-account", "usage-queue-by-deployment"]
     assert manifest(first, "deployment")["spec"]["replicas"] == 3
     assert first.status["infrastructure"]["keda"] == {"ready": True, "message": "scaling disabled"}
     rendered = run(client, xr, observed=stage_all_ready(first, 3))

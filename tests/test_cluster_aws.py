@@ -7,6 +7,7 @@ provider status fields the module reads (``STATUS``), pass after pass, as Crossp
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -32,6 +33,8 @@ STATUS: dict[str, dict[str, Any]] = {
         }
     },
     "dns-public": {"atProvider": {"zoneId": PUBLIC_ZONE_ID}},
+    "cluster-nodes": {"atProvider": {"latestVersion": 3}},
+    "cluster-vpc-cni": {"atProvider": {"arn": f"arn:aws:iam::{ACCOUNT}:role/prod-cluster-vpc-cni"}},
     "dns-private": {"atProvider": {"zoneId": PRIVATE_ZONE_ID}},
 }
 SETTINGS: dict[str, Any] = {
@@ -139,7 +142,9 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
         "network-private-a", "network-private-b", "network-public-a", "network-public-b"]
     assert kinds["network-igw"] == "InternetGateway"
     assert sorted(of_kind(rendered, "EIP")) == ["network-nat-a-eip", "network-nat-b-eip"]
-    assert len(of_kind(rendered, "Route")) == 3
+    # Only the public default route: the private ones wait for their NAT gateways, which
+    # wait for the Internet gateway (a route to a gateway that doesn't exist fails).
+    assert list(of_kind(rendered, "Route")) == ["network-public-default"]
     assert len(of_kind(rendered, "RouteTableAssociation")) == 4
     for helper in CLUSTER_HELPERS:
         assert helper in rendered.resources
@@ -147,6 +152,7 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     held = ["cluster", "cluster-auth", "pool-general", "pool-batch", "providers-helm",
             "providers-kubernetes", "release-cert-manager", "release-ingress-nginx",
             "release-kube-prometheus-stack", "network-nat-a", "dns-private",
+            "network-private-a-default", "network-private-b-default",
             "cert-manager-identity-association", "cert-manager-identity-policy-attachment",
             "cluster-autoscaler", "cluster-autoscaler-association",
             "cluster-autoscaler-policy-attachment", "cluster-autoscaler-release"]
@@ -190,6 +196,7 @@ def test_converged_state_has_pools_providers_releases_identity_and_usages(conver
     assert "usage-cluster-role-cluster-policy-by-cluster" in usages
     assert "usage-cluster-node-role-worker-by-pool-batch" in usages
     assert "usage-network-igw-by-network-nat-a" in usages
+    assert "usage-network-nat-a-by-network-private-a-default" in usages
     assert rendered.condition("Composed").reason == "AllResourcesComposed"
     assert_all_valid(rendered, catalog)
 
@@ -225,7 +232,7 @@ def test_coredns_waits_for_a_node_group(client):
 
 def test_region_on_every_regional_resource(converged):
     rendered, _ = converged
-    global_kinds = {"Role", "Policy", "RolePolicyAttachment", "Zone"}
+    global_kinds = {"Role", "Policy", "RolePolicyAttachment", "Zone", "OpenIDConnectProvider"}
     for name, body in rendered.resources.items():
         if body["apiVersion"].endswith(".aws.upbound.io/v1beta1") or body[
             "apiVersion"
@@ -245,8 +252,11 @@ def test_private_cluster_endpoint_subnets_and_access(converged):
         "subnetIdRefs": [{"name": "prod-network-private-a"}, {"name": "prod-network-private-b"}],
     }
     assert cluster["roleArnRef"] == {"name": "prod-cluster-role"}
-    assert cluster["accessConfig"]["authenticationMode"] == "API_AND_CONFIG_MAP"
-    assert cluster["accessConfig"]["bootstrapClusterCreatorAdminPermissions"] is True
+    # Creation-only (initProvider): an adopted cluster keeps its own access settings.
+    assert "accessConfig" not in cluster
+    access = rendered.resource("cluster")["spec"]["initProvider"]["accessConfig"]
+    assert access["authenticationMode"] == "API_AND_CONFIG_MAP"
+    assert access["bootstrapClusterCreatorAdminPermissions"] is True
     assert "version" not in cluster
 
 
@@ -255,7 +265,10 @@ def test_kubernetes_version_and_services_range(client):
     rendered, _ = converge(client, composite(kubernetesVersion="1.33"), settings)
     cluster = for_provider(rendered, "cluster")
     assert cluster["version"] == "1.33"
-    assert cluster["kubernetesNetworkConfig"] == {"serviceIpv4Cidr": "172.20.0.0/16"}
+    # Creation-only: an adopted cluster keeps its own Service range.
+    assert "kubernetesNetworkConfig" not in cluster
+    init = rendered.resource("cluster")["spec"]["initProvider"]
+    assert init["kubernetesNetworkConfig"] == {"serviceIpv4Cidr": "172.20.0.0/16"}
 
 
 def test_public_access_cidrs_keep_a_private_cluster_reachable_from_the_control_plane(client):
@@ -319,8 +332,7 @@ def test_node_role_has_the_worker_policies(converged):
     assert arns == [
         "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
         "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-        "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-    ]
+    ]  # not the CNI policy: vpc-cni has its own role
     cluster_trust = json.loads(for_provider(rendered, "cluster-role")["assumeRolePolicy"])
     assert cluster_trust["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
     assert for_provider(rendered, "cluster-role-cluster-policy")["policyArn"] == (
@@ -401,12 +413,54 @@ def test_private_ingress_gets_an_internal_load_balancer(converged):
     assert annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"] == "internal"
 
 
-def test_node_groups_follow_cluster_upgrades_and_carry_autoscaler_discovery_tags(converged):
+def _with_observed(observed: dict[str, Any], name: str, **at_provider: Any) -> dict[str, Any]:
+    body = copy.deepcopy(observed[name])
+    body["status"].setdefault("atProvider", {}).update(at_provider)
+    return {**observed, name: body}
+
+
+def test_node_groups_follow_the_observed_control_plane_version_not_the_desired_one(client):
+    # An upgrade 1.33 -> 1.34 asked for; the control plane still runs 1.33.
+    _, observed = converge(client, composite(kubernetesVersion="1.34"))
+    upgrading = _with_observed(observed, "cluster", version="1.33")
+    rendered = run(client, composite(kubernetesVersion="1.34"), upgrading)
+    assert for_provider(rendered, "cluster")["version"] == "1.34"
+    for pool in ("pool-general", "pool-batch"):
+        spec = for_provider(rendered, pool)
+        assert spec["version"] == "1.33"
+        # versionRef would resolve the Cluster's *spec* version (ExtractParamPath, false).
+        assert "versionRef" not in spec
+    release = for_provider(rendered, "cluster-autoscaler-release")
+    assert release["chart"]["version"] == "9.47.0"  # the 1.33 autoscaler
+    done = _with_observed(observed, "cluster", version="1.34")
+    rendered = run(client, composite(kubernetesVersion="1.34"), done)
+    assert for_provider(rendered, "pool-general")["version"] == "1.34"
+    assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.51.0"
+
+
+def test_node_groups_state_no_version_before_the_cluster_reports_one(converged):
+    rendered, _ = converged
+    assert "version" not in for_provider(rendered, "pool-general")
+
+
+@pytest.mark.parametrize(("running", "desired"), [(2, None), (1, 2), (4, None), (9, 6)])
+def test_desired_size_is_stated_only_when_the_running_size_is_outside_the_bounds(
+        client, converged, catalog, running, desired):
+    _, observed = converged
+    seen = _with_observed(observed, "pool-general", scalingConfig={
+        "desiredSize": running, "minSize": 1, "maxSize": 6})
+    rendered = run(client, composite(), seen)  # general: min 2, max 6
+    node_group = rendered.resource("pool-general")
+    scaling = node_group["spec"]["forProvider"]["scalingConfig"]
+    assert scaling.get("desiredSize") == desired
+    assert node_group["spec"]["initProvider"]["scalingConfig"]["desiredSize"] == 2
+    assert catalog.validate(node_group) == []
+
+
+def test_node_groups_carry_autoscaler_discovery_tags(converged):
     rendered, _ = converged
     for pool in ("pool-general", "pool-batch"):
         spec = for_provider(rendered, pool)
-        # Resolve IfNotPresent (the default) would pin the first version forever.
-        assert spec["versionRef"] == {"name": "prod-cluster", "policy": {"resolve": "Always"}}
         assert spec["tags"]["k8s.io/cluster-autoscaler/enabled"] == "true"
         assert spec["tags"]["k8s.io/cluster-autoscaler/prod-cluster"] == "owned"
         assert spec["tags"]["crossplane-composite"] == "prod"  # platform tags kept
@@ -416,7 +470,7 @@ def test_iam_documents_are_valid_compact_json_with_sorted_keys(converged):
     rendered, _ = converged
     documents = [for_provider(rendered, n)["assumeRolePolicy"] for n in of_kind(rendered, "Role")]
     documents += [for_provider(rendered, n)["policy"] for n in of_kind(rendered, "Policy")]
-    assert len(documents) == 6  # cluster, node, 2 identities; 2 identity policies
+    assert len(documents) == 7  # cluster, node, vpc-cni, 2 identities; 2 identity policies
     for document in documents:
         parsed = json.loads(document)
         assert parsed["Version"] == "2012-10-17"
@@ -522,7 +576,9 @@ def test_environment_pins_or_disables_the_cluster_autoscaler(client):
 
 
 def test_imported_cluster_is_discovered_by_its_external_name(client, catalog):
-    xr = composite(**{"import": {"enabled": True, "mode": "observe",
+    # Manage mode: observe mode composes nothing inside the imported cluster (see
+    # test_cluster_lifecycle.py), so no autoscaler to discover anything.
+    xr = composite(**{"import": {"enabled": True, "mode": "manage",
                                  "resources": {"cluster": {"externalName": "legacy-eks"}}}})
     rendered, _ = converge(client, xr)
     values = for_provider(rendered, "cluster-autoscaler-release")["values"]
@@ -573,7 +629,8 @@ def test_malformed_addon_versions_are_a_fatal_result(client, versions, says):
 
 
 def test_public_cluster_has_no_nat_no_private_subnets_and_no_private_zone(client, catalog):
-    rendered, _ = converge(client, composite(privateCluster=False))
+    settings = {**SETTINGS, "aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}}
+    rendered, _ = converge(client, composite(privateCluster=False), settings)
     kinds = set(rendered.kinds.values())
     assert not kinds & {"NATGateway", "EIP"}
     assert sorted(of_kind(rendered, "Subnet")) == ["network-public-a", "network-public-b"]

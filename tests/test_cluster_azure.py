@@ -57,6 +57,9 @@ ENVIRONMENT_CONFIG: dict[str, Any] = {
         },
         "tags": {"cost-center": "cc-42"},
         "monitoring": {"enabled": True, "retention": "7d"},
+        "azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+                  "clusterIdentity": {"secretRef": {"name": "crossplane-aks-identity"},
+                                      "principalId": "p-crossplane"}},
     },
 }
 STEP_INPUT = step_input(
@@ -71,8 +74,14 @@ AT_PROVIDER: dict[str, dict[str, Any]] = {
         "Microsoft.ContainerService/managedClusters/team-a-cluster",
         "fqdn": FQDN,
         "oidcIssuerUrl": OIDC_ISSUER,
+        "identity": {"type": "SystemAssigned", "principalId": "p-cluster"},
     },
     "cert-manager-identity": {"clientId": CLIENT_ID, "principalId": "p-1", "tenantId": "t-1"},
+    # Azure ids the role assignments are scoped to.
+    "network-nodes": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+                            "Microsoft.Network/virtualNetworks/team-a-network/subnets/nodes"},
+    "dns-public": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+                         "Microsoft.Network/dnszones/example.com"},
 }
 
 HELD_UNTIL_CLUSTER = (
@@ -141,7 +150,7 @@ def observe(rendered: Any, observed: dict[str, Any] | None = None) -> dict[str, 
     return result
 
 
-def converge(client: Any, xr: dict[str, Any], passes: int = 6) -> tuple[Any, dict[str, Any]]:
+def converge(client: Any, xr: dict[str, Any], passes: int = 8) -> tuple[Any, dict[str, Any]]:
     """Pass after pass, observe every desired resource as Ready, until nothing new appears.
 
     The last pass returned saw all its desired resources observed (with the cluster's
@@ -277,7 +286,7 @@ def test_workload_identity_federates_cert_manager_with_the_aks_issuer(client: An
     assert values["podLabels"] == {"azure.workload.identity/use": "true"}
 
 
-def test_provider_configs_use_the_kubeconfig_secret_without_extra_identity(client: Any) -> None:
+def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any) -> None:
     rendered, _ = converge(client, composite())
     for name in ("providers-helm", "providers-kubernetes"):
         spec = rendered.resource(name)["spec"]
@@ -289,7 +298,31 @@ def test_provider_configs_use_the_kubeconfig_secret_without_extra_identity(clien
                 "key": "kubeconfig",
             },
         }
-        assert "identity" not in spec
+        # Local accounts are disabled: the kubeconfig's kubelogin exec is replaced with a
+        # token for this identity.
+        assert spec["identity"] == {
+            "type": "AzureWorkloadIdentityCredentials", "source": "Secret",
+            "secretRef": {"name": "crossplane-aks-identity", "namespace": "crossplane-system",
+                          "key": "credentials"}}
+    aks = rendered.resource("cluster")["spec"]["forProvider"]
+    assert aks["localAccountDisabled"] is True
+    assert aks["azureActiveDirectoryRoleBasedAccessControl"] == {"azureRbacEnabled": True}
+    grant = rendered.resource("cluster-crossplane-admin")["spec"]["forProvider"]
+    assert grant["roleDefinitionName"] == "Azure Kubernetes Service RBAC Cluster Admin"
+    assert grant["principalId"] == "p-crossplane"
+    assert grant["scope"] == AT_PROVIDER["cluster"]["id"]
+    usages = set(rendered.resources)
+    for reader in ("providers-helm", "release-ingress-nginx"):
+        assert f"usage-cluster-crossplane-admin-by-{reader}" in usages
+
+
+def test_missing_cluster_identity_is_a_fatal_result_naming_the_field(client: Any) -> None:
+    environment = copy.deepcopy(ENVIRONMENT_CONFIG)
+    del environment["data"]["azure"]["clusterIdentity"]
+    rsp = client.run(request(
+        composite(), STEP_INPUT, required={"environment-0": [environment]},
+        observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})}))
+    assert rsp.fatal and rsp.fatal[0].startswith("environment.azure.clusterIdentity: required")
 
 
 def test_private_ingress_gets_an_internal_azure_load_balancer(client: Any) -> None:
@@ -409,7 +442,8 @@ def test_network_and_dns_zone_names(client: Any) -> None:
 def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
     settings = {
         "defaultMachineType": "Standard_D4ds_v5",
-        "azure": {"systemPool": {"vmSize": "Standard_D2ds_v5", "minCount": 3, "maxCount": 5}},
+        "azure": {"systemPool": {"vmSize": "Standard_D2ds_v5", "minCount": 3, "maxCount": 5},
+                  "clusterIdentity": ENVIRONMENT_CONFIG["data"]["azure"]["clusterIdentity"]},
     }
     rsp = client.run(
         request(

@@ -88,6 +88,9 @@ ENVIRONMENT = {
         },
         "monitoring": {"enabled": True, "retention": "30d"},
         "tags": {"team": "platform"},
+        # Required: GKE's API endpoint is public (see test_api_server_needs_an_allowlist).
+        "gcp": {"masterAuthorizedNetworks": [
+            {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]},
     },
 }
 
@@ -95,6 +98,8 @@ ENVIRONMENT = {
 def run(client, xr: dict[str, Any], observed: dict[str, dict[str, Any]] | None = None, **env):
     """One pass of the cluster module with the GCP EnvironmentConfig (plus ``env`` overrides)."""
     environment = copy.deepcopy(ENVIRONMENT)
+    if "gcp" in env:
+        env["gcp"] = {**environment["data"]["gcp"], **env["gcp"]}
     environment["data"].update(env)
     req = request(
         xr,

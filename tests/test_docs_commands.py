@@ -71,6 +71,16 @@ NOT_RUN: dict[str, str] = {
     "UPDATE_GOLDEN=1 make test-e2e": (
         "rewrites tests/golden/; tests/test_e2e_render.py in this suite runs the same renders"
     ),
+    # README "A CI pipeline on the environment module": what a pipeline runs against a live
+    # control plane with the environment module installed and cloud credentials.
+    "kubectl apply -f examples/environment/claim-aws.yaml": "needs a live Crossplane cluster",
+    "kubectl -n payments wait environmentclaim/payments-squad --for=condition=Ready "
+    "--timeout=30m": "needs a live Crossplane cluster",
+    "BUCKET=$(kubectl -n payments get environmentclaim payments-squad "
+    "-o jsonpath='{.status.frontendBucketName}')": "needs a live Crossplane cluster",
+    'aws s3 sync dist/ "s3://${BUCKET}/" --delete': "needs AWS credentials and a built frontend",
+    "kubectl -n payments get environmentclaim payments-squad "
+    "-o jsonpath='{.status.cdnDomainName}'": "needs a live Crossplane cluster",
     **dict.fromkeys(PUBLISH_COMMANDS, "needs docker with buildx, and registry credentials"),
     **dict.fromkeys(
         CLUSTER_COMMANDS,

@@ -18,7 +18,13 @@ SOURCES = [
 ]
 
 
+#: GKE requires who may reach its public API endpoint; settings carry it for every test here.
+GCP_ALLOWLIST = {"gcp": {"masterAuthorizedNetworks": [
+    {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}}
+
+
 def cluster_step(**fields):
+    fields["settings"] = {**GCP_ALLOWLIST, **fields.get("settings", {})}
     return step_input("cluster", environment=SOURCES, **fields)
 
 
@@ -97,7 +103,7 @@ def test_later_sources_win_and_maps_merge_deeply(client):
     prometheus = rsp.resource("release-kube-prometheus-stack")["spec"]["forProvider"]["values"]
     # Both gold configs match; they merge sorted by name, so gold-b (later) wins.
     assert prometheus["prometheus"]["prometheusSpec"]["retention"] == "90d"
-    assert prometheus["grafana"]["enabled"] is True  # untouched keys survive the merge
+    assert prometheus["alertmanager"]["enabled"] is True  # untouched keys survive the merge
 
 
 def test_the_context_environment_is_the_base_and_is_passed_on(client):
@@ -172,7 +178,8 @@ def test_an_optional_source_the_composite_cannot_fill_in_selects_nothing(client)
         {"matchLabels": {"planeType": {"fromFieldPath": "metadata.labels.planeType"}},
          "optional": True},
     ])
-    fetched = {"environment-0": [environment_config("baseline", {"defaultMachineType": "e2"})]}
+    fetched = {"environment-0": [
+        environment_config("baseline", {"defaultMachineType": "e2", **GCP_ALLOWLIST})]}
     rsp = client.run(request(composite, step, required=fetched))
     assert rsp.fatal == []
     assert set(rsp.requirements) == {"environment-0"}

@@ -221,8 +221,7 @@ def big_cluster() -> tuple[fnv1.RunFunctionRequest, int]:
     from function.dispatch import run
 
     case = cluster_case("aws")
-    big = ModuleCase(case.id, case.module, cluster_composite("aws", pools=1000), case.settings,
-                     case.environment)
+    big = case.with_composite(cluster_composite("aws", pools=1000))  # same observed status
     rendered, observed = converge(lambda req: Rendered(run(req)), big)
     return big.request(observed=observed), rendered.response.ByteSize()
 

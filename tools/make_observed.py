@@ -1,16 +1,15 @@
-"""Write ``tests/render-cases/<module>/observed-<case>-ready.yaml``: the foundations Ready.
+"""Write ``tests/render-cases/<module>/observed-<case>.yaml``: the passes before the last,
+all Ready.
 
     python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
 
 For each named first-pass case it renders pass 1, marks every composed resource Ready as a
 provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
-``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), renders
-pass 2 (the cluster appears once its network is Ready) and marks the cluster Ready too. The
-result is the observed state of a third pass, which composes what waits for the cluster (node
-pools, the in-cluster Helm/Kubernetes ProviderConfigs, workload identity) and fills the XR
-status; ``Composed`` stays False. Helm releases wait for those ProviderConfigs, which this
-state does not hold yet, so no Release is rendered from it. Values are fake but deterministic
-(hashes of names), so goldens stay byte-identical.
+``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), and
+renders again with those observed, until a pass composes nothing new (the cluster once its
+network is Ready, node pools once the cluster is, Helm releases once a pool is Ready...). The
+result is the observed state of the last pass, which composes everything and fills the XR
+status. Values are fake but deterministic (hashes of names), so goldens stay byte-identical.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import render_examples as tool
 
-READY_NAMES_SECOND_PASS = ("cluster",)
+MAX_PASSES = 10
 EXTERNAL_NAME = "crossplane.io/external-name"
 CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBexample\n-----END CERTIFICATE-----\n"
 CA_DATA = base64.b64encode(CA_PEM.encode()).decode()
@@ -62,6 +61,8 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
             at["certificateAuthority"] = [{"data": CA_DATA}]
             issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
             at["identity"] = [{"oidc": [{"issuer": issuer}]}]
+        elif kind == "LaunchTemplate":
+            at["latestVersion"] = 1
         elif kind == "Zone":
             at["zoneId"] = "Z" + _digest(external, 13).upper()
     elif group.endswith("azure.upbound.io"):
@@ -70,6 +71,8 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
             at["fqdn"] = f"{external}-{_digest(external, 8)}.hcp.westeurope.azmk8s.io"
             tenant = _digest(external, 36)
             at["oidcIssuerUrl"] = f"https://westeurope.oic.prod-aks.azure.com/{tenant}/"
+            principal = _digest(f"{external}-identity", 32)
+            at["identity"] = {"type": "SystemAssigned", "principalId": principal}
         elif kind == "UserAssignedIdentity":
             uuid = _digest(external, 32)
             at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
@@ -123,20 +126,22 @@ def _render(crank: Path, case: tool.Case, port: int, tmp: Path) -> str:
 
 
 def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
-    """Pass-1 resources and the cluster, all Ready."""
+    """Every resource the passes before the last composed, all Ready."""
     xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
-    first = _composed(_render(crank, case, port, tmp), xr_kind)
-    ready = {name: mark_ready(body) for name, body in first.items()}
-    pass_one_file = tmp / "observed-pass-1.yaml"
-    pass_one_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
-    second_case = tool.Case(
-        module=case.module, name=case.name, xr=case.xr, environment=case.environment,
-        observed=pass_one_file, required=case.required,
-    )  # fmt: skip
-    second = _composed(_render(crank, second_case, port, tmp), xr_kind)
-    for name in READY_NAMES_SECOND_PASS:
-        if name in second:
-            ready[name] = mark_ready(second[name])
+    composed = _composed(_render(crank, case, port, tmp), xr_kind)
+    ready: dict[str, dict[str, Any]] = {}
+    for number in range(1, MAX_PASSES):
+        new = {name: body for name, body in composed.items() if name not in ready}
+        if not new:
+            break
+        ready.update({name: mark_ready(body) for name, body in new.items()})
+        observed_file = tmp / f"observed-pass-{number}.yaml"
+        observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
+        next_case = tool.Case(
+            module=case.module, name=case.name, xr=case.xr, environment=case.environment,
+            observed=observed_file, required=case.required,
+        )  # fmt: skip
+        composed = _composed(_render(crank, next_case, port, tmp), xr_kind)
     return [ready[name] for name in sorted(ready)]
 
 

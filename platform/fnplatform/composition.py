@@ -308,6 +308,19 @@ class Composition:
             self.hold(by, f"{name} {path}")
         return value
 
+    def needs_ready(self, name: str, *, by: str) -> bool:
+        """Whether ``by`` may be composed: ``name`` reports Ready, or ``by`` already exists.
+
+        For what existing isn't enough for: a Helm release whose hook Jobs need a schedulable
+        node waits for a node pool that is Ready, not just created. False records the hold (the
+        Composed condition says so) and the caller doesn't emit ``by``; an existing ``by`` is
+        never held back (dropping it would delete it).
+        """
+        if self.is_ready(name) or by in self.observed:
+            return True
+        self.hold(by, f"{name} Ready")
+        return False
+
     def needs_connection(self, name: str, *, by: str) -> dict[str, bytes] | None:
         """The observed connection details of ``name``, or None while ``by`` waits for them.
 

@@ -38,6 +38,17 @@ class ImportSpec(BaseModel):
     resources: dict[str, ImportedResource] = Field(
         default_factory=dict, description="Composed resource name to its external name."
     )
+    include: list[str] = Field(
+        default_factory=list,
+        description=(
+            "In observe mode, composed resources to create inside the imported ones anyway "
+            "(a node pool in an imported cluster, say); nothing else is written into them."
+        ),
+    )
+
+    def observing(self) -> bool:
+        """Whether resources are adopted read-only (nothing may be written into them)."""
+        return self.enabled and self.mode == "observe" and bool(self.resources)
 
 
 def check_import_names(spec: ImportSpec, composed: Iterable[str]) -> None:
@@ -66,6 +77,8 @@ def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: boo
     annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
     annotations[EXTERNAL_NAME] = imported.externalName
     if managed:
-        policies = ["Observe"] if spec.mode == "observe" else ["*"]
-        body["spec"]["managementPolicies"] = policies
+        if spec.mode == "observe":
+            body["spec"]["managementPolicies"] = ["Observe"]
+        else:  # full control, minus what the builder deliberately left out (LateInitialize)
+            body["spec"].setdefault("managementPolicies", ["*"])
         body["spec"]["deletionPolicy"] = "Orphan"

@@ -18,6 +18,7 @@ from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
 from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
+from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input
 from fnplatform.merge import deep_merge
@@ -90,6 +91,7 @@ def stop_here(comp: Composition, not_yet: NotYet) -> None:
 
 def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
+    leave_imported_alone(comp)
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)

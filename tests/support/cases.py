@@ -63,6 +63,10 @@ class ModuleCase:
     invalid: tuple[Invalid, ...] = ()
     secrets: Mapping[str, bytes] = field(default_factory=dict)  # connection details to observe
     observed_status: Mapping[str, Body] = field(default_factory=dict)  # status once Ready
+    #: Composed resources that publish connection details (``secrets``) once they exist.
+    publishes: tuple[str, ...] = ()
+    #: The composite composes without labels (a composite made without a claim).
+    label_free: bool = False
 
     @property
     def xr_name(self) -> str:
@@ -119,6 +123,28 @@ def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, l
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
 
 
+def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
+    """Every pass from nothing until the desired set is stable, each fed back Ready.
+
+    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready, with the case's
+    ``observed_status`` and what the function required fetched. The last pass desires nothing
+    new (or ``limit`` passes were made: the caller asserts on the count).
+    """
+    observed: dict[str, Body] = {}
+    fetched = case.fetched()
+    history = [run(case.request(observed=observed, required=fetched))]
+    while len(history) < limit:
+        rendered = history[-1]
+        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
+        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
+               for name, body in rendered.resources.items()}
+        if set(now) == set(observed) and not rendered.fatal:
+            break
+        observed = now
+        history.append(run(case.request(observed=observed, required=fetched)))
+    return history
+
+
 def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
     """Compose until the desired set is stable with everything observed Ready.
 
@@ -135,8 +161,14 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
         if set(now) == set(observed) and not rendered.fatal:
             break
         observed = now
-        rendered = run(case.request(observed=observed, required=fetched))
+        rendered = run(case.request(observed=observed, required=fetched,
+                                    connection=published(case, observed)))
     return rendered, observed
+
+
+def published(case: ModuleCase, observed: Mapping[str, Body]) -> dict[str, dict[str, bytes]]:
+    """The connection details Crossplane observes: ``case.secrets`` on each existing publisher."""
+    return {name: dict(case.secrets) for name in case.publishes if name in observed}
 
 
 # -- cluster ------------------------------------------------------------------------------
@@ -195,6 +227,63 @@ def _delete(path: str) -> Callable[[Body, Body], None]:
     return mutate
 
 
+#: What each cloud's provider reports for a Ready cluster (the rest is fed back from desired).
+CLUSTER_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {
+        "endpoint": "https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com", "version": "1.33",
+        "id": "acme-prod-cluster",
+        "identity": [{"oidc": [{"issuer": "https://oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"}]}],
+    }},
+    "gcp": {"atProvider": {
+        "endpoint": "203.0.113.10",
+        "id": "projects/plane-1/locations/europe-west1/clusters/acme-prod-cluster",
+    }},
+    "azure": {"atProvider": {
+        "id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1/"
+              "providers/Microsoft.ContainerService/managedClusters/acme-prod-cluster",
+        "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
+        "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
+        "identity": {"type": "SystemAssigned",
+                     "principalId": "00000000-0000-0000-0000-0000000000c1"},
+    }},
+}
+_AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
+#: Other observed fields the clouds read once a resource is Ready (ids, principals).
+CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
+    "aws": {
+        "cluster-nodes": {"atProvider": {"latestVersion": 1}},
+        "cluster-vpc-cni": {"atProvider": {
+            "arn": "arn:aws:iam::123456789012:role/acme-prod-cluster-vpc-cni"}},
+    },
+    "gcp": {},
+    "azure": {
+        "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                               "virtualNetworks/acme-prod-network/subnets/nodes"}},
+        "dns-public": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
+                                            "dnszones/acme.example.com"}},
+        "cert-manager-identity": {"atProvider": {
+            "principalId": "00000000-0000-0000-0000-0000000000d1",
+            "clientId": "00000000-0000-0000-0000-0000000000d2"}},
+    },
+}
+
+
+#: Who Crossplane's providers are on AKS (local accounts are disabled).
+AZURE_CLUSTER_IDENTITY: Body = {
+    "type": "AzureWorkloadIdentityCredentials",
+    "secretRef": {"name": "crossplane-aks-identity"},
+    "principalId": "00000000-0000-0000-0000-0000000000e1",
+}
+#: Who may reach the API server: each cloud requires it where the endpoint is public.
+CLUSTER_API_ALLOWLIST: dict[str, Body] = {
+    "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
+    "gcp": {"gcp": {"masterAuthorizedNetworks": [
+        {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
+    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+                        "clusterIdentity": AZURE_CLUSTER_IDENTITY}},
+}
+
+
 def cluster_case(cloud: str) -> ModuleCase:
     """A two-pool cluster with DNS on ``cloud``, machine type from an EnvironmentConfig."""
     return ModuleCase(
@@ -204,7 +293,8 @@ def cluster_case(cloud: str) -> ModuleCase:
         settings={"ingress_replicas": 2},
         environment=(environment_config(
             f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
-                                 "tags": {"cost-center": "42"}}),),
+                                 "tags": {"cost-center": "42"},
+                                 **CLUSTER_API_ALLOWLIST[cloud]}),),
         invalid=(
             Invalid("no-location", _delete("spec.forProvider.location"),
                     "spec.forProvider.location"),
@@ -222,6 +312,7 @@ def cluster_case(cloud: str) -> ModuleCase:
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
                  "password": b"hunter2-cluster-pw-91c"},
+        observed_status={"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]},
     )
 
 
@@ -424,12 +515,94 @@ def contact_center_case(cloud: str) -> ModuleCase:
     )
 
 
+# -- environment ---------------------------------------------------------------------------
+
+ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
+ENVIRONMENT_SETTINGS: Body = {
+    "frontend": {"domain": "apps.acme.example"},
+    "aws": {"accountId": "123456789012",
+            "privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
+                               "subnetIds": ["subnet-0aa11bb22cc33dd44",
+                                             "subnet-0ee55ff66aa77bb88"]}},
+    "gcp": {"project": "acme-apps-prod", "projectNumber": "412345678901",
+            "privateNetwork": {"network": "projects/acme-apps-prod/global/networks/apps"},
+            "databasePasswordSecretRef": {"name": "cloudsql-root-password",
+                                          "namespace": "crossplane-system", "key": "password"}},
+    "azure": {"resourceGroup": "acme-apps-westeurope", "privateNetwork": {
+        "virtualNetworkId": "/subscriptions/0000/resourceGroups/net/providers/"
+                            "Microsoft.Network/virtualNetworks/apps",
+        "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
+                            "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}},
+}
+DATABASE_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {"address": "payments.c1x2y3.eu-west-1.rds.amazonaws.com"}},
+    "gcp": {"atProvider": {"privateIpAddress": "10.60.0.5"}},
+    "azure": {"atProvider": {"fqdn": "payments.private.postgres.database.azure.com"}},
+}
+
+
+CDN_STATUS: dict[str, Body] = {
+    "aws": {"atProvider": {"arn": "arn:aws:cloudfront::123456789012:distribution/E2QWRUHEXAMPLE",
+                           "domainName": "d111111abcdef8.cloudfront.net"}},
+    "gcp": {},
+    "azure": {"atProvider": {"hostName": "payments-cdn-c3d4e5f6.z01.azurefd.net"}},
+}
+
+
+def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec: Any) -> Body:
+    """The seed's payments-squad environment as a UnifiedEnvironment on ``cloud``."""
+    body: Body = {
+        "cloud": cloud,
+        "region": ENVIRONMENT_REGION[cloud],
+        "backend": {"image": "ghcr.io/acme/payments-api:1.4.2", "replicas": 2},
+        "database": {"size": "medium"},
+        "frontend": {"appName": "payments", "microFrontends": [
+            {"name": "checkout", "path": "/checkout"}, {"name": "wallet", "path": "/wallet"}]},
+    }
+    body.update(spec)
+    return {
+        "apiVersion": "platform.acme.com/v1alpha1",
+        "kind": "UnifiedEnvironment",
+        "metadata": {
+            "name": name,
+            "uid": "7d3f9a12-55c1-4e0b-9a7e-0c2b8e4f1a6d",
+            "labels": {"crossplane.io/claim-name": "payments-squad",
+                       "crossplane.io/claim-namespace": "payments"},
+        },
+        "spec": body,
+    }
+
+
+def environment_case(cloud: str) -> ModuleCase:
+    """The payments-squad environment on ``cloud``, platform settings from an EnvironmentConfig."""
+    return ModuleCase(
+        id=f"environment-{cloud}",
+        module="environment",
+        composite=environment_composite(cloud),
+        environment=(environment_config("environment-platform", ENVIRONMENT_SETTINGS),),
+        invalid=(
+            Invalid("bad-size", _set("spec.database.size", "huge"), "spec.database.size"),
+            Invalid("no-image", _delete("spec.backend.image"), "spec.backend.image"),
+            Invalid("bad-app-name", _set("spec.frontend.appName", "Payments_App"),
+                    "spec.frontend.appName"),
+            Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
+            Invalid("no-region", _delete("spec.region"), "spec.region"),
+            Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+        ),
+        secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
+        publishes=("database",),
+        label_free=True,
+        observed_status={"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]},
+    )
+
+
 # -- registry ------------------------------------------------------------------------------
 
 CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
     "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
+    "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

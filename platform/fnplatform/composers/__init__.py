@@ -13,19 +13,20 @@ if TYPE_CHECKING:
 
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use)."""
-    from fnplatform.composers import async_actor, cluster, contact_center, openstack
+    from fnplatform.composers import async_actor, cluster, contact_center, environment, openstack
 
     return {
         "async-actor": async_actor.compose,
         "cluster": cluster.compose,
         "contact-center": contact_center.compose,
+        "environment": environment.compose,
         "openstack": openstack.compose,
     }
 
 
 def composite_apis() -> dict[str, tuple[ApiDefinition, ...]]:
-    """The composite APIs of each shipped module: ``composers/<module>/api.py``'s ``API``, or
-    its ``APIS`` for a module serving several (openstack).
+    """The composite APIs (``composers/<module>/api.py``'s ``API``, or ``APIS`` for a module
+    serving several) of each shipped module.
 
     The function checks the composite it is sent against them: the kind, and the spec fields an
     API server serving the generated XRD would have kept. A module without an ``api.py`` gets

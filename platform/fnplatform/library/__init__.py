@@ -12,12 +12,16 @@ Dispatch is through the explicit registry in :mod:`fnplatform.library.registry`.
 """
 
 from fnplatform.library.calls import (
+    add_bucket,
+    add_cdn,
     add_cluster,
+    add_database,
     add_dns_zone,
     add_network,
     add_node_pool,
     add_queue,
     add_workload_identity,
+    cloud_value,
 )
 from fnplatform.library.kubernetes import (
     ObjectReadiness,
@@ -28,8 +32,11 @@ from fnplatform.library.kubernetes import (
 
 __all__ = [
     "ObjectReadiness",
+    "add_bucket",
+    "add_cdn",
     "add_cluster",
     "add_cluster_provider_configs",
+    "add_database",
     "add_dns_zone",
     "add_helm_release",
     "add_network",
@@ -37,4 +44,5 @@ __all__ = [
     "add_object",
     "add_queue",
     "add_workload_identity",
+    "cloud_value",
 ]

@@ -24,7 +24,9 @@ from fnplatform.errors import InputError, SpecError
 from fnplatform.library import registry
 from fnplatform.library.specs import (
     BucketSpec,
+    CdnSpec,
     ClusterSpec,
+    DatabaseSpec,
     DnsZoneSpec,
     FailoverDnsSpec,
     IngressRulesSpec,
@@ -98,6 +100,10 @@ add_failover_dns = Capability[FailoverDnsSpec](
 add_resource_group = Capability[ResourceGroupSpec](
     "resource_group", "A resource group the composite owns (clouds that have them)."
 )
+add_database = Capability[DatabaseSpec](
+    "database", "A private PostgreSQL server with a provider-generated password."
+)
+add_cdn = Capability[CdnSpec]("cdn", "A CDN in front of a private bucket, one cache path each.")
 
 
 def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:

@@ -18,9 +18,18 @@ KUBERNETES_PROVIDER_CONFIG = register(
     readiness=Readiness.EXISTS,
 )
 HELM_RELEASE = register("helm.crossplane.io/v1beta1", "Release")
+#: A namespace holds whatever its users put there (Secrets, PVCs): deleting it loses data.
+NAMESPACE = register("v1", "Namespace", managed=False, stateful=True)
 HELM_PROVIDER_CONFIG = register(
     "helm.crossplane.io/v1beta1", "ProviderConfig", managed=False, readiness=Readiness.EXISTS
 )
+#: How long Helm waits for a release's resources (and, on uninstall, for their deletion).
+#: provider-helm's default is 5m, too short for a first install whose pods wait for nodes
+#: the cluster autoscaler is still adding.
+RELEASE_WAIT_TIMEOUT = "15m"
+#: Failed installs/upgrades provider-helm retries (uninstall or roll back, then deploy again).
+#: Without a limit it never retries a failed release whose values didn't change.
+RELEASE_ROLLBACK_LIMIT = 5
 
 
 def add_cluster_provider_configs(
@@ -31,6 +40,7 @@ def add_cluster_provider_configs(
     secret_namespace: str,
     identity: Mapping[str, Any] | None = None,
     uses: Iterable[str] = (),
+    reasons: Mapping[str, str] | None = None,
 ) -> tuple[str, str]:
     """Helm and Kubernetes ProviderConfigs for a composed cluster; returns their names."""
     credentials = {
@@ -40,8 +50,11 @@ def add_cluster_provider_configs(
     spec: dict[str, Any] = {"credentials": credentials}
     if identity:
         spec["identity"] = dict(identity)
-    helm = comp.emit(f"{name}-helm", HELM_PROVIDER_CONFIG.new(**spec), uses=uses)
-    kube = comp.emit(f"{name}-kubernetes", KUBERNETES_PROVIDER_CONFIG.new(**spec), uses=uses)
+    needed = list(uses)
+    helm = comp.emit(f"{name}-helm", HELM_PROVIDER_CONFIG.new(**spec), uses=needed,
+                     reasons=reasons)
+    kube = comp.emit(f"{name}-kubernetes", KUBERNETES_PROVIDER_CONFIG.new(**spec), uses=needed,
+                     reasons=reasons)
     return helm["metadata"]["name"], kube["metadata"]["name"]
 
 
@@ -56,16 +69,30 @@ def add_helm_release(
     values: Mapping[str, Any],
     provider_config: str,
     uses: Iterable[str] = (),
+    reasons: Mapping[str, str] | None = None,
 ) -> None:
-    """A Helm release installed through ``provider_config``."""
+    """A Helm release installed through ``provider_config``, waited on and retried.
+
+    ``wait`` with ``waitTimeout``: provider-helm hands both to Helm's install, upgrade,
+    rollback *and uninstall* actions (``pkg/clients/helm/client.go``, ``NewClient``), so a
+    release is Ready only once its resources are, and on deletion it is gone only once its
+    resources are (a LoadBalancer Service keeps its cleanup finalizer until the cloud load
+    balancer is deleted). ``rollbackLimit``: provider-helm retries a failed release only when
+    it is set (``shouldRollBack`` in ``pkg/controller/cluster/release/release.go``: a failed
+    first revision is uninstalled and installed again, a later one rolled back); without it
+    a release that failed once (hooks with no node to run on) stays failed for good.
+    """
     body = HELM_RELEASE.new(
         {
             "chart": {"name": chart, "repository": repository, "version": version},
             "namespace": namespace,
             "values": dict(values),
-        }
+            "wait": True,
+            "waitTimeout": RELEASE_WAIT_TIMEOUT,
+        },
+        rollbackLimit=RELEASE_ROLLBACK_LIMIT,
     )
-    comp.emit(name, body, uses=uses, provider_config=provider_config)
+    comp.emit(name, body, uses=uses, reasons=reasons, provider_config=provider_config)
 
 
 class ObjectReadiness:
@@ -91,6 +118,12 @@ class ObjectReadiness:
     def cel(query: str) -> dict[str, str]:
         """Ready when the CEL ``query`` over ``object`` is true."""
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
+
+
+def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
+    """A container env var read from ``key`` of Secret ``secret`` by the kubelet: the value
+    never passes through the function."""
+    return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
 
 
 def app_labels(comp: Composition, component: str) -> dict[str, str]:

@@ -7,6 +7,8 @@ node groups), ``dns``, ``identity`` (Pod Identity roles), ``tags``, ``values``, 
 
 from fnplatform.clouds.aws import (
     bucket,
+    cdn,
+    database,
     dns,
     eks,
     failover,
@@ -20,6 +22,8 @@ from fnplatform.clouds.aws import (
 
 __all__ = [
     "bucket",
+    "cdn",
+    "database",
     "dns",
     "eks",
     "failover",

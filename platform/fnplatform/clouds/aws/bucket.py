@@ -72,6 +72,12 @@ def bucket_name_rule(comp: Composition) -> NameRule:
     return BUCKET_NAME_RULE
 
 
+@provides("bucket_name_from", "aws")
+def bucket_name_from(comp: Composition, wanted: str) -> str:
+    """S3 takes a composer's ``acme-mfe-<app>-<suffix>`` form as is (the builder checks it)."""
+    return wanted
+
+
 def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
     """The S3 name of composed bucket ``name``: the spec's, else derived from the composite."""
     emitted = comp.desired.get(name)

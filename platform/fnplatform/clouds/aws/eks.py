@@ -10,13 +10,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name
-from fnplatform.clouds.aws.iam import NODE_POLICIES, add_managed_role, node_role_attachments
-from fnplatform.clouds.aws.kinds import ADDON, CLUSTER_AUTH, EKS_CLUSTER, NODE_GROUP
+from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, managed_policy_arn
+from fnplatform.clouds.aws.iam import (
+    CNI_POLICY,
+    NODE_POLICIES,
+    POD_IDENTITY_SERVICE,
+    add_managed_role,
+    add_role,
+    attach_policy,
+    node_role_attachments,
+)
+from fnplatform.clouds.aws.kinds import (
+    ADDON,
+    CLUSTER_AUTH,
+    EKS_CLUSTER,
+    LAUNCH_TEMPLATE,
+    NODE_GROUP,
+    OIDC_PROVIDER,
+)
 from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
+from fnplatform.clouds.aws.values import running_version
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError
 from fnplatform.library.registry import extra, provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 
@@ -24,6 +41,44 @@ CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
 # A Deployment: without nodes the addon stays DEGRADED and its creation times out.
 NEEDS_NODES = frozenset({"coredns"})
 CLUSTER_LOG_TYPES = ["api", "audit", "authenticator"]
+OIDC_ISSUER = "status.atProvider.identity[0].oidc[0].issuer"
+STS_AUDIENCE = "sts.amazonaws.com"  # the audience IRSA's projected tokens carry
+CNI_ADDON, CNI_SERVICE_ACCOUNT = "vpc-cni", "aws-node"
+#: IMDSv2 only, one hop: the node reaches its metadata, pods (one hop further) don't, so no
+#: pod can take the node role's credentials.
+NODE_METADATA = {"httpEndpoint": "enabled", "httpTokens": "required",
+                 "httpPutResponseHopLimit": 1}
+
+
+def cni_role(cluster: str) -> str:
+    """Composition name of vpc-cni's own IAM role."""
+    return f"{cluster}-vpc-cni"
+
+
+def launch_template(cluster: str) -> str:
+    """Composition name of the node groups' launch template."""
+    return f"{cluster}-nodes"
+
+
+def _cni_role(comp: Composition, cluster: str) -> None:
+    """vpc-cni's Pod Identity role with the CNI policy (bound by the addon's association)."""
+    role = cni_role(cluster)
+    add_role(comp, role, POD_IDENTITY_SERVICE, f"vpc-cni (aws-node) of {comp.name}")
+    attach_policy(comp, f"{role}-cni", role,
+                  {"policyArn": managed_policy_arn(comp.region, CNI_POLICY)}, uses=[role])
+
+
+def _node_launch_template(comp: Composition, cluster: str) -> None:
+    """The node groups' launch template: IMDSv2 with a hop limit of 1, nothing else (no AMI,
+    so EKS keeps choosing the EKS-optimised one for ``releaseVersion``)."""
+    name = launch_template(cluster)
+    comp.emit(name, LAUNCH_TEMPLATE.new({
+        "region": comp.region,
+        "name": comp.resource_name(name),
+        "description": f"EKS nodes of {comp.name}: IMDSv2, hop limit 1",
+        "metadataOptions": dict(NODE_METADATA),
+        "updateDefaultVersion": True,
+    }))
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
@@ -41,36 +96,63 @@ def cluster(
         policies=CLUSTER_POLICIES, description="EKS control plane role")
     add_managed_role(comp, f"{name}-node-role", "ec2.amazonaws.com", region=comp.region,
                   policies=NODE_POLICIES, description="EKS worker node role")
+    _cni_role(comp, name)
+    _node_launch_template(comp, name)
     for_provider: dict[str, Any] = {
         "region": comp.region,
         "roleArnRef": comp.ref(f"{name}-role"),
         "vpcConfig": _vpc_config(comp, spec),
+        "enabledClusterLogTypes": list(CLUSTER_LOG_TYPES),
+    }
+    if spec.version:
+        for_provider["version"] = spec.version
+    comp.emit(name, EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
+              uses=cluster_attachments)
+
+
+def _creation_only(spec: ClusterSpec) -> dict[str, Any]:
+    """Cluster settings that only mean something at creation: ``spec.initProvider``.
+
+    An adopted cluster (``import``, manage mode) keeps its own: EKS can't set
+    ``bootstrapClusterCreatorAdminPermissions`` after creation (Terraform forces a new
+    cluster), ``authenticationMode`` only moves forward (``CONFIG_MAP`` to
+    ``API_AND_CONFIG_MAP`` to ``API``, never back), and the Service range is fixed.
+    """
+    init: dict[str, Any] = {
         "accessConfig": {
             "authenticationMode": AUTHENTICATION_MODE,
             # The provider's identity creates the cluster; ClusterAuth's token is that
             # identity's, so it must stay cluster admin for Helm and Kubernetes providers.
             "bootstrapClusterCreatorAdminPermissions": True,
         },
-        "enabledClusterLogTypes": list(CLUSTER_LOG_TYPES),
     }
-    if spec.version:
-        for_provider["version"] = spec.version
     if spec.services_cidr:
-        for_provider["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": spec.services_cidr}
-    comp.emit(name, EKS_CLUSTER.new(for_provider), uses=cluster_attachments)
+        init["kubernetesNetworkConfig"] = {"serviceIpv4Cidr": spec.services_cidr}
+    return init
 
 
 def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
-    """Subnets and API endpoint access: private clusters answer only inside the VPC, unless
-    the environment lists ``aws.endpointPublicAccessCidrs`` (say, the management cluster's
-    egress IPs) so Crossplane's Helm and Kubernetes providers can reach the API."""
+    """Subnets and API endpoint access, never open to the whole internet by default.
+
+    The public endpoint answers only the CIDRs in ``aws.endpointPublicAccessCidrs`` (say, the
+    management cluster's egress IPs, so Crossplane's Helm and Kubernetes providers reach the
+    API). A public cluster needs that list (EKS's own default is ``0.0.0.0/0``); a private
+    cluster without it has no public endpoint at all.
+    """
     config: dict[str, Any] = {
         "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "endpointPrivateAccess": True,
-        "endpointPublicAccess": not spec.private,
+        "endpointPublicAccess": False,
     }
     allowed = aws_environment(comp).endpointPublicAccessCidrs
-    if spec.private and allowed:
+    if not spec.private and not allowed:
+        raise InputError(
+            "environment.aws.endpointPublicAccessCidrs",
+            "required for a public cluster: EKS would open the API endpoint to 0.0.0.0/0; "
+            "list the CIDRs allowed to reach it, such as the management cluster's egress "
+            "(0.0.0.0/0 opens it to the internet on purpose), or make the cluster private",
+        )
+    if allowed:
         config["endpointPublicAccess"] = True
         config["publicAccessCidrs"] = sorted(allowed)
     return config
@@ -94,7 +176,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
             comp.hold(addon_name, "a node group")
             continue
-        for_provider = {
+        for_provider: dict[str, Any] = {
             "region": comp.region,
             "clusterNameRef": comp.ref(name),
             "addonName": addon,
@@ -104,7 +186,36 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         }
         if addon in versions:
             for_provider["addonVersion"] = versions[addon]
-        comp.emit(addon_name, ADDON.new(for_provider), uses=[name])
+        uses = [name]
+        if addon == CNI_ADDON:
+            role_arn = comp.observed_value(cni_role(name), "status.atProvider.arn")
+            if role_arn is None and addon_name not in comp.observed:
+                comp.hold(addon_name, f"{cni_role(name)} status.atProvider.arn")
+                continue
+            if role_arn is not None:
+                for_provider["podIdentityAssociation"] = [
+                    {"roleArn": str(role_arn), "serviceAccount": CNI_SERVICE_ACCOUNT}]
+            uses.append(cni_role(name))
+        comp.emit(addon_name, ADDON.new(for_provider), uses=uses)
+
+
+@extra("cluster", CLOUD)
+def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
+    """``<name>-oidc``: the IAM OIDC provider for the cluster's issuer, so IRSA works.
+
+    Workloads that assume IAM roles through a service-account token (IRSA: the async-actor
+    module's actors, KEDA with ``identityOwner: workload``) need it; EKS doesn't create it.
+    Its URL is the issuer the cluster reports, so it waits for the observed cluster; no
+    thumbprint is given (IAM retrieves and trusts the issuer's CA itself). Status
+    ``oidcProviderArn`` is what an IRSA role's trust policy names as federated principal.
+    """
+    oidc = f"{name}-oidc"
+    issuer = comp.needs(name, OIDC_ISSUER, by=oidc, remember="oidcIssuer")
+    if issuer is None:
+        return
+    comp.emit(oidc, OIDC_PROVIDER.new({"url": str(issuer), "clientIdList": [STS_AUDIENCE]}),
+              uses=[name])
+    comp.status_from(oidc, "status.atProvider.arn", "oidcProviderArn")
 
 
 @provides("node_pool", CLOUD)
@@ -114,24 +225,86 @@ def node_pool(
     """An EKS managed node group in the cluster's node subnets.
 
     ``desiredSize`` goes to ``initProvider``: it is only the starting size, after which the
-    cluster autoscaler owns it (inside ``minSize``..``maxSize``) without Crossplane undoing it.
+    cluster autoscaler owns it (inside ``minSize``..``maxSize``) without Crossplane undoing it
+    (the provider's late-initialiser skips ``scaling_config`` when ``initProvider`` sets it).
+    See :func:`_scaling` for when it is stated after creation, and :func:`_version` for the
+    Kubernetes version.
     """
-    for_provider = {
+    for_provider: dict[str, Any] = {
         "region": comp.region,
         "clusterNameRef": comp.ref(spec.cluster),
-        # Resolved on every reconcile, not once: the default (IfNotPresent) would keep the
-        # version of the first pass, and nodes would never follow a control-plane upgrade.
-        "versionRef": {**comp.ref(spec.cluster), "policy": {"resolve": "Always"}},
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
         "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
         "instanceTypes": [spec.machine_type],
         "capacityType": "ON_DEMAND",
-        "scalingConfig": {"minSize": spec.min_nodes, "maxSize": spec.max_nodes},
+        "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
         "labels": {"platform.fn.crossplane.io/pool": spec.pool},
         "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
     }
+    version = _version(comp, spec.cluster)
+    if version:
+        for_provider["version"] = version
+    release = aws_environment(comp).nodeReleaseVersion
+    if release:
+        for_provider["releaseVersion"] = release
+    template = _launch_template_of(comp, name, spec.cluster)
+    if template is not None:
+        for_provider["launchTemplate"] = template
+    elif name not in comp.observed:
+        return  # held: a new group starts with the launch template (see _launch_template_of)
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider),
               uses=node_role_attachments(spec.cluster))
 
+
+
+def _scaling(comp: Composition, name: str, spec: NodePoolSpec) -> dict[str, Any]:
+    """``minSize``/``maxSize``, plus ``desiredSize`` only when the observed size is outside them.
+
+    EKS rejects a scaling update whose ``minSize`` is above (or ``maxSize`` below) the current
+    desired size, and ``desiredSize`` lives in ``initProvider`` (ignored after creation), so
+    raising ``minNodeCount`` above the running size would fail every sync. Then, and only
+    then, the desired size is moved to the nearest bound; once observed inside them it is
+    left to the autoscaler again.
+    """
+    scaling: dict[str, Any] = {"minSize": spec.min_nodes, "maxSize": spec.max_nodes}
+    current = comp.observed_value(name, "status.atProvider.scalingConfig.desiredSize")
+    if isinstance(current, (int, float)):
+        wanted = min(max(int(current), spec.min_nodes), spec.max_nodes)
+        if wanted != int(current):
+            scaling["desiredSize"] = wanted
+    return scaling
+
+
+def _version(comp: Composition, cluster: str) -> str | None:
+    """The Kubernetes version the control plane really runs (observed), or None.
+
+    Not the desired one: provider-upjet-aws resolves ``versionRef`` with
+    ``ExtractParamPath("version", false)``, the Cluster's *spec*, so during an upgrade node
+    groups would ask for a version the control plane doesn't run yet, which EKS refuses. The
+    observed version changes only once the control-plane upgrade is done. Without it (before
+    the cluster is observed) EKS creates the group at the cluster's version.
+    """
+    return running_version(comp, cluster)
+
+
+def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str, Any] | None:
+    """``{name, version}`` of the nodes' launch template, or None.
+
+    The version is the template's observed ``latestVersion`` (EKS wants a number). A new
+    group waits for it (held); an existing group created without a template keeps none:
+    EKS can't add one to an existing group (it forces a new group), so such pools move to
+    IMDSv2 by being replaced.
+    """
+    template = launch_template(cluster)
+    version = comp.observed_value(template, "status.atProvider.latestVersion")
+    existing = comp.observed_value(name, "spec.forProvider.launchTemplate")
+    if name in comp.observed and not existing:
+        return None
+    if version is None:
+        if name in comp.observed:
+            return dict(existing)
+        comp.hold(name, f"{template} status.atProvider.latestVersion")
+        return None
+    return {"name": comp.resource_name(template), "version": str(version)}

@@ -15,11 +15,13 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.composition import Composition
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"
+#: What nodes themselves need. Not the CNI policy: vpc-cni (aws-node) runs under its own
+#: Pod Identity role, so a pod reaching the node's credentials can't manage network interfaces.
 NODE_POLICIES = {
     "worker": "AmazonEKSWorkerNodePolicy",
-    "cni": "AmazonEKS_CNI_Policy",
     "ecr": "AmazonEC2ContainerRegistryReadOnly",
 }
+CNI_POLICY = "AmazonEKS_CNI_Policy"
 
 
 def add_role(

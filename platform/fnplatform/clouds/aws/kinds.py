@@ -16,6 +16,7 @@ NAT_GATEWAY = register("ec2.aws.upbound.io/v1beta1", "NATGateway", tag_style=Tag
 ROUTE_TABLE = register("ec2.aws.upbound.io/v1beta1", "RouteTable", tag_style=TagStyle.AWS)
 ROUTE = register("ec2.aws.upbound.io/v1beta2", "Route")
 ROUTE_TABLE_ASSOCIATION = register("ec2.aws.upbound.io/v1beta1", "RouteTableAssociation")
+LAUNCH_TEMPLATE = register("ec2.aws.upbound.io/v1beta2", "LaunchTemplate", tag_style=TagStyle.AWS)
 EKS_CLUSTER = register(
     "eks.aws.upbound.io/v1beta2", "Cluster", tag_style=TagStyle.AWS, stateful=True
 )
@@ -30,8 +31,10 @@ POD_IDENTITY_ASSOCIATION = register(
 IAM_ROLE = register("iam.aws.upbound.io/v1beta1", "Role", tag_style=TagStyle.AWS)
 IAM_POLICY = register("iam.aws.upbound.io/v1beta1", "Policy", tag_style=TagStyle.AWS)
 ROLE_POLICY_ATTACHMENT = register("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment")
+OIDC_PROVIDER = register(
+    "iam.aws.upbound.io/v1beta1", "OpenIDConnectProvider", tag_style=TagStyle.AWS
+)
 ZONE = register("route53.aws.upbound.io/v1beta1", "Zone", tag_style=TagStyle.AWS, stateful=True)
-
 
 # -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
 # Losing a bucket or a key loses the recordings: stateful. S3 bucket settings are their own
@@ -48,9 +51,19 @@ BUCKET_LIFECYCLE = register("s3.aws.upbound.io/v1beta1", "BucketLifecycleConfigu
 BUCKET_REPLICATION = register("s3.aws.upbound.io/v1beta2", "BucketReplicationConfiguration")
 KMS_KEY = register("kms.aws.upbound.io/v1beta1", "Key", tag_style=TagStyle.AWS, stateful=True)
 KMS_ALIAS = register("kms.aws.upbound.io/v1beta1", "Alias")
+HEALTH_CHECK = register("route53.aws.upbound.io/v1beta1", "HealthCheck", tag_style=TagStyle.AWS)
+RECORD = register("route53.aws.upbound.io/v1beta2", "Record")
+
+# -- database and CDN (environment) ------------------------------------------------------------
+DB_INSTANCE = register(
+    "rds.aws.upbound.io/v1beta3", "Instance", tag_style=TagStyle.AWS, stateful=True
+)
+DB_SUBNET_GROUP = register("rds.aws.upbound.io/v1beta1", "SubnetGroup", tag_style=TagStyle.AWS)
 SECURITY_GROUP = register("ec2.aws.upbound.io/v1beta1", "SecurityGroup", tag_style=TagStyle.AWS)
 SECURITY_GROUP_INGRESS_RULE = register(
     "ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule", tag_style=TagStyle.AWS
 )
-HEALTH_CHECK = register("route53.aws.upbound.io/v1beta1", "HealthCheck", tag_style=TagStyle.AWS)
-RECORD = register("route53.aws.upbound.io/v1beta2", "Record")
+DISTRIBUTION = register(
+    "cloudfront.aws.upbound.io/v1beta2", "Distribution", tag_style=TagStyle.AWS
+)
+ORIGIN_ACCESS_CONTROL = register("cloudfront.aws.upbound.io/v1beta1", "OriginAccessControl")

@@ -126,9 +126,10 @@ def _route_table(comp: Composition, name: str, network_name: str, region: str) -
 
 def _default_route(
     comp: Composition, name: str, table: str, region: str, target: Mapping[str, Any],
+    *, uses: tuple[str, ...] = (),
 ) -> None:
     comp.emit(name, ROUTE.new({"region": region, "routeTableIdRef": comp.ref(table),
-                               "destinationCidrBlock": ANYWHERE, **target}))
+                               "destinationCidrBlock": ANYWHERE, **target}), uses=uses)
 
 
 def _associate(comp: Composition, subnet: str, table: str, region: str) -> None:
@@ -157,7 +158,10 @@ def _private_zone(
         "tags": name_tag(comp, nat),
     }), uses=[gateway])  # a public NAT gateway fails to create without the Internet gateway
     table = _route_table(comp, f"{network_name}-private-{zone}-rt", network_name, region)
+    # Uses the NAT gateway: held back while the gateway is (it waits for the Internet
+    # gateway), so the route never references a gateway that doesn't exist; and on deletion
+    # the route goes first.
     _default_route(comp, f"{network_name}-private-{zone}-default", table, region,
-                   {"natGatewayIdRef": comp.ref(nat)})
+                   {"natGatewayIdRef": comp.ref(nat)}, uses=(nat,))
     _associate(comp, subnet, table, region)
 

@@ -8,11 +8,24 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError
 from fnplatform.validation import parse
 
 # Managed addons: the CNI and kube-proxy every node needs, CoreDNS, and the agent that hands
 # EKS Pod Identity credentials to pods (used by cert-manager's DNS01 identity).
 ADDONS = ("coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni")
+
+
+class AwsPrivateNetwork(BaseModel):
+    """``env.aws.privateNetwork``: the VPC databases join (owned by the platform team)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    vpcId: str = Field(pattern=r"^vpc-[0-9a-f]+$")  # noqa: N815
+    #: The VPC's CIDR: the only source admitted to a database's port.
+    cidr: str = Field(pattern=r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$")
+    #: Private subnets in at least two availability zones (RDS requires two).
+    subnetIds: list[str] = Field(min_length=2)  # noqa: N815
 
 
 class AwsEnvironment(BaseModel):
@@ -23,13 +36,19 @@ class AwsEnvironment(BaseModel):
     #: The account id, for composers that place resources by environment (contact-center).
     accountId: str | None = Field(None, pattern=r"^[0-9]{12}$")  # noqa: N815
 
-    #: With a private cluster, CIDRs (say the management cluster's egress IPs) that may still
-    #: reach the API endpoint so Crossplane's Helm and Kubernetes providers can.
+    #: CIDRs (say the management cluster's egress IPs) that may reach the public API endpoint
+    #: so Crossplane's Helm and Kubernetes providers can: required for public clusters; a
+    #: private cluster gets a public endpoint only when set.
     endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815
     #: Addon versions by addon name. Without a pin EKS installs the addon's default version
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
     addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
+    privateNetwork: AwsPrivateNetwork | None = None  # noqa: N815
+    #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
+    #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
+    #: node OS patches then need a new pool. Bumping it rolls the nodes.
+    nodeReleaseVersion: str | None = Field(None, min_length=1)  # noqa: N815
 
     @field_validator("addonVersions", mode="before")
     @classmethod
@@ -44,6 +63,17 @@ class AwsEnvironment(BaseModel):
             msg = f"unknown addons {', '.join(unknown)}; known: {', '.join(ADDONS)}"
             raise ValueError(msg)
         return versions
+
+
+def required_private_network(comp: Composition) -> AwsPrivateNetwork:
+    """The VPC a database joins; an InputError when the environment names none."""
+    network = aws_environment(comp).privateNetwork
+    if network is None:
+        raise InputError(
+            "environment.aws.privateNetwork",
+            "required for a database: vpcId, cidr and the private subnetIds it joins",
+        )
+    return network
 
 
 def aws_environment(comp: Composition) -> AwsEnvironment:

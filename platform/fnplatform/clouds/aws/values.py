@@ -22,6 +22,23 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return {}
 
 
+@provides("kubeconfig_source", CLOUD)
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """``<cluster>-auth``: EKS publishes no kubeconfig; ClusterAuth writes (and refreshes) it.
+
+    Whatever reads the kubeconfig uses this resource, so a ClusterUsage keeps ClusterAuth (and
+    its Secret) until the Releases and ProviderConfigs are gone: deleted first, it would take
+    the Secret with it and every Release would fail to uninstall and keep its finalizer.
+    """
+    return f"{cluster}-auth"
+
+
+@provides("cluster_access", CLOUD)
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing besides ClusterAuth: its token is the creator's, cluster admin from creation."""
+    return []
+
+
 @provides("internal_load_balancer", CLOUD)
 def internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads

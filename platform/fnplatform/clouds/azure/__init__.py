@@ -10,7 +10,9 @@ Everything lands in the existing resource group named by the composite's ``plane
 
 from fnplatform.clouds.azure import (
     bucket,
+    cdn,
     cluster,
+    database,
     dns,
     failover,
     identity,
@@ -22,7 +24,9 @@ from fnplatform.clouds.azure import (
 
 __all__ = [
     "bucket",
+    "cdn",
     "cluster",
+    "database",
     "dns",
     "failover",
     "identity",

@@ -22,6 +22,8 @@ derived from the composite and composition names, with a hash when it does not f
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
@@ -57,6 +59,20 @@ READER_ROLE, WRITER_ROLE = "Storage Blob Data Reader", "Storage Blob Data Contri
 def bucket_name_rule(comp: Composition) -> NameRule:
     """What Azure accepts as a storage account name."""
     return ACCOUNT_NAME_RULE
+
+
+@provides("bucket_name_from", "azure")
+def bucket_name_from(comp: Composition, wanted: str) -> str:
+    """A storage account name from a composer's name (``acme-mfe-payments-7d3f9a12``):
+    lowercase letters and digits only (``acmemfepayments7d3f9a12``), and when that is longer
+    than 24 its first characters plus 6 hex digits of the SHA-256 of ``wanted``, so two
+    different wanted names never meet in one account."""
+    text = re.sub(r"[^a-z0-9]", "", wanted.lower())
+    limit = ACCOUNT_NAME_RULE.max_length
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(wanted.encode()).hexdigest()[:6]
+    return text[: limit - len(digest)] + digest
 
 
 def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:

@@ -6,8 +6,10 @@ Choices, and why:
   addresses, and Cilium is the policy engine Azure supports going forward.
 * ``identity: SystemAssigned``, OIDC issuer and workload identity on: add-ons (cert-manager)
   get cloud access through federated identities, never through static secrets.
-* Local accounts stay enabled and Entra ID RBAC stays off, so the ``kubeconfig`` the provider
-  writes holds a client certificate that provider-helm/-kubernetes can use as is (see
+* Local accounts are disabled and authorisation is Entra ID with Azure RBAC: no long-lived
+  cluster-admin client certificate exists. Crossplane's Helm and Kubernetes providers use
+  ``environment.azure.clusterIdentity`` (workload identity or service principal
+  credentials), granted "Azure Kubernetes Service RBAC Cluster Admin" on the cluster (see
   :func:`cluster_credentials`).
 * Private clusters also get a public FQDN that resolves to the private endpoint, so operators
   on peered networks reach the API server without AKS's private DNS zone. The provider's
@@ -20,16 +22,18 @@ Choices, and why:
   provider writes the observed one into the pool's spec), and a new user pool gets AKS's latest
   recommended version instead of the cluster's. The ``patch`` channel keeps all of them on the
   newest patch of that minor; the minor alias (``1.33``) never drifts from what AKS reports.
+* The cluster is managed without ``LateInitialize`` (see :func:`cluster`): the autoscaler owns
+  the system pool's node count.
 * Every pool names its ``temporaryNameForRotation``: the provider needs it to change VM size,
   zones and similar properties in place instead of failing.
 * Egress is ``outboundType: loadBalancer`` for public and private clusters alike; see
   :mod:`fnplatform.clouds.azure.network` for why no NAT gateway is composed.
 * Not composed, as optional or needing the user's choices: maintenance windows (AKS then
-  upgrades at any time), Azure Policy, Image Cleaner, authorized API server IP ranges.
-* Known gap: with a system-assigned identity in a subnet of the plane's resource group, AKS's
-  cloud provider needs ``Network Contributor`` on that subnet to place internal load
-  balancers (private ingress); there is no role assignment kind in the pinned schemas, so that
-  grant is a deployment prerequisite.
+  upgrades at any time), Azure Policy, Image Cleaner.
+* Public clusters answer only ``azure.apiServerAuthorizedIpRanges`` (required).
+* The cluster's system-assigned identity gets ``Network Contributor`` on the node subnet
+  (``<name>-network-contributor``): AKS's cloud provider needs it to place internal load
+  balancers (private ingress) in a subnet it didn't create.
 """
 
 from __future__ import annotations
@@ -41,15 +45,16 @@ from fnplatform.clouds.azure.common import (
     KUBERNETES_CLUSTER,
     NODE_POOL,
     agent_pool_name,
+    grant_role,
     observed_external_name,
     resource_group,
     rotation_pool_name,
     subnet_name,
 )
 from fnplatform.clouds.azure.network import dns_service_ip
-from fnplatform.clouds.azure.settings import azure_environment
+from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import SpecError
+from fnplatform.errors import InputError, SpecError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.merge import get_path
@@ -59,6 +64,11 @@ SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
 MAX_SURGE = "10%"  # AKS's own default for new pools; stated so the provider sees no drift
 DNS_PREFIX_MAX = 54
+CROSSPLANE_ADMIN = "crossplane-admin"
+#: Azure RBAC for Kubernetes: full access to every resource in the cluster.
+CLUSTER_ADMIN_ROLE = "Azure Kubernetes Service RBAC Cluster Admin"
+#: Every management policy but ``LateInitialize``: see :func:`cluster`.
+WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
 KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS
 _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
@@ -70,7 +80,16 @@ def cluster(
     name: str,
     spec: ClusterSpec,
 ) -> None:
-    """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig."""
+    """The AKS cluster ``name`` in the network ``spec.network``, writing its kubeconfig.
+
+    Managed without ``LateInitialize``. upjet would copy the observed
+    ``defaultNodePool.nodeCount`` into ``forProvider`` (provider-upjet-azure's KubernetesCluster
+    late-init ignores only ``kubelet_identity`` and ``private_link_enabled``); once the
+    autoscaler resizes the system pool, every sync then asks to set the old count back, and
+    azurerm refuses (``cannot change `node_count` when `enable_auto_scaling` is set to
+    `true```), so the cluster stops syncing. Without late-initialisation the spec holds only
+    what is composed here; ``nodeCount`` is never sent and the pool starts at ``minCount``.
+    """
     for_provider: dict[str, Any] = {
         "location": comp.region,
         "resourceGroupName": resource_group(comp),
@@ -82,22 +101,60 @@ def cluster(
         "oidcIssuerEnabled": True,
         "workloadIdentityEnabled": True,
         "roleBasedAccessControlEnabled": True,
+        "localAccountDisabled": True,
+        "azureActiveDirectoryRoleBasedAccessControl": {"azureRbacEnabled": True},
         "privateClusterEnabled": spec.private,
         "defaultNodePool": _system_pool(comp, spec),
         "networkProfile": _network_profile(comp, spec),
     }
     if spec.private:
         for_provider["privateClusterPublicFqdnEnabled"] = True
+    else:
+        for_provider["apiServerAccessProfile"] = {"authorizedIpRanges": _authorized_ranges(comp)}
     if spec.version:
         for_provider["kubernetesVersion"] = spec.version
     body = KUBERNETES_CLUSTER.new(
         for_provider,
+        managementPolicies=list(WITHOUT_LATE_INITIALIZE),
         writeConnectionSecretToRef={
             "name": spec.connection_secret,
             "namespace": spec.connection_namespace,
         },
     )
     comp.emit(name, body)
+    identity = _cluster_identity(comp)
+    grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
+               principal_of=identity.principalId, scope_of=name)
+    grant_role(comp, f"{name}-network-contributor", role="Network Contributor",
+               principal_of=(name, "status.atProvider.identity.principalId"),
+               scope_of=subnet_name(spec.network))
+
+
+def _cluster_identity(comp: Composition) -> ClusterIdentity:
+    """The identity Crossplane's providers use on the cluster; required (no local accounts)."""
+    identity = azure_environment(comp).clusterIdentity
+    if identity is None:
+        raise InputError(
+            "environment.azure.clusterIdentity",
+            "required: AKS clusters have local accounts disabled (no admin client "
+            "certificate), so name the Entra identity Crossplane's Helm and Kubernetes "
+            "providers use: type (AzureWorkloadIdentityCredentials or "
+            "AzureServicePrincipalCredentials), secretRef to its credentials and principalId",
+        )
+    return identity
+
+
+def _authorized_ranges(comp: Composition) -> list[str]:
+    """Who may reach a public cluster's API server: never the whole internet by default."""
+    ranges = azure_environment(comp).apiServerAuthorizedIpRanges
+    if not ranges:
+        raise InputError(
+            "environment.azure.apiServerAuthorizedIpRanges",
+            "required for a public cluster: AKS would accept API calls from anywhere; list "
+            "the CIDRs allowed to reach it, such as the management cluster's egress "
+            "(0.0.0.0/0 opens it to the internet on purpose), or make the cluster private",
+        )
+    return sorted(ranges)
 
 
 def _dns_prefix(resource_name: str) -> str:
@@ -191,16 +248,32 @@ def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
 
 @provides("cluster_credentials", "azure")
 def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
-    """No ``identity``: the kubeconfig alone authenticates.
+    """The Entra identity of ``environment.azure.clusterIdentity``.
 
     provider-upjet-azure writes AKS's ``kube_config_raw`` as the ``kubeconfig`` connection
-    detail. With local accounts enabled and without Entra ID (AAD) integration, as composed
-    here, that kubeconfig carries a client certificate, which provider-helm and
-    provider-kubernetes use directly. ``AzureServicePrincipalCredentials`` or
-    ``AzureWorkloadIdentityCredentials`` are only needed for an Entra-integrated cluster, whose
-    kubeconfig holds a ``kubelogin`` exec plugin the providers must convert with a token.
+    detail. With local accounts disabled and Entra ID integration, that kubeconfig holds a
+    ``kubelogin`` exec plugin instead of a client certificate; provider-helm and
+    provider-kubernetes replace it with a token for this identity (``WorkloadIdentityLogin``
+    or ``ServicePrincipalLogin`` from the credentials in ``secretRef``, see
+    provider-kubernetes ``pkg/kube/config`` azure). The identity is granted "Azure
+    Kubernetes Service RBAC Cluster Admin" on the cluster (``<cluster>-crossplane-admin``).
     """
-    return {}
+    identity = _cluster_identity(comp)
+    return {"type": identity.type, "source": "Secret",
+            "secretRef": identity.secretRef.model_dump()}
+
+
+@provides("cluster_access", "azure")
+def cluster_access(comp: Composition, cluster_name: str) -> list[str]:
+    """What the providers' access depends on besides the kubeconfig: the RBAC grant, which
+    must outlive every Release (their uninstall needs it)."""
+    return [f"{cluster_name}-{CROSSPLANE_ADMIN}"]
+
+
+@provides("kubeconfig_source", "azure")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The AKS KubernetesCluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
 
 
 @provides("cluster_status", "azure")

@@ -47,6 +47,24 @@ USER_ASSIGNED_IDENTITY = register(
 FEDERATED_IDENTITY_CREDENTIAL = register(
     "managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"
 )
+FLEXIBLE_SERVER = register(
+    "dbforpostgresql.azure.upbound.io/v1beta2",
+    "FlexibleServer",
+    tag_style=TagStyle.AZURE,
+    stateful=True,
+)
+FLEXIBLE_SERVER_DATABASE = register(
+    "dbforpostgresql.azure.upbound.io/v1beta1", "FlexibleServerDatabase", stateful=True
+)
+FRONTDOOR_PROFILE = register(
+    "cdn.azure.upbound.io/v1beta1", "FrontdoorProfile", tag_style=TagStyle.AZURE
+)
+FRONTDOOR_ENDPOINT = register(
+    "cdn.azure.upbound.io/v1beta1", "FrontdoorEndpoint", tag_style=TagStyle.AZURE
+)
+FRONTDOOR_ORIGIN_GROUP = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOriginGroup")
+FRONTDOOR_ORIGIN = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOrigin")
+FRONTDOOR_ROUTE = register("cdn.azure.upbound.io/v1beta2", "FrontdoorRoute")
 
 # -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
 # A resource group takes everything in it when deleted; accounts, containers, vaults and keys
@@ -85,6 +103,33 @@ TRAFFIC_MANAGER_PROFILE = register(
 TRAFFIC_MANAGER_EXTERNAL_ENDPOINT = register(
     "network.azure.upbound.io/v1beta1", "TrafficManagerExternalEndpoint"
 )
+
+
+def grant_role(
+    comp: Composition, name: str, *, role: str, principal_of: tuple[str, str] | str,
+    scope_of: str, uses: tuple[str, ...] = (),
+) -> None:
+    """A RoleAssignment ``name``: ``role`` for the principal at ``principal_of`` (composed
+    resource, observed path; or a principal id as such) on the observed Azure id of
+    ``scope_of``.
+
+    Both are known only once observed (the kinds have no references for them), so the
+    assignment waits for them. ``skipServicePrincipalAadCheck``: a just-created managed
+    identity may not have replicated in Entra ID yet, and Azure would refuse it.
+    """
+    principal = (principal_of if isinstance(principal_of, str)
+                 else comp.needs(principal_of[0], principal_of[1], by=name))
+    scope = comp.needs(scope_of, "status.atProvider.id", by=name)
+    if principal is None or scope is None:
+        return
+    needed = {scope_of, *uses} | ({principal_of[0]} if isinstance(principal_of, tuple) else set())
+    comp.emit(name, ROLE_ASSIGNMENT.new({
+        "principalId": str(principal),
+        "principalType": "ServicePrincipal",
+        "scope": str(scope),
+        "roleDefinitionName": role,
+        "skipServicePrincipalAadCheck": True,
+    }), uses=sorted(needed))
 
 # Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
 _RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")

@@ -13,18 +13,19 @@ without an Issuer; whoever writes one needs ``subscriptionID``, ``resourceGroupN
 credentials, which cert-manager allows only to a ``ClusterIssuer`` by default: a namespaced
 ``Issuer`` fails unless the controller runs with ``--issuer-ambient-credentials``.
 
-Known limit: granting the identity ``DNS Zone Contributor`` on the zones needs an
-``authorization.azure.upbound.io`` ``RoleAssignment``, which is not in the pinned provider
-schemas; until it is, that role assignment must be made outside this composition, or every
-DNS01 challenge fails with 403. The identity and its federation are still composed: they are
-free, and with them the grant is the only step left.
+For the ``dns`` purpose the identity is granted ``DNS Zone Contributor`` on each public zone
+(``<name>-dns-<zone>``, an ``authorization.azure.upbound.io`` RoleAssignment scoped to the
+zone's id): without it every DNS01 challenge fails with 403. Private zones get no grant:
+cert-manager's ``azureDNS`` solver writes to public Azure DNS only.
 """
 
 from __future__ import annotations
 
 from fnplatform.clouds.azure.common import (
+    DNS_ZONE,
     FEDERATED_IDENTITY_CREDENTIAL,
     USER_ASSIGNED_IDENTITY,
+    grant_role,
     location,
     resource_group,
 )
@@ -32,6 +33,7 @@ from fnplatform.composition import Composition
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import WorkloadIdentitySpec
 
+DNS_ZONE_CONTRIBUTOR = "DNS Zone Contributor"
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # the audience Entra ID accepts for federation
 CLIENT_ID_ANNOTATION = "azure.workload.identity/client-id"
 USE_LABEL = "azure.workload.identity/use"
@@ -56,6 +58,11 @@ def workload_identity(
             }
         ),
     )
+    if spec.purpose == "dns":
+        for zone in spec.zones:
+            if zone in comp.desired and comp.desired[zone].body["kind"] == DNS_ZONE.kind:
+                grant_role(comp, f"{name}-dns-{zone}", role=DNS_ZONE_CONTRIBUTOR,
+                           principal_of=(name, "status.atProvider.principalId"), scope_of=zone)
     credential = f"{name}-federation"
     issuer = comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
     if issuer is None:

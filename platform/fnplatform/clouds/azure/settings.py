@@ -5,6 +5,8 @@ All optional, with production defaults; the cloud-agnostic composers never need 
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
@@ -23,14 +25,61 @@ class SystemPool(BaseModel):
     _ordered = ordered("minCount", "maxCount")
 
 
+class AzurePrivateNetwork(BaseModel):
+    """``env.azure.privateNetwork``: the VNet databases join (owned by the platform team)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    virtualNetworkId: str = Field(  # noqa: N815
+        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+        r"virtualNetworks/[^/]+$"
+    )
+    #: A subnet delegated to Microsoft.DBforPostgreSQL/flexibleServers.
+    databaseSubnetId: str = Field(  # noqa: N815
+        pattern=r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+        r"virtualNetworks/[^/]+/subnets/[^/]+$"
+    )
+
+
+class SecretKeyRef(BaseModel):
+    """A key of a Secret in the Crossplane namespace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    namespace: str = Field("crossplane-system", min_length=1)
+    key: str = Field("credentials", min_length=1)
+
+
+class ClusterIdentity(BaseModel):
+    """``environment.azure.clusterIdentity``: who Crossplane's Helm and Kubernetes providers
+    are on an AKS cluster with local accounts disabled (Entra ID only)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["AzureWorkloadIdentityCredentials", "AzureServicePrincipalCredentials"] = (
+        "AzureWorkloadIdentityCredentials"
+    )
+    #: The credentials file provider-helm/-kubernetes read (clientID, tenantID, ...).
+    secretRef: SecretKeyRef  # noqa: N815
+    #: The identity's Entra object id: granted "Azure Kubernetes Service RBAC Cluster Admin".
+    principalId: str = Field(min_length=1)  # noqa: N815
+
+
 class AzureEnvironment(BaseModel):
     """``env.azure``."""
 
     model_config = ConfigDict(extra="ignore")
 
     systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
+    #: Required: AKS clusters have local accounts disabled, so the providers need an identity.
+    clusterIdentity: ClusterIdentity | None = None  # noqa: N815
+    #: CIDRs allowed to reach a public cluster's API server (the management cluster's egress,
+    #: so Crossplane's Helm and Kubernetes providers can): required for public clusters.
+    apiServerAuthorizedIpRanges: list[str] | None = Field(None, min_length=1)  # noqa: N815
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
+    privateNetwork: AzurePrivateNetwork | None = None  # noqa: N815
     #: The Entra tenant of Key Vaults (keys for storage encryption).
     tenantId: str | None = Field(None, min_length=1)  # noqa: N815
     #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,

@@ -6,7 +6,9 @@ each kind's storage version. The GCP project is the composite's ``planeId`` labe
 
 from fnplatform.clouds.gcp import (
     bucket,
+    cdn,
     cluster,
+    database,
     failover,
     identity,
     ingress,
@@ -17,7 +19,9 @@ from fnplatform.clouds.gcp import (
 
 __all__ = [
     "bucket",
+    "cdn",
     "cluster",
+    "database",
     "failover",
     "identity",
     "ingress",

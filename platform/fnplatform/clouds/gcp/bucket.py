@@ -48,6 +48,12 @@ def bucket_name_rule(comp: Composition) -> NameRule:
     return BUCKET_NAME_RULE
 
 
+@provides("bucket_name_from", "gcp")
+def bucket_name_from(comp: Composition, wanted: str) -> str:
+    """Cloud Storage takes a composer's hyphenated name as is (the builder checks it)."""
+    return wanted
+
+
 def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
     """The Cloud Storage name of composed bucket ``name``."""
     emitted = comp.desired.get(name)

@@ -21,6 +21,7 @@ from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
+from fnplatform.errors import InputError
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.tagging import TagStyle, render_tags
@@ -71,10 +72,17 @@ def cluster(
     }
     if spec.version:
         for_provider["minMasterVersion"] = spec.version
-    if settings.masterAuthorizedNetworks:
-        for_provider["masterAuthorizedNetworksConfig"] = {
-            "cidrBlocks": [n.model_dump() for n in settings.masterAuthorizedNetworks]
-        }
+    if not settings.masterAuthorizedNetworks:
+        raise InputError(
+            "environment.gcp.masterAuthorizedNetworks",
+            "required: the GKE API endpoint is public (Crossplane's Helm and Kubernetes "
+            "providers reach it from outside the VPC), so list the CIDRs allowed to reach it, "
+            "such as the management cluster's egress; an entry 0.0.0.0/0 opens it to the "
+            "internet on purpose",
+        )
+    for_provider["masterAuthorizedNetworksConfig"] = {
+        "cidrBlocks": [n.model_dump() for n in settings.masterAuthorizedNetworks]
+    }
     if spec.private:
         for_provider["privateClusterConfig"] = {
             "enablePrivateNodes": True,

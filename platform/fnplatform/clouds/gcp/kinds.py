@@ -43,6 +43,22 @@ SERVICE_ACCOUNT_IAM_MEMBER = register(
 )
 PROJECT_IAM_MEMBER = register("cloudplatform.gcp.upbound.io/v1beta2", "ProjectIAMMember")
 
+# Cloud SQL: the instance holds the data; its user labels live in settings.userLabels.
+SQL_DATABASE_INSTANCE = register("sql.gcp.upbound.io/v1beta2", "DatabaseInstance", stateful=True)
+SQL_DATABASE = register("sql.gcp.upbound.io/v1beta1", "Database", stateful=True)
+BACKEND_BUCKET = register("compute.gcp.upbound.io/v1beta2", "BackendBucket")
+URL_MAP = register("compute.gcp.upbound.io/v1beta2", "URLMap")
+MANAGED_SSL_CERTIFICATE = register("compute.gcp.upbound.io/v1beta2", "ManagedSSLCertificate")
+TARGET_HTTPS_PROXY = register("compute.gcp.upbound.io/v1beta1", "TargetHTTPSProxy")
+GLOBAL_ADDRESS = register(
+    "compute.gcp.upbound.io/v1beta1", "GlobalAddress", tag_style=TagStyle.GCP, tags_field="labels"
+)
+GLOBAL_FORWARDING_RULE = register(
+    "compute.gcp.upbound.io/v1beta2",
+    "GlobalForwardingRule",
+    tag_style=TagStyle.GCP,
+    tags_field="labels",
+)
 # -- storage, keys, failover (contact-center and environment) -------------------------------------
 BUCKET = register(
     "storage.gcp.upbound.io/v1beta2", "Bucket", tag_style=TagStyle.GCP, tags_field="labels",

@@ -48,6 +48,18 @@ class AuthorizedNetwork(BaseModel):
     displayName: str = Field(min_length=1)  # noqa: N815
 
 
+class GcpPrivateNetwork(BaseModel):
+    """``env.gcp.privateNetwork``: the VPC network databases join, with private services
+    access already set up by its owner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
+    allocatedIpRange: str | None = Field(  # noqa: N815
+        None, pattern=r"^[a-z]([-a-z0-9]*[a-z0-9])?$", max_length=63
+    )
+
+
 class GcpEnvironment(BaseModel):
     """``env.gcp``."""
 
@@ -57,14 +69,18 @@ class GcpEnvironment(BaseModel):
     masterCidr: Cidr = "172.16.0.0/28"  # noqa: N815
     deletionProtection: bool = False  # noqa: N815
     clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
-    #: When set, only these CIDRs (and the VPC) reach the API server; include Crossplane's.
+    #: Required: only these CIDRs (and the VPC) reach the API server; include Crossplane's.
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )
+    privateNetwork: GcpPrivateNetwork | None = None  # noqa: N815
+    #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
+    databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815
     #: The project id, for composers that place resources by environment (contact-center).
     project: str | None = Field(None, min_length=1)
-    #: The project NUMBER: the Cloud Storage service agent that must use a bucket's key is
-    #: ``service-<number>@gs-project-accounts.iam.gserviceaccount.com``.
+    #: The project NUMBER, for Google-managed service agents: the Cloud Storage one that must
+    #: use a bucket's key (``service-<number>@gs-project-accounts.iam.gserviceaccount.com``),
+    #: Cloud CDN's fill account that reads a private bucket.
     projectNumber: str | None = Field(None, pattern=r"^[0-9]{6,20}$")  # noqa: N815
 
 

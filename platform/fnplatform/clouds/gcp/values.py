@@ -26,8 +26,14 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     provider-helm and provider-kubernetes mint a token from Google credentials and add it to
     the kubeconfig. By default they use the credentials injected into their pods
     (``InjectedIdentity``: GKE workload identity of the control plane, no static key);
-    ``environment.gcp.clusterIdentity`` may name a Secret with a key file instead. The Google
-    identity needs ``roles/container.developer`` (or admin) in the project.
+    ``environment.gcp.clusterIdentity`` may name a Secret with a key file instead.
+
+    That Google identity needs ``roles/container.admin`` in the project, not
+    ``roles/container.developer``: the charts create ClusterRoles, ClusterRoleBindings, CRDs
+    and webhook configurations, and creating RBAC roles needs ``container.clusterRoles.create``
+    (and ``...bind``/``escalate``), which only Kubernetes Engine Admin carries among the
+    predefined roles (GCP IAM, "Google Kubernetes Engine roles and permissions"). The grant is
+    not composed: the identity is the management cluster's, outside this composite.
     """
     identity = gcp_environment(comp).clusterIdentity
     credentials: dict[str, Any] = {
@@ -37,6 +43,18 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     if identity.source == "Secret" and identity.secretRef is not None:
         credentials["secretRef"] = identity.secretRef.model_dump()
     return credentials
+
+
+@provides("kubeconfig_source", "gcp")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The GKE Cluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
+
+
+@provides("cluster_access", "gcp")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing composed: the providers' Google identity is granted outside the composite."""
+    return []
 
 
 @provides("internal_load_balancer", "gcp")

@@ -69,8 +69,11 @@ def compose(comp: Composition) -> None:
                        readiness=ObjectReadiness.DERIVED, watch=True, uses=(TRIGGER_AUTH,))
         else:
             comp.hold(SCALED_OBJECT, f"{QUEUE} URL")
-    add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
-               readiness=ObjectReadiness.AVAILABLE, watch=True)
+    # Not before the queue is Ready: a replica started earlier can't find its queue, and rolls
+    # again once the URL is known. Uses the queue: on deletion, pods stop consuming first.
+    if comp.needs_ready(QUEUE, by=DEPLOYMENT):
+        add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
+                   readiness=ObjectReadiness.AVAILABLE, watch=True, uses=(QUEUE,))
     report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
 
 

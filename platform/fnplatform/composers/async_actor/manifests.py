@@ -6,6 +6,7 @@ byte-identical manifests.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,13 @@ KEDA_API = "keda.sh/v1alpha1"
 PART_OF = "asya"
 MANAGED_BY = "crossplane"
 SOCKET_VOLUME, TMP_VOLUME, RUNTIME_VOLUME = "socket-dir", "tmp", "asya-runtime"
+#: The sidecar's per-message timeout when ``resiliency.actorTimeout`` is unset
+#: (``ASYA_RESILIENCY_ACTOR_TIMEOUT``, default ``5m`` in deliveryhero/asya).
+DEFAULT_ACTOR_TIMEOUT_SECONDS = 300
+#: Time beyond the actor timeout for the sidecar to ack or requeue and exit after SIGTERM.
+SHUTDOWN_MARGIN_SECONDS = 30
+_DURATION_PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
 RUNTIME_CONTAINER, SIDECAR_CONTAINER = "asya-runtime", "asya-sidecar"
 
 
@@ -155,7 +163,7 @@ def deployment(actor: Actor, queue_url: str | None) -> dict[str, Any]:
     spec = actor.spec
     labels = actor.labels("actor")
     pod_spec: dict[str, Any] = {
-        "terminationGracePeriodSeconds": 30,
+        "terminationGracePeriodSeconds": termination_grace_seconds(spec.resiliency),
         "containers": [_runtime_container(actor), _sidecar_container(actor, queue_url)],
         "volumes": [
             {"name": SOCKET_VOLUME, "emptyDir": {}},
@@ -182,6 +190,20 @@ def deployment(actor: Actor, queue_url: str | None) -> dict[str, Any]:
         "metadata": actor.metadata(actor.name, "actor"),
         "spec": deployment_spec,
     }
+
+
+def duration_seconds(duration: str) -> float:
+    """Seconds in a Go-style duration such as ``1m30s`` (the model's ``DURATION`` pattern)."""
+    return sum(float(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(duration))
+
+
+def termination_grace_seconds(resiliency: Resiliency | None) -> int:
+    """How long Kubernetes waits after SIGTERM before killing a pod: the actor timeout plus
+    a margin, so scale-in never kills a message mid-work (it would be retried after the
+    queue's visibility timeout, or worse, counted towards the dead-letter limit)."""
+    timeout = (resiliency.actorTimeout if resiliency else None)
+    seconds = duration_seconds(timeout) if timeout else DEFAULT_ACTOR_TIMEOUT_SECONDS
+    return int(-(-seconds // 1)) + SHUTDOWN_MARGIN_SECONDS
 
 
 def _runtime_container(actor: Actor) -> dict[str, Any]:

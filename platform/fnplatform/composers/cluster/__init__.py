@@ -29,6 +29,9 @@ from fnplatform.validation import parse
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
 DEFAULT_POOL = "default"
+MONITORING_RELEASE = "release-kube-prometheus-stack"
+#: Charts whose values ask for a ServiceMonitor when monitoring is on.
+SCRAPED = frozenset({"cert-manager", "ingress-nginx"})
 #: Where the library specs' attributes come from, so builder errors name the user's field.
 NETWORK_FIELDS = {
     "subnet_cidr": "environment.network.subnetCidr",
@@ -77,14 +80,15 @@ def compose(comp: Composition) -> None:
         default_machine_type=env.defaultMachineType,
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
-    _node_pools(comp, spec, env)
+    pools = _node_pools(comp, spec, env)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
-    _addons(comp, cluster, env, params.privateCluster, zones)
+    _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
     comp.set_status("cloud", labels.cloud)
     cloud_value(comp, "cluster_status", CLUSTER)
 
 
-def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -> None:
+def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -> list[str]:
+    """The user's pools (or one default pool); their composition names, in name order."""
     pools = spec.pools or {DEFAULT_POOL: Pool()}
     for pool_name, pool in sorted(pools.items()):
         machine_type = pool.nodeConfig.machineType or env.defaultMachineType
@@ -106,6 +110,7 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
             ),
             uses=[CLUSTER],
         )
+    return [f"pool-{pool_name}" for pool_name in sorted(pools)]
 
 
 def _dns_zones(
@@ -129,20 +134,42 @@ def _addons(
     env: ClusterEnvironment,
     private: bool,
     zones: tuple[str, ...],
+    *,
+    nodes: str,
 ) -> None:
+    """ProviderConfigs from the kubeconfig, and the charts installed through them.
+
+    Everything that reads the kubeconfig uses the resource that writes it (the cloud's
+    ``kubeconfig_source``: ClusterAuth on EKS, the cluster itself on GKE and AKS), so on
+    deletion the kubeconfig outlives every release that needs it to uninstall. Releases wait
+    for the node pool ``nodes`` to be Ready, not just created: cert-manager, ingress-nginx and
+    kube-prometheus-stack run hook Jobs that need a schedulable node (AKS's system pool is
+    tainted for critical add-ons only), and use it so on deletion their uninstall hooks still
+    have a node.
+    """
+    kubeconfig = cloud_value(comp, "kubeconfig_source", CLUSTER)
+    access = cloud_value(comp, "cluster_access", CLUSTER)
+    in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
+    reasons = {} if kubeconfig == CLUSTER else {
+        kubeconfig: "writes the kubeconfig this is reached through"}
+    reasons.update(dict.fromkeys(access, "lets the providers act in the cluster"))
     helm_config, _ = add_cluster_provider_configs(
         comp,
         PROVIDERS,
         secret_name=cluster.connection_secret,
         secret_namespace=cluster.connection_namespace,
         identity=cluster_credentials(comp, CLUSTER, cluster),
-        uses=[CLUSTER],
+        uses=in_cluster,
+        reasons=reasons,
     )
     variables, waits_for = _dns_identity(comp, zones)
+    prometheus = env.charts.get("kube-prometheus-stack")
+    service_monitors = env.monitoring.enabled and not (prometheus and prometheus.disabled)
     variables.update(
         {
             **comp.env,
             "monitoring": env.monitoring.model_dump(),
+            "service_monitors": service_monitors,
             "ingress_replicas": env.ingress_replicas,
             "private": private,
             "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
@@ -154,20 +181,30 @@ def _addons(
             continue
         if chart.name == "kube-prometheus-stack" and not env.monitoring.enabled:
             continue
+        release = f"release-{chart.name}"
+        if not comp.needs_ready(nodes, by=release):
+            continue
+        # ingress-nginx's LoadBalancer Service puts a cloud load balancer into the network:
+        # the release (which waits on uninstall) goes before the network does.
+        network = [NETWORK] if chart.name == "ingress-nginx" else []
+        # ServiceMonitors need the Prometheus operator's CRDs: installed with monitoring.
+        monitors = [MONITORING_RELEASE] if service_monitors and chart.name in SCRAPED else []
         add_helm_release(
             comp,
-            f"release-{chart.name}",
+            release,
             chart=chart.name,
             repository=chart.repository,
             version=(settings.version if settings else None) or chart.version,
             namespace=chart.namespace,
             values=render_values(chart.name, values_template(chart.name), variables),
             provider_config=helm_config,
-            uses=[f"{PROVIDERS}-helm", CLUSTER, *waits_for.get(chart.name, ())],
+            uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network, *monitors,
+                  *waits_for.get(chart.name, ())],
+            reasons=reasons,
         )
     add_cluster_autoscaler(
         comp, CLUSTER, cluster, env.charts.get("cluster-autoscaler"),
-        helm_config=helm_config, waits_for=(f"{PROVIDERS}-helm",),
+        helm_config=helm_config, waits_for=(f"{PROVIDERS}-helm", *in_cluster), nodes=nodes,
     )
 
 

@@ -30,6 +30,11 @@ class ClusterStatus(BaseModel):
     oidcIssuer: str | None = Field(  # noqa: N815
         None, description="The cluster's OIDC issuer URL, for workload identity."
     )
+    oidcProviderArn: str | None = Field(  # noqa: N815
+        None,
+        description="AWS: the IAM OIDC provider of the issuer, the federated principal IRSA "
+        "role trust policies name.",
+    )
 
 
 API = ApiDefinition(

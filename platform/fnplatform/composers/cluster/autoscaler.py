@@ -41,11 +41,13 @@ def add_cluster_autoscaler(
     *,
     helm_config: str,
     waits_for: tuple[str, ...],
+    nodes: str,
 ) -> None:
     """The autoscaler release ``<cluster>-autoscaler-release`` and its identity.
 
     The release waits for the identity binding: an autoscaler started without credentials
-    crash-loops until restarted.
+    crash-loops until restarted; and, like every release, for the node pool ``nodes`` to be
+    Ready (Helm waits for the autoscaler's pod, which needs a node).
     """
     if not registry.provides_capability("autoscaler_values", comp.cloud):
         return
@@ -60,6 +62,9 @@ def add_cluster_autoscaler(
         ),
         uses=[cluster],
     )
+    release = f"{identity}-release"
+    if not comp.needs_ready(nodes, by=release):
+        return
     values = {
         **cloud_value(comp, "autoscaler_values", cluster),
         "fullnameOverride": CHART,
@@ -67,14 +72,15 @@ def add_cluster_autoscaler(
     }
     add_helm_release(
         comp,
-        f"{identity}-release",
+        release,
         chart=CHART,
         repository=REPOSITORY,
         version=(settings.version if settings else None) or chart_version(comp, cluster, spec),
         namespace=NAMESPACE,
         values=values,
         provider_config=helm_config,
-        uses=[*waits_for, cluster, cloud_value(comp, "identity_binding", identity)],
+        uses=list(dict.fromkeys(
+            [*waits_for, cluster, nodes, cloud_value(comp, "identity_binding", identity)])),
     )
 
 
@@ -89,10 +95,12 @@ def _minor_key(minor: str) -> tuple[int, int] | None:
 def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> str:
     """The chart release matching the cluster's Kubernetes minor.
 
-    The minor is the one asked for, else the one the cloud reports for the running cluster.
-    Outside the known range the nearest known release is used and a warning says to pin one.
+    The minor is the one the cloud reports for the running cluster, else (before it is
+    observed) the one asked for: while the control plane upgrades, the autoscaler keeps
+    simulating the scheduler the cluster really runs. Outside the known range the nearest
+    known release is used and a warning says to pin one.
     """
-    asked = spec.version or cloud_value(comp, "running_version", cluster)
+    asked = cloud_value(comp, "running_version", cluster) or spec.version
     key = _minor_key(str(asked)) if asked else None
     known = sorted((_minor_key(m) or (0, 0), m) for m in CHART_VERSIONS)
     matching = [m for k, m in known if k == key]

@@ -135,6 +135,10 @@ class MonitoringEnvironment(BaseModel):
 
     enabled: bool = True
     retention: str = "15d"
+    #: A Secret (in the ``monitoring`` namespace, keys ``admin-user``/``admin-password``)
+    #: holding Grafana's admin credentials. Without one Grafana is not installed: the chart's
+    #: default admin password (``prom-operator``) is public knowledge.
+    grafanaAdminSecret: str | None = Field(None, min_length=1)  # noqa: N815
 
 
 class ChartEnvironment(BaseModel):

@@ -1,0 +1,142 @@
+"""GCP database: a Cloud SQL for PostgreSQL instance with a private IP only.
+
+Composed as ``name`` (``sql.gcp.upbound.io/v1beta2 DatabaseInstance``) and ``name-database``
+(``Database``). The instance joins the VPC network the environment names
+(``gcp.privateNetwork.network``) with no public IPv4 address and TLS required. A private IP
+needs the network's private services access (a ``servicenetworking`` connection with an
+allocated range): that connection is one per VPC network and shared by every instance on it,
+so it belongs to whoever owns the network, not to one environment; the environment may name
+the allocated range to use (``gcp.privateNetwork.allocatedIpRange``).
+
+Password: the pinned provider-upjet-gcp (v3.0.0) CRDs have no ``autoGenerate*`` field for
+Cloud SQL, and a ``User`` has no generated password either. So the function never makes one
+up: the instance's root password comes from a Secret the platform provides
+(``gcp.databasePasswordSecretRef``, e.g. synced from Secret Manager), and provider-upjet-gcp
+then publishes it, with ``privateIP``, ``connectionName`` and the server CA, in the
+instance's connection secret (``config/sql/config.go``). The user is ``postgres``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fnplatform.clouds.gcp.common import project
+from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
+from fnplatform.clouds.gcp.settings import gcp_environment
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError, SpecError
+from fnplatform.library.kubernetes import secret_env
+from fnplatform.library.registry import provides
+from fnplatform.library.specs import DatabaseSpec
+
+POSTGRES_PORT = 5432
+ROOT_USER = "postgres"
+
+
+@dataclass(frozen=True)
+class CloudSqlPreset:
+    """One row of the size table."""
+
+    tier: str
+    disk_gb: int
+    availability: str  # ZONAL or REGIONAL (a standby in a second zone)
+
+
+#: ``database.size`` -> Cloud SQL Enterprise edition custom machine (vCPUs-memory MiB).
+PRESETS = {
+    "small": CloudSqlPreset("db-custom-1-3840", 10, "ZONAL"),
+    "medium": CloudSqlPreset("db-custom-2-7680", 50, "ZONAL"),
+    "large": CloudSqlPreset("db-custom-4-15360", 100, "REGIONAL"),
+}
+
+
+def preset(size: str) -> CloudSqlPreset:
+    """The preset row for ``size``; a SpecError lists the known sizes."""
+    if size not in PRESETS:
+        raise SpecError("size", f"unknown size {size!r}; one of {', '.join(PRESETS)}")
+    return PRESETS[size]
+
+
+@provides("database", "gcp")
+def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
+    """A private Cloud SQL PostgreSQL instance and its application database."""
+    row = preset(spec.size)
+    env = gcp_environment(comp)
+    if env.privateNetwork is None:
+        raise InputError(
+            "environment.gcp.privateNetwork",
+            "required for a database: the VPC network (with private services access) it joins",
+        )
+    if env.databasePasswordSecretRef is None:
+        raise InputError(
+            "environment.gcp.databasePasswordSecretRef",
+            "required for a Cloud SQL database: the provider cannot generate its password and "
+            "the function never makes one up; name a Secret that holds it",
+        )
+    ip_configuration: dict[str, object] = {
+        "ipv4Enabled": False,
+        "privateNetwork": env.privateNetwork.network,
+        "sslMode": "ENCRYPTED_ONLY",
+    }
+    if env.privateNetwork.allocatedIpRange:
+        ip_configuration["allocatedIpRange"] = env.privateNetwork.allocatedIpRange
+    secret = env.databasePasswordSecretRef
+    comp.emit(
+        name,
+        SQL_DATABASE_INSTANCE.new(
+            {
+                "project": project(comp),
+                "region": comp.region,
+                "databaseVersion": f"POSTGRES_{spec.engine_version}",
+                "deletionProtection": False,
+                "rootPasswordSecretRef": {
+                    "name": secret.name,
+                    "namespace": secret.namespace,
+                    "key": secret.key,
+                },
+                "settings": {
+                    "edition": "ENTERPRISE",
+                    "tier": row.tier,
+                    "availabilityType": row.availability,
+                    "diskType": "PD_SSD",
+                    "diskSize": row.disk_gb,
+                    "diskAutoresize": True,
+                    "ipConfiguration": ip_configuration,
+                    "backupConfiguration": {
+                        "enabled": True,
+                        "pointInTimeRecoveryEnabled": True,
+                    },
+                },
+            },
+            writeConnectionSecretToRef={
+                "name": spec.connection_secret,
+                "namespace": spec.connection_namespace,
+            },
+        ),
+    )
+    comp.emit(
+        f"{name}-database",
+        SQL_DATABASE.new({"project": project(comp), "instanceRef": comp.ref(name)}),
+        external_name=spec.database_name,
+        uses=[name],
+    )
+
+
+@provides("database_host", "gcp")
+def database_host(comp: Composition, name: str) -> str | None:
+    """The instance's private IP address, once observed."""
+    value = comp.observed_value(name, "status.atProvider.privateIpAddress")
+    return str(value) if value else None
+
+
+@provides("database_env", "gcp")
+def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+    """``DB_HOST``/``DB_PASSWORD`` from the Cloud SQL connection secret (``privateIP``,
+    ``password``); the port and the root user ``postgres`` are fixed."""
+    return [
+        secret_env("DB_HOST", secret, "privateIP"),
+        {"name": "DB_PORT", "value": str(POSTGRES_PORT)},
+        {"name": "DB_USER", "value": ROOT_USER},
+        secret_env("DB_PASSWORD", secret, "password"),
+    ]

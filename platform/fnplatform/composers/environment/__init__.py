@@ -1,0 +1,207 @@
+"""The ``environment`` module: a squad's self-service app environment on AWS, GCP or Azure.
+
+One claim (``EnvironmentClaim``) gives a namespace ``<composite>-environment``, a private
+PostgreSQL database sized by a preset, a private asset bucket ``acme-mfe-<appName>-<suffix>``
+behind the cloud's CDN with one cache path per micro-frontend, and the backend Deployment and
+Service wired to the database through the Secret ``db-connection-details``. The composer says
+what the environment is; the library and the cloud builders say how each cloud does it.
+
+Where the secret comes from: when the app runs on the Crossplane cluster the database writes
+its connection details straight into the namespace; when the environment names another
+cluster (``appCluster.providerConfig``) the database writes them next to Crossplane and
+provider-kubernetes copies them at apply time (``references[].patchesFrom``). Either way the
+values never pass through the function. The Deployment waits for them, so pods never
+crash-loop on a missing Secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from fnplatform.composers.environment import manifests
+from fnplatform.composers.environment.manifests import App
+from fnplatform.composers.environment.model import EnvironmentSettings, EnvironmentSpec
+from fnplatform.composers.environment.status import Parts, report_status
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.library import (
+    ObjectReadiness,
+    add_bucket,
+    add_cdn,
+    add_database,
+    add_object,
+    cloud_value,
+)
+from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec
+from fnplatform.naming import dns_label
+from fnplatform.validation import parse
+from fnplatform.xrspec import user_spec
+
+NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
+CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"
+#: Where provider-side Secrets live on the Crossplane cluster.
+CROSSPLANE_NAMESPACE = "crossplane-system"
+BUCKET_PREFIX = "acme-mfe"
+SUFFIX_LENGTH = 8
+NONCURRENT_ASSET_DAYS = 30
+#: Scope (project / resource group) per cloud: the environment key it comes from.
+SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project", "azure": "azure.resourceGroup"}
+
+
+def compose(comp: Composition) -> None:
+    """Compose one environment for ``comp``."""
+    if not (comp.composite.get("metadata") or {}).get("name"):
+        raise InputError("metadata.name", "required: it names the namespace and every resource")
+    spec = parse(EnvironmentSpec, user_spec(comp.spec), "spec")
+    settings = parse(EnvironmentSettings, comp.env, "environment")
+    _place(comp, spec)
+    app = App(namespace=dns_label(comp.name, "environment"), backend=spec.backend)
+    remote = settings.appCluster.providerConfig if settings.appCluster else None
+
+    add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
+    database = _database(comp, spec, app, remote)
+    assets = _frontend(comp, spec, settings)
+    _backend(comp, app, remote, cloud_value(
+        comp, "database_env", database, manifests.CONNECTION_SECRET))
+    report_status(
+        comp,
+        Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
+              deployment=DEPLOYMENT, service=SERVICE,
+              connection=CONNECTION_COPY if remote else None),
+        app=app,
+        bucket_name=assets,
+    )
+
+
+def _place(comp: Composition, spec: EnvironmentSpec) -> None:
+    """Cloud and region from the claim; the account, project or resource group from the
+    environment (needed only by the builders that name it; an error on its key then)."""
+    scope_field = SCOPE_FIELDS[spec.cloud]
+    group, key = scope_field.split(".")
+    scope = (comp.env.get(group) or {}).get(key)
+    comp.place(
+        spec.cloud,
+        cloud_field="spec.cloud",
+        region=spec.region,
+        region_field="spec.region",
+        scope=str(scope) if scope else None,
+        scope_field=f"environment.{scope_field}",
+    )
+
+
+def _database(
+    comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None
+) -> DatabaseSpec:
+    """The database, writing its connection Secret into the namespace (or beside Crossplane)."""
+    if remote is None:
+        secret, secret_namespace, uses = manifests.CONNECTION_SECRET, app.namespace, [NAMESPACE]
+    else:
+        secret = f"{comp.resource_name(DATABASE)}-connection"
+        secret_namespace, uses = CROSSPLANE_NAMESPACE, []
+    database = DatabaseSpec(
+        size=spec.database.size,
+        engine_version=spec.database.engineVersion,
+        database_name=manifests.DATABASE_NAME,
+        connection_secret=secret,
+        connection_namespace=secret_namespace,
+    )
+    add_database(
+        comp,
+        DATABASE,
+        database,
+        uses=uses,
+        fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion"},
+    )
+    if remote is not None and (
+        comp.is_observed(CONNECTION_COPY)
+        or comp.needs_connection(DATABASE, by=CONNECTION_COPY) is not None
+    ):
+        body = add_object(
+            comp,
+            CONNECTION_COPY,
+            manifests.connection_secret(app),
+            provider_config=remote,
+            uses=[NAMESPACE],
+        )
+        body["spec"]["references"] = manifests.connection_copy_references(
+            secret, secret_namespace
+        )
+    return database
+
+
+def bucket_name(comp: Composition, app_name: str) -> str:
+    """``acme-mfe-<appName>-<8 hex>``: the suffix from the composite's uid (its name when it
+    has none yet), so two squads' apps of the same name never collide."""
+    uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
+    seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
+    return f"{BUCKET_PREFIX}-{app_name}-{seed[:SUFFIX_LENGTH]}"
+
+
+def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings) -> str:
+    """The private asset bucket and the CDN in front of it; returns the bucket's name.
+
+    The bucket is never public: the CDN is its named reader (where the cloud reads buckets
+    through a principal). Each asset sync leaves the replaced objects as noncurrent versions;
+    they expire after 30 days so the bucket doesn't grow with every deploy.
+    """
+    wanted = bucket_name(comp, spec.frontend.appName)
+    reader = cloud_value(comp, "cdn_bucket_reader", CDN)
+    add_bucket(
+        comp,
+        ASSETS,
+        BucketSpec(
+            bucket_name=cloud_value(comp, "bucket_name_from", wanted),
+            readers=(reader,) if reader else (),
+            noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
+        ),
+        fields={"bucket_name": "spec.frontend.appName"},
+    )
+    name = str(cloud_value(comp, "bucket_address", ASSETS)["name"])
+    known = (comp.composite.get("status") or {}).get("frontendBucketName")
+    if known and known != name:
+        raise InputError(
+            "spec.frontend.appName",
+            f"cannot change once the bucket exists: it names bucket {known} (the new name would "
+            "replace the bucket and its assets); create a new environment instead",
+        )
+    domain = settings.frontend.domain
+    add_cdn(
+        comp,
+        CDN,
+        CdnSpec(
+            bucket=ASSETS,
+            bucket_name=name,
+            paths=tuple(CdnPath(m.name, m.path) for m in spec.frontend.microFrontends),
+            hostname=f"{spec.frontend.appName}.{domain}" if domain else None,
+        ),
+    )
+    return name
+
+
+def _backend(
+    comp: Composition, app: App, remote: str | None, database_env: list[dict[str, Any]]
+) -> None:
+    """The backend Deployment (once the connection Secret is there) and its Service."""
+    if comp.is_observed(DEPLOYMENT) or _secret_in_place(comp, remote):
+        add_object(
+            comp,
+            DEPLOYMENT,
+            manifests.deployment(app, database_env),
+            provider_config=remote,
+            readiness=ObjectReadiness.AVAILABLE,
+            uses=[NAMESPACE],
+        )
+    add_object(
+        comp, SERVICE, manifests.service(app), provider_config=remote, uses=[NAMESPACE]
+    )
+
+
+def _secret_in_place(comp: Composition, remote: str | None) -> bool:
+    """Whether ``db-connection-details`` exists where the pods run; records the hold if not."""
+    if remote is None:
+        return comp.needs_connection(DATABASE, by=DEPLOYMENT) is not None
+    if comp.is_ready(CONNECTION_COPY):
+        return True
+    comp.hold(DEPLOYMENT, f"{CONNECTION_COPY} Ready (the copied connection Secret)")
+    return False

@@ -1,0 +1,135 @@
+"""The Kubernetes manifests of an environment: namespace, backend Deployment and Service, and
+the copy of the database connection Secret. Plain data; the composer wraps them in Objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fnplatform.composers.environment.model import Backend
+
+CONNECTION_SECRET = "db-connection-details"
+BACKEND = "backend"
+DATABASE_NAME = "app"
+
+
+@dataclass(frozen=True)
+class App:
+    """What the manifests need: where they go and what the claim asked for."""
+
+    namespace: str
+    backend: Backend
+
+
+def namespace(app: App) -> dict[str, Any]:
+    """The environment's namespace."""
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": app.namespace}}
+
+
+def connection_secret(app: App) -> dict[str, Any]:
+    """The connection Secret on the app's cluster; its data is patched in at apply time."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": CONNECTION_SECRET, "namespace": app.namespace},
+        "type": "Opaque",
+    }
+
+
+def connection_copy_references(source: str, source_namespace: str) -> list[dict[str, Any]]:
+    """provider-kubernetes copies the database's connection Secret (on the Crossplane cluster)
+    into the manifest's ``data`` when it applies it: the values never pass through here."""
+    return [
+        {
+            "patchesFrom": {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "name": source,
+                "namespace": source_namespace,
+                "fieldPath": "data",
+            },
+            "toFieldPath": "data",
+        }
+    ]
+
+
+def _labels() -> dict[str, str]:
+    return {"app.kubernetes.io/name": BACKEND}
+
+
+def _resources(app: App) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in ("requests", "limits"):
+        amounts = getattr(app.backend.resources, part).model_dump(exclude_none=True)
+        if amounts:
+            out[part] = amounts
+    return out
+
+
+def _probe(app: App, *, initial_delay: int, period: int) -> dict[str, Any]:
+    return {
+        "httpGet": {"path": app.backend.healthPath, "port": "http"},
+        "initialDelaySeconds": initial_delay,
+        "periodSeconds": period,
+        "failureThreshold": 3,
+    }
+
+
+def deployment(app: App, database_env: list[dict[str, Any]]) -> dict[str, Any]:
+    """The backend: env from the connection Secret, probed on its health path.
+
+    ``database_env`` is the same ``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` on every
+    cloud, read by the kubelet from the Secret's cloud-specific keys; ``envFrom`` also exposes
+    every key as is. The claim's own variables come last and win.
+    """
+    backend = app.backend
+    container: dict[str, Any] = {
+        "name": BACKEND,
+        "image": backend.image,
+        "ports": [{"name": "http", "containerPort": backend.port, "protocol": "TCP"}],
+        "env": [
+            *database_env,
+            {"name": "DB_NAME", "value": DATABASE_NAME},
+            *({"name": item.name, "value": item.value} for item in backend.env),
+        ],
+        "envFrom": [{"secretRef": {"name": CONNECTION_SECRET}}],
+        "readinessProbe": _probe(app, initial_delay=5, period=10),
+        "livenessProbe": _probe(app, initial_delay=15, period=20),
+    }
+    resources = _resources(app)
+    if resources:
+        container["resources"] = resources
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
+        "spec": {
+            "replicas": backend.replicas,
+            "selector": {"matchLabels": _labels()},
+            "template": {
+                "metadata": {"labels": _labels()},
+                "spec": {"containers": [container]},
+            },
+        },
+    }
+
+
+def service(app: App) -> dict[str, Any]:
+    """A ClusterIP Service in front of the backend's pods."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
+        "spec": {
+            "type": "ClusterIP",
+            "selector": _labels(),
+            "ports": [
+                {"name": "http", "port": app.backend.port, "targetPort": "http", "protocol": "TCP"}
+            ],
+        },
+    }
+
+
+def service_address(app: App) -> str:
+    """The backend Service's in-cluster address."""
+    return f"{BACKEND}.{app.namespace}.svc.cluster.local:{app.backend.port}"

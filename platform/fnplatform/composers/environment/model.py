@@ -1,0 +1,172 @@
+"""The environment API's models: the claim's spec and status, and the environment keys read.
+
+The XRD (``apis/environment/definition.yaml``) is generated from :class:`EnvironmentSpec` and
+:class:`EnvironmentStatus`, so the API server and the function agree on what a valid claim is.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
+#: ``acme-mfe-<appName>-<8 hex>`` must fit S3/GCS's 63 characters: 63 - 18 = 45.
+APP_NAME_MAX = 45
+Size = Literal["small", "medium", "large"]
+Cloud = Literal["aws", "gcp", "azure"]
+
+
+class EnvVar(BaseModel):
+    """A plain environment variable of the backend container (secrets come from envFrom)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Variable name.")
+    value: str = Field("", description="Literal value.")
+
+
+class ResourceAmounts(BaseModel):
+    """CPU and memory amounts, in Kubernetes quantity form."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cpu: str | None = Field(None, pattern=r"^[0-9]+(\.[0-9]+)?m?$", description="e.g. 250m.")
+    memory: str | None = Field(
+        None, pattern=r"^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$", description="e.g. 256Mi."
+    )
+
+
+class Resources(BaseModel):
+    """Requests and limits of the backend container."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requests: ResourceAmounts = Field(default_factory=ResourceAmounts)
+    limits: ResourceAmounts = Field(default_factory=ResourceAmounts)
+
+
+class Backend(BaseModel):
+    """The Python backend: a Deployment and a Service in the environment's namespace."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    image: str = Field(min_length=1, description="Container image, e.g. ghcr.io/acme/api:1.4.")
+    port: int = Field(8000, ge=1, le=65535, description="Port the backend listens on.")
+    replicas: int = Field(1, ge=0, le=50, description="Number of backend pods.")
+    env: list[EnvVar] = Field(default_factory=list, description="Plain environment variables.")
+    resources: Resources = Field(default_factory=Resources, description="Requests and limits.")
+    healthPath: str = Field(  # noqa: N815
+        "/healthz", pattern=r"^/", description="HTTP path of the readiness and liveness probes."
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _unique_env(cls, env: list[EnvVar]) -> list[EnvVar]:
+        names = [item.name for item in env]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            msg = f"duplicate variables: {', '.join(duplicates)}"
+            raise ValueError(msg)
+        return env
+
+
+class Database(BaseModel):
+    """The PostgreSQL database, sized by a preset (see docs/environment.md per cloud)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    size: Size = Field(description="Preset: small, medium or large.")
+    engineVersion: str = Field(  # noqa: N815
+        "16", pattern=r"^(13|14|15|16|17)$", description="PostgreSQL major version."
+    )
+
+
+class MicroFrontend(BaseModel):
+    """One micro-frontend: its assets live under ``path`` and get their own cache path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=DNS_LABEL, max_length=30, description="Micro-frontend name.")
+    path: str = Field(
+        pattern=r"^/[a-z0-9]([a-z0-9/_-]*[a-z0-9])?$",
+        max_length=100,
+        description="URL path prefix, e.g. /checkout.",
+    )
+
+
+class Frontend(BaseModel):
+    """Frontend hosting: a private asset bucket behind the cloud's CDN."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    appName: str = Field(  # noqa: N815
+        pattern=DNS_LABEL,
+        max_length=APP_NAME_MAX,
+        description="Application name: lowercase letters, digits and '-'; names the bucket.",
+    )
+    microFrontends: list[MicroFrontend] = Field(  # noqa: N815
+        default_factory=list, description="Micro-frontends, one cache path each."
+    )
+
+    @field_validator("microFrontends")
+    @classmethod
+    def _unique(cls, items: list[MicroFrontend]) -> list[MicroFrontend]:
+        for attribute in ("name", "path"):
+            values = [getattr(item, attribute) for item in items]
+            duplicates = sorted({v for v in values if values.count(v) > 1})
+            if duplicates:
+                msg = f"duplicate micro-frontend {attribute}s: {', '.join(duplicates)}"
+                raise ValueError(msg)
+        return items
+
+
+class EnvironmentSpec(BaseModel):
+    """A squad's whole stack: backend, database and micro-frontends, on one cloud."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    cloud: Cloud = Field("aws", description="Cloud to create the database and frontend on.")
+    region: str = Field(
+        pattern=r"^[a-z0-9-]+$", max_length=40, description="Region, e.g. eu-west-1, westeurope."
+    )
+    backend: Backend
+    database: Database
+    frontend: Frontend
+
+
+class EnvironmentStatus(BaseModel):
+    """What the claim reports, from observed state."""
+
+    databaseHost: str | None = Field(None, description="The database's private host name.")  # noqa: N815
+    frontendBucketName: str | None = Field(None, description="Bucket to sync built assets to.")  # noqa: N815
+    ready: bool | None = Field(None, description="True when every part is ready.")
+    namespace: str | None = Field(None, description="The environment's namespace.")
+    cdnDomainName: str | None = Field(None, description="Where the CDN serves the frontends.")  # noqa: N815
+    backendService: str | None = Field(None, description="In-cluster address of the backend.")  # noqa: N815
+    pending: list[str] | None = Field(None, description="Parts not ready yet.")
+
+
+class AppCluster(BaseModel):
+    """Where the app runs: absent, on the Crossplane cluster itself."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    providerConfig: str = Field(min_length=1)  # noqa: N815
+
+
+class FrontendSettings(BaseModel):
+    """Platform-wide frontend settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    domain: str | None = Field(None, pattern=r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$")
+
+
+class EnvironmentSettings(BaseModel):
+    """The environment keys this module reads (cloud keys are read by the cloud builders)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    appCluster: AppCluster | None = None  # noqa: N815
+    frontend: FrontendSettings = Field(default_factory=FrontendSettings)

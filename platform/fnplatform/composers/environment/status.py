@@ -1,0 +1,62 @@
+"""The environment's status, from observed state, and the condition naming pending parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fnplatform.composers.environment.manifests import App, service_address
+from fnplatform.composition import Composition
+from fnplatform.library import cloud_value
+
+PARTS_CONDITION = "PartsReady"
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Composition names of the parts whose readiness makes the environment ready."""
+
+    namespace: str
+    database: str
+    bucket: str
+    cdn: str
+    deployment: str
+    service: str
+    connection: str | None = None  # the copied Secret, when the app runs on another cluster
+
+
+def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str) -> None:
+    """Status fields from observed state (remembered while briefly unobserved), ``ready``, and
+    a ``PartsReady`` condition listing what is still pending."""
+    if comp.is_ready(parts.namespace):
+        comp.remember("namespace", app.namespace)
+    else:
+        comp.remember("namespace", None)
+    comp.remember("databaseHost", cloud_value(comp, "database_host", parts.database))
+    comp.remember("frontendBucketName", bucket_name if comp.is_observed(parts.bucket) else None)
+    comp.remember("cdnDomainName", cloud_value(comp, "cdn_domain", parts.cdn))
+    comp.remember(
+        "backendService", service_address(app) if comp.is_ready(parts.service) else None
+    )
+    checks = {
+        "namespace": [parts.namespace],
+        "database": [parts.database],
+        "frontend bucket": [parts.bucket],
+        "cdn": [parts.cdn],
+        "connection secret": [parts.connection] if parts.connection else [],
+        "backend": [parts.deployment, parts.service],
+    }
+    # A part is pending while it is composed or held back and not Ready; a part a cloud
+    # can't provide (a CapabilityGap condition says so) is not waited for.
+    wanted = set(comp.desired) | set(comp.notes.held)
+    pending = [
+        part for part, names in checks.items()
+        if any(name in wanted and not comp.is_ready(name) for name in names)
+    ]
+    comp.set_status("ready", not pending)
+    comp.set_status("pending", pending)
+    if pending:
+        comp.condition(
+            PARTS_CONDITION, False, "Pending", f"waiting for: {', '.join(pending)}"
+        )
+    else:
+        comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")

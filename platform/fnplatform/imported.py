@@ -1,0 +1,113 @@
+"""Nothing is written into infrastructure imported read-only.
+
+With ``import.mode: observe`` the listed resources are adopted with ``managementPolicies:
+[Observe]``; but a composer also composes their children: subnets, routers and firewalls in an
+imported network, node pools in an imported cluster, ProviderConfigs and Helm releases that
+install into it. Those would be *created inside* infrastructure that was meant to be only
+observed. :func:`leave_imported_alone` removes, after the composer ran, every desired resource
+that uses or references (``*Ref``/``*Refs`` by name) an imported resource or such a child,
+unless ``import.include`` names it; the imported resources stop waiting for what was removed.
+An event lists what was left out and how to opt in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from fnplatform.composition import Composition
+
+
+def _referenced_names(node: Any) -> Iterator[str]:
+    """``metadata.name``s a provider resolves from ``*Ref``/``*Refs`` fields of ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key.endswith("Ref") and isinstance(value, dict) and "name" in value:
+                yield str(value["name"])
+            elif key.endswith("Refs") and isinstance(value, list):
+                yield from (str(v["name"]) for v in value if isinstance(v, dict) and "name" in v)
+            else:
+                yield from _referenced_names(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _referenced_names(item)
+
+
+def _needs(comp: Composition) -> dict[str, set[str]]:
+    """For each desired resource, the desired resources it uses or references by name."""
+    by_name = {e.body["metadata"]["name"]: n for n, e in comp.desired.items()}
+    needs = {}
+    for name, emitted in comp.desired.items():
+        body_spec = emitted.body.get("spec") or {}
+        refs = set(_referenced_names(body_spec.get("forProvider")))
+        refs |= set(_referenced_names(body_spec.get("initProvider")))
+        needed = {by_name[r] for r in refs if r in by_name} | set(emitted.uses)
+        needs[name] = needed - {name}
+    return needs
+
+
+def _children(comp: Composition, imported: set[str], kept: set[str]) -> set[str]:
+    """Desired resources inside the imported ones, or helpers only those need."""
+    needs = _needs(comp)
+    users: dict[str, set[str]] = {name: set() for name in comp.desired}
+    for name, needed in needs.items():
+        for used in needed:
+            users.setdefault(used, set()).add(name)
+    inside = set(imported)
+    changed = True
+    while changed:
+        changed = False
+        for name in comp.desired:
+            if name in inside or name in kept:
+                continue
+            # Inside an imported resource, or a helper only something inside needs (the
+            # Elastic IP of a NAT gateway in an imported VPC).
+            helper_of_inside = bool(users[name]) and users[name] <= inside - imported
+            if needs[name] & inside or helper_of_inside:
+                inside.add(name)
+                changed = True
+    return inside - imported
+
+
+def _held_children(
+    comp: Composition, imported: set[str], children: set[str], kept: set[str]
+) -> set[str]:
+    """Held back (not emitted) because they wait for a child, or named as an imported
+    resource's helper (``cluster-addon-coredns``): they would go inside too."""
+    found = set()
+    for name, need in comp.notes.held.items():
+        waited = {part.split()[0] for part in need.split(", ") if part}
+        helper = any(name.startswith(f"{parent}-") for parent in imported)
+        if (waited & children or helper) and name not in kept:
+            found.add(name)
+    return found
+
+
+def leave_imported_alone(comp: Composition) -> None:
+    """Drop the children of resources imported read-only (see the module docstring)."""
+    spec = comp.import_spec
+    if not spec.observing():
+        return
+    imported = {name for name in spec.resources if name in comp.desired}
+    kept = imported | set(spec.include)
+    children = _children(comp, imported, kept)
+    children |= _held_children(comp, imported, children, kept)
+    if not children:
+        return
+    for name in children:
+        comp.desired.pop(name, None)
+        comp.notes.held.pop(name, None)
+    for name, emitted in list(comp.desired.items()):
+        if any(u in children for u in emitted.uses):
+            comp.desired[name] = replace(
+                emitted, uses=tuple(u for u in emitted.uses if u not in children))
+    comp.event(
+        f"Not composed inside resources imported read-only ({', '.join(sorted(imported))}): "
+        f"{', '.join(sorted(children))}. List any of them in spec.parameters.import.include "
+        "to create it anyway.",
+        reason="ImportedReadOnly",
+    )
+
+
+__all__ = ["leave_imported_alone"]

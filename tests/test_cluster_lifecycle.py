@@ -1,0 +1,396 @@
+"""The cluster module on every cloud: what a real cloud needs beyond a schema-valid body.
+
+Issue 9: Helm releases wait for a Ready node pool and are retried, the kubeconfig writer
+outlives everything that reads it, ingress-nginx goes before the network, API servers are not
+open to the internet by default. Each test runs the function over gRPC from the shared module
+cases (``tests/support/cases.py``), converged as Crossplane would converge them.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import pytest
+
+from tests.support.cases import cluster_case, converge
+from tests.support.deletion import deletion_rounds, usage_edges
+from tests.support.harness import Rendered
+
+CLOUDS = ("aws", "gcp", "azure")
+RELEASES = ("release-cert-manager", "release-ingress-nginx", "release-kube-prometheus-stack")
+KUBECONFIG_WRITER = {"aws": "cluster-auth", "gcp": "cluster", "azure": "cluster"}
+
+
+@pytest.fixture(scope="module")
+def converged(client) -> dict[str, tuple[Rendered, dict[str, Any]]]:
+    return {cloud: converge(client.run, cluster_case(cloud)) for cloud in CLOUDS}
+
+
+def _releases(rendered: Rendered) -> dict[str, dict[str, Any]]:
+    return {n: b for n, b in rendered.resources.items() if b["kind"] == "Release"}
+
+
+def _not_ready(body: dict[str, Any]) -> dict[str, Any]:
+    body = copy.deepcopy(body)
+    body["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "Creating"}]
+    return body
+
+
+# -- 1. releases wait for a Ready node pool, and are waited on and retried ------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_releases_wait_for_a_ready_node_pool_not_just_an_existing_one(client, converged, cloud):
+    case = cluster_case(cloud)
+    _, observed = converged[cloud]
+    creating = {n: b for n, b in observed.items() if b["kind"] != "Release"}
+    creating["pool-pool0"] = _not_ready(creating["pool-pool0"])
+    rendered = client.run(case.request(observed=creating))
+    assert not rendered.fatal, rendered.fatal
+    assert _releases(rendered) == {}
+    message = rendered.condition("Composed").message
+    for release in RELEASES:
+        assert f"{release} (waits for pool-pool0 Ready)" in message
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_existing_releases_stay_while_their_pool_is_not_ready(client, converged, cloud):
+    case = cluster_case(cloud)
+    _, observed = converged[cloud]
+    degraded = dict(observed, **{"pool-pool0": _not_ready(observed["pool-pool0"])})
+    rendered = client.run(case.request(observed=degraded))
+    assert set(_releases(rendered)) == {n for n, b in observed.items() if b["kind"] == "Release"}
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_release_waits_with_a_timeout_and_is_retried(converged, catalog, cloud):
+    rendered, _ = converged[cloud]
+    releases = _releases(rendered)
+    assert set(RELEASES) <= set(releases)
+    for name, body in releases.items():
+        assert catalog.validate(body) == [], name
+        assert body["spec"]["forProvider"]["wait"] is True, name
+        assert body["spec"]["forProvider"]["waitTimeout"] == "15m", name
+        assert body["spec"]["rollbackLimit"] >= 1, name
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_releases_are_deleted_before_the_node_pool_their_hooks_run_on(converged, cloud):
+    rendered, _ = converged[cloud]
+    edges = set(usage_edges(rendered.resources))
+    for release in _releases(rendered):
+        assert ("pool-pool0", release) in edges, release
+
+
+# -- 2. the kubeconfig writer outlives its readers -------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_kubeconfig_writer_is_kept_until_every_reader_is_gone(converged, cloud):
+    rendered, _ = converged[cloud]
+    resources = rendered.resources
+    writer = KUBECONFIG_WRITER[cloud]
+    secret = resources["providers-helm"]["spec"]["credentials"]["secretRef"]["name"]
+    assert resources[writer]["spec"]["writeConnectionSecretToRef"]["name"] == secret
+    readers = [n for n, b in resources.items()
+               if b["kind"] in ("Release", "ProviderConfig")]
+    edges = set(usage_edges(resources))
+    rounds = deletion_rounds(resources)
+    for reader in readers:
+        assert (writer, reader) in edges, reader
+        assert rounds[writer] > rounds[reader], reader
+
+
+# -- 15. ingress-nginx goes before the network, waiting for its load balancer ---------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_ingress_release_waits_on_uninstall_and_goes_before_the_network(converged, cloud):
+    rendered, _ = converged[cloud]
+    assert ("network", "release-ingress-nginx") in set(usage_edges(rendered.resources))
+    # provider-helm passes ``wait`` and ``waitTimeout`` to Helm's uninstall as well.
+    assert rendered.resource("release-ingress-nginx")["spec"]["forProvider"]["wait"] is True
+
+
+# -- 3. AKS: no late-initialisation fight over the system pool's node count -----------------
+
+
+def test_aks_cluster_is_managed_without_late_initialize(converged, catalog):
+    rendered, _ = converged["azure"]
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    assert cluster["spec"]["managementPolicies"] == ["Observe", "Create", "Update", "Delete"]
+    assert "nodeCount" not in cluster["spec"]["forProvider"]["defaultNodePool"]
+    assert "nodeCount" not in cluster["spec"].get("initProvider", {}).get("defaultNodePool", {})
+
+
+@pytest.mark.parametrize(("mode", "policies"), [
+    ("manage", ["Observe", "Create", "Update", "Delete"]), ("observe", ["Observe"])])
+def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
+        client, converged, mode, policies):
+    case = cluster_case("azure")
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["import"] = {
+        "enabled": True, "mode": mode, "resources": {"cluster": {"externalName": "legacy-aks"}}}
+    rendered = client.run(case.request(composite=composite, observed=converged["azure"][1]))
+    cluster = rendered.resource("cluster")
+    assert cluster["spec"]["managementPolicies"] == policies
+    assert cluster["spec"]["deletionPolicy"] == "Orphan"
+
+
+# -- 9. API servers are not open to the internet by default ---------------------------------
+
+ALLOWLIST_FIELD = {"aws": "environment.aws.endpointPublicAccessCidrs",
+                   "gcp": "environment.gcp.masterAuthorizedNetworks",
+                   "azure": "environment.azure.apiServerAuthorizedIpRanges"}
+
+
+def _without_allowlist(cloud: str, private: bool):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["privateCluster"] = private
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"][cloud].pop(ALLOWLIST_FIELD[cloud].rsplit(".", 1)[-1])
+    return case, composite, {"environment-0": [environment]}
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_public_api_endpoint_without_an_allowlist_is_refused_naming_the_field(client, cloud):
+    case, composite, required = _without_allowlist(cloud, private=False)
+    rendered = client.run(case.request(composite=composite, required=required))
+    assert len(rendered.fatal) == 1, rendered.messages
+    assert rendered.fatal[0].startswith(f"{ALLOWLIST_FIELD[cloud]}: required")
+
+
+@pytest.mark.parametrize(("cloud", "refused"), [("aws", False), ("azure", False), ("gcp", True)])
+def test_private_clusters_need_no_allowlist_where_the_endpoint_is_private(
+        client, converged, cloud, refused):
+    case, composite, required = _without_allowlist(cloud, private=True)
+    rendered = client.run(case.request(composite=composite, required=required,
+                                       observed=converged[cloud][1]))
+    # GKE's endpoint stays public for Crossplane's providers, so it always needs the list.
+    assert bool(rendered.fatal) is refused, rendered.messages
+    if cloud == "aws":
+        vpc = rendered.resource("cluster")["spec"]["forProvider"]["vpcConfig"]
+        assert vpc["endpointPublicAccess"] is False and "publicAccessCidrs" not in vpc
+    if cloud == "azure":
+        aks = rendered.resource("cluster")["spec"]["forProvider"]
+        assert aks["privateClusterEnabled"] is True and "apiServerAccessProfile" not in aks
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_api_endpoint_answers_only_the_allowlist(client, converged, catalog, cloud):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["privateCluster"] = False
+    rendered = client.run(case.request(composite=composite, observed=converged[cloud][1]))
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    spec = cluster["spec"]["forProvider"]
+    if cloud == "aws":
+        assert spec["vpcConfig"]["publicAccessCidrs"] == ["203.0.113.0/24"]
+    elif cloud == "gcp":
+        blocks = spec["masterAuthorizedNetworksConfig"]["cidrBlocks"]
+        assert [b["cidrBlock"] for b in blocks] == ["203.0.113.0/24"]
+    else:
+        assert spec["apiServerAccessProfile"] == {"authorizedIpRanges": ["203.0.113.0/24"]}
+
+
+# -- 12. chart values a managed cluster can live with ---------------------------------------
+
+
+def _values(rendered: Rendered, release: str) -> dict[str, Any]:
+    return rendered.resource(release)["spec"]["forProvider"]["values"]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_no_grafana_with_a_default_password_and_no_dead_control_plane_alerts(converged, cloud):
+    rendered, _ = converged[cloud]
+    values = _values(rendered, "release-kube-prometheus-stack")
+    assert values["grafana"] == {"enabled": False}
+    for component in ("kubeEtcd", "kubeScheduler", "kubeControllerManager", "kubeProxy"):
+        assert values[component] == {"enabled": False}, component
+    rules = values["defaultRules"]["rules"]
+    assert not any(rules[r] for r in ("etcd", "kubeSchedulerAlerting", "kubeControllerManager"))
+
+
+def test_grafana_uses_the_platforms_admin_secret(client):
+    case = cluster_case("gcp")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["monitoring"] = {"grafanaAdminSecret": "grafana-admin"}
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    grafana = _values(rendered, "release-kube-prometheus-stack")["grafana"]
+    assert grafana["enabled"] is True
+    assert grafana["admin"]["existingSecret"] == "grafana-admin"
+    assert "adminPassword" not in grafana
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_scraped_charts_get_service_monitors_and_wait_for_the_operator(converged, cloud):
+    rendered, _ = converged[cloud]
+    edges = set(usage_edges(rendered.resources))
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
+    assert ingress == {"enabled": True, "serviceMonitor": {"enabled": True}}
+    assert _values(rendered, "release-cert-manager")["prometheus"]["servicemonitor"] == {
+        "enabled": True}
+    for release in ("release-ingress-nginx", "release-cert-manager"):
+        assert ("release-kube-prometheus-stack", release) in edges
+
+
+def test_without_monitoring_no_service_monitors_and_no_wait(client):
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["monitoring"] = {"enabled": False}
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    assert "release-kube-prometheus-stack" not in rendered.resources
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
+    assert ingress == {"enabled": False, "serviceMonitor": {"enabled": False}}
+    assert rendered.condition("Composed").status == 2  # STATUS_CONDITION_TRUE: nothing waits
+
+
+# -- 4. import in observe mode writes nothing into the imported infrastructure --------------
+
+
+def _imported(cloud: str, mode: str = "observe", include: tuple[str, ...] = ()):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["createDnsZones"] = False
+    composite["spec"]["parameters"]["import"] = {
+        "enabled": True, "mode": mode, "include": list(include),
+        "resources": {"network": {"externalName": "legacy-net"},
+                      "cluster": {"externalName": "legacy-cluster"}}}
+    return dataclasses.replace(case, composite=composite)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_observed_import_composes_nothing_inside_the_imported_network_and_cluster(client, cloud):
+    rendered, _ = converge(client.run, _imported(cloud))
+    assert not rendered.fatal, rendered.fatal
+    managed = {n: b for n, b in rendered.resources.items() if b["kind"] != "ClusterUsage"}
+    for name in ("network", "cluster"):
+        assert managed[name]["spec"]["managementPolicies"] == ["Observe"]
+    inside = [n for n, b in managed.items() if n not in ("network", "cluster") and (
+        n.startswith(("network-", "pool-", "release-", "providers-"))
+        or b["kind"] in ("Release", "ProviderConfig", "NodePool", "NodeGroup", "Subnet",
+                         "Subnetwork", "Router", "RouterNAT", "Firewall", "Route",
+                         "KubernetesClusterNodePool", "ClusterAuth", "Addon"))]
+    assert inside == []
+    assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
+    assert any("spec.parameters.import.include" in r.message for r in rendered.results)
+
+
+def test_observed_import_composes_an_opted_in_child(client):
+    rendered, _ = converge(client.run, _imported("gcp", include=("pool-pool0",)))
+    assert rendered.resource("pool-pool0")["kind"] == "NodePool"
+    assert "pool-pool1" not in rendered.resources
+    assert "release-ingress-nginx" not in rendered.resources
+
+
+# -- 6. IRSA on an EKS cluster from this module: the IAM OIDC provider ----------------------
+
+
+def test_eks_cluster_gets_an_iam_oidc_provider_for_its_issuer(client, converged, catalog):
+    rendered, observed = converged["aws"]
+    provider = rendered.resource("cluster-oidc")
+    assert catalog.validate(provider) == []
+    issuer = observed["cluster"]["status"]["atProvider"]["identity"][0]["oidc"][0]["issuer"]
+    assert provider["spec"]["forProvider"]["url"] == issuer
+    assert provider["spec"]["forProvider"]["clientIdList"] == ["sts.amazonaws.com"]
+    assert ("cluster", "cluster-oidc") in set(usage_edges(rendered.resources))
+    arn = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"
+    seen = dict(observed)
+    seen["cluster-oidc"] = copy.deepcopy(observed["cluster-oidc"])
+    seen["cluster-oidc"]["status"]["atProvider"] = {"arn": arn}
+    assert client.run(cluster_case("aws").request(observed=seen)).status["oidcProviderArn"] == arn
+
+
+def test_the_oidc_provider_waits_for_the_observed_issuer(client):
+    case = cluster_case("aws")
+    first = client.run(case.request())
+    assert "cluster-oidc" not in first.resources
+    assert "cluster-oidc (waits for cluster status.atProvider.identity[0].oidc[0].issuer)" in (
+        first.condition("Composed").message)
+
+
+# -- 7. Azure: the role assignments DNS01 and private ingress need --------------------------
+
+
+def test_cert_manager_identity_may_write_the_public_zone(converged, catalog):
+    rendered, observed = converged["azure"]
+    grant = rendered.resource("cert-manager-identity-dns-dns-public")
+    assert catalog.validate(grant) == []
+    spec = grant["spec"]["forProvider"]
+    assert spec["roleDefinitionName"] == "DNS Zone Contributor"
+    assert spec["scope"] == observed["dns-public"]["status"]["atProvider"]["id"]
+    principal = observed["cert-manager-identity"]["status"]["atProvider"]["principalId"]
+    assert spec["principalId"] == principal
+    assert spec["principalType"] == "ServicePrincipal"
+    assert not [n for n in rendered.resources if n.startswith("cert-manager-identity-dns-dns-priv")]
+
+
+def test_aks_identity_is_network_contributor_on_the_node_subnet(converged, catalog):
+    rendered, observed = converged["azure"]
+    grant = rendered.resource("cluster-network-contributor")
+    assert catalog.validate(grant) == []
+    spec = grant["spec"]["forProvider"]
+    assert spec["roleDefinitionName"] == "Network Contributor"
+    assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
+    assert spec["principalId"] == (
+        observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
+    edges = set(usage_edges(rendered.resources))
+    assert {("cluster", "cluster-network-contributor"),
+            ("network-nodes", "cluster-network-contributor")} <= edges
+
+
+def test_role_assignments_wait_for_observed_principals_and_scopes(client):
+    first = client.run(cluster_case("azure").request())
+    message = first.condition("Composed").message
+    assert "cluster-network-contributor (waits for" in message
+    assert "cert-manager-identity-dns-dns-public (waits for" in message
+
+
+# -- 11. EKS nodes: IMDSv2 hop limit 1, vpc-cni under its own identity, pinned AMI release ---
+
+
+def test_eks_nodes_use_imdsv2_with_one_hop(converged, catalog):
+    rendered, _ = converged["aws"]
+    template = rendered.resource("cluster-nodes")
+    assert catalog.validate(template) == []
+    assert template["spec"]["forProvider"]["metadataOptions"] == {
+        "httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+    for pool in ("pool-pool0", "pool-pool1"):
+        launch = rendered.resource(pool)["spec"]["forProvider"]["launchTemplate"]
+        assert launch == {"name": template["metadata"]["name"], "version": "1"}
+
+
+def test_an_existing_node_group_without_a_template_is_not_replaced(client, converged):
+    _, observed = converged["aws"]
+    legacy = copy.deepcopy(observed)
+    del legacy["pool-pool0"]["spec"]["forProvider"]["launchTemplate"]
+    rendered = client.run(cluster_case("aws").request(observed=legacy))
+    assert "launchTemplate" not in rendered.resource("pool-pool0")["spec"]["forProvider"]
+
+
+def test_vpc_cni_runs_under_its_own_pod_identity_role(converged, catalog):
+    rendered, observed = converged["aws"]
+    addon = rendered.resource("cluster-addon-vpc-cni")
+    assert catalog.validate(addon) == []
+    assert addon["spec"]["forProvider"]["podIdentityAssociation"] == [{
+        "roleArn": observed["cluster-vpc-cni"]["status"]["atProvider"]["arn"],
+        "serviceAccount": "aws-node"}]
+    policy = rendered.resource("cluster-vpc-cni-cni")["spec"]["forProvider"]["policyArn"]
+    assert policy.endswith(":policy/AmazonEKS_CNI_Policy")
+    node_policies = [b["spec"]["forProvider"].get("policyArn", "")
+                     for n, b in rendered.resources.items() if n.startswith("cluster-node-role-")]
+    assert not any(p.endswith("AmazonEKS_CNI_Policy") for p in node_policies)
+
+
+def test_node_ami_release_is_pinned_from_the_environment(client):
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["aws"]["nodeReleaseVersion"] = "1.33.4-20250904"
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    assert rendered.resource("pool-pool0")["spec"]["forProvider"]["releaseVersion"] == (
+        "1.33.4-20250904")

@@ -1,0 +1,93 @@
+"""Every module case converges from nothing, never drops what it composed, and deletes cleanly.
+
+Crossplane is played by :func:`tests.support.cases.converge_passes`: each pass's desired
+resources come back observed and Ready in the next pass, until nothing new appears. Then:
+
+* the number of passes is the one pinned in :data:`PASSES` (a longer dependency chain is a
+  slower first install on a real cloud: changing it must be a decision);
+* no pass drops a resource an earlier pass desired (a dropped resource is deleted);
+* the last pass is fully composed (no holds left) and every resource is ready;
+* deleting the composite, with only the emitted ClusterUsages ordering it, lets every resource
+  go (no cycle), and no resource is deleted after the ProviderConfig it uses or after whatever
+  writes that ProviderConfig's kubeconfig Secret (its deletion could never reach its API).
+
+Generic over :func:`tests.support.cases.module_cases`: a module adds its case there and its
+pinned pass count here.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+from tests.support.cases import ModuleCase, baseline_unavailable, converge_passes, module_cases
+from tests.support.deletion import credential_violations, deletion_rounds, usage_edges
+
+CASES = module_cases()
+
+#: Passes from nothing to a stable desired set, per case. Each pass is one reconcile that
+#: waits for what the previous pass created to become Ready.
+PASSES = {
+    "cluster-aws": 7,
+    "cluster-gcp": 6,
+    "cluster-azure": 7,
+    "async-actor": 3,
+}
+
+
+@pytest.fixture(scope="module")
+def histories(client) -> dict[str, list]:
+    return {case.id: converge_passes(client.run, case) for case in CASES}
+
+
+def _composed(rendered) -> fnv1.Condition | None:
+    return rendered.condition("Composed")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_converges_in_the_pinned_number_of_passes(histories, case: ModuleCase):
+    history = histories[case.id]
+    if reason := baseline_unavailable(history[0]):
+        pytest.skip(reason)
+    assert case.id in PASSES, f"pin the pass count of {case.id} in PASSES"
+    for number, rendered in enumerate(history, 1):
+        assert not rendered.fatal, f"pass {number}: {rendered.fatal}"
+    last = history[-1]
+    composed = _composed(last)
+    assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE, (
+        f"still waiting after {len(history)} passes: {composed.message if composed else None}")
+    assert len(history) == PASSES[case.id], [sorted(r.resources) for r in history[-2:]]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_no_pass_drops_what_an_earlier_pass_composed(histories, case: ModuleCase):
+    history = histories[case.id]
+    if reason := baseline_unavailable(history[0]):
+        pytest.skip(reason)
+    for number, (before, after) in enumerate(itertools.pairwise(history), 2):
+        dropped = sorted(set(before.resources) - set(after.resources))
+        assert not dropped, f"pass {number} dropped {dropped}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_everything_is_ready_once_converged(histories, case: ModuleCase):
+    last = histories[case.id][-1]
+    if reason := baseline_unavailable(last):
+        pytest.skip(reason)
+    not_ready = sorted(name for name in last.resources if not last.ready(name))
+    assert not not_ready, f"observed Ready but desired not ready: {not_ready}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_deletion_order_lets_every_resource_go_with_its_credentials(histories, case):
+    last = histories[case.id][-1]
+    if reason := baseline_unavailable(last):
+        pytest.skip(reason)
+    resources = last.resources
+    rounds = deletion_rounds(resources)  # fails on a cycle
+    assert credential_violations(resources, rounds) == []
+    # Every Usage protects something: its ``of`` is really deleted after its ``by``.
+    for of, by in usage_edges(resources):
+        assert rounds[of] > rounds[by], f"{of} deleted with or before its user {by}"

@@ -1,0 +1,327 @@
+"""The environment module over gRPC: every cloud and size, the hold-back of the backend, the
+connection Secret's delivery, status write-back, validation errors and convergence.
+
+Every composed body is validated against the pinned provider CRDs (``schemas/crds``).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from tests.support.cases import (
+    CDN_STATUS,
+    DATABASE_STATUS,
+    ENVIRONMENT_SETTINGS,
+    converge,
+    environment_case,
+    environment_composite,
+    environment_config,
+)
+from tests.support.harness import FunctionClient, Rendered, observed_ready, request, step_input
+from tests.support.schemas import Catalog
+
+CLOUDS = ("aws", "gcp", "azure")
+SIZES = ("small", "medium", "large")
+NAMESPACE = "payments-squad-k4x9p-environment"
+SECRET = "db-connection-details"
+BUCKET = "acme-mfe-payments-7d3f9a12"
+DB_KIND = {
+    "aws": ("rds.aws.upbound.io/v1beta3", "Instance"),
+    "gcp": ("sql.gcp.upbound.io/v1beta2", "DatabaseInstance"),
+    "azure": ("dbforpostgresql.azure.upbound.io/v1beta2", "FlexibleServer"),
+}
+SECRETS = {"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"}
+
+
+def run(
+    client: FunctionClient,
+    composite: dict[str, Any],
+    *,
+    settings: dict[str, Any] | None = None,
+    observed: dict[str, dict[str, Any]] | None = None,
+    connection: dict[str, dict[str, bytes]] | None = None,
+) -> Rendered:
+    """One pass with the platform EnvironmentConfig (``settings`` replaces its data)."""
+    env = environment_config("environment-platform", settings or ENVIRONMENT_SETTINGS)
+    return client.run(request(
+        composite,
+        step_input("environment", environment=[{"name": "environment-platform"}]),
+        observed=observed,
+        observed_connection=connection,
+        required={"environment-0": [env]},
+    ))
+
+
+def all_ready(rendered: Rendered, cloud: str) -> dict[str, dict[str, Any]]:
+    """Every desired resource observed Ready, the database with its address."""
+    status = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
+    return {
+        name: observed_ready(body, **status.get(name, {}))
+        for name, body in rendered.resources.items()
+    }
+
+
+def settle(
+    client: FunctionClient, composite: dict[str, Any], cloud: str, **kwargs: Any
+) -> tuple[Rendered, dict[str, dict[str, Any]]]:
+    """Pass after pass with everything desired observed Ready, until nothing new appears
+    (without connection details unless given): the state just before the backend."""
+    observed: dict[str, dict[str, Any]] = {}
+    rendered = run(client, composite, **kwargs)
+    for _ in range(6):
+        now = all_ready(rendered, cloud)
+        if set(now) == set(observed):
+            break
+        observed = now
+        rendered = run(client, composite, observed=observed, **kwargs)
+    return rendered, observed
+
+
+def assert_schema_valid(rendered: Rendered, catalog: Catalog) -> None:
+    problems = {name: catalog.validate(body) for name, body in rendered.resources.items()}
+    assert {name: p for name, p in problems.items() if p} == {}
+
+
+def converged(client: FunctionClient, cloud: str) -> tuple[Rendered, dict[str, Any]]:
+    return converge(client.run, environment_case(cloud))
+
+
+# -- every cloud, every size --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+@pytest.mark.parametrize("size", SIZES)
+def test_database_per_cloud_and_size_is_private_and_provider_passworded(
+    client: FunctionClient, catalog: Catalog, cloud: str, size: str
+) -> None:
+    composite = environment_composite(cloud, database={"size": size})
+    rendered, _ = settle(client, composite, cloud)
+    assert rendered.fatal == []
+    db = rendered.resource("database")
+    assert (db["apiVersion"], db["kind"]) == DB_KIND[cloud]
+    for_provider = db["spec"]["forProvider"]
+    assert db["spec"]["writeConnectionSecretToRef"] == {"name": SECRET, "namespace": NAMESPACE}
+    expected = {
+        "aws": {"small": "db.t4g.micro", "medium": "db.t4g.medium", "large": "db.m6g.large"},
+        "gcp": {"small": "db-custom-1-3840", "medium": "db-custom-2-7680",
+                "large": "db-custom-4-15360"},
+        "azure": {"small": "B_Standard_B1ms", "medium": "GP_Standard_D2ds_v5",
+                  "large": "GP_Standard_D4ds_v5"},
+    }[cloud][size]
+    if cloud == "aws":
+        assert for_provider["instanceClass"] == expected
+        assert for_provider["autoGeneratePassword"] is True
+        assert for_provider["passwordSecretRef"]["namespace"] == "crossplane-system"
+        assert for_provider["publiclyAccessible"] is False
+        assert for_provider["multiAz"] is (size == "large")
+        ingress = rendered.resource("database-ingress")["spec"]["forProvider"]
+        assert (ingress["cidrIpv4"], ingress["fromPort"], ingress["toPort"]) == (
+            "10.20.0.0/16", 5432, 5432)
+    elif cloud == "gcp":
+        settings = for_provider["settings"]
+        assert settings["tier"] == expected
+        assert settings["ipConfiguration"]["ipv4Enabled"] is False
+        assert settings["ipConfiguration"]["privateNetwork"].endswith("/networks/apps")
+        assert for_provider["rootPasswordSecretRef"]["name"] == "cloudsql-root-password"
+        assert settings["availabilityType"] == ("REGIONAL" if size == "large" else "ZONAL")
+    else:
+        assert for_provider["skuName"] == expected
+        assert for_provider["autoGeneratePassword"] is True
+        assert for_provider["publicNetworkAccessEnabled"] is False
+        assert "delegatedSubnetId" in for_provider
+        assert ("highAvailability" in for_provider) is (size == "large")
+    text = str(rendered.resources)
+    assert "s3cr3t" not in text and "password\": \"" not in text
+    assert_schema_valid(rendered, catalog)
+
+
+# -- hold-back of the backend -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_deployment_waits_for_the_connection_details(
+    client: FunctionClient, catalog: Catalog, cloud: str
+) -> None:
+    composite = environment_composite(cloud)
+    held, observed = settle(client, composite, cloud)
+    assert "backend-deployment" not in held.resources
+    composed = held.condition("Composed")
+    assert composed is not None
+    assert "backend-deployment (waits for database connection details)" in composed.message
+    assert "backend-service" in held.resources
+
+    released = run(client, composite, observed=observed, connection={"database": SECRETS})
+    deployment = released.resource("backend-deployment")
+    manifest = deployment["spec"]["forProvider"]["manifest"]
+    container = manifest["spec"]["template"]["spec"]["containers"][0]
+    assert container["envFrom"] == [{"secretRef": {"name": SECRET}}]
+    env = {item["name"]: item for item in container["env"]}
+    host_key = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}[cloud]
+    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": host_key}}
+    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": SECRET,
+                                                                "key": "password"}}
+    assert {"DB_PORT", "DB_USER", "DB_NAME"} <= set(env)
+    assert all("value" not in item or item["name"] != "DB_PASSWORD" for item in container["env"])
+    assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert manifest["spec"]["replicas"] == 2
+    assert manifest["metadata"]["namespace"] == NAMESPACE
+    assert deployment["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+    assert "s3cr3t" not in str(released.response)
+    assert_schema_valid(released, catalog)
+
+
+def test_an_existing_deployment_is_kept_when_details_are_briefly_unobserved(
+    client: FunctionClient,
+) -> None:
+    _, observed = converged(client, "aws")
+    assert "backend-deployment" in observed
+    again = run(client, environment_composite("aws"), observed=observed)  # no details now
+    assert "backend-deployment" in again.resources
+
+
+def test_on_another_cluster_the_secret_is_copied_at_apply_time(
+    client: FunctionClient, catalog: Catalog
+) -> None:
+    settings = {**ENVIRONMENT_SETTINGS, "appCluster": {"providerConfig": "apps-eu-west-1"}}
+    composite = environment_composite("aws")
+    first = run(client, composite, settings=settings)
+    assert first.resource("namespace")["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
+    settled, observed = settle(client, composite, "aws", settings=settings)
+    db = settled.resource("database")
+    source = db["spec"]["writeConnectionSecretToRef"]
+    assert source == {"name": "payments-squad-k4x9p-database-connection",
+                      "namespace": "crossplane-system"}
+
+    details = {"database": SECRETS}
+    with_details = run(client, composite, settings=settings, observed=observed,
+                       connection=details)
+    copy_object = with_details.resource("db-connection")
+    assert copy_object["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
+    manifest = copy_object["spec"]["forProvider"]["manifest"]
+    assert (manifest["kind"], manifest["metadata"]) == (
+        "Secret", {"name": SECRET, "namespace": NAMESPACE})
+    assert "data" not in manifest  # the provider patches it in; it never passes through here
+    assert copy_object["spec"]["references"] == [{
+        "patchesFrom": {"apiVersion": "v1", "kind": "Secret", "name": source["name"],
+                        "namespace": "crossplane-system", "fieldPath": "data"},
+        "toFieldPath": "data",
+    }]
+    assert "backend-deployment" not in with_details.resources  # the copy is not Ready yet
+    assert_schema_valid(with_details, catalog)
+
+    observed["db-connection"] = observed_ready(copy_object)
+    ready = run(client, composite, settings=settings, observed=observed, connection=details)
+    deployment = ready.resource("backend-deployment")
+    assert deployment["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
+
+
+# -- status write-back and convergence ----------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_converges_to_ready_with_status_from_observed_state(
+    client: FunctionClient, catalog: Catalog, cloud: str
+) -> None:
+    rendered, observed = converged(client, cloud)
+    assert rendered.fatal == []
+    assert {"namespace", "database", "backend-deployment", "backend-service"} <= set(observed)
+    status = rendered.status
+    assert status["namespace"] == NAMESPACE
+    assert status["databaseHost"] == next(iter(DATABASE_STATUS[cloud]["atProvider"].values()))
+    assert status["backendService"] == f"backend.{NAMESPACE}.svc.cluster.local:8000"
+    assert status["frontendBucketName"] == {"azure": "acmemfepayments7d3f9a12"}.get(cloud, BUCKET)
+    assert status["cdnDomainName"] == {
+        "aws": "d111111abcdef8.cloudfront.net",
+        "gcp": "payments.apps.acme.example",
+        "azure": "payments-cdn-c3d4e5f6.z01.azurefd.net",
+    }[cloud]
+    assert status["ready"] is True
+    assert status["pending"] == []
+    condition = rendered.condition("PartsReady")
+    assert condition is not None
+    assert condition.reason == "AllPartsReady"
+    assert_schema_valid(rendered, catalog)
+
+
+def test_pending_parts_are_named_until_ready(client: FunctionClient) -> None:
+    rendered = run(client, environment_composite("aws"))
+    assert rendered.status["ready"] is False
+    assert {"namespace", "database", "backend"} <= set(rendered.status["pending"])
+    condition = rendered.condition("PartsReady")
+    assert condition is not None
+    assert condition.reason == "Pending"
+    assert "database" in condition.message
+
+
+def test_the_same_request_gives_the_same_bytes(client: FunctionClient) -> None:
+    _, observed = converged(client, "gcp")
+    one = run(client, environment_composite("gcp"), observed=observed)
+    two = run(client, environment_composite("gcp"), observed=copy.deepcopy(observed))
+    assert one.response.SerializeToString(deterministic=True) == two.response.SerializeToString(
+        deterministic=True)
+
+
+def test_app_name_cannot_change_once_the_bucket_exists(client: FunctionClient) -> None:
+    rendered, observed = converged(client, "gcp")
+    composite = environment_composite("gcp")
+    composite["status"] = rendered.status
+    composite["spec"]["frontend"]["appName"] = "payments-v2"
+    renamed = run(client, composite, observed=observed)
+    assert len(renamed.fatal) == 1
+    assert "spec.frontend.appName" in renamed.fatal[0]
+    assert "acme-mfe-payments-7d3f9a12" in renamed.fatal[0]
+
+
+# -- validation ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda s: s["database"].update(size="huge"), "spec.database.size"),
+        (lambda s: s["backend"].pop("image"), "spec.backend.image"),
+        (lambda s: s["frontend"].update(appName="Payments_App"), "spec.frontend.appName"),
+        (lambda s: s["frontend"].update(appName="p" * 46), "spec.frontend.appName"),
+        (lambda s: s["frontend"]["microFrontends"].append({"name": "again", "path": "/wallet"}),
+         "spec.frontend.microFrontends"),
+        (lambda s: s.update(cloud="mars"), "spec.cloud"),
+        (lambda s: s.pop("region"), "spec.region"),
+        (lambda s: s["backend"].update(port=0), "spec.backend.port"),
+    ],
+    ids=["bad-size", "no-image", "bad-app-name", "app-name-too-long", "duplicate-path",
+         "bad-cloud", "no-region", "bad-port"],
+)
+def test_bad_input_is_a_fatal_result_naming_the_field(
+    client: FunctionClient, mutate: Any, field: str
+) -> None:
+    composite = environment_composite("aws")
+    mutate(composite["spec"])
+    rendered = run(client, composite)
+    assert len(rendered.fatal) == 1
+    assert field in rendered.fatal[0]
+    assert "Traceback" not in rendered.fatal[0]
+
+
+@pytest.mark.parametrize(
+    ("cloud", "drop", "field"),
+    [
+        ("aws", "privateNetwork", "environment.aws.privateNetwork"),
+        ("gcp", "privateNetwork", "environment.gcp.privateNetwork"),
+        ("gcp", "databasePasswordSecretRef", "environment.gcp.databasePasswordSecretRef"),
+        ("gcp", "project", "environment.gcp.project"),
+        ("azure", "privateNetwork", "environment.azure.privateNetwork"),
+        ("azure", "resourceGroup", "environment.azure.resourceGroup"),
+    ],
+)
+def test_missing_platform_settings_name_the_environment_key(
+    client: FunctionClient, cloud: str, drop: str, field: str
+) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    del settings[cloud][drop]
+    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    assert len(rendered.fatal) == 1
+    assert field in rendered.fatal[0]
