@@ -41,9 +41,9 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
     composite = request.observed.composite.resource
     kind = _text(composite, "kind")
     # The kind only: a platform may serve the XRD in its own group.
-    api = next((a for a in apis if a.kind == kind), None) if kind else apis[0]
-    if api is None:
-        owner = next((m for m, both in _apis().items() if any(a.kind == kind for a in both)),
+    api = next((a for a in apis if a.kind == kind), None) if kind else None
+    if kind and api is None:
+        owner = next((m for m, group in _apis().items() if any(a.kind == kind for a in group)),
                      None)
         hint = f" (module {owner} composes {kind})" if owner else ""
         composes = ", ".join(f"{a.kind} ({a.api_version})" for a in apis)
@@ -53,6 +53,10 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
             f"{kind}{hint}; check the Composition's compositeTypeRef and the module in its "
             "step input",
         )
+    if api is None:
+        if len(apis) > 1:
+            return []  # no kind to tell which API: the module names the problem itself
+        api = apis[0]
     if "spec" not in composite.fields:
         return []
     spec = composite.fields["spec"].struct_value

@@ -77,11 +77,27 @@ def test_generated_file_is_up_to_date(relative: Path) -> None:
     assert path.read_text() == expected, f"{relative} stale: run python tools/generate_apis.py"
 
 
+@pytest.mark.parametrize("namespaced", [False, True], ids=["v1", "namespaced"])
 @pytest.mark.parametrize("module", sorted(APIS))
-def test_xrd_is_a_valid_crossplane_xrd(module: str, catalog: Catalog) -> None:
-    xrd = APIS[module].to_xrd()
+def test_xrd_is_a_valid_crossplane_xrd(module: str, namespaced: bool, catalog: Catalog) -> None:
+    xrd = APIS[module].to_xrd(namespaced=namespaced)
     assert catalog.validate(xrd) == []
     assert xrd["metadata"]["name"] == f"{xrd['spec']['names']['plural']}.{xrd['spec']['group']}"
+
+
+@pytest.mark.parametrize("module", sorted(APIS))
+def test_namespaced_xrd_is_the_v1_api_as_a_namespaced_composite(module: str) -> None:
+    v1, v2 = APIS[module].to_xrd(), APIS[module].to_xrd(namespaced=True)
+    assert v2["apiVersion"] == "apiextensions.crossplane.io/v2"
+    assert v2["spec"]["scope"] == "Namespaced" and "claimNames" not in v2["spec"]
+    assert (v2["metadata"], v2["spec"]["names"], v2["spec"]["versions"]) == (
+        v1["metadata"], v1["spec"]["names"], v1["spec"]["versions"])
+    on_disk = ROOT / "apis" / module / "namespaced"
+    assert _yaml_docs(on_disk / "definition.yaml") == [v2]
+    if (ROOT / "apis" / module / "composition.yaml").exists():
+        (composition,) = _yaml_docs(on_disk / "composition.yaml")
+        (original,) = _yaml_docs(ROOT / "apis" / module / "composition.yaml")
+        assert composition["spec"]["compositeTypeRef"] == original["spec"]["compositeTypeRef"]
 
 
 @pytest.mark.parametrize("module", sorted(APIS))
@@ -200,7 +216,8 @@ def test_composition_step_input_is_valid(path: Path, catalog: Catalog) -> None:
     assert len(ours) == 1
     step_input = ours[0]["input"]
     parsed = Input.model_validate(step_input)
-    folder = path.parent.relative_to(ROOT / "apis").as_posix()  # <module> or <module>/<api>
+    folder = path.parent.relative_to(ROOT / "apis").as_posix()  # <module>[/<api>][/namespaced]
+    folder = folder.removesuffix("/namespaced")
     assert parsed.module == folder.split("/")[0]
     crd_schema = generate.input_crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     assert list(Draft4Validator(translate_schema(crd_schema)).iter_errors(step_input)) == []

@@ -91,6 +91,23 @@ NOT_RUN: dict[str, str] = {
         "needs the upstream CRDs next to the repository, which it does not ship; "
         "tests/test_schema_validator.py covers the derived files"
     ),
+    ".venv/bin/python tools/derive_namespaced_kinds.py --source ../upstream-crds": (
+        "needs the upstream CRDs checked out next to the repository; tests/test_namespaced.py "
+        "checks the derived table against schemas/crds"
+    ),
+    "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml": (
+        "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
+    ),
+    "kubectl apply -f examples/cluster/claim-gcp.yaml": (
+        "needs a live Crossplane cluster; tests/test_apis.py checks the claim against the XRD"
+    ),
+    "kubectl apply -f apis/cluster/namespaced/definition.yaml "
+    "-f apis/cluster/namespaced/composition.yaml": (
+        "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
+    ),
+    "kubectl apply -f examples/cluster/namespaced/xr-gcp.yaml": (
+        "needs a live Crossplane cluster; tests/test_e2e_render.py renders and validates it"
+    ),
 }
 
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")

@@ -1,11 +1,13 @@
 """End-to-end proof: the real Crossplane CLI renders every example through this function.
 
-For each case of each ``tests/render-cases/<module>.yaml``: ``crossplane render`` (crank v2.2.1,
-Development runtime pointed at the function served by this session) must succeed, its output
-must equal ``tests/golden/<module>/<case>.yaml`` byte for byte (``UPDATE_GOLDEN=1`` rewrites
-the goldens), ``crossplane beta validate`` must accept the output against the provider CRDs
-and our XRDs, and every composed resource, and every manifest an Object wraps whose kind has
-a schema, must pass the offline CRD+CEL validator too.
+For each case of each ``tests/render-cases/<module>.yaml``, and its namespaced twin (the XR
+as a Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane render``
+(crank v2.2.1, Development runtime pointed at the function served by this session) must
+succeed, its output must equal ``tests/golden/<module>/<case>.yaml`` byte for byte
+(``UPDATE_GOLDEN=1`` rewrites the goldens), ``crossplane beta validate`` must accept the
+output against the provider CRDs and the form's XRDs, and every composed resource must pass
+the offline CRD+CEL validator too, and so must every manifest an Object wraps whose kind has
+a schema.
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ def test_render_matches_golden_and_validates(
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(validatable, sort_keys=False))
     validate = subprocess.run(
-        render_tool.validate_command(crank, rendered, tmp_path / "validate-cache"),
+        render_tool.validate_command(crank, rendered, tmp_path / "validate-cache",
+                                     namespaced=case.namespaced),
         capture_output=True,
         text=True,
         timeout=120,
@@ -129,3 +132,27 @@ def test_every_case_file_exists() -> None:
 
 def test_cases_found() -> None:
     assert CASES, "no tests/render-cases/*.yaml found"
+
+
+TWINS = [case for case in CASES if case.namespaced]
+
+
+def _composed_names(golden: Path) -> set[str]:
+    names = set()
+    for doc in _documents(golden.read_text()):
+        annotations = (doc.get("metadata") or {}).get("annotations") or {}
+        if "crossplane.io/composition-resource-name" in annotations:
+            names.add(annotations["crossplane.io/composition-resource-name"])
+    return names
+
+
+@pytest.mark.parametrize("twin", TWINS, ids=[c.id for c in TWINS])
+def test_namespaced_golden_composes_what_the_cluster_scoped_one_does(twin: Any) -> None:
+    """Same composed resources in both forms, except what the NamespacedForm condition names."""
+    original = next(c for c in CASES if c.module == twin.module and c.name == twin.name
+                    and not c.namespaced)
+    assert twin.golden.exists() and original.golden.exists()
+    missing = _composed_names(original.golden) - _composed_names(twin.golden)
+    named = twin.golden.read_text()
+    assert not [name for name in missing if f"{name}:" not in named]
+    assert _composed_names(twin.golden) <= _composed_names(original.golden)

@@ -186,8 +186,9 @@ def test_catalog_indexes_versions(catalog):
     gke = catalog.lookup("container.gcp.upbound.io/v1beta2", "Cluster")
     assert gke is not None and gke.served and gke.storage
     assert catalog.storage_version("container.gcp.upbound.io", "Cluster").version == "v1beta2"
-    # upjet: only the cluster-scoped variants (plus ProviderConfigs) are in the catalog
-    assert catalog.lookup("container.gcp.m.upbound.io/v1beta1", "Cluster") is None
+    # upjet: both scopes, so namespaced composites' bodies are checked too
+    gke_m = catalog.lookup("container.gcp.m.upbound.io/v1beta1", "Cluster")
+    assert gke_m is not None and gke_m.served
     assert catalog.lookup("gcp.m.upbound.io/v1beta1", "ClusterProviderConfig") is not None
     assert catalog.lookup("ceph.rook.io/v1", "CephObjectStore") is not None  # multi-doc file
 

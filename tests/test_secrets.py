@@ -16,14 +16,14 @@ import structlog
 from crossplane.function import logging as fnlogging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support.cases import ModuleCase, converge, module_cases
+from tests.support.cases import ModuleCase, converge, in_both_forms, module_cases
 from tests.support.harness import Rendered
 from tests.test_server import raw_call, spawn, wait_serving
 
 ENV_SECRET = "env-s3cr3t-token-4c1d"
 SETTINGS_SECRET = "settings-s3cr3t-key-e02b"
 SPEC_SECRET = "spec-s3cr3t-value-9aa7"
-CASES = module_cases()
+CASES = in_both_forms(module_cases())  # each case, and its v2 namespaced twin
 IDS = [case.id for case in CASES]
 
 

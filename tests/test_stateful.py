@@ -17,10 +17,16 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support.cases import ModuleCase, baseline_unavailable, converge, module_cases
+from tests.support.cases import (
+    ModuleCase,
+    baseline_unavailable,
+    converge,
+    in_both_forms,
+    module_cases,
+)
 from tests.support.harness import Rendered
 
-CASES = module_cases()
+CASES = in_both_forms(module_cases())  # each case, and its v2 namespaced twin
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,9 @@ the output still loads in ``crossplane beta validate`` and ``kubectl apply --dry
 
 Selection:
 
-* upjet providers (``provider-upjet-*``): only the cluster-scoped ``<svc>.<cloud>.upbound.io``
-  files, plus the ProviderConfig files (``<cloud>.upbound.io_providerconfigs.yaml``,
-  ``<cloud>.m.upbound.io_providerconfigs.yaml``,
-  ``<cloud>.m.upbound.io_clusterproviderconfigs.yaml``);
-  the namespaced ``.m.`` managed-resource variants are left out;
+* upjet providers (``provider-upjet-*``): the cluster-scoped ``<svc>.<cloud>.upbound.io``
+  files, their namespaced ``<svc>.<cloud>.m.upbound.io`` twins (what a Crossplane v2
+  namespaced composite emits, see ``fnplatform.scope``), and the ProviderConfig files;
 * cert-manager: skipped (large, not emitted by the function) unless ``--with-cert-manager``;
 * everything else (crossplane, keda, provider-kubernetes, provider-helm, rook, fluxcd, c5c3):
   all files;
@@ -125,9 +123,6 @@ def selected(folder: str, name: str, with_cert_manager: bool) -> bool:
         return False
     if folder == "cert-manager":
         return with_cert_manager
-    if folder.startswith("provider-upjet-"):
-        group = name.split("_", 1)[0]
-        return is_providerconfig_file(name) or ".m." not in group
     return True
 
 

@@ -17,6 +17,12 @@ The cases live outside ``examples/`` because ``crossplane xpkg build`` parses ev
 the examples root as a Kubernetes object; ``examples/`` holds only what a user applies. Observed
 states (render inputs only) are in ``tests/render-cases/<module>/``.
 
+Every case also renders in the namespaced form (id ``<module>/namespaced/<case>``): the XR
+turned into the Crossplane v2 namespaced XR its claim's user would create
+(``tests/support/namespaced.py``), observed resources as their namespaced twins, against
+``apis/<module>/namespaced/`` (v2 XRD and Composition), golden in
+``tests/golden/<module>/namespaced/``. So every render case, of every module, proves both forms.
+
 The function is started as ``python -m function --insecure`` on a free localhost port and crank's
 Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``), so
 several renders (or engineers) never fight over 9443. ``tests/test_e2e_render.py`` uses the same
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import shutil
 import socket
@@ -41,10 +48,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [p for p in (str(ROOT / "platform"), str(ROOT)) if p not in sys.path]
 EXAMPLES = ROOT / "examples"
 CASES_DIR = ROOT / "tests" / "render-cases"
 FUNCTIONS = EXAMPLES / "functions.yaml"
 CRANK_VERSION = "v2.2.1"
+CLUSTER_SCOPED = "cluster-scoped"
+NAMESPACED = "namespaced"
 RENDER_TIMEOUT_S = 120
 
 
@@ -59,17 +69,30 @@ class Case:
     observed: Path | None = None
     required: tuple[Path, ...] = field(default=())
     api: str | None = None  # ``<plural>`` of one of a multi-API module's APIs
+    form: str = CLUSTER_SCOPED
+
+    @property
+    def namespaced(self) -> bool:
+        return self.form == NAMESPACED
+
+    @property
+    def _folder(self) -> Path:
+        """Where the form's own goldens live under ``tests/golden/``."""
+        return Path(self.module, NAMESPACED) if self.namespaced else Path(self.module)
 
     @property
     def api_folder(self) -> Path:
-        """``apis/<module>/`` or, for a multi-API module, ``apis/<module>/<plural>/``."""
+        """``apis/<module>/`` or, for a multi-API module, ``apis/<module>/<plural>/``; the
+        namespaced form's files are in its ``namespaced/`` folder."""
         folder = ROOT / "apis" / self.module
-        return folder / self.api if self.api else folder
+        if self.api:
+            folder = folder / self.api
+        return folder / NAMESPACED if self.namespaced else folder
 
     @property
     def id(self) -> str:
-        """``<module>/<case>``: the pytest id and the golden file's stem."""
-        return f"{self.module}/{self.name}"
+        """``<module>/<case>`` (``<module>/namespaced/<case>``): pytest id and golden stem."""
+        return f"{self._folder.as_posix()}/{self.name}"
 
     @property
     def composition(self) -> Path:
@@ -81,11 +104,36 @@ class Case:
 
     @property
     def golden(self) -> Path:
-        return ROOT / "tests" / "golden" / self.module / f"{self.name}.yaml"
+        return ROOT / "tests" / "golden" / self._folder / f"{self.name}.yaml"
+
+    def twin(self) -> Case:
+        """This case in the namespaced form."""
+        return dataclasses.replace(self, form=NAMESPACED)
+
+    def inputs(self, workdir: Path) -> tuple[Path, Path | None]:
+        """The XR and observed files crank reads: as written, or turned namespaced."""
+        if not self.namespaced:
+            return self.xr, self.observed
+        from tests.support.namespaced import namespaced_composite, namespaced_observed
+
+        target = workdir / f"{self.module}-{NAMESPACED}-{self.name}"
+        target.mkdir(parents=True, exist_ok=True)
+        xr = namespaced_composite(yaml.safe_load(self.xr.read_text()))
+        xr_path = target / "xr.yaml"
+        xr_path.write_text(yaml.safe_dump(xr, sort_keys=False))
+        if self.observed is None:
+            return xr_path, None
+        namespace = xr["metadata"]["namespace"]
+        observed = [namespaced_observed(doc, namespace)
+                    for doc in yaml.safe_load_all(self.observed.read_text()) if doc]
+        observed_path = target / "observed.yaml"
+        observed_path.write_text(yaml.safe_dump_all(observed, sort_keys=False))
+        return xr_path, observed_path
 
 
 def load_cases() -> list[Case]:
-    """Every case of every ``tests/render-cases/*.yaml``, in module then file order."""
+    """Every case of every ``tests/render-cases/*.yaml``, in module then file order, each
+    followed by its namespaced twin."""
     cases: list[Case] = []
     for cases_file in sorted(CASES_DIR.glob("*.yaml")):
         for entry in yaml.safe_load(cases_file.read_text()) or []:
@@ -100,7 +148,7 @@ def load_cases() -> list[Case]:
                     api=entry.get("api"),
                 )
             )
-    return cases
+    return [form for case in cases for form in (case, case.twin())]
 
 
 def find_crank() -> Path | None:
@@ -184,8 +232,9 @@ def _concatenate(paths: tuple[Path, ...], target: Path) -> Path:
 
 def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str]:
     """The ``crossplane render`` command line for ``case``."""
+    xr, observed = case.inputs(workdir)
     command = [
-        str(crank), "render", str(case.xr), str(case.composition), str(FUNCTIONS),
+        str(crank), "render", str(xr), str(case.composition), str(FUNCTIONS),
         "--include-full-xr",
         "--include-function-results",
         f"--function-annotations=render.crossplane.io/runtime-development-target=localhost:{port}",
@@ -195,10 +244,11 @@ def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str
         command.append(f"--xrd={case.definition}")
     extra = case.environment + case.required
     if extra:
-        joined = _concatenate(extra, workdir / f"{case.module}-{case.name}-required.yaml")
+        stem = f"{case.module}-{case.form}-{case.name}"
+        joined = _concatenate(extra, workdir / f"{stem}-required.yaml")
         command.append(f"--required-resources={joined}")
-    if case.observed is not None:
-        command.append(f"--observed-resources={case.observed}")
+    if observed is not None:
+        command.append(f"--observed-resources={observed}")
     return command
 
 
@@ -229,10 +279,18 @@ def seed_validate_cache(cache_dir: Path) -> str:
     return image
 
 
-def validate_command(crank: Path, rendered: Path, cache_dir: Path) -> list[str]:
-    """``crossplane beta validate`` of ``rendered`` against the provider CRDs and every XRD."""
+def definitions(namespaced: bool) -> list[Path]:
+    """Every XRD of one form: the v1 set, or the namespaced set (both define the same kinds)."""
+    return sorted(p for p in ROOT.glob("apis/**/definition.yaml")
+                  if (p.parent.name == NAMESPACED) == namespaced)
+
+
+def validate_command(
+    crank: Path, rendered: Path, cache_dir: Path, *, namespaced: bool = False
+) -> list[str]:
+    """``crossplane beta validate`` of ``rendered`` against the provider CRDs and the XRDs."""
     image = seed_validate_cache(cache_dir)
-    extensions = [ROOT / "schemas" / "crds", *sorted(ROOT.glob("apis/**/definition.yaml"))]
+    extensions = [ROOT / "schemas" / "crds", *definitions(namespaced)]
     return [
         str(crank), "beta", "validate",
         ",".join(str(e) for e in extensions), str(rendered),
@@ -268,7 +326,7 @@ def main(argv: list[str]) -> int:
                 print(f"# {case.id}: FAILED\n{result.stderr}", file=sys.stderr)
                 continue
             if args.out:
-                target = args.out / case.module / f"{case.name}.yaml"
+                target = args.out / f"{case.id}.yaml"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(result.stdout)
                 print(f"{case.id}: {target}", file=sys.stderr)

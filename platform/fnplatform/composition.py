@@ -24,7 +24,8 @@ from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.observed import ObservedResources
 from fnplatform.placement import UNPLACED, Placement, Sourced
-from fnplatform.requirements import Requirement, fetched
+from fnplatform.requirements import Requirement, fetched, namespaced_requirement
+from fnplatform.scope import to_namespaced
 from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import render_tags
 from fnplatform.validation import parse
@@ -54,6 +55,7 @@ class Notes:
     held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
     protected: list[tuple[dict[str, Any], str | None, str]] = field(default_factory=list)
     gaps: dict[str, str] = field(default_factory=dict)  # feature -> why the cloud can't
+    unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
 
 
 class Composition:
@@ -75,8 +77,19 @@ class Composition:
         metadata = self.composite.get("metadata") or {}
         self.name: str = str(metadata.get("name") or "composite")
         self.labels: dict[str, str] = dict(metadata.get("labels") or {})
-        self.namespace: str | None = self.labels.get(CLAIM_NAMESPACE) or metadata.get("namespace")
-        self.claim_name: str | None = self.labels.get(CLAIM_NAME)
+        own_namespace = metadata.get("namespace")
+        #: A Crossplane v2 namespaced composite (``metadata.namespace`` set): it composes the
+        #: namespaced twin of every kind, in its own namespace (see :mod:`fnplatform.scope`).
+        #: Otherwise a v1 cluster-scoped composite, usually bound to a claim.
+        self.namespaced: bool = isinstance(own_namespace, str) and bool(own_namespace)
+        #: The namespace the user works in, and the name they gave: the composite's own for a
+        #: namespaced composite, its claim's (from the claim labels) for a cluster-scoped one.
+        self.namespace: str | None = (
+            own_namespace if self.namespaced else self.labels.get(CLAIM_NAMESPACE)
+        )
+        self.claim_name: str | None = self.name if self.namespaced else self.labels.get(CLAIM_NAME)
+        self.relocated_secrets: set[tuple[str, str]] = set()  # (namespace, name) now local
+        self.composed_provider_configs: set[tuple[str, str]] = set()  # (provider, name)
         self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
         self.observed = ObservedResources(request.observed.resources)
@@ -170,7 +183,13 @@ class Composition:
         return value
 
     def require(self, requirement: Requirement) -> list[dict[str, Any]] | None:
-        """Declare ``requirement``; its fetched resources, or None when not fetched yet."""
+        """Declare ``requirement``; its fetched resources, or None when not fetched yet.
+
+        A namespaced composite asks for a claim's composite by name instead (see
+        :func:`fnplatform.requirements.namespaced_requirement`).
+        """
+        if self.namespaced:
+            requirement = namespaced_requirement(requirement)
         self.requirements.append(requirement)
         return fetched(self.request, requirement.key)
 
@@ -225,6 +244,8 @@ class Composition:
             own = for_provider.get(kind.tags_field) or {}
             for_provider[kind.tags_field] = {**render_tags(kind.tag_style, self.tags()), **own}
         apply_import(self.import_spec, name, body, kind.managed)
+        if self.namespaced and not to_namespaced(self, name, body, kind):
+            return body  # no namespaced twin: named in the NamespacedForm condition
         self.desired[name] = Emitted(name, body, tuple(uses), ready, dict(reasons or {}))
         return body
 
@@ -232,14 +253,17 @@ class Composition:
         """The ProviderConfig for ``kind``'s provider, one rule for every module: what the
         composer set (:meth:`use_provider_configs`), else environment
         ``providerConfigs.<provider>``, else ``default``."""
-        provider = kind.api_version.split("/")[0].split(".")[-3]
-        configured = self._provider_configs.get(provider) or get_path(
-            self.env, f"providerConfigs.{provider}"
+        configured = self._provider_configs.get(kind.provider) or get_path(
+            self.env, f"providerConfigs.{kind.provider}"
         )
         return str(configured or "default")
 
     def tags(self) -> dict[str, str]:
-        """Platform tags for every cloud resource: who owns it, then environment and user tags."""
+        """Platform tags for every cloud resource: who owns it, then environment and user tags.
+
+        ``crossplane-claim`` is ``<namespace>.<name>`` of what the user created: the claim of a
+        cluster-scoped composite, or the namespaced composite itself.
+        """
         base = {"crossplane-composite": self.name, "platform-module": self.step.module}
         if self.claim_name and self.namespace:
             base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"

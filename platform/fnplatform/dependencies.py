@@ -7,9 +7,14 @@ Crossplane ``Usage`` ties the two together, so the needed resource outlives its 
 deletion (a node pool is deleted before its cluster).
 
 Usages are ``protection.crossplane.io/v1beta1 ClusterUsage``: the
-``apiextensions.crossplane.io/v1beta1 Usage`` is deprecated since Crossplane v2.0, and these
-composites are cluster-scoped. ``by`` names the user; ``emit(reasons=...)`` adds why, where
-the dependency isn't obvious from the two kinds (a Usage of a fetched resource always says why).
+``apiextensions.crossplane.io/v1beta1 Usage`` is deprecated since Crossplane v2.0, and v1
+composites are cluster-scoped. A namespaced composite emits the namespaced
+``protection.crossplane.io/v1beta1 Usage`` instead (the kinds registry's twin of
+``ClusterUsage``, applied by ``emit``); a fetched resource in another namespace is referenced
+with its namespace, which a namespaced Usage allows only together with ``by``.
+
+``by`` names the user; ``emit(reasons=...)`` adds why, where the dependency isn't obvious
+from the two kinds (a Usage of a fetched resource always says why).
 A fetched resource (a required resource, such as a pool another composite owns) can be
 protected the same way with :meth:`fnplatform.composition.Composition.protect`.
 """
@@ -64,7 +69,10 @@ def add_usages(comp: Composition) -> None:
         protector = comp.desired.get(user_name) if user_name else None
         if user_name and protector is None:
             continue  # the user is held back: nothing to protect against yet
-        spec = {"of": _reference(fetched), "reason": reason}
+        of = _reference(fetched)
+        if comp.namespaced and not _namespaced_reference(comp, fetched, of, protector):
+            continue
+        spec = {"of": of, "reason": reason}
         if protector is not None:
             spec["by"] = _reference(protector.body)
             spec["replayDeletion"] = True
@@ -82,6 +90,27 @@ def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
         "kind": body["kind"],
         "resourceRef": {"name": body["metadata"]["name"]},
     }
+
+
+def _namespaced_reference(
+    comp: Composition, fetched: Mapping[str, Any], of: dict[str, Any], protector: Emitted | None
+) -> bool:
+    """Make ``of`` valid in a namespaced Usage; False (and named) when it can't be."""
+    namespace = (fetched.get("metadata") or {}).get("namespace")
+    subject = f"usage of {fetched.get('kind')} {fetched['metadata']['name']}"
+    if not namespace:
+        comp.notes.unexpressed[subject] = (
+            "a namespaced Usage can't protect a cluster-scoped resource"
+        )
+        return False
+    if namespace != comp.namespace:
+        if protector is None:
+            comp.notes.unexpressed[subject] = (
+                f"a namespaced Usage of a resource in namespace {namespace} needs a user (by)"
+            )
+            return False
+        of["resourceRef"]["namespace"] = namespace
+    return True
 
 
 def waiting_summary(held: dict[str, str]) -> str:

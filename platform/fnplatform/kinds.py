@@ -3,14 +3,24 @@
 A kind's traits decide the shared concerns applied to every resource of that kind: where its
 tags go and in which form, whether it is a Crossplane managed resource (``providerConfigRef``,
 management and deletion policies), whether losing it loses data, and how its readiness is read.
+
+Each kind is also decided here for both scopes. A cluster-scoped (v1) composite emits the kind
+as registered; a namespaced (Crossplane v2) composite can only compose namespaced resources, so
+it emits the kind's namespaced twin (:func:`namespaced_twin`: ``*.m.upbound.io``,
+``kubernetes.m.crossplane.io``, ``helm.m.crossplane.io``, ``Usage`` for ``ClusterUsage``) at the
+served version whose schema takes the same body, from the table
+:mod:`fnplatform.namespaced_kinds` that ``tools/derive_namespaced_kinds.py`` derives from the
+upstream CRDs. A twin carries the traits of the kind it stands for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cached_property
 from typing import Any
 
+from fnplatform.namespaced_kinds import NAMESPACED, NO_TWIN, TWINS
 from fnplatform.tagging import TagStyle
 
 
@@ -36,6 +46,14 @@ class Kind:
     #: that tells when this kind is ready (a Shoot has no Ready condition, say).
     object_readiness: tuple[tuple[str, str], ...] | None = None
 
+    @cached_property
+    def provider(self) -> str:
+        """The provider the kind belongs to (``aws``, ``gcp``, ``kubernetes``, ``helm``...),
+        the key of environment ``providerConfigs.<provider>``."""
+        group = self.api_version.split("/")[0].replace(".m.", ".")
+        parts = group.split(".")
+        return parts[-3] if len(parts) >= 3 else parts[0]
+
     def new(self, for_provider: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
         """A body of this kind: ``forProvider`` plus any other top-level spec fields."""
         body_spec: dict[str, Any] = {}
@@ -56,7 +74,33 @@ def register(api_version: str, kind: str, **traits: Any) -> Kind:
         msg = f"{api_version} {kind} declared twice with different traits"
         raise ValueError(msg)
     _KINDS[(api_version, kind)] = declared
+    twin = TWINS.get((api_version, kind))
+    if twin is not None:  # readiness, statefulness... read a twin's body by its own key
+        _KINDS.setdefault(twin, replace(declared, api_version=twin[0], kind=twin[1]))
     return declared
+
+
+def namespaced_twin(kind: Kind) -> Kind | str:
+    """The kind a namespaced composite emits for ``kind``, or why it can't emit one.
+
+    An already namespaced kind (a ScaledObject, a Ceph pool) is its own twin; so is a kind the
+    upstream CRDs don't know (it is the caller's to get right, and schema tests check it).
+    """
+    key = (kind.api_version, kind.kind)
+    registered = _KINDS.get(key) is kind
+    found = _TWIN_OF.get(key) if registered else None
+    if found is None:
+        twin = None if key in NAMESPACED else TWINS.get(key)
+        if twin is not None:
+            found = replace(kind, api_version=twin[0], kind=twin[1])
+        else:
+            found = kind if key in NAMESPACED else NO_TWIN.get(key) or kind
+        if registered:
+            _TWIN_OF[key] = found  # every emit asks: decide each registered kind once
+    return found
+
+
+_TWIN_OF: dict[tuple[str, str], Kind | str] = {}
 
 
 def kind_of(body: dict[str, Any]) -> Kind:

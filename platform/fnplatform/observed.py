@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fnplatform.merge import get_path
+from fnplatform.namespaced_kinds import TWINS
 from fnplatform.structs import struct_to_dict
 
 
@@ -73,8 +74,16 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         return api_version, kind
 
     def names_of(self, api_version: str, kind: str) -> list[str]:
-        """Names of the observed resources of one type, sorted."""
-        return [name for name in self if self.type_of(name) == (api_version, kind)]
+        """Names of the observed resources of one type, sorted.
+
+        A registered (cluster-scoped) type also finds its namespaced twin, which is what a
+        namespaced composite composed for it (see :mod:`fnplatform.scope`).
+        """
+        wanted = {(api_version, kind)}
+        twin = TWINS.get((api_version, kind))
+        if twin is not None:
+            wanted.add(twin)
+        return [name for name in self if self.type_of(name) in wanted]
 
     def condition_true(self, name: str, type_: str = "Ready") -> bool:
         """Whether observed ``name`` reports ``type_`` True, read without converting its body."""

@@ -8,7 +8,7 @@ pass declares the same requirements in the same way. A requirement absent from t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -16,6 +16,8 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.structs import struct_to_dict
 
 ENVIRONMENT_CONFIG = ("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig")
+CLAIM_NAME_LABEL = "crossplane.io/claim-name"
+CLAIM_NAMESPACE_LABEL = "crossplane.io/claim-namespace"
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,24 @@ def claim_requirement(
     Composites of claims have generated names; Crossplane labels them with their claim's
     name and namespace, which is what a claim-facing reference (a pool's name) can select by.
     """
-    labels = (("crossplane.io/claim-name", claim_name),
-              ("crossplane.io/claim-namespace", claim_namespace))
+    labels = ((CLAIM_NAME_LABEL, claim_name), (CLAIM_NAMESPACE_LABEL, claim_namespace))
     return Requirement(key, api_version, kind, match_labels=labels)
+
+
+def namespaced_requirement(requirement: Requirement) -> Requirement:
+    """``requirement`` as a namespaced composite asks it: a claim selector becomes a name.
+
+    In the namespaced form there are no claims: what a user names (a pool) is the composite
+    itself, named as its claim would have been, in that namespace. So a
+    :func:`claim_requirement` selects by name in the claim's namespace instead; any other
+    requirement is unchanged.
+    """
+    labels = dict(requirement.match_labels or ())
+    if requirement.match_name is not None or set(labels) != {CLAIM_NAME_LABEL,
+                                                             CLAIM_NAMESPACE_LABEL}:
+        return requirement
+    return replace(requirement, match_labels=None, match_name=labels[CLAIM_NAME_LABEL],
+                   namespace=labels[CLAIM_NAMESPACE_LABEL])
 
 
 def fetched(request: fnv1.RunFunctionRequest, key: str) -> list[dict[str, Any]] | None:

@@ -24,6 +24,8 @@ from fnplatform.input import Input
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
+from fnplatform.scope import CONDITION as NAMESPACED_FORM
+from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, struct_to_dict
 
 Composer = Callable[[Composition], None]
@@ -92,6 +94,8 @@ def stop_here(comp: Composition, not_yet: NotYet) -> None:
 def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     """Apply the library's cross-cutting rules after the composer has emitted everything."""
     leave_imported_alone(comp)
+    if comp.namespaced:
+        settle_secret_refs(comp)
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)
@@ -108,6 +112,9 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
             CAPABILITY_GAPS, False, "CloudLacksFeatures",
             "; ".join(f"{feature}: {why}" for feature, why in sorted(comp.notes.gaps.items())),
         )
+    if comp.notes.unexpressed:
+        comp.condition(NAMESPACED_FORM, False, "NotExpressible",
+                       unexpressed_summary(comp.notes.unexpressed))
 
 
 def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:

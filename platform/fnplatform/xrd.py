@@ -20,6 +20,8 @@ from typing import Any
 from pydantic import BaseModel
 
 XRD_API_VERSION = "apiextensions.crossplane.io/v1"
+#: Crossplane v2 XRDs: ``scope: Namespaced`` composites, no claims (the XR is what users create).
+NAMESPACED_XRD_API_VERSION = "apiextensions.crossplane.io/v2"
 # Keywords of pydantic's JSON Schema that OpenAPI v3 / Kubernetes has no use for.
 _DROPPED_KEYWORDS = frozenset({"title", "$defs", "definitions", "examples", "discriminator"})
 _SCALAR_DEFAULT_TYPES = (str, int, float, bool)
@@ -59,8 +61,14 @@ class ApiDefinition:
         """The OpenAPI v3 schema of ``status``, when the module declares one."""
         return openapi_schema(self.status_model) if self.status_model else None
 
-    def to_xrd(self) -> dict[str, Any]:
-        """The ``CompositeResourceDefinition`` (v1, with a claim) for this API."""
+    def to_xrd(self, *, namespaced: bool = False) -> dict[str, Any]:
+        """The ``CompositeResourceDefinition`` for this API.
+
+        By default v1: a cluster-scoped composite with a namespaced claim. With ``namespaced``
+        the Crossplane v2 alternative: the same group, kind and schema as a namespaced
+        composite (``scope: Namespaced``, no claim). The two define the same kind, so a
+        cluster installs one or the other; the function serves both (``fnplatform.scope``).
+        """
         properties: dict[str, Any] = {"spec": self.spec_schema()}
         status = self.status_schema()
         if status is not None:
@@ -79,16 +87,20 @@ class ApiDefinition:
         }
         if self.printer_columns:
             version["additionalPrinterColumns"] = [dict(c) for c in self.printer_columns]
+        spec: dict[str, Any] = {
+            "group": self.group,
+            "names": _names(self.kind, self.plural, self.short_names),
+        }
+        if namespaced:
+            spec["scope"] = "Namespaced"
+        else:
+            spec["claimNames"] = _names(self.claim_kind, self.claim_plural, self.claim_short_names)
+        spec["versions"] = [version]
         return {
-            "apiVersion": XRD_API_VERSION,
+            "apiVersion": NAMESPACED_XRD_API_VERSION if namespaced else XRD_API_VERSION,
             "kind": "CompositeResourceDefinition",
             "metadata": {"name": self.name},
-            "spec": {
-                "group": self.group,
-                "names": _names(self.kind, self.plural, self.short_names),
-                "claimNames": _names(self.claim_kind, self.claim_plural, self.claim_short_names),
-                "versions": [version],
-            },
+            "spec": spec,
         }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support.harness import Rendered, observed_ready, request, step_input
+from tests.support.namespaced import namespaced_composite
 
 ENVIRONMENT_API = "apiextensions.crossplane.io/v1beta1"
 Body = dict[str, Any]
@@ -67,6 +68,12 @@ class ModuleCase:
     publishes: tuple[str, ...] = ()
     #: The composite composes without labels (a composite made without a claim).
     label_free: bool = False
+    form: str = "cluster-scoped"  # or "namespaced": a Crossplane v2 namespaced composite
+
+    @property
+    def namespaced(self) -> bool:
+        """Whether the composite is a v2 namespaced XR (see :func:`namespaced_twin`)."""
+        return self.form == NAMESPACED
 
     @property
     def xr_name(self) -> str:
@@ -116,6 +123,26 @@ class ModuleCase:
     def with_composite(self, composite: Body) -> ModuleCase:
         """The same case for another composite (the benchmark's large clusters)."""
         return dataclasses.replace(self, composite=composite)
+
+
+NAMESPACED = "namespaced"
+
+
+def namespaced_twin(case: ModuleCase) -> ModuleCase:
+    """``case`` as a Crossplane v2 namespaced composite: same spec, in its claim's namespace.
+
+    Any module's case has one, so every suite parametrized over :func:`in_both_forms` proves the
+    namespaced form of every module, including modules added later.
+    """
+    return dataclasses.replace(
+        case, id=f"{case.id}-{NAMESPACED}", form=NAMESPACED,
+        composite=namespaced_composite(case.composite),
+    )
+
+
+def in_both_forms(cases: list[ModuleCase]) -> list[ModuleCase]:
+    """Each case as written (cluster-scoped, claim-bound) and as its namespaced twin."""
+    return [twin for case in cases for twin in (case, namespaced_twin(case))]
 
 
 def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, list[Body]]:
@@ -601,8 +628,8 @@ def environment_case(cloud: str) -> ModuleCase:
 CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
-    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
     "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
+    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 
