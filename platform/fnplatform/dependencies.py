@@ -65,7 +65,7 @@ def add_usages(comp: Composition) -> None:
             spec["reason"] = user.reasons[used_name]
         comp.emit(usage_name(used_name, user.name), USAGE.new(None, **spec, replayDeletion=True),
                   ready=True)
-    for fetched, user_name, reason in comp.notes.protected:
+    for fetched, user_name, reason, as_name in comp.notes.protected:
         protector = comp.desired.get(user_name) if user_name else None
         if user_name and protector is None:
             continue  # the user is held back: nothing to protect against yet
@@ -77,7 +77,7 @@ def add_usages(comp: Composition) -> None:
             spec["by"] = _reference(protector.body)
             spec["replayDeletion"] = True
         comp.emit(
-            usage_name(f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
+            usage_name(as_name or f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
                        user_name or comp.name),
             USAGE.new(None, **spec),
             ready=True,
