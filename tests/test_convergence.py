@@ -34,6 +34,10 @@ PASSES = {
     "cluster-gcp": 6,
     "cluster-azure": 7,
     "async-actor": 3,
+    # Shoot; then its ProviderConfig, CronJob and (once Ready) the first refresh; then done.
+    "openstack-hypervisor-pool": 3,
+    # namespace, Ceph; then the ControlPlane (waits for the namespace) and the pools' Usages.
+    "openstack-cluster": 3,
 }
 
 

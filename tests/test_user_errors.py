@@ -173,7 +173,7 @@ def test_a_bad_label_suggests_the_closest_value(client):
                               "did you mean gcp?"]
 
 
-@pytest.mark.parametrize("module", ["openstack", "clustr", "nothing-like-it"])
+@pytest.mark.parametrize("module", ["clustr", "nothing-like-it"])
 def test_the_module_list_names_only_modules_of_this_release(client, module):
     from fnplatform.composers import composers
 

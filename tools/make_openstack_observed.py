@@ -85,6 +85,8 @@ def _fetched(required: str | None) -> dict[str, list[dict[str, Any]]]:
         roles = {"XHypervisorCluster": "hypervisor", "XStorageCluster": "storage",
                  "XControlPlaneCluster": "control-plane"}
         for pool in yaml.safe_load_all((CASES / required).read_text()):
+            if "namespace" in pool["metadata"]:
+                continue  # the namespaced twin, for the namespaced form's renders
             claim = pool["metadata"]["labels"]["crossplane.io/claim-name"]
             found[f"pool-{roles[pool['kind']]}-{claim}"] = [pool]
     return found

@@ -53,7 +53,9 @@ class Notes:
     conditions: list[fnv1.Condition] = field(default_factory=list)
     results: list[fnv1.Result] = field(default_factory=list)
     held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
-    protected: list[tuple[dict[str, Any], str | None, str]] = field(default_factory=list)
+    #: (fetched resource, user, reason, stable name of what is protected or None)
+    protected: list[tuple[dict[str, Any], str | None, str, str | None]] = field(
+        default_factory=list)
     gaps: dict[str, str] = field(default_factory=dict)  # feature -> why the cloud can't
     unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
 
@@ -356,13 +358,16 @@ class Composition:
             return None
         return details
 
-    def protect(self, fetched: Mapping[str, Any], *, by: str | None, reason: str) -> None:
+    def protect(self, fetched: Mapping[str, Any], *, by: str | None, reason: str,
+                as_name: str | None = None) -> None:
         """Keep a fetched resource (a required resource) while this composite uses it.
 
         A Usage whose ``of`` is ``fetched`` and whose ``by`` is composed resource ``by`` (or,
         without one, just ``reason``): Crossplane refuses to delete ``fetched`` meanwhile.
+        ``as_name`` names the Usage instead of ``fetched``'s own (generated) name, so it is the
+        same whichever composite of a claim, or namespaced twin, was fetched.
         """
-        self.notes.protected.append((dict(fetched), by, reason))
+        self.notes.protected.append((dict(fetched), by, reason, as_name))
 
     def gap(self, feature: str, message: str) -> None:
         """Say that the placed cloud can't provide ``feature``: a condition, not an error."""

@@ -65,13 +65,15 @@ def add_usages(comp: Composition) -> None:
             spec["reason"] = user.reasons[used_name]
         comp.emit(usage_name(used_name, user.name), USAGE.new(None, **spec, replayDeletion=True),
                   ready=True)
-    for fetched, user_name, reason in comp.notes.protected:
+    for fetched, user_name, reason, as_name in comp.notes.protected:
         protector = comp.desired.get(user_name) if user_name else None
         if user_name and protector is None:
             continue  # the user is held back: nothing to protect against yet
         of = _reference(fetched)
-        name = usage_name(f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
-                          user_name or comp.name)
+        name = usage_name(
+            as_name or f"{str(fetched['kind']).lower()}-{fetched['metadata']['name']}",
+            user_name or comp.name,
+        )
         if comp.namespaced and not _namespaced_reference(comp, name, fetched, of, protector):
             continue
         spec = {"of": of, "reason": reason}

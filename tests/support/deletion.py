@@ -29,7 +29,8 @@ def _is_usage(body: Mapping[str, Any]) -> bool:
 
 
 def usage_edges(resources: Mapping[str, Body]) -> list[tuple[str, str]]:
-    """``(of, by)`` composition-name pairs of every Usage between two composed resources."""
+    """``(of, by)`` composition-name pairs of every Usage between two composed resources
+    (Usages protecting a fetched resource from a composed user are not edges here)."""
     by_key = {
         _key(b["apiVersion"], b["kind"], b["metadata"]["name"]): name
         for name, b in resources.items()
@@ -44,7 +45,11 @@ def usage_edges(resources: Mapping[str, Body]) -> list[tuple[str, str]]:
             continue
         of_name = by_key.get(_key(of["apiVersion"], of["kind"], of["resourceRef"]["name"]))
         by_name = by_key.get(_key(by["apiVersion"], by["kind"], by["resourceRef"]["name"]))
-        assert of_name and by_name, f"a Usage names a resource that is not composed: {spec}"
+        assert by_name, f"a Usage names a user that is not composed: {spec}"
+        if of_name is None:
+            # comp.protect: the ``of`` is a fetched resource (a shared pool), not composed
+            # here; it outlives this composite's user and orders nothing among its resources.
+            continue
         edges.append((of_name, by_name))
     return edges
 

@@ -12,9 +12,22 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
-QUANTITY = r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"
-KUBERNETES_VERSION = r"^[0-9]+\.[0-9]+(\.[0-9]+)?$"
+from fnplatform.validation import describe_pattern
+
+DNS_LABEL = describe_pattern(
+    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
+    "lowercase letters, digits and dashes, starting and ending with a letter or digit, "
+    "such as eu-de-1")
+QUANTITY = describe_pattern(
+    r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
+    "a Kubernetes quantity such as 50Gi or 500Ti")
+KUBERNETES_VERSION = describe_pattern(
+    r"^[0-9]+\.[0-9]+(\.[0-9]+)?$", "a Kubernetes version such as 1.33 or 1.33.4")
+OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$",
+                                     "an OpenStack release such as 2025.2")
+STORAGE_SIZE = describe_pattern(r"^[0-9]+(Mi|Gi|Ti)$", "a size in Mi, Gi or Ti such as 100Gi")
+DOMAIN = describe_pattern(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$",
+                          "a lowercase DNS domain such as cloud.example.net")
 LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"  # noqa: E501
 LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 
@@ -343,14 +356,14 @@ class ControlPlaneSettings(BaseModel):
 
     model_config = _Strict
 
-    openStackRelease: str = Field(pattern=r"^\d{4}\.[12]$")
+    openStackRelease: str = Field(pattern=OPENSTACK_RELEASE)
     databaseClusterRef: str = Field(default="openstack-db", min_length=1)
     cacheClusterRef: str = Field(default="openstack-memcached", min_length=1)
     cacheBackend: str = Field(default="dogpile.cache.pymemcache", min_length=1)
-    databaseStorageSize: str = Field(default="100Gi", pattern=r"^[0-9]+(Mi|Gi|Ti)$")
+    databaseStorageSize: str = Field(default="100Gi", pattern=STORAGE_SIZE)
     glanceBackends: list[dict[str, Any]] | None = None
     domain: str | None = Field(
-        default=None, pattern=r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$",
+        default=None, pattern=DOMAIN,
         description="Public DNS domain: keystone and horizon of tenant t are served at "
         "keystone-t.<domain> and horizon-t.<domain>.")
 

@@ -143,7 +143,7 @@ def _compose(
                    component="ceph")
     for pool in pools:
         if pool.composite is not None:
-            comp.protect(pool.composite, by=CONTROL_PLANE,
+            comp.protect(pool.composite, by=CONTROL_PLANE, as_name=f"{pool.role}-{pool.name}",
                          reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
                          f"{pool.name}")
     _endpoints(comp, tenant, settings)
