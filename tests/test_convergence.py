@@ -34,6 +34,14 @@ PASSES = {
     "cluster-gcp": 6,
     "cluster-azure": 7,
     "async-actor": 3,
+    # network, key, identity; then bucket, ingress, grants; replication and failover DNS last.
+    "contact-center-aws": 5,
+    "contact-center-gcp": 7,
+    "contact-center-azure": 7,
+    # namespace, network pieces, bucket; database; connection details; backend and CDN.
+    "environment-aws": 4,
+    "environment-gcp": 6,
+    "environment-azure": 5,
     # Shoot; then its ProviderConfig, CronJob and (once Ready) the first refresh; then done.
     "openstack-hypervisor-pool": 3,
     # namespace, Ceph; then the ControlPlane (waits for the namespace) and the pools' Usages.

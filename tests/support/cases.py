@@ -175,7 +175,8 @@ def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rend
         if set(now) == set(observed) and not rendered.fatal:
             break
         observed = now
-        history.append(run(case.request(observed=observed, required=fetched)))
+        history.append(run(case.request(observed=observed, required=fetched,
+                                        connection=published(case, observed))))
     return history
 
 
