@@ -54,7 +54,8 @@ def require_module(module: str) -> None:
     hint = f"did you mean {guess}? " if guess else ""
     raise CompositionError(
         "input.module",
-        f"{module!r} is not a module of this release; {hint}available: {', '.join(available)}",
+        f"{_shown(module)} is not a module of this release; {hint}available: "
+        f"{', '.join(available)}",
     )
 
 
@@ -201,3 +202,8 @@ def limit_size(
         "raise --max-send-message-size or split the composite",
     )
     return oversized
+
+
+def _shown(value: str, limit: int = 64) -> str:
+    """``value`` quoted for a message, cut when longer than ``limit`` (never echo huge input)."""
+    return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value)} characters)"

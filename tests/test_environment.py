@@ -205,6 +205,11 @@ def test_the_shipped_cluster_composition_composes_an_xr_without_plane_type(clien
     assert first.fatal == []
     assert not {f"environment-{i}" for i in plane_type} & set(first.requirements)
     fetched = {key: [] for key in first.requirements}
-    fetched["environment-0"] = [environment_config("baseline", {"defaultMachineType": "e2"})]
+    fetched["environment-0"] = [environment_config("baseline", {
+        "defaultMachineType": "e2",
+        # the GKE endpoint is public for Crossplane's providers: an allowlist is required
+        "gcp": {"masterAuthorizedNetworks": [
+            {"cidrBlock": "203.0.113.0/24", "displayName": "management"}]},
+    })]
     rsp = client.run(request(composite, step, required=fetched))
     assert rsp.fatal == [] and rsp.resources
