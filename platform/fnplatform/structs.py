@@ -81,11 +81,11 @@ def fill_struct(target: struct_pb2.Struct, value: dict[str, Any]) -> None:
     target.MergeFromString(encoded)
 
 
-class EncodedBodies:
-    """Wire bytes of recently written bodies, by a digest of their exact content (LRU, bytes).
+class BoundedBytes:
+    """A thread-safe LRU of byte strings by digest, bounded in bytes (entry overhead counted).
 
-    The content key is ``marshal.dumps``: C speed, and exact about types (``True`` is not
-    ``1``, ``1`` is not ``1.0``, a str subclass is refused), so equal keys mean equal Structs.
+    One eviction rule for every memo of this module; an entry over a quarter of the bound is
+    never kept (it would evict everything else for one request).
     """
 
     ENTRY_OVERHEAD = 200  # dict slot, OrderedDict link, bytes headers: bytes per entry
@@ -103,20 +103,17 @@ class EncodedBodies:
             self._entries.clear()
             self.size = 0
 
-    def struct_bytes(self, value: dict[str, Any]) -> bytes:
-        """The wire bytes of a Struct holding ``value``."""
-        if not self.limit_bytes:
-            return encode_struct(value)
-        key = hashlib.blake2b(marshal.dumps(value, 4), digest_size=20).digest()
+    def _get(self, key: bytes) -> bytes | None:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
-                return found
-        encoded = encode_struct(value)
+            return found
+
+    def _remember(self, key: bytes, encoded: bytes) -> None:
         cost = len(encoded) + self.ENTRY_OVERHEAD
         if cost > self.limit_bytes // 4:
-            return encoded
+            return
         with self._lock:
             if key not in self._entries:
                 self._entries[key] = encoded
@@ -124,53 +121,45 @@ class EncodedBodies:
                 while self.size > self.limit_bytes:
                     _, dropped = self._entries.popitem(last=False)
                     self.size -= len(dropped) + self.ENTRY_OVERHEAD
+
+
+class EncodedBodies(BoundedBytes):
+    """Wire bytes of recently written bodies, by a digest of their exact content (LRU, bytes).
+
+    The content key is ``marshal.dumps``: C speed, and exact about types (``True`` is not
+    ``1``, ``1`` is not ``1.0``, a str subclass is refused), so equal keys mean equal Structs.
+    """
+
+    def struct_bytes(self, value: dict[str, Any]) -> bytes:
+        """The wire bytes of a Struct holding ``value``."""
+        if not self.limit_bytes:
+            return encode_struct(value)
+        key = hashlib.blake2b(marshal.dumps(value, 4), digest_size=20).digest()
+        found = self._get(key)
+        if found is not None:
+            return found
+        encoded = encode_struct(value)
+        self._remember(key, encoded)
         return encoded
 
 
 ENCODED = EncodedBodies(8 * 1024 * 1024)  # sized by function.server.size_memos
 
 
-class DecodedStructs:
+class DecodedStructs(BoundedBytes):
     """``marshal`` of recently read Structs' dicts, by a digest of their wire bytes (LRU)."""
 
     SMALLEST = 256  # below this, walking is as cheap as serializing and looking up
-    ENTRY_OVERHEAD = 200
-
-    def __init__(self, limit_bytes: int) -> None:
-        self.limit_bytes = limit_bytes
-        self.size = 0
-        self._entries: OrderedDict[bytes, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def configure(self, limit_bytes: int) -> None:
-        """Set the bound (0 disables remembering) and drop what is remembered."""
-        with self._lock:
-            self.limit_bytes = limit_bytes
-            self._entries.clear()
-            self.size = 0
 
     def dict_of(self, data: bytes, struct: struct_pb2.Struct) -> dict[str, Any]:
         """The dict of ``struct``, whose deterministic wire bytes are ``data``."""
         key = hashlib.blake2b(data, digest_size=20).digest()
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
+        found = self._get(key)
         if found is not None:
             remembered: dict[str, Any] = marshal.loads(found)
             return remembered
         value = walk_struct(struct)
-        encoded = marshal.dumps(value, 4)
-        cost = len(encoded) + self.ENTRY_OVERHEAD
-        if cost > self.limit_bytes // 4:
-            return value
-        with self._lock:
-            if key not in self._entries:
-                self._entries[key] = encoded
-                self.size += cost
-                while self.size > self.limit_bytes:
-                    _, dropped = self._entries.popitem(last=False)
-                    self.size -= len(dropped) + self.ENTRY_OVERHEAD
+        self._remember(key, marshal.dumps(value, 4))
         return value
 
 
