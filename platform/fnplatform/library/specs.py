@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fnplatform.errors import SpecError
+
 
 @dataclass(frozen=True)
 class NetworkSpec:
@@ -207,6 +209,18 @@ class BucketSpec:
     replicate_to: str | None = None  # composition name of the destination bucket (AWS)
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"
+
+    def check_retention(self) -> None:
+        """The rule every cloud shares: a lock needs a retention, and no lifecycle expiry may
+        end before it (it would delete what the lock promises to keep)."""
+        retention = self.retention_days or 0
+        if self.lock and not self.retention_days:
+            raise SpecError("retention_days", "required with a lock: how long to hold")
+        for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
+            days = getattr(self, attribute)
+            if days is not None and days < retention:
+                raise SpecError(attribute, f"{days} days would expire objects before the "
+                                f"{retention}-day retention ends")
 
 
 @dataclass(frozen=True)

@@ -150,18 +150,9 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
 
 
 def _check(spec: BucketSpec) -> None:
-    retention = spec.retention_days or 0
-    if spec.lock and not spec.retention_days:
-        raise SpecError("retention_days", "required with an object lock: how long to hold")
+    spec.check_retention()
     if spec.lock and not spec.versioning:
         raise SpecError("versioning", "an object lock needs versioning")
-    for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
-        days = getattr(spec, attribute)
-        if days is not None and days < retention:
-            raise SpecError(
-                attribute, f"{days} days would expire objects before the {retention}-day "
-                "retention ends",
-            )
     if spec.min_tls not in ("1.2", "1.3"):
         raise SpecError("min_tls", "must be 1.2 or 1.3")
 

@@ -98,7 +98,7 @@ def bucket_address(comp: Composition, name: str) -> dict[str, str | None]:
 @provides("bucket", "azure")
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Storage account ``name``, its container, immutability, logs and readers."""
-    _check(spec)
+    spec.check_retention()
     account = account_name(comp, name, spec)
     problem = name_problem(ACCOUNT_NAME_RULE, account)
     if problem:
@@ -191,15 +191,6 @@ def _encryption_blocks(identity_id: str, key_id: str) -> dict[str, Any]:
     }
 
 
-def _check(spec: BucketSpec) -> None:
-    retention = spec.retention_days or 0
-    if spec.lock and not spec.retention_days:
-        raise SpecError("retention_days", "required with a lock: how long to hold")
-    for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
-        days = getattr(spec, attribute)
-        if days is not None and days < retention:
-            raise SpecError(attribute, f"{days} days would expire objects before the "
-                            f"{retention}-day retention ends")
 
 
 def _access_logs(comp: Composition, name: str, group: str, location: str) -> None:

@@ -75,7 +75,7 @@ def bucket_address(comp: Composition, name: str) -> dict[str, str]:
 @provides("bucket", "gcp")
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Bucket ``name`` (see the module docstring), its log bucket and reader grants."""
-    _check(spec)
+    spec.check_retention()
     gcs_name = bucket_name(comp, name, spec)
     problem = name_problem(BUCKET_NAME_RULE, gcs_name)
     if problem:
@@ -130,15 +130,6 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
                  "multi-region location, not to a second bucket: no replication composed")
 
 
-def _check(spec: BucketSpec) -> None:
-    retention = spec.retention_days or 0
-    if spec.lock and not spec.retention_days:
-        raise SpecError("retention_days", "required with a lock: how long to hold")
-    for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
-        days = getattr(spec, attribute)
-        if days is not None and days < retention:
-            raise SpecError(attribute, f"{days} days would expire objects before the "
-                            f"{retention}-day retention ends")
 
 
 def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]:
