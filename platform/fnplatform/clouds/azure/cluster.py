@@ -4,8 +4,14 @@ Choices, and why:
 
 * Azure CNI overlay with the Cilium data plane and network policy: pods don't consume VNet
   addresses, and Cilium is the policy engine Azure supports going forward.
-* ``identity: SystemAssigned``, OIDC issuer and workload identity on: add-ons (cert-manager)
-  get cloud access through federated identities, never through static secrets.
+* OIDC issuer and workload identity on: add-ons (cert-manager) get cloud access through
+  federated identities, never through static secrets.
+* The control plane's identity: ``SystemAssigned`` for public clusters; a user-assigned one
+  (``<name>-control-plane``) for private clusters, whose subnet egresses through a NAT
+  gateway. ``outboundType: userAssignedNATGateway`` in a VNet we bring needs the cluster
+  identity to hold ``Network Contributor`` on the node subnet *when the cluster is created*
+  (AKS validates the subnet and its gateway then), and a system-assigned identity only exists
+  after creation; see :func:`_control_plane`.
 * Local accounts are disabled and authorisation is Entra ID with Azure RBAC: no long-lived
   cluster-admin client certificate exists. Crossplane's Helm and Kubernetes providers use
   ``environment.azure.clusterIdentity`` (workload identity or service principal
@@ -26,14 +32,17 @@ Choices, and why:
   the system pool's node count.
 * Every pool names its ``temporaryNameForRotation``: the provider needs it to change VM size,
   zones and similar properties in place instead of failing.
-* Egress is ``outboundType: loadBalancer`` for public and private clusters alike; see
-  :mod:`fnplatform.clouds.azure.network` for why no NAT gateway is composed.
+* Egress: ``outboundType: userAssignedNATGateway`` for private clusters (the NAT gateway the
+  network composes, :mod:`fnplatform.clouds.azure.network`), ``loadBalancer`` for public ones.
 * Not composed, as optional or needing the user's choices: maintenance windows (AKS then
   upgrades at any time), Azure Policy, Image Cleaner.
 * Public clusters answer only ``azure.apiServerAuthorizedIpRanges`` (required).
-* The cluster's system-assigned identity gets ``Network Contributor`` on the node subnet
-  (``<name>-network-contributor``): AKS's cloud provider needs it to place internal load
-  balancers (private ingress) in a subnet it didn't create.
+* The cluster identity gets ``Network Contributor`` on the node subnet: AKS's cloud provider
+  needs it to place internal load balancers (private ingress) in a subnet it didn't create,
+  and AKS to join nodes to it ("at least Network Contributor permissions on the subnet", AKS
+  Azure CNI prerequisites). The system-assigned identity of a public cluster gets it once
+  observed (``<name>-network-contributor``); the user-assigned one of a private cluster before
+  the cluster is created (``<name>-control-plane-network-contributor``).
 """
 
 from __future__ import annotations
@@ -44,12 +53,15 @@ from typing import Any
 from fnplatform.clouds.azure.common import (
     KUBERNETES_CLUSTER,
     NODE_POOL,
+    USER_ASSIGNED_IDENTITY,
     agent_pool_name,
     grant_role,
+    nat_gateway_name,
     observed_external_name,
     resource_group,
     rotation_pool_name,
     subnet_name,
+    subnet_nat_association_name,
 )
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
@@ -69,6 +81,8 @@ CROSSPLANE_ADMIN = "crossplane-admin"
 CLUSTER_ADMIN_ROLE = "Azure Kubernetes Service RBAC Cluster Admin"
 #: Every management policy but ``LateInitialize``: see :func:`cluster`.
 WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
+NETWORK_CONTRIBUTOR = "Network Contributor"
+LOAD_BALANCER, NAT_GATEWAY_EGRESS = "loadBalancer", "userAssignedNATGateway"
 KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS
 _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
@@ -90,6 +104,10 @@ def cluster(
     `true```), so the cluster stops syncing. Without late-initialisation the spec holds only
     what is composed here; ``nodeCount`` is never sent and the pool starts at ``minCount``.
     """
+    control_plane = _control_plane(comp, name, spec)
+    if control_plane is None:
+        return  # held: the identity, its grant or the subnet's NAT gateway isn't ready yet
+    identity_block, outbound_type, uses = control_plane
     for_provider: dict[str, Any] = {
         "location": comp.region,
         "resourceGroupName": resource_group(comp),
@@ -97,7 +115,7 @@ def cluster(
         "skuTier": "Standard",  # the SLA-backed control plane tier
         "automaticUpgradeChannel": "patch",
         "nodeOsUpgradeChannel": "NodeImage",
-        "identity": {"type": "SystemAssigned"},
+        "identity": identity_block,
         "oidcIssuerEnabled": True,
         "workloadIdentityEnabled": True,
         "roleBasedAccessControlEnabled": True,
@@ -105,7 +123,7 @@ def cluster(
         "azureActiveDirectoryRoleBasedAccessControl": {"azureRbacEnabled": True},
         "privateClusterEnabled": spec.private,
         "defaultNodePool": _system_pool(comp, spec),
-        "networkProfile": _network_profile(comp, spec),
+        "networkProfile": _network_profile(comp, spec, outbound_type),
     }
     if spec.private:
         for_provider["privateClusterPublicFqdnEnabled"] = True
@@ -121,13 +139,76 @@ def cluster(
             "namespace": spec.connection_namespace,
         },
     )
-    comp.emit(name, body)
+    comp.emit(name, body, uses=uses)
     identity = _cluster_identity(comp)
     grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
                principal_of=identity.principalId, scope_of=name)
-    grant_role(comp, f"{name}-network-contributor", role="Network Contributor",
-               principal_of=(name, "status.atProvider.identity.principalId"),
+    if identity_block["type"] == "SystemAssigned":
+        grant_role(comp, f"{name}-network-contributor", role=NETWORK_CONTRIBUTOR,
+                   principal_of=(name, "status.atProvider.identity.principalId"),
+                   scope_of=subnet_name(spec.network))
+
+
+ControlPlane = tuple[dict[str, Any], str, tuple[str, ...]]
+
+
+def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPlane | None:
+    """The cluster's ``identity``, its ``outboundType`` and what it uses for them; None holds a
+    cluster that doesn't exist yet back until they are ready.
+
+    Without a NAT gateway on the node subnet (public clusters; a network without one) it is
+    the system-assigned identity and the load balancer. With one, the user-assigned identity
+    ``<name>-control-plane`` and its ``Network Contributor`` grant on the subnet are composed
+    here; AKS checks both the grant and the subnet's gateway when it creates the cluster, so a
+    new cluster waits until the identity's Azure id is observed and the grant and the subnet's
+    association are Ready. The Usages (``uses``) delete the cluster before all of them.
+
+    A private cluster that exists from before the NAT gateway (system-assigned, load balancer)
+    is never dropped meanwhile: it keeps what it has until the same three are ready, then
+    moves in place (AKS migrates a BYO-VNet cluster from ``loadBalancer`` to
+    ``userAssignedNATGateway`` and updates its identity to a user-assigned one; see
+    docs/cluster.md). Once moved, what it was last composed with (its observed spec) keeps it
+    there even while the identity is briefly unobserved.
+    """
+    system_assigned: ControlPlane = ({"type": "SystemAssigned"}, LOAD_BALANCER, ())
+    association = subnet_nat_association_name(spec.network)
+    if association not in comp.desired:
+        return system_assigned
+    identity = f"{name}-control-plane"
+    grant = f"{identity}-network-contributor"
+    comp.emit(identity, USER_ASSIGNED_IDENTITY.new({
+        "name": comp.resource_name(identity),
+        "location": comp.region,
+        "resourceGroupName": resource_group(comp),
+    }))
+    grant_role(comp, grant, role=NETWORK_CONTRIBUTOR,
+               principal_of=(identity, "status.atProvider.principalId"),
                scope_of=subnet_name(spec.network))
+    uses = (identity, grant, association, nat_gateway_name(spec.network))
+    if comp.is_observed(name):
+        moved = comp.observed_value(name, "spec.forProvider.networkProfile.outboundType")
+        identity_ids = comp.observed_value(name, "spec.forProvider.identity.identityIds")
+        if moved == NAT_GATEWAY_EGRESS and identity_ids:
+            return _user_assigned(identity_ids), NAT_GATEWAY_EGRESS, uses
+        identity_id = comp.observed_value(identity, "status.atProvider.id")
+        if identity_id and comp.is_ready(grant) and comp.is_ready(association):
+            return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
+        return system_assigned  # an existing cluster moves once its prerequisites are ready
+    identity_id = comp.needs(identity, "status.atProvider.id", by=name)
+    granted = comp.needs_ready(grant, by=name)
+    associated = comp.needs_ready(association, by=name)
+    if identity_id is None or not granted or not associated:
+        waiting = [f"{identity} status.atProvider.id"] if identity_id is None else []
+        waiting += [] if granted else [f"{grant} Ready"]
+        waiting += [] if associated else [f"{association} Ready"]
+        comp.hold(name, ", ".join(waiting))
+        return None
+    return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
+
+
+def _user_assigned(identity_ids: list[Any]) -> dict[str, Any]:
+    """The ``identity`` block naming the user-assigned identities by Azure resource id."""
+    return {"type": "UserAssigned", "identityIds": [str(i) for i in identity_ids]}
 
 
 def _cluster_identity(comp: Composition) -> ClusterIdentity:
@@ -183,7 +264,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     return pool
 
 
-def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
+def _network_profile(comp: Composition, spec: ClusterSpec, outbound_type: str) -> dict[str, Any]:
     """Azure CNI overlay with Cilium; pods and services ranges from the cluster's network."""
     if not spec.pods_cidr or not spec.services_cidr:
         raise SpecError("pods_cidr", "AKS needs pod and service ranges")
@@ -193,7 +274,7 @@ def _network_profile(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "networkDataPlane": "cilium",
         "networkPolicy": "cilium",
         "loadBalancerSku": "standard",
-        "outboundType": "loadBalancer",
+        "outboundType": outbound_type,
         "podCidr": spec.pods_cidr,
         "serviceCidr": spec.services_cidr,
         "dnsServiceIp": dns_service_ip(spec.services_cidr),

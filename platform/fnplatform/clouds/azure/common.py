@@ -18,6 +18,17 @@ VIRTUAL_NETWORK = register(
     "network.azure.upbound.io/v1beta2", "VirtualNetwork", tag_style=TagStyle.AZURE
 )
 SUBNET = register("network.azure.upbound.io/v1beta2", "Subnet")  # Azure subnets have no tags
+# Egress of private AKS clusters (see clouds/azure/network.py): all upjet v1beta1, flat.
+PUBLIC_IP = register("network.azure.upbound.io/v1beta1", "PublicIP", tag_style=TagStyle.AZURE)
+NAT_GATEWAY = register(
+    "network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE
+)
+NAT_GATEWAY_PUBLIC_IP_ASSOCIATION = register(
+    "network.azure.upbound.io/v1beta1", "NATGatewayPublicIPAssociation"
+)
+SUBNET_NAT_GATEWAY_ASSOCIATION = register(
+    "network.azure.upbound.io/v1beta1", "SubnetNATGatewayAssociation"
+)
 KUBERNETES_CLUSTER = register(
     "containerservice.azure.upbound.io/v1beta2",
     "KubernetesCluster",
@@ -161,6 +172,26 @@ def location(comp: Composition) -> str:
 def subnet_name(network: str) -> str:
     """Composition name of the node subnet of the network composed as ``network``."""
     return f"{network}-nodes"
+
+
+def nat_gateway_name(network: str) -> str:
+    """Composition name of the NAT gateway the node subnet of ``network`` egresses through."""
+    return f"{network}-nat"
+
+
+def nat_ip_name(network: str) -> str:
+    """Composition name of the NAT gateway's public IP (the network's egress address)."""
+    return f"{network}-nat-ip"
+
+
+def nat_ip_association_name(network: str) -> str:
+    """Composition name of the association of the NAT gateway with its public IP."""
+    return f"{network}-nat-ip-association"
+
+
+def subnet_nat_association_name(network: str) -> str:
+    """Composition name of the association of the node subnet with the NAT gateway."""
+    return f"{subnet_name(network)}-nat"
 
 
 def agent_pool_name(pool: str, *, reserved: tuple[str, ...] = ()) -> str:

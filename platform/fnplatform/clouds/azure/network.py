@@ -1,21 +1,31 @@
-"""Azure network: a VNet with one node subnet; egress goes through AKS's own load balancer.
+"""Azure network: a VNet with one node subnet; a private cluster's subnet egresses via NAT.
 
 AKS runs Azure CNI *overlay*: pods get addresses from the pods range, outside the VNet, so the
 VNet only needs room for nodes. The pods and services ranges must therefore not overlap the
 node subnet (AKS refuses them only after a long provisioning attempt; we refuse them at once).
 
-Egress, private clusters included, uses AKS's ``outboundType: loadBalancer``: the outbound
-rules of the cluster's Standard load balancer, with a public IP AKS manages; nodes still get no
-public IPs. No NAT gateway is composed, because nothing in the pinned provider schemas
-(provider-upjet-azure v2.7.0) can attach one: the association kinds
-(``SubnetNATGatewayAssociation``, ``NATGatewayPublicIPAssociation``) are absent, the storage
-versions of ``Subnet`` (v1beta2) and ``NATGateway`` (v1beta1) have no field naming the other or
-a public IP, and AKS's own ``managedNATGateway`` outbound type works only in a VNet AKS creates
-itself. An unattached gateway and IP cost money and carry no traffic. Handing AKS a composed
-``PublicIP`` as its load balancer's outbound IP
-(``networkProfile.loadBalancerProfile.outboundIpAddressIds``) is not done either: the
-cluster's identity would need a role on that IP, and there is no role assignment kind in the
-schemas to grant it. ``userAssignedNATGateway`` becomes possible once the association kinds are.
+Egress. A private Kubernetes network (``spec.private`` and ``spec.kubernetes``, NAT not turned
+off) gets a Standard ``NATGateway`` with one Standard static ``PublicIP``, joined by a
+``NATGatewayPublicIPAssociation``, and the node subnet is associated with it by a
+``SubnetNATGatewayAssociation``. Its AKS cluster then uses ``outboundType:
+userAssignedNATGateway`` (:mod:`fnplatform.clouds.azure.cluster`): nodes leave through one
+stable address the user owns, with up to 64,512 flows per IP instead of the load balancer's
+SNAT port allocation, and no outbound rules on the cluster's load balancer. AKS requires the
+gateway to be associated with the node subnet *before* the cluster is created ("Create a
+managed or user-assigned NAT gateway", learn.microsoft.com/azure/aks/nat-gateway; AKS's own
+``managedNATGateway`` works only in a VNet AKS creates itself), which is why the associations
+are their own resources here and the cluster waits for the subnet's one to be Ready.
+
+* No zones on the gateway or its IP: a zonal NAT gateway serves one zone only, and the node
+  pools are not pinned to zones; "no zone" lets Azure place it (the AKS guide's own setup).
+* ``idleTimeoutInMinutes: 4``, Azure's default, stated so the provider sees no drift: a short
+  timeout frees SNAT ports of idle flows sooner; long-lived clients keep alive with TCP
+  keepalives (Kubernetes clients do).
+* The associations reference the gateway, IP and subnet (``*Ref``) and ``use`` them, so each
+  is deleted before what it joins (Azure refuses to delete a gateway still attached).
+
+Public clusters (and non-Kubernetes networks) keep AKS's ``outboundType: loadBalancer``: the
+outbound rules of the cluster's Standard load balancer with a public IP AKS manages.
 """
 
 from __future__ import annotations
@@ -24,10 +34,18 @@ import ipaddress
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
+    NAT_GATEWAY,
+    NAT_GATEWAY_PUBLIC_IP_ASSOCIATION,
+    PUBLIC_IP,
     SUBNET,
+    SUBNET_NAT_GATEWAY_ASSOCIATION,
     VIRTUAL_NETWORK,
+    nat_gateway_name,
+    nat_ip_association_name,
+    nat_ip_name,
     resource_group,
     subnet_name,
+    subnet_nat_association_name,
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
@@ -37,6 +55,7 @@ from fnplatform.library.specs import NetworkSpec
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _RANGE_FIELDS = ("subnet_cidr", "pods_cidr", "services_cidr")
+NAT_IDLE_TIMEOUT_MINUTES = 4  # Azure's default, stated: see the module docstring
 
 
 @provides("network", "azure")
@@ -45,7 +64,8 @@ def network(
     name: str,
     spec: NetworkSpec,
 ) -> None:
-    """VNet ``name`` and its node subnet ``<name>-nodes`` (no NAT: see the module docstring)."""
+    """VNet ``name``, its node subnet ``<name>-nodes`` and, for a private Kubernetes network,
+    the NAT gateway the subnet egresses through (see the module docstring)."""
     _check_ranges(spec)
     group = resource_group(comp)
     comp.emit(
@@ -59,6 +79,34 @@ def network(
         ),
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
+    if spec.kubernetes and spec.egress_nat:
+        _nat_gateway(comp, name, group)
+
+
+def _nat_gateway(comp: Composition, network_name: str, group: str) -> None:
+    """A Standard NAT gateway with one static public IP, associated with the node subnet."""
+    gateway, address = nat_gateway_name(network_name), nat_ip_name(network_name)
+    comp.emit(address, PUBLIC_IP.new({
+        "location": comp.region,
+        "resourceGroupName": group,
+        "sku": "Standard",
+        "allocationMethod": "Static",  # Standard public IPs are static only
+    }))
+    comp.emit(gateway, NAT_GATEWAY.new({
+        "location": comp.region,
+        "resourceGroupName": group,
+        "skuName": "Standard",
+        "idleTimeoutInMinutes": NAT_IDLE_TIMEOUT_MINUTES,
+    }))
+    comp.emit(nat_ip_association_name(network_name), NAT_GATEWAY_PUBLIC_IP_ASSOCIATION.new({
+        "natGatewayIdRef": comp.ref(gateway),
+        "publicIpAddressIdRef": comp.ref(address),
+    }), uses=(gateway, address))
+    subnet = subnet_name(network_name)
+    comp.emit(subnet_nat_association_name(network_name), SUBNET_NAT_GATEWAY_ASSOCIATION.new({
+        "natGatewayIdRef": comp.ref(gateway),
+        "subnetIdRef": comp.ref(subnet),
+    }), uses=(gateway, subnet))
 
 
 def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec) -> dict[str, Any]:
