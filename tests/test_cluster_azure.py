@@ -44,6 +44,11 @@ users:
     client-key-data: a2V5
 """
 
+CONTROL_PLANE_ID = (
+    f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
+    "Microsoft.ManagedIdentity/userAssignedIdentities/team-a-cluster-control-plane"
+)
+
 ENVIRONMENT_CONFIG: dict[str, Any] = {
     "apiVersion": "apiextensions.crossplane.io/v1beta1",
     "kind": "EnvironmentConfig",
@@ -77,6 +82,8 @@ AT_PROVIDER: dict[str, dict[str, Any]] = {
         "identity": {"type": "SystemAssigned", "principalId": "p-cluster"},
     },
     "cert-manager-identity": {"clientId": CLIENT_ID, "principalId": "p-1", "tenantId": "t-1"},
+    # The private cluster's control-plane identity (its Azure id goes into the cluster).
+    "cluster-control-plane": {"id": CONTROL_PLANE_ID, "principalId": "p-control-plane"},
     # Azure ids the role assignments are scoped to.
     "network-nodes": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
                             "Microsoft.Network/virtualNetworks/team-a-network/subnets/nodes"},
@@ -169,6 +176,16 @@ def converge(client: Any, xr: dict[str, Any], passes: int = 8) -> tuple[Any, dic
     raise AssertionError(f"not converged after {passes} passes: {rendered.messages}")
 
 
+def nat_ready() -> dict[str, Any]:
+    """Observed: the network and what a new private cluster waits for, all Ready."""
+    return {
+        name: observed_ready({"apiVersion": "x", "kind": "y"}, atProvider=AT_PROVIDER.get(name, {}))
+        for name in ("network", "network-nodes", "network-nat", "network-nodes-nat",
+                     "network-nat-ip", "network-nat-ip-association",
+                     "cluster-control-plane", "cluster-control-plane-network-contributor")
+    }
+
+
 def assert_all_valid(catalog: Any, rendered: Any) -> None:
     problems = {n: catalog.validate(b) for n, b in rendered.resources.items()}
     assert {n: p for n, p in problems.items() if p} == {}
@@ -193,12 +210,21 @@ def test_first_pass_emits_network_and_zone_and_holds_what_needs_the_cluster(
     assert rsp.kinds == {
         "network": "VirtualNetwork",
         "network-nodes": "Subnet",
+        "network-nat": "NATGateway",
+        "network-nat-ip": "PublicIP",
+        "cluster-control-plane": "UserAssignedIdentity",
         "dns-public": "DNSZone",
     }
     assert_all_valid(catalog, rsp)
     composed = rsp.condition("Composed")
     assert composed is not None and composed.reason == "WaitingForDependencies"
-    assert "cluster (waits for network)" in composed.message
+    assert (
+        "cluster (waits for cluster-control-plane status.atProvider.id, "
+        "cluster-control-plane-network-contributor Ready, network-nodes-nat Ready, "
+        "network-nat-ip-association Ready)"
+    ) in composed.message
+    for association in ("network-nat-ip-association", "network-nodes-nat"):
+        assert f"{association} (waits for network-nat" in composed.message
     for name in HELD_UNTIL_CLUSTER:
         assert name not in rsp.resources
         assert f"{name} (waits for" in composed.message
@@ -209,13 +235,15 @@ def test_first_pass_emits_network_and_zone_and_holds_what_needs_the_cluster(
 def test_cluster_follows_the_network_and_references_its_subnet(client: Any, catalog: Any) -> None:
     first = run(client, composite())
     second = run(client, composite(), observe(first))
-    assert second.kinds["cluster"] == "KubernetesCluster"
-    assert second.kinds["dns-private"] == "PrivateDNSZone"
-    assert_all_valid(catalog, second)
-    pool = for_provider(second, "cluster")["defaultNodePool"]
+    assert "cluster" not in second.resources  # the NAT association and the grant come first
+    third = run(client, composite(), observe(second, observe(first)))
+    assert third.kinds["cluster"] == "KubernetesCluster"
+    assert third.kinds["dns-private"] == "PrivateDNSZone"
+    assert_all_valid(catalog, third)
+    pool = for_provider(third, "cluster")["defaultNodePool"]
     assert pool["vnetSubnetIdRef"] == {"name": "team-a-network-nodes"}
     for name in (*HELD_UNTIL_CLUSTER, "cert-manager-identity"):
-        assert name not in second.resources
+        assert name not in third.resources
 
 
 # -- 2. converged passes ------------------------------------------------------------------
@@ -345,7 +373,7 @@ def test_aks_key_fields(client: Any) -> None:
     assert aks["privateClusterEnabled"] is True
     assert aks["oidcIssuerEnabled"] is True
     assert aks["workloadIdentityEnabled"] is True
-    assert aks["identity"] == {"type": "SystemAssigned"}
+    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
     assert aks["dnsPrefix"] == "team-a-cluster"
     assert aks["networkProfile"] == {
         "networkPlugin": "azure",
@@ -353,7 +381,7 @@ def test_aks_key_fields(client: Any) -> None:
         "networkDataPlane": "cilium",
         "networkPolicy": "cilium",
         "loadBalancerSku": "standard",
-        "outboundType": "loadBalancer",
+        "outboundType": "userAssignedNATGateway",
         "podCidr": "10.244.0.0/16",
         "serviceCidr": "10.96.0.0/16",
         "dnsServiceIp": "10.96.0.10",
@@ -446,29 +474,10 @@ def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
                   "clusterIdentity": ENVIRONMENT_CONFIG["data"]["azure"]["clusterIdentity"]},
     }
     rsp = client.run(
-        request(
-            composite(),
-            step_input("cluster", settings=settings),
-            observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})},
-        )
+        request(composite(), step_input("cluster", settings=settings), observed=nat_ready())
     )
     system = rsp.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]
     assert (system["vmSize"], system["minCount"], system["maxCount"]) == ("Standard_D2ds_v5", 3, 5)
-
-
-def test_private_cluster_composes_no_unattachable_nat_and_egresses_via_the_load_balancer(
-    client: Any, catalog: Any
-) -> None:
-    """Nothing in the pinned schemas attaches a NAT gateway or public IP to the subnet."""
-    rendered, _ = converge(client, composite(privateCluster=True))
-    assert not set(rendered.kinds.values()) & {"NATGateway", "PublicIP"}
-    assert not any("nat" in name for name in rendered.resources)
-    aks = for_provider(rendered, "cluster")
-    assert aks["privateClusterEnabled"] is True
-    assert aks["networkProfile"]["outboundType"] == "loadBalancer"
-    assert "natGatewayProfile" not in aks["networkProfile"]
-    assert for_provider(rendered, "network-nodes")["defaultOutboundAccessEnabled"] is False
-    assert_all_valid(catalog, rendered)
 
 
 def test_every_pool_runs_the_cluster_minor_version(client: Any, catalog: Any) -> None:
@@ -524,6 +533,213 @@ def test_pool_upgrade_and_channel_settings(client: Any) -> None:
     assert for_provider(rendered, "pool-general")["upgradeSettings"] == {"maxSurge": "10%"}
 
 
+# -- 3b. private cluster egress: NAT gateway, control-plane identity ---------------------
+
+NAT_KINDS = {
+    "network-nat-ip": "PublicIP",
+    "network-nat": "NATGateway",
+    "network-nat-ip-association": "NATGatewayPublicIPAssociation",
+    "network-nodes-nat": "SubnetNATGatewayAssociation",
+    "cluster-control-plane": "UserAssignedIdentity",
+    "cluster-control-plane-network-contributor": "RoleAssignment",
+}
+EXPECTED_TAGS = {
+    "crossplane-claim": "team-a.main",
+    "crossplane-composite": "team-a",
+    "platform-module": "cluster",
+    "cost-center": "cc-42",
+}
+
+
+def test_private_cluster_subnet_egresses_through_a_standard_nat_gateway(
+    client: Any, catalog: Any
+) -> None:
+    rendered, _ = converge(client, composite(privateCluster=True))
+    assert {n: rendered.kinds[n] for n in NAT_KINDS} == NAT_KINDS
+    assert for_provider(rendered, "network-nat-ip") == {
+        "location": LOCATION,
+        "resourceGroupName": RESOURCE_GROUP,
+        "sku": "Standard",
+        "allocationMethod": "Static",
+        "tags": EXPECTED_TAGS,
+    }
+    assert for_provider(rendered, "network-nat") == {
+        "location": LOCATION,
+        "resourceGroupName": RESOURCE_GROUP,
+        "skuName": "Standard",
+        "idleTimeoutInMinutes": 4,
+        "tags": EXPECTED_TAGS,
+    }
+    assert for_provider(rendered, "network-nat-ip-association") == {
+        "natGatewayIdRef": {"name": "team-a-network-nat"},
+        "publicIpAddressIdRef": {"name": "team-a-network-nat-ip"},
+    }
+    assert for_provider(rendered, "network-nodes-nat") == {
+        "natGatewayIdRef": {"name": "team-a-network-nat"},
+        "subnetIdRef": {"name": "team-a-network-nodes"},
+    }
+    for name in ("network-nat", "network-nat-ip"):  # no zones: see clouds/azure/network.py
+        assert "zones" not in for_provider(rendered, name)
+    assert for_provider(rendered, "network-nodes")["defaultOutboundAccessEnabled"] is False
+    assert_all_valid(catalog, rendered)
+
+
+def test_private_cluster_uses_its_user_assigned_identity_and_the_nat_gateway(
+    client: Any, catalog: Any
+) -> None:
+    rendered, _ = converge(client, composite(privateCluster=True))
+    aks = for_provider(rendered, "cluster")
+    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert aks["networkProfile"]["outboundType"] == "userAssignedNATGateway"
+    assert "loadBalancerProfile" not in aks["networkProfile"]
+    assert for_provider(rendered, "cluster-control-plane") == {
+        "name": "team-a-cluster-control-plane",
+        "location": LOCATION,
+        "resourceGroupName": RESOURCE_GROUP,
+        "tags": EXPECTED_TAGS,
+    }
+    grant = for_provider(rendered, "cluster-control-plane-network-contributor")
+    assert grant == {
+        "principalId": "p-control-plane",
+        "principalType": "ServicePrincipal",
+        "scope": AT_PROVIDER["network-nodes"]["id"],
+        "roleDefinitionName": "Network Contributor",
+        "skipServicePrincipalAadCheck": True,
+    }
+    # The user-assigned identity holds the subnet grant: the system identity's isn't composed.
+    assert "cluster-network-contributor" not in rendered.resources
+    assert_all_valid(catalog, rendered)
+
+
+def test_private_cluster_is_deleted_before_its_identity_grant_and_nat(client: Any) -> None:
+    from tests.support.deletion import deletion_rounds, usage_edges
+
+    rendered, _ = converge(client, composite(privateCluster=True))
+    edges = set(usage_edges(rendered.resources))
+    assert {
+        ("cluster-control-plane", "cluster"),
+        ("cluster-control-plane-network-contributor", "cluster"),
+        ("network-nodes-nat", "cluster"),
+        ("network-nat-ip-association", "cluster"),
+        ("network-nat", "cluster"),
+        ("network-nat", "network-nodes-nat"),
+        ("network-nodes", "network-nodes-nat"),
+        ("network-nat", "network-nat-ip-association"),
+        ("network-nat-ip", "network-nat-ip-association"),
+        ("cluster-control-plane", "cluster-control-plane-network-contributor"),
+        ("network-nodes", "cluster-control-plane-network-contributor"),
+    } <= edges
+    rounds = deletion_rounds(rendered.resources)
+    for prerequisite in ("network-nodes-nat", "network-nat", "network-nat-ip",
+                         "network-nat-ip-association",
+                         "cluster-control-plane", "cluster-control-plane-network-contributor"):
+        assert rounds[prerequisite] > rounds["cluster"], prerequisite
+
+
+def test_new_private_cluster_waits_until_identity_grant_and_association_are_ready(
+    client: Any,
+) -> None:
+    """AKS checks the identity's subnet grant and the subnet's NAT gateway at creation."""
+    ready = nat_ready()
+    assert run(client, composite(), ready).kinds["cluster"] == "KubernetesCluster"
+    for missing in ("cluster-control-plane-network-contributor", "network-nodes-nat",
+                    "network-nat-ip-association"):
+        observed = copy.deepcopy(ready)
+        observed[missing]["status"]["conditions"][0]["status"] = "False"
+        rendered = run(client, composite(), observed)
+        assert "cluster" not in rendered.resources, missing
+        composed = rendered.condition("Composed")
+        assert composed is not None
+        assert f"cluster (waits for {missing} Ready)" in composed.message
+    observed = copy.deepcopy(ready)
+    del observed["cluster-control-plane"]["status"]["atProvider"]["id"]
+    rendered = run(client, composite(), observed)
+    assert "cluster" not in rendered.resources
+    assert "cluster (waits for cluster-control-plane status.atProvider.id)" in (
+        rendered.condition("Composed").message
+    )
+
+
+def _legacy_private_cluster(client: Any) -> dict[str, Any]:
+    """Observed state of a private cluster composed before the NAT gateway existed: a
+    SystemAssigned identity, loadBalancer egress and the system identity's subnet grant."""
+    _, observed = converge(client, composite(privateCluster=True))
+    legacy = {n: b for n, b in observed.items() if n not in NAT_KINDS}
+    cluster = copy.deepcopy(legacy["cluster"])
+    cluster["spec"]["forProvider"]["identity"] = {"type": "SystemAssigned"}
+    cluster["spec"]["forProvider"]["networkProfile"]["outboundType"] = "loadBalancer"
+    cluster["status"]["atProvider"] = AT_PROVIDER["cluster"]
+    legacy["cluster"] = cluster
+    grant = copy.deepcopy(legacy["cluster-crossplane-admin"])
+    grant["spec"]["forProvider"]["principalId"] = "p-cluster"
+    legacy["cluster-network-contributor"] = grant
+    return legacy
+
+
+def test_existing_private_cluster_keeps_load_balancer_until_nat_is_ready_then_moves(
+    client: Any, catalog: Any
+) -> None:
+    """The upgrade: never dropped, never moved before AKS could accept the move."""
+    observed = _legacy_private_cluster(client)
+    passes = []
+    for _ in range(6):
+        rendered = run(client, composite(), observed,
+                       observed_connection={"cluster": {"kubeconfig": KUBECONFIG.encode()}})
+        passes.append(rendered)
+        assert "cluster" in rendered.resources  # an existing cluster is never dropped
+        assert_all_valid(catalog, rendered)
+        grown = observe(rendered, observed)
+        if grown.keys() == observed.keys():
+            break
+        observed = grown
+    first = for_provider(passes[0], "cluster")
+    assert first["identity"] == {"type": "SystemAssigned"}
+    assert first["networkProfile"]["outboundType"] == "loadBalancer"
+    assert "cluster-network-contributor" in passes[0].resources  # kept while it is needed
+    assert "network-nat" in passes[0].resources  # the prerequisites appear beside it
+    assert "usage-cluster-control-plane-by-cluster" not in passes[0].resources
+    last = for_provider(passes[-1], "cluster")
+    assert last["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert last["networkProfile"]["outboundType"] == "userAssignedNATGateway"
+    assert "cluster-network-contributor" not in passes[-1].resources
+    # It moves only in the pass after the grant and both associations were observed Ready.
+    moved_at = next(i for i, r in enumerate(passes)
+                    if for_provider(r, "cluster")["networkProfile"]["outboundType"]
+                    != "loadBalancer")
+    assert moved_at >= 2
+    for earlier in passes[:moved_at]:
+        assert for_provider(earlier, "cluster")["identity"] == {"type": "SystemAssigned"}
+    assert {"network-nodes-nat", "network-nat-ip-association",
+            "cluster-control-plane-network-contributor"} <= passes[moved_at - 1].resources.keys()
+
+
+def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserved(
+    client: Any,
+) -> None:
+    _, observed = converge(client, composite(privateCluster=True))
+    blind = copy.deepcopy(observed)
+    del blind["cluster-control-plane"]["status"]["atProvider"]
+    blind["cluster-control-plane-network-contributor"]["status"]["conditions"][0]["status"] = (
+        "False")
+    aks = for_provider(run(client, composite(), blind), "cluster")
+    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert aks["networkProfile"]["outboundType"] == "userAssignedNATGateway"
+
+
+def test_public_cluster_keeps_its_system_identity_and_load_balancer_egress(
+    client: Any, catalog: Any
+) -> None:
+    rendered, _ = converge(client, composite(privateCluster=False))
+    assert not set(NAT_KINDS) & set(rendered.resources)
+    aks = for_provider(rendered, "cluster")
+    assert aks["identity"] == {"type": "SystemAssigned"}
+    assert aks["networkProfile"]["outboundType"] == "loadBalancer"
+    grant = for_provider(rendered, "cluster-network-contributor")
+    assert grant["principalId"] == "p-cluster"
+    assert grant["scope"] == AT_PROVIDER["network-nodes"]["id"]
+    assert_all_valid(catalog, rendered)
+
+
 # -- 4. public cluster, no domain ---------------------------------------------------------
 
 
@@ -550,12 +766,9 @@ def test_no_domain_means_no_zones_and_no_identity(client: Any, catalog: Any) -> 
     del xr["spec"]["parameters"]["domain"]
     rendered, _ = converge(client, xr)
     kinds = set(rendered.kinds.values())
-    assert not kinds & {
-        "DNSZone",
-        "PrivateDNSZone",
-        "UserAssignedIdentity",
-        "FederatedIdentityCredential",
-    }
+    assert not kinds & {"DNSZone", "PrivateDNSZone", "FederatedIdentityCredential"}
+    identities = {n for n, k in rendered.kinds.items() if k == "UserAssignedIdentity"}
+    assert identities == {"cluster-control-plane"}  # the control plane's, not cert-manager's
     values = for_provider(rendered, "release-cert-manager")["values"]
     assert "annotations" not in values["serviceAccount"]
     assert "podLabels" not in values
@@ -575,14 +788,13 @@ def test_import_observes_an_existing_aks_cluster(client: Any, catalog: Any) -> N
             }
         }
     )
-    first = run(client, xr)
-    second = run(client, xr, observe(first))
-    body = second.resource("cluster")
+    rendered, _ = converge(client, xr)
+    body = rendered.resource("cluster")
     assert body["spec"]["managementPolicies"] == ["Observe"]
     assert body["spec"]["deletionPolicy"] == "Orphan"
     assert body["metadata"]["annotations"]["crossplane.io/external-name"] == "legacy-aks"
     assert catalog.validate(body) == []
-    assert "managementPolicies" not in second.resource("network")["spec"]
+    assert "managementPolicies" not in rendered.resource("network")["spec"]
 
 
 # -- input errors and determinism ---------------------------------------------------------

@@ -57,6 +57,7 @@ from fnplatform.clouds.azure.common import (
     agent_pool_name,
     grant_role,
     nat_gateway_name,
+    nat_ip_association_name,
     observed_external_name,
     resource_group,
     rotation_pool_name,
@@ -159,9 +160,11 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     Without a NAT gateway on the node subnet (public clusters; a network without one) it is
     the system-assigned identity and the load balancer. With one, the user-assigned identity
     ``<name>-control-plane`` and its ``Network Contributor`` grant on the subnet are composed
-    here; AKS checks both the grant and the subnet's gateway when it creates the cluster, so a
-    new cluster waits until the identity's Azure id is observed and the grant and the subnet's
-    association are Ready. The Usages (``uses``) delete the cluster before all of them.
+    here; AKS checks both the grant and the subnet's gateway when it creates the cluster, and
+    its nodes need working egress (the gateway's public IP) to bootstrap, so a new cluster
+    waits until the identity's Azure id is observed and the grant and both associations
+    (subnet and public IP) are Ready. The Usages (``uses``) delete the cluster before all of
+    them.
 
     A private cluster that exists from before the NAT gateway (system-assigned, load balancer)
     is never dropped meanwhile: it keeps what it has until the same three are ready, then
@@ -172,6 +175,7 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     """
     system_assigned: ControlPlane = ({"type": "SystemAssigned"}, LOAD_BALANCER, ())
     association = subnet_nat_association_name(spec.network)
+    address = nat_ip_association_name(spec.network)
     if association not in comp.desired:
         return system_assigned
     identity = f"{name}-control-plane"
@@ -184,24 +188,22 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     grant_role(comp, grant, role=NETWORK_CONTRIBUTOR,
                principal_of=(identity, "status.atProvider.principalId"),
                scope_of=subnet_name(spec.network))
-    uses = (identity, grant, association, nat_gateway_name(spec.network))
+    ready = (grant, association, address)
+    uses = (identity, *ready, nat_gateway_name(spec.network))
     if comp.is_observed(name):
         moved = comp.observed_value(name, "spec.forProvider.networkProfile.outboundType")
         identity_ids = comp.observed_value(name, "spec.forProvider.identity.identityIds")
         if moved == NAT_GATEWAY_EGRESS and identity_ids:
             return _user_assigned(identity_ids), NAT_GATEWAY_EGRESS, uses
         identity_id = comp.observed_value(identity, "status.atProvider.id")
-        if identity_id and comp.is_ready(grant) and comp.is_ready(association):
+        if identity_id and all(comp.is_ready(needed) for needed in ready):
             return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
         return system_assigned  # an existing cluster moves once its prerequisites are ready
     identity_id = comp.needs(identity, "status.atProvider.id", by=name)
-    granted = comp.needs_ready(grant, by=name)
-    associated = comp.needs_ready(association, by=name)
-    if identity_id is None or not granted or not associated:
+    unready = [needed for needed in ready if not comp.needs_ready(needed, by=name)]
+    if identity_id is None or unready:
         waiting = [f"{identity} status.atProvider.id"] if identity_id is None else []
-        waiting += [] if granted else [f"{grant} Ready"]
-        waiting += [] if associated else [f"{association} Ready"]
-        comp.hold(name, ", ".join(waiting))
+        comp.hold(name, ", ".join([*waiting, *(f"{needed} Ready" for needed in unready)]))
         return None
     return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
 
