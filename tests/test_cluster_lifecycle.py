@@ -330,8 +330,30 @@ def test_cert_manager_identity_may_write_the_public_zone(converged, catalog):
     assert not [n for n in rendered.resources if n.startswith("cert-manager-identity-dns-dns-priv")]
 
 
-def test_aks_identity_is_network_contributor_on_the_node_subnet(converged, catalog):
+def test_private_aks_control_plane_identity_is_network_contributor_on_the_node_subnet(
+        converged, catalog):
+    """A private cluster's user-assigned identity holds the grant before the cluster exists
+    (``userAssignedNATGateway`` in a VNet we bring): the system identity's isn't composed."""
     rendered, observed = converged["azure"]
+    grant = rendered.resource("cluster-control-plane-network-contributor")
+    assert catalog.validate(grant) == []
+    spec = grant["spec"]["forProvider"]
+    assert spec["roleDefinitionName"] == "Network Contributor"
+    assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
+    assert spec["principalId"] == (
+        observed["cluster-control-plane"]["status"]["atProvider"]["principalId"])
+    assert "cluster-network-contributor" not in rendered.resources
+    edges = set(usage_edges(rendered.resources))
+    assert {("cluster-control-plane", "cluster-control-plane-network-contributor"),
+            ("network-nodes", "cluster-control-plane-network-contributor"),
+            ("cluster-control-plane-network-contributor", "cluster")} <= edges
+
+
+def test_public_aks_identity_is_network_contributor_on_the_node_subnet(client, catalog):
+    case = cluster_case("azure")
+    case = dataclasses.replace(case, composite=copy.deepcopy(case.composite))
+    case.composite["spec"]["parameters"]["privateCluster"] = False
+    rendered, observed = converge(client.run, case)
     grant = rendered.resource("cluster-network-contributor")
     assert catalog.validate(grant) == []
     spec = grant["spec"]["forProvider"]
@@ -339,6 +361,7 @@ def test_aks_identity_is_network_contributor_on_the_node_subnet(converged, catal
     assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
     assert spec["principalId"] == (
         observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
+    assert "cluster-control-plane" not in rendered.resources
     edges = set(usage_edges(rendered.resources))
     assert {("cluster", "cluster-network-contributor"),
             ("network-nodes", "cluster-network-contributor")} <= edges
@@ -347,7 +370,7 @@ def test_aks_identity_is_network_contributor_on_the_node_subnet(converged, catal
 def test_role_assignments_wait_for_observed_principals_and_scopes(client):
     first = client.run(cluster_case("azure").request())
     message = first.condition("Composed").message
-    assert "cluster-network-contributor (waits for" in message
+    assert "cluster-control-plane-network-contributor (waits for" in message
     assert "cert-manager-identity-dns-dns-public (waits for" in message
 
 

@@ -299,6 +299,11 @@ CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
         "cert-manager-identity": {"atProvider": {
             "principalId": "00000000-0000-0000-0000-0000000000d1",
             "clientId": "00000000-0000-0000-0000-0000000000d2"}},
+        # A private cluster's control-plane identity: its id goes into the cluster.
+        "cluster-control-plane": {"atProvider": {
+            "id": f"{_AZURE_GROUP}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"
+                  "acme-prod-cluster-control-plane",
+            "principalId": "00000000-0000-0000-0000-0000000000f1"}},
     },
 }
 

@@ -56,6 +56,7 @@ from fnplatform.clouds.azure.common import (
     USER_ASSIGNED_IDENTITY,
     agent_pool_name,
     grant_role,
+    imported_read_only,
     nat_gateway_name,
     nat_ip_association_name,
     observed_external_name,
@@ -157,8 +158,9 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     """The cluster's ``identity``, its ``outboundType`` and what it uses for them; None holds a
     cluster that doesn't exist yet back until they are ready.
 
-    Without a NAT gateway on the node subnet (public clusters; a network without one) it is
-    the system-assigned identity and the load balancer. With one, the user-assigned identity
+    Without a NAT gateway on the node subnet (public clusters; a network without one), or
+    for a cluster imported read-only, it is the system-assigned identity and the load
+    balancer. With one, the user-assigned identity
     ``<name>-control-plane`` and its ``Network Contributor`` grant on the subnet are composed
     here; AKS checks both the grant and the subnet's gateway when it creates the cluster, and
     its nodes need working egress (the gateway's public IP) to bootstrap, so a new cluster
@@ -176,7 +178,7 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     system_assigned: ControlPlane = ({"type": "SystemAssigned"}, LOAD_BALANCER, ())
     association = subnet_nat_association_name(spec.network)
     address = nat_ip_association_name(spec.network)
-    if association not in comp.desired:
+    if association not in comp.desired or imported_read_only(comp, name):
         return system_assigned
     identity = f"{name}-control-plane"
     grant = f"{identity}-network-contributor"

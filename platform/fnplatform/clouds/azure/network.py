@@ -40,6 +40,7 @@ from fnplatform.clouds.azure.common import (
     SUBNET,
     SUBNET_NAT_GATEWAY_ASSOCIATION,
     VIRTUAL_NETWORK,
+    imported_read_only,
     nat_gateway_name,
     nat_ip_association_name,
     nat_ip_name,
@@ -79,8 +80,8 @@ def network(
         ),
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
-    if spec.kubernetes and spec.egress_nat:
-        _nat_gateway(comp, name, group)
+    if spec.kubernetes and spec.egress_nat and not imported_read_only(comp, name):
+        _nat_gateway(comp, name, group)  # an imported read-only VNet has its own egress
 
 
 def _nat_gateway(comp: Composition, network_name: str, group: str) -> None:
