@@ -74,6 +74,10 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
             principal = _digest(f"{external}-identity", 32)
             at["identity"] = {"type": "SystemAssigned", "principalId": principal}
         elif kind == "UserAssignedIdentity":
+            group_name = for_provider.get("resourceGroupName", "example-group")
+            at["id"] = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/"
+                        f"{group_name}/providers/Microsoft.ManagedIdentity/"
+                        f"userAssignedIdentities/{external}")
             uuid = _digest(external, 32)
             at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
             principal = _digest(f"principal-{external}", 32)
