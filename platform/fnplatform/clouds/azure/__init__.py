@@ -2,8 +2,8 @@
 
 Importing it registers the Azure builders of the cluster capabilities: VNet and subnet (a
 private cluster's subnet egresses through a composed NAT gateway, a public one through AKS's
-load balancer; see :mod:`.network`), AKS with workload identity, node pools, public and private DNS zones, and a user-assigned identity federated
-with a Kubernetes service account.
+load balancer; see :mod:`.network`), AKS with workload identity, node pools, public and
+private DNS zones, and a user-assigned identity federated with a Kubernetes service account.
 
 Everything lands in the existing resource group named by the composite's ``planeId`` label.
 """
