@@ -721,9 +721,15 @@ def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserv
     del blind["cluster-control-plane"]["status"]["atProvider"]
     blind["cluster-control-plane-network-contributor"]["status"]["conditions"][0]["status"] = (
         "False")
-    aks = for_provider(run(client, composite(), blind), "cluster")
+    del blind["network-nodes"]["status"]["atProvider"]
+    rendered = run(client, composite(), blind)
+    aks = for_provider(rendered, "cluster")
     assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
     assert aks["networkProfile"]["outboundType"] == "userAssignedNATGateway"
+    # Nor is its grant dropped (that would revoke the role): it keeps principal and scope.
+    grant = for_provider(rendered, "cluster-control-plane-network-contributor")
+    assert (grant["principalId"], grant["scope"]) == (
+        "p-control-plane", AT_PROVIDER["network-nodes"]["id"])
 
 
 def test_public_cluster_keeps_its_system_identity_and_load_balancer_egress(

@@ -169,7 +169,7 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     them.
 
     A private cluster that exists from before the NAT gateway (system-assigned, load balancer)
-    is never dropped meanwhile: it keeps what it has until the same three are ready, then
+    is never dropped meanwhile: it keeps what it has until the same are ready, then
     moves in place (AKS migrates a BYO-VNet cluster from ``loadBalancer`` to
     ``userAssignedNATGateway`` and updates its identity to a user-assigned one; see
     docs/cluster.md). Once moved, what it was last composed with (its observed spec) keeps it

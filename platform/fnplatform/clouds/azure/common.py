@@ -125,12 +125,14 @@ def grant_role(
     ``scope_of``.
 
     Both are known only once observed (the kinds have no references for them), so the
-    assignment waits for them. ``skipServicePrincipalAadCheck``: a just-created managed
-    identity may not have replicated in Entra ID yet, and Azure would refuse it.
+    assignment waits for them; an assignment that exists keeps the values it was composed
+    with while they are briefly unobserved (dropping it would revoke the role).
+    ``skipServicePrincipalAadCheck``: a just-created managed identity may not have replicated
+    in Entra ID yet, and Azure would refuse it.
     """
     principal = (principal_of if isinstance(principal_of, str)
-                 else comp.needs(principal_of[0], principal_of[1], by=name))
-    scope = comp.needs(scope_of, "status.atProvider.id", by=name)
+                 else _observed_or_kept(comp, name, "principalId", *principal_of))
+    scope = _observed_or_kept(comp, name, "scope", scope_of, "status.atProvider.id")
     if principal is None or scope is None:
         return
     needed = {scope_of, *uses} | ({principal_of[0]} if isinstance(principal_of, tuple) else set())
@@ -141,6 +143,15 @@ def grant_role(
         "roleDefinitionName": role,
         "skipServicePrincipalAadCheck": True,
     }), uses=sorted(needed))
+
+def _observed_or_kept(comp: Composition, name: str, field: str, source: str, path: str) -> Any:
+    """``path`` of ``source`` once observed, else the ``field`` the existing ``name`` was
+    composed with; None (``name`` held, waiting for ``source``) when neither is known."""
+    value = comp.observed_value(source, path)
+    if value in (None, "") and comp.is_observed(name):
+        value = comp.observed_value(name, f"spec.forProvider.{field}")
+    return value if value not in (None, "") else comp.needs(source, path, by=name)
+
 
 # Azure resource group names: 1-90 of letters, digits, ``_ - . ( )``, not ending in a period.
 _RESOURCE_GROUP = re.compile(r"^[-\w.()]{0,89}[-\w()]$")
