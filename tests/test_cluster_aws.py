@@ -576,9 +576,12 @@ def test_environment_pins_or_disables_the_cluster_autoscaler(client):
 
 
 def test_imported_cluster_is_discovered_by_its_external_name(client, catalog):
-    # Manage mode: observe mode composes nothing inside the imported cluster (see
-    # test_cluster_lifecycle.py), so no autoscaler to discover anything.
-    xr = composite(**{"import": {"enabled": True, "mode": "manage",
+    # Nothing is composed inside an imported cluster unless named in import.include (see
+    # test_cluster_lifecycle.py): here a pool and the autoscaler, with what they need there.
+    inside = ["pool-batch", "pool-general", "cluster-auth", "providers-helm", "cluster-autoscaler",
+              "cluster-autoscaler-policy", "cluster-autoscaler-policy-attachment",
+              "cluster-autoscaler-association", "cluster-autoscaler-release"]
+    xr = composite(**{"import": {"enabled": True, "mode": "manage", "include": inside,
                                  "resources": {"cluster": {"externalName": "legacy-eks"}}}})
     rendered, _ = converge(client, xr)
     values = for_provider(rendered, "cluster-autoscaler-release")["values"]

@@ -13,6 +13,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from fnplatform.importing import IDENTITY_FIELDS
+from fnplatform.merge import get_path
 
 from tests.support.cases import cluster_case, converge
 from tests.support.deletion import deletion_rounds, usage_edges
@@ -286,6 +288,131 @@ def test_observed_import_composes_an_opted_in_child(client):
     assert rendered.resource("pool-pool0")["kind"] == "NodePool"
     assert "pool-pool1" not in rendered.resources
     assert "release-ingress-nginx" not in rendered.resources
+
+
+# -- 4. import in manage mode takes over only what the user names --------------------------
+
+#: A cluster setting per cloud the user takes over, and one it leaves as the cluster has it.
+TAKEN_OVER = {"aws": ("version", "vpcConfig"),
+              "gcp": ("releaseChannel", "datapathProvider"),
+              "azure": ("defaultNodePool.maxCount", "networkProfile")}
+
+
+#: What the adopted clusters really run, unlike what the module would compose.
+ADOPTED_VERSION, ADOPTED_MASTER_RANGE = "1.32", "172.16.9.0/28"
+
+
+def _managed_import(cloud: str, manage: list[str], *, private: bool = False,
+                    network: bool = True, include: tuple[str, ...] = ()):
+    case = _imported(cloud, mode="manage", include=include)
+    composite = copy.deepcopy(case.composite)
+    resources = composite["spec"]["parameters"]["import"]["resources"]
+    resources["cluster"]["manage"] = manage
+    if not network:
+        del resources["network"]
+    composite["spec"]["parameters"]["privateCluster"] = private
+    status = copy.deepcopy(case.observed_status)
+    at_provider = status["cluster"]["atProvider"]
+    at_provider["kubernetesVersion"] = ADOPTED_VERSION
+    at_provider["privateClusterConfig"] = {"masterIpv4CidrBlock": ADOPTED_MASTER_RANGE}
+    return dataclasses.replace(case, composite=composite, observed_status=status)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_managed_import_applies_only_identity_and_the_named_fields(client, catalog, cloud):
+    managed, left = TAKEN_OVER[cloud]
+    rendered, _ = converge(client.run, _managed_import(cloud, [managed]))
+    assert not rendered.fatal, rendered.fatal
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    for_provider, init = cluster["spec"]["forProvider"], cluster["spec"]["initProvider"]
+    root = managed.split(".")[0]
+    assert set(for_provider) - IDENTITY_FIELDS - {root} == set(), sorted(for_provider)
+    assert left in init and left not in for_provider
+    # The named field, and nothing beside it in its map, is taken over.
+    assert get_path(for_provider, managed) is not None
+    if "." in managed:
+        assert list(for_provider[root]) == [managed.split(".")[1]]
+        assert "vmSize" in init[root]
+    # Placed where it is, by the identity fields upjet builds its ID from.
+    assert {"region", "location"} & set(for_provider)
+    assert cluster["spec"]["deletionPolicy"] == "Orphan"
+    # The imported network is adopted the same way: its ranges stay as they are.
+    network = rendered.resource("network")["spec"]
+    assert set(network["forProvider"]) <= IDENTITY_FIELDS
+    assert catalog.validate(rendered.resource("network")) == []
+    # Nothing is created inside what is adopted unless asked for.
+    assert not [n for n in rendered.resources if n.startswith(("pool-", "network-"))]
+    assert any("spec.parameters.import.include" in r.message for r in rendered.results)
+
+
+def test_managed_import_creates_an_opted_in_child(client, catalog):
+    rendered, _ = converge(client.run, _managed_import("gcp", [], include=("pool-pool0",)))
+    assert catalog.validate(rendered.resource("pool-pool0")) == []
+    assert "pool-pool1" not in rendered.resources
+
+
+def test_managed_import_without_names_changes_no_setting_of_the_cluster(client):
+    rendered, _ = converge(client.run, _managed_import("gcp", []))
+    cluster = rendered.resource("cluster")["spec"]
+    assert set(cluster["forProvider"]) == {"location", "project"}
+    # Creation-only settings the builder keeps in initProvider are still there.
+    assert cluster["initProvider"]["removeDefaultNodePool"] is True
+    assert cluster["initProvider"]["releaseChannel"] == {"channel": "REGULAR"}
+
+
+@pytest.mark.parametrize(("path", "hint"), [
+    ("releaseChanel", "did you mean releaseChannel?"),
+    ("releaseChannel.channel.name", "did you mean releaseChannel.channel?"),
+    ("zzz", "composed here: "),
+])
+def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, path, hint):
+    rendered = client.run(_managed_import("gcp", ["releaseChannel", path]).request())
+    assert len(rendered.fatal) == 1
+    message = rendered.fatal[0]
+    assert "spec.parameters.import.resources.cluster.manage[1]" in message
+    assert hint in message
+
+
+def test_aks_pools_in_an_adopted_cluster_follow_the_version_it_runs(client, catalog):
+    pools = ("pool-pool0", "pool-pool1")
+    case = _managed_import("azure", [], network=False, include=pools)
+    first = client.run(case.request())
+    assert "pool-pool0 (waits for cluster status.atProvider.kubernetesVersion)" in (
+        first.condition("Composed").message)
+    rendered, _ = converge(client.run, case)
+    assert rendered.resource("cluster")["spec"]["initProvider"]["kubernetesVersion"] == "1.33"
+    pool = rendered.resource("pool-pool0")
+    assert pool["spec"]["forProvider"]["orchestratorVersion"] == ADOPTED_VERSION
+    assert catalog.validate(pool) == []
+    # Taking the version over makes the pools follow the one composed.
+    rendered, _ = converge(client.run, _managed_import(
+        "azure", ["kubernetesVersion"], network=False, include=pools))
+    assert rendered.resource("pool-pool0")["spec"]["forProvider"]["orchestratorVersion"] == "1.33"
+
+
+@pytest.mark.parametrize("mode", ["manage", "observe"])
+def test_gke_webhook_firewall_opens_the_adopted_control_planes_range(client, catalog, mode):
+    case = _managed_import("gcp", [], private=True, include=("cluster-webhooks",))
+    parameters = case.composite["spec"]["parameters"]
+    parameters["import"]["mode"] = mode
+    del parameters["import"]["resources"]["network"]  # the firewall is in our network
+    first = client.run(case.request())
+    assert "cluster-webhooks" not in first.resources
+    rendered, _ = converge(client.run, case)
+    firewall = rendered.resource("cluster-webhooks")
+    assert firewall["spec"]["forProvider"]["sourceRanges"] == [ADOPTED_MASTER_RANGE]
+    assert catalog.validate(firewall) == []
+
+
+def test_gke_webhook_firewall_of_a_composed_cluster_uses_the_environments_range(client):
+    case = cluster_case("gcp")
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["parameters"]["privateCluster"] = True
+    rendered, _ = converge(client.run, dataclasses.replace(case, composite=composite))
+    ranges = rendered.resource("cluster-webhooks")["spec"]["forProvider"]["sourceRanges"]
+    master = rendered.resource("cluster")["spec"]["forProvider"]["privateClusterConfig"]
+    assert ranges == [master["masterIpv4CidrBlock"]] != [ADOPTED_MASTER_RANGE]
 
 
 # -- 6. IRSA on an EKS cluster from this module: the IAM OIDC provider ----------------------

@@ -22,10 +22,18 @@ import itertools
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support.cases import ModuleCase, baseline_unavailable, converge_passes, module_cases
+from tests.support.cases import (
+    ModuleCase,
+    baseline_unavailable,
+    cluster_import_case,
+    converge_passes,
+    module_cases,
+)
 from tests.support.deletion import credential_violations, deletion_rounds, usage_edges
 
-CASES = module_cases()
+#: Every module case, and clusters adopting existing infrastructure (pools opted in).
+CASES = module_cases() + [cluster_import_case(cloud, mode) for cloud in ("aws", "gcp", "azure")
+                          for mode in ("observe", "manage")]
 
 #: Passes from nothing to a stable desired set, per case. Each pass is one reconcile that
 #: waits for what the previous pass created to become Ready.
@@ -37,6 +45,13 @@ PASSES = {
     # (AKS checks them at creation), one pass later than with load balancer egress.
     "cluster-azure": 8,
     "async-actor": 3,
+    # Adopted network, subnets and cluster; then the node pools' helpers; the pools; done.
+    "cluster-aws-import-observe": 4,
+    "cluster-aws-import-manage": 4,
+    "cluster-gcp-import-observe": 4,
+    "cluster-gcp-import-manage": 4,
+    "cluster-azure-import-observe": 4,
+    "cluster-azure-import-manage": 4,
     # network, key, identity; then bucket, ingress, grants; replication and failover DNS last.
     "contact-center-aws": 5,
     "contact-center-gcp": 7,

@@ -100,6 +100,7 @@ class Composition:
         self.requirements: list[Requirement] = []
         self.placement: Placement = UNPLACED
         self.import_spec = ImportSpec()
+        self.import_field = "spec.parameters.import"
         self._user_tags: dict[str, str] = {}
         self._provider_configs: dict[str, str] = {}
 
@@ -157,6 +158,7 @@ class Composition:
         """Adopt existing resources as ``raw`` (an :class:`ImportSpec`) says; errors on
         ``field``."""
         self.import_spec = parse(ImportSpec, raw or {}, field)
+        self.import_field = field
 
     # -- reading --------------------------------------------------------------------------
 
@@ -245,7 +247,7 @@ class Composition:
             for_provider = body["spec"].setdefault("forProvider", {})
             own = for_provider.get(kind.tags_field) or {}
             for_provider[kind.tags_field] = {**render_tags(kind.tag_style, self.tags()), **own}
-        apply_import(self.import_spec, name, body, kind.managed)
+        apply_import(self.import_spec, name, body, kind.managed, self.import_field)
         if self.namespaced and not to_namespaced(self, name, body, kind):
             return body  # no namespaced twin: named in the NamespacedForm condition
         self.desired[name] = Emitted(name, body, tuple(uses), ready, dict(reasons or {}))
@@ -333,6 +335,21 @@ class Composition:
         if value is None:
             self.hold(by, f"{name} {path}")
         return value
+
+    def setting_of(
+        self, name: str, field: str, composed: Any, *, by: str, observed: str | None = None
+    ) -> Any:
+        """A setting (``forProvider.<field>``) of composed resource ``name`` that ``by`` derives
+        from: a range, a version.
+
+        The ``composed`` value, unless ``name`` is adopted with its own settings (imported,
+        and ``field`` not taken over, see :mod:`fnplatform.importing`): then the value observed
+        at ``observed`` (default ``status.atProvider.<field>``), and None while ``by`` waits
+        for it, like :meth:`needs`.
+        """
+        if not self.import_spec.adopts(name, field):
+            return composed
+        return self.needs(name, observed or f"status.atProvider.{field}", by=by)
 
     def needs_ready(self, name: str, *, by: str) -> bool:
         """Whether ``by`` may be composed: ``name`` reports Ready, or ``by`` already exists.

@@ -1,13 +1,15 @@
-"""Nothing is written into infrastructure imported read-only.
+"""Nothing is created inside imported infrastructure unless asked for.
 
-With ``import.mode: observe`` the listed resources are adopted with ``managementPolicies:
-[Observe]``; but a composer also composes their children: subnets, routers and firewalls in an
-imported network, node pools in an imported cluster, ProviderConfigs and Helm releases that
-install into it. Those would be *created inside* infrastructure that was meant to be only
-observed. :func:`leave_imported_alone` removes, after the composer ran, every desired resource
-that uses or references (``*Ref``/``*Refs`` by name) an imported resource or such a child,
-unless ``import.include`` names it; the imported resources stop waiting for what was removed.
-An event lists what was left out and how to opt in.
+The resources listed in ``import.resources`` are adopted (read-only in observe mode, only the
+named fields in manage mode: :mod:`fnplatform.importing`); but a composer also composes their
+children: subnets, routers and firewalls in an imported network, node pools in an imported
+cluster, ProviderConfigs and Helm releases that install into it. Those would be *created
+inside* infrastructure that already has its own (with ranges and settings from the module,
+not from what is there). :func:`leave_imported_alone` removes, after the composer ran, every
+desired resource that uses, references (``*Ref``/``*Refs`` by name) or waits for an imported
+resource or such a child, unless it is imported itself or ``import.include`` names it; the
+imported resources stop waiting for what was removed. An event lists what was left out and
+how to opt in.
 """
 
 from __future__ import annotations
@@ -73,26 +75,59 @@ def _children(comp: Composition, imported: set[str], kept: set[str]) -> set[str]
 def _held_children(
     comp: Composition, imported: set[str], children: set[str], kept: set[str]
 ) -> set[str]:
-    """Held back (not emitted) because they wait for a child, or named as an imported
-    resource's helper (``cluster-addon-coredns``): they would go inside too."""
-    found = set()
-    for name, need in comp.notes.held.items():
-        waited = {part.split()[0] for part in need.split(", ") if part}
-        helper = any(name.startswith(f"{parent}-") for parent in imported)
-        if (waited & children or helper) and name not in kept:
-            found.add(name)
-    return found
+    """Held back (not emitted) because they wait for an imported resource or a child, or
+    named as an imported resource's helper (``cluster-addon-coredns``): they would go inside
+    too."""
+    found: set[str] = set()
+    while True:  # transitively: a release waiting for a held pool of an imported cluster
+        inside = children | imported | found
+        more = {name for name, need in comp.notes.held.items()
+                if name not in kept and name not in found
+                and (_waited(need) & inside
+                     or any(name.startswith(f"{parent}-") for parent in imported))}
+        if not more:
+            return found
+        found |= more
+
+
+def _waited(need: str) -> set[str]:
+    """The composed names a hold note (``"a status.x, b Ready"``) waits for."""
+    return {part.split()[0] for part in need.split(", ") if part}
+
+
+def _unneeded_helpers(
+    comp: Composition, imported: set[str], kept: set[str], dropped: set[str]
+) -> set[str]:
+    """Resources named after an imported one (``cluster-role``, ``cluster-vpc-cni``, GKE's
+    ``cluster-webhooks``) that nothing still composed needs: the adopted resource has its own.
+    The EKS node role and launch template stay while an opted-in node group needs them."""
+    needs = _needs(comp)
+    helpers = {name for name in comp.desired if name not in kept | dropped
+               and any(name.startswith(f"{parent}-") for parent in imported)}
+    # Held resources count by what they wait for, when opted in (else they go with it).
+    needs.update({name: _waited(need) for name, need in comp.notes.held.items() if name in kept})
+    needed: set[str] = set()
+    pending = [n for n in needs if n not in helpers | dropped | imported]
+    while pending:
+        for used in needs[pending.pop()] & helpers - needed:
+            needed.add(used)
+            pending.append(used)
+    return helpers - needed
 
 
 def leave_imported_alone(comp: Composition) -> None:
-    """Drop the children of resources imported read-only (see the module docstring)."""
+    """Drop the children of imported resources (see the module docstring)."""
     spec = comp.import_spec
-    if not spec.observing():
+    if not spec.adopting():
         return
     imported = {name for name in spec.resources if name in comp.desired}
     kept = imported | set(spec.include)
     children = _children(comp, imported, kept)
     children |= _held_children(comp, imported, children, kept)
+    helpers = _unneeded_helpers(comp, imported, kept, children)
+    if helpers:  # and what waits for them (a node group for its launch template)
+        children |= helpers
+        children |= _held_children(comp, imported, children, kept)
     if not children:
         return
     for name in children:
@@ -103,10 +138,10 @@ def leave_imported_alone(comp: Composition) -> None:
             comp.desired[name] = replace(
                 emitted, uses=tuple(u for u in emitted.uses if u not in children))
     comp.event(
-        f"Not composed inside resources imported read-only ({', '.join(sorted(imported))}): "
+        f"Not composed inside imported resources ({', '.join(sorted(imported))}): "
         f"{', '.join(sorted(children))}. List any of them in spec.parameters.import.include "
         "to create it anyway.",
-        reason="ImportedReadOnly",
+        reason="NotComposedInsideImported",
     )
 
 

@@ -1,21 +1,42 @@
 """Import of existing infrastructure: ``spec.parameters.import``.
 
-Observe mode adopts a resource read-only (``managementPolicies: ["Observe"]``); manage mode takes
-full control. While importing, ``deletionPolicy: Orphan`` protects the real resource from a
-mistaken delete, and the ``crossplane.io/external-name`` annotation always names it.
+Observe mode adopts a resource read-only (``managementPolicies: ["Observe"]``). Manage mode
+takes control of only what the user names: the adopted resource's ``forProvider`` keeps the
+fields that say *where* it is (:data:`IDENTITY_FIELDS`) and those listed in
+``import.resources.<name>.manage``; every other field the builder composed moves to
+``initProvider``. upjet uses ``initProvider`` only to create a resource and drops the diffs of
+fields found there alone on an existing one (``filterInitExclusiveDiffs`` in upjet's
+Terraform plugin SDK client, ``preserveInitProviderExclusiveParams`` in its framework client),
+so an adopted cluster keeps its own release channel, network profile and ranges instead of
+being changed (or replaced) to the module's defaults; and the body still satisfies the CRDs'
+required-parameter rules, which accept a field in either place. While importing,
+``deletionPolicy: Orphan`` protects the real resource from a mistaken delete, and the
+``crossplane.io/external-name`` annotation always names it.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.errors import InputError
-from fnplatform.validation import suggest
+from fnplatform.validation import closest, suggest
 
 EXTERNAL_NAME = "crossplane.io/external-name"
+#: ``forProvider`` fields that place a resource rather than configure it. upjet builds the
+#: Terraform ID from them and the external name (GKE
+#: ``projects/{project}/locations/{location}/clusters/{name}``, an EKS node group
+#: ``{clusterName}:{name}``, AKS ``.../resourceGroups/{resourceGroupName}/...``), and the AWS
+#: region picks the endpoint; a wrong location is refused as a replacement rather than applied.
+#: Their ``*Ref``/``*Selector`` forms count too.
+IDENTITY_FIELDS = frozenset({
+    "region", "location", "project", "zone", "resourceGroupName", "clusterName", "cluster",
+    "kubernetesClusterId", "virtualNetworkName", "managedZone", "zoneName", "bucket",
+})
+_REFERENCE_SUFFIXES = ("", "Ref", "Refs", "Selector")
 
 
 class ImportedResource(BaseModel):
@@ -24,6 +45,14 @@ class ImportedResource(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     externalName: str = Field(min_length=1, description="The resource's name in the cloud.")  # noqa: N815
+    manage: list[str] = Field(
+        default_factory=list,
+        description=(
+            "In manage mode, the spec.forProvider fields (dotted paths through maps, such as "
+            "releaseChannel or defaultNodePool.maxCount) the platform takes over; the others "
+            "stay as the resource has them."
+        ),
+    )
 
 
 class ImportSpec(BaseModel):
@@ -33,7 +62,7 @@ class ImportSpec(BaseModel):
 
     enabled: bool = Field(False, description="Adopt the listed resources.")
     mode: Literal["observe", "manage"] = Field(
-        "observe", description="observe: read-only; manage: full control."
+        "observe", description="observe: read-only; manage: the fields listed in manage."
     )
     resources: dict[str, ImportedResource] = Field(
         default_factory=dict, description="Composed resource name to its external name."
@@ -41,14 +70,24 @@ class ImportSpec(BaseModel):
     include: list[str] = Field(
         default_factory=list,
         description=(
-            "In observe mode, composed resources to create inside the imported ones anyway "
-            "(a node pool in an imported cluster, say); nothing else is written into them."
+            "Composed resources to create inside the imported ones anyway (a node pool in an "
+            "imported cluster, say); nothing else is created in them."
         ),
     )
 
-    def observing(self) -> bool:
-        """Whether resources are adopted read-only (nothing may be written into them)."""
-        return self.enabled and self.mode == "observe" and bool(self.resources)
+    def adopts(self, name: str, field: str | None = None) -> bool:
+        """Whether ``name`` is imported with its own settings (``field`` of ``forProvider``, or
+        all of them): observed, or managed without the user taking ``field`` over."""
+        imported = self.resources.get(name) if self.enabled else None
+        if imported is None:
+            return False
+        if self.mode == "observe" or field is None:
+            return True
+        return not any(field == path or field.startswith(f"{path}.") for path in imported.manage)
+
+    def adopting(self) -> bool:
+        """Whether existing resources are adopted (nothing is created inside them unasked)."""
+        return self.enabled and bool(self.resources)
 
 
 def check_import_names(spec: ImportSpec, composed: Iterable[str]) -> None:
@@ -69,16 +108,99 @@ def check_import_names(spec: ImportSpec, composed: Iterable[str]) -> None:
             )
 
 
-def apply_import(spec: ImportSpec, name: str, body: dict[str, Any], managed: bool) -> None:
-    """Mark ``body`` (composed as ``name``) for import when the composite asks for it."""
+def apply_import(
+    spec: ImportSpec, name: str, body: dict[str, Any], managed: bool, field: str
+) -> None:
+    """Mark ``body`` (composed as ``name``) for import when the composite asks for it; ``field``
+    is where the import settings came from, for errors."""
     imported = spec.resources.get(name) if spec.enabled else None
     if imported is None:
         return
     annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
     annotations[EXTERNAL_NAME] = imported.externalName
-    if managed:
-        if spec.mode == "observe":
-            body["spec"]["managementPolicies"] = ["Observe"]
-        else:  # full control, minus what the builder deliberately left out (LateInitialize)
-            body["spec"].setdefault("managementPolicies", ["*"])
-        body["spec"]["deletionPolicy"] = "Orphan"
+    if not managed:
+        return
+    body_spec = body["spec"]
+    if spec.mode == "observe":
+        body_spec["managementPolicies"] = ["Observe"]
+    else:  # the builder's policies (AKS leaves out LateInitialize), on the fields taken over
+        body_spec.setdefault("managementPolicies", ["*"])
+        _take_over(body_spec, imported.manage, f"{field}.resources.{name[:63]}.manage")
+    body_spec["deletionPolicy"] = "Orphan"
+
+
+def _take_over(body_spec: dict[str, Any], manage: list[str], field: str) -> None:
+    """Keep identity fields and the ``manage`` paths in ``forProvider``; move the rest to
+    ``initProvider`` (creation only, never applied to an existing resource)."""
+    composed = body_spec.get("forProvider") or {}
+    rest = copy.deepcopy(composed)
+    kept = {key: rest.pop(key) for key in sorted(composed) if _is_identity(key)}
+    for index, path in enumerate(manage):
+        parts = path.split(".")
+        if _is_identity(parts[0]):
+            continue  # kept anyway
+        if _value_at(composed, parts) is _MISSING:
+            raise InputError(f"{field}[{index}]", _not_composed(path, composed))
+        value = _pop_path(rest, parts)
+        if value is not _MISSING:  # else inside a path named before
+            _set_path(kept, parts, value)
+    _prune(rest)
+    body_spec["forProvider"] = kept
+    if rest:
+        body_spec["initProvider"] = {**rest, **(body_spec.get("initProvider") or {})}
+
+
+def _is_identity(key: str) -> bool:
+    return any(key.endswith(s) and key[: len(key) - len(s)] in IDENTITY_FIELDS
+               for s in _REFERENCE_SUFFIXES)
+
+
+_MISSING = object()
+
+
+def _value_at(node: Any, parts: list[str]) -> Any:
+    """The value at ``parts`` (through maps only), or :data:`_MISSING`."""
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            return _MISSING
+        node = node[part]
+    return node
+
+
+def _pop_path(node: dict[str, Any], parts: list[str]) -> Any:
+    """Remove and return the value at ``parts`` (through maps only), or :data:`_MISSING`."""
+    for part in parts[:-1]:
+        node = node.get(part)  # type: ignore[assignment]
+        if not isinstance(node, dict):
+            return _MISSING
+    return node.pop(parts[-1], _MISSING)
+
+
+def _set_path(node: dict[str, Any], parts: list[str], value: Any) -> None:
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+
+
+def _prune(node: dict[str, Any]) -> None:
+    """Drop maps left empty once managed fields were taken out of them."""
+    for key in list(node):
+        if isinstance(node[key], dict):
+            _prune(node[key])
+            if not node[key]:
+                del node[key]
+
+
+def _not_composed(path: str, composed: dict[str, Any]) -> str:
+    """Why ``path`` can't be taken over, with the nearest composed path or the top-level ones."""
+    guess = closest(path, sorted(_paths(composed)))
+    hint = f"did you mean {guess}?" if guess else f"composed here: {', '.join(sorted(composed))}"
+    return f"{path!r} is not a field composed for this resource (maps only); {hint}"
+
+
+def _paths(node: dict[str, Any], prefix: str = "") -> Iterable[str]:
+    """Every dotted path through maps in ``node`` (for suggestions)."""
+    for key, value in node.items():
+        yield f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _paths(value, f"{prefix}{key}.")

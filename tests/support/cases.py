@@ -356,6 +356,29 @@ def cluster_case(cloud: str) -> ModuleCase:
     )
 
 
+def cluster_import_case(cloud: str, mode: str) -> ModuleCase:
+    """:func:`cluster_case` adopting an existing network, node subnets and cluster on
+    ``cloud``, with the node pools opted in (``import.include``); in manage mode the cluster's
+    version is taken over. The adopted cluster reports the version it runs."""
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    subnets = {"aws": ("network-public-a", "network-public-b"), "gcp": ("network-subnet",),
+               "azure": ("network-nodes",)}[cloud]
+    resources: Body = {name: {"externalName": f"legacy-{name}"}
+                       for name in ("network", *subnets, "cluster")}
+    if mode == "manage":
+        resources["cluster"]["manage"] = ["kubernetesVersion" if cloud == "azure" else
+                                          "minMasterVersion" if cloud == "gcp" else "version"]
+    composite["spec"]["parameters"]["createDnsZones"] = False
+    composite["spec"]["parameters"]["import"] = {
+        "enabled": True, "mode": mode, "resources": resources,
+        "include": ["pool-pool0", "pool-pool1"]}
+    status = copy.deepcopy(case.observed_status)
+    status["cluster"]["atProvider"]["kubernetesVersion"] = "1.32"
+    return dataclasses.replace(case, id=f"cluster-{cloud}-import-{mode}", composite=composite,
+                               observed_status=status)
+
+
 # -- async-actor ---------------------------------------------------------------------------
 
 

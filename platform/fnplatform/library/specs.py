@@ -8,9 +8,13 @@ composite (:meth:`fnplatform.composition.Composition.place`) and builders read i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from fnplatform.errors import SpecError
+
+Preset = TypeVar("Preset")
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,12 @@ class DatabaseSpec:
     connection_secret: str
     connection_namespace: str
     admin_username: str = "appadmin"
+
+    def preset(self, table: Mapping[str, Preset]) -> Preset:
+        """The row of a cloud's preset ``table`` for ``size``; a SpecError lists the sizes."""
+        if self.size not in table:
+            raise SpecError("size", f"unknown size {self.size!r}; one of {', '.join(table)}")
+        return table[self.size]
 
 
 @dataclass(frozen=True)

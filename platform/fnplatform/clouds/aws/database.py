@@ -24,7 +24,6 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.clouds.aws.settings import required_private_network
 from fnplatform.composition import Composition
-from fnplatform.errors import SpecError
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
@@ -52,17 +51,11 @@ PRESETS = {
 }
 
 
-def preset(size: str) -> RdsPreset:
-    """The preset row for ``size``; a SpecError lists the known sizes."""
-    if size not in PRESETS:
-        raise SpecError("size", f"unknown size {size!r}; one of {', '.join(PRESETS)}")
-    return PRESETS[size]
-
 
 @provides("database", "aws")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """An encrypted, private, provider-passworded RDS PostgreSQL instance."""
-    row = preset(spec.size)
+    row = spec.preset(PRESETS)
     network = required_private_network(comp)
     region = comp.region
     comp.emit(

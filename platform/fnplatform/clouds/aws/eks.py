@@ -254,8 +254,10 @@ def node_pool(
     elif name not in comp.observed:
         return  # held: a new group starts with the launch template (see _launch_template_of)
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
-    comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider),
-              uses=node_role_attachments(spec.cluster))
+    # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
+    uses = [*node_role_attachments(spec.cluster), *([launch_template(spec.cluster)]
+                                                   if "launchTemplate" in for_provider else [])]
+    comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider), uses=uses)
 
 
 

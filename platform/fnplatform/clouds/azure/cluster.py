@@ -310,7 +310,10 @@ def node_pool(
         "temporaryNameForRotation": rotation_pool_name(spec.pool),
         "upgradeSettings": {"maxSurge": MAX_SURGE},
     }
-    version = _cluster_version(comp, spec.cluster)
+    version = comp.setting_of(
+        spec.cluster, "kubernetesVersion", _cluster_version(comp, spec.cluster), by=name)
+    if name in comp.notes.held:
+        return  # an adopted cluster: waits to learn the version it runs
     if version:
         for_provider["orchestratorVersion"] = version
     comp.emit(
@@ -322,7 +325,8 @@ def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
     """The Kubernetes version the cluster ``cluster_name`` is composed with in this pass.
 
     Read from the desired cluster, so a pool follows whatever version (user's or template's)
-    its control plane gets; None when the cluster states none (AKS then picks it).
+    its control plane gets; None when the cluster states none (AKS then picks it). An adopted
+    cluster keeps its own version: the pool follows the observed one (see ``node_pool``).
     """
     emitted = comp.desired.get(cluster_name)
     if emitted is None:

@@ -31,7 +31,7 @@ from fnplatform.clouds.azure.common import (
 )
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError, SpecError
+from fnplatform.errors import InputError
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
@@ -57,17 +57,11 @@ PRESETS = {
 }
 
 
-def preset(size: str) -> FlexibleServerPreset:
-    """The preset row for ``size``; a SpecError lists the known sizes."""
-    if size not in PRESETS:
-        raise SpecError("size", f"unknown size {size!r}; one of {', '.join(PRESETS)}")
-    return PRESETS[size]
-
 
 @provides("database", "azure")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A flexible server with VNet integration and a provider-generated admin password."""
-    row = preset(spec.size)
+    row = spec.preset(PRESETS)
     network = azure_environment(comp).privateNetwork
     if network is None:
         raise InputError(

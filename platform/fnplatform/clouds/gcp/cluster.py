@@ -150,8 +150,16 @@ def _node_service_account(comp: Composition, cluster_name: str) -> None:
 
 
 def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_cidr: str) -> None:
-    """Let the private control plane call admission webhooks on the nodes."""
+    """Let the private control plane call admission webhooks on the nodes.
+
+    From the control plane's range: the environment's for a cluster composed here, the one it
+    really has for an adopted cluster (which keeps its own).
+    """
     firewall = f"{name}-webhooks"
+    master_cidr = comp.setting_of(
+        name, "privateClusterConfig.masterIpv4CidrBlock", master_cidr, by=firewall)
+    if master_cidr is None:
+        return
     comp.emit(
         firewall,
         kinds.FIREWALL.new(

@@ -25,7 +25,7 @@ from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError, SpecError
+from fnplatform.errors import InputError
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
@@ -51,17 +51,11 @@ PRESETS = {
 }
 
 
-def preset(size: str) -> CloudSqlPreset:
-    """The preset row for ``size``; a SpecError lists the known sizes."""
-    if size not in PRESETS:
-        raise SpecError("size", f"unknown size {size!r}; one of {', '.join(PRESETS)}")
-    return PRESETS[size]
-
 
 @provides("database", "gcp")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A private Cloud SQL PostgreSQL instance and its application database."""
-    row = preset(spec.size)
+    row = spec.preset(PRESETS)
     env = gcp_environment(comp)
     if env.privateNetwork is None:
         raise InputError(

@@ -29,6 +29,8 @@ from fnplatform.validation import parse
 
 QUEUE, SERVICE_ACCOUNT, TRIGGER_AUTH = "queue", "service-account", "trigger-auth"
 SCALED_OBJECT, DEPLOYMENT = "scaled-object", "deployment"
+#: The URL upjet observes on the SQS queue: KEDA and the sidecar address the queue by it.
+QUEUE_URL = "status.atProvider.url"
 
 
 def compose(comp: Composition) -> None:
@@ -56,19 +58,20 @@ def compose(comp: Composition) -> None:
     actor = Actor(name=name, namespace=namespace, spec=spec, settings=settings)
     comp.set_status("actor", name)
     _queue(comp, actor)
-    queue_url = _queue_url(comp)
     comp.status_from(QUEUE, "status.atProvider.arn", "queueIdentifier")
     # Watched Objects: the actor's phase follows the live objects within seconds.
     if settings.irsa.enabled:  # shared by the namespace's actors: never deleted with one
         add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=True,
                    orphan=True)
+    # The URL is remembered: a briefly unobserved queue keeps it in the pods and KEDA.
     if spec.scaling.enabled:
         add_object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), watch=True)
+        queue_url = comp.needs(QUEUE, QUEUE_URL, by=SCALED_OBJECT, remember="queueUrl")
         if queue_url:
-            add_object(comp, SCALED_OBJECT, manifests.scaled_object(actor, queue_url),
+            add_object(comp, SCALED_OBJECT, manifests.scaled_object(actor, str(queue_url)),
                        readiness=ObjectReadiness.DERIVED, watch=True, uses=(TRIGGER_AUTH,))
-        else:
-            comp.hold(SCALED_OBJECT, f"{QUEUE} URL")
+    else:
+        queue_url = comp.status_from(QUEUE, QUEUE_URL, "queueUrl")
     # Not before the queue is Ready: a replica started earlier can't find its queue, and rolls
     # again once the URL is known. Uses the queue: on deletion, pods stop consuming first.
     if comp.needs_ready(QUEUE, by=DEPLOYMENT):
@@ -108,12 +111,3 @@ def _queue(comp: Composition, actor: Actor) -> None:
             tags={"asya.sh/namespace": actor.namespace, "asya.sh/actor": actor.name},
         ),
     )
-
-
-def _queue_url(comp: Composition) -> str | None:
-    """The queue's URL: observed (``url``, or the ``id`` upjet sets to it), else remembered."""
-    observed = comp.observed_value(QUEUE, "status.atProvider.url") or comp.observed_value(
-        QUEUE, "status.atProvider.id"
-    )
-    url = comp.remember("queueUrl", observed or None)
-    return str(url) if url else None
