@@ -56,7 +56,6 @@ from fnplatform.clouds.azure.common import (
     USER_ASSIGNED_IDENTITY,
     agent_pool_name,
     grant_role,
-    imported_read_only,
     nat_gateway_name,
     nat_ip_association_name,
     observed_external_name,
@@ -159,18 +158,18 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     cluster that doesn't exist yet back until they are ready.
 
     Without a NAT gateway on the node subnet (public clusters; a network without one), or
-    for a cluster imported read-only, it is the system-assigned identity and the load
-    balancer. With one, the user-assigned identity
-    ``<name>-control-plane`` and its ``Network Contributor`` grant on the subnet are composed
-    here; AKS checks both the grant and the subnet's gateway when it creates the cluster, and
-    its nodes need working egress (the gateway's public IP) to bootstrap, so a new cluster
-    waits until the identity's Azure id is observed and the grant and both associations
-    (subnet and public IP) are Ready. The Usages (``uses``) delete the cluster before all of
-    them.
+    for an adopted cluster keeping its own identity (imported, ``identity`` not taken over),
+    it is the system-assigned identity and the load balancer, and no identity is composed.
+    With one, the user-assigned identity ``<name>-control-plane`` and its ``Network
+    Contributor`` grant on the subnet are composed here; AKS checks both the grant and the
+    subnet's gateway when it creates the cluster, and its nodes need working egress (the
+    gateway's public IP) to bootstrap, so a new cluster waits until the identity's Azure id is
+    observed and the grant and both associations (subnet and public IP) are Ready. The Usages
+    (``uses``) delete the cluster before all of them.
 
     A private cluster that exists from before the NAT gateway (system-assigned, load balancer)
-    is never dropped meanwhile: it keeps what it has until the same are ready, then
-    moves in place (AKS migrates a BYO-VNet cluster from ``loadBalancer`` to
+    is never dropped meanwhile: it keeps what it has until the same are ready, then moves in
+    place (AKS migrates a BYO-VNet cluster from ``loadBalancer`` to
     ``userAssignedNATGateway`` and updates its identity to a user-assigned one; see
     docs/cluster.md). Once moved, what it was last composed with (its observed spec) keeps it
     there even while the identity is briefly unobserved.
@@ -178,7 +177,7 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     system_assigned: ControlPlane = ({"type": "SystemAssigned"}, LOAD_BALANCER, ())
     association = subnet_nat_association_name(spec.network)
     address = nat_ip_association_name(spec.network)
-    if association not in comp.desired or imported_read_only(comp, name):
+    if association not in comp.desired or comp.import_spec.adopts(name, "identity"):
         return system_assigned
     identity = f"{name}-control-plane"
     grant = f"{identity}-network-contributor"

@@ -234,12 +234,6 @@ def rotation_pool_name(pool: str) -> str:
     return agent_pool_name(f"{pool}.rotation")
 
 
-def imported_read_only(comp: Composition, name: str) -> bool:
-    """Whether composed resource ``name`` is imported read-only (``import.mode: observe``):
-    nothing is written into it, so nothing is composed to change how it works either."""
-    return comp.import_spec.observing() and name in comp.import_spec.resources
-
-
 def observed_external_name(comp: Composition, name: str) -> str | None:
     """The cloud name of the observed resource ``name`` (its external name, else its name)."""
     metadata: dict[str, Any] = (comp.observed.get(name) or {}).get("metadata") or {}

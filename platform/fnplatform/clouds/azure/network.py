@@ -23,6 +23,8 @@ are their own resources here and the cluster waits for the subnet's one to be Re
   keepalives (Kubernetes clients do).
 * The associations reference the gateway, IP and subnet (``*Ref``) and ``use`` them, so each
   is deleted before what it joins (Azure refuses to delete a gateway still attached).
+* An adopted (imported) VNet gets none of it: it keeps its own egress, and nothing is
+  created inside imported resources (:mod:`fnplatform.imported`).
 
 Public clusters (and non-Kubernetes networks) keep AKS's ``outboundType: loadBalancer``: the
 outbound rules of the cluster's Standard load balancer with a public IP AKS manages.
@@ -40,7 +42,6 @@ from fnplatform.clouds.azure.common import (
     SUBNET,
     SUBNET_NAT_GATEWAY_ASSOCIATION,
     VIRTUAL_NETWORK,
-    imported_read_only,
     nat_gateway_name,
     nat_ip_association_name,
     nat_ip_name,
@@ -80,8 +81,8 @@ def network(
         ),
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
-    if spec.kubernetes and spec.egress_nat and not imported_read_only(comp, name):
-        _nat_gateway(comp, name, group)  # an imported read-only VNet has its own egress
+    if spec.kubernetes and spec.egress_nat and not comp.import_spec.adopts(name):
+        _nat_gateway(comp, name, group)  # an adopted VNet keeps its own egress
 
 
 def _nat_gateway(comp: Composition, network_name: str, group: str) -> None:
