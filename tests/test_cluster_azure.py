@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.deletion import deletion_rounds, usage_edges
 from tests.support.harness import observed_ready, request, step_input
 
 RESOURCE_GROUP = "rg-platform-team-a"
@@ -612,8 +613,6 @@ def test_private_cluster_uses_its_user_assigned_identity_and_the_nat_gateway(
 
 
 def test_private_cluster_is_deleted_before_its_identity_grant_and_nat(client: Any) -> None:
-    from tests.support.deletion import deletion_rounds, usage_edges
-
     rendered, _ = converge(client, composite(privateCluster=True))
     edges = set(usage_edges(rendered.resources))
     assert {
