@@ -423,6 +423,13 @@ def cache_at_limit(base: Workload, limit_mib: int) -> list[list[Any]]:
 NO_CACHE = ("--response-cache-mib", "0")
 
 
+def _composing(checkout: Path) -> tuple[str, ...]:
+    """The flags that make ``checkout`` compose every request like **cache off**, so the two
+    compare composing; none for a checkout older than the response cache."""
+    source = "".join(p.read_text() for p in (checkout / "function").glob("*.py"))
+    return NO_CACHE if "--response-cache-mib" in source else ()
+
+
 def benchmark(out: Path, before: Path | None = None) -> None:
     """Every figure except the soak."""
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -440,7 +447,9 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         "memos, 16 MiB of encoded bodies and decoded Structs, stay on). **floor** is the SDK's "
         "do-nothing server answering each request with the response bytes the function gives "
         "to it, prepared at start-up (bench/floor.py)." + (
-            f" **before** is the function checked out in `{before}`." if before else ""), "",
+            f" **before** is the function checked out in `{before}`"
+            f"{' with its cache off too' if before and _composing(before) else ''}."
+            if before else ""), "",
     ])
     examples = example_workloads()
     pools = [pool_workload(n) for n in POOL_COUNTS]
@@ -451,7 +460,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
             "floor": stack.enter_context(serving(floor=True, answers=[*pools, *examples])),
         }
         if before is not None:
-            servers["before"] = stack.enter_context(serving(root=before))
+            servers["before"] = stack.enter_context(serving(*_composing(before), root=before))
         header = comparison_header(servers)
         rows, p50s = comparison_rows(servers, pools)
         report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "
