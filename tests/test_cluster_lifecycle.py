@@ -363,7 +363,7 @@ def test_managed_import_without_names_changes_no_setting_of_the_cluster(client):
 
 @pytest.mark.parametrize(("path", "hint"), [
     ("releaseChanel", "did you mean releaseChannel?"),
-    ("releaseChannel.channel.name", "did you mean releaseChannel.channel?"),
+    ("releaseChannel.channel.name", "'releaseChannel.channel' is not a map"),
     ("zzz", "composed here: "),
 ])
 def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, path, hint):

@@ -436,3 +436,54 @@ def test_provider_config_rule_composer_then_environment_then_default() -> None:
     assert comp.provider_config(
         BUCKETISH.__class__("kubernetes.crossplane.io/v1alpha2", "Object")) == "env-k8s"
     assert comp.provider_config(BUCKETISH.__class__("x.gcp.upbound.io/v1", "X")) == "default"
+
+
+# -- import: what manage mode takes over ----------------------------------------------------
+
+
+def _adopted(manage: list[str]) -> dict[str, Any]:
+    from fnplatform.importing import ImportSpec, apply_import
+
+    spec = ImportSpec.model_validate({"enabled": True, "mode": "manage", "resources": {
+        "thing": {"externalName": "legacy", "manage": manage}}})
+    body = {"metadata": {}, "spec": {
+        "forProvider": {"region": "eu-west-1", "clusterNameRef": {"name": "c"},
+                        "size": 3, "network": {"range": "10.0.0.0/16", "ipv6": False}},
+        "initProvider": {"network": {"serviceRange": "10.96.0.0/16"}, "seed": 1}}}
+    apply_import(spec, "thing", body, True, "spec.parameters.import")
+    return body
+
+
+@pytest.mark.parametrize(("manage", "for_provider", "init_provider"), [
+    ([], {"region": "eu-west-1", "clusterNameRef": {"name": "c"}},
+     {"size": 3, "seed": 1,
+      "network": {"range": "10.0.0.0/16", "ipv6": False, "serviceRange": "10.96.0.0/16"}}),
+    (["size", "network.ipv6", "region"],
+     {"region": "eu-west-1", "clusterNameRef": {"name": "c"}, "size": 3,
+      "network": {"ipv6": False}},
+     {"seed": 1, "network": {"range": "10.0.0.0/16", "serviceRange": "10.96.0.0/16"}}),
+    (["network", "network.range"],
+     {"region": "eu-west-1", "clusterNameRef": {"name": "c"},
+      "network": {"range": "10.0.0.0/16", "ipv6": False}},
+     {"size": 3, "seed": 1, "network": {"serviceRange": "10.96.0.0/16"}}),
+])
+def test_manage_mode_keeps_identity_and_named_paths_and_moves_the_rest_to_init(
+        manage, for_provider, init_provider):
+    body = _adopted(manage)
+    assert body["spec"]["forProvider"] == for_provider
+    assert body["spec"]["initProvider"] == init_provider
+    assert body["spec"]["managementPolicies"] == ["*"]
+    assert body["spec"]["deletionPolicy"] == "Orphan"
+    assert body["metadata"]["annotations"]["crossplane.io/external-name"] == "legacy"
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("size.count", "'size' is not a map (paths go through maps only): take it over whole"),
+    ("network.rnage", "did you mean network.range?"),
+    ("zzz", "composed here: clusterNameRef, network, region, size"),
+])
+def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
+    with pytest.raises(InputError) as refused:
+        _adopted(["size", path])
+    assert refused.value.field == "spec.parameters.import.resources.thing.manage[1]"
+    assert reason in refused.value.reason

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.errors import InputError
+from fnplatform.merge import deep_merge
 from fnplatform.validation import closest, suggest
 
 EXTERNAL_NAME = "crossplane.io/external-name"
@@ -147,10 +148,11 @@ def _take_over(body_spec: dict[str, Any], manage: list[str], field: str) -> None
     _prune(rest)
     body_spec["forProvider"] = kept
     if rest:
-        body_spec["initProvider"] = {**rest, **(body_spec.get("initProvider") or {})}
+        body_spec["initProvider"] = deep_merge(rest, body_spec.get("initProvider") or {})
 
 
 def _is_identity(key: str) -> bool:
+    """Whether ``forProvider.<key>`` places the resource (see :data:`IDENTITY_FIELDS`)."""
     return any(key.endswith(s) and key[: len(key) - len(s)] in IDENTITY_FIELDS
                for s in _REFERENCE_SUFFIXES)
 
@@ -192,10 +194,17 @@ def _prune(node: dict[str, Any]) -> None:
 
 
 def _not_composed(path: str, composed: dict[str, Any]) -> str:
-    """Why ``path`` can't be taken over, with the nearest composed path or the top-level ones."""
+    """Why ``path`` can't be taken over: it goes through a value that is not a map, or with
+    the nearest composed path (else the top-level ones)."""
+    parts = path.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        value = _value_at(composed, parts[:end])
+        if value is not _MISSING and not isinstance(value, dict):
+            prefix = ".".join(parts[:end])
+            return f"{prefix!r} is not a map (paths go through maps only): take it over whole"
     guess = closest(path, sorted(_paths(composed)))
     hint = f"did you mean {guess}?" if guess else f"composed here: {', '.join(sorted(composed))}"
-    return f"{path!r} is not a field composed for this resource (maps only); {hint}"
+    return f"{path!r} is not a field composed for this resource; {hint}"
 
 
 def _paths(node: dict[str, Any], prefix: str = "") -> Iterable[str]:
