@@ -283,6 +283,18 @@ def test_observed_import_composes_nothing_inside_the_imported_network_and_cluste
     assert any("spec.parameters.import.include" in r.message for r in rendered.results)
 
 
+def test_import_include_takes_patterns_and_warns_of_names_matching_nothing(client, catalog):
+    rendered, _ = converge(client.run, _imported("gcp", include=("pool-*", "pool-pol0")))
+    assert not rendered.fatal, rendered.fatal
+    for pool in ("pool-pool0", "pool-pool1"):
+        assert catalog.validate(rendered.resource(pool)) == []
+    assert "release-ingress-nginx" not in rendered.resources
+    unmatched = [w for w in rendered.warnings if "spec.parameters.import.include[1]" in w]
+    assert len(unmatched) == 1 and "'pool-pol0'" in unmatched[0]
+    assert "did you mean pool-pool0?" in unmatched[0]
+    assert not [w for w in rendered.warnings if "include[0]" in w]
+
+
 def test_observed_import_composes_an_opted_in_child(client):
     rendered, _ = converge(client.run, _imported("gcp", include=("pool-pool0",)))
     assert rendered.resource("pool-pool0")["kind"] == "NodePool"

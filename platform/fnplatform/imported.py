@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from typing import Any
 
 from fnplatform.composition import Composition
+from fnplatform.validation import suggest
 
 
 def _referenced_names(node: Any) -> Iterator[str]:
@@ -115,13 +117,28 @@ def _unneeded_helpers(
     return helpers - needed
 
 
+def _warn_unmatched(comp: Composition, include: list[str], composed: list[str]) -> None:
+    """A warning for each ``import.include`` entry that names nothing composed: a misspelt
+    opt-in would otherwise leave its resource out without a word."""
+    for index, pattern in enumerate(include):
+        if not any(fnmatchcase(name, pattern) for name in composed):
+            comp.event(
+                f"spec.parameters.import.include[{index}]: {pattern!r} names no composed "
+                f"resource; {suggest(pattern, composed, 'names')}",
+                warning=True, reason="ImportIncludeUnmatched",
+            )
+
+
 def leave_imported_alone(comp: Composition) -> None:
     """Drop the children of imported resources (see the module docstring)."""
     spec = comp.import_spec
     if not spec.adopting():
         return
     imported = {name for name in spec.resources if name in comp.desired}
-    kept = imported | set(spec.include)
+    composed = [*comp.desired, *comp.notes.held]
+    included = {name for name in composed if spec.includes(name)}
+    _warn_unmatched(comp, spec.include, composed)
+    kept = imported | included
     children = _children(comp, imported, kept)
     children |= _held_children(comp, imported, children, kept)
     helpers = _unneeded_helpers(comp, imported, kept, children)

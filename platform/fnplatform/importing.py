@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -72,7 +73,8 @@ class ImportSpec(BaseModel):
         default_factory=list,
         description=(
             "Composed resources to create inside the imported ones anyway (a node pool in an "
-            "imported cluster, say); nothing else is created in them."
+            "imported cluster, say), by name or shell-style pattern (pool-*); nothing else is "
+            "created in them."
         ),
     )
 
@@ -85,6 +87,10 @@ class ImportSpec(BaseModel):
         if self.mode == "observe" or field is None:
             return True
         return not any(field == path or field.startswith(f"{path}.") for path in imported.manage)
+
+    def includes(self, name: str) -> bool:
+        """Whether ``include`` opts composed resource ``name`` in (by name or pattern)."""
+        return any(fnmatchcase(name, pattern) for pattern in self.include)
 
     def adopting(self) -> bool:
         """Whether existing resources are adopted (nothing is created inside them unasked)."""
