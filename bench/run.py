@@ -433,6 +433,7 @@ def _composing(checkout: Path) -> tuple[str, ...]:
 def benchmark(out: Path, before: Path | None = None) -> None:
     """Every figure except the soak."""
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    before_args = _composing(before) if before is not None else ()
     command = "python bench/run.py" + (f" --before {before}" if before else "")
     report = Report([
         f"# Benchmark results ({started})", "",
@@ -448,7 +449,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         "do-nothing server answering each request with the response bytes the function gives "
         "to it, prepared at start-up (bench/floor.py)." + (
             f" **before** is the function checked out in `{before}`"
-            f"{' with its cache off too' if before and _composing(before) else ''}."
+            f"{' with its cache off too' if before_args else ''}."
             if before else ""), "",
     ])
     examples = example_workloads()
@@ -460,7 +461,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
             "floor": stack.enter_context(serving(floor=True, answers=[*pools, *examples])),
         }
         if before is not None:
-            servers["before"] = stack.enter_context(serving(*_composing(before), root=before))
+            servers["before"] = stack.enter_context(serving(*before_args, root=before))
         header = comparison_header(servers)
         rows, p50s = comparison_rows(servers, pools)
         report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "

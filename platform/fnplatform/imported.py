@@ -51,9 +51,16 @@ def _needs(comp: Composition) -> dict[str, set[str]]:
     return needs
 
 
-def _children(comp: Composition, imported: set[str], kept: set[str]) -> set[str]:
+def _named_after(name: str, imported: set[str]) -> bool:
+    """Whether ``name`` is named as a helper of an imported resource (``cluster-role`` of
+    ``cluster``): composers name a resource's own helpers after it."""
+    return any(name.startswith(f"{parent}-") for parent in imported)
+
+
+def _children(
+    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str]
+) -> set[str]:
     """Desired resources inside the imported ones, or helpers only those need."""
-    needs = _needs(comp)
     users: dict[str, set[str]] = {name: set() for name in comp.desired}
     for name, needed in needs.items():
         for used in needed:
@@ -85,8 +92,7 @@ def _held_children(
         inside = children | imported | found
         more = {name for name, need in comp.notes.held.items()
                 if name not in kept and name not in found
-                and (_waited(need) & inside
-                     or any(name.startswith(f"{parent}-") for parent in imported))}
+                and (_waited(need) & inside or _named_after(name, imported))}
         if not more:
             return found
         found |= more
@@ -98,16 +104,17 @@ def _waited(need: str) -> set[str]:
 
 
 def _unneeded_helpers(
-    comp: Composition, imported: set[str], kept: set[str], dropped: set[str]
+    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str],
+    dropped: set[str],
 ) -> set[str]:
     """Resources named after an imported one (``cluster-role``, ``cluster-vpc-cni``, GKE's
     ``cluster-webhooks``) that nothing still composed needs: the adopted resource has its own.
     The EKS node role and launch template stay while an opted-in node group needs them."""
-    needs = _needs(comp)
-    helpers = {name for name in comp.desired if name not in kept | dropped
-               and any(name.startswith(f"{parent}-") for parent in imported)}
+    helpers = {name for name in comp.desired
+               if name not in kept | dropped and _named_after(name, imported)}
     # Held resources count by what they wait for, when opted in (else they go with it).
-    needs.update({name: _waited(need) for name, need in comp.notes.held.items() if name in kept})
+    needs = {**needs, **{name: _waited(need) for name, need in comp.notes.held.items()
+                         if name in kept}}
     needed: set[str] = set()
     pending = [n for n in needs if n not in helpers | dropped | imported]
     while pending:
@@ -139,9 +146,10 @@ def leave_imported_alone(comp: Composition) -> None:
     included = {name for name in composed if spec.includes(name)}
     _warn_unmatched(comp, spec.include, composed)
     kept = imported | included
-    children = _children(comp, imported, kept)
+    needs = _needs(comp)
+    children = _children(comp, needs, imported, kept)
     children |= _held_children(comp, imported, children, kept)
-    helpers = _unneeded_helpers(comp, imported, kept, children)
+    helpers = _unneeded_helpers(comp, needs, imported, kept, children)
     if helpers:  # and what waits for them (a node group for its launch template)
         children |= helpers
         children |= _held_children(comp, imported, children, kept)
