@@ -89,8 +89,9 @@ class ControlPlaneClusterSpec(BaseModel):
         default=True, description="Zone-redundant Kubernetes control plane.")
 
 
-class HypervisorClusterSpec(BaseModel):
-    """A pool of hypervisor nodes that tenant OpenStack clusters run their VMs on."""
+class PoolSpec(BaseModel):
+    """What every IronCore pool (hypervisor, storage) states first: where it is, its name and
+    Kubernetes version. Subclasses add their fields after these, in the XRD's order."""
 
     model_config = _Spec
 
@@ -101,6 +102,11 @@ class HypervisorClusterSpec(BaseModel):
     kubernetesVersion: str | None = Field(
         default=None, pattern=KUBERNETES_VERSION,
         description="Kubernetes version; defaults to the region's.")
+
+
+class HypervisorClusterSpec(PoolSpec):
+    """A pool of hypervisor nodes that tenant OpenStack clusters run their VMs on."""
+
     workers: int = Field(ge=1, le=1000, description="Hypervisor nodes (the autoscaler minimum).")
     maxWorkers: int | None = Field(
         default=None, ge=1, le=1000,
@@ -135,18 +141,9 @@ class Ceph(BaseModel):
                                    description="Replicas of tenant block pools.")
 
 
-class StorageClusterSpec(BaseModel):
+class StorageClusterSpec(PoolSpec):
     """A pool of storage nodes running Ceph (Rook), shared by tenant OpenStack clusters."""
 
-    model_config = _Spec
-
-    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
-                        description="Region, e.g. eu-de-1.")
-    name: PoolName | None = Field(
-        default=None, description="Pool (and Shoot) name; defaults to the claim's name.")
-    kubernetesVersion: str | None = Field(
-        default=None, pattern=KUBERNETES_VERSION,
-        description="Kubernetes version; defaults to the region's.")
     workers: int = Field(default=3, ge=1, le=1000, description="Storage nodes.")
     labels: dict[str, str] = Field(
         default_factory=dict,

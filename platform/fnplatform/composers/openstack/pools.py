@@ -21,6 +21,7 @@ from fnplatform.composers.openstack.gardener import (
 from fnplatform.composers.openstack.model import (
     ControlPlaneClusterSpec,
     HypervisorClusterSpec,
+    PoolSpec,
     Settings,
     StorageClusterSpec,
 )
@@ -55,7 +56,6 @@ def compose_control_plane_cluster(comp: Composition) -> None:
     """The region's control-plane cluster."""
     spec = parse(ControlPlaneClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
-    name = pool_name(comp, None)
     worker = WorkerPool(
         name="system",
         machine_type=spec.machineType or settings.gardener.machineClass,
@@ -63,14 +63,9 @@ def compose_control_plane_cluster(comp: Composition) -> None:
         maximum=spec.workers,
         volume_size=spec.volumeSize,
     )
-    request = ShootRequest(
-        name=name,
-        region=spec.region,
-        kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
-        workers=(worker,),
-        labels=_labels(name, "control-plane", spec.region, {}),
-        high_availability=spec.highAvailability,
-    )
+    request = _shoot_request(pool_name(comp, None), "control-plane", spec, settings,
+                             worker=worker, user_labels={},
+                             high_availability=spec.highAvailability)
     _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
 
 
@@ -78,23 +73,10 @@ def compose_hypervisor_cluster(comp: Composition) -> None:
     """A hypervisor pool."""
     spec = parse(HypervisorClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
-    name = pool_name(comp, spec.name)
-    worker = WorkerPool(
-        name="hypervisor",
-        machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
-        minimum=spec.workers,
-        maximum=spec.maxWorkers or spec.workers,
-        zone=spec.ironcore.machinePool,
-        volume_size=settings.gardener.workerVolumeSize,
-        labels=tuple(sorted(spec.labels.items())),
-    )
-    request = ShootRequest(
-        name=name,
-        region=spec.region,
-        kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
-        workers=(worker,),
-        labels=_labels(name, "hypervisor", spec.region, spec.labels),
-    )
+    worker = _ironcore_worker("hypervisor", spec, settings, maximum=spec.maxWorkers or spec.workers,
+                              labels=spec.labels)
+    request = _shoot_request(pool_name(comp, spec.name), "hypervisor", spec, settings,
+                             worker=worker, user_labels=spec.labels)
     _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
 
 
@@ -102,26 +84,44 @@ def compose_storage_cluster(comp: Composition) -> None:
     """A Ceph storage pool."""
     spec = parse(StorageClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
-    name = pool_name(comp, spec.name)
-    worker = WorkerPool(
-        name="storage",
+    worker = _ironcore_worker("storage", spec, settings, maximum=spec.workers, labels={
+        **spec.labels, "c5c3.io/ceph-device-class": spec.ceph.deviceClass})
+    request = _shoot_request(pool_name(comp, spec.name), "storage", spec, settings,
+                             worker=worker, user_labels=spec.labels)
+    _compose_pool(comp, request, settings, node_count=spec.workers,
+                  capacity=spec.ceph.targetCapacity)
+
+
+def _ironcore_worker(
+    kind: str, spec: HypervisorClusterSpec | StorageClusterSpec, settings: Settings, *,
+    maximum: int, labels: dict[str, str],
+) -> WorkerPool:
+    """The one worker pool of an IronCore pool, from ``spec.workers`` to ``maximum`` nodes."""
+    return WorkerPool(
+        name=kind,
         machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
         minimum=spec.workers,
-        maximum=spec.workers,
+        maximum=maximum,
         zone=spec.ironcore.machinePool,
         volume_size=settings.gardener.workerVolumeSize,
-        labels=tuple(sorted({**spec.labels, "c5c3.io/ceph-device-class":
-                             spec.ceph.deviceClass}.items())),
+        labels=tuple(sorted(labels.items())),
     )
-    request = ShootRequest(
+
+
+def _shoot_request(
+    name: str, kind: str, spec: ControlPlaneClusterSpec | PoolSpec, settings: Settings, *,
+    worker: WorkerPool, user_labels: dict[str, str], high_availability: bool = False,
+) -> ShootRequest:
+    """The Shoot pool ``name`` of ``kind`` asks for, in the spec's region and version (else
+    the region's)."""
+    return ShootRequest(
         name=name,
         region=spec.region,
         kubernetes_version=spec.kubernetesVersion or settings.gardener.kubernetesVersion,
         workers=(worker,),
-        labels=_labels(name, "storage", spec.region, spec.labels),
+        labels=_labels(name, kind, spec.region, user_labels),
+        high_availability=high_availability,
     )
-    _compose_pool(comp, request, settings, node_count=spec.workers,
-                  capacity=spec.ceph.targetCapacity)
 
 
 def _labels(name: str, kind: str, region: str, user: dict[str, str]) -> tuple[tuple[str, str], ...]:
