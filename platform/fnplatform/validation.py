@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -351,3 +351,13 @@ def ordered(low: str, high: str) -> Any:
         return model
 
     return model_validator(mode="after")(check)
+
+
+class SecretKeyRef(BaseModel):
+    """A key of a Secret in the Crossplane namespace (a credential an environment names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    namespace: str = Field("crossplane-system", min_length=1)
+    key: str = Field("credentials", min_length=1)

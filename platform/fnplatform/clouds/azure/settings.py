@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
-from fnplatform.validation import describe_pattern, ordered, parse
+from fnplatform.validation import SecretKeyRef, describe_pattern, ordered, parse
 
 
 class SystemPool(BaseModel):
@@ -45,16 +45,6 @@ class AzurePrivateNetwork(BaseModel):
         pattern=describe_pattern(SUBNET_ID, "a subnet id: the virtual network id, then "
                                  "/subnets/<name>"),
     )
-
-
-class SecretKeyRef(BaseModel):
-    """A key of a Secret in the Crossplane namespace."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    namespace: str = Field("crossplane-system", min_length=1)
-    key: str = Field("credentials", min_length=1)
 
 
 class ClusterIdentity(BaseModel):

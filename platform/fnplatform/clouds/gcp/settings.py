@@ -10,17 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fnplatform.composition import Composition
-from fnplatform.validation import Cidr, describe_pattern, parse
-
-
-class SecretKeyRef(BaseModel):
-    """A key of a Secret in the Crossplane namespace."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    namespace: str = Field("crossplane-system", min_length=1)
-    key: str = Field("credentials", min_length=1)
+from fnplatform.validation import Cidr, SecretKeyRef, describe_pattern, parse
 
 
 class ClusterIdentity(BaseModel):
