@@ -99,19 +99,20 @@ def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
     """The seed's validate-region step: every region the endpoint uses must be allowed."""
     regions.check_region(comp, spec.cloud, spec.platform, spec.region, "spec.region")
     if spec.failoverPolicy is not None:
-        secondary = spec.failoverPolicy.secondaryRegion
-        regions.check_region(comp, spec.cloud, spec.platform, secondary,
+        _check_second_region(comp, spec, spec.failoverPolicy.secondaryRegion,
                              "spec.failoverPolicy.secondaryRegion")
-        if secondary == spec.region:
-            raise InputError("spec.failoverPolicy.secondaryRegion",
-                             f"must differ from spec.region ({spec.region})")
     if spec.recording.replicationRegion is not None:
-        target = spec.recording.replicationRegion
-        regions.check_region(comp, spec.cloud, spec.platform, target,
+        _check_second_region(comp, spec, spec.recording.replicationRegion,
                              "spec.recording.replicationRegion")
-        if target == spec.region:
-            raise InputError("spec.recording.replicationRegion",
-                             f"must differ from spec.region ({spec.region})")
+
+
+def _check_second_region(
+    comp: Composition, spec: ContactCenterSpec, region: str, field: str
+) -> None:
+    """A failover or replication region (``field``): allowed, and not the primary one."""
+    regions.check_region(comp, spec.cloud, spec.platform, region, field)
+    if region == spec.region:
+        raise InputError(field, f"must differ from spec.region ({spec.region})")
 
 
 def _place(comp: Composition, spec: ContactCenterSpec) -> None:
