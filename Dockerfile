@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Build a wheel, install it with the locked runtime dependencies (requirements.lock) into a venv,
+# Build a wheel, install it with the locked runtime dependencies (requirements.lock, exported from
+# uv.lock by `make lock`, every file checked against its hash) into a venv,
 # ship the venv on a slim runtime as a non-root user.
 #
 # The base image is pinned to a Python patch release; pin its digest too when you publish
@@ -16,7 +17,7 @@ COPY function ./function
 COPY platform ./platform
 RUN python -m build --wheel --outdir /dist \
  && python -m venv /venv \
- && /venv/bin/pip install --no-cache-dir -r requirements.lock \
+ && /venv/bin/pip install --no-cache-dir --require-hashes -r requirements.lock \
  && /venv/bin/pip install --no-cache-dir --no-deps /dist/*.whl \
  && /venv/bin/pip check
 

@@ -8,17 +8,32 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: setup crank render serve generate test test-e2e lint bench package lock clean
+.PHONY: uv setup crank render serve generate test test-e2e lint bench package lock lock-check clean
 
-$(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+# Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
+# hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
+# bootstrapped from PyPI into .bin/uv-<version>, pinned with hashes in tools/uv-requirements.txt.
+UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' tools/uv-requirements.txt)
+UV_HOME := .bin/uv-$(UV_VERSION)
+UV := $(UV_HOME)/bin/uv
+# Never let uv download a Python: use the interpreter named above.
+export UV_PYTHON_DOWNLOADS := never
+# requirements.lock as `make lock` writes it: a header, then uv's export (runtime closure, hashes)
+RUNTIME_LOCK := { echo "\# The image's runtime dependencies with hashes, exported from uv.lock by \`make lock\`; do not edit."; \
+  $(UV) export --frozen --no-dev --no-emit-project --no-header --format requirements-txt --quiet; }
 
-$(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+$(UV): tools/uv-requirements.txt
+	$(PYTHON) -m venv $(UV_HOME)
+	$(UV_HOME)/bin/python -m pip install --quiet --require-hashes -r tools/uv-requirements.txt
 	touch $@
 
-## setup: virtualenv with the package and dev tools (no Crossplane CLI needed)
+# --locked: install exactly uv.lock, and fail (instead of re-resolving) when pyproject.toml
+# changed without `make lock`.
+$(VENV)/.installed: pyproject.toml uv.lock $(UV)
+	$(UV) sync --locked --extra dev --python $(PYTHON)
+	touch $@
+
+## setup: .venv with exactly the locked package and dev tools (no Crossplane CLI needed)
 setup: $(VENV)/.installed
 
 ## crank: .bin/crank -> a supported `crossplane` on PATH, else the pinned one built with go
@@ -47,7 +62,7 @@ test-e2e: setup
 	$(PY) -m pytest -q -m e2e
 
 ## lint: ruff, mypy, and generated files up to date
-lint: setup
+lint: setup lock-check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
@@ -57,9 +72,22 @@ lint: setup
 package: crank
 	tools/build-package.sh
 
-## lock: rewrite requirements.lock (the image's runtime dependencies) from pyproject.toml
-lock: setup
-	$(PY) tools/lock_requirements.py
+## uv: bootstrap the pinned uv into .bin/ and print its path (tests use it)
+uv: $(UV)
+	@echo $(UV)
+
+## lock: re-resolve every dependency to the newest allowed by pyproject.toml (uv.lock), and
+## export the image's runtime closure (requirements.lock); `git diff` shows what moved
+lock: $(UV)
+	$(UV) lock --upgrade --python $(PYTHON)
+	$(RUNTIME_LOCK) > requirements.lock
+
+## lock-check: uv.lock matches pyproject.toml and requirements.lock matches uv.lock
+lock-check: $(UV)
+	@$(UV) lock --check --quiet --python $(PYTHON) \
+	  || { echo "uv.lock does not match pyproject.toml: run make lock"; exit 1; }
+	@$(RUNTIME_LOCK) | diff -u requirements.lock - \
+	  || { echo "requirements.lock is stale: run make lock"; exit 1; }
 
 ## bench: the benchmark (bench/run.py) when present
 bench: setup

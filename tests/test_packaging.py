@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -12,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL = {"function", "fnplatform"}
@@ -53,11 +57,11 @@ def test_every_runtime_import_is_a_declared_dependency():
 
 def test_the_wheel_carries_every_module_and_template(tmp_path):
     """Helm values templates are data files: a wheel without them composes no cluster."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(tmp_path), str(REPO)],
-        check=True,
-    )
+    subprocess.run(  # the PEP 517 hook pip or uv would call, with the locked hatchling
+        [sys.executable, "-c",
+         f"from hatchling.build import build_wheel; build_wheel({str(tmp_path)!r})"],
+        cwd=REPO, check=True,
+    )  # fmt: skip
     (wheel,) = tmp_path.glob("function_platform-*.whl")
     shipped = set(zipfile.ZipFile(wheel).namelist())
     sources = [
@@ -143,17 +147,92 @@ def test_the_license_file_matches_pyproject():
     assert "END OF TERMS AND CONDITIONS" in text
 
 
-def test_the_image_installs_the_locked_dependencies_on_a_pinned_base():
-    lock = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "lock_requirements.py"), "--check"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert lock.returncode == 0, lock.stderr
-    dockerfile = (REPO / "Dockerfile").read_text()
-    assert "pip install --no-cache-dir -r requirements.lock" in dockerfile
-    assert "--no-deps /dist/*.whl" in dockerfile
-    import re
+def uv() -> str:
+    """The pinned uv (tools/uv-requirements.txt), bootstrapped into .bin/ by `make uv`."""
+    made = subprocess.run(
+        ["make", "-s", "uv"], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    return str(REPO / made.stdout.strip().splitlines()[-1])
 
+
+def locked_versions() -> dict[str, str]:
+    """Canonical name -> version, for every package uv.lock pins (the project itself aside)."""
+    lock = tomllib.loads((REPO / "uv.lock").read_text())
+    return {
+        canonicalize_name(package["name"]): package["version"]
+        for package in lock["package"]
+        if "editable" not in package["source"] and "virtual" not in package["source"]
+    }
+
+
+def installed_versions(python: Path) -> dict[str, str]:
+    """Canonical name -> version of every distribution installed for ``python``."""
+    listing = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m, json;"
+         "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    versions: dict[str, str] = json.loads(listing.stdout)
+    return {canonicalize_name(name): version for name, version in versions.items()}
+
+
+def test_the_locks_match_pyproject_and_each_other():
+    """uv.lock resolves pyproject.toml as it is, and requirements.lock is uv.lock's export."""
+    check = subprocess.run(
+        ["make", "-s", "lock-check"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    pins = (REPO / "requirements.lock").read_text()
+    runtime = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", pins, re.MULTILINE))
+    locked = locked_versions()
+    assert runtime, "requirements.lock pins nothing"
+    assert {canonicalize_name(n): v for n, v in runtime.items()}.items() <= locked.items()
+    # every pin carries hashes, so pip installs the image with --require-hashes
+    assert pins.count("--hash=sha256:") >= len(runtime)
+
+
+def test_this_environment_is_the_locked_one():
+    """`make setup` installed exactly what uv.lock pins: the tests run on the locked versions."""
+    installed = installed_versions(Path(sys.executable))
+    locked = locked_versions()
+    drift = {n: (v, locked.get(n)) for n, v in installed.items()
+             if n != "function-platform" and locked.get(n) != v}  # fmt: skip
+    assert not drift, f"installed (version, locked version) differ: {drift}"
+
+
+def test_environments_built_from_the_locks_have_the_locked_versions(tmp_path):
+    """A fresh dev environment (uv.lock) and a fresh image environment (requirements.lock, hashes
+    required, as the Dockerfile installs it) get exactly the locked versions on any later day."""
+    tool = uv()
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never",
+           "UV_PROJECT_ENVIRONMENT": str(tmp_path / "dev")}  # fmt: skip
+    env.pop("VIRTUAL_ENV", None)
+    python = sys.executable
+    subprocess.run([tool, "sync", "--locked", "--extra", "dev", "--quiet", "--python", python],
+                   cwd=REPO, env=env, check=True)  # fmt: skip
+    subprocess.run([tool, "venv", "--quiet", "--python", python, str(tmp_path / "image")],
+                   env=env, check=True)  # fmt: skip
+    image_python = str(tmp_path / "image" / "bin" / "python")
+    subprocess.run([tool, "pip", "install", "--quiet", "--require-hashes", "--python", image_python,
+                    "-r", str(REPO / "requirements.lock")],
+                   env=env, check=True)  # fmt: skip
+    locked = locked_versions()
+    dev = installed_versions(tmp_path / "dev" / "bin" / "python")
+    image = installed_versions(tmp_path / "image" / "bin" / "python")
+    for name, versions in (("dev", dev), ("image", image)):
+        versions.pop("function-platform", None)
+        assert versions, name
+        assert versions.items() <= locked.items(), (name, versions.items() - locked.items())
+    # the dev closure holds the pinned tools; the image holds the runtime closure and no dev tool
+    assert {"ruff", "mypy", "pytest", "pydantic", "grpcio"} <= dev.keys()
+    assert {"pydantic", "grpcio", "crossplane-function-sdk-python"} <= image.keys()
+    assert not {"ruff", "mypy", "pytest"} & image.keys()
+
+
+def test_the_image_installs_the_locked_dependencies_on_a_pinned_base():
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert "pip install --no-cache-dir --require-hashes -r requirements.lock" in dockerfile
+    assert "--no-deps /dist/*.whl" in dockerfile
     (base,) = re.findall(r"^ARG PYTHON_IMAGE=(\S+)$", dockerfile, re.MULTILINE)
     assert re.fullmatch(r"python:3\.11\.\d+-slim-\w+(@sha256:[0-9a-f]{64})?", base), base
     assert dockerfile.count("FROM ${PYTHON_IMAGE}") == 2
