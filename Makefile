@@ -18,6 +18,8 @@ UV_HOME := .bin/uv-$(UV_VERSION)
 UV := $(UV_HOME)/bin/uv
 # Never let uv download a Python: use the interpreter named above.
 export UV_PYTHON_DOWNLOADS := never
+# Trust the machine's certificate store (as pip does), not only uv's bundled roots: a proxy's CA works.
+export UV_SYSTEM_CERTS := 1
 # requirements.lock as `make lock` writes it: a header, then uv's export (runtime closure, hashes)
 RUNTIME_LOCK := { echo "\# The image's runtime dependencies with hashes, exported from uv.lock by \`make lock\`; do not edit."; \
   $(UV) export --frozen --no-dev --no-emit-project --no-header --format requirements-txt --quiet; }

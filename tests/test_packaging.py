@@ -204,7 +204,7 @@ def test_environments_built_from_the_locks_have_the_locked_versions(tmp_path):
     """A fresh dev environment (uv.lock) and a fresh image environment (requirements.lock, hashes
     required, as the Dockerfile installs it) get exactly the locked versions on any later day."""
     tool = uv()
-    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never",
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_SYSTEM_CERTS": "1",
            "UV_PROJECT_ENVIRONMENT": str(tmp_path / "dev")}  # fmt: skip
     env.pop("VIRTUAL_ENV", None)
     python = sys.executable
