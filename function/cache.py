@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from function.__version__ import __version__
+from function.dispatch import Call
 
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
 MEMOS_MAX = 16 * 1024 * 1024
@@ -53,6 +54,7 @@ class Lookup:
     key: bytes
     tag: str
     response: bytes | None
+    call: Call | None = None  # what the cached answer was (module, kind, outcome), for metrics
 
 
 @dataclass
@@ -61,6 +63,7 @@ class Stored:
 
     meta: bytes
     rest: bytes
+    call: Call | None = None
 
     @property
     def cost(self) -> int:
@@ -95,10 +98,14 @@ def _field(number: int, data: bytes) -> bytes:
 class ResponseCache:
     """Responses by canonical request content; LRU within ``limit_bytes``."""
 
-    def __init__(self, limit_bytes: int, max_send: int, version: str = __version__) -> None:
+    def __init__(
+        self, limit_bytes: int, max_send: int, version: str = __version__, settings: str = ""
+    ) -> None:
+        """``settings``: the server's flags that change answers (the TTL defaults), in the key."""
         self.limit_bytes = limit_bytes
         self.max_send = max_send
         self.version = version
+        self.settings = settings
         self.size = 0
         self.hits = 0
         self.misses = 0
@@ -118,7 +125,9 @@ class ResponseCache:
         if not request.meta.ListFields():  # nothing else in meta: as if it were not sent
             request.ClearField("meta")
         digest = hashlib.sha256()
-        digest.update(f"function-platform {self.version} max-send {self.max_send}\n".encode())
+        digest.update(
+            f"function-platform {self.version} max-send {self.max_send} {self.settings}\n".encode()
+        )
         digest.update(request.SerializeToString(deterministic=True))
         return digest.digest()
 
@@ -138,13 +147,14 @@ class ResponseCache:
                 return Lookup(key, tag, None)
             self._entries.move_to_end(key)
             self.hits += 1
-        return Lookup(key, tag, stored.answer(tag))
+        return Lookup(key, tag, stored.answer(tag), stored.call)
 
-    def store(self, lookup: Lookup, response: bytes) -> None:
+    def store(self, lookup: Lookup, response: bytes, call: Call | None = None) -> None:
         """Remember ``response`` (the answer to ``lookup``'s request) if it is safe to reuse."""
         stored = _storable(response, lookup.tag)
         if stored is None or stored.cost > self.limit_bytes:
             return
+        stored.call = call
         with self._lock:
             previous = self._entries.pop(lookup.key, None)
             if previous is not None:

@@ -6,8 +6,10 @@ import asyncio
 import sys
 
 import click
+from fnplatform.input import PhaseTTL, duration_seconds
 
 from function.__version__ import __version__
+from function.metrics import parse_address
 from function.requestlog import LOG_FORMATS, configure
 from function.server import MIB, ServerConfig, StartupError, serve
 
@@ -41,6 +43,44 @@ class Size(click.ParamType):
         if size < 1:
             self.fail(f"{value!r} must be positive", param, ctx)
         return size
+
+
+class Duration(click.ParamType):
+    """A duration as the step input writes one (``10s``, ``5m``, ``1m30s``), in seconds."""
+
+    name = "duration"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        """``5m`` -> 300.0."""
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = duration_seconds(str(value).strip())
+        except ValueError as err:
+            self.fail(f"{value!r} {err}", param, ctx)
+        if seconds <= 0:
+            self.fail(f"{value!r} must be longer than 0s", param, ctx)
+        return seconds
+
+
+class Address(click.ParamType):
+    """``host:port``, ``:port`` or ``[ipv6]:port``; empty turns the endpoint off."""
+
+    name = "address"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> str:
+        """The address unchanged once it parses."""
+        text = str(value).strip()
+        if text:
+            try:
+                parse_address(text)
+            except ValueError as err:
+                self.fail(str(err), param, ctx)
+        return text
 
 
 @click.command()
@@ -89,6 +129,19 @@ class Size(click.ParamType):
     help="Reuse the answer to a request whose content (all but its tag) was answered before, "
     "within this many MiB (least recently used first); 0 composes every request.",
 )
+@click.option(
+    "--metrics-address", default=":8080", show_default=True, type=Address(),
+    help="Serve Prometheus metrics at this address (host:port, :port); empty: off.",
+)
+@click.option(
+    "--ttl-waiting", default="10s", show_default=True, type=Duration(),
+    help="Response TTL while the function holds resources back or they are not Ready, for "
+    "step inputs that set no ttl: Crossplane calls again this soon.",
+)
+@click.option(
+    "--ttl-ready", default="5m", show_default=True, type=Duration(),
+    help="Response TTL once everything is composed and Ready, for step inputs that set no ttl.",
+)
 def cli(  # noqa: PLR0917 - one parameter per flag
     debug: bool,
     log_format: str,
@@ -101,6 +154,9 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     processes: int,
     switch_interval_ms: float,
     response_cache_mib: int,
+    metrics_address: str,
+    ttl_waiting: float,
+    ttl_ready: float,
 ) -> None:
     """Serve function-platform, a Crossplane composition function."""
     configure(debug, log_format)
@@ -115,6 +171,8 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         switch_interval_ms=switch_interval_ms,
         log_requests=debug,
         response_cache_mib=response_cache_mib,
+        ttl=PhaseTTL(waiting=ttl_waiting, ready=ttl_ready),
+        metrics_address=metrics_address,
     )
     try:
         asyncio.run(serve(config))

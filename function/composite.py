@@ -28,6 +28,12 @@ def _apis() -> dict[str, tuple[ApiDefinition, ...]]:
     return composite_apis()
 
 
+@functools.cache
+def known_kinds() -> frozenset[str]:
+    """Every composite kind a module of this release composes (the metrics' kind label)."""
+    return frozenset(api.kind for apis in _apis().values() for api in apis)
+
+
 def _text(struct: struct_pb2.Struct, key: str) -> str:
     value = struct.fields.get(key)
     return value.string_value if value is not None else ""

@@ -8,21 +8,23 @@ the module, while the traceback goes to the function's own log only.
 from __future__ import annotations
 
 import functools
+import time
 import traceback
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
-from fnplatform.input import Input
+from fnplatform.input import Input, PhaseTTL
 from fnplatform.runner import Composer, compose
 from fnplatform.structs import struct_to_dict
 from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
-from function.composite import check_composite_api
+from function.composite import check_composite_api, known_kinds
 
 
 @functools.cache
@@ -100,8 +102,47 @@ def _require_kind(value: struct_pb2.Value, kind: str, field: str, reason: str) -
         raise CompositionError(field, reason)
 
 
-def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+Outcome = Literal["ok", "warning", "fatal", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """What one call was, in values safe for metric labels: never a name or user data.
+
+    ``module`` is one this release composes (or ``unknown``), ``kind`` a composite kind one
+    of its modules composes (or ``other``): both bounded, whatever a request carries.
+    ``outcome``: ``error`` is an internal error (a bug), ``fatal`` bad input reported to the
+    user, ``warning`` a response carrying warnings.
+    """
+
+    module: str
+    kind: str
+    outcome: Outcome
+    resources: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """A composed response with what the metrics need: the call and the seconds it took."""
+
+    response: bytes
+    call: Call
+    seconds: float
+
+
+def run(
+    request: fnv1.RunFunctionRequest,
+    ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
+) -> fnv1.RunFunctionResponse:
     """Compose ``request``; always returns a well-formed response."""
+    return run_with_outcome(request, ttl)[0]
+
+
+def run_with_outcome(
+    request: fnv1.RunFunctionRequest, ttl: PhaseTTL
+) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
+    """:func:`run`, and the module that answered and how (see :class:`Call`)."""
     module = "unknown"
     try:
         step = parse_input(request)
@@ -109,17 +150,26 @@ def run(request: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module])
+        rsp = compose(request, step, _composers()[module], ttl)
         for warning in pruned:
             response.warning(rsp, warning)
-        return rsp
     except CompositionError as err:
-        return fatal(request, str(err))
+        return fatal(request, str(err)), module, "fatal"
     except Exception as err:
         log_failure(err, module, request.meta.tag)
-        return fatal(
-            request, f"internal error in module {module}: {type(err).__name__}; see function logs"
-        )
+        message = f"internal error in module {module}: {type(err).__name__}; see function logs"
+        return fatal(request, message), module, "error"
+    severities = {result.severity for result in rsp.results}
+    if fnv1.SEVERITY_FATAL in severities:
+        return rsp, module, "fatal"
+    return rsp, module, "warning" if fnv1.SEVERITY_WARNING in severities else "ok"
+
+
+def kind_of(request: fnv1.RunFunctionRequest) -> str:
+    """The composite's kind when a module of this release composes it, else ``other``."""
+    composite = request.observed.composite.resource
+    kind = composite.fields["kind"].string_value if "kind" in composite.fields else ""
+    return kind if kind in known_kinds() else "other"
 
 
 def log_failure(err: Exception, module: str, tag: str) -> None:
@@ -150,24 +200,44 @@ def fatal(request: fnv1.RunFunctionRequest, message: str) -> fnv1.RunFunctionRes
 SIZE_WARNING_RATIO = 0.8
 
 
-def run_bytes(request: bytes, max_send: int = 4 * 1024 * 1024) -> bytes:
+def run_bytes(
+    request: bytes,
+    max_send: int = 4 * 1024 * 1024,
+    ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
+) -> bytes:
     """Serialized request in, deterministically serialized response out (for any executor).
 
     A response over ``max_send`` bytes would fail in gRPC with an opaque error, so it becomes a
     fatal result saying so; one above 80% of it carries a warning.
     """
+    return compose_bytes(request, max_send, ttl).response
+
+
+def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
+    """:func:`run_bytes` with the call's description and its composing time, for the metrics.
+
+    Runs in the executor (a thread or a worker process): what it returns is small and
+    picklable, so the server process records the metrics whatever the executor.
+    """
+    started = time.perf_counter()
     parsed = fnv1.RunFunctionRequest()
     try:
         parsed.ParseFromString(request)
     except Exception:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
-        return rsp.SerializeToString(deterministic=True)
-    rsp = run(parsed)
+        out = rsp.SerializeToString(deterministic=True)
+        return Composed(out, Call("unknown", "other", "fatal", 0, len(out)),
+                        time.perf_counter() - started)
+    rsp, module, outcome = run_with_outcome(parsed, ttl)
     out = rsp.SerializeToString(deterministic=True)
-    if len(out) <= max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
-        return out
-    return limit_size(parsed, rsp, max_send, len(out)).SerializeToString(deterministic=True)
+    if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
+        rsp = limit_size(parsed, rsp, max_send, len(out))
+        out = rsp.SerializeToString(deterministic=True)
+        over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
+        outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
+    call = Call(module, kind_of(parsed), outcome, len(rsp.desired.resources), len(out))
+    return Composed(out, call, time.perf_counter() - started)
 
 
 def limit_size(

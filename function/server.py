@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
+from fnplatform.input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
-from function.dispatch import run_bytes
+from function.dispatch import compose_bytes
+from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 
 MIB = 1024 * 1024
@@ -46,6 +49,13 @@ class ServerConfig:
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
     log_requests: bool = False  # one debug line per request (function/requestlog.py)
+    ttl: PhaseTTL = field(default_factory=PhaseTTL)  # step inputs without a ttl get these
+    metrics_address: str = ""  # "": no metrics endpoint (the CLI's default is :8080)
+
+    @property
+    def settings(self) -> str:
+        """The settings that change an answer besides the request (the response cache's key)."""
+        return f"ttl {self.ttl.waiting}/{self.ttl.ready}"
 
 
 def _identity(data: bytes) -> bytes:
@@ -57,7 +67,8 @@ class Handler:
 
     The cache is looked up on the event loop: a hit costs a parse, a deterministic
     serialization and a digest of the request, about what the SDK's own server spends
-    reading it, and no hand-over to a composing thread.
+    reading it, and no hand-over to a composing thread. Metrics, when on, are recorded here,
+    in the server process, whatever the executor.
     """
 
     def __init__(
@@ -65,21 +76,48 @@ class Handler:
         executor: concurrent.futures.Executor,
         max_send: int,
         cache: ResponseCache | None = None,
+        *,
+        ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
+        metrics: Metrics | None = None,
+        workers: Workers | None = None,
     ) -> None:
         self.executor = executor
         self.max_send = max_send
         self.cache = cache
+        self.ttl = ttl
+        self.metrics = metrics
+        self.workers = workers or Workers(0)
 
     async def run_function(self, request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         """RunFunction for either protocol version."""
+        metrics = self.metrics
+        if metrics is None:
+            return await self._answer(request)
+        metrics.in_flight.inc()
+        try:
+            return await self._answer(request)
+        finally:
+            metrics.in_flight.dec()
+
+    async def _answer(self, request: bytes) -> bytes:
         lookup = self.cache.lookup(request) if self.cache is not None else None
         if lookup is not None and lookup.response is not None:
+            if self.metrics is not None and lookup.call is not None:  # stored by _answer
+                self.metrics.answered(lookup.call)
             return lookup.response
         loop = asyncio.get_running_loop()
-        response = await loop.run_in_executor(self.executor, run_bytes, request, self.max_send)
+        self.workers.busy += 1
+        try:
+            composed = await loop.run_in_executor(
+                self.executor, compose_bytes, request, self.max_send, self.ttl
+            )
+        finally:
+            self.workers.busy -= 1
         if lookup is not None and self.cache is not None:
-            self.cache.store(lookup, response)
-        return response
+            self.cache.store(lookup, composed.response, composed.call)
+        if self.metrics is not None:
+            self.metrics.composed(composed.call, composed.seconds)
+        return composed.response
 
 
 def response_cache(config: ServerConfig) -> ResponseCache | None:
@@ -87,7 +125,7 @@ def response_cache(config: ServerConfig) -> ResponseCache | None:
     responses, _ = budget(config.response_cache_mib * MIB)
     if responses <= 0:
         return None
-    return ResponseCache(responses, config.max_send_message_size)
+    return ResponseCache(responses, config.max_send_message_size, settings=config.settings)
 
 
 def size_memos(response_cache_mib: int) -> None:
@@ -103,8 +141,12 @@ def build_server(
     config: ServerConfig,
     executor: concurrent.futures.Executor,
     cache: ResponseCache | None = None,
+    metrics: Metrics | None = None,
 ) -> grpc.aio.Server:
-    """A configured, not yet started server (``cache`` defaults to the one config asks for)."""
+    """A configured, not yet started server (``cache`` defaults to the one config asks for).
+
+    ``metrics``: instruments to record into (serving them is :func:`serve`'s business).
+    """
     options = [
         ("grpc.max_receive_message_length", config.max_recv_message_size),
         ("grpc.max_send_message_length", config.max_send_message_size),
@@ -115,7 +157,13 @@ def build_server(
     server = grpc.aio.server(options=options)
     if cache is None:
         cache = response_cache(config)
-    handler = Handler(executor, config.max_send_message_size, cache)
+    workers = metrics.workers if metrics is not None else Workers(pool_size(config.processes))
+    handler = Handler(
+        executor, config.max_send_message_size, cache, ttl=config.ttl, metrics=metrics,
+        workers=workers,
+    )
+    if metrics is not None:
+        metrics.cache = cache
     behaviour = logged(handler.run_function) if config.log_requests else handler.run_function
     method = grpc.unary_unary_rpc_method_handler(
         behaviour, request_deserializer=_identity, response_serializer=_identity
@@ -174,6 +222,11 @@ def _bind(add_port: object, address: str) -> None:
         raise StartupError(msg)
 
 
+def pool_size(processes: int) -> int:
+    """Compositions the executor runs at once: ``processes``, else Python's thread default."""
+    return processes if processes > 0 else min(32, (os.cpu_count() or 1) + 4)
+
+
 def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.futures.Executor:
     """Threads by default; a process pool when ``processes`` > 0."""
     if processes > 0:
@@ -183,7 +236,7 @@ def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.fu
             processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm,
             initargs=(response_cache_mib,),
         )
-    return concurrent.futures.ThreadPoolExecutor(thread_name_prefix="compose")
+    return concurrent.futures.ThreadPoolExecutor(pool_size(0), thread_name_prefix="compose")
 
 
 def _warm(response_cache_mib: int = 64) -> None:
@@ -223,11 +276,23 @@ async def serve(config: ServerConfig) -> None:
     sys.setswitchinterval(config.switch_interval_ms / 1000)
     size_memos(config.response_cache_mib)
     executor = make_executor(config.processes, config.response_cache_mib)
-    server = build_server(config, executor)
+    metrics = (
+        Metrics(config.max_send_message_size, Workers(pool_size(config.processes)))
+        if config.metrics_address else None
+    )
+    server = build_server(config, executor, metrics=metrics)
+    metrics_server = None
+    if metrics is not None:
+        try:
+            metrics_server, _ = serve_metrics(metrics, config.metrics_address)
+        except OSError as err:
+            msg = f"cannot serve metrics on {config.metrics_address}: {err.strerror}"
+            raise StartupError(msg) from None
     await server.start()
     log.info(
         "serving", address=config.address, insecure=config.insecure, processes=config.processes,
-        response_cache_mib=config.response_cache_mib,
+        response_cache_mib=config.response_cache_mib, metrics_address=config.metrics_address,
+        ttl_waiting=config.ttl.waiting, ttl_ready=config.ttl.ready,
     )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -237,3 +302,5 @@ async def serve(config: ServerConfig) -> None:
     log.info("stopping", grace_period=config.grace_period)
     await server.stop(grace=config.grace_period)
     executor.shutdown(wait=False, cancel_futures=True)
+    if metrics_server is not None:
+        metrics_server.shutdown()

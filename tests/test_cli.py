@@ -33,7 +33,7 @@ def _function(*args: str) -> subprocess.CompletedProcess[str]:
 def _serve(port: int, *flags: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
-         *flags],
+         "--metrics-address=", *flags],
         cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
 

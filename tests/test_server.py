@@ -167,8 +167,8 @@ def test_plaintext_client_is_refused_by_a_tls_server(tls_server):
 def spawn(*args: str) -> subprocess.Popen[str]:
     """``python -m function`` with ``args``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "function", *args], cwd=ROOT, env=ENV, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "function", "--metrics-address=", *args], cwd=ROOT, env=ENV,
+        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
 
 

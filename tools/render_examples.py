@@ -207,7 +207,8 @@ def serve_function(port: int, log_path: Path | None = None) -> Iterator[subproce
     """Run ``python -m function --insecure`` on ``localhost:port`` for the duration."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])}
     log = log_path.open("wb") if log_path else subprocess.DEVNULL
-    command = [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}"]
+    command = [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
+               "--metrics-address="]  # renders run side by side: no fixed metrics port
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for_port(port, process)

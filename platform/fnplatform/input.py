@@ -7,14 +7,75 @@ This pydantic model is the single source of the Input CRD in ``package/input/`` 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 API_VERSION = "platform.fn.crossplane.io/v1beta1"
 MODULES = ("cluster", "async-actor", "contact-center", "environment", "openstack")
 Module = Literal["cluster", "async-actor", "contact-center", "environment", "openstack"]
 _DURATION = re.compile(r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$")
+_DURATION_PART = re.compile(r"([0-9]+(\.[0-9]+)?)(ms|s|m|h)")
+_DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+DURATION_HINT = "must be a duration such as 30s, 5m or 1h"
+
+
+def duration_seconds(text: str) -> float:
+    """``1m30s`` -> 90.0; a ValueError (saying what is expected) for anything else."""
+    if not _DURATION.match(text):
+        raise ValueError(DURATION_HINT)
+    return sum(
+        float(number) * _DURATION_UNITS[unit] for number, _, unit in _DURATION_PART.findall(text)
+    )
+
+
+def _duration(value: str | None) -> str | None:
+    if value is not None:
+        duration_seconds(value)
+    return value
+
+
+@dataclass(frozen=True)
+class PhaseTTL:
+    """Response TTLs in seconds by the composite's phase (the server's flag defaults).
+
+    Crossplane v2 requeues a composite after the shortest TTL of its pipeline's responses (with
+    realtime compositions, its default): while the function holds something back, a short TTL
+    brings Crossplane back soon to look again; once everything is composed and Ready, a long
+    one keeps idle composites cheap. docs/architecture.md cites the Crossplane source.
+    """
+
+    waiting: float = 10.0
+    ready: float = 300.0
+
+
+class TTL(BaseModel):
+    """The response TTL by phase; an unset phase takes the server's default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    waiting: str | None = Field(
+        None,
+        description="While resources are held back or not yet Ready (default: the server's "
+        "--ttl-waiting, 10s).",
+    )
+    ready: str | None = Field(
+        None,
+        description="Once everything is composed and Ready (default: the server's --ttl-ready, "
+        "5m).",
+    )
+
+    _waiting = field_validator("waiting")(_duration)
+    _ready = field_validator("ready")(_duration)
 
 
 class LabelValue(BaseModel):
@@ -56,6 +117,20 @@ class EnvironmentSource(BaseModel):
         return self
 
 
+_TTL_DESCRIPTION = (
+    "How soon Crossplane calls again: one duration for every phase (e.g. 60s), or {waiting, "
+    "ready}. Unset: the server's --ttl-waiting (10s) and --ttl-ready (5m)."
+)
+
+
+def _one_duration_for_every_phase(value: object) -> object:
+    """``ttl: 60s`` (the form before phases existed) means 60s waiting and 60s ready."""
+    if isinstance(value, str):
+        duration_seconds(value)  # the error names ``ttl`` itself, not a phase
+        return {"waiting": value, "ready": value}
+    return value
+
+
 class Input(BaseModel):
     """What a Composition's pipeline step passes to this function."""
 
@@ -68,24 +143,20 @@ class Input(BaseModel):
         default_factory=list,
         description="EnvironmentConfigs to select and merge in order; later entries win.",
     )
-    ttl: str = Field("60s", description="How long Crossplane may cache the response.")
+    ttl: Annotated[
+        TTL | None,
+        BeforeValidator(_one_duration_for_every_phase),
+        # A duration or an object: the CRD can only say "any", the model checks each form.
+        WithJsonSchema({"description": _TTL_DESCRIPTION}),
+    ] = None
     settings: dict[str, Any] = Field(
         default_factory=dict,
         description="Module-wide settings, merged under the environment's values.",
     )
 
-    @field_validator("ttl")
-    @classmethod
-    def _duration(cls, value: str) -> str:
-        if not _DURATION.match(value):
-            msg = "must be a duration such as 30s, 5m or 1h"
-            raise ValueError(msg)
-        return value
-
-    def ttl_seconds(self) -> float:
-        """The TTL in seconds."""
-        units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-        return sum(
-            float(number) * units[unit]
-            for number, _, unit in re.findall(r"([0-9]+(\.[0-9]+)?)(ms|s|m|h)", self.ttl)
-        )
+    def ttl_for(self, ready: bool, defaults: PhaseTTL) -> float:
+        """Seconds Crossplane may wait before calling again, for the composite's phase."""
+        chosen = None if self.ttl is None else (self.ttl.ready if ready else self.ttl.waiting)
+        if chosen is None:
+            return defaults.ready if ready else defaults.waiting
+        return duration_seconds(chosen)

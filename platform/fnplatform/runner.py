@@ -20,7 +20,7 @@ from fnplatform.errors import InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
 from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
-from fnplatform.input import Input
+from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
 from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
@@ -34,11 +34,17 @@ CAPABILITY_GAPS = "CapabilitiesAvailable"
 
 
 def compose(
-    request: fnv1.RunFunctionRequest, step: Input, composer: Composer
+    request: fnv1.RunFunctionRequest,
+    step: Input,
+    composer: Composer,
+    ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
 ) -> fnv1.RunFunctionResponse:
-    """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report."""
+    """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
+
+    The response's TTL follows the phase (:func:`set_ttl`): short while anything waits.
+    """
     rsp = response.to(request)
-    rsp.meta.ttl.CopyFrom(duration_pb2.Duration(seconds=int(step.ttl_seconds())))
+    set_ttl(rsp, step.ttl_for(False, ttl))
     composite = struct_to_dict(request.observed.composite.resource)
     selected = selections(step, composite)
     environment_requirements = requirements_of(selected)
@@ -72,7 +78,24 @@ def compose(
     declare(rsp, comp.requirements)
     finish(comp)
     write(comp, rsp)
+    if settled(comp, rsp):
+        set_ttl(rsp, step.ttl_for(True, ttl))
     return rsp
+
+
+def settled(comp: Composition, rsp: fnv1.RunFunctionResponse) -> bool:
+    """Everything is composed (nothing held back) and every composed resource is Ready."""
+    return not comp.notes.held and all(
+        rsp.desired.resources[name].ready == fnv1.READY_TRUE for name in comp.desired
+    )
+
+
+def set_ttl(rsp: fnv1.RunFunctionResponse, seconds: float) -> None:
+    """``rsp.meta.ttl`` = ``seconds`` (sub-second parts kept)."""
+    whole = int(seconds)
+    rsp.meta.ttl.CopyFrom(
+        duration_pb2.Duration(seconds=whole, nanos=round((seconds - whole) * 1e9))
+    )
 
 
 def stop_here(comp: Composition, not_yet: NotYet) -> None:
