@@ -41,7 +41,7 @@ OBJECTS = _objects()
 def test_the_install_set_is_numbered_in_apply_order():
     names = [p.name for p in sorted(INSTALL.glob("*.yaml"))]
     assert names == ["10-providers.yaml", "20-provider-configs.yaml", "30-keda.yaml",
-                     "40-function.yaml"]
+                     "40-function.yaml", "50-monitoring.yaml"]
 
 
 @pytest.mark.parametrize(("file", "obj"), OBJECTS,

@@ -183,6 +183,10 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
         stats["folders"][folder.name] = fstats
         for key in ("files", "crds", "before", "after"):
             stats[key] += fstats[key]
+    for folder_name, module in GO_MODULE_CRDS.items():
+        stats["folders"][folder_name] = derive_from_go_module(module, out / folder_name)
+        for key in ("files", "crds", "before", "after"):
+            stats[key] += stats["folders"][folder_name][key]
     # Drop output folders whose source is gone or no longer selected.
     if out.is_dir():
         for stale_dir in sorted(p for p in out.iterdir() if p.is_dir()):
@@ -191,6 +195,51 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
                     f.unlink()
                 if not any(stale_dir.iterdir()):
                     stale_dir.rmdir()
+    return stats
+
+
+#: CRDs ``../shared/crds`` does not hold, taken from a pinned Go module (the module proxy
+#: serves the upstream repository's tree): folder -> (module, version, files in it).
+GO_MODULE_CRDS = {
+    # The PodMonitor in examples/install/50-monitoring.yaml
+    "prometheus-operator": (
+        "github.com/prometheus-operator/prometheus-operator", "v0.85.0",
+        ("example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",),
+    ),
+}
+
+
+def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: Path
+                          ) -> dict[str, int]:
+    """Compact the named CRD files of a Go module, downloaded with ``go mod download``."""
+    import json
+    import shutil
+    import subprocess
+
+    path, version, files = module
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    listed = subprocess.run([go, "mod", "download", "-json", f"{path}@{version}"],
+                            capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
+    root = Path(json.loads(listed.stdout)["Dir"])
+    target_dir.mkdir(parents=True, exist_ok=True)
+    stats = {"files": 0, "crds": 0, "before": 0, "after": 0}
+    written = set()
+    for name in files:
+        raw = (root / name).read_bytes()
+        docs = [d for d in yaml.load_all(raw, Loader=_Loader)
+                if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
+        text = dump([compact_crd(d) for d in docs]).encode()
+        target = target_dir / Path(name).name
+        if not target.exists() or target.read_bytes() != text:
+            target.write_bytes(text)
+        written.add(target.name)
+        stats["files"] += 1
+        stats["crds"] += len(docs)
+        stats["before"] += len(raw)
+        stats["after"] += len(text)
+    for stale in target_dir.glob("*.yaml"):
+        if stale.name not in written:
+            stale.unlink()
     return stats
 
 
