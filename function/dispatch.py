@@ -18,7 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
-from fnplatform.runner import Composer, compose
+from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import struct_to_dict
 from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
@@ -158,7 +158,7 @@ def run_with_outcome(
     except Exception as err:
         log_failure(err, module, request.meta.tag)
         message = f"internal error in module {module}: {type(err).__name__}; see function logs"
-        return fatal(request, message), module, "error"
+        return fatal(request, message, INTERNAL_ERROR), module, "error"
     severities = {result.severity for result in rsp.results}
     if fnv1.SEVERITY_FATAL in severities:
         return rsp, module, "fatal"
@@ -190,9 +190,27 @@ def log_failure(err: Exception, module: str, tag: str) -> None:
     log.debug("composition failed", module=module, tag=tag, message=str(err)[:500])
 
 
-def fatal(request: fnv1.RunFunctionRequest, message: str) -> fnv1.RunFunctionResponse:
-    """A response carrying one fatal result; Crossplane keeps the previous desired state."""
+INVALID_INPUT = "InvalidInput"
+INTERNAL_ERROR = "InternalError"
+
+
+def fatal(
+    request: fnv1.RunFunctionRequest, message: str, reason: str = INVALID_INPUT
+) -> fnv1.RunFunctionResponse:
+    """A response carrying a fatal result; Crossplane keeps the previous desired state.
+
+    The claim's owner must see it too, and Crossplane (v2.2.1) records a fatal result as an
+    event on the composite only: it stops at the fatal result and returns the events and
+    conditions gathered before it (``composition_functions.go``), which the reconciler then
+    emits, those targeted so on the claim too (``reconciler.go``,
+    ``handleCommonCompositionResult``). So the same message goes first as a warning and as
+    the ``Composed`` condition, both targeted at the composite and the claim.
+    """
     rsp = response.to(request)
+    both = fnv1.TARGET_COMPOSITE_AND_CLAIM
+    rsp.results.add(severity=fnv1.SEVERITY_WARNING, message=message, reason=reason, target=both)
+    rsp.conditions.add(type=COMPOSED, status=fnv1.STATUS_CONDITION_FALSE, reason=reason,
+                       message=message, target=both)
     response.fatal(rsp, message)
     return rsp
 

@@ -137,6 +137,7 @@ def test_outcomes_warning_fatal_and_internal_error(served, monkeypatch):
     rendered = served.client.run(case.request(tag="bug"))
     assert rendered.fatal == [f"internal error in module {case.module}: RuntimeError; "
                               "see function logs"]
+    assert rendered.response.results[0].reason == "InternalError"  # the claim's event says so
     assert requests_total(served, case.module, kind, "error") == 1
     assert served.value("function_platform_response_cache_hits_total") == 0
 

@@ -110,4 +110,4 @@ def test_a_bad_ttl_is_a_fatal_result_naming_the_field(client, ttl, message):
 def test_a_fatal_result_keeps_crossplanes_default_ttl(client):
     rendered = with_ttl(client, "soon")(CASES[0].request())
     assert rendered.response.meta.ttl.seconds == 60  # the SDK's default for a bare response
-    assert rendered.response.results[0].severity == fnv1.SEVERITY_FATAL
+    assert rendered.fatal

@@ -251,3 +251,27 @@ def test_a_step_input_boolean_accepts_only_booleans(client):
     step["environment"][0]["optional"] = "yes"
     rendered = client.run(case.request(input=step))
     assert rendered.fatal == ["input.environment[0].optional: must be true or false"]
+
+
+# -- a fatal result reaches the claim ------------------------------------------------------
+
+
+def test_a_fatal_result_reaches_the_claim_as_an_event_and_a_condition(client):
+    """Crossplane records a fatal result on the composite only; what precedes it reaches both.
+
+    The warning and the ``Composed`` condition come before the fatal result, targeted at the
+    composite and the claim, with the same message (see ``function.dispatch.fatal``).
+    """
+    from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+
+    rendered = _run(client, module="clustr")
+    (message,) = rendered.fatal
+    assert message.startswith("input.module: 'clustr' is not a module of this release")
+    first, last = rendered.response.results[0], rendered.response.results[-1]
+    assert (first.severity, first.message, first.reason, first.target) == (
+        fnv1.SEVERITY_WARNING, message, "InvalidInput", fnv1.TARGET_COMPOSITE_AND_CLAIM)
+    assert last.severity == fnv1.SEVERITY_FATAL
+    (condition,) = rendered.response.conditions
+    assert (condition.type, condition.status, condition.reason, condition.message,
+            condition.target) == ("Composed", fnv1.STATUS_CONDITION_FALSE, "InvalidInput",
+                                  message, fnv1.TARGET_COMPOSITE_AND_CLAIM)
