@@ -8,16 +8,19 @@ the KEDA CRDs.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
+from tests.support.cases import asya_runtime_configmap
 from tests.support.harness import observed_ready, request, step_input
 
 NAMESPACE, ACTOR = "team-a", "text-processor"
 QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
 QUEUE_URL = f"https://sqs.eu-west-1.amazonaws.com/123456789012/{QUEUE_NAME}"
 QUEUE_ARN = f"arn:aws:sqs:eu-west-1:123456789012:{QUEUE_NAME}"
+DLQ_ARN = f"arn:aws:sqs:eu-west-1:123456789012:asya-{NAMESPACE}-dlq"
 SETTINGS: dict[str, Any] = {
     "aws": {"region": "eu-west-1", "accountId": "123456789012", "providerConfig": "aws-main"},
     "irsa": {
@@ -66,6 +69,7 @@ def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1"
     it), unless ``first_pass`` asks for the very first pass (nothing observed).
     """
     required = {f"flavor-{n}": items for n, items in (flavors or {}).items() if items is not None}
+    required["runtime-configmap"] = [asya_runtime_configmap(NAMESPACE)]
 
     def send(seen):
         req = request(
@@ -79,10 +83,16 @@ def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1"
     if observed is not None or first_pass:
         return send(observed)
     first = send(None)
+    seen: dict[str, Any] = {}
+    if "dead-letter-queue" in first.resources:  # the actor's queue waits for it
+        seen["dead-letter-queue"] = observed_ready(first.resource("dead-letter-queue"),
+                                                   atProvider={"arn": DLQ_ARN})
+        first = send(seen)
     if "queue" not in first.resources:
         return first
-    return send({"queue": observed_ready(first.resource("queue"), atProvider={
-        "url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN})})
+    seen["queue"] = observed_ready(first.resource("queue"), atProvider={
+        "url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN})
+    return send(seen)
 
 
 def manifest(rendered, name: str) -> dict[str, Any]:
@@ -157,24 +167,60 @@ def assert_all_valid(rendered, catalog) -> None:
 
 
 @pytest.mark.parametrize("protocol", ["v1", "v1beta1"])
-def test_first_pass_composes_queue_identity_and_auth_but_no_deployment_or_scaled_object(
+def test_first_pass_composes_the_dead_letter_queue_identity_and_auth_first(
     client, catalog, protocol
 ):
     rendered = run(client, composite(), protocol=protocol, first_pass=True)
     assert not rendered.fatal, rendered.messages
-    assert sorted(rendered.resources) == ["queue", "service-account", "trigger-auth"]
+    assert sorted(rendered.resources) == ["dead-letter-queue", "service-account", "trigger-auth"]
     assert rendered.status["phase"] == "Creating"
     assert rendered.status["actor"] == ACTOR
     assert rendered.status["infrastructure"]["keda"]["message"] == "waiting for the queue URL"
     composed = rendered.condition("Composed")
     assert composed is not None and "scaled-object" in composed.message
+    # SQS refuses a redrive policy naming a queue that does not exist
+    assert "queue (waits for dead-letter-queue Ready)" in composed.message
     assert "deployment (waits for queue Ready)" in composed.message
     assert_all_valid(rendered, catalog)
 
 
-def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
+def dlq_ready(first) -> dict[str, Any]:
+    """Observed: the namespace's dead-letter queue of ``first``, Ready with its ARN."""
+    return {"dead-letter-queue": observed_ready(first.resource("dead-letter-queue"),
+                                                atProvider={"arn": DLQ_ARN})}
+
+
+def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_deleted(
+    client, catalog
+):
     first = run(client, composite(), first_pass=True)
-    creating = {"queue": observed_ready(first.resource("queue"))}
+    dlq = first.resource("dead-letter-queue")
+    assert dlq["spec"]["forProvider"]["name"] == f"asya-{NAMESPACE}-dlq"
+    assert dlq["spec"]["forProvider"]["messageRetentionSeconds"] == 1209600
+    assert "redrivePolicy" not in dlq["spec"]["forProvider"]
+    # every actor of the namespace declares it: none updates (tags) or deletes it
+    assert dlq["spec"]["managementPolicies"] == ["Observe", "Create"]
+    queue = run(client, composite(), observed=dlq_ready(first)).resource("queue")
+    redrive = json.loads(queue["spec"]["forProvider"]["redrivePolicy"])
+    assert redrive == {"deadLetterTargetArn": DLQ_ARN, "maxReceiveCount": 3}
+    assert "managementPolicies" not in queue["spec"]
+    assert_all_valid(first, catalog)
+
+
+@pytest.mark.parametrize("settings", [
+    {**SETTINGS, "dlq": {"enabled": False}},
+    {**SETTINGS, "aws": {"region": "eu-west-1"}},  # no account: the DLQ's ARN is unknown
+])
+def test_without_a_dead_letter_queue_the_queue_has_no_redrive(client, settings):
+    first = run(client, composite(), settings=settings, first_pass=True)
+    assert "dead-letter-queue" not in first.resources
+    assert "redrivePolicy" not in first.resource("queue")["spec"]["forProvider"]
+
+
+def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
+    first = run(client, composite(), observed=dlq_ready(run(client, composite(),
+                                                             first_pass=True)))
+    creating = {**dlq_ready(first), "queue": observed_ready(first.resource("queue"))}
     creating["queue"]["status"]["conditions"][0]["status"] = "False"
     assert "deployment" not in run(client, composite(), observed=creating).resources
     ready = run(client, composite())
@@ -431,7 +477,8 @@ def test_scaling_disabled_runs_fixed_replicas_without_keda(client, catalog):
     xr = composite(scaling={"enabled": False}, replicas=3)
     first = run(client, xr)
     assert sorted(first.resources) == [
-        "deployment", "queue", "service-account", "usage-queue-by-deployment"]
+        "dead-letter-queue", "deployment", "queue", "service-account",
+        "usage-queue-by-deployment"]
     assert manifest(first, "deployment")["spec"]["replicas"] == 3
     assert first.status["infrastructure"]["keda"] == {"ready": True, "message": "scaling disabled"}
     rendered = run(client, xr, observed=stage_all_ready(first, 3))
@@ -889,3 +936,108 @@ def test_workload_identity_needs_pod_identity_and_irsa(client, keda):
     settings = {"aws": SETTINGS["aws"], "keda": {"identityOwner": "workload", **keda}}
     rendered = run(client, composite(), settings=settings)
     assert len(rendered.fatal) == 1 and "environment.keda" in rendered.fatal[0], rendered.messages
+
+
+# -- the runtime script ConfigMap (issue 22 item 6) -----------------------------------------
+
+
+def _with_runtime(client, runtime: list[dict[str, Any]] | None, observed=None):
+    """The pass after the queue is Ready, with ``runtime`` as the fetched ConfigMap(s)."""
+    ready = run(client, composite())
+    seen = observed if observed is not None else {
+        name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+        for name, body in ready.resources.items() if body["kind"] == "Queue"}
+    required = {} if runtime is None else {"runtime-configmap": runtime}
+    req = request(composite(), step_input("async-actor", settings=SETTINGS), observed=seen,
+                  required=required)
+    return client.run(req)
+
+
+@pytest.mark.parametrize(("runtime", "waits_for"), [
+    ([], "ConfigMap asya-runtime in namespace team-a holding the Asya runtime script "
+         "asya_runtime.py"),
+    ([{"apiVersion": "v1", "kind": "ConfigMap",
+       "metadata": {"name": "asya-runtime", "namespace": NAMESPACE},
+       "data": {"runtime.py": "x"}}],
+     "key asya_runtime.py in ConfigMap asya-runtime in namespace team-a"),
+], ids=["missing", "wrong-key"])
+def test_the_deployment_waits_for_the_runtime_script_configmap(client, runtime, waits_for):
+    rendered = _with_runtime(client, runtime)
+    assert "deployment" not in rendered.resources
+    assert "queue" in rendered.resources  # the rest goes on
+    composed = rendered.condition("Composed")
+    assert composed is not None and f"deployment (waits for {waits_for}" in composed.message
+    assert rendered.status["phase"] == "Creating"
+    selector = rendered.response.requirements.resources["runtime-configmap"]
+    assert (selector.api_version, selector.kind, selector.match_name, selector.namespace) == (
+        "v1", "ConfigMap", "asya-runtime", NAMESPACE)
+
+
+def test_a_running_deployment_is_kept_when_the_configmap_goes(client):
+    ready = run(client, composite())
+    running = {name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+               for name, body in ready.resources.items()}
+    assert "deployment" in _with_runtime(client, [], observed=running).resources
+
+
+def test_the_runtime_configmap_name_and_key_follow_the_settings(client):
+    settings = {**SETTINGS, "runtime": {"configMap": "asya-rt", "scriptPath": "/opt/rt/run.py"}}
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"name": "asya-rt", "namespace": NAMESPACE},
+                 "binaryData": {"run.py": "eA=="}}
+    first = request(composite(), step_input("async-actor", settings=settings),
+                    required={"runtime-configmap": [configmap]})
+    rendered = client.run(first)
+    assert rendered.response.requirements.resources["runtime-configmap"].match_name == "asya-rt"
+    seen = {name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+            for name, body in rendered.resources.items()}
+    second = client.run(request(composite(), step_input("async-actor", settings=settings),
+                                observed=seen, required={"runtime-configmap": [configmap]}))
+    seen.update({name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+                 for name, body in second.resources.items()})
+    third = client.run(request(composite(), step_input("async-actor", settings=settings),
+                               observed=seen, required={"runtime-configmap": [configmap]}))
+    pod = manifest(third, "deployment")["spec"]["template"]["spec"]
+    volume = next(v for v in pod["volumes"] if v["name"] == "asya-runtime")
+    assert volume["configMap"]["name"] == "asya-rt"
+
+
+# -- IRSA role ARNs (issue 22 item 8) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("irsa", "arn"), [
+    ({"roleArnPattern": "arn:aws:iam::{accountId}:role/asya-{namespace}"},
+     "arn:aws:iam::123456789012:role/asya-team-a"),
+    ({"roleArn": "arn:aws:iam::210987654321:role/asya-actors"},
+     "arn:aws:iam::210987654321:role/asya-actors"),
+    ({"roleArnPattern": "arn:aws-cn:iam::123456789012:role/{namespace}/actors"},
+     "arn:aws-cn:iam::123456789012:role/team-a/actors"),
+])
+def test_the_service_account_role_arn(client, irsa, arn):
+    settings = {**SETTINGS, "irsa": {"enabled": True, "serviceAccountName": "asya-actors", **irsa}}
+    rendered = run(client, composite(), settings=settings, first_pass=True)
+    annotations = manifest(rendered, "service-account")["metadata"]["annotations"]
+    assert annotations["eks.amazonaws.com/role-arn"] == arn
+
+
+@pytest.mark.parametrize(("irsa", "aws", "message"), [
+    ({"roleArnPattern": "arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}"}, None,
+     "environment.irsa.roleArnPattern: 'arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}' is not a "
+     "role ARN: the account 'ACCOUNT_ID' is not a 12-digit AWS account id; write {accountId} "
+     "to use aws.accountId"),
+    ({"roleArnPattern": "arn:aws:iam::{account}:role/asya-{namespace}"}, None,
+     "environment.irsa.roleArnPattern: unknown placeholder {account}; the function fills in "
+     "{namespace}, {accountId}"),
+    ({"roleArnPattern": "arn:aws:iam::{accountId}:role/asya"}, {"region": "eu-west-1"},
+     "environment.irsa.roleArnPattern: uses {accountId}, but aws.accountId is not set"),
+    ({"roleArn": "arn:aws:iam::1:role/x", "roleArnPattern": None}, None,
+     "environment.irsa.roleArn: must be an IAM role ARN such as "
+     "arn:aws:iam::123456789012:role/asya-actors"),
+])
+def test_a_role_arn_that_cannot_be_assumed_is_refused(client, irsa, aws, message):
+    settings = {**SETTINGS, "irsa": {"enabled": True, **irsa}}
+    settings["irsa"] = {k: v for k, v in settings["irsa"].items() if v is not None}
+    if aws is not None:
+        settings["aws"] = aws
+    rendered = run(client, composite(), settings=settings, first_pass=True)
+    assert rendered.fatal == [message]

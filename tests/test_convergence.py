@@ -44,7 +44,9 @@ PASSES = {
     # associations and the identity's subnet grant; the cluster only once those are Ready
     # (AKS checks them at creation), one pass later than with load balancer egress.
     "cluster-azure": 8,
-    "async-actor": 3,
+    # The namespace's dead-letter queue (SQS refuses a redrive to a missing queue); the
+    # actor's queue; the Deployment and ScaledObject once it is Ready with its URL.
+    "async-actor": 4,
     # Adopted network, subnets and cluster; then the node pools' helpers; the pools; done.
     "cluster-aws-import-observe": 4,
     "cluster-aws-import-manage": 4,

@@ -420,11 +420,25 @@ def async_actor_case() -> ModuleCase:
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         secrets={"password": b"actor-s3cr3t-queue-pw-55d"},
-        observed_status={"queue": {"atProvider": {
-            "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-text-processor",
-            "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-text-processor",
-        }}},
+        required={"runtime-configmap": [asya_runtime_configmap("default")]},
+        observed_status={
+            "queue": {"atProvider": {
+                "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-text-processor",
+                "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-text-processor",
+            }},
+            "dead-letter-queue": {"atProvider": {
+                "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-dlq",
+                "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-dlq",
+            }},
+        },
     )
+
+
+def asya_runtime_configmap(namespace: str, name: str = "asya-runtime") -> Body:
+    """The ConfigMap the Asya operator installs in an actor namespace (a stand-in script)."""
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": namespace},
+            "data": {"asya_runtime.py": "# stand-in for the Asya runtime script\n"}}
 
 
 # -- openstack ----------------------------------------------------------------------------

@@ -98,6 +98,9 @@ class QueueSpec:
     dead_letter_arn: str | None = None
     max_receive_count: int = 3
     tags: dict[str, str] = field(default_factory=dict)
+    #: Other composites declare the same queue (a namespace's dead-letter queue): this one
+    #: creates it if missing and never updates or deletes it, so they never fight over it.
+    shared: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
     .venv/bin/python tests/render-cases/async-actor/make_observed.py
 
 Composes ``examples/async-actor/xr.yaml`` in-process, then plays the providers:
-``observed-queue-ready.yaml`` has every first-pass resource existing and the queue Ready with
-its URL and ARN; ``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment
+``observed-queue-ready.yaml`` has the namespace's dead-letter queue, then the actor's queue,
+and the other resources of those passes existing and Ready, the queues with URL and ARN;
+``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment
 Available with 5 replicas; ``observed-napping.yaml`` is the same scaled to zero. Values are
 fixed strings so the golden renders stay byte-identical.
 """
@@ -41,11 +42,12 @@ def _load(name: str) -> dict[str, Any]:
 
 def _compose(observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     settings = _load("environment.yaml")
+    runtime = yaml.safe_load((HERE / "runtime-configmap.yaml").read_text())
     req = request(
         _load("xr.yaml"),
         step_input("async-actor", environment=[{"name": "asya-settings"}]),
         observed=observed,
-        required={"environment-0": [settings]},
+        required={"environment-0": [settings], "runtime-configmap": [runtime]},
     )
     rsp = run(req)
     assert not [r for r in rsp.results if r.severity == 1], rsp.results
@@ -109,12 +111,13 @@ def _write(name: str, observed: dict[str, dict[str, Any]]) -> None:
 
 def main() -> None:
     """Write the three observed-state files."""
-    first = _compose({})
-    queue_ready = _stage(first, None)
+    first = _compose({})  # the dead-letter queue first: the actor's queue redrives to it
+    second = _compose(_stage(first, None))
+    queue_ready = _stage(second, None)
     _write("observed-queue-ready.yaml", queue_ready)
-    second = _compose(queue_ready)
-    _write("observed-ready.yaml", _stage(second, 5))
-    _write("observed-napping.yaml", _stage(second, 0))
+    third = _compose(queue_ready)
+    _write("observed-ready.yaml", _stage(third, 5))
+    _write("observed-napping.yaml", _stage(third, 0))
 
 
 if __name__ == "__main__":

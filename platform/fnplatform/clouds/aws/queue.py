@@ -76,4 +76,14 @@ def queue(
     }
     if spec.dead_letter_arn:
         for_provider["redrivePolicy"] = redrive_policy(spec.dead_letter_arn, spec.max_receive_count)
-    comp.emit(name, SQS_QUEUE.new(for_provider))
+    body = SQS_QUEUE.new(for_provider)
+    if spec.shared:
+        # Each sharer's managed resource would otherwise update the queue to its own tags
+        # (every composite tags with its own name) and delete it with the first sharer.
+        # Create and Observe only: CreateQueue returns the existing queue when its attributes
+        # match (SQS API reference, CreateQueue), and nothing is ever updated or deleted.
+        body["spec"]["managementPolicies"] = list(SHARED_MANAGEMENT)
+    comp.emit(name, body)
+
+
+SHARED_MANAGEMENT = ("Observe", "Create")

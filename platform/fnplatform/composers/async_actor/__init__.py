@@ -1,6 +1,7 @@
 """The ``async-actor`` module: a queue-driven actor on SQS, autoscaled by KEDA.
 
-Composes the SQS queue (with a redrive policy to the namespace's dead-letter queue), the
+Composes the SQS queue (with a redrive policy to the namespace's dead-letter queue, which it
+composes too, shared), the
 namespace's IRSA service account, KEDA's TriggerAuthentication and ScaledObject (once the queue
 reports its URL), and the Deployment running the handler beside the Asya sidecar. Everything
 Kubernetes-side goes through provider-kubernetes Objects into the claim's namespace.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from fnplatform.composers.async_actor import manifests
 from fnplatform.composers.async_actor.checks import (
+    DLQ_SUFFIX,
     check_actor_name,
     check_pod_storage,
     check_settings,
@@ -25,9 +27,13 @@ from fnplatform.errors import InputError
 from fnplatform.library import ObjectReadiness, add_object, add_queue
 from fnplatform.library.calls import cloud_value
 from fnplatform.library.specs import QueueSpec
+from fnplatform.requirements import Requirement
 from fnplatform.validation import parse
 
-QUEUE, SERVICE_ACCOUNT, TRIGGER_AUTH = "queue", "service-account", "trigger-auth"
+QUEUE, DEAD_LETTER_QUEUE = "queue", "dead-letter-queue"
+SERVICE_ACCOUNT, TRIGGER_AUTH = "service-account", "trigger-auth"
+#: The requirement key of the ConfigMap holding the Asya runtime script.
+RUNTIME_CONFIGMAP = "runtime-configmap"
 SCALED_OBJECT, DEPLOYMENT = "scaled-object", "deployment"
 #: The URL upjet observes on the SQS queue: KEDA and the sidecar address the queue by it.
 QUEUE_URL = "status.atProvider.url"
@@ -74,10 +80,38 @@ def compose(comp: Composition) -> None:
         queue_url = comp.status_from(QUEUE, QUEUE_URL, "queueUrl")
     # Not before the queue is Ready: a replica started earlier can't find its queue, and rolls
     # again once the URL is known. Uses the queue: on deletion, pods stop consuming first.
-    if comp.needs_ready(QUEUE, by=DEPLOYMENT):
+    if _runtime_script(comp, actor) and comp.needs_ready(QUEUE, by=DEPLOYMENT):
         add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
                    readiness=ObjectReadiness.AVAILABLE, watch=True, uses=(QUEUE,))
     report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
+
+
+def _runtime_script(comp: Composition, actor: Actor) -> bool:
+    """Whether the pods can mount the Asya runtime script: its ConfigMap exists with the key.
+
+    The Asya operator or chart installs ``asya_runtime.py`` as a ConfigMap in each actor
+    namespace; this function does not ship the script. A Deployment created without it
+    would never start (``CreateContainerConfigError``), so it waits, and the Composed
+    condition names the ConfigMap and the key. An existing Deployment is never held back.
+    """
+    runtime = actor.settings.runtime
+    found = comp.require(Requirement(
+        RUNTIME_CONFIGMAP, "v1", "ConfigMap", match_name=runtime.configMap,
+        namespace=actor.namespace,
+    ))
+    if DEPLOYMENT in comp.observed:
+        return True
+    key = runtime.scriptPath.rsplit("/", 1)[-1]
+    where = f"ConfigMap {runtime.configMap} in namespace {actor.namespace}"
+    if not found:
+        comp.hold(DEPLOYMENT, f"{where} holding the Asya runtime script {key} "
+                              "(runtime.configMap; docs/async-actor.md)")
+        return False
+    configmap = found[0]
+    if key not in (configmap.get("data") or {}) and key not in (configmap.get("binaryData") or {}):
+        comp.hold(DEPLOYMENT, f"key {key} in {where} (runtime.scriptPath names it)")
+        return False
+    return True
 
 
 def _namespace(comp: Composition) -> str:
@@ -91,12 +125,27 @@ def _namespace(comp: Composition) -> str:
 
 
 def _queue(comp: Composition, actor: Actor) -> None:
-    """The actor's queue ``asya-<namespace>-<actor>``; its DLQ when the account is known."""
+    """The actor's queue ``asya-<namespace>-<actor>``, redriving to the namespace's DLQ.
+
+    SQS refuses a redrive policy whose target does not exist, so the dead-letter queue is
+    composed too (shared by the namespace's actors: created once, never updated or deleted by
+    one of them) and the actor's queue waits for it to be Ready. Its ARN is known before it
+    is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
+    """
     named = {"queue_name": "spec.actor"}
     queue_name = cloud_value(comp, "queue_name", "asya", actor.namespace, actor.name, fields=named)
-    dead_letter = cloud_value(
-        comp, "queue_arn", cloud_value(comp, "queue_name", "asya", actor.namespace, "dlq")
-    )
+    dlq = actor.settings.dlq
+    dlq_name = cloud_value(comp, "queue_name", "asya", actor.namespace, DLQ_SUFFIX)
+    dead_letter = cloud_value(comp, "queue_arn", dlq_name) if dlq.enabled else None
+    if dead_letter:
+        add_queue(comp, DEAD_LETTER_QUEUE, QueueSpec(
+            queue_name=dlq_name,
+            message_retention_seconds=dlq.retentionSeconds,
+            tags={"asya.sh/namespace": actor.namespace},
+            shared=True,
+        ))
+        if not comp.needs_ready(DEAD_LETTER_QUEUE, by=QUEUE):
+            return
     max_receive = actor.settings.dlq.maxReceiveCount
     retry = actor.spec.resiliency.retry if actor.spec.resiliency else None
     if retry is not None and retry.maxAttempts is not None:

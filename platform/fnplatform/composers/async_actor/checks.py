@@ -7,11 +7,18 @@ renamed actor leaving its old Deployment running, an actor taking over the names
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composers.async_actor.manifests import RUNTIME_VOLUME, SOCKET_VOLUME, TMP_VOLUME
-from fnplatform.composers.async_actor.model import ActorSettings, ActorSpec, RuntimeSettings
+from fnplatform.composers.async_actor.model import (
+    ROLE_ARN,
+    ROLE_PLACEHOLDERS,
+    ActorSettings,
+    ActorSpec,
+    RuntimeSettings,
+)
 from fnplatform.errors import InputError
 from fnplatform.merge import get_path
 
@@ -53,6 +60,36 @@ def check_settings(settings: ActorSettings) -> None:
             "environment.keda.identityOwner",
             "workload needs irsa.enabled: KEDA assumes the role of the actors' service account",
         )
+    if settings.irsa.enabled:
+        check_role_arn_pattern(settings)
+
+
+def check_role_arn_pattern(settings: ActorSettings) -> None:
+    """``roleArnPattern`` becomes a real role ARN in every namespace, or says what is wrong.
+
+    A placeholder the function does not fill (``{account}``), or one left as the design's
+    ``ACCOUNT_ID``, would otherwise reach the ServiceAccount annotation literally, and every
+    pod's AWS calls would fail with an unassumable role.
+    """
+    irsa, field = settings.irsa, "environment.irsa.roleArnPattern"
+    if irsa.roleArnPattern is None:
+        return
+    unknown = [name for name in irsa.placeholders() if name not in ROLE_PLACEHOLDERS]
+    if unknown:
+        raise InputError(
+            field,
+            f"unknown placeholder {{{unknown[0]}}}; the function fills in "
+            f"{', '.join('{' + n + '}' for n in ROLE_PLACEHOLDERS)}",
+        )
+    if "accountId" in irsa.placeholders() and not settings.aws.accountId:
+        raise InputError(field, "uses {accountId}, but aws.accountId is not set")
+    example = irsa.role_arn("team", settings.aws.accountId)
+    if not re.match(ROLE_ARN, example):
+        account = example.split(":")[4] if example.count(":") >= 5 else ""
+        hint = (f"the account {account!r} is not a 12-digit AWS account id; write "
+                "{accountId} to use aws.accountId" if account and not account.isdigit()
+                else "it must become arn:aws:iam::<12-digit account>:role/<name>")
+        raise InputError(field, f"{irsa.roleArnPattern!r} is not a role ARN: {hint}")
 
 
 def check_pod_storage(spec: ActorSpec, runtime: RuntimeSettings) -> None:

@@ -73,7 +73,11 @@ def service_account(actor: Actor) -> dict[str, Any]:
                 "app.kubernetes.io/managed-by": MANAGED_BY,
                 "app.kubernetes.io/part-of": PART_OF,
             },
-            "annotations": {"eks.amazonaws.com/role-arn": irsa.role_arn(actor.namespace)},
+            "annotations": {
+                "eks.amazonaws.com/role-arn": irsa.role_arn(
+                    actor.namespace, actor.settings.aws.accountId
+                ),
+            },
         },
     }
 

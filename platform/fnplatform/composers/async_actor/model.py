@@ -237,6 +237,14 @@ class AwsSettings(BaseModel):
     )
 
 
+ROLE_ARN = describe_pattern(
+    r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$",
+    "an IAM role ARN such as arn:aws:iam::123456789012:role/asya-actors",
+)
+#: What a ``roleArnPattern`` may leave for the function to fill in.
+ROLE_PLACEHOLDERS = ("namespace", "accountId")
+
+
 class IrsaSettings(BaseModel):
     """IAM roles for service accounts: one shared service account per namespace."""
 
@@ -244,22 +252,37 @@ class IrsaSettings(BaseModel):
 
     enabled: bool = False
     serviceAccountName: str = Field(default="asya-actor", pattern=DNS_LABEL, max_length=63)
+    roleArn: str | None = Field(
+        default=None, pattern=ROLE_ARN,
+        description="One role ARN for every namespace (or roleArnPattern).",
+    )
     roleArnPattern: str | None = Field(
         default=None,
         pattern=describe_pattern(r"^arn:aws[a-z-]*:iam::", "an IAM role ARN (arn:aws:iam::...)"),
-        description="Role ARN; {namespace} is replaced.",
+        description="Role ARN per namespace: {namespace} and {accountId} (aws.accountId) are "
+        "replaced.",
     )
 
     @model_validator(mode="after")
     def _role(self) -> IrsaSettings:
-        if self.enabled and not self.roleArnPattern:
-            msg = "roleArnPattern is required when IRSA is enabled"
+        if self.roleArn and self.roleArnPattern:
+            msg = "set roleArn or roleArnPattern, not both"
+            raise ValueError(msg)
+        if self.enabled and not (self.roleArn or self.roleArnPattern):
+            msg = "roleArn or roleArnPattern is required when IRSA is enabled"
             raise ValueError(msg)
         return self
 
-    def role_arn(self, namespace: str) -> str:
-        """The role ARN for ``namespace``."""
-        return str(self.roleArnPattern).replace("{namespace}", namespace)
+    def placeholders(self) -> list[str]:
+        """The ``{name}`` placeholders ``roleArnPattern`` uses, in order."""
+        return re.findall(r"\{([^{}]*)\}", self.roleArnPattern or "")
+
+    def role_arn(self, namespace: str, account_id: str | None) -> str:
+        """The role ARN for ``namespace`` (placeholders checked by ``checks.check_settings``)."""
+        if self.roleArn:
+            return self.roleArn
+        arn = str(self.roleArnPattern).replace("{namespace}", namespace)
+        return arn.replace("{accountId}", account_id or "{accountId}")
 
 
 class KedaSecretRef(BaseModel):
@@ -317,11 +340,21 @@ class RuntimeSettings(BaseModel):
 
 
 class DlqSettings(BaseModel):
-    """The per-namespace dead-letter queue."""
+    """The per-namespace dead-letter queue ``asya-<namespace>-dlq`` (needs ``aws.accountId``)."""
 
     model_config = _Strict
 
+    enabled: bool = Field(
+        default=True,
+        description="Compose the namespace's dead-letter queue and redrive to it (with "
+        "aws.accountId); false: no redrive.",
+    )
     maxReceiveCount: int = Field(default=3, ge=1, le=1000)
+    retentionSeconds: int = Field(
+        default=1209600, ge=60, le=1209600,
+        description="How long failed messages stay in the dead-letter queue (SQS allows 60 s "
+        "to 14 days).",
+    )
 
 
 class ActorSettings(BaseModel):

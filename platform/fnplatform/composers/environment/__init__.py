@@ -17,6 +17,7 @@ crash-loop on a missing Secret.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composers.environment import manifests
@@ -79,7 +80,10 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     environment (needed only by the builders that name it; an error on its key then)."""
     scope_field = SCOPE_FIELDS[spec.cloud]
     group, key = scope_field.split(".")
-    scope = (comp.env.get(group) or {}).get(key)
+    section = comp.env.get(group) or {}
+    if not isinstance(section, Mapping):
+        raise InputError(f"environment.{group}", "must be an object")
+    scope = section.get(key)
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",
