@@ -453,7 +453,6 @@ def test_tenants_sharing_pools_never_collide(client, catalog):
     (lambda c: c["spec"].update(hypervisorClusters=[]), "spec.hypervisorClusters"),
     (lambda c: c["spec"].update(storageClusters=["st-pool-a", "st-pool-a"]),
      "spec.storageClusters"),
-    (lambda c: c["spec"]["tls"].pop("issuerRef"), "tls.issuerRef"),
     (lambda c: c["spec"].update(services={"keystone": False}), "keystone"),
     (lambda c: c.update(kind="XSomethingElse"), "kind"),
 ])
@@ -462,6 +461,41 @@ def test_bad_input_is_a_fatal_result_naming_the_field(client, mutate, field):
     mutate(composite)
     rendered = client.run(o.openstack_request(composite, o.region_pools()))
     assert len(rendered.fatal) == 1 and field in rendered.fatal[0], rendered.fatal
+
+
+def _without_region_issuer(request: Any) -> Any:
+    """``request`` whose region EnvironmentConfig names no default TLS issuer."""
+    env = o.environment()
+    del env["data"]["controlPlane"]["tlsIssuerRef"]
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    return request
+
+
+def test_the_documents_tenant_claims_without_tls_take_the_regions_issuer(client):
+    """customer-b-staging, verbatim from the design, sets no tls block."""
+    for claim in ("customer-b/staging.yaml",):
+        composite = o.example_claim(claim)
+        assert "tls" not in composite["spec"]
+        rendered = client.run(o.openstack_request(composite, o.region_pools()))
+        assert not rendered.fatal, rendered.fatal
+        coverage = rendered.condition("ControlPlaneCoverage")
+        assert coverage is not None and "tls (issuerRef letsencrypt-prod)" in coverage.message
+
+
+def test_tls_without_any_issuer_is_a_fatal_result_naming_the_field(client):
+    composite = o.openstack()
+    composite["spec"]["tls"].pop("issuerRef")
+    rendered = client.run(_without_region_issuer(o.openstack_request(composite,
+                                                                     o.region_pools())))
+    assert rendered.fatal == [
+        "spec.tls.issuerRef: required when tls.enabled is true and the region's "
+        "EnvironmentConfig sets no controlPlane.tlsIssuerRef; name a cert-manager "
+        "ClusterIssuer, or set tls.enabled to false"]
+    composite["spec"]["tls"] = {"enabled": False}
+    rendered = client.run(_without_region_issuer(o.openstack_request(composite,
+                                                                     o.region_pools())))
+    assert not rendered.fatal
 
 
 def test_missing_region_settings_are_named(client):
@@ -547,3 +581,28 @@ def test_gitops_tree_mirrors_the_seed():
     assert claims["finance-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-compliance"]
     assert claims["finance-prod"]["metadata"]["namespace"] == claims["hv-pool-compliance"][
         "spec"]["labels"]["tenant"]
+
+
+def test_a_cluster_on_two_storage_pools_gets_ceph_pools_and_a_client_on_each(client, catalog):
+    """The design's internal-prod runs on st-pool-a and st-pool-b: both carry its Ceph pools."""
+    composite = o.openstack("internal-prod", "tenant-internal",
+                            storages=["st-pool-a", "st-pool-b"],
+                            services={"manila": True})
+    pools = [*o.region_pools(), o.ready(o.storage("st-pool-b"))]
+    rendered = client.run(o.openstack_request(composite, pools))
+    assert not rendered.fatal, rendered.fatal
+    first, second = (
+        {name: body for name, body in rendered.resources.items()
+         if name.startswith("ceph-") and name.endswith("-st-pool-b") == on_b}
+        for on_b in (False, True))
+    assert sorted(first) == ["ceph-client", "ceph-ephemeral", "ceph-filesystem", "ceph-images",
+                             "ceph-volumes"]
+    assert sorted(second) == ["ceph-client-st-pool-b", "ceph-ephemeral-st-pool-b",
+                              "ceph-images-st-pool-b", "ceph-volumes-st-pool-b"]
+    configs = {name: body["spec"]["providerConfigRef"]["name"] for name, body in
+               {**first, **second}.items()}
+    assert len({configs[n] for n in first}) == 1 and len({configs[n] for n in second}) == 1
+    assert configs["ceph-volumes"] != configs["ceph-volumes-st-pool-b"]
+    manifest = second["ceph-volumes-st-pool-b"]["spec"]["forProvider"]["manifest"]
+    assert manifest["metadata"]["name"] == "internal-prod-volumes"
+    assert_all_valid(rendered, catalog)

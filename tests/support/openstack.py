@@ -126,3 +126,13 @@ def pool_request(composite: Body, *, observed: Body | None = None) -> Any:
     """A request for a pool composite."""
     return request(composite, step(), observed=observed,
                    required={"environment-0": [environment()]})
+
+
+def example_claim(path: str, xr_suffix: str = "x7k2p") -> Body:
+    """A tenant claim of ``examples/openstack/tenants/<path>``, verbatim, as the composite
+    Crossplane makes of it (kind X..., a generated name, the claim labels)."""
+    claim = yaml.safe_load((EXAMPLES / "tenants" / path).read_text())
+    name, namespace = claim["metadata"]["name"], claim["metadata"]["namespace"]
+    return {"apiVersion": claim["apiVersion"], "kind": "X" + claim["kind"],
+            "metadata": {"name": f"{name}-{xr_suffix}", "labels": claim_labels(name, namespace)},
+            "spec": copy.deepcopy(claim["spec"])}

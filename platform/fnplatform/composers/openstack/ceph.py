@@ -1,4 +1,4 @@
-"""A tenant's Ceph resources on its first storage pool (Rook, ``ceph.rook.io/v1``).
+"""A tenant's Ceph resources on one of its storage pools (Rook, ``ceph.rook.io/v1``).
 
 Three RBD pools (volumes for cinder, images for glance, ephemeral disks for nova), one
 ``CephClient`` whose OSD and MGR caps name exactly those pools, and a ``CephFilesystem`` when

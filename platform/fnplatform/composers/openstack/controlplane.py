@@ -15,6 +15,7 @@ from typing import Any
 
 from fnplatform.composers.openstack.model import ControlPlaneSettings, OpenStackClusterSpec
 from fnplatform.composers.openstack.presets import PRESETS
+from fnplatform.errors import InputError
 
 CONTROL_PLANE_API = "c5c3.io/v1alpha1"
 NOT_IN_API = ("nova", "neutron", "cinder", "octavia", "manila")
@@ -35,6 +36,23 @@ def public_endpoints(tenant: str, settings: ControlPlaneSettings) -> dict[str, s
         return {}
     return {"keystone": f"https://keystone-{tenant}.{settings.domain}/v3",
             "horizon": f"https://horizon-{tenant}.{settings.domain}/"}
+
+
+def issuer(spec: OpenStackClusterSpec, settings: ControlPlaneSettings) -> str:
+    """The cert-manager ClusterIssuer of a TLS-enabled cluster: its own, else the region's.
+
+    Neither is an error on ``spec.tls.issuerRef``: the XRD cannot check it at admission, as
+    it cannot see the region's EnvironmentConfig.
+    """
+    chosen = spec.tls.issuerRef or settings.tlsIssuerRef
+    if not chosen:
+        raise InputError(
+            "spec.tls.issuerRef",
+            "required when tls.enabled is true and the region's EnvironmentConfig sets no "
+            "controlPlane.tlsIssuerRef; name a cert-manager ClusterIssuer, or set tls.enabled "
+            "to false",
+        )
+    return chosen
 
 
 def control_plane(
@@ -68,7 +86,7 @@ def control_plane(
     if spec.cortex.enabled:
         missing.append(f"cortex (pipelines {', '.join(spec.cortex.pipelines)})")
     if spec.tls.enabled:
-        missing.append(f"tls (issuerRef {spec.tls.issuerRef})")
+        missing.append(f"tls (issuerRef {issuer(spec, settings)})")
     manifest = {
         "apiVersion": CONTROL_PLANE_API,
         "kind": "ControlPlane",

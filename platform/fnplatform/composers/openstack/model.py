@@ -192,8 +192,10 @@ class Tls(BaseModel):
     model_config = _Strict
 
     enabled: bool = Field(default=True, description="Serve the APIs over TLS.")
-    issuerRef: str | None = Field(default=None, min_length=1, max_length=253,
-                                  description="cert-manager ClusterIssuer name.")
+    issuerRef: str | None = Field(
+        default=None, min_length=1, max_length=253,
+        description="cert-manager ClusterIssuer name; default: the region's "
+        "controlPlane.tlsIssuerRef.")
 
 
 class OpenStackClusterSpec(BaseModel):
@@ -208,7 +210,8 @@ class OpenStackClusterSpec(BaseModel):
         min_length=1, max_length=200, description="HypervisorCluster pools (claim names).")
     storageClusters: list[PoolName] = Field(
         min_length=1, max_length=50,
-        description="StorageCluster pools (claim names); tenant Ceph pools go on the first.")
+        description="StorageCluster pools (claim names); the tenant's Ceph pools and client go "
+        "on each, CephFS (manila) on the first.")
     controlPlaneCluster: PoolName | None = Field(
         default=None, description="ControlPlaneCluster claim; default <region>-control-plane.")
     services: Services = Field(default_factory=Services, description="OpenStack services.")
@@ -222,13 +225,6 @@ class OpenStackClusterSpec(BaseModel):
             msg = "lists a pool twice"
             raise ValueError(msg)
         return names
-
-    @model_validator(mode="after")
-    def _tls(self) -> OpenStackClusterSpec:
-        if self.tls.enabled and not self.tls.issuerRef:
-            msg = "tls.issuerRef is required when tls.enabled is true"
-            raise ValueError(msg)
-        return self
 
     def control_plane_claim(self) -> str:
         """The ControlPlaneCluster claim this cluster's control plane runs in."""
@@ -359,6 +355,10 @@ class ControlPlaneSettings(BaseModel):
     cacheBackend: str = Field(default="dogpile.cache.pymemcache", min_length=1)
     databaseStorageSize: str = Field(default="100Gi", pattern=STORAGE_SIZE)
     glanceBackends: list[dict[str, Any]] | None = None
+    tlsIssuerRef: str | None = Field(
+        default=None, min_length=1, max_length=253,
+        description="The cert-manager ClusterIssuer of the region's public endpoints, for "
+        "OpenStack clusters whose spec.tls names none (a tenant need not know it).")
     domain: str | None = Field(
         default=None, pattern=DOMAIN,
         description="Public DNS domain: keystone and horizon of tenant t are served at "

@@ -7,7 +7,8 @@
    the pools remembered in ``status.consumedPools`` and is Degraded. Nothing that exists is
    removed for it.
 2. In the control-plane cluster: namespace ``openstack-<tenant>`` and the c5c3 ControlPlane.
-3. On the first storage pool: the tenant's RBD pools, Ceph client and, for manila, CephFS.
+3. On every named storage pool: the tenant's RBD pools and Ceph client; for manila, CephFS on
+   the first.
 4. A ClusterUsage per consumed pool, so no pool is deleted while a tenant runs on it.
 """
 
@@ -131,22 +132,35 @@ def _compose(
                        "the c5c3 ControlPlane API has no field for: " + "; ".join(parts.missing))
     else:
         comp.condition(COVERAGE, True, "AllInControlPlaneAPI")
-    first = storage[0]
-    target = ceph.StoragePool(
-        provider_config=str(first.provider_config),
-        replication=first.replication or Ceph().replicationFactor,
-        device_class=first.device_class or Ceph().deviceClass,
-    )
-    for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
-                                              manila=spec.services.manila).items():
-        add_object(comp, name, manifest, provider_config=target.provider_config,
-                   component="ceph")
+    for index, pool in enumerate(storage):
+        _ceph_on(comp, tenant, settings, pool, first=index == 0, manila=spec.services.manila)
     for pool in pools:
         if pool.composite is not None:
             comp.protect(pool.composite, by=CONTROL_PLANE, as_name=f"{pool.role}-{pool.name}",
                          reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
                          f"{pool.name}")
     _endpoints(comp, tenant, settings)
+
+
+def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, first: bool,
+             manila: bool) -> None:
+    """The tenant's RBD pools and Ceph client on storage pool ``pool``.
+
+    Every named storage pool gets them (a cluster naming two wants both). The first keeps the
+    composition names it always had (``ceph-volumes``...): renaming would replace the Ceph
+    pools holding the tenant's volumes. The others' names end with the pool's name. CephFS for
+    manila goes on the first only: one share service, one filesystem.
+    """
+    target = ceph.StoragePool(
+        provider_config=str(pool.provider_config),
+        replication=pool.replication or Ceph().replicationFactor,
+        device_class=pool.device_class or Ceph().deviceClass,
+    )
+    suffix = "" if first else f"-{pool.name}"
+    for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
+                                              manila=manila and first).items():
+        add_object(comp, name + suffix, manifest, provider_config=target.provider_config,
+                   component="ceph")
 
 
 def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:
