@@ -10,6 +10,8 @@ their fields here.
 from __future__ import annotations
 
 import copy
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -606,3 +608,72 @@ def test_a_cluster_on_two_storage_pools_gets_ceph_pools_and_a_client_on_each(cli
     manifest = second["ceph-volumes-st-pool-b"]["spec"]["forProvider"]["manifest"]
     assert manifest["metadata"]["name"] == "internal-prod-volumes"
     assert_all_valid(rendered, catalog)
+
+
+# ------------------------------------------------------- GitOps: every Flux path builds
+
+
+#: Where each GitRepository of the example's Flux objects is checked out in this repository.
+SOURCES = {"function-platform": ROOT, "c5c3-gitops": ROOT / "examples" / "openstack"}
+
+
+def _flux_kustomizations() -> list[dict[str, Any]]:
+    path = ROOT / "examples" / "openstack" / "clusters" / "management" / "kustomizations.yaml"
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def _build(directory: Path) -> list[dict[str, Any]]:
+    """The objects kustomize (or Flux, generating a kustomization.yaml where a path has none:
+    every manifest of the tree, a subfolder with its own kustomization.yaml as one resource)
+    builds from ``directory``."""
+    kustomization = directory / "kustomization.yaml"
+    if not kustomization.exists():
+        built: list[dict[str, Any]] = []
+        for entry in sorted(directory.iterdir()):
+            if entry.is_dir():
+                built += _build(entry)
+            elif entry.suffix == ".yaml":
+                built += [d for d in yaml.safe_load_all(entry.read_text()) if d]
+        return built
+    spec = yaml.safe_load(kustomization.read_text())
+    built = []
+    for resource in spec.get("resources", []):
+        target = (directory / resource).resolve()
+        if target.is_dir():
+            built += _build(target)
+        else:
+            # kustomize's load restrictor: files only from the kustomization's own tree
+            assert directory.resolve() in target.parents, f"{kustomization}: {resource}"
+            built += [d for d in yaml.safe_load_all(target.read_text()) if d]
+    if spec.get("namespace"):
+        for doc in built:
+            doc.setdefault("metadata", {})["namespace"] = spec["namespace"]
+    return built
+
+
+@pytest.mark.parametrize("flux", _flux_kustomizations(), ids=lambda k: k["metadata"]["name"])
+def test_every_flux_kustomization_path_builds_without_duplicate_ids(flux):
+    source = SOURCES[flux["spec"]["sourceRef"]["name"]]
+    directory = source / flux["spec"]["path"].removeprefix("./")
+    assert directory.is_dir(), directory
+    built = _build(directory)
+    assert built, f"{directory} builds nothing"
+    ids = [(d["apiVersion"].split("/")[0], d["kind"], d["metadata"].get("namespace"),
+            d["metadata"]["name"]) for d in built]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert not duplicates, f"kustomize refuses duplicate ids: {duplicates}"
+    kubectl = shutil.which("kubectl")
+    if kubectl and (directory / "kustomization.yaml").exists():  # the real tool, when present
+        out = subprocess.run([kubectl, "kustomize", str(directory)], capture_output=True,
+                             text=True, check=False, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert len([d for d in yaml.safe_load_all(out.stdout) if d]) == len(built)
+
+
+@pytest.mark.parametrize("form", ["apis/openstack", "apis/openstack/namespaced"])
+def test_each_form_of_the_openstack_apis_has_its_own_path(form):
+    built = _build(ROOT / form)
+    definitions = [d for d in built if d["kind"] == "CompositeResourceDefinition"]
+    assert len(definitions) == 4 and len(built) == 8
+    scopes = {d["spec"].get("scope", "Cluster") for d in definitions}
+    assert scopes == ({"Namespaced"} if form.endswith("namespaced") else {"Cluster"}), scopes

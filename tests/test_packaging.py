@@ -23,7 +23,7 @@ LOCAL = {"function", "fnplatform"}
 
 def declared_distributions() -> set[str]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    return {Requirement(dep).name.lower() for dep in project["dependencies"]}
+    return {canonicalize_name(Requirement(dep).name) for dep in project["dependencies"]}
 
 
 def runtime_imports() -> dict[str, str]:
@@ -50,7 +50,7 @@ def test_every_runtime_import_is_a_declared_dependency():
     undeclared = {
         module: (where, providers.get(module))
         for module, where in runtime_imports().items()
-        if not {d.lower() for d in providers.get(module, [])} & declared
+        if not {canonicalize_name(d) for d in providers.get(module, [])} & declared
     }
     assert not undeclared, f"imported at run time but not in [project.dependencies]: {undeclared}"
 
