@@ -356,6 +356,43 @@ def test_a_dedicated_pool_serves_its_own_tenant(client, catalog):
     assert "dedicated to tenant 'tenant-finance'" in condition(refused, "PoolsReady")[2]
 
 
+def test_a_dedicated_pool_without_a_tenant_label_belongs_to_its_first_cluster(client, catalog):
+    """The design's hv-pool-compliance (dedicated, no tenant label) and finance-prod, verbatim."""
+    pool_claim = yaml.safe_load((o.EXAMPLES / "infrastructure" / "eu-de-1" / "hypervisor-pools"
+                                 / "hv-pool-compliance.yaml").read_text())
+    compliance = o.ready(o.hypervisor("hv-pool-compliance", workers=20,
+                                      labels=pool_claim["spec"]["labels"]))
+    pools = [o.ready(o.control_plane_cluster()), compliance, o.ready(o.storage())]
+    finance = o.example_claim("finance/prod.yaml")
+    holders = "holders-hypervisor-hv-pool-compliance"
+    asked = client.run(o.openstack_request(finance, pools))
+    selector = asked.response.requirements.resources[holders]
+    protects = {"platform.fn.crossplane.io/protects": "xhypervisorcluster-hv-pool-compliance-x1"}
+    assert (selector.kind, dict(selector.match_labels.labels)) == ("ClusterUsage", protects)
+    rendered, _ = settle(client, tenant_request(finance, pools, missing=(holders,)))
+    assert rendered.status["phase"] == "Ready", rendered.status
+    usage = rendered.resource("usage-hypervisor-hv-pool-compliance-by-control-plane")
+    assert usage["metadata"]["labels"] == protects
+    assert_all_valid(rendered, catalog)
+    # A second cluster naming it sees finance-prod's Usage (Crossplane labels it with its claim)
+    held = {**usage, "metadata": {**usage["metadata"], "labels": {
+        **usage["metadata"]["labels"], "crossplane.io/composite": finance["metadata"]["name"],
+        "crossplane.io/claim-name": "finance-prod",
+        "crossplane.io/claim-namespace": "tenant-finance"}}}
+    other = o.openstack("audit-prod", "tenant-audit", hypervisors=["hv-pool-compliance"])
+    request = o.openstack_request(other, pools)
+    request.required_resources[holders].items.add().resource.update(held)
+    refused = client.run(request)
+    assert refused.resources == {} and refused.status["phase"] == "Pending"
+    assert ("hypervisor pool hv-pool-compliance: dedicated to one OpenStack cluster, held by "
+            "tenant-finance/finance-prod") in condition(refused, "PoolsReady")[2]
+    # finance-prod itself, seeing its own Usage, keeps the pool
+    mine = o.openstack_request(finance, pools)
+    mine.required_resources[holders].items.add().resource.update(held)
+    kept = client.run(mine)
+    assert not kept.fatal and "held by" not in condition(kept, "PoolsReady")[2]
+
+
 def test_requirements_select_pool_claims_by_label(client):
     rendered = client.run(o.openstack_request(o.openstack(), [], missing=()))
     # Nothing fetched yet: only requirements, nothing composed.
@@ -581,8 +618,7 @@ def test_gitops_tree_mirrors_the_seed():
     assert claims["customer-a-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-a", "hv-pool-b"]
     assert claims["customer-b-staging"]["spec"]["hypervisorClusters"] == ["hv-pool-a"]
     assert claims["finance-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-compliance"]
-    assert claims["finance-prod"]["metadata"]["namespace"] == claims["hv-pool-compliance"][
-        "spec"]["labels"]["tenant"]
+    assert "tenant" not in claims["hv-pool-compliance"]["spec"]["labels"]  # as the design has it
 
 
 def test_a_cluster_on_two_storage_pools_gets_ceph_pools_and_a_client_on_each(client, catalog):

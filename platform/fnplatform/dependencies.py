@@ -26,10 +26,20 @@ from typing import Any
 
 from fnplatform.composition import Composition, Emitted
 from fnplatform.kinds import Readiness, register
+from fnplatform.naming import dns_label
 
 USAGE = register(
     "protection.crossplane.io/v1beta1", "ClusterUsage", managed=False, readiness=Readiness.EXISTS
 )
+#: On a Usage protecting a fetched resource: which one (:func:`protects`), so any composite can
+#: ask Crossplane who else protects it (an exclusively held pool, see the openstack module).
+PROTECTS_LABEL = "platform.fn.crossplane.io/protects"
+
+
+def protects(resource: Mapping[str, Any]) -> str:
+    """The :data:`PROTECTS_LABEL` value of Usages protecting ``resource``: kind and name."""
+    return dns_label(str(resource.get("kind", "")).lower(),
+                     str((resource.get("metadata") or {}).get("name", "")))
 
 
 def hold_unmet(comp: Composition) -> None:
@@ -80,7 +90,9 @@ def add_usages(comp: Composition) -> None:
         if protector is not None:
             spec["by"] = _reference(protector.body)
             spec["replayDeletion"] = True
-        comp.emit(name, USAGE.new(None, **spec), ready=True)
+        body = USAGE.new(None, **spec)
+        body["metadata"] = {"labels": {PROTECTS_LABEL: protects(fetched)}}
+        comp.emit(name, body, ready=True)
 
 
 def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -118,4 +130,5 @@ def waiting_summary(held: dict[str, str]) -> str:
     return ", ".join(f"{name} (waits for {need})" for name, need in sorted(held.items()))
 
 
-__all__ = ["Emitted", "add_usages", "hold_unmet", "usage_name", "waiting_summary"]
+__all__ = ["PROTECTS_LABEL", "Emitted", "add_usages", "hold_unmet", "protects", "usage_name",
+           "waiting_summary"]

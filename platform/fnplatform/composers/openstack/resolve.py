@@ -7,7 +7,7 @@ each is fetched as a required resource selected by the ``crossplane.io/claim-nam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,9 +15,15 @@ from pydantic import ValidationError
 from fnplatform.composers.openstack.gardener import provider_config_name
 from fnplatform.composers.openstack.model import Ceph
 from fnplatform.composition import Composition
+from fnplatform.dependencies import PROTECTS_LABEL, protects
 from fnplatform.merge import get_path
 from fnplatform.observed import condition_message
-from fnplatform.requirements import claim_requirement
+from fnplatform.requirements import (
+    CLAIM_NAME_LABEL,
+    CLAIM_NAMESPACE_LABEL,
+    Requirement,
+    claim_requirement,
+)
 
 POOL_API = "crossplane.c5c3.io/v1alpha1"
 POOL_KINDS = {
@@ -28,6 +34,7 @@ POOL_KINDS = {
 READY, NOT_READY, MISSING = "Ready", "NotReady", "Missing"
 WRONG_REGION, DEDICATED = "WrongRegion", "Dedicated"
 DEDICATED_LABEL, TENANT_LABEL = "dedicated", "tenant"
+USAGE_API, COMPOSITE_LABEL = "protection.crossplane.io/v1beta1", "crossplane.io/composite"
 
 
 @dataclass(frozen=True)
@@ -44,10 +51,17 @@ class Pool:
     capacity: str | None = None
     replication: int | None = None  # storage pools: what tenants' Ceph pools are made of
     device_class: str | None = None
+    #: Dedicated without a tenant label: it belongs to the one OpenStack cluster using it.
+    exclusive: bool = False
 
     @property
     def usable(self) -> bool:
         return self.state == READY
+
+    def held_by(self, owner: str) -> Pool:
+        """This exclusive pool, unusable because OpenStack cluster ``owner`` holds it."""
+        return replace(self, state=DEDICATED,
+                       reason=f"dedicated to one OpenStack cluster, held by {owner}")
 
     def with_state(self, current: Pool) -> Pool:
         """This (remembered) pool with ``current``'s state, keeping what only memory knows."""
@@ -109,14 +123,42 @@ def judge(
     if pool_region != region:
         return Pool(role, name, WRONG_REGION,
                     f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
-    if str(labels.get(DEDICATED_LABEL, "")).lower() == "true" and labels.get(
-            TENANT_LABEL) != tenant:
-        owner = labels.get(TENANT_LABEL) or "(no tenant label)"
+    dedicated = str(labels.get(DEDICATED_LABEL, "")).lower() == "true"
+    owner = labels.get(TENANT_LABEL)
+    if dedicated and owner is not None and owner != tenant:
         return Pool(role, name, DEDICATED, f"dedicated to tenant {owner!r}", **known)
+    known["exclusive"] = dedicated and owner is None
     if not _ready(composite):
         return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
                     **known)
     return Pool(role, name, READY, **known)
+
+
+def fetch_holders(comp: Composition, pool: Pool) -> list[dict[str, Any]] | None:
+    """The Usages of any composite protecting ``pool`` (None until Crossplane fetched them).
+
+    Every OpenStack cluster protects the pools it runs on with a Usage labelled with the pool
+    (:data:`fnplatform.dependencies.PROTECTS_LABEL`), so this is who uses the pool now.
+    """
+    assert pool.composite is not None
+    kind = "Usage" if comp.namespaced else "ClusterUsage"
+    return comp.require(Requirement(
+        f"holders-{pool.role}-{pool.name}", USAGE_API, kind,
+        match_labels=((PROTECTS_LABEL, protects(pool.composite)),),
+    ))
+
+
+def other_holder(comp: Composition, usages: list[dict[str, Any]]) -> str | None:
+    """The claim (namespace/name) of another composite among ``usages``' owners, if any."""
+    for usage in usages:
+        labels = _map(_map(usage.get("metadata")).get("labels"))
+        if labels.get(COMPOSITE_LABEL) in (None, comp.name):
+            continue
+        namespace = labels.get(CLAIM_NAMESPACE_LABEL) or _map(usage.get("metadata")).get(
+            "namespace", "")
+        name = labels.get(CLAIM_NAME_LABEL) or labels.get(COMPOSITE_LABEL)
+        return f"{namespace}/{name}"
+    return None
 
 
 def _ceph(raw: Any) -> Ceph:

@@ -1,7 +1,8 @@
 """The ``OpenStackCluster``: a tenant's OpenStack on pools it shares with others (or owns).
 
 1. Resolve every named pool (hypervisor, storage, and the region's control-plane cluster).
-   Any that is missing, not ready, in another region or dedicated to another tenant stops
+   Any that is missing, not ready, in another region or dedicated to another tenant (by its
+   ``tenant`` label, or, without one, to the OpenStack cluster that used it first) stops
    progress: while nothing of the tenant exists yet (no ControlPlane, nothing at all) the
    cluster is Pending and composes nothing (``comp.not_yet``); after, it keeps composing from
    the pools remembered in ``status.consumedPools`` and is Degraded. Nothing that exists is
@@ -21,7 +22,14 @@ from fnplatform.composers.openstack.controlplane import control_plane, public_en
 from fnplatform.composers.openstack.model import Ceph, OpenStackClusterSpec, Settings
 from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composers.openstack.pools import settings_of
-from fnplatform.composers.openstack.resolve import Pool, fetch, judge, remembered
+from fnplatform.composers.openstack.resolve import (
+    Pool,
+    fetch,
+    fetch_holders,
+    judge,
+    other_holder,
+    remembered,
+)
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, Pending
 from fnplatform.library.kubernetes import add_object
@@ -70,11 +78,20 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings) 
                for role, name in wanted]
     if any(items is None for _, _, items in fetched):
         raise Pending
-    return [
+    judged = [
         judge(role, name, items or [], namespace=settings.poolNamespace, region=spec.region,
               tenant=comp.namespace)
         for role, name, items in fetched
     ]
+    # A dedicated pool without a tenant label is the first cluster's: who holds it now?
+    holders = {(p.role, p.name): fetch_holders(comp, p) for p in judged if p.exclusive}
+    if any(usages is None for usages in holders.values()):
+        raise Pending
+    pools = []
+    for pool in judged:
+        owner = other_holder(comp, holders.get((pool.role, pool.name)) or [])
+        pools.append(pool.held_by(owner) if owner else pool)
+    return pools
 
 
 def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
