@@ -713,3 +713,33 @@ def test_each_form_of_the_openstack_apis_has_its_own_path(form):
     assert len(definitions) == 4 and len(built) == 8
     scopes = {d["spec"].get("scope", "Cluster") for d in definitions}
     assert scopes == ({"Namespaced"} if form.endswith("namespaced") else {"Cluster"}), scopes
+
+
+def test_a_second_namespace_cannot_take_a_tenant_name_already_in_use(client):
+    """Tenants share the control-plane cluster's namespace openstack-<name> and the storage
+    pools' Ceph pools <name>-*: a second namespace's cluster of the same name is refused."""
+    first = o.openstack("prod", "tenant-a")
+    settled, _ = settle(client, tenant_request(first))
+    usage = next(body for name, body in settled.resources.items()
+                 if name.startswith("usage-control-plane"))
+    taken = {**usage, "metadata": {**usage["metadata"], "labels": {
+        **usage["metadata"]["labels"], "crossplane.io/composite": first["metadata"]["name"],
+        "crossplane.io/claim-name": "prod", "crossplane.io/claim-namespace": "tenant-a"}}}
+    second = o.openstack("prod", "tenant-b", xr="prod-b9q2m")
+    request = o.openstack_request(second, o.region_pools())
+    request.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
+        .resource.update(taken)
+    refused = client.run(request)
+    assert refused.resources == {} and refused.status["phase"] == "Pending"
+    assert condition(refused, "PoolsReady")[1:] == (
+        "NameTaken", "the OpenStack cluster tenant-a/prod already has the name prod: both would "
+        "share the namespace openstack-prod and the Ceph pools prod-*; choose another name")
+    # the first, seeing its own Usage, and another name in tenant-b are both fine
+    again = o.openstack_request(first, o.region_pools())
+    again.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
+        .resource.update(taken)
+    assert client.run(again).resources
+    other = o.openstack_request(o.openstack("staging", "tenant-b"), o.region_pools())
+    other.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
+        .resource.update(taken)
+    assert client.run(other).resources

@@ -476,7 +476,7 @@ def openstack_cluster_case() -> ModuleCase:
         module="openstack",
         composite=o.openstack(),
         environment=(o.environment(),),
-        required=o.pools_fetched(*o.region_pools()),
+        required=o.pools_and_holders(*o.region_pools()),
         invalid=(
             Invalid("bad-size", _set("spec.size", "huge"), "spec.size"),
             Invalid("no-pools", _set("spec.hypervisorClusters", []), "spec.hypervisorClusters"),

@@ -106,6 +106,12 @@ def pools_fetched(*pools: Body) -> dict[str, list[Body]]:
     return out
 
 
+def pools_and_holders(*pools: Body) -> dict[str, list[Body]]:
+    """:func:`pools_fetched`, and who else runs on each pool (its Usages): nobody."""
+    fetched = pools_fetched(*pools)
+    return {**fetched, **{key.replace("pool-", "holders-", 1): [] for key in fetched}}
+
+
 def region_pools() -> list[Body]:
     """The eu-de-1 pools of the examples, all Ready."""
     return [ready(control_plane_cluster()), ready(hypervisor("hv-pool-a")),
@@ -116,7 +122,7 @@ def openstack_request(composite: Body, pools: list[Body], *, observed: Body | No
                       missing: tuple[str, ...] = ()) -> Any:
     """A request for ``composite`` with ``pools`` fetched; ``missing`` keys fetched empty."""
     required: dict[str, list[Body]] = {"environment-0": [environment()]}
-    required.update(pools_fetched(*pools))
+    required.update(pools_and_holders(*pools))
     for key in missing:
         required[key] = []
     return request(composite, step(), observed=observed, required=required)

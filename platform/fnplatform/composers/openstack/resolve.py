@@ -148,16 +148,37 @@ def fetch_holders(comp: Composition, pool: Pool) -> list[dict[str, Any]] | None:
     ))
 
 
+def _owner(usage: dict[str, Any]) -> tuple[str | None, str, str]:
+    """(composite, namespace, name) of the claim (or namespaced composite) owning ``usage``,
+    from the labels Crossplane puts on every composed resource."""
+    metadata = _map(usage.get("metadata"))
+    labels = _map(metadata.get("labels"))
+    composite = labels.get(COMPOSITE_LABEL)
+    namespace = labels.get(CLAIM_NAMESPACE_LABEL) or metadata.get("namespace", "")
+    return composite, str(namespace), str(labels.get(CLAIM_NAME_LABEL) or composite)
+
+
+def same_name_elsewhere(comp: Composition, usages: list[dict[str, Any]], tenant: str,
+                        namespace: str | None) -> str | None:
+    """Another namespace's OpenStack cluster named ``tenant`` among the owners of ``usages``.
+
+    Tenants are named by their claim's name alone in what they share (the namespace
+    ``openstack-<tenant>`` in the control-plane cluster, the Ceph pools ``<tenant>-*`` on the
+    storage pools), so two namespaces' clusters of one name would share those.
+    """
+    for usage in usages:
+        composite, other_namespace, name = _owner(usage)
+        if composite not in (None, comp.name) and name == tenant and other_namespace != namespace:
+            return f"{other_namespace}/{name}"
+    return None
+
+
 def other_holder(comp: Composition, usages: list[dict[str, Any]]) -> str | None:
     """The claim (namespace/name) of another composite among ``usages``' owners, if any."""
     for usage in usages:
-        labels = _map(_map(usage.get("metadata")).get("labels"))
-        if labels.get(COMPOSITE_LABEL) in (None, comp.name):
-            continue
-        namespace = labels.get(CLAIM_NAMESPACE_LABEL) or _map(usage.get("metadata")).get(
-            "namespace", "")
-        name = labels.get(CLAIM_NAME_LABEL) or labels.get(COMPOSITE_LABEL)
-        return f"{namespace}/{name}"
+        composite, namespace, name = _owner(usage)
+        if composite not in (None, comp.name):
+            return f"{namespace}/{name}"
     return None
 
 

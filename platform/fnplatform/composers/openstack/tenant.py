@@ -29,6 +29,7 @@ from fnplatform.composers.openstack.resolve import (
     judge,
     other_holder,
     remembered,
+    same_name_elsewhere,
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, Pending
@@ -50,7 +51,7 @@ def compose_openstack_cluster(comp: Composition) -> None:
         raise InputError("environment.controlPlane",
                          "required for OpenStack clusters (openStackRelease and friends)")
     tenant = comp.claim_name or comp.name
-    found = _resolve(comp, spec, settings)
+    found = _resolve(comp, spec, settings, tenant)
     bad = [p for p in found if not p.usable]
     problems = "; ".join(p.describe() for p in bad)
     if bad and len(comp.observed) == 0:
@@ -69,8 +70,13 @@ def compose_openstack_cluster(comp: Composition) -> None:
         comp.set_status("phase", _phase(comp))
 
 
-def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings) -> list[Pool]:
-    """Every referenced pool, judged; Pending (asks Crossplane to fetch) until all are."""
+def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
+             tenant: str) -> list[Pool]:
+    """Every referenced pool, judged; Pending (asks Crossplane to fetch) until all are.
+
+    Also who else runs on the pools (their Usages): an exclusive pool held by another cluster
+    is unusable, and another namespace's cluster of the same name stops a new one.
+    """
     wanted = [("control-plane", spec.control_plane_claim())]
     wanted += [("hypervisor", n) for n in spec.hypervisorClusters]
     wanted += [("storage", n) for n in spec.storageClusters]
@@ -83,13 +89,23 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings) 
               tenant=comp.namespace)
         for role, name, items in fetched
     ]
-    # A dedicated pool without a tenant label is the first cluster's: who holds it now?
-    holders = {(p.role, p.name): fetch_holders(comp, p) for p in judged if p.exclusive}
+    # A dedicated pool without a tenant label is the first cluster's: who holds it now? Every
+    # tenant runs on its control-plane cluster: its users tell the names already taken.
+    holders = {(p.role, p.name): fetch_holders(comp, p) for p in judged
+               if p.composite is not None and (p.exclusive or p.role == "control-plane")}
     if any(usages is None for usages in holders.values()):
         raise Pending
+    shared = next((usages for (role, _), usages in holders.items() if role == "control-plane"),
+                  None)
+    twin = same_name_elsewhere(comp, shared or [], tenant, comp.namespace)
+    if twin and not comp.observed:
+        comp.set_status("phase", "Pending")
+        comp.not_yet("NameTaken", f"the OpenStack cluster {twin} already has the name "
+                     f"{tenant}: both would share the namespace openstack-{tenant} and the Ceph "
+                     f"pools {tenant}-*; choose another name", condition=POOLS_READY)
     pools = []
     for pool in judged:
-        owner = other_holder(comp, holders.get((pool.role, pool.name)) or [])
+        owner = pool.exclusive and other_holder(comp, holders[pool.role, pool.name] or [])
         pools.append(pool.held_by(owner) if owner else pool)
     return pools
 
