@@ -275,3 +275,51 @@ def test_a_fatal_result_reaches_the_claim_as_an_event_and_a_condition(client):
     assert (condition.type, condition.status, condition.reason, condition.message,
             condition.target) == ("Composed", fnv1.STATUS_CONDITION_FALSE, "InvalidInput",
                                   message, fnv1.TARGET_COMPOSITE_AND_CLAIM)
+
+
+# -- chart keys of the cluster module (issue 22 item 10) --------------------------------------
+
+
+def _cluster_with_charts(charts: dict[str, Any]) -> Any:
+    import dataclasses
+
+    case = cluster_case("gcp")
+    data = copy.deepcopy(case.environment[0]["data"])
+    data["charts"] = charts
+    return dataclasses.replace(case, environment=(environment_config("cluster-gcp", data),))
+
+
+def test_the_designs_monitoring_key_disables_the_monitoring_chart(client):
+    from tests.support.cases import converge
+
+    enabled, _ = converge(client.run, _cluster_with_charts({}))
+    assert "release-kube-prometheus-stack" in enabled.resources
+    disabled, _ = converge(client.run, _cluster_with_charts({"monitoring": {"disabled": True}}))
+    assert not disabled.fatal and not disabled.warnings
+    assert "release-kube-prometheus-stack" not in disabled.resources
+    assert "release-cert-manager" in disabled.resources
+
+
+@pytest.mark.parametrize(("charts", "warning"), [
+    ({"ingres-nginx": {"disabled": True}},
+     "environment.charts.ingres-nginx: not a chart of this module, ignored; did you mean "
+     "ingress-nginx? valid: cert-manager, cluster-autoscaler, ingress-nginx, "
+     "kube-prometheus-stack, monitoring"),
+    ({"grafana": {"disabled": True}},
+     "environment.charts.grafana: not a chart of this module, ignored; valid: cert-manager, "
+     "cluster-autoscaler, ingress-nginx, kube-prometheus-stack, monitoring"),
+])
+def test_an_unknown_chart_key_is_a_warning_naming_it_and_the_valid_ones(client, charts, warning):
+    case = _cluster_with_charts(charts)
+    rendered = client.run(case.request())
+    assert rendered.warnings == [warning]
+    _plain(rendered.warnings)
+
+
+def test_both_names_of_the_monitoring_chart_are_refused(client):
+    case = _cluster_with_charts({"monitoring": {"disabled": True},
+                                 "kube-prometheus-stack": {"version": "79.0.0"}})
+    (message,) = client.run(case.request()).fatal
+    assert message.startswith("environment")
+    assert ("charts.monitoring and charts.kube-prometheus-stack name the same chart; keep one"
+            in message)

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler
 from fnplatform.composers.cluster.charts import CHARTS, values_template
-from fnplatform.composers.cluster.model import ClusterEnvironment, ClusterSpec, Labels, Pool
+from fnplatform.composers.cluster.model import (
+    MONITORING_ALIAS,
+    ClusterEnvironment,
+    ClusterSpec,
+    Labels,
+    Pool,
+)
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library import (
@@ -24,7 +30,7 @@ from fnplatform.library import (
 )
 from fnplatform.library.calls import cloud_value, cluster_credentials
 from fnplatform.templates import render_values
-from fnplatform.validation import parse
+from fnplatform.validation import closest, parse
 
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
@@ -45,6 +51,7 @@ def compose(comp: Composition) -> None:
     labels = parse(Labels, comp.labels, "metadata.labels")
     spec = parse(ClusterSpec, comp.spec, "spec")
     env = parse(ClusterEnvironment, comp.env, "environment")
+    warn_unknown_charts(comp, env)
     params = spec.parameters
     comp.place(
         labels.cloud,
@@ -206,6 +213,21 @@ def _addons(
         comp, CLUSTER, cluster, env.charts.get("cluster-autoscaler"),
         helm_config=helm_config, waits_for=(f"{PROVIDERS}-helm", *in_cluster), nodes=nodes,
     )
+
+
+#: Every key ``environment.charts`` may have: the releases, the autoscaler, the design's alias.
+CHART_KEYS = (*(c.name for c in CHARTS), "cluster-autoscaler", MONITORING_ALIAS)
+
+
+def warn_unknown_charts(comp: Composition, env: ClusterEnvironment) -> None:
+    """A warning per ``environment.charts`` key that names no chart (a typo changes nothing
+    otherwise: ``charts.ingres-nginx.disabled`` would leave ingress-nginx installed)."""
+    for key in sorted(set(env.charts) - set(CHART_KEYS)):
+        guess = closest(key, CHART_KEYS)
+        hint = f"did you mean {guess}? " if guess else ""
+        comp.event(f"environment.charts.{key}: not a chart of this module, ignored; {hint}"
+                   f"valid: {', '.join(sorted(CHART_KEYS))}", warning=True,
+                   reason="UnknownChart")
 
 
 def _dns_identity(

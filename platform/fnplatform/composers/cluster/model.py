@@ -141,6 +141,10 @@ class MonitoringEnvironment(BaseModel):
     grafanaAdminSecret: str | None = Field(None, min_length=1)  # noqa: N815
 
 
+#: The monitoring chart, and the name the multi-cloud design's environments give its settings.
+MONITORING_CHART, MONITORING_ALIAS = "kube-prometheus-stack", "monitoring"
+
+
 class ChartEnvironment(BaseModel):
     """``env.charts.<name>``."""
 
@@ -160,3 +164,14 @@ class ClusterEnvironment(BaseModel):
     monitoring: MonitoringEnvironment = Field(default_factory=MonitoringEnvironment)
     charts: dict[str, ChartEnvironment] = Field(default_factory=dict)
     ingress_replicas: int = Field(2, ge=1)
+
+    @model_validator(mode="after")
+    def _monitoring_alias(self) -> ClusterEnvironment:
+        """``charts.monitoring`` (the design's key) is the monitoring chart's settings."""
+        if MONITORING_ALIAS in self.charts:
+            if MONITORING_CHART in self.charts:
+                msg = (f"charts.{MONITORING_ALIAS} and charts.{MONITORING_CHART} name the same "
+                       "chart; keep one")
+                raise ValueError(msg)
+            self.charts[MONITORING_CHART] = self.charts.pop(MONITORING_ALIAS)
+        return self
