@@ -556,3 +556,44 @@ def test_node_ami_release_is_pinned_from_the_environment(client):
     rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
     assert rendered.resource("pool-pool0")["spec"]["forProvider"]["releaseVersion"] == (
         "1.33.4-20250904")
+
+
+# -- the kubeconfig reaches the claim owner (issue 22 item 9) --------------------------------
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_a_v1_claim_gets_the_kubeconfig_endpoint_and_ca_as_connection_details(client, cloud):
+    from tests.support.cases import namespaced_twin
+
+    # the cloud's provider writes the kubeconfig: ClusterAuth on EKS, the cluster on GKE/AKS
+    case = dataclasses.replace(cluster_case(cloud), publishes=("cluster", "cluster-auth"))
+    ready, _ = converge(client.run, case)
+    details = dict(ready.response.desired.composite.connection_details)
+    assert details["kubeconfig"] == case.secrets["kubeconfig"]  # as the provider wrote it
+    assert details["endpoint"].decode() == ready.status["clusterEndpoint"]
+    # the CA only where the provider reports it in status (the kubeconfig carries it anyway)
+    assert details.get("clusterCA", b"").decode() == ready.status.get("clusterCA", "")
+    assert "kubeconfigSecret" not in ready.status
+    first = client.run(case.request())  # nothing observed yet: nothing to publish
+    assert not first.response.desired.composite.connection_details
+
+    twin = namespaced_twin(case)
+    settled, _ = converge(client.run, twin)
+    assert not settled.response.desired.composite.connection_details
+    secret = settled.status["kubeconfigSecret"]
+    writers = [body for body in settled.resources.values()
+               if get_path(body, "spec.writeConnectionSecretToRef.name") == secret]
+    assert writers, secret  # the provider writes it, in the composite's namespace
+    assert all("namespace" not in body["spec"]["writeConnectionSecretToRef"] for body in writers)
+
+
+def test_the_v1_xrd_declares_the_published_keys():
+    from pathlib import Path
+
+    import yaml
+
+    apis = Path(__file__).resolve().parent.parent / "apis" / "cluster"
+    definition = yaml.safe_load((apis / "definition.yaml").read_text())
+    assert definition["spec"]["connectionSecretKeys"] == ["kubeconfig", "endpoint", "clusterCA"]
+    namespaced = yaml.safe_load((apis / "namespaced" / "definition.yaml").read_text())
+    assert "connectionSecretKeys" not in namespaced["spec"]

@@ -95,9 +95,27 @@ def test_no_secret_in_results_conditions_or_status(client, case: ModuleCase):
         text = visible_text(rsp)
         for secret in secrets_of(case):
             assert secret not in text
-        wire = rsp.SerializeToString()
+        # The one channel for them: the composite's own connection details, with only the keys
+        # its XRD declares (a v1 claim's Secret gets them; the cluster kubeconfig).
+        published = set(rsp.desired.composite.connection_details)
+        assert published <= published_keys(case), published
+        rest = fnv1.RunFunctionResponse()
+        rest.CopyFrom(rsp)
+        rest.desired.composite.ClearField("connection_details")
+        wire = rest.SerializeToString()
         for secret in connection_secrets:
             assert secret.encode() not in wire, "connection details copied into the response"
+
+
+def published_keys(case: ModuleCase) -> set[str]:
+    """The connection keys ``case``'s composite may publish: its v1 XRD's, none when namespaced."""
+    from fnplatform.composers import composite_apis
+
+    if case.namespaced:
+        return set()
+    kind = case.composite["kind"]
+    return {key for apis in composite_apis().values() for api in apis if api.kind == kind
+            for key in api.connection_secret_keys}
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["json-logs", "debug-logs"])

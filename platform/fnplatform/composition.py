@@ -53,6 +53,8 @@ class Notes:
     conditions: list[fnv1.Condition] = field(default_factory=list)
     results: list[fnv1.Result] = field(default_factory=list)
     held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
+    #: The composite's own connection details (v1 composites publish them to the claim).
+    connection: dict[str, bytes] = field(default_factory=dict)
     #: (fetched resource, user, reason, stable name of what is protected or None)
     protected: list[tuple[dict[str, Any], str | None, str, str | None]] = field(
         default_factory=list)
@@ -313,6 +315,15 @@ class Composition:
         if reason:
             result.reason = reason
         self.notes.results.append(result)
+
+    def publish(self, key: str, value: bytes | str | None) -> None:
+        """Publish connection detail ``key`` of the composite (a v1 claim's Secret gets it).
+
+        Only values Crossplane already holds as connection details or status (a kubeconfig
+        the provider wrote): the function passes them on, it never makes secrets up.
+        """
+        if value:
+            self.notes.connection[key] = value.encode() if isinstance(value, str) else value
 
     def hold(self, name: str, waiting_for: str) -> None:
         """Don't create ``name`` yet: it waits for ``waiting_for``."""

@@ -150,5 +150,7 @@ def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
         desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)
         desired_xr = deep_merge(desired_xr, {"status": comp.notes.status})
         rsp.desired.composite.resource.CopyFrom(dict_to_struct(desired_xr))
+    for key, value in sorted(comp.notes.connection.items()):
+        rsp.desired.composite.connection_details[key] = value
     rsp.conditions.extend(comp.notes.conditions)
     rsp.results.extend(comp.notes.results)

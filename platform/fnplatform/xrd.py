@@ -42,6 +42,9 @@ class ApiDefinition:
     printer_columns: tuple[dict[str, Any], ...] = ()
     short_names: tuple[str, ...] = ()
     claim_short_names: tuple[str, ...] = ()
+    #: The connection details the v1 composite publishes to its claim's Secret (Crossplane v2
+    #: namespaced composites have no connection Secret: the module says where instead).
+    connection_secret_keys: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -95,6 +98,8 @@ class ApiDefinition:
             spec["scope"] = "Namespaced"
         else:
             spec["claimNames"] = _names(self.claim_kind, self.claim_plural, self.claim_short_names)
+            if self.connection_secret_keys:
+                spec["connectionSecretKeys"] = list(self.connection_secret_keys)
         spec["versions"] = [version]
         return {
             "apiVersion": NAMESPACED_XRD_API_VERSION if namespaced else XRD_API_VERSION,

@@ -92,6 +92,27 @@ def compose(comp: Composition) -> None:
     _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
     comp.set_status("cloud", labels.cloud)
     cloud_value(comp, "cluster_status", CLUSTER)
+    _kubeconfig_for_the_claim(comp, cluster)
+
+
+def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> None:
+    """Give the user the cluster's kubeconfig where they are, not in crossplane-system.
+
+    v1: the composite publishes the kubeconfig (as the provider wrote it), the endpoint and
+    the CA as its connection details, so the claim's ``writeConnectionSecretToRef`` gets them.
+    v2 namespaced composites have no connection Secret; there the provider already writes
+    the kubeconfig Secret into the composite's namespace, and ``status.kubeconfigSecret``
+    names it.
+    """
+    source = cloud_value(comp, "kubeconfig_source", CLUSTER)
+    if comp.namespaced:
+        if comp.observed.connection_details(source).get(KUBECONFIG_KEY):
+            comp.set_status("kubeconfigSecret", cluster.connection_secret)
+        return
+    comp.publish(KUBECONFIG_KEY, comp.observed.connection_details(source).get(KUBECONFIG_KEY))
+    status = comp.notes.status
+    comp.publish("endpoint", status.get("clusterEndpoint"))
+    comp.publish("clusterCA", status.get("clusterCA"))
 
 
 def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -> list[str]:
@@ -215,6 +236,7 @@ def _addons(
     )
 
 
+KUBECONFIG_KEY = "kubeconfig"  # the connection detail every cloud's provider writes it under
 #: Every key ``environment.charts`` may have: the releases, the autoscaler, the design's alias.
 CHART_KEYS = (*(c.name for c in CHARTS), "cluster-autoscaler", MONITORING_ALIAS)
 

@@ -27,6 +27,11 @@ class ClusterStatus(BaseModel):
     clusterCA: str | None = Field(  # noqa: N815
         None, description="The API server's CA certificate (base64 PEM)."
     )
+    kubeconfigSecret: str | None = Field(  # noqa: N815
+        None,
+        description="Namespaced form: the Secret in this namespace holding the cluster's "
+        "kubeconfig (key kubeconfig), written by the cloud provider.",
+    )
     oidcIssuer: str | None = Field(  # noqa: N815
         None, description="The cluster's OIDC issuer URL, for workload identity."
     )
@@ -46,6 +51,7 @@ API = ApiDefinition(
     claim_plural="clusters",
     spec_model=ClusterSpec,
     status_model=ClusterStatus,
+    connection_secret_keys=("kubeconfig", "endpoint", "clusterCA"),
     printer_columns=(
         {"name": "CLOUD", "type": "string", "jsonPath": ".metadata.labels.cloud"},
         {"name": "LOCATION", "type": "string", "jsonPath": ".spec.forProvider.location"},
