@@ -7,6 +7,7 @@ Every composed body is validated against the pinned provider CRDs (``schemas/crd
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -165,8 +166,9 @@ def test_deployment_waits_for_the_connection_details(
                                                                 "key": "password"}}
     assert {"DB_PORT", "DB_USER", "DB_NAME"} <= set(env)
     assert all("value" not in item or item["name"] != "DB_PASSWORD" for item in container["env"])
-    assert container["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
-    assert container["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "http"}
+    # the design's backend names no health path: the probes connect to its port
+    assert container["readinessProbe"]["tcpSocket"] == {"port": "http"}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
     assert manifest["spec"]["replicas"] == 2
     assert manifest["metadata"]["namespace"] == NAMESPACE
     assert deployment["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
@@ -325,3 +327,71 @@ def test_missing_platform_settings_name_the_environment_key(
     rendered, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
     assert len(rendered.fatal) == 1
     assert field in rendered.fatal[0]
+
+
+# -- the design's own backend and bucket names (issue 22 items 14 and 16) -------------------
+
+
+def _backend(client: FunctionClient, cloud: str, **backend: Any) -> dict[str, Any]:
+    composite = environment_composite(cloud)
+    composite["spec"]["backend"] = {**composite["spec"]["backend"], **backend}
+    settled, _ = converge(client.run, dataclasses.replace(environment_case(cloud),
+                                                          composite=composite))
+    deployment = settled.resource("backend-deployment")["spec"]["forProvider"]["manifest"]
+    return deployment["spec"]["template"]["spec"]["containers"][0]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_backend_is_probed_on_its_port_unless_it_names_a_health_path(
+    client: FunctionClient, cloud: str
+) -> None:
+    container = _backend(client, cloud)  # the design's backend serves no /healthz
+    assert container["readinessProbe"]["tcpSocket"] == {"port": "http"}
+    assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
+    assert "httpGet" not in container["readinessProbe"]
+    named = _backend(client, cloud, healthPath="/ready")
+    assert named["readinessProbe"]["httpGet"] == {"path": "/ready", "port": "http"}
+    off = _backend(client, cloud, probes=False)
+    assert "readinessProbe" not in off and "livenessProbe" not in off
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_asset_bucket_takes_the_platforms_prefix(client: FunctionClient, cloud: str) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["frontend"]["bucketPrefix"] = "globex-web"
+    rendered = run(client, environment_composite(cloud), settings=settings)
+    bucket = rendered.resource("assets")
+    names = [bucket["metadata"].get("annotations", {}).get("crossplane.io/external-name"),
+             bucket["spec"]["forProvider"].get("name"), bucket["metadata"]["name"]]
+    assert any(n and n.replace("-", "").startswith("globexwebpayments") for n in names), names
+    assert not any(n and "acme" in n for n in names), names
+
+
+@pytest.mark.parametrize(("prefix", "message"), [
+    (None, "environment.frontend.bucketPrefix: required: asset buckets are named "
+           "<prefix>-<appName>-<8 hex>, and S3 and GCS bucket names are global, so the "
+           "platform names its own prefix (e.g. acme-mfe)"),
+    ("goog-apps", "environment.frontend.bucketPrefix: must not start with goog: S3 or GCS "
+                  "reserves it"),
+    ("Acme", "environment.frontend.bucketPrefix: must be lowercase letters, digits and '-', "
+             "starting and ending with a letter or digit"),
+])
+def test_a_bucket_prefix_no_cloud_accepts_is_refused(
+    client: FunctionClient, prefix: str | None, message: str
+) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["frontend"].pop("bucketPrefix")
+    if prefix is not None:
+        settings["frontend"]["bucketPrefix"] = prefix
+    rendered = run(client, environment_composite("aws"), settings=settings)
+    assert rendered.fatal == [message]
+
+
+def test_a_long_prefix_leaves_less_room_for_the_app_name(client: FunctionClient) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["frontend"]["bucketPrefix"] = "p" * 20
+    composite = environment_composite("aws")
+    composite["spec"]["frontend"]["appName"] = "a" * 40
+    (message,) = run(client, composite, settings=settings).fatal
+    assert message.startswith("spec.frontend.appName: at most 33 characters with the "
+                              f"platform's bucket prefix {'p' * 20!r}")

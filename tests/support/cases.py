@@ -596,7 +596,7 @@ def contact_center_case(cloud: str) -> ModuleCase:
 
 ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
 ENVIRONMENT_SETTINGS: Body = {
-    "frontend": {"domain": "apps.acme.example"},
+    "frontend": {"domain": "apps.acme.example", "bucketPrefix": "acme-mfe"},
     "aws": {"accountId": "123456789012",
             "privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
                                "subnetIds": ["subnet-0aa11bb22cc33dd44",

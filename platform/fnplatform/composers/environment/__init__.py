@@ -1,7 +1,7 @@
 """The ``environment`` module: a squad's self-service app environment on AWS, GCP or Azure.
 
 One claim (``EnvironmentClaim``) gives a namespace ``<composite>-environment``, a private
-PostgreSQL database sized by a preset, a private asset bucket ``acme-mfe-<appName>-<suffix>``
+PostgreSQL database sized by a preset, a private asset bucket ``<bucketPrefix>-<appName>-<suffix>``
 behind the cloud's CDN with one cache path per micro-frontend, and the backend Deployment and
 Service wired to the database through the Secret ``db-connection-details``. The composer says
 what the environment is; the library and the cloud builders say how each cloud does it.
@@ -22,7 +22,11 @@ from typing import Any
 
 from fnplatform.composers.environment import manifests
 from fnplatform.composers.environment.manifests import App
-from fnplatform.composers.environment.model import EnvironmentSettings, EnvironmentSpec
+from fnplatform.composers.environment.model import (
+    BUCKET_NAME_MAX,
+    EnvironmentSettings,
+    EnvironmentSpec,
+)
 from fnplatform.composers.environment.status import Parts, report_status
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
@@ -43,7 +47,6 @@ NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
 CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"
 #: Where provider-side Secrets live on the Crossplane cluster.
 CROSSPLANE_NAMESPACE = "crossplane-system"
-BUCKET_PREFIX = "acme-mfe"
 SUFFIX_LENGTH = 8
 NONCURRENT_ASSET_DAYS = 30
 #: Scope (project / resource group) per cloud: the environment key it comes from.
@@ -134,12 +137,24 @@ def _database(
     return database
 
 
-def bucket_name(comp: Composition, app_name: str) -> str:
-    """``acme-mfe-<appName>-<8 hex>``: the suffix from the composite's uid (its name when it
+def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:
+    """``<prefix>-<appName>-<8 hex>``: the prefix is the platform's (bucket names are global
+    across every user of S3 and GCS), the suffix from the composite's uid (its name when it
     has none yet), so two squads' apps of the same name never collide."""
+    if not prefix:
+        raise InputError("environment.frontend.bucketPrefix",
+                         "required: asset buckets are named <prefix>-<appName>-<8 hex>, and "
+                         "S3 and GCS bucket names are global, so the platform names its own "
+                         "prefix (e.g. acme-mfe)")
     uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
     seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
-    return f"{BUCKET_PREFIX}-{app_name}-{seed[:SUFFIX_LENGTH]}"
+    name = f"{prefix}-{app_name}-{seed[:SUFFIX_LENGTH]}"
+    if len(name) > BUCKET_NAME_MAX:
+        most = BUCKET_NAME_MAX - len(prefix) - SUFFIX_LENGTH - 2
+        raise InputError("spec.frontend.appName",
+                         f"at most {most} characters with the platform's bucket prefix "
+                         f"{prefix!r}: the bucket name {name} would be over {BUCKET_NAME_MAX}")
+    return name
 
 
 def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings) -> str:
@@ -149,7 +164,7 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     through a principal). Each asset sync leaves the replaced objects as noncurrent versions;
     they expire after 30 days so the bucket doesn't grow with every deploy.
     """
-    wanted = bucket_name(comp, spec.frontend.appName)
+    wanted = bucket_name(comp, settings.frontend.bucketPrefix, spec.frontend.appName)
     reader = cloud_value(comp, "cdn_bucket_reader", CDN)
     add_bucket(
         comp,
@@ -166,8 +181,9 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     if known and known != name:
         raise InputError(
             "spec.frontend.appName",
-            f"cannot change once the bucket exists: it names bucket {known} (the new name would "
-            "replace the bucket and its assets); create a new environment instead",
+            f"cannot change once the bucket exists: it names bucket {known} (the new name "
+            f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
+            "the bucket and its assets); create a new environment instead",
         )
     domain = settings.frontend.domain
     add_cdn(

@@ -67,8 +67,16 @@ def _resources(app: App) -> dict[str, Any]:
 
 
 def _probe(app: App, *, initial_delay: int, period: int) -> dict[str, Any]:
+    """An HTTP GET of ``healthPath`` when the app names one, else a TCP connect to its port.
+
+    The design's backend serves no ``/healthz``: an HTTP probe of a path it does not serve
+    fails, the kubelet restarts the pod, and the environment never turns Ready.
+    """
+    path = app.backend.healthPath
+    check = ({"httpGet": {"path": path, "port": "http"}} if path
+             else {"tcpSocket": {"port": "http"}})
     return {
-        "httpGet": {"path": app.backend.healthPath, "port": "http"},
+        **check,
         "initialDelaySeconds": initial_delay,
         "periodSeconds": period,
         "failureThreshold": 3,
@@ -93,9 +101,10 @@ def deployment(app: App, database_env: list[dict[str, Any]]) -> dict[str, Any]:
             *({"name": item.name, "value": item.value} for item in backend.env),
         ],
         "envFrom": [{"secretRef": {"name": CONNECTION_SECRET}}],
-        "readinessProbe": _probe(app, initial_delay=5, period=10),
-        "livenessProbe": _probe(app, initial_delay=15, period=20),
     }
+    if backend.probes:
+        container["readinessProbe"] = _probe(app, initial_delay=5, period=10)
+        container["livenessProbe"] = _probe(app, initial_delay=15, period=20)
     resources = _resources(app)
     if resources:
         container["resources"] = resources

@@ -20,8 +20,13 @@ ENGINE_VERSION = r"^(13|14|15|16|17)$"
 URL_PATH = r"^/[a-z0-9]([a-z0-9/_-]*[a-z0-9])?$"
 REGION = r"^[a-z0-9-]+$"
 DOMAIN = r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$"
-#: ``acme-mfe-<appName>-<8 hex>`` must fit S3/GCS's 63 characters: 63 - 18 = 45.
-APP_NAME_MAX = 45
+#: ``<prefix>-<appName>-<8 hex>`` must fit S3/GCS's 63 characters: with the shortest prefix
+#: (1) 63 - 11 = 52; a longer prefix leaves less, checked when composing.
+APP_NAME_MAX = 52
+BUCKET_PREFIX_MAX = 20
+BUCKET_NAME_MAX = 63
+#: Bucket name prefixes S3 (xn--, sthree-) or GCS (goog) refuse.
+RESERVED_BUCKET_PREFIXES = ("xn--", "sthree-", "goog")
 Size = Literal["small", "medium", "large"]
 Cloud = Literal["aws", "gcp", "azure"]
 
@@ -71,9 +76,13 @@ class Backend(BaseModel):
     replicas: int = Field(1, ge=0, le=50, description="Number of backend pods.")
     env: list[EnvVar] = Field(default_factory=list, description="Plain environment variables.")
     resources: Resources = Field(default_factory=Resources, description="Requests and limits.")
-    healthPath: str = Field(  # noqa: N815
-        "/healthz", pattern=r"^/", description="HTTP path of the readiness and liveness probes."
+    healthPath: str | None = Field(  # noqa: N815
+        None, pattern=r"^/",
+        description="HTTP path of the readiness and liveness probes; unset: a TCP check of "
+        "the port (an app need not serve a health path).",
     )
+    probes: bool = Field(
+        True, description="Probe the backend (false: no readiness or liveness probes).")
 
     @field_validator("env")
     @classmethod
@@ -189,6 +198,25 @@ class FrontendSettings(BaseModel):
     domain: str | None = Field(
         None, pattern=describe_pattern(DOMAIN, "a DNS domain such as apps.example.com")
     )
+    bucketPrefix: str | None = Field(  # noqa: N815
+        None, min_length=1, max_length=BUCKET_PREFIX_MAX,
+        pattern=describe_pattern(
+            r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$",  # a DNS label, described for buckets
+            "lowercase letters, digits and '-', starting and ending with a letter or digit",
+        ),
+        description="Prefix of every asset bucket, <prefix>-<appName>-<8 hex>: S3 and GCS "
+        "bucket names are global, so it names the platform (e.g. acme-mfe).",
+    )
+
+    @field_validator("bucketPrefix")
+    @classmethod
+    def _not_reserved(cls, prefix: str | None) -> str | None:
+        reserved = next((r for r in RESERVED_BUCKET_PREFIXES if (prefix or "").startswith(r)),
+                        None)
+        if reserved:
+            msg = f"must not start with {reserved}: S3 or GCS reserves it"
+            raise ValueError(msg)
+        return prefix
 
 
 class EnvironmentSettings(BaseModel):
