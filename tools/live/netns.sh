@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Run a command (make test-live: pytest -m live) in a private network and mount namespace, so
+# the live control plane needs no container runtime and touches nothing on the machine:
+# - its own loopback: fixed ports (apiserver 6443, Crossplane's webhook 9444, the function 9443,
+#   the package registry 5000) never collide with other processes, and every process dies with it;
+# - the Service cluster IP range (10.96.0.0/16) is local on that loopback, so the apiserver
+#   reaches Crossplane's webhook Service at its cluster IP, as it would through kube-proxy;
+# - /etc/hosts is a private, writable copy (bind-mounted): the harness maps Service DNS names
+#   (function-platform.crossplane-system, ...) to 127.0.0.1, as cluster DNS would map them to pods.
+# Needs root or unprivileged user namespaces (then run: unshare -r first).
+set -euo pipefail
+if [[ "${FNPLATFORM_LIVE_NETNS:-}" != 1 ]]; then
+  hosts="$(mktemp -t live-hosts.XXXXXX)"
+  cat /etc/hosts > "$hosts"
+  trap 'rm -f "$hosts"' EXIT
+  FNPLATFORM_LIVE_NETNS=1 FNPLATFORM_LIVE_HOSTS="$hosts" unshare --net --mount --fork -- "$0" "$@"
+  exit
+fi
+ip link set lo up
+ip addr add 10.96.0.0/16 dev lo
+mount --bind "$FNPLATFORM_LIVE_HOSTS" /etc/hosts
+exec "$@"
