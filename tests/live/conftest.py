@@ -30,6 +30,12 @@ from tests.live.controlplane import (
     wait_for,
 )
 from tests.live.kube import Kube, docs_of, is_true
+from tests.live.providers import (
+    SHOOT_CRD,
+    CloudStandIn,
+    OperatorStandIn,
+    start_provider_kubernetes,
+)
 from tests.live.standins import KubeletStandIn
 
 
@@ -54,6 +60,8 @@ class Live:
     timings: dict[str, float] = field(default_factory=dict)
     kubelet: KubeletStandIn | None = None
     form: str = ""  # the platform form installed now (FORMS)
+    cloud: CloudStandIn | None = None
+    operators: OperatorStandIn | None = None
 
     def record(self, key: str, seconds: float) -> None:
         """Keep a timing for bench/results.md (written at session end to the run directory)."""
@@ -93,8 +101,9 @@ def control_plane(live_dir: Path) -> Iterator[Live]:
         live.record("apiserver_ready_s", cp.start(kube.readyz))
         yield live
     finally:
-        if live.kubelet:
-            live.kubelet.loop.stop()
+        for standin in (live.kubelet, live.cloud, live.operators):
+            if standin:
+                standin.loop.stop()
         procs.stop()
 
 
@@ -169,12 +178,58 @@ def provider_crds(crossplane: Live) -> Live:
 XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")
 
 
+def xr_kinds() -> list[tuple[str, str]]:
+    """(apiVersion, kind) of every composite of apis/ (both forms: the same kinds)."""
+    out = []
+    for doc in docs_of(*sorted((REPO / "apis").rglob("definition.yaml"))):
+        spec = doc["spec"]
+        for v in spec["versions"]:
+            item = (f"{spec['group']}/{v['name']}", spec["names"]["kind"])
+            if item not in out:
+                out.append(item)
+    return out
+
+
+@pytest.fixture(scope="session")
+def providers(provider_crds: Live) -> Live:
+    """provider-kubernetes (real) and the stand-ins for the providers and operators that
+    cannot run here, with the ProviderConfigs of examples/install/20-provider-configs.yaml."""
+    live = provider_crds
+    kube = live.kube
+    bins = binaries()
+    pk_crds = docs_of(bins["provider-kubernetes-package"] / "crds")
+    for crd in pk_crds:
+        # Object serves v1alpha1 and v1alpha2 through the provider's conversion webhook, which
+        # Crossplane's package manager wires to the provider's Service; the provider runs as a
+        # process here, and everything (compositions, the provider) uses v1alpha2, the storage
+        # version: no conversion is needed (docs/live.md)
+        if (crd["spec"].get("conversion") or {}).get("strategy") == "Webhook":
+            crd["spec"]["conversion"] = {"strategy": "None"}
+    kube.apply_all([*pk_crds, SHOOT_CRD])
+    live.wait(
+        "provider-kubernetes CRDs Established",
+        lambda: all(
+            is_true(kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                             c["metadata"]["name"]), "Established")
+            for c in [*pk_crds, SHOOT_CRD]
+        ),
+        120,
+    )
+    start_provider_kubernetes(live.cp, live.procs, bins, kube)
+    kube.apply_all(docs_of(REPO / "examples/install/20-provider-configs.yaml"))
+    live.cloud = CloudStandIn(kube, xr_kinds())
+    live.cloud.loop.start()
+    live.operators = OperatorStandIn(kube)
+    live.operators.loop.start()
+    return live
+
+
 @pytest.fixture(scope="session", params=FORMS)
-def platform(request: pytest.FixtureRequest, provider_crds: Live) -> Iterator[Live]:
+def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     """One form of the platform installed as a user installs it: every XRD and Composition
     of apis/ of that form, the XRDs Established (and Offered where they have claims). At the
     end the form is uninstalled (XRDs deleted: Crossplane removes their CRDs)."""
-    live = provider_crds
+    live = providers
     live.form = request.param
     kube = live.kube
     t = time.monotonic()

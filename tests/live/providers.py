@@ -32,9 +32,10 @@ from tests.live.kube import Kube
 from tests.live.standins import Loop, _now
 
 FINALIZER = "finalizer.managedresource.crossplane.io"
-CLOUD_SUFFIXES = (".aws.upbound.io", ".aws.m.upbound.io", ".gcp.upbound.io", ".gcp.m.upbound.io",
-                  ".azure.upbound.io", ".azure.m.upbound.io", "azure.upbound.io",
-                  "azure.m.upbound.io")
+CLOUD_SUFFIXES = ("aws.upbound.io", "aws.m.upbound.io", "gcp.upbound.io", "gcp.m.upbound.io",
+                  "azure.upbound.io", "azure.m.upbound.io",
+                  # provider-helm: a Release is ready once deployed (atProvider.state)
+                  "helm.crossplane.io", "helm.m.crossplane.io")
 # Connection secret keys upjet writes, by kind (the providers' config/<group>/config.go
 # "Sensitive"/connection details): a cluster's kubeconfig, a database's endpoint and
 # credentials, a key's secret.
@@ -77,7 +78,10 @@ def computed(cloud: str, kind: str, name: str, region: str) -> dict[str, str]:
 
 
 def _cloud_of(group: str) -> str:
-    return "aws" if ".aws." in group else "gcp" if ".gcp." in group else "azure"
+    for cloud in ("aws", "gcp", "azure", "helm"):
+        if group.startswith(f"{cloud}.") or f".{cloud}." in group:
+            return cloud
+    return "azure"
 
 
 class CloudStandIn:
@@ -151,7 +155,11 @@ class CloudStandIn:
         cloud = _cloud_of(group)
         region = str(fp.get("region") or fp.get("location") or "")
         at = {k: v for k, v in fp.items() if not k.endswith(("Ref", "Refs", "Selector"))}
-        at.update(computed(cloud, mr["kind"], meta["name"], region))
+        if cloud == "helm":
+            # provider-helm: atProvider.state from the Helm release (helm.sh/helm/v3 release)
+            at = {"state": "deployed", "revision": 1, "releaseDescription": "Install complete"}
+        else:
+            at.update(computed(cloud, mr["kind"], meta["name"], region))
         self._status(mr, {"atProvider": at, "conditions": [
             {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
              "lastTransitionTime": now},
@@ -289,6 +297,14 @@ def start_provider_kubernetes(
     (sa_dir / "token").write_text(token)
     (sa_dir / "ca.crt").write_bytes(cp.ca_pem)
     (sa_dir / "namespace").write_text("crossplane-system")
+    # its webhook server (Object conversion only, not called here: see docs/live.md) needs a
+    # serving certificate, which Crossplane writes for a provider package; any will do
+    tls = cp.dir / "provider-kubernetes-tls"
+    tls.mkdir(exist_ok=True)
+    pki = cp.dir / "pki"
+    (tls / "tls.crt").write_bytes((pki / "apiserver.crt").read_bytes())
+    (tls / "tls.key").write_bytes((pki / "apiserver.key").read_bytes())
+    (tls / "ca.crt").write_bytes(cp.ca_pem)
     procs.start(
         "provider-kubernetes",
         [str(bins["provider-kubernetes"]), "--poll=15s", "--sync=1m",
@@ -299,5 +315,92 @@ def start_provider_kubernetes(
             "KUBERNETES_SERVICE_HOST": "127.0.0.1",
             "KUBERNETES_SERVICE_PORT": "6443",
             "POD_NAMESPACE": "crossplane-system",
+            "TLS_SERVER_CERTS_DIR": str(tls),
         },
     )
+
+
+# Gardener serves Shoot from its own aggregated API server and publishes no CRD: this stand-in
+# CRD accepts any Shoot body (the unit tests validate Shoots against the derived schema).
+SHOOT_CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "shoots.core.gardener.cloud"},
+    "spec": {
+        "group": "core.gardener.cloud",
+        "names": {
+            "kind": "Shoot", "plural": "shoots", "singular": "shoot", "listKind": "ShootList"
+        },
+        "scope": "Namespaced",
+        "versions": [{
+            "name": "v1beta1", "served": True, "storage": True,
+            "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object",
+                                           "x-kubernetes-preserve-unknown-fields": True}},
+        }],
+    },
+}
+
+
+class OperatorStandIn:
+    """Plays the operators whose objects provider-kubernetes applies (found through the
+    Objects' manifests): Rook reports `status.phase: Ready` with the observed generation
+    (rook pkg/apis/ceph.rook.io/v1 ConditionReady phase), KEDA, cert-manager, Flux and c5c3
+    report a `Ready=True` condition, Gardener a Shoot's `lastOperation` Create/Succeeded and
+    its health conditions (gardener docs/usage/shoot_status.md)."""
+
+    MANAGER = "operator-stand-in"
+
+    def __init__(self, kube: Kube) -> None:
+        self.kube = kube
+        self.loop = Loop("operator-stand-in", self.step)
+
+    def step(self) -> None:
+        """One pass over the objects every provider-kubernetes Object manages."""
+        for api_version in (
+            "kubernetes.crossplane.io/v1alpha2",
+            "kubernetes.m.crossplane.io/v1alpha1",
+        ):
+            for obj in self.kube.list(api_version, "Object"):
+                m = ((obj.to_dict().get("spec") or {}).get("forProvider") or {}).get("manifest")
+                if isinstance(m, dict):
+                    self.reconcile(m, obj.metadata.namespace)
+
+    def reconcile(self, manifest: dict[str, Any], object_ns: str | None) -> None:
+        """Report the status the object's operator would report."""
+        group = manifest["apiVersion"].split("/")[0] if "/" in manifest["apiVersion"] else ""
+        if group not in {"ceph.rook.io", "keda.sh", "core.gardener.cloud", "c5c3.io",
+                         "cert-manager.io", "helm.toolkit.fluxcd.io",
+                         "kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}:
+            return
+        meta = manifest.get("metadata") or {}
+        ns = meta.get("namespace") or object_ns
+        live = self.kube.get(manifest["apiVersion"], manifest["kind"], meta["name"], ns)
+        if live is None:
+            return
+        d = live.to_dict()
+        gen = d["metadata"].get("generation", 1)
+        old = d.get("status") or {}
+        if old.get("observedGeneration") == gen:
+            return
+        now = _now()
+        ready = {"type": "Ready", "status": "True", "reason": "Ready",
+                 "message": "stand-in", "lastTransitionTime": now}
+        if group == "ceph.rook.io":
+            status: dict[str, Any] = {"phase": "Ready", "observedGeneration": gen}
+        elif group == "core.gardener.cloud":
+            status = {
+                "observedGeneration": gen,
+                "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100,
+                                  "lastUpdateTime": now, "description": "Shoot cluster created"},
+                "conditions": [
+                    {"type": t, "status": "True", "reason": "HealthCheckSucceeded",
+                     "lastTransitionTime": now}
+                    for t in ("APIServerAvailable", "ControlPlaneHealthy",
+                              "ObservabilityComponentsHealthy", "EveryNodeReady",
+                              "SystemComponentsHealthy")
+                ],
+            }
+        else:
+            status = {"observedGeneration": gen, "conditions": [ready]}
+        self.kube.patch_status(live, status, self.MANAGER)

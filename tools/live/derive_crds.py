@@ -67,8 +67,17 @@ def composed_kinds() -> set[tuple[str, str]]:
     for f in sorted((REPO / "tests/golden").rglob("*.yaml")):
         for doc in yaml.safe_load_all(f.read_text()):
             _walk_kinds(doc, found)
-    # provider-helm's stand-in serves its ProviderConfigs too
+    # the providers' ProviderConfigs (examples/install/20-provider-configs.yaml applies them)
     found |= {
+        ("aws.upbound.io", "ProviderConfig"),
+        ("gcp.upbound.io", "ProviderConfig"),
+        ("azure.upbound.io", "ProviderConfig"),
+        ("aws.m.upbound.io", "ProviderConfig"),
+        ("gcp.m.upbound.io", "ProviderConfig"),
+        ("azure.m.upbound.io", "ProviderConfig"),
+        ("aws.m.upbound.io", "ClusterProviderConfig"),
+        ("gcp.m.upbound.io", "ClusterProviderConfig"),
+        ("azure.m.upbound.io", "ClusterProviderConfig"),
         ("helm.crossplane.io", "ProviderConfig"),
         ("helm.m.crossplane.io", "ProviderConfig"),
         ("helm.m.crossplane.io", "ClusterProviderConfig"),

@@ -6,7 +6,9 @@
 # - the Service cluster IP range (10.96.0.0/16) is local on that loopback, so the apiserver
 #   reaches Crossplane's webhook Service at its cluster IP, as it would through kube-proxy;
 # - /etc/hosts is a private, writable copy (bind-mounted): the harness maps Service DNS names
-#   (function-platform.crossplane-system, ...) to 127.0.0.1, as cluster DNS would map them to pods.
+#   (function-platform.crossplane-system, ...) to 127.0.0.1, as cluster DNS would map them to pods;
+# - /var/run/secrets is a private tmpfs: the service account token the harness writes there
+#   for provider-kubernetes (as the kubelet projects it) is seen by nothing else.
 # Needs root or unprivileged user namespaces (then run: unshare -r first).
 set -euo pipefail
 if [[ "${FNPLATFORM_LIVE_NETNS:-}" != 1 ]]; then
@@ -19,4 +21,8 @@ fi
 ip link set lo up
 ip addr add 10.96.0.0/16 dev lo
 mount --bind "$FNPLATFORM_LIVE_HOSTS" /etc/hosts
+# where the kubelet projects a pod's service account token (provider-kubernetes'
+# InjectedIdentity reads it): a private tmpfs (creating the empty mount point if missing)
+mkdir -p /var/run/secrets
+mount -t tmpfs tmpfs /var/run/secrets
 exec "$@"
