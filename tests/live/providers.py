@@ -92,6 +92,7 @@ class CloudStandIn:
     def __init__(self, kube: Kube, xr_kinds: list[tuple[str, str]]) -> None:
         self.kube = kube
         self.xr_kinds = xr_kinds  # (apiVersion, kind) of the composites to follow
+        self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
         self.loop = Loop("cloud-provider-stand-in", self.step)
 
     def composed(self) -> list[Any]:
@@ -124,10 +125,29 @@ class CloudStandIn:
         return out
 
     def step(self) -> None:
-        """One pass over every composed managed resource."""
+        """One pass over every composed managed resource (one failing does not stop the rest)."""
         mrs = self.composed()
         for mr in mrs:
-            self.reconcile(mr, mrs)
+            try:
+                self.reconcile(mr, mrs)
+            except Exception as e:  # kept for the test's failure message
+                self.loop.errors.append(f"{mr['kind']}/{mr['metadata']['name']}: {e}"[:500])
+                del self.loop.errors[:-20]
+
+    def at_provider_schema(self, api_version: str, kind: str) -> dict[str, Any]:
+        """The CRD's schema of status.atProvider for the version (cached)."""
+        key = (api_version, kind)
+        if key not in self._schemas:
+            res = self.kube.resource(api_version, kind)
+            crd = self.kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                                f"{res.name}.{res.group}").to_dict()
+            version = api_version.split("/")[1]
+            schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)
+            props = schema["schema"]["openAPIV3Schema"]["properties"]
+            self._schemas[key] = (
+                props.get("status", {}).get("properties", {}).get("atProvider", {})
+            )
+        return self._schemas[key]
 
     def reconcile(self, mr: dict[str, Any], mrs: list[dict[str, Any]]) -> None:
         """Reconcile one managed resource as upjet's managed reconciler would."""
@@ -155,11 +175,20 @@ class CloudStandIn:
         cloud = _cloud_of(group)
         region = str(fp.get("region") or fp.get("location") or "")
         at = {k: v for k, v in fp.items() if not k.endswith(("Ref", "Refs", "Selector"))}
+        # resolved references: crossplane-runtime writes the referenced resource's id (or the
+        # extractor's field) into forProvider; upjet's state then has it in atProvider
+        by_name = {m["metadata"]["name"]: m for m in mrs}
+        for field, ref in fp.items():
+            if field.endswith("Ref") and isinstance(ref, dict) and ref.get("name") in by_name:
+                target = ((by_name[ref["name"]].get("status") or {}).get("atProvider") or {})
+                if target.get("id"):
+                    at.setdefault(field[:-3], target["id"])
         if cloud == "helm":
             # provider-helm: atProvider.state from the Helm release (helm.sh/helm/v3 release)
             at = {"state": "deployed", "revision": 1, "releaseDescription": "Install complete"}
         else:
             at.update(computed(cloud, mr["kind"], meta["name"], region))
+        at = prune(at, self.at_provider_schema(mr["apiVersion"], mr["kind"]))
         self._status(mr, {"atProvider": at, "conditions": [
             {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
              "lastTransitionTime": now},
@@ -257,6 +286,36 @@ class CloudStandIn:
             "type": "connection.crossplane.io/v1alpha1",
             "data": data,
         }, self.MANAGER)
+
+
+def prune(value: Any, schema: dict[str, Any]) -> Any:
+    """value without what schema does not declare (server-side apply refuses undeclared
+    fields: "field not declared in schema"), and with scalars of the declared type only."""
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-preserve-unknown-fields"):
+            return value
+        props = schema.get("properties")
+        if props is None:
+            extra = schema.get("additionalProperties")
+            if isinstance(extra, dict):
+                return {k: prune(v, extra) for k, v in value.items()}
+            return {} if schema.get("type") == "object" else None
+        return {
+            k: pv for k, v in value.items() if k in props
+            for pv in [prune(v, props[k])] if pv is not None
+        }
+    if isinstance(value, list):
+        items = schema.get("items") or {}
+        if schema.get("type") not in (None, "array"):
+            return None
+        return [x for x in (prune(v, items) for v in value) if x is not None]
+    kind = schema.get("type")
+    ok = {
+        "string": str, "boolean": bool, "integer": int, "number": (int, float),
+    }.get(kind or "", object)
+    if kind == "integer" and isinstance(value, bool):
+        return None
+    return value if isinstance(value, ok) else None
 
 
 def _kubeconfig(name: str) -> bytes:

@@ -18,7 +18,7 @@ from tests.live.kube import condition, docs_of, is_true
 
 pytestmark = pytest.mark.live
 
-READY_WITHIN_S = 240
+READY_WITHIN_S = 150
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,8 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     except TimeoutError:
         obj = kube.get(claim["apiVersion"], claim["kind"], name, ns)
         xr = _composite(platform, claim)
+        # leave the next test a clean slate
+        kube.delete(claim["apiVersion"], claim["kind"], name, ns)
         pytest.fail(
             f"{path} not Ready within {READY_WITHIN_S} s\n"
             f"claim/XR conditions: {(obj.to_dict().get('status') or {}).get('conditions')}\n"

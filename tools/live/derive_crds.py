@@ -2,8 +2,9 @@
 that the composed resources (and the objects inside provider-kubernetes Objects and Helm
 Releases' manifests) are accepted by its API server.
 
-Which kinds: every apiVersion/kind in the golden renders (tests/golden/**), and in the
-manifests that composed provider-kubernetes Objects carry. Each CRD is copied with its
+Which kinds: every apiVersion/kind in the golden renders (tests/golden/**), in the
+manifests that composed provider-kubernetes Objects carry, and in the openstack GitOps tree
+(examples/openstack: Flux sources, Kustomizations, HelmReleases). Each CRD is copied with its
 `description` fields removed (they are most of the bytes and change no validation), so the
 committed copy stays small; everything else is as upstream. Gardener publishes no CRD for
 Shoot (it is served by an aggregated API server), so none is derived for it: the live tests
@@ -37,6 +38,7 @@ BUILTIN_GROUPS = {
     "protection.crossplane.io",
     "pkg.crossplane.io",
     "render.crossplane.io",  # crossplane render's own output
+    "kustomize.config.k8s.io",  # kustomization.yaml: read by kustomize, never applied
     # provider-kubernetes runs for real: its CRDs come from the same release as its binary
     # (tools/live/build.sh copies them to .bin/provider-kubernetes-<version>.package/crds)
     "kubernetes.crossplane.io",
@@ -64,7 +66,10 @@ def _walk_kinds(doc: Any, found: set[tuple[str, str]]) -> None:
 def composed_kinds() -> set[tuple[str, str]]:
     """(group, kind) of everything the goldens compose, minus built-in and Crossplane kinds."""
     found: set[tuple[str, str]] = set()
-    for f in sorted((REPO / "tests/golden").rglob("*.yaml")):
+    # the goldens, and the openstack GitOps tree (its Flux objects)
+    files = sorted((REPO / "tests/golden").rglob("*.yaml"))
+    files += sorted((REPO / "examples/openstack").rglob("*.yaml"))
+    for f in files:
         for doc in yaml.safe_load_all(f.read_text()):
             _walk_kinds(doc, found)
     # the providers' ProviderConfigs (examples/install/20-provider-configs.yaml applies them)
@@ -82,11 +87,12 @@ def composed_kinds() -> set[tuple[str, str]]:
         ("helm.m.crossplane.io", "ProviderConfig"),
         ("helm.m.crossplane.io", "ClusterProviderConfig"),
     }
-    xrd_groups = set()
+    xr_kinds = set()  # composites and claims: Crossplane makes their CRDs from the XRDs
     for f in (REPO / "apis").rglob("definition.yaml"):
         for doc in yaml.safe_load_all(f.read_text()):
-            xrd_groups.add(doc["spec"]["group"])
-    return {(g, k) for g, k in found if g not in BUILTIN_GROUPS and g not in xrd_groups}
+            names = [doc["spec"]["names"], doc["spec"].get("claimNames") or {}]
+            xr_kinds |= {(doc["spec"]["group"], n["kind"]) for n in names if n}
+    return {(g, k) for g, k in found if g not in BUILTIN_GROUPS and (g, k) not in xr_kinds}
 
 
 def strip_descriptions(node: Any) -> Any:

@@ -15,7 +15,10 @@ if [[ "${FNPLATFORM_LIVE_NETNS:-}" != 1 ]]; then
   hosts="$(mktemp -t live-hosts.XXXXXX)"
   cat /etc/hosts > "$hosts"
   trap 'rm -f "$hosts"' EXIT
-  FNPLATFORM_LIVE_NETNS=1 FNPLATFORM_LIVE_HOSTS="$hosts" unshare --net --mount --fork -- "$0" "$@"
+  # --pid: the command runs as the namespace's init; when it ends, the kernel ends every process
+  # it started (etcd, the apiserver, ...), whatever way it ended
+  FNPLATFORM_LIVE_NETNS=1 FNPLATFORM_LIVE_HOSTS="$hosts" \
+    unshare --net --mount --pid --fork --mount-proc -- "$0" "$@"
   exit
 fi
 ip link set lo up
