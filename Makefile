@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: uv setup crank render serve generate test test-e2e lint bench package lock lock-check clean
+.PHONY: uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -62,6 +62,20 @@ test: lint
 ## test-e2e: only the crank render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
 test-e2e: setup
 	$(PY) -m pytest -q -m e2e
+
+## live-binaries: build the live control plane's binaries into .bin/<name>-<version> (cached;
+## first build ~10 minutes on 2 cores, then nothing: see docs/live.md)
+live-binaries:
+	tools/live/build.sh
+
+## test-live: a live control plane (etcd, kube-apiserver, Crossplane, provider-kubernetes,
+## stand-ins) in a private network namespace, and every example through it (docs/live.md)
+test-live: setup crank live-binaries
+	tools/live/netns.sh $(PY) -m pytest -q -m live tests/live $(LIVE_ARGS)
+
+## live-crds: rederive tests/live/crds from the upstream CRDs (CRDS=../shared/crds)
+live-crds: setup
+	$(PY) tools/live/derive_crds.py $(if $(CRDS),--crds $(CRDS),)
 
 ## lint: ruff, mypy, and generated files up to date
 lint: setup lock-check

@@ -1,0 +1,263 @@
+"""Session fixtures of the live control plane (make test-live; docs/live.md).
+
+One control plane per session, built up in layers so each test asks for only what it needs:
+control_plane (etcd, kube-apiserver, kube-controller-manager) -> crossplane (core init + start,
+the kubelet stand-in running the function, the Function installed from examples/install) ->
+platform (provider-kubernetes, the cloud stand-ins, every XRD and Composition of apis/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live import crossplane as xp
+from tests.live.controlplane import (
+    REGISTRY,
+    REPO,
+    ControlPlane,
+    Processes,
+    binaries,
+    in_private_namespace,
+    wait_for,
+)
+from tests.live.kube import Kube, docs_of, is_true
+from tests.live.providers import (
+    SHOOT_CRD,
+    CloudStandIn,
+    OperatorStandIn,
+    start_provider_kubernetes,
+)
+from tests.live.standins import KubeletStandIn
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Live tests run only when asked for (-m live, as make test-live does): `make test` and
+    a bare pytest stay fast and need no built binaries."""
+    if "live" in (config.getoption("-m") or ""):
+        return
+    live = [i for i in items if i.get_closest_marker("live")]
+    if live:
+        config.hook.pytest_deselected(items=live)
+        items[:] = [i for i in items if not i.get_closest_marker("live")]
+
+
+@dataclass
+class Live:
+    """The running control plane: its client, processes, directory and measured timings."""
+
+    cp: ControlPlane
+    kube: Kube
+    procs: Processes
+    timings: dict[str, float] = field(default_factory=dict)
+    kubelet: KubeletStandIn | None = None
+    form: str = ""  # the platform form installed now (FORMS)
+    cloud: CloudStandIn | None = None
+    operators: OperatorStandIn | None = None
+
+    def record(self, key: str, seconds: float) -> None:
+        """Keep a timing for bench/results.md (written at session end to the run directory)."""
+        self.timings[key] = round(seconds, 1)
+        (self.cp.dir / "timings.json").write_text(json.dumps(self.timings, indent=2))
+
+    def wait(self, what: str, ready: Any, timeout: float = 120) -> float:
+        """Wait until ready() is true (failing on a process exit or after timeout)."""
+        return wait_for(what, ready, timeout, self.procs)
+
+
+@pytest.fixture(scope="session")
+def live_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's directory (logs/, pki/, kubeconfig); LIVE_DIR keeps it at a known place."""
+    fixed = os.environ.get("LIVE_DIR")
+    if fixed:
+        Path(fixed).mkdir(parents=True, exist_ok=True)
+        return Path(fixed)
+    return tmp_path_factory.mktemp("live")
+
+
+@pytest.fixture(scope="session")
+def control_plane(live_dir: Path) -> Iterator[Live]:
+    """etcd + kube-apiserver + kube-controller-manager, ready."""
+    if not in_private_namespace():
+        pytest.fail(
+            "the live tests run in a private network namespace: use `make test-live` "
+            "(tools/live/netns.sh .venv/bin/python -m pytest -m live tests/live)"
+        )
+    procs = Processes(live_dir)
+    bins = binaries()
+    cp = ControlPlane(live_dir, bins, procs)
+    cp.write_pki()
+    kube = Kube(cp.kubeconfig)
+    live = Live(cp, kube, procs)
+    try:
+        live.record("apiserver_ready_s", cp.start(kube.readyz))
+        yield live
+    finally:
+        for standin in (live.kubelet, live.cloud, live.operators):
+            if standin:
+                standin.loop.stop()
+        procs.stop()
+
+
+@pytest.fixture(scope="session")
+def crossplane(control_plane: Live) -> Live:
+    """Crossplane core running, its webhooks reachable, the Function installed and Healthy."""
+    live = control_plane
+    bins = binaries()
+    live.procs.start("registry", [str(bins["registry"]), "-port", REGISTRY.split(":")[1]])
+    ref = xp.publish_function(live.cp, REPO / ".bin/crank")
+    assert ref.startswith(REGISTRY)
+    for step, took in xp.start(live.cp, live.kube, bins).items():
+        live.record(f"crossplane_{step}_s", took)
+    live.kubelet = KubeletStandIn(live.kube, live.procs, live.cp.dir)
+    live.kubelet.loop.start()
+    t = time.monotonic()
+    xp.install_function(live.kube)
+
+    def healthy() -> bool:
+        fn = live.kube.get("pkg.crossplane.io/v1", "Function", "function-platform")
+        return is_true(fn, "Healthy") and is_true(fn, "Installed")
+
+    try:
+        live.wait("Function function-platform Healthy", healthy, 180)
+    except TimeoutError as e:
+        raise AssertionError(
+            f"{e}\nFunction status: {xp.function_status(live.kube)}\n"
+            f"kubelet stand-in errors: {live.kubelet.loop.errors}"
+        ) from e
+    live.record("function_healthy_s", time.monotonic() - t)
+    return live
+
+
+FORMS = ("v1-claims", "v2-namespaced")
+
+
+def form_files(form: str, name: str) -> list[Path]:
+    """apis/**/<name> of one form: namespaced/ holds the v2 form. Both forms of a module share
+    the XRD's name (same group and plural), so a cluster serves one form at a time."""
+    return [
+        p
+        for p in sorted((REPO / "apis").rglob(name))
+        if ("namespaced" in p.parts) == (form == "v2-namespaced")
+    ]
+
+
+@pytest.fixture(scope="session")
+def provider_crds(crossplane: Live) -> Live:
+    """The CRDs of what the modules compose (tests/live/crds), Established."""
+    live = crossplane
+    kube = live.kube
+    t = time.monotonic()
+    crds = docs_of(REPO / "tests/live/crds")
+    kube.apply_all(crds)
+
+    def established() -> bool:
+        return all(
+            is_true(
+                kube.get(
+                    "apiextensions.k8s.io/v1", "CustomResourceDefinition", c["metadata"]["name"]
+                ),
+                "Established",
+            )
+            for c in crds
+        )
+
+    live.wait("composed kinds' CRDs Established", established, 180)
+    live.record("provider_crds_established_s", time.monotonic() - t)
+    return live
+
+
+XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")
+
+
+def xr_kinds() -> list[tuple[str, str]]:
+    """(apiVersion, kind) of every composite of apis/ (both forms: the same kinds)."""
+    out = []
+    for doc in docs_of(*sorted((REPO / "apis").rglob("definition.yaml"))):
+        spec = doc["spec"]
+        for v in spec["versions"]:
+            item = (f"{spec['group']}/{v['name']}", spec["names"]["kind"])
+            if item not in out:
+                out.append(item)
+    return out
+
+
+@pytest.fixture(scope="session")
+def providers(provider_crds: Live) -> Live:
+    """provider-kubernetes (real) and the stand-ins for the providers and operators that
+    cannot run here, with the ProviderConfigs of examples/install/20-provider-configs.yaml."""
+    live = provider_crds
+    kube = live.kube
+    bins = binaries()
+    pk_crds = docs_of(bins["provider-kubernetes-package"] / "crds")
+    for crd in pk_crds:
+        # Object serves v1alpha1 and v1alpha2 through the provider's conversion webhook, which
+        # Crossplane's package manager wires to the provider's Service; the provider runs as a
+        # process here, and everything (compositions, the provider) uses v1alpha2, the storage
+        # version: no conversion is needed (docs/live.md)
+        if (crd["spec"].get("conversion") or {}).get("strategy") == "Webhook":
+            crd["spec"]["conversion"] = {"strategy": "None"}
+    kube.apply_all([*pk_crds, SHOOT_CRD])
+    live.wait(
+        "provider-kubernetes CRDs Established",
+        lambda: all(
+            is_true(kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                             c["metadata"]["name"]), "Established")
+            for c in [*pk_crds, SHOOT_CRD]
+        ),
+        120,
+    )
+    start_provider_kubernetes(live.cp, live.procs, bins, kube)
+    kube.apply_all(docs_of(REPO / "examples/install/20-provider-configs.yaml"))
+    live.cloud = CloudStandIn(kube, xr_kinds())
+    live.cloud.loop.start()
+    live.operators = OperatorStandIn(kube)
+    live.operators.loop.start()
+    return live
+
+
+@pytest.fixture(scope="session", params=FORMS)
+def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
+    """One form of the platform installed as a user installs it: every XRD and Composition
+    of apis/ of that form, the XRDs Established (and Offered where they have claims). At the
+    end the form is uninstalled (XRDs deleted: Crossplane removes their CRDs)."""
+    live = providers
+    live.form = request.param
+    kube = live.kube
+    t = time.monotonic()
+    xrds = docs_of(*form_files(live.form, "definition.yaml"))
+    kube.apply_all(xrds)
+
+    def established() -> bool:
+        for doc in xrds:
+            obj = kube.get(*XRD, doc["metadata"]["name"])
+            if not is_true(obj, "Established"):
+                return False
+            if "claimNames" in doc["spec"] and not is_true(obj, "Offered"):
+                return False
+        return True
+
+    # on a timeout test_every_xrd_becomes_established names which XRDs, with their conditions
+    with contextlib.suppress(TimeoutError):
+        live.wait(f"every {live.form} XRD Established", established, 240)
+    live.record(f"xrds_established_{live.form}_s", time.monotonic() - t)
+    comps = docs_of(*form_files(live.form, "composition.yaml"))
+    kube.apply_all(comps)
+    yield live
+    for doc in comps:
+        kube.delete("apiextensions.crossplane.io/v1", "Composition", doc["metadata"]["name"])
+    for doc in xrds:
+        kube.delete(*XRD, doc["metadata"]["name"])
+    live.wait(
+        f"{live.form} XRDs deleted",
+        lambda: all(kube.get(*XRD, d["metadata"]["name"]) is None for d in xrds),
+        240,
+    )

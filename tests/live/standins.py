@@ -1,0 +1,271 @@
+"""Stand-ins for what cannot run on this machine, kept small and named as stand-ins.
+
+- KubeletStandIn: there is no kubelet, scheduler or container runtime. It plays them for
+  Deployments and Jobs: a Deployment of the function's own package (the one Crossplane's
+  package runtime creates) is run as a local process of this checkout, with the TLS secret its
+  pod would mount; every other Deployment/Job becomes available only when every ConfigMap,
+  Secret, ServiceAccount and PersistentVolumeClaim its pods name exists, else it reports the
+  pod's CreateContainerConfigError as a kubelet does.
+
+Each stand-in is a polling loop on a thread (1 s): simple, and fast enough for these tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.live.controlplane import REPO, Processes, add_hosts
+from tests.live.kube import Kube
+
+FUNCTION_IMAGE_REPO = "/function-platform"  # the package (and runtime) image of this function
+GRPC_PORT = 9443  # Crossplane's function runtime port (internal/controller/pkg/runtime)
+
+
+class Loop:
+    """Run step() every period seconds on a daemon thread until stop(); errors are kept."""
+
+    def __init__(self, name: str, step: Callable[[], None], period: float = 1.0) -> None:
+        self.name = name
+        self.errors: list[str] = []
+        self._step = step
+        self._period = period
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        """Start the loop."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the loop and wait for its thread."""
+        self._stop.set()
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._step()
+            except Exception as e:
+                self.errors.append(f"{type(e).__name__}: {e}")
+                del self.errors[:-20]
+            self._stop.wait(self._period)
+
+
+def _listening(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+def pod_references(spec: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind, name) of every ConfigMap, Secret, ServiceAccount and PVC a pod spec names: what
+    the kubelet must find before it starts the containers (optional references excepted)."""
+    refs: list[tuple[str, str]] = []
+    sa = spec.get("serviceAccountName")
+    if sa:
+        refs.append(("ServiceAccount", sa))
+    for v in spec.get("volumes") or []:
+        if v.get("secret") and not v["secret"].get("optional"):
+            refs.append(("Secret", v["secret"]["secretName"]))
+        if v.get("configMap") and not v["configMap"].get("optional"):
+            refs.append(("ConfigMap", v["configMap"]["name"]))
+        if v.get("persistentVolumeClaim"):
+            refs.append(("PersistentVolumeClaim", v["persistentVolumeClaim"]["claimName"]))
+        for src in (v.get("projected") or {}).get("sources") or []:
+            if src.get("secret") and not src["secret"].get("optional"):
+                refs.append(("Secret", src["secret"]["name"]))
+            if src.get("configMap") and not src["configMap"].get("optional"):
+                refs.append(("ConfigMap", src["configMap"]["name"]))
+    for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+        for ef in c.get("envFrom") or []:
+            for kind, key in (("Secret", "secretRef"), ("ConfigMap", "configMapRef")):
+                if ef.get(key) and not ef[key].get("optional"):
+                    refs.append((kind, ef[key]["name"]))
+        for e in c.get("env") or []:
+            vf = e.get("valueFrom") or {}
+            for kind, key in (("Secret", "secretKeyRef"), ("ConfigMap", "configMapKeyRef")):
+                if vf.get(key) and not vf[key].get("optional"):
+                    refs.append((kind, vf[key]["name"]))
+    return list(dict.fromkeys(refs))
+
+
+class KubeletStandIn:
+    """Plays kubelet + scheduler + kube-proxy/DNS for Deployments and Jobs (see the module doc)."""
+
+    MANAGER = "kubelet-stand-in"
+
+    def __init__(self, kube: Kube, procs: Processes, workdir: Path) -> None:
+        self.kube = kube
+        self.procs = procs
+        self.workdir = workdir
+        self.running: dict[str, str] = {}  # namespace/name of a run Deployment -> its address
+        self.loop = Loop("kubelet-stand-in", self.step)
+
+    def step(self) -> None:
+        """One pass over every Deployment and Job."""
+        for d in self.kube.list("apps/v1", "Deployment"):
+            self.deployment(d.to_dict())
+        for j in self.kube.list("batch/v1", "Job"):
+            self.job(j.to_dict())
+
+    def missing(self, namespace: str, spec: dict[str, Any]) -> list[str]:
+        """'Kind/name' of what the pod spec names and the namespace lacks."""
+        return [
+            f"{kind}/{name}"
+            for kind, name in pod_references(spec)
+            if self.kube.get("v1", kind, name, namespace) is None
+        ]
+
+    def deployment(self, d: dict[str, Any]) -> None:
+        """Run or check one Deployment and report its status as the Deployment controller."""
+        meta, spec = d["metadata"], d["spec"]
+        ns = meta["namespace"]
+        pod = spec["template"]["spec"]
+        replicas = spec.get("replicas", 1)
+        missing = self.missing(ns, pod)
+        if missing:
+            # kubelet: "Error: secret \"x\" not found" with reason CreateContainerConfigError
+            kind, ref = missing[0].split("/", 1)
+            self._deployment_status(
+                d, 0, "False", "MinimumReplicasUnavailable",
+                f"CreateContainerConfigError: {kind.lower()} \"{ref}\" not found",
+            )
+            return
+        image = pod["containers"][0].get("image", "")
+        if FUNCTION_IMAGE_REPO in image.rsplit(":", 1)[0]:
+            address = self.run_function(d)
+            up = _listening(address, GRPC_PORT)
+            self._deployment_status(
+                d, replicas if up else 0, "True" if up else "False",
+                "MinimumReplicasAvailable" if up else "MinimumReplicasUnavailable",
+                "Deployment has minimum availability." if up else "function starting",
+            )
+            return
+        self._deployment_status(
+            d, replicas, "True", "MinimumReplicasAvailable", "Deployment has minimum availability."
+        )
+
+    def run_function(self, d: dict[str, Any]) -> str:
+        """Start this checkout's function for the Deployment once, on its own loopback address,
+        with the server certificate Crossplane issued into the secret the pod would mount, and
+        map the Services selecting the pods to that address (headless Service DNS)."""
+        meta = d["metadata"]
+        key = f"{meta['namespace']}/{meta['name']}"
+        if key in self.running:
+            return self.running[key]
+        address = f"127.0.0.{10 + len(self.running)}"
+        pod = d["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        env = {e["name"]: e.get("value", "") for e in container.get("env") or []}
+        mounts = {m["name"]: m["mountPath"] for m in container.get("volumeMounts") or []}
+        tls_dir = env.get("TLS_SERVER_CERTS_DIR", "")
+        secret = next(
+            v["secret"]["secretName"]
+            for v in pod.get("volumes") or []
+            if v.get("secret") and mounts.get(v["name"]) == tls_dir
+        )
+        certs = self.workdir / "pods" / meta["name"] / "tls"
+        certs.mkdir(parents=True, exist_ok=True)
+        data = self.kube.get("v1", "Secret", secret, meta["namespace"]).to_dict().get("data") or {}
+        for k, v in data.items():
+            (certs / k).write_bytes(base64.b64decode(v))
+        labels = d["spec"]["template"]["metadata"].get("labels") or {}
+        names: list[str] = []
+        for svc in self.kube.list("v1", "Service", meta["namespace"]):
+            sel = svc.to_dict()["spec"].get("selector") or {}
+            if sel and all(labels.get(k) == v for k, v in sel.items()):
+                n = f"{svc.metadata.name}.{meta['namespace']}"
+                names += [n, f"{n}.svc", f"{n}.svc.cluster.local"]
+        add_hosts(names, address)
+        self.procs.start(
+            f"function-{meta['name']}",
+            [
+                str(REPO / ".venv/bin/python"),
+                "-m",
+                "function",
+                *container.get("args", []),
+                f"--address={address}:{GRPC_PORT}",
+                f"--tls-certs-dir={certs}",
+                "--debug",
+            ],
+        )
+        self.running[key] = address
+        return address
+
+    def _deployment_status(
+        self, d: dict[str, Any], available: int, status: str, reason: str, message: str
+    ) -> None:
+        meta = d["metadata"]
+        replicas = d["spec"].get("replicas", 1)
+        want = {
+            "observedGeneration": meta.get("generation", 1),
+            "replicas": replicas,
+            "updatedReplicas": replicas,
+            "readyReplicas": available,
+            "availableReplicas": available,
+            "conditions": [
+                {"type": "Available", "status": status, "reason": reason, "message": message},
+            ],
+        }
+        old = d.get("status") or {}
+        old_avail = next(
+            (c for c in old.get("conditions") or [] if c.get("type") == "Available"), {}
+        )
+        if (
+            old.get("observedGeneration") == want["observedGeneration"]
+            and old.get("availableReplicas", 0) == available
+            and old_avail.get("status") == status
+            and old_avail.get("message") == message
+        ):
+            return
+        self.kube.patch_status(_Obj(d), want, self.MANAGER)
+
+    def job(self, j: dict[str, Any]) -> None:
+        """A Job completes when its pod could start, else reports CreateContainerConfigError."""
+        meta = j["metadata"]
+        missing = self.missing(meta["namespace"], j["spec"]["template"]["spec"])
+        old = j.get("status") or {}
+        if missing:
+            # the pod waits in CreateContainerConfigError: the Job stays active, never complete
+            if old.get("active") == 1 and not old.get("succeeded"):
+                return
+            self.kube.patch_status(
+                _Obj(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER
+            )
+            return
+        if old.get("succeeded"):
+            return
+        now = _now()
+        self.kube.patch_status(
+            _Obj(j),
+            {
+                "startTime": old.get("startTime") or now,
+                "completionTime": now,
+                "succeeded": 1,
+                "active": 0,
+                "conditions": [
+                    {"type": "SuccessCriteriaMet", "status": "True", "lastTransitionTime": now},
+                    {"type": "Complete", "status": "True", "lastTransitionTime": now},
+                ],
+            },
+            self.MANAGER,
+        )
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class _Obj:
+    """Attribute access to a dict's apiVersion/kind/metadata, for Kube.patch_status."""
+
+    def __init__(self, d: dict[str, Any]) -> None:
+        self.apiVersion = d["apiVersion"]
+        self.kind = d["kind"]
+        self.metadata = type("M", (), dict(d["metadata"]))

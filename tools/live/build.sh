@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Build the binaries of the live control plane (make test-live) into .bin/<name>-<version>.
+#
+# Each binary has its own Go module under tools/live/<name>/ (go.mod + go.sum pin the release;
+# tools.go imports its main package): one module per binary because their dependency graphs
+# disagree (kube-apiserver needs the k8s.io staging modules at v0.34.4, Crossplane and
+# provider-kubernetes newer ones), and Go's minimal version selection would otherwise move them.
+#
+# Cached: a binary already at .bin/<name>-<version> is not rebuilt; the Go build cache
+# (GOCACHE, default $(go env GOCACHE)) and module cache are left where go keeps them, so CI
+# caching .bin/ and those two directories rebuilds nothing. First build on 2 cores: ~10 minutes.
+#
+# Crossplane's cluster/ folder and provider-kubernetes' package/crds of the same release are
+# copied beside the binary (.bin/crossplane-<v>.cluster/, .bin/provider-kubernetes-<v>.package/).
+#
+# Usage: tools/live/build.sh [name...]   (default: every binary; prints "<name> <path>" lines)
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+live="$repo/tools/live"
+bin="$repo/.bin"
+go="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
+export GOFLAGS="${GOFLAGS:--buildvcs=false} -mod=readonly"
+# No cgo: static binaries, no C toolchain needed.
+export CGO_ENABLED=0
+
+# name -> "module path|package to build"
+declare -A pkg=(
+  [etcd]="go.etcd.io/etcd/server/v3|go.etcd.io/etcd/server/v3"
+  [kube-apiserver]="k8s.io/kubernetes|k8s.io/kubernetes/cmd/kube-apiserver"
+  [kube-controller-manager]="k8s.io/kubernetes|k8s.io/kubernetes/cmd/kube-controller-manager"
+  [crossplane]="github.com/crossplane/crossplane/v2|github.com/crossplane/crossplane/v2/cmd/crossplane"
+  [provider-kubernetes]="github.com/crossplane-contrib/provider-kubernetes|github.com/crossplane-contrib/provider-kubernetes/cmd/provider"
+  [registry]="github.com/google/go-containerregistry|github.com/google/go-containerregistry/cmd/registry"
+)
+
+order=(etcd kube-apiserver kube-controller-manager crossplane provider-kubernetes registry)
+
+# version <name>: the pinned release of <name>'s module, read from its go.mod
+version() {
+  local mod="${pkg[$1]%%|*}"
+  awk -v m="$mod" '($1 == "require" && $2 == m) || ($1 == m && $2 ~ /^v/) {print ($1 == "require" ? $3 : $2); exit}' \
+    "$live/$1/go.mod"
+}
+
+# ldflags <name> <version>: stamp the release, as the projects' own builds do (Crossplane
+# refuses packages whose spec.crossplane.version it cannot compare with an empty version).
+ldflags() {
+  case "$1" in
+    crossplane) echo "-X github.com/crossplane/crossplane/v2/internal/version.version=$2" ;;
+    kube-apiserver | kube-controller-manager)
+      local minor="${2#v1.}"; minor="${minor%%.*}"
+      echo "-X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" ;;
+    *) echo "" ;;
+  esac
+}
+
+names=("$@")
+[[ ${#names[@]} -gt 0 ]] || names=("${order[@]}")
+mkdir -p "$bin"
+for name in "${names[@]}"; do
+  [[ -n "${pkg[$name]:-}" ]] || { echo "build.sh: unknown binary $name (one of: ${order[*]})" >&2; exit 2; }
+  v="$(version "$name")"
+  [[ -n "$v" ]] || { echo "build.sh: no version of ${pkg[$name]%%|*} in tools/live/$name/go.mod" >&2; exit 1; }
+  out="$bin/$name-$v"
+  if [[ ! -x "$out" ]]; then
+    echo "build.sh: building $name $v (cached afterwards at $out)" >&2
+    start=$SECONDS
+    # build to a temporary name: an interrupted build never leaves a binary that looks cached
+    (cd "$live/$name" && "$go" build -ldflags "$(ldflags "$name" "$v")" -o "$out.tmp.$$" "${pkg[$name]#*|}")
+    mv "$out.tmp.$$" "$out"
+    echo "build.sh: built $name $v in $((SECONDS - start)) s" >&2
+  fi
+  echo "$name $out"
+  # Files of the same release beside the binary: Crossplane's cluster/ folder (core CRDs and
+  # webhook configurations, which `crossplane core init` reads: the image has them at /crds and
+  # /webhookconfigurations), provider-kubernetes' package/crds (what its package installs).
+  case "$name" in
+    crossplane) extra="cluster"; files=(crds webhookconfigurations) ;;
+    provider-kubernetes) extra="package"; files=(crds) ;;
+    *) extra="" ;;
+  esac
+  if [[ -n "$extra" ]]; then
+    if [[ ! -d "$out.$extra" ]]; then
+      src="$(cd "$live/$name" && "$go" list -m -f '{{.Dir}}' "${pkg[$name]%%|*}")/$extra"
+      mkdir -p "$out.$extra.tmp.$$"
+      for f in "${files[@]}"; do cp -r "$src/$f" "$out.$extra.tmp.$$/"; done
+      chmod -R u+w "$out.$extra.tmp.$$"
+      mv "$out.$extra.tmp.$$" "$out.$extra"
+    fi
+    echo "$name-$extra $out.$extra"
+  fi
+done
