@@ -67,6 +67,7 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
         return []
     spec = composite.fields["spec"].struct_value
     own = {k: v for k, v in struct_to_dict(spec).items() if k not in CROSSPLANE_SPEC_FIELDS}
+    _check_not_nested_in_parameters(api, own)
     warnings = []
     for path, suggestion in unknown_fields(api.spec_model, own, ()):
         _delete(spec, path)
@@ -75,6 +76,26 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
             f"drops it too); {suggestion}"
         )
     return warnings
+
+
+def _check_not_nested_in_parameters(api: ApiDefinition, own: dict[str, object]) -> None:
+    """A spec written in the Crossplane v1 style of many guides, ``spec.parameters.<field>``,
+    for an API whose fields sit directly under ``spec``: one error saying so.
+
+    Pruned field by field it would give a warning for ``parameters`` and a missing-field error
+    for each field that is in fact there, one level down.
+    """
+    nested = own.get("parameters")
+    fields = api.spec_model.model_fields
+    if "parameters" in fields or not isinstance(nested, dict):
+        return
+    ours = sorted(key for key in nested if key in fields)
+    if ours:
+        raise CompositionError(
+            "spec.parameters",
+            f"{api.kind} takes its fields directly under spec, not under spec.parameters: move "
+            f"{', '.join(ours)} up one level (spec.{ours[0]}...)",
+        )
 
 
 def _delete(struct: struct_pb2.Struct, path: tuple[str, ...]) -> None:

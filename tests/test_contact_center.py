@@ -20,6 +20,7 @@ from fnplatform.tagging import TagStyle, render_tags
 
 from tests.support.cases import (
     CONTACT_CENTER_ENVIRONMENT,
+    CONTACT_CENTER_SECONDARY,
     contact_center_case,
     contact_center_composite,
     converge,
@@ -306,8 +307,8 @@ def test_pci_refuses_recordings_without_a_lock(client: FunctionClient) -> None:
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_gdpr_recordings_unlocked_unless_asked(client: FunctionClient, cloud: str) -> None:
     policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
-    plain = converged(client, cloud, taggingPolicy=policy)
-    locked = converged(client, cloud, taggingPolicy=policy,
+    plain = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud))
+    locked = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud),
                        recording={"retentionDays": 30, "objectLock": True})
     assert "access logging" not in plain.status["controls"]
     assert not any(c.startswith("compliance-mode lock") for c in plain.status["controls"])
@@ -348,7 +349,86 @@ def test_genesys_cannot_do_tls13_and_says_so(client: FunctionClient) -> None:
 def test_platforms_without_that_limit_get_tls13(client: FunctionClient) -> None:
     rendered = run(client, "aws", encryptionStandard="TLS1.3", platform="nice-cxone")
     condition = rendered.condition("SignalingTls")
-    assert condition is not None and condition.status == TRUE
+    assert condition is not None and condition.status != FALSE
+
+
+def test_the_signaling_tls_standard_is_reported_as_not_enforced_here(
+    client: FunctionClient,
+) -> None:
+    """Nothing composed terminates SIP-TLS: the condition must not claim success (item 22)."""
+    rendered = run(client, "aws", encryptionStandard="TLS1.2")
+    condition = rendered.condition("SignalingTls")
+    assert condition is not None and condition.status == fnv1.STATUS_CONDITION_UNKNOWN
+    assert condition.reason == "NotEnforcedHere"
+    assert "set the minimum TLS version on the trunk in genesys-cloud" in condition.message
+
+
+# -- data residency and compliance levels (issue 22 items 20 and 23) ----------------------------
+
+EU = {"aws": ("eu-west-1", "eu-central-1"), "gcp": ("europe-west1", "europe-west3"),
+      "azure": ("westeurope", "northeurope")}
+
+
+def _in_the_eu(cloud: str) -> Any:
+    def move(spec: dict[str, Any]) -> None:
+        spec["region"], secondary = EU[cloud]
+        if spec.get("failoverPolicy"):
+            spec["failoverPolicy"]["secondaryRegion"] = secondary
+        if spec.get("recording", {}).get("replicationRegion"):
+            spec["recording"]["replicationRegion"] = secondary
+    return move
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_gdpr_keeps_recordings_replicas_and_failover_in_the_eu(
+    client: FunctionClient, cloud: str
+) -> None:
+    policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
+    assert converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud))
+
+    def failover_to_the_us(spec: dict[str, Any]) -> None:
+        _in_the_eu(cloud)(spec)
+        spec["failoverPolicy"]["secondaryRegion"] = CONTACT_CENTER_SECONDARY[cloud]
+
+    refused = run(client, cloud, taggingPolicy=policy, mutate=failover_to_the_us)
+    message = fatal_on(refused, "spec.failoverPolicy.secondaryRegion")
+    assert "outside the regions complianceLevel GDPR keeps call recordings in" in message
+    assert not refused.resources  # refused before anything is created
+    primary = fatal_on(run(client, cloud, taggingPolicy=policy), "spec.region")
+    assert "complianceLevel GDPR" in primary
+
+
+def test_a_platform_may_widen_gdpr_residency(client: FunctionClient) -> None:
+    policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
+    environment = {"aws": CONTACT_CENTER_ENVIRONMENT["aws"],
+                   "contactCenter": {"residency": {"GDPR": {"aws": ["eu-west-1", "eu-west-2"]}}}}
+
+    def to_london(spec: dict[str, Any]) -> None:
+        spec["region"], spec["failoverPolicy"]["secondaryRegion"] = "eu-west-1", "eu-west-2"
+
+    rendered = run(client, "aws", environment=environment, taggingPolicy=policy, mutate=to_london)
+    assert not rendered.fatal, rendered.fatal
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_hipaa_locks_logs_and_keeps_six_years(client: FunctionClient, cloud: str) -> None:
+    policy = {"costCenter": "cc-1", "complianceLevel": "HIPAA"}
+    short = run(client, cloud, taggingPolicy=policy, recording={"retentionDays": 365})
+    assert "HIPAA keeps records at least six years" in fatal_on(short,
+                                                                "spec.recording.retentionDays")
+    kept = converged(client, cloud, taggingPolicy=policy, recording={"retentionDays": 2190})
+    assert "compliance-mode lock: 2190 days" in kept.status["controls"]
+    assert "access logging" in kept.status["controls"] or "bucket-access-logging" in str(
+        kept.response.conditions)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_soc2_logs_access_without_a_lock(client: FunctionClient, cloud: str) -> None:
+    policy = {"costCenter": "cc-1", "complianceLevel": "SOC2"}
+    rendered = converged(client, cloud, taggingPolicy=policy)
+    controls = rendered.status["controls"]
+    assert not any(c.startswith("compliance-mode lock") for c in controls)
+    assert "complianceLevel=SOC2" in " ".join(controls)
 
 
 # -- failover ---------------------------------------------------------------------------------
@@ -500,3 +580,21 @@ def test_an_unknown_sip_field_is_ignored_with_a_warning(client: FunctionClient) 
     rendered = run(client, "aws", sip={"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"})
     assert rendered.fatal == []
     assert any(w.startswith("spec.sip.colour: unknown field") for w in rendered.warnings)
+
+
+def test_the_documents_claim_shape_gets_one_fatal_naming_spec_parameters(
+    client: FunctionClient,
+) -> None:
+    """The guide writes spec.parameters.<field> (and a compositionRef): one clear error."""
+    case = contact_center_case("aws")
+    composite = contact_center_composite("aws")
+    fields = dict(composite["spec"])
+    composite["spec"] = {"parameters": fields,
+                         "compositionRef": {"name": "contact-center-genesys-aws"}}
+    rendered = client.run(case.request(composite=composite))
+    (message,) = rendered.fatal
+    assert message.startswith(
+        f"spec.parameters: {composite['kind']} takes its fields directly under spec, not under "
+        "spec.parameters: move ")
+    assert "platform" in message and "region" in message
+    assert not rendered.resources

@@ -96,8 +96,11 @@ def compose(comp: Composition) -> None:
 
 
 def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
-    """The seed's validate-region step: every region the endpoint uses must be allowed."""
+    """The seed's validate-region step: every region the endpoint uses must be allowed, and
+    inside the compliance level's data residency (GDPR: EU/EEA)."""
     regions.check_region(comp, spec.cloud, spec.platform, spec.region, "spec.region")
+    regions.check_residency(comp, spec.cloud, spec.taggingPolicy.complianceLevel, spec.region,
+                            "spec.region")
     if spec.failoverPolicy is not None:
         _check_second_region(comp, spec, spec.failoverPolicy.secondaryRegion,
                              "spec.failoverPolicy.secondaryRegion")
@@ -111,6 +114,7 @@ def _check_second_region(
 ) -> None:
     """A failover or replication region (``field``): allowed, and not the primary one."""
     regions.check_region(comp, spec.cloud, spec.platform, region, field)
+    regions.check_residency(comp, spec.cloud, spec.taggingPolicy.complianceLevel, region, field)
     if region == spec.region:
         raise InputError(field, f"must differ from spec.region ({spec.region})")
 
@@ -146,11 +150,20 @@ def _tags(comp: Composition, spec: ContactCenterSpec) -> dict[str, str]:
 
 
 def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
-    """Say whether the platform can honour the requested signaling TLS: never silently not."""
+    """Say what ``encryptionStandard`` does: never claim an enforcement that is not there.
+
+    SIP-TLS is terminated by the CCaaS platform's SBCs and the customer's, not by anything
+    this module composes (a security group or firewall passes TCP to the signaling ports, it
+    cannot require a TLS version). So the condition is Unknown, ``NotEnforcedHere``, naming
+    where the version is set; False when the platform cannot negotiate it at all.
+    """
     problem = rules.tls_problem(spec)
     if problem is None:
-        comp.condition("SignalingTls", True, "Supported",
-                       f"{spec.platform} negotiates {spec.encryptionStandard} for SIP signaling")
+        comp.condition("SignalingTls", None, "NotEnforcedHere",
+                       f"{spec.encryptionStandard} for SIP signaling is negotiated between "
+                       f"{spec.platform} and your SBC or carrier; nothing this endpoint composes "
+                       "terminates SIP-TLS, so set the minimum TLS version on the trunk in "
+                       f"{spec.platform}. Recording storage refuses anything older than TLS 1.2")
     else:
         comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
 

@@ -35,8 +35,10 @@ class TaggingPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     costCenter: str = Field(min_length=1, max_length=128)  # noqa: N815 - the API's spelling
-    #: PCI-DSS turns on compliance-mode object lock, access logging and a lock-bound lifecycle.
-    complianceLevel: Literal["PCI-DSS", "GDPR", "none"]  # noqa: N815
+    #: PCI-DSS: compliance-mode object lock, access logging and a lock-bound lifecycle.
+    #: HIPAA: the same lock and logging, and at least six years of retention. SOC2: access
+    #: logging. GDPR: recordings, replicas and failover stay in EU/EEA regions.
+    complianceLevel: Literal["PCI-DSS", "HIPAA", "SOC2", "GDPR", "none"]  # noqa: N815
 
 
 class NetworkSettings(BaseModel):

@@ -45,6 +45,22 @@ DEFAULT_REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: Regions inside the EU/EEA, where GDPR endpoints keep recordings, replicas and failover.
+#: Not the UK or Switzerland (adequacy decisions, but outside the EEA): a platform that accepts
+#: them lists them in ``contactCenter.residency.GDPR.<cloud>``.
+EU_REGIONS: dict[str, tuple[str, ...]] = {
+    "aws": ("eu-central-1", "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2",
+            "eu-west-1", "eu-west-3"),
+    "azure": ("francecentral", "germanywestcentral", "italynorth", "northeurope",
+              "norwayeast", "polandcentral", "spaincentral", "swedencentral", "westeurope"),
+    "gcp": ("europe-central2", "europe-north1", "europe-north2", "europe-southwest1",
+            "europe-west1", "europe-west3", "europe-west4", "europe-west8", "europe-west9",
+            "europe-west10", "europe-west12"),
+}
+#: Compliance level -> the regions it keeps data in, by cloud.
+DEFAULT_RESIDENCY: dict[str, dict[str, tuple[str, ...]]] = {"GDPR": EU_REGIONS}
+
+
 class ContactCenterEnvironment(BaseModel):
     """``environment.contactCenter``."""
 
@@ -52,6 +68,8 @@ class ContactCenterEnvironment(BaseModel):
 
     #: cloud -> platform -> allowed regions. A listed cloud replaces that cloud's defaults.
     allowedRegions: dict[str, dict[str, list[str]]] = Field(default_factory=dict)  # noqa: N815
+    #: compliance level -> cloud -> the regions its data may be in (replaces the default).
+    residency: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 
 
 def settings(comp: Composition) -> ContactCenterEnvironment:
@@ -75,3 +93,17 @@ def check_region(comp: Composition, cloud: str, platform: str, region: str, fiel
         listed = ", ".join(allowed) or "none"
         raise InputError(field, f"{region} is not an allowed {cloud} region for {platform}; "
                          f"allowed: {listed}")
+
+
+def check_residency(comp: Composition, cloud: str, level: str, region: str, field: str) -> None:
+    """An InputError on ``field`` when ``level`` keeps data out of ``region`` (GDPR: EU/EEA).
+
+    Checked for the primary, replication and failover regions before anything is composed:
+    a replica in us-east-1 would move EU recordings out of the EU.
+    """
+    configured = settings(comp).residency.get(level, {}).get(cloud)
+    allowed = (tuple(configured) if configured is not None
+               else DEFAULT_RESIDENCY.get(level, {}).get(cloud))
+    if allowed is not None and region not in allowed:
+        raise InputError(field, f"{region} is outside the regions complianceLevel {level} keeps "
+                         f"call recordings in ({', '.join(sorted(allowed))})")

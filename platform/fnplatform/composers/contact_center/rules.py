@@ -81,17 +81,34 @@ class StoragePolicy:
     access_logging: bool
 
 
+#: Compliance levels whose recordings are held under a compliance-mode lock (and logged).
+LOCKED_LEVELS = ("PCI-DSS", "HIPAA")
+#: Compliance levels that log every access to recordings.
+LOGGED_LEVELS = ("PCI-DSS", "HIPAA", "SOC2")
+#: HIPAA keeps required documentation six years (45 CFR 164.316(b)(2)(i)).
+HIPAA_RETENTION_DAYS = 6 * 365
+
+
 def storage_policy(spec: ContactCenterSpec) -> StoragePolicy:
-    """PCI-DSS: compliance-mode lock for the retention period, and access logging."""
-    pci = spec.taggingPolicy.complianceLevel == "PCI-DSS"
+    """Lock, access logging and retention as the compliance level demands.
+
+    PCI-DSS and HIPAA: compliance-mode lock for the retention period, and access logging;
+    HIPAA also at least six years of retention. SOC2: access logging (its CC7 monitoring
+    criteria). GDPR and none: as the spec says.
+    """
+    level = spec.taggingPolicy.complianceLevel
+    locked = level in LOCKED_LEVELS
     lock = spec.recording.objectLock
-    if pci and lock is False:
-        raise InputError("spec.recording.objectLock", "PCI-DSS recordings must be held under "
+    if locked and lock is False:
+        raise InputError("spec.recording.objectLock", f"{level} recordings must be held under "
                          "a compliance-mode object lock; remove objectLock or set it true")
+    if level == "HIPAA" and spec.recording.retentionDays < HIPAA_RETENTION_DAYS:
+        raise InputError("spec.recording.retentionDays", f"HIPAA keeps records at least six "
+                         f"years: {HIPAA_RETENTION_DAYS} days or more")
     return StoragePolicy(
         retention_days=spec.recording.retentionDays,
-        lock=pci if lock is None else lock,
-        access_logging=pci,
+        lock=locked if lock is None else lock,
+        access_logging=level in LOGGED_LEVELS,
     )
 
 
