@@ -395,3 +395,78 @@ def test_a_long_prefix_leaves_less_room_for_the_app_name(client: FunctionClient)
     (message,) = run(client, composite, settings=settings).fatal
     assert message.startswith("spec.frontend.appName: at most 33 characters with the "
                               f"platform's bucket prefix {'p' * 20!r}")
+
+
+# -- private networks per region, a default region (issue 22 item 15) ------------------------
+
+PER_REGION = {
+    "aws": {"eu-west-1": ENVIRONMENT_SETTINGS["aws"]["privateNetwork"],
+            "us-east-1": {"vpcId": "vpc-0b2c3d4e5f6071829", "cidr": "10.30.0.0/16",
+                          "subnetIds": ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]}},
+    "gcp": {"europe-west1": ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"],
+            "us-east1": {"network": "projects/acme-apps-prod/global/networks/apps-us"}},
+    "azure": {"westeurope": ENVIRONMENT_SETTINGS["azure"]["privateNetwork"],
+              "eastus": {
+                  "virtualNetworkId": "/subscriptions/0/resourceGroups/net/providers/"
+                                      "Microsoft.Network/virtualNetworks/apps-eastus",
+                  "databaseSubnetId": "/subscriptions/0/resourceGroups/net/providers/"
+                                      "Microsoft.Network/virtualNetworks/apps-eastus/subnets/pg"}},
+}
+OTHER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
+
+
+def _per_region(cloud: str, default: str | None = None) -> dict[str, Any]:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    section = settings[cloud]
+    section.pop("privateNetwork")
+    section["privateNetworks"] = copy.deepcopy(PER_REGION[cloud])
+    if default:
+        section["defaultRegion"] = default
+    return settings
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_database_joins_the_private_network_of_its_region(
+    client: FunctionClient, cloud: str
+) -> None:
+    composite = environment_composite(cloud)
+    composite["spec"]["region"] = OTHER_REGION[cloud]
+    rendered, _ = settle(client, composite, cloud, settings=_per_region(cloud))
+    assert not rendered.fatal, rendered.fatal
+    assert "database" in rendered.resources
+    text = str(rendered.resources)
+    other = PER_REGION[cloud][OTHER_REGION[cloud]]
+    marker = {"aws": other.get("subnetIds", [""])[0], "gcp": other.get("network", ""),
+              "azure": other.get("databaseSubnetId", "")}[cloud]
+    assert marker in text
+    home = next(iter(PER_REGION[cloud].values()))
+    assert str(next(iter(home.values()))) not in text or cloud == "gcp"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_region_without_a_private_network_is_refused_naming_the_configured_ones(
+    client: FunctionClient, cloud: str
+) -> None:
+    composite = environment_composite(cloud)
+    composite["spec"]["region"] = "ap-south-1" if cloud == "aws" else (
+        "asia-south1" if cloud == "gcp" else "centralindia")
+    rendered = run(client, composite, settings=_per_region(cloud))
+    configured = ", ".join(sorted(PER_REGION[cloud]))
+    assert rendered.fatal == [
+        f"spec.region: {composite['spec']['region']} has no private network on {cloud}; the "
+        f"platform configures {configured} (environment.{cloud}.privateNetworks)"]
+    assert not rendered.resources
+
+
+def test_the_documents_claim_without_a_region_takes_the_platform_default(
+    client: FunctionClient,
+) -> None:
+    composite = environment_composite("aws")
+    del composite["spec"]["region"]
+    settings = _per_region("aws", default="eu-west-1")
+    rendered, _ = settle(client, composite, "aws", settings=settings)
+    assert not rendered.fatal, rendered.fatal
+    assert rendered.resource("database")["spec"]["forProvider"]["region"] == "eu-west-1"
+    del settings["aws"]["defaultRegion"]
+    assert run(client, composite, settings=settings).fatal == [
+        "spec.region: required: the platform sets no environment.aws.defaultRegion"]

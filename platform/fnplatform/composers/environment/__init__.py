@@ -87,14 +87,44 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     if not isinstance(section, Mapping):
         raise InputError(f"environment.{group}", "must be an object")
     scope = section.get(key)
+    region = spec.region or section.get("defaultRegion")
+    if not isinstance(region, str) or not region:
+        raise InputError("spec.region", f"required: the platform sets no "
+                         f"environment.{group}.defaultRegion")
+    _private_network_of(comp, section, group, region)
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",
-        region=spec.region,
+        region=region,
         region_field="spec.region",
         scope=str(scope) if scope else None,
         scope_field=f"environment.{scope_field}",
     )
+
+
+def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: str,
+                        region: str) -> None:
+    """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
+
+    A database must join a network in its own region (AWS: a DB subnet group's subnets, GCP:
+    private services access, Azure: a delegated subnet of the region's VNet); one network for
+    every region composes a database in one region with subnets of another, which the cloud
+    refuses only at creation. The chosen network becomes ``<cloud>.privateNetwork``, which the
+    cloud's builders read. With the single-network form (``privateNetwork`` alone) the
+    platform vouches for its region itself.
+    """
+    networks = section.get("privateNetworks")
+    if networks is None:
+        return
+    if not isinstance(networks, Mapping):
+        raise InputError(f"environment.{cloud}.privateNetworks",
+                         "must map regions to private networks")
+    if region not in networks:
+        configured = ", ".join(sorted(networks)) or "none"
+        raise InputError("spec.region", f"{region} has no private network on {cloud}; the "
+                         f"platform configures {configured} (environment.{cloud}."
+                         "privateNetworks)")
+    comp.env[cloud] = {**section, "privateNetwork": networks[region]}
 
 
 def _database(

@@ -160,10 +160,12 @@ class EnvironmentSpec(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     cloud: Cloud = Field("aws", description="Cloud to create the database and frontend on.")
-    region: str = Field(
+    region: str | None = Field(
+        None,
         pattern=describe_pattern(REGION, "a region such as eu-west-1 or westeurope"),
         max_length=40,
-        description="Region, e.g. eu-west-1, westeurope.",
+        description="Region, e.g. eu-west-1, westeurope; default: the platform's "
+        "<cloud>.defaultRegion.",
     )
     backend: Backend
     database: Database
