@@ -34,6 +34,11 @@ def known_kinds() -> frozenset[str]:
     return frozenset(api.kind for apis in _apis().values() for api in apis)
 
 
+def _shown(text: str, limit: int = 64) -> str:
+    """``text`` for a message, cut when longer than ``limit`` (never echo huge input)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _text(struct: struct_pb2.Struct, key: str) -> str:
     value = struct.fields.get(key)
     return value.string_value if value is not None else ""
@@ -56,8 +61,8 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
         raise CompositionError(
             "input.module",
             f"module {module} composes {composes}, but the composite's kind is "
-            f"{kind}{hint}; check the Composition's compositeTypeRef and the module in its "
-            "step input",
+            f"{_shown(kind)}{hint}; check the Composition's compositeTypeRef and the module "
+            "in its step input",
         )
     if api is None:
         if len(apis) > 1:
