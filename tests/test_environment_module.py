@@ -470,3 +470,49 @@ def test_the_documents_claim_without_a_region_takes_the_platform_default(
     del settings["aws"]["defaultRegion"]
     assert run(client, composite, settings=settings).fatal == [
         "spec.region: required: the platform sets no environment.aws.defaultRegion"]
+
+
+# -- deletion always finishes; the environment class says what stays (issue 22 item 18) -----
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_by_default_deleting_an_environment_keeps_its_data_and_says_so(
+    client: FunctionClient, cloud: str
+) -> None:
+    settled, _ = converge(client.run, environment_case(cloud))
+    database, bucket = settled.resource("database"), settled.resource("assets")
+    assert database["spec"]["deletionPolicy"] == bucket["spec"]["deletionPolicy"] == "Orphan"
+    objects = [n for n, b in settled.resources.items() if b["kind"] == "Object"]
+    assert all("deletionPolicy" not in settled.resource(n)["spec"] for n in objects)
+    kept = settled.condition("DataOnDelete")
+    assert kept is not None and kept.reason == "KeptOnDelete" and "database" in kept.message
+    if cloud == "aws":  # the cloud refuses to delete these while the kept database exists
+        for name in ("database-subnet-group", "database-security-group"):
+            assert settled.resource(name)["spec"]["deletionPolicy"] == "Orphan"
+        assert database["spec"]["forProvider"]["skipFinalSnapshot"] is False
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_an_environment_class_may_delete_everything(client: FunctionClient, cloud: str) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["dataOnDelete"] = "delete"
+    settled, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    assert all("deletionPolicy" not in body["spec"] for body in settled.resources.values())
+    if cloud in ("aws", "gcp"):  # a bucket holding objects is deleted with them
+        assert settled.resource("assets")["spec"]["forProvider"]["forceDestroy"] is True
+    if cloud == "aws":
+        database = settled.resource("database")["spec"]["forProvider"]
+        assert database["skipFinalSnapshot"] is True and "finalSnapshotIdentifier" not in database
+    condition = settled.condition("DataOnDelete")
+    assert condition is not None and condition.reason == "DeletedWithEnvironment"
+
+
+def test_the_namespaced_form_keeps_data_by_management_policies(client: FunctionClient) -> None:
+    """v2 namespaced managed resources have no deletionPolicy: no Delete policy instead."""
+    from tests.support.cases import namespaced_twin
+
+    settled, _ = converge(client.run, namespaced_twin(environment_case("aws")))
+    for name in ("database", "assets", "database-subnet-group"):
+        spec = settled.resource(name)["spec"]
+        assert "deletionPolicy" not in spec
+        assert spec["managementPolicies"] == ["Observe", "Create", "Update", "LateInitialize"]

@@ -325,6 +325,20 @@ class Composition:
         if value:
             self.notes.connection[key] = value.encode() if isinstance(value, str) else value
 
+    def keep_on_delete(self, name: str) -> None:
+        """Leave the cloud resource of emitted ``name`` in place when the composite is deleted.
+
+        ``deletionPolicy: Orphan``: Crossplane deletes the managed resource, not what it
+        manages, so deleting the composite finishes and the data stays. Namespaced managed
+        resources (Crossplane v2) have no ``deletionPolicy``: every management policy but
+        ``Delete`` says the same there.
+        """
+        spec = self.desired[name].body["spec"]
+        if self.namespaced:
+            spec["managementPolicies"] = ["Observe", "Create", "Update", "LateInitialize"]
+        else:
+            spec["deletionPolicy"] = "Orphan"
+
     def hold(self, name: str, waiting_for: str) -> None:
         """Don't create ``name`` yet: it waits for ``waiting_for``."""
         self.notes.held[name] = waiting_for

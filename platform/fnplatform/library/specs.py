@@ -121,6 +121,8 @@ class DatabaseSpec:
     connection_secret: str
     connection_namespace: str
     admin_username: str = "appadmin"
+    #: Take a final snapshot on deletion (AWS RDS); False deletes without one.
+    final_snapshot: bool = True
 
     def preset(self, table: Mapping[str, Preset]) -> Preset:
         """The row of a cloud's preset ``table`` for ``size``; a SpecError lists the sizes."""
@@ -222,6 +224,9 @@ class BucketSpec:
     replicate_to: str | None = None  # composition name of the destination bucket (AWS)
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"
+    #: Deleting the bucket deletes its objects (and versions) first; else a bucket holding
+    #: objects cannot be deleted, and neither can its claim (S3, GCS).
+    force_destroy: bool = False
 
     def check_retention(self) -> None:
         """The rule every cloud shares: a lock needs a retention, and no lifecycle expiry may

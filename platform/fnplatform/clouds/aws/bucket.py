@@ -109,7 +109,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     problem = name_problem(BUCKET_NAME_RULE, s3_name)
     if problem:
         raise SpecError("bucket_name", problem)
-    body: dict[str, Any] = {"region": region, "forceDestroy": False}
+    body: dict[str, Any] = {"region": region, "forceDestroy": spec.force_destroy}
     if spec.lock:
         body["objectLockEnabled"] = True
     # The bucket is named after its resource, so every reference (and the policy's ARN) is

@@ -120,8 +120,9 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 "publiclyAccessible": False,
                 "backupRetentionPeriod": 7,
                 "copyTagsToSnapshot": True,
-                "skipFinalSnapshot": False,
-                "finalSnapshotIdentifier": f"{resource}-final",
+                "skipFinalSnapshot": not spec.final_snapshot,
+                **({"finalSnapshotIdentifier": f"{resource}-final"} if spec.final_snapshot
+                   else {}),
                 "autoMinorVersionUpgrade": True,
                 "applyImmediately": False,
             },

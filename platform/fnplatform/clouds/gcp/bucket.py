@@ -96,7 +96,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "storageClass": "STANDARD",
         "uniformBucketLevelAccess": True,
         "publicAccessPrevention": "enforced",
-        "forceDestroy": False,
+        "forceDestroy": spec.force_destroy,
         "versioning": {"enabled": versioning},
         "lifecycleRule": _lifecycle_rules(spec, versioning),
     }

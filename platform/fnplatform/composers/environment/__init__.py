@@ -30,6 +30,7 @@ from fnplatform.composers.environment.model import (
 from fnplatform.composers.environment.status import Parts, report_status
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.kinds import kind_of
 from fnplatform.library import (
     ObjectReadiness,
     add_bucket,
@@ -64,10 +65,11 @@ def compose(comp: Composition) -> None:
     remote = settings.appCluster.providerConfig if settings.appCluster else None
 
     add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
-    database = _database(comp, spec, app, remote)
+    database = _database(comp, spec, app, remote, settings)
     assets = _frontend(comp, spec, settings)
     _backend(comp, app, remote, cloud_value(
         comp, "database_env", database, manifests.CONNECTION_SECRET))
+    _on_delete(comp, settings)
     report_status(
         comp,
         Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
@@ -102,6 +104,36 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     )
 
 
+#: What holds the environment's data: the database and the asset bucket, and what the cloud
+#: will not delete while they exist (AWS: the DB subnet group and security group).
+DATA_FAMILIES = (DATABASE, ASSETS)
+
+
+def _on_delete(comp: Composition, settings: EnvironmentSettings) -> None:
+    """Deleting the environment always finishes; ``dataOnDelete`` says what stays.
+
+    ``keep``: every managed resource of the database and bucket families is orphaned (the
+    database, its subnet group and security group the cloud would refuse to delete while it
+    exists, the bucket with its settings): Crossplane deletes them from Kubernetes only. The
+    ``DataOnDelete`` condition names them. ``delete``: the bucket is force-destroyed with its
+    objects, the database goes without a final snapshot (nothing is left behind to clean).
+    Either way no deletion waits forever on a bucket that still holds objects.
+    """
+    if settings.dataOnDelete == "delete":
+        comp.condition("DataOnDelete", True, "DeletedWithEnvironment",
+                       "deleting this environment deletes its database (no final snapshot) "
+                       "and its asset bucket with every object")
+        return
+    kept = sorted(name for name, emitted in comp.desired.items()
+                  if name.startswith(DATA_FAMILIES) and kind_of(emitted.body).managed)
+    for name in kept:
+        comp.keep_on_delete(name)
+    comp.condition("DataOnDelete", True, "KeptOnDelete",
+                   "deleting this environment keeps its database and asset bucket in the cloud "
+                   f"(deletionPolicy Orphan: {', '.join(kept) or 'none yet'}); remove them "
+                   "there when no longer needed")
+
+
 def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: str,
                         region: str) -> None:
     """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
@@ -128,7 +160,8 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: st
 
 
 def _database(
-    comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None
+    comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None,
+    settings: EnvironmentSettings,
 ) -> DatabaseSpec:
     """The database, writing its connection Secret into the namespace (or beside Crossplane)."""
     if remote is None:
@@ -142,6 +175,7 @@ def _database(
         database_name=manifests.DATABASE_NAME,
         connection_secret=secret,
         connection_namespace=secret_namespace,
+        final_snapshot=settings.dataOnDelete == "keep",
     )
     add_database(
         comp,
@@ -203,6 +237,7 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             bucket_name=cloud_value(comp, "bucket_name_from", wanted),
             readers=(reader,) if reader else (),
             noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
+            force_destroy=settings.dataOnDelete == "delete",
         ),
         fields={"bucket_name": "spec.frontend.appName"},
     )

@@ -226,5 +226,13 @@ class EnvironmentSettings(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    dataOnDelete: Literal["keep", "delete"] = Field(  # noqa: N815
+        "keep",
+        description="When an environment is deleted: keep its database and asset bucket "
+        "(deletionPolicy Orphan; deletion finishes, the data stays) or delete them completely "
+        "(the bucket with its objects, the database without a final snapshot). Per environment "
+        "class: set it in the class's EnvironmentConfig.",
+    )
+
     appCluster: AppCluster | None = None  # noqa: N815
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)
