@@ -157,29 +157,7 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
         target_dir = out / folder.name
         if not names:
             continue
-        target_dir.mkdir(parents=True, exist_ok=True)
-        written = set()
-        fstats = {"files": 0, "crds": 0, "before": 0, "after": 0}
-        for name in names:
-            raw = (folder / name).read_bytes()
-            docs = [
-                d for d in yaml.load_all(raw, Loader=_Loader)
-                if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
-            ]
-            if not docs:
-                continue
-            text = dump([compact_crd(d) for d in docs]).encode()
-            target = target_dir / (Path(name).stem + ".yaml")
-            if not target.exists() or target.read_bytes() != text:
-                target.write_bytes(text)
-            written.add(target.name)
-            fstats["files"] += 1
-            fstats["crds"] += len(docs)
-            fstats["before"] += len(raw)
-            fstats["after"] += len(text)
-        for stale in target_dir.glob("*.yaml"):
-            if stale.name not in written:
-                stale.unlink()
+        fstats = write_compact([folder / name for name in names], target_dir)
         stats["folders"][folder.name] = fstats
         for key in ("files", "crds", "before", "after"):
             stats[key] += fstats[key]
@@ -221,15 +199,23 @@ def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: 
     listed = subprocess.run([go, "mod", "download", "-json", f"{path}@{version}"],
                             capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     root = Path(json.loads(listed.stdout)["Dir"])
+    return write_compact([root / name for name in files], target_dir)
+
+
+def write_compact(sources: list[Path], target_dir: Path) -> dict[str, int]:
+    """Compact the CRDs of each of ``sources`` into ``target_dir/<stem>.yaml`` (unchanged files
+    are not rewritten; stale ``*.yaml`` there are removed); return the folder's statistics."""
     target_dir.mkdir(parents=True, exist_ok=True)
     stats = {"files": 0, "crds": 0, "before": 0, "after": 0}
     written = set()
-    for name in files:
-        raw = (root / name).read_bytes()
+    for source in sources:
+        raw = source.read_bytes()
         docs = [d for d in yaml.load_all(raw, Loader=_Loader)
                 if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
+        if not docs:
+            continue
         text = dump([compact_crd(d) for d in docs]).encode()
-        target = target_dir / Path(name).name
+        target = target_dir / (source.stem + ".yaml")
         if not target.exists() or target.read_bytes() != text:
             target.write_bytes(text)
         written.add(target.name)
