@@ -249,6 +249,8 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     with contextlib.suppress(TimeoutError):
         live.wait(f"every {live.form} XRD Established", established, 240)
     live.record(f"xrds_established_{live.form}_s", time.monotonic() - t)
+    # the other form served the same kinds with the other scope: forget what discovery said
+    kube.invalidate()
     comps = docs_of(*form_files(live.form, "composition.yaml"))
     kube.apply_all(comps)
     yield live

@@ -59,6 +59,11 @@ class Kube:
         with urllib.request.urlopen(req, context=ctx, timeout=5) as r:
             return bool(r.read().decode().strip() == "ok")
 
+    def invalidate(self) -> None:
+        """Forget discovery (kinds whose scope or versions changed are looked up again)."""
+        with self._lock:
+            self.dyn.resources.invalidate_cache()
+
     def resource(self, api_version: str, kind: str) -> Any:
         """The dynamic resource of a kind; refreshes discovery once for kinds new since."""
         with self._lock:

@@ -93,11 +93,12 @@ class CloudStandIn:
         self.kube = kube
         self.xr_kinds = xr_kinds  # (apiVersion, kind) of the composites to follow
         self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
+        self._known: dict[tuple[str, str, str, str], None] = {}
         self.loop = Loop("cloud-provider-stand-in", self.step)
 
     def composed(self) -> list[Any]:
         """Every managed resource of a cloud group that some composite composes."""
-        seen: dict[tuple[str, str, str, str], Any] = {}
+        seen: dict[tuple[str, str, str, str], None] = {}
         for api_version, kind in self.xr_kinds:
             try:
                 xrs = self.kube.list(api_version, kind)
@@ -112,15 +113,21 @@ class CloudStandIn:
                 ns = d["metadata"].get("namespace")
                 for ref in refs:
                     group = ref["apiVersion"].split("/")[0]
-                    if not group.endswith(CLOUD_SUFFIXES):
-                        continue
-                    key = (ref["apiVersion"], ref["kind"], ns or "", ref["name"])
-                    if key not in seen:
-                        seen[key] = ref
+                    if not group.endswith(CLOUD_SUFFIXES) or ref["kind"].endswith(
+                        ("ProviderConfig", "ProviderConfigUsage")
+                    ):
+                        continue  # not a managed resource (a ProviderConfig has no external)
+                    seen[(ref["apiVersion"], ref["kind"], ns or "", ref["name"])] = None
+        # and every resource seen before: once its composite is gone (deleted), a resource is
+        # still the provider's to finish (its finalizer) until it is gone
+        self._known.update(dict.fromkeys(seen))
         out = []
-        for (api_version, kind, ns, name), _ref in seen.items():
+        for key in list(self._known):
+            api_version, kind, ns, name = key
             obj = self.kube.get(api_version, kind, name, ns or None)
-            if obj is not None:
+            if obj is None:
+                del self._known[key]
+            else:
                 out.append(obj.to_dict())
         return out
 
@@ -199,7 +206,27 @@ class CloudStandIn:
     def refusal(self, mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]) -> str:
         """Why the provider (reference resolution) or the cloud refuses this resource, or ''."""
         names = {m["metadata"]["name"] for m in mrs}
+        for field, sel in fp.items():
+            # a sensitive input: upjet reads the key of the Secret (pkg/resource/sensitive.go);
+            # with autoGeneratePassword (provider-upjet-aws RDS) the provider writes it first
+            if field.endswith("SecretRef") and isinstance(sel, dict) and sel.get("key"):
+                sns = sel.get("namespace") or mr["metadata"].get("namespace")
+                if self.kube.get("v1", "Secret", sel["name"], sns) is None:
+                    if fp.get("autoGeneratePassword"):
+                        self.kube.apply({
+                            "apiVersion": "v1", "kind": "Secret",
+                            "metadata": {"name": sel["name"], "namespace": sns},
+                            "data": {sel["key"]: base64.b64encode(
+                                _h("password", sel["name"]).encode()).decode()},
+                        }, self.MANAGER)
+                    else:
+                        return (
+                            f"cannot get sensitive parameters: cannot get secret value for "
+                            f"{sns}/{sel['name']}: secrets \"{sel['name']}\" not found"
+                        )
         for field, ref in fp.items():
+            if field.endswith("SecretRef"):
+                continue
             if (
                 field.endswith("Ref")
                 and isinstance(ref, dict)

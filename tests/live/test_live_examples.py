@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubernetes.dynamic.exceptions import DynamicApiError
 
 from tests.live.conftest import Live
 from tests.live.controlplane import REPO
@@ -121,6 +122,19 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     xr = _composite(platform, claim)
     refs = _refs(xr)
     assert refs, "a Ready composite composes resources"
+
+    # a resource a Usage protects cannot be deleted while its user exists: Crossplane's
+    # webhook refuses (dry run: admitted or refused exactly as a real delete, nothing deleted)
+    for r in refs:
+        obj = kube.get(r["apiVersion"], r["kind"], r["name"], r.get("namespace") or ns)
+        if obj is None or (obj.metadata.labels or {}).get("crossplane.io/in-use") != "true":
+            continue
+        res = kube.resource(r["apiVersion"], r["kind"])
+        with pytest.raises(DynamicApiError) as refused:
+            res.delete(name=r["name"], namespace=(r.get("namespace") or ns) if res.namespaced
+                       else None, dry_run="All")
+        assert "in-use" in str(refused.value) or "in use" in str(refused.value).lower()
+        break
 
     # deletion finishes: the claim, its composite and every composed resource go
     t = time.monotonic()
