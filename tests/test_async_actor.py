@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support.cases import asya_runtime_configmap
 from tests.support.harness import observed_ready, request, step_input
@@ -971,6 +972,27 @@ def test_the_deployment_waits_for_the_runtime_script_configmap(client, runtime, 
     selector = rendered.response.requirements.resources["runtime-configmap"]
     assert (selector.api_version, selector.kind, selector.match_name, selector.namespace) == (
         "v1", "ConfigMap", "asya-runtime", NAMESPACE)
+
+
+def test_the_actor_is_not_ready_while_its_deployment_is_held(client):
+    """Every composed resource Ready but the Deployment never created: Crossplane would call
+    the composite Ready from the resources it was given, so the function says it is not."""
+    everything_ready: dict[str, Any] = {}
+    while True:  # until every resource composed without the ConfigMap is observed Ready
+        held = _with_runtime(client, [], observed=everything_ready)
+        if set(held.resources) == set(everything_ready):
+            break
+        everything_ready = {
+            name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+            for name, body in held.resources.items()}
+    assert "deployment" not in held.resources
+    assert all(r.ready == fnv1.READY_TRUE for r in held.response.desired.resources.values())
+    assert held.response.desired.composite.ready == fnv1.READY_FALSE
+    # with the ConfigMap there, the function leaves readiness to Crossplane again
+    released = _with_runtime(client, [asya_runtime_configmap(NAMESPACE)],
+                             observed=everything_ready)
+    assert "deployment" in released.resources
+    assert released.response.desired.composite.ready == fnv1.READY_UNSPECIFIED
 
 
 def test_a_running_deployment_is_kept_when_the_configmap_goes(client):

@@ -78,16 +78,25 @@ def compose(
     declare(rsp, comp.requirements)
     finish(comp)
     write(comp, rsp)
+    if comp.notes.held and all_ready(comp, rsp):
+        # Crossplane derives Ready from the resources it was given: every composed one Ready
+        # would make the composite Ready while something it promises (an actor's Deployment
+        # waiting for its runtime ConfigMap) was never created. Only then: otherwise
+        # Crossplane's own "Unready resources: ..." message says more than an explicit False.
+        rsp.desired.composite.ready = fnv1.READY_FALSE
     if settled(comp, rsp):
         set_ttl(rsp, step.ttl_for(True, ttl))
     return rsp
 
 
+def all_ready(comp: Composition, rsp: fnv1.RunFunctionResponse) -> bool:
+    """Every resource composed in this pass is Ready."""
+    return all(rsp.desired.resources[name].ready == fnv1.READY_TRUE for name in comp.desired)
+
+
 def settled(comp: Composition, rsp: fnv1.RunFunctionResponse) -> bool:
     """Everything is composed (nothing held back) and every composed resource is Ready."""
-    return not comp.notes.held and all(
-        rsp.desired.resources[name].ready == fnv1.READY_TRUE for name in comp.desired
-    )
+    return not comp.notes.held and all_ready(comp, rsp)
 
 
 def set_ttl(rsp: fnv1.RunFunctionResponse, seconds: float) -> None:

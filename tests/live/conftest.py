@@ -258,6 +258,21 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
         kube.delete("apiextensions.crossplane.io/v1", "Composition", doc["metadata"]["name"])
     for doc in xrds:
         kube.delete(*XRD, doc["metadata"]["name"])
+    # Crossplane deletes an XRD's CRDs (composite and claim) before it lets the XRD go; the
+    # other form's XRD has the same name, so applying it while this one is still terminating
+    # would patch the terminating object and the new form would never be served
+    crds = [doc["metadata"]["name"] for doc in xrds] + [
+        f"{doc['spec']['claimNames']['plural']}.{doc['spec']['group']}"
+        for doc in xrds if "claimNames" in doc["spec"]
+    ]
+
+    def gone() -> bool:
+        return all(kube.get(*XRD, doc["metadata"]["name"]) is None for doc in xrds) and all(
+            kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name) is None
+            for name in crds
+        )
+
+    live.wait(f"every {live.form} XRD and its CRDs deleted", gone, 180)
     live.wait(
         f"{live.form} XRDs deleted",
         lambda: all(kube.get(*XRD, d["metadata"]["name"]) is None for d in xrds),

@@ -57,14 +57,21 @@ def _h(*parts: str) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:12]
 
 
-def computed(cloud: str, kind: str, name: str, region: str) -> dict[str, str]:
-    """The ids a real provider reports after create (the shapes each cloud gives)."""
+def computed(cloud: str, group: str, kind: str, name: str, region: str) -> dict[str, str]:
+    """The ids a real provider reports after create (the shapes each cloud gives): an AWS ARN
+    is ``arn:aws:<service>:<region>:<account>:<name>``, the service being the API group's first
+    label (``sqs.aws.upbound.io`` -> ``sqs``; AWS General Reference, "Amazon Resource Names")."""
     h = _h(cloud, kind, name)
     if cloud == "aws":
-        return {
+        service, region = group.split(".", maxsplit=1)[0], region or "us-east-1"
+        ids = {
             "id": name if kind in {"Bucket", "Queue", "Role", "Policy"} else f"{kind.lower()}-{h}",
-            "arn": f"arn:aws:{kind.lower()}:{region or 'us-east-1'}:123456789012:{name}",
+            "arn": f"arn:aws:{service}:{region}:123456789012:{name}",
         }
+        if kind == "Queue":
+            # terraform-provider-aws aws_sqs_queue: id and url are the queue URL
+            ids["url"] = f"https://sqs.{region}.amazonaws.com/123456789012/{name}"
+        return ids
     if cloud == "gcp":
         return {
             "id": f"projects/live/locations/{region or 'global'}/{kind.lower()}s/{name}",
@@ -145,15 +152,8 @@ class CloudStandIn:
         """The CRD's schema of status.atProvider for the version (cached)."""
         key = (api_version, kind)
         if key not in self._schemas:
-            res = self.kube.resource(api_version, kind)
-            crd = self.kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                                f"{res.name}.{res.group}").to_dict()
-            version = api_version.split("/")[1]
-            schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)
-            props = schema["schema"]["openAPIV3Schema"]["properties"]
-            self._schemas[key] = (
-                props.get("status", {}).get("properties", {}).get("atProvider", {})
-            )
+            status = status_schema(self.kube, api_version, kind)
+            self._schemas[key] = status.get("properties", {}).get("atProvider", {})
         return self._schemas[key]
 
     def reconcile(self, mr: dict[str, Any], mrs: list[dict[str, Any]]) -> None:
@@ -194,7 +194,13 @@ class CloudStandIn:
             # provider-helm: atProvider.state from the Helm release (helm.sh/helm/v3 release)
             at = {"state": "deployed", "revision": 1, "releaseDescription": "Install complete"}
         else:
-            at.update(computed(cloud, mr["kind"], meta["name"], region))
+            # the cloud names a resource by its external name: the queue's or the bucket's own
+            # name where forProvider carries one (SQS: arn:aws:sqs:<region>:<account>:<name>)
+            cloud_name = str(
+                (meta.get("annotations") or {}).get("crossplane.io/external-name")
+                or fp.get("name") or meta["name"]
+            )
+            at.update(computed(cloud, group, mr["kind"], cloud_name, region))
         at = prune(at, self.at_provider_schema(mr["apiVersion"], mr["kind"]))
         self._status(mr, {"atProvider": at, "conditions": [
             {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
@@ -313,6 +319,27 @@ class CloudStandIn:
             "type": "connection.crossplane.io/v1alpha1",
             "data": data,
         }, self.MANAGER)
+
+
+def status_schema(kube: Kube, api_version: str, kind: str) -> dict[str, Any]:
+    """The schema of the kind's status in its CRD, for that version."""
+    res = kube.resource(api_version, kind)
+    crd = kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
+                   f"{res.name}.{res.group}").to_dict()
+    version = api_version.split("/")[1]
+    schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)
+    props: dict[str, Any] = schema["schema"]["openAPIV3Schema"].get("properties") or {}
+    return dict(props.get("status") or {})
+
+
+def _without_times(value: Any) -> Any:
+    """value without the timestamps a status rewrites on every report."""
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items()
+                if k not in {"lastTransitionTime", "lastUpdateTime"}}
+    if isinstance(value, list):
+        return [_without_times(v) for v in value]
+    return value
 
 
 def prune(value: Any, schema: dict[str, Any]) -> Any:
@@ -440,6 +467,7 @@ class OperatorStandIn:
     def __init__(self, kube: Kube) -> None:
         self.kube = kube
         self.loop = Loop("operator-stand-in", self.step)
+        self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
 
     def step(self) -> None:
         """One pass over the objects every provider-kubernetes Object manages."""
@@ -467,8 +495,6 @@ class OperatorStandIn:
         d = live.to_dict()
         gen = d["metadata"].get("generation", 1)
         old = d.get("status") or {}
-        if old.get("observedGeneration") == gen:
-            return
         now = _now()
         ready = {"type": "Ready", "status": "True", "reason": "Ready",
                  "message": "stand-in", "lastTransitionTime": now}
@@ -489,4 +515,13 @@ class OperatorStandIn:
             }
         else:
             status = {"observedGeneration": gen, "conditions": [ready]}
+        # what the operator's CRD declares (KEDA's ScaledObject status has no
+        # observedGeneration nor condition times: server-side apply refuses undeclared fields)
+        key = (manifest["apiVersion"], manifest["kind"])
+        if key not in self._schemas:
+            self._schemas[key] = status_schema(self.kube, *key)
+        status = prune(status, self._schemas[key])
+        if _without_times(status) == _without_times(
+                {k: old.get(k) for k in status}):
+            return
         self.kube.patch_status(live, status, self.MANAGER)
