@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench package lock lock-check clean
+.PHONY: uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -108,6 +108,11 @@ lock-check: $(UV)
 ## bench: the benchmark (bench/run.py) when present
 bench: setup
 	$(PY) bench/run.py
+
+## bench-live: time-to-Ready and function calls per module on the live control plane, phase
+## TTL vs a fixed 60 s, side by side (two live runs, ~15 minutes; bench/results.md)
+bench-live: setup crank live-binaries
+	$(PY) bench/live_ttl.py
 
 clean:
 	rm -rf $(VENV) .bin build dist .pytest_cache .mypy_cache .ruff_cache

@@ -116,9 +116,27 @@ class Processes:
 
     dir: Path
     running: list[tuple[str, subprocess.Popen[bytes]]] = field(default_factory=list)
+    commands: dict[str, tuple[list[str], dict[str, str] | None]] = field(default_factory=dict)
+
+    def restart(self, name: str) -> None:
+        """Stop the named process (SIGTERM, then SIGKILL after 10 s) and start it again."""
+        for i, (n, proc) in enumerate(self.running):
+            if n == name:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                    try:
+                        proc.wait(10)
+                    except subprocess.TimeoutExpired:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+                del self.running[i]
+                break
+        argv, env = self.commands[name]
+        self.start(name, argv, env)
 
     def start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
         """Start argv in its own process group, logging to logs/<name>.log."""
+        self.commands[name] = (argv, env)
         logs = self.dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = (logs / f"{name}.log").open("ab")

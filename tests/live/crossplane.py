@@ -186,12 +186,26 @@ def start(cp: ControlPlane, kube: Kube, bins: dict[str, Path]) -> dict[str, floa
         },
     )
 
+    wait_ready(cp)
+    return {"init": init_took, "start": time.monotonic() - t1}
+
+
+def wait_ready(cp: ControlPlane) -> None:
+    """Wait until `crossplane core start` answers its readiness probe."""
+
     def ready() -> bool:
         with urllib.request.urlopen(f"http://127.0.0.1:{HEALTH_PORT}/readyz", timeout=2) as r:
             return bool(r.status == 200)
 
     wait_for("crossplane readyz", ready, 120, cp.procs)
-    return {"init": init_took, "start": time.monotonic() - t1}
+
+
+def restart(cp: ControlPlane) -> float:
+    """Restart `crossplane core start` (as its pod restarting would); the seconds to ready."""
+    t = time.monotonic()
+    cp.procs.restart("crossplane")
+    wait_ready(cp)
+    return time.monotonic() - t
 
 
 def install_function(kube: Kube) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from kubernetes.dynamic.exceptions import DynamicApiError
 
-from tests.live.conftest import Live
+from tests.live.conftest import Live, function_calls
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true
 
@@ -113,6 +113,7 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
         kube.apply(doc)
     (claim,) = docs_of(Path(REPO / path))
     _ensure_namespace(platform, claim)
+    calls_before = function_calls(platform)
     kube.apply(claim)
     name, ns = claim["metadata"]["name"], claim["metadata"].get("namespace")
 
@@ -135,6 +136,8 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
             f"stand-in errors: {platform.cloud.loop.errors if platform.cloud else ''}"
         )
     platform.record(f"ready_{example.module}_{platform.form}_s", took)
+    platform.record(f"calls_{example.module}_{platform.form}",
+                    function_calls(platform) - calls_before)
     xr = _composite(platform, claim)
     refs = _refs(xr)
     assert refs, "a Ready composite composes resources"

@@ -1,0 +1,67 @@
+"""Time-to-Ready and function calls per module on the live control plane: the phase TTL as
+shipped (--ttl-waiting 10s, --ttl-ready 5m) against the fixed `ttl: 60s` the Compositions had
+before, side by side (issue 24 item 3; README "Response TTL").
+
+Runs the v1 example tests of tests/live twice (`make bench-live`), once per TTL, each on a fresh
+control plane, and prints a markdown table from the runs' timings.json. Needs what
+`make test-live` needs (tools/live/netns.sh, the binaries of `make live-binaries`).
+
+    python bench/live_ttl.py [--out DIR] [--select "v1-claims and example"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MODULES = ("async-actor", "cluster", "contact-center", "environment")
+#: LIVE_TTL per variant: '' leaves the Compositions as shipped (the phase TTL)
+VARIANTS = {"phase TTL (as shipped)": "", "fixed ttl: 60s": "60s"}
+
+
+def run(variant_dir: Path, ttl: str, select: str) -> dict[str, float]:
+    """One live run; its timings.json (also when a test failed: the table says what is missing)."""
+    variant_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "LIVE_DIR": str(variant_dir), "LIVE_TTL": ttl}
+    cmd = ["tools/live/netns.sh", sys.executable, "-m", "pytest", "-q", "-m", "live",
+           "tests/live", "-k", select, "-p", "no:cacheprovider"]
+    subprocess.run(cmd, cwd=REPO, env=env, check=False)
+    timings = variant_dir / "timings.json"
+    return json.loads(timings.read_text()) if timings.exists() else {}
+
+
+def table(results: dict[str, dict[str, float]], form: str) -> str:
+    """Markdown: one row per module, time-to-Ready and calls per variant."""
+    head = "| module | " + " | ".join(
+        f"{v}: Ready s | {v}: calls" for v in results) + " |"
+    rule = "|---" * (1 + 2 * len(results)) + "|"
+    rows = []
+    for module in MODULES:
+        cells = []
+        for timings in results.values():
+            ready = timings.get(f"ready_{module}_{form}_s")
+            calls = timings.get(f"calls_{module}_{form}")
+            cells += ["failed" if ready is None else f"{ready:.1f}",
+                      "-" if calls is None else f"{calls:.0f}"]
+        rows.append(f"| {module} | " + " | ".join(cells) + " |")
+    return "\n".join([head, rule, *rows])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench-live"))
+    parser.add_argument("--select", default="v1-claims and example")
+    args = parser.parse_args()
+    results = {name: run(args.out / (ttl or "phase"), ttl, args.select)
+               for name, ttl in VARIANTS.items()}
+    print(table(results, "v1-claims"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
