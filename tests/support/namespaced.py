@@ -28,6 +28,10 @@ MOVED_UNDER_CROSSPLANE = (
     "compositionUpdatePolicy",
     "resourceRefs",
 )
+#: What only the namespaced form composes: a namespaced managed resource writes its connection
+#: Secret into its own namespace only, so environment copies the database's into the app's
+#: namespace with an Object (as it does for an app on another cluster)
+NAMESPACED_ONLY = frozenset({"db-connection"})
 #: v1 spec fields a namespaced XR doesn't have (no claim, no connection Secret of its own).
 DROPPED = ("claimRef", "writeConnectionSecretToRef", "publishConnectionDetailsTo")
 

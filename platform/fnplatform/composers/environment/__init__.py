@@ -67,14 +67,14 @@ def compose(comp: Composition) -> None:
     add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
     database = _database(comp, spec, app, remote, settings)
     assets = _frontend(comp, spec, settings)
-    _backend(comp, app, remote, cloud_value(
+    _backend(comp, app, remote, _copied(comp, remote), cloud_value(
         comp, "database_env", database, manifests.CONNECTION_SECRET))
     _on_delete(comp, settings)
     report_status(
         comp,
         Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
               deployment=DEPLOYMENT, service=SERVICE,
-              connection=CONNECTION_COPY if remote else None),
+              connection=CONNECTION_COPY if _copied(comp, remote) else None),
         app=app,
         bucket_name=assets,
     )
@@ -163,12 +163,16 @@ def _database(
     comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None,
     settings: EnvironmentSettings,
 ) -> DatabaseSpec:
-    """The database, writing its connection Secret into the namespace (or beside Crossplane)."""
-    if remote is None:
+    """The database, writing its connection Secret into the app's namespace, or, where the
+    provider cannot write there (another cluster; the namespaced form, whose managed resources
+    write only into their own namespace), beside the database for an Object to copy."""
+    copied = _copied(comp, remote)
+    if not copied:
         secret, secret_namespace, uses = manifests.CONNECTION_SECRET, app.namespace, [NAMESPACE]
     else:
         secret = f"{comp.resource_name(DATABASE)}-connection"
-        secret_namespace, uses = CROSSPLANE_NAMESPACE, []
+        secret_namespace = (comp.namespace if comp.namespaced else None) or CROSSPLANE_NAMESPACE
+        uses = []
     database = DatabaseSpec(
         size=spec.database.size,
         engine_version=spec.database.engineVersion,
@@ -184,7 +188,7 @@ def _database(
         uses=uses,
         fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion"},
     )
-    if remote is not None and (
+    if copied and (
         comp.is_observed(CONNECTION_COPY)
         or comp.needs_connection(DATABASE, by=CONNECTION_COPY) is not None
     ):
@@ -265,10 +269,11 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
 
 
 def _backend(
-    comp: Composition, app: App, remote: str | None, database_env: list[dict[str, Any]]
+    comp: Composition, app: App, remote: str | None, copied: bool,
+    database_env: list[dict[str, Any]],
 ) -> None:
     """The backend Deployment (once the connection Secret is there) and its Service."""
-    if comp.is_observed(DEPLOYMENT) or _secret_in_place(comp, remote):
+    if comp.is_observed(DEPLOYMENT) or _secret_in_place(comp, copied):
         add_object(
             comp,
             DEPLOYMENT,
@@ -282,9 +287,16 @@ def _backend(
     )
 
 
-def _secret_in_place(comp: Composition, remote: str | None) -> bool:
+def _copied(comp: Composition, remote: str | None) -> bool:
+    """Whether the connection Secret reaches the pods' namespace through a copy: the app runs
+    on another cluster, or the namespaced form's database writes only into the composite's
+    namespace (a managed resource's connection Secret stays in its own namespace)."""
+    return remote is not None or comp.namespaced
+
+
+def _secret_in_place(comp: Composition, copied: bool) -> bool:
     """Whether ``db-connection-details`` exists where the pods run; records the hold if not."""
-    if remote is None:
+    if not copied:
         return comp.needs_connection(DATABASE, by=DEPLOYMENT) is not None
     if comp.is_ready(CONNECTION_COPY):
         return True
