@@ -14,7 +14,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
 from fnplatform.input import Input
-from fnplatform.library import add_bucket, add_cdn, add_database, cloud_value
+from fnplatform.library import add_bucket, add_cdn, add_database, values
 from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec
 from fnplatform.runner import compose
 from fnplatform.structs import struct_to_dict
@@ -36,13 +36,13 @@ def database_and_cdn(comp: Composition) -> None:
         size="small", engine_version="16", database_name="app",
         connection_secret="db-conn", connection_namespace="crossplane-system",
     ))
-    reader = cloud_value(comp, "cdn_bucket_reader", "cdn")
-    add_bucket(comp, "site", BucketSpec(bucket_name=cloud_value(
-        comp, "bucket_name_from", "acme-capability-test"),
+    reader = values.cdn_bucket_reader(comp, "cdn")
+    add_bucket(comp, "site", BucketSpec(bucket_name=values.bucket_name_from(
+        comp, "acme-capability-test"),
         readers=(reader,) if reader else ()))
     add_cdn(comp, "cdn", CdnSpec(
         bucket="site",
-        bucket_name=str(cloud_value(comp, "bucket_address", "site")["name"]),
+        bucket_name=values.bucket_address(comp, "site")["name"],
         paths=(CdnPath("shop", "/shop"),),
         hostname="shop.apps.acme.example",
     ))

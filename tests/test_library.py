@@ -19,11 +19,11 @@ from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet
 from fnplatform.errors import InputError, NotYet, SpecError
 from fnplatform.guard import dropped_stateful
+from fnplatform.holds import Hold, Wait
 from fnplatform.input import Input
 from fnplatform.kinds import Readiness, register
 from fnplatform.layering import Layer, merge_layers
-from fnplatform.library import ObjectReadiness, add_object, registry
-from fnplatform.library.calls import Capability
+from fnplatform.library import Capability, ObjectReadiness, add_object
 from fnplatform.merge import deep_merge
 from fnplatform.naming import dns_label
 from fnplatform.readiness import is_ready
@@ -262,14 +262,14 @@ def test_region_and_scope_are_errors_on_the_users_field_when_missing() -> None:
     assert scope.value.field == "environment.aws.accountId"
 
 
-@registry.provides("test_widget", "aws")
+add_widget = Capability[dict[str, Any]]("test_widget")
+
+
+@add_widget.on("aws")
 def _widget(comp: Composition, name: str, spec: dict[str, Any]) -> None:
     if spec.get("cidr") == "bad":
         raise SpecError("cidr", "not a CIDR range")
     comp.emit(name, thing())
-
-
-add_widget = Capability[dict]("test_widget")
 
 
 @pytest.mark.parametrize(
@@ -288,8 +288,9 @@ def test_capability_errors_name_the_users_field(
     with pytest.raises(InputError) as err:
         add_widget(comp, "widget", spec, fields={"cidr": "spec.network.cidr"})
     assert (err.value.field, err.value.reason) == (field, reason)
-    assert registry.provides_capability("test_widget", "aws")
-    assert not registry.provides_capability("test_widget", cloud) or cloud == "aws"
+    assert add_widget.provided_on("aws")
+    assert add_widget.provided_on(cloud) == (cloud == "aws")
+    assert add_widget.clouds() == ["aws"]
 
 
 def test_a_call_attaches_uses_to_the_main_resource() -> None:
@@ -321,7 +322,8 @@ def test_needs(observed: dict | None, remembered: str | None, expected: str | No
     assert value == expected
     assert ("app" in comp.notes.held) is held
     if held:
-        assert comp.notes.held["app"] == "db status.atProvider.endpoint"
+        assert comp.notes.held["app"] == Hold((Wait("db", "status.atProvider.endpoint"),))
+        assert str(comp.notes.held["app"]) == "db status.atProvider.endpoint"
     else:
         assert comp.notes.status["databaseHost"] == expected
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library import registry
+from fnplatform.library import values
 from fnplatform.library.calls import (
     add_bucket,
     add_failover_dns,
@@ -24,7 +24,6 @@ from fnplatform.library.calls import (
     add_key,
     add_network,
     add_resource_group,
-    cloud_value,
 )
 from fnplatform.library.rules import name_problem, rule_id
 from fnplatform.library.specs import (
@@ -79,7 +78,7 @@ def probe(comp: Composition) -> None:
     comp.place(spec["cloud"], cloud_field="spec.cloud", region=spec["region"],
                region_field="spec.region", scope=spec["scope"], scope_field="spec.scope")
     comp.tag_with({"costCenter": "probe"}, field="spec.tags")
-    if registry.provides_capability("resource_group", comp.cloud):
+    if add_resource_group.provided_on(comp.cloud):
         add_resource_group(comp, "group", ResourceGroupSpec(group_name=comp.scope))
     add_network(comp, "net", NetworkSpec(subnet_cidr="10.70.0.0/16"))
     rules = tuple(IngressRule(**rule) for rule in spec["rules"])
@@ -95,7 +94,7 @@ def probe(comp: Composition) -> None:
         zone="probezone", record_name="probe.example.com", primary="203.0.113.1",
         secondary="203.0.113.2", secondary_region=spec["secondary"],
     ))
-    rule = cloud_value(comp, "bucket_name_rule")
+    rule = values.bucket_name_rule(comp)
     comp.set_status("nameRule", {"min": rule.min_length, "max": rule.max_length})
 
 

@@ -90,17 +90,12 @@ def _held_children(
     found: set[str] = set()
     while True:  # transitively: a release waiting for a held pool of an imported cluster
         inside = children | imported | found
-        more = {name for name, need in comp.notes.held.items()
+        more = {name for name, hold in comp.notes.held.items()
                 if name not in kept and name not in found
-                and (_waited(need) & inside or _named_after(name, imported))}
+                and (hold.resources & inside or _named_after(name, imported))}
         if not more:
             return found
         found |= more
-
-
-def _waited(need: str) -> set[str]:
-    """The composed names a hold note (``"a status.x, b Ready"``) waits for."""
-    return {part.split()[0] for part in need.split(", ") if part}
 
 
 def _unneeded_helpers(
@@ -113,7 +108,7 @@ def _unneeded_helpers(
     helpers = {name for name in comp.desired
                if name not in kept | dropped and _named_after(name, imported)}
     # Held resources count by what they wait for, when opted in (else they go with it).
-    needs = {**needs, **{name: _waited(need) for name, need in comp.notes.held.items()
+    needs = {**needs, **{name: hold.resources for name, hold in comp.notes.held.items()
                          if name in kept}}
     needed: set[str] = set()
     pending = [n for n in needs if n not in helpers | dropped | imported]

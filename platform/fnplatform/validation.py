@@ -35,6 +35,25 @@ def describe_pattern(pattern: str, words: str) -> str:
     return pattern
 
 
+#: A DNS label (RFC 1123): Kubernetes names and label values, cloud resource names derive
+#: from it. The one definition every module's API uses (max length is the field's own).
+DNS_LABEL = describe_pattern(
+    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
+    "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit",
+)
+#: A DNS domain: dot-separated labels of at most 63 characters, ending in a top-level domain
+#: of letters (fields using it cap the whole at 253).
+DOMAIN = describe_pattern(
+    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
+    "a lowercase DNS domain such as shop.example.com",
+)
+#: A DNS record name: a :data:`DOMAIN`, optionally fully qualified with a trailing dot.
+RECORD_NAME = describe_pattern(
+    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$",
+    "a lowercase DNS name such as sip.example.com, optionally ending in '.'",
+)
+
+
 def check_cidr(value: str) -> str:
     """``value`` if it is an IPv4 or IPv6 network in CIDR notation (``10.0.0.0/20``)."""
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TypeVar
 
 from fnplatform.errors import SpecError
@@ -76,6 +77,15 @@ class DnsZoneSpec:
     network: str | None = None
 
 
+class IdentityPurpose(StrEnum):
+    """What a workload identity may do: each cloud grants exactly that, nothing broader."""
+
+    #: cert-manager's DNS01 solver: manage records in the spec's zones.
+    DNS_RECORDS = "dns"
+    #: cluster-autoscaler: resize the cluster's own node groups.
+    NODE_AUTOSCALING = "cluster-autoscaler"
+
+
 @dataclass(frozen=True)
 class WorkloadIdentitySpec:
     """A cloud identity that a Kubernetes service account assumes without static keys."""
@@ -83,7 +93,7 @@ class WorkloadIdentitySpec:
     cluster: str  # composition name of the cluster
     namespace: str
     service_account: str
-    purpose: str  # what it may do, e.g. "dns" (manage records of the zones)
+    purpose: IdentityPurpose
     zones: tuple[str, ...] = field(default_factory=tuple)  # composition names of DNS zones
 
 

@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, name_tag
+from fnplatform.clouds.aws.common import name_tag
 from fnplatform.clouds.aws.kinds import (
     EIP,
     INTERNET_GATEWAY,
@@ -28,7 +28,8 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
@@ -72,7 +73,7 @@ def node_subnets(comp: Composition, network: str) -> list[str]:
     return [f"{network}-{tier}-{zone}" for zone in ZONES]
 
 
-@provides("network", CLOUD)
+@add_network.on("aws")
 def network(
     comp: Composition, name: str, spec: NetworkSpec,
 ) -> None:
@@ -165,3 +166,12 @@ def _private_zone(
                    {"natGatewayIdRef": comp.ref(nat)}, uses=(nat,))
     _associate(comp, subnet, table, region)
 
+
+@values.internal_load_balancer.on("aws")
+def internal_load_balancer(comp: Composition) -> dict[str, str]:
+    """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads
+    ``aws-load-balancer-internal``, the AWS Load Balancer Controller ``-scheme``."""
+    return {
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+    }

@@ -51,9 +51,6 @@ import re
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
-    KUBERNETES_CLUSTER,
-    NODE_POOL,
-    USER_ASSIGNED_IDENTITY,
     agent_pool_name,
     grant_role,
     nat_gateway_name,
@@ -64,11 +61,18 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
     subnet_nat_association_name,
 )
+from fnplatform.clouds.azure.kinds import (
+    KUBERNETES_CLUSTER,
+    NODE_POOL,
+    USER_ASSIGNED_IDENTITY,
+)
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library.registry import provides
+from fnplatform.holds import READY, Wait
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle, render_tags
@@ -89,7 +93,7 @@ _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 
 
-@provides("cluster", "azure")
+@add_cluster.on("azure")
 def cluster(
     comp: Composition,
     name: str,
@@ -203,8 +207,8 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     identity_id = comp.needs(identity, "status.atProvider.id", by=name)
     unready = [needed for needed in ready if not comp.needs_ready(needed, by=name)]
     if identity_id is None or unready:
-        waiting = [f"{identity} status.atProvider.id"] if identity_id is None else []
-        comp.hold(name, ", ".join([*waiting, *(f"{needed} Ready" for needed in unready)]))
+        waiting = [Wait(identity, "status.atProvider.id")] if identity_id is None else []
+        comp.hold(name, *waiting, *(Wait(needed, READY) for needed in unready))
         return None
     return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
 
@@ -284,7 +288,7 @@ def _network_profile(comp: Composition, spec: ClusterSpec, outbound_type: str) -
     }
 
 
-@provides("node_pool", "azure")
+@add_node_pool.on("azure")
 def node_pool(
     comp: Composition,
     name: str,
@@ -334,7 +338,7 @@ def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
     return str(version) if version else None
 
 
-@provides("cluster_credentials", "azure")
+@values.cluster_credentials.on("azure")
 def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
     """The Entra identity of ``environment.azure.clusterIdentity``.
 
@@ -351,20 +355,20 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
             "secretRef": identity.secretRef.model_dump()}
 
 
-@provides("cluster_access", "azure")
+@values.cluster_access.on("azure")
 def cluster_access(comp: Composition, cluster_name: str) -> list[str]:
     """What the providers' access depends on besides the kubeconfig: the RBAC grant, which
     must outlive every Release (their uninstall needs it)."""
     return [f"{cluster_name}-{CROSSPLANE_ADMIN}"]
 
 
-@provides("kubeconfig_source", "azure")
+@values.kubeconfig_source.on("azure")
 def kubeconfig_source(comp: Composition, cluster: str) -> str:
     """The AKS KubernetesCluster itself writes the kubeconfig (its connection secret)."""
     return cluster
 
 
-@provides("cluster_status", "azure")
+@values.cluster_status.on("azure")
 def cluster_status(comp: Composition, cluster_name: str) -> None:
     """``clusterName``, ``clusterEndpoint``, ``clusterCA`` and ``oidcIssuer`` once observed.
 

@@ -22,7 +22,9 @@ from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library.registry import provides
+from fnplatform.importing import EXTERNAL_NAME
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 from fnplatform.tagging import TagStyle, render_tags
 
@@ -37,7 +39,7 @@ NODE_ROLES = ("roles/artifactregistry.reader", "roles/container.defaultNodeServi
 WEBHOOK_PORTS = ["8443"]
 
 
-@provides("cluster", "gcp")
+@add_cluster.on("gcp")
 def cluster(
     comp: Composition,
     name: str,
@@ -177,7 +179,7 @@ def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_ci
     )
 
 
-@provides("node_pool", "gcp")
+@add_node_pool.on("gcp")
 def node_pool(
     comp: Composition,
     name: str,
@@ -229,3 +231,70 @@ def node_pool(
         uses=(account,),
         external_name=external_name(comp, name, GKE_NAME_MAX),
     )
+
+
+GKE_OIDC_BASE = "https://container.googleapis.com/v1"
+
+
+@values.cluster_credentials.on("gcp")
+def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+    """``GoogleApplicationCredentials``: the kubeconfig alone cannot authenticate to GKE.
+
+    provider-upjet-gcp writes a kubeconfig with the endpoint, the CA and the legacy client
+    certificate. GKE stopped issuing client certificates (and the cluster asks for none), so
+    that user is anonymous. GKE authenticates Google OAuth tokens: with this identity,
+    provider-helm and provider-kubernetes mint a token from Google credentials and add it to
+    the kubeconfig. By default they use the credentials injected into their pods
+    (``InjectedIdentity``: GKE workload identity of the control plane, no static key);
+    ``environment.gcp.clusterIdentity`` may name a Secret with a key file instead.
+
+    That Google identity needs ``roles/container.admin`` in the project, not
+    ``roles/container.developer``: the charts create ClusterRoles, ClusterRoleBindings, CRDs
+    and webhook configurations, and creating RBAC roles needs ``container.clusterRoles.create``
+    (and ``...bind``/``escalate``), which only Kubernetes Engine Admin carries among the
+    predefined roles (GCP IAM, "Google Kubernetes Engine roles and permissions"). The grant is
+    not composed: the identity is the management cluster's, outside this composite.
+    """
+    identity = gcp_environment(comp).clusterIdentity
+    credentials: dict[str, Any] = {
+        "type": "GoogleApplicationCredentials",
+        "source": identity.source,
+    }
+    if identity.source == "Secret" and identity.secretRef is not None:
+        credentials["secretRef"] = identity.secretRef.model_dump()
+    return credentials
+
+
+@values.kubeconfig_source.on("gcp")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The GKE Cluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
+
+
+@values.cluster_access.on("gcp")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing composed: the providers' Google identity is granted outside the composite."""
+    return []
+
+
+@values.cluster_status.on("gcp")
+def cluster_status(comp: Composition, cluster_name: str) -> None:
+    """Endpoint, CA, name and OIDC issuer of the observed GKE cluster into the XR status.
+
+    GKE reports the endpoint as a bare IP; status carries a URL like the other clouds.
+    The issuer is GKE's per-cluster OIDC discovery URL, derived from the cluster id
+    ``projects/<p>/locations/<l>/clusters/<name>``.
+    """
+    endpoint = comp.observed_value(cluster_name, "status.atProvider.endpoint")
+    if endpoint:
+        url = endpoint if str(endpoint).startswith("https://") else f"https://{endpoint}"
+        comp.set_status("clusterEndpoint", url)
+    comp.status_from(cluster_name, "status.atProvider.masterAuth.clusterCaCertificate", "clusterCA")
+    cluster_id = comp.observed_value(cluster_name, "status.atProvider.id")
+    annotations = comp.observed_value(cluster_name, "metadata.annotations") or {}
+    named = annotations.get(EXTERNAL_NAME)
+    if cluster_id:
+        comp.set_status("clusterName", str(cluster_id).rsplit("/", 1)[-1])
+        comp.set_status("oidcIssuer", f"{GKE_OIDC_BASE}/{cluster_id}")
+    elif named:
+        comp.set_status("clusterName", str(named))

@@ -9,7 +9,8 @@ from typing import Any
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
 
 #: Names of the subnetwork's secondary ranges; the GKE cluster's ipAllocationPolicy uses them.
@@ -18,7 +19,7 @@ PODS_RANGE, SERVICES_RANGE = "pods", "services"
 NAT_SOURCE_RANGES = ("PRIMARY_IP_RANGE", "LIST_OF_SECONDARY_IP_RANGES")
 
 
-@provides("network", "gcp")
+@add_network.on("gcp")
 def network(
     comp: Composition,
     name: str,
@@ -115,3 +116,12 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
         ),
         external_name=external_name(comp, nat),
     )
+
+
+INTERNAL_LB_ANNOTATION = "networking.gke.io/load-balancer-type"
+
+
+@values.internal_load_balancer.on("gcp")
+def internal_load_balancer(comp: Composition) -> dict[str, str]:
+    """A GKE Service of type LoadBalancer becomes an internal passthrough Network LB."""
+    return {INTERNAL_LB_ANNOTATION: "Internal"}

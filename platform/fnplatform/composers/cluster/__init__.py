@@ -27,8 +27,8 @@ from fnplatform.library import (
     add_node_pool,
     add_workload_identity,
     specs,
+    values,
 )
-from fnplatform.library.calls import cloud_value, cluster_credentials
 from fnplatform.templates import render_values
 from fnplatform.validation import closest, parse
 
@@ -91,7 +91,7 @@ def compose(comp: Composition) -> None:
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
     _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
     comp.set_status("cloud", labels.cloud)
-    cloud_value(comp, "cluster_status", CLUSTER)
+    values.cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
 
 
@@ -104,7 +104,7 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
     the kubeconfig Secret into the composite's namespace, and ``status.kubeconfigSecret``
     names it.
     """
-    source = cloud_value(comp, "kubeconfig_source", CLUSTER)
+    source = values.kubeconfig_source(comp, CLUSTER)
     if comp.namespaced:
         if comp.observed.connection_details(source).get(KUBECONFIG_KEY):
             comp.set_status("kubeconfigSecret", cluster.connection_secret)
@@ -175,8 +175,8 @@ def _addons(
     tainted for critical add-ons only), and use it so on deletion their uninstall hooks still
     have a node.
     """
-    kubeconfig = cloud_value(comp, "kubeconfig_source", CLUSTER)
-    access = cloud_value(comp, "cluster_access", CLUSTER)
+    kubeconfig = values.kubeconfig_source(comp, CLUSTER)
+    access = values.cluster_access(comp, CLUSTER)
     in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
     reasons = {} if kubeconfig == CLUSTER else {
         kubeconfig: "writes the kubeconfig this is reached through"}
@@ -186,7 +186,7 @@ def _addons(
         PROVIDERS,
         secret_name=cluster.connection_secret,
         secret_namespace=cluster.connection_namespace,
-        identity=cluster_credentials(comp, CLUSTER, cluster),
+        identity=values.cluster_credentials(comp, CLUSTER, cluster),
         uses=in_cluster,
         reasons=reasons,
     )
@@ -200,7 +200,7 @@ def _addons(
             "service_monitors": service_monitors,
             "ingress_replicas": env.ingress_replicas,
             "private": private,
-            "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
+            "internal_lb_annotations": values.internal_load_balancer(comp),
         }
     )
     for chart in CHARTS:
@@ -266,14 +266,14 @@ def _dns_identity(
         return {"identity_annotations": {}, "identity_pod_labels": {}, "split_horizon": False}, {}
     identity = specs.WorkloadIdentitySpec(
         cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
-        purpose="dns", zones=zones,
+        purpose=specs.IdentityPurpose.DNS_RECORDS, zones=zones,
     )
     add_workload_identity(
         comp, DNS_IDENTITY, identity, uses=[CLUSTER], fields={"zones": "spec.parameters.domain"}
     )
     variables: dict[str, object] = {
-        "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity),
-        "identity_pod_labels": cloud_value(comp, "identity_pod_labels"),
+        "identity_annotations": values.identity_annotations(comp, DNS_IDENTITY, identity),
+        "identity_pod_labels": values.identity_pod_labels(comp),
         "split_horizon": PRIVATE_ZONE in zones,
     }
-    return variables, {"cert-manager": (cloud_value(comp, "identity_binding", DNS_IDENTITY),)}
+    return variables, {"cert-manager": (values.identity_binding(comp, DNS_IDENTITY),)}

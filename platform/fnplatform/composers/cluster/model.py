@@ -6,21 +6,15 @@ These models are the single source of ``apis/cluster/definition.yaml`` (generate
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fnplatform.cloud import Cloud
 from fnplatform.errors import InputError
 from fnplatform.importing import ImportSpec
-from fnplatform.validation import Cidr, describe_pattern, ordered
+from fnplatform.validation import DOMAIN, Cidr, describe_pattern, ordered
 
-DOMAIN_PATTERN = describe_pattern(
-    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
-    "a lowercase DNS domain such as shop.example.com",
-)
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
 KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")
-Cloud = Literal["gcp", "aws", "azure"]
 
 
 class Autoscaling(BaseModel):
@@ -59,7 +53,7 @@ class Parameters(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     domain: str | None = Field(
-        None, pattern=DOMAIN_PATTERN, max_length=253, description="DNS domain of the cluster."
+        None, pattern=DOMAIN, max_length=253, description="DNS domain of the cluster."
     )
     createDnsZones: bool = Field(True, description="Create DNS zones for the domain.")  # noqa: N815
     privateCluster: bool = Field(  # noqa: N815

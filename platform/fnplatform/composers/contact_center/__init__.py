@@ -14,7 +14,7 @@ from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
-from fnplatform.library import registry
+from fnplatform.library import values
 from fnplatform.library.calls import (
     add_bucket,
     add_failover_dns,
@@ -22,7 +22,6 @@ from fnplatform.library.calls import (
     add_key,
     add_network,
     add_resource_group,
-    cloud_value,
 )
 from fnplatform.library.specs import (
     BucketSpec,
@@ -34,6 +33,7 @@ from fnplatform.library.specs import (
 )
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
+from fnplatform.placement import required_scope
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -44,7 +44,6 @@ KEY_ROTATION_DAYS = 365
 #: replaced by a retention policy, are resilience features reported in their own condition).
 COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
 #: Where each cloud's scope (account, project) is read from in the environment.
-SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project"}
 
 
 def compose(comp: Composition) -> None:
@@ -60,7 +59,7 @@ def compose(comp: Composition) -> None:
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
 
-    if registry.provides_capability("resource_group", comp.cloud):
+    if add_resource_group.provided_on(comp.cloud):
         add_resource_group(comp, GROUP, ResourceGroupSpec(group_name=comp.scope))
     group_uses = (GROUP,) if GROUP in comp.desired else ()
     add_network(comp, NETWORK, NetworkSpec(subnet_cidr=spec.network.cidr), uses=group_uses,
@@ -125,11 +124,8 @@ def _place(comp: Composition, spec: ContactCenterSpec) -> None:
     if spec.cloud == "azure":
         scope, field = dns_label(comp.name, "contact-center"), "metadata.name"
     else:
-        path = SCOPE_FIELDS[spec.cloud]
-        scope, field = get_path(comp.env, path), f"environment.{path}"
-        if not isinstance(scope, str) or not scope:
-            raise InputError(field, f"required: the {spec.cloud} "
-                             f"{'account id' if spec.cloud == 'aws' else 'project id'}")
+        required = required_scope(comp.env, spec.cloud)
+        scope, field = str(required.value), required.field
     comp.place(spec.cloud, cloud_field="spec.cloud", region=spec.region,
                region_field="spec.region", scope=scope, scope_field=field)
 
@@ -177,7 +173,7 @@ def _replica(
         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
     if target is None:
         return None
-    if not registry.provides_capability("bucket_replication", comp.cloud):
+    if not values.bucket_replication(comp.cloud):
         comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
                  f"region's bucket; no replica in {target}: use a geo-redundant storage class")
         return None
@@ -196,18 +192,18 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
-    comp.remember("securityGroupId", cloud_value(comp, "ingress_rules_id", INGRESS))
-    comp.remember("kmsKeyId", cloud_value(comp, "key_id", KEY))
+    comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
+    comp.remember("kmsKeyId", values.key_id(comp, KEY))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
-        address = cloud_value(comp, "bucket_address", name)
+        address = values.bucket_address(comp, name)
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
     if spec.failoverPolicy is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
-        comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
+        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER))
     gaps = set(comp.notes.gaps)
     controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)

@@ -12,16 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fnplatform.validation import Cidr, describe_pattern
+from fnplatform.cloud import Cloud
+from fnplatform.validation import RECORD_NAME, Cidr, describe_pattern
 
-Cloud = Literal["aws", "azure", "gcp"]
 Platform = Literal["genesys-cloud", "nice-cxone"]
 PORT_RANGE = describe_pattern(
     r"^[0-9]{1,5}(-[0-9]{1,5})?$", "a port or a port range such as 5060 or 5060-5080"
-)
-DNS_NAME = describe_pattern(
-    r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$",
-    "a lowercase DNS name such as sip.example.com",
 )
 IPV4_CIDR = describe_pattern(
     r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$", "an IPv4 range such as 10.60.0.0/16"
@@ -80,7 +76,7 @@ class FailoverDns(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     zone: str = Field(min_length=1, max_length=128)
-    recordName: str = Field(pattern=DNS_NAME, max_length=253)  # noqa: N815
+    recordName: str = Field(pattern=RECORD_NAME, max_length=253)  # noqa: N815
 
 
 class FailoverPolicy(BaseModel):

@@ -12,12 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import describe_pattern
+from fnplatform.validation import DNS_LABEL, DOMAIN, describe_pattern
 
-DNS_LABEL = describe_pattern(
-    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
-    "lowercase letters, digits and dashes, starting and ending with a letter or digit, "
-    "such as eu-de-1")
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
     "a Kubernetes quantity such as 50Gi or 500Ti")
@@ -26,8 +22,6 @@ KUBERNETES_VERSION = describe_pattern(
 OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$",
                                      "an OpenStack release such as 2025.2")
 STORAGE_SIZE = describe_pattern(r"^[0-9]+(Mi|Gi|Ti)$", "a size in Mi, Gi or Ti such as 100Gi")
-DOMAIN = describe_pattern(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$",
-                          "a lowercase DNS domain such as cloud.example.net")
 LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"  # noqa: E501
 LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 
@@ -360,7 +354,7 @@ class ControlPlaneSettings(BaseModel):
         description="The cert-manager ClusterIssuer of the region's public endpoints, for "
         "OpenStack clusters whose spec.tls names none (a tenant need not know it).")
     domain: str | None = Field(
-        default=None, pattern=DOMAIN,
+        default=None, pattern=DOMAIN, max_length=253,
         description="Public DNS domain: keystone and horizon of tenant t are served at "
         "keystone-t.<domain> and horizon-t.<domain>.")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, managed_policy_arn
+from fnplatform.clouds.aws.common import eks_cluster_name, managed_policy_arn
 from fnplatform.clouds.aws.iam import (
     CNI_POLICY,
     NODE_POLICIES,
@@ -31,10 +31,11 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
-from fnplatform.clouds.aws.values import running_version
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library.registry import extra, provides
+from fnplatform.holds import Wait
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NodePoolSpec
 
 CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
@@ -82,7 +83,7 @@ def _node_launch_template(comp: Composition, cluster: str) -> None:
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
-@provides("cluster", CLOUD)
+@add_cluster.on("aws")
 def cluster(
     comp: Composition, name: str, spec: ClusterSpec,
 ) -> None:
@@ -158,7 +159,7 @@ def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     return config
 
 
-@extra("cluster", CLOUD)
+@add_cluster.extra("aws")
 def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -> None:
     """The kubeconfig (``ClusterAuth``) and the EKS managed addons of cluster ``name``.
 
@@ -174,7 +175,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     for addon in ADDONS:
         addon_name = f"{name}-addon-{addon}"
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
-            comp.hold(addon_name, "a node group")
+            comp.hold(addon_name, Wait(None, "a node group"))
             continue
         for_provider: dict[str, Any] = {
             "region": comp.region,
@@ -190,7 +191,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         if addon == CNI_ADDON:
             role_arn = comp.observed_value(cni_role(name), "status.atProvider.arn")
             if role_arn is None and addon_name not in comp.observed:
-                comp.hold(addon_name, f"{cni_role(name)} status.atProvider.arn")
+                comp.hold(addon_name, Wait(cni_role(name), "status.atProvider.arn"))
                 continue
             if role_arn is not None:
                 for_provider["podIdentityAssociation"] = [
@@ -199,7 +200,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         comp.emit(addon_name, ADDON.new(for_provider), uses=uses)
 
 
-@extra("cluster", CLOUD)
+@add_cluster.extra("aws")
 def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
     """``<name>-oidc``: the IAM OIDC provider for the cluster's issuer, so IRSA works.
 
@@ -218,7 +219,7 @@ def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
     comp.status_from(oidc, "status.atProvider.arn", "oidcProviderArn")
 
 
-@provides("node_pool", CLOUD)
+@add_node_pool.on("aws")
 def node_pool(
     comp: Composition, name: str, spec: NodePoolSpec,
 ) -> None:
@@ -307,6 +308,66 @@ def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str,
     if version is None:
         if name in comp.observed:
             return dict(existing)
-        comp.hold(name, f"{template} status.atProvider.latestVersion")
+        comp.hold(name, Wait(template, "status.atProvider.latestVersion"))
         return None
     return {"name": comp.resource_name(template), "version": str(version)}
+
+
+@values.cluster_credentials.on("aws")
+def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+    """No ``identity`` block: the kubeconfig alone works.
+
+    ClusterAuth's kubeconfig carries a bearer token (not an ``exec`` aws-iam-authenticator
+    plugin, which provider pods lack) and ClusterAuth refreshes it before its 15-minute expiry.
+    ``AWSWebIdentityCredentials`` would additionally need IRSA on the provider pods, which a
+    management cluster need not have.
+    """
+    return {}
+
+
+@values.kubeconfig_source.on("aws")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """``<cluster>-auth``: EKS publishes no kubeconfig; ClusterAuth writes (and refreshes) it.
+
+    Whatever reads the kubeconfig uses this resource, so a ClusterUsage keeps ClusterAuth (and
+    its Secret) until the Releases and ProviderConfigs are gone: deleted first, it would take
+    the Secret with it and every Release would fail to uninstall and keep its finalizer.
+    """
+    return f"{cluster}-auth"
+
+
+@values.cluster_access.on("aws")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing besides ClusterAuth: its token is the creator's, cluster admin from creation."""
+    return []
+
+
+@values.cluster_status.on("aws")
+def cluster_status(comp: Composition, cluster_name: str) -> None:
+    """XR status from the observed EKS cluster: endpoint, CA, name and OIDC issuer."""
+    comp.status_from(cluster_name, "status.atProvider.endpoint", "clusterEndpoint")
+    comp.status_from(cluster_name, "status.atProvider.certificateAuthority[0].data", "clusterCA")
+    comp.status_from(cluster_name, "status.atProvider.id", "clusterName")
+    comp.status_from(cluster_name, "status.atProvider.identity[0].oidc[0].issuer", "oidcIssuer")
+
+
+@values.autoscaler_values.on("aws")
+def autoscaler_values(comp: Composition, cluster: str) -> dict[str, Any]:
+    """cluster-autoscaler chart values of this cloud: discover this cluster's node groups by
+    tag, in its region.
+
+    Only AWS provides this: GKE and AKS resize their pools themselves.
+    """
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": comp.region,
+        "autoDiscovery": {"clusterName": eks_cluster_name(comp, cluster)},
+    }
+
+
+@values.running_version.on("aws")
+def running_version(comp: Composition, cluster: str) -> str | None:
+    """The Kubernetes version EKS reports for the running cluster (it picks its newest when
+    none was asked for)."""
+    version = comp.observed_value(cluster, "status.atProvider.version")
+    return str(version) if version else None
