@@ -56,12 +56,42 @@ def _unsupported(
         field_path, f"{cloud or 'unset'} cannot provide {name}; supported clouds: {supported}")
 
 
-def _twice(name: str, cloud: str) -> ValueError:
-    return ValueError(f"{cloud} already provides {name}")
+ImplT = TypeVar("ImplT")
 
 
 @dataclass(frozen=True, eq=False)
-class Capability(Generic[SpecT]):
+class PerCloud(Generic[ImplT]):
+    """What every capability shape shares: a name, and one implementation per cloud."""
+
+    name: str
+    doc: str = ""
+    _by_cloud: dict[str, ImplT] = field(default_factory=dict, repr=False)
+
+    def _provide(self, cloud: Cloud, implementation: ImplT) -> None:
+        if cloud in self._by_cloud:
+            raise ValueError(f"{cloud} already provides {self.name}")
+        self._by_cloud[cloud] = implementation
+
+    def clouds(self) -> list[str]:
+        """The clouds that provide it, sorted."""
+        return sorted(self._by_cloud)
+
+    def provided_on(self, cloud: str | None) -> bool:
+        """Whether ``cloud`` provides it: a composer can go on without it."""
+        return (cloud or "") in self._by_cloud
+
+    def _on_placed(self, comp: Composition, cloud: str | None) -> tuple[str, ImplT]:
+        """``cloud`` (default: the composite's) and its implementation, or an InputError on
+        the user's cloud field listing the clouds that have one."""
+        target = cloud or comp.cloud or ""
+        found = self._by_cloud.get(target)
+        if found is None:
+            raise _unsupported(self.name, target, comp.placement.cloud.field, self._by_cloud)
+        return target, found
+
+
+@dataclass(frozen=True, eq=False)
+class Capability(PerCloud[Builder[SpecT]]):
     """An agnostic call composing resources: ``add_network = Capability[NetworkSpec]("network")``.
 
     Every call has one shape, ``add_<capability>(comp, name, spec, *, uses=(), fields=None,
@@ -77,18 +107,13 @@ class Capability(Generic[SpecT]):
       whose composite has no cloud of its own).
     """
 
-    name: str
-    doc: str = ""
-    _builders: dict[str, Builder[SpecT]] = field(default_factory=dict, repr=False)
     _extras: dict[str, list[Builder[SpecT]]] = field(default_factory=dict, repr=False)
 
     def on(self, cloud: Cloud) -> Callable[[BuilderT], BuilderT]:
         """Register the decorated function as ``cloud``'s builder of this capability."""
 
         def register(build: BuilderT) -> BuilderT:
-            if cloud in self._builders:
-                raise _twice(self.name, cloud)
-            self._builders[cloud] = build
+            self._provide(cloud, build)
             return build
 
         return register
@@ -102,17 +127,9 @@ class Capability(Generic[SpecT]):
 
         return register
 
-    def clouds(self) -> list[str]:
-        """The clouds that provide this capability, sorted."""
-        return sorted(self._builders)
-
-    def provided_on(self, cloud: str | None) -> bool:
-        """Whether ``cloud`` provides this capability: a composer can go on without it."""
-        return (cloud or "") in self._builders
-
     def builder(self, cloud: str | None) -> Builder[SpecT] | None:
         """``cloud``'s builder, for tests and tools that look implementations up."""
-        return self._builders.get(cloud or "")
+        return self._by_cloud.get(cloud or "")
 
     def extras(self, cloud: str | None) -> list[Builder[SpecT]]:
         """``cloud``'s extras, in registration order."""
@@ -128,10 +145,7 @@ class Capability(Generic[SpecT]):
         fields: Mapping[str, str] | None = None,
         cloud: str | None = None,
     ) -> None:
-        target = cloud or comp.cloud
-        build = self._builders.get(target or "")
-        if build is None:
-            raise _unsupported(self.name, target, comp.placement.cloud.field, self._builders)
+        target, build = self._on_placed(comp, cloud)
         try:
             build(comp, name, spec)
             for extra in self.extras(target):
@@ -146,7 +160,7 @@ class Capability(Generic[SpecT]):
 
 
 @dataclass(frozen=True, eq=False)
-class Value(Generic[P, R]):
+class Value(PerCloud[Answer[P, R]], Generic[P, R]):
     """A cloud-specific value a composer needs: ``Value[[str], BucketAddress]("bucket_address")``.
 
     Called as ``bucket_address(comp, "recordings")`` (the composite's cloud) or, for another
@@ -154,32 +168,18 @@ class Value(Generic[P, R]):
     ``queue_name.at(cloud="aws", fields={"name": "metadata.name"})(comp, ...)``.
     """
 
-    name: str
-    doc: str = ""
-    _answers: dict[str, Answer[P, R]] = field(default_factory=dict, repr=False)
-
     def on(self, cloud: Cloud) -> Callable[[Answer[P, R]], Answer[P, R]]:
         """Register the decorated function as ``cloud``'s answer."""
 
         def register(answer: Answer[P, R]) -> Answer[P, R]:
-            if cloud in self._answers:
-                raise _twice(self.name, cloud)
-            self._answers[cloud] = answer
+            self._provide(cloud, answer)
             return answer
 
         return register
 
-    def clouds(self) -> list[str]:
-        """The clouds that answer this value, sorted."""
-        return sorted(self._answers)
-
-    def provided_on(self, cloud: str | None) -> bool:
-        """Whether ``cloud`` answers this value."""
-        return (cloud or "") in self._answers
-
     def answer(self, cloud: str | None) -> Answer[P, R] | None:
         """``cloud``'s implementation, for tests and tools that look implementations up."""
-        return self._answers.get(cloud or "")
+        return self._by_cloud.get(cloud or "")
 
     def at(
         self, *, cloud: str | None = None, fields: Mapping[str, str] | None = None
@@ -187,10 +187,7 @@ class Value(Generic[P, R]):
         """This value on ``cloud`` (default: the composite's), SpecErrors mapped by ``fields``."""
 
         def value_of(comp: Composition, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            target = cloud or comp.cloud
-            answer = self._answers.get(target or "")
-            if answer is None:
-                raise _unsupported(self.name, target, comp.placement.cloud.field, self._answers)
+            _, answer = self._on_placed(comp, cloud)
             try:
                 return answer(comp, *args, **kwargs)
             except SpecError as err:
@@ -204,22 +201,12 @@ class Value(Generic[P, R]):
 
 
 @dataclass(frozen=True, eq=False)
-class Flag:
+class Flag(PerCloud[bool]):
     """Whether a cloud supports something optional: ``bucket_replication("aws")``."""
-
-    name: str
-    doc: str = ""
-    _clouds: set[str] = field(default_factory=set, repr=False)
 
     def on(self, cloud: Cloud) -> None:
         """Declare that ``cloud`` supports it (in the cloud module that implements it)."""
-        if cloud in self._clouds:
-            raise _twice(self.name, cloud)
-        self._clouds.add(cloud)
-
-    def clouds(self) -> list[str]:
-        """The clouds that support it, sorted."""
-        return sorted(self._clouds)
+        self._provide(cloud, True)
 
     def __call__(self, cloud: str | None) -> bool:
-        return (cloud or "") in self._clouds
+        return self.provided_on(cloud)
