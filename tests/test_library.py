@@ -489,3 +489,33 @@ def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
         _adopted(["size", path])
     assert refused.value.field == "spec.parameters.import.resources.thing.manage[1]"
     assert reason in refused.value.reason
+
+
+@pytest.mark.parametrize(
+    ("hold", "resources", "shown"),
+    [
+        (Hold((Wait("db", "status.atProvider.endpoint"),)), {"db"},
+         "db status.atProvider.endpoint"),
+        (Hold((Wait("key", "Ready"), Wait("grant", "Ready"))), {"key", "grant"},
+         "key Ready, grant Ready"),
+        # Outside the composite: waits for no composed resource (a parsed note read "a").
+        (Hold((Wait(None, "a node group"),)), set(), "a node group"),
+        (Hold((Wait("network"), Wait("subnet"))), {"network", "subnet"}, "network, subnet"),
+    ],
+    ids=["observed-field", "two-ready", "outside-the-composite", "uses-only"],
+)
+def test_a_hold_knows_what_it_waits_for(hold: Hold, resources: set[str], shown: str) -> None:
+    assert hold.resources == resources
+    assert str(hold) == shown
+
+
+def test_pending_parts_are_the_unready_composed_or_held_ones() -> None:
+    ready = {"db": {**thing("demo-db"), "status": {"conditions": [
+        {"type": "Ready", "status": "True"}]}}}
+    comp = composition(observed=ready)
+    comp.emit("db", thing())
+    comp.emit("bucket", thing())
+    comp.hold("app", Wait("db", "Ready"))
+    parts = {"database": ["db"], "assets": ["bucket"], "backend": ["app"],
+             "cdn": ["cdn"]}  # cdn: neither composed nor held (a cloud gap), not waited for
+    assert comp.pending(parts) == ["assets", "backend"]
