@@ -283,6 +283,50 @@ def test_observed_import_composes_nothing_inside_the_imported_network_and_cluste
     assert any("spec.parameters.import.include" in r.message for r in rendered.results)
 
 
+def _cluster_only(cloud: str, mode: str, include: tuple[str, ...] = ()):
+    case = _imported(cloud, mode, include)
+    del case.composite["spec"]["parameters"]["import"]["resources"]["network"]
+    return case
+
+
+@pytest.mark.parametrize("mode", ["observe", "manage"])
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_importing_only_the_cluster_composes_no_network_for_it(client, catalog, cloud, mode):
+    """Issue 22 §13: the adopted cluster has its network; a new VPC, router and NAT would be
+    billed and never used. Nothing refers to the network that is not composed."""
+    rendered, _ = converge(client.run, _cluster_only(cloud, mode))
+    assert not rendered.fatal, rendered.fatal
+    assert not [n for n in rendered.resources if n == "network" or n.startswith("network-")]
+    assert not [n for n in rendered.resources if "network" in n and n.startswith("usage-")]
+    body = rendered.resource("cluster")
+    assert catalog.validate(body) == []
+    refs = [path for path in _paths(body["spec"]) if path.endswith(("Ref", "Refs", "Selector"))
+            and "network" in str(get_path(body["spec"], path))]
+    assert refs == []
+    assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
+    left_out = [r.message for r in rendered.results if "Not composed" in r.message]
+    assert left_out and "network" in left_out[0]
+
+
+def test_an_included_network_is_composed_for_an_imported_cluster(client):
+    rendered, _ = converge(client.run, _cluster_only("gcp", "observe", include=("network*",)))
+    assert rendered.resource("network")["kind"] == "Network"
+    assert rendered.resource("cluster")["spec"]["forProvider"]["networkRef"]
+
+
+def _paths(node: Any, prefix: str = "") -> list[str]:
+    """Every dotted key path in ``node`` (lists by index)."""
+    found: list[str] = []
+    items = node.items() if isinstance(node, dict) else (
+        enumerate(node) if isinstance(node, list) else ())
+    for key, value in items:
+        path = f"{prefix}.{key}" if prefix and isinstance(key, str) else (
+            f"{prefix}[{key}]" if prefix else str(key))
+        found.append(path)
+        found.extend(_paths(value, path))
+    return found
+
+
 def test_import_include_takes_patterns_and_warns_of_names_matching_nothing(client, catalog):
     rendered, _ = converge(client.run, _imported("gcp", include=("pool-*", "pool-pol0")))
     assert not rendered.fatal, rendered.fatal
