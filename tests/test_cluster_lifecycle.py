@@ -641,3 +641,60 @@ def test_the_v1_xrd_declares_the_published_keys():
     assert definition["spec"]["connectionSecretKeys"] == ["kubeconfig", "endpoint", "clusterCA"]
     namespaced = yaml.safe_load((apis / "namespaced" / "definition.yaml").read_text())
     assert "connectionSecretKeys" not in namespaced["spec"]
+
+
+# -- cluster names: the design's clusterName label, else the claim's name -------------------
+
+
+def _named(cloud: str, cluster_name: str | None = None, claim: str | None = "prod"):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    labels = composite["metadata"]["labels"]
+    if cluster_name is not None:
+        labels["clusterName"] = cluster_name
+    if claim is None:
+        del labels["crossplane.io/claim-name"]
+    return dataclasses.replace(case, composite=composite)
+
+
+def _external_name(rendered: Rendered, name: str = "cluster") -> str | None:
+    annotations = rendered.resource(name)["metadata"].get("annotations") or {}
+    return annotations.get("crossplane.io/external-name")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cluster_is_named_by_the_label_else_the_claim(client, catalog, cloud):
+    """Issue 22 §12: no random suffix in the cloud's name; the label wins over the claim."""
+    labelled, _ = converge(client.run, _named(cloud, "payments-eu"))
+    assert _external_name(labelled) == "payments-eu"
+    assert catalog.validate(labelled.resource("cluster")) == []
+    claimed, _ = converge(client.run, _named(cloud))
+    assert _external_name(claimed) == "prod"
+    unclaimed, _ = converge(client.run, _named(cloud, claim=None))
+    assert _external_name(unclaimed) in (None, *([] if cloud != "gcp" else ["acme-prod-cluster"]))
+
+
+@pytest.mark.parametrize(("cloud", "name"), [
+    ("gcp", "Payments"),            # GKE: lowercase only
+    ("gcp", "a" * 41),              # GKE: at most 40
+    ("aws", "-payments"),           # EKS: starts alphanumeric
+    ("azure", "payments-"),         # AKS: ends alphanumeric
+])
+def test_a_cluster_name_the_cloud_refuses_is_an_error_on_the_label(client, cloud, name):
+    rendered = client.run(_named(cloud, name).request())
+    assert len(rendered.fatal) == 1
+    assert rendered.fatal[0].startswith("metadata.labels.clusterName: ")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cluster_name_is_fixed_once_the_cluster_exists(client, cloud):
+    _, observed = converge(client.run, _named(cloud, "payments-eu"))
+    renamed = _named(cloud, "payments-us")
+    rendered = client.run(renamed.request(observed=observed, required=renamed.fetched()))
+    assert rendered.fatal == [
+        "metadata.labels.clusterName: immutable: the cluster exists as 'payments-eu'; "
+        "renaming would replace it (set it back)"]
+    # Without the label the existing name is kept (the claim default never renames it).
+    kept = _named(cloud)
+    again = client.run(kept.request(observed=observed, required=kept.fetched()))
+    assert not again.fatal and _external_name(again) == "payments-eu"

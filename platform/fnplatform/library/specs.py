@@ -54,6 +54,8 @@ class ClusterSpec:
     pods_cidr: str | None = None  # pod range, for clouds whose cluster (not network) owns it
     services_cidr: str | None = None  # Service range the control plane allocates from
     default_machine_type: str | None = None  # for pools the cloud creates with the cluster
+    #: The cloud's name for the cluster (its external name); None: derived from the composite.
+    cluster_name: str | None = None
 
 
 @dataclass(frozen=True)

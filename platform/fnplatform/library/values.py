@@ -46,6 +46,8 @@ cluster_access = Value[[str], list[str]](
     "Composed resources the providers' access needs besides the kubeconfig (RBAC grants).")
 cluster_status = Value[[str], None](
     "cluster_status", "Copy the observed cluster's endpoint, CA, name and issuer to status.")
+cluster_name_rule = Value[[], NameRule](
+    "cluster_name_rule", "What the cloud accepts as a managed Kubernetes cluster name.")
 running_version = Value[[str], str | None](
     "running_version", "The Kubernetes version the cloud reports for the running cluster.")
 autoscaler_values = Value[[str], Document](
@@ -104,6 +106,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     cluster_access: "cluster",
     cluster_status: "cluster",
     running_version: "cluster",
+    cluster_name_rule: "cluster",
     autoscaler_values: "cluster",
     internal_load_balancer: "network",
     identity_annotations: "identity",

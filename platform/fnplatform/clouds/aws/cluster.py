@@ -36,7 +36,7 @@ from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 
 CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
 # A Deployment: without nodes the addon stays DEGRADED and its creation times out.
@@ -108,7 +108,7 @@ def cluster(
     if spec.version:
         for_provider["version"] = spec.version
     comp.emit(name, EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
-              uses=cluster_attachments)
+              uses=cluster_attachments, external_name=spec.cluster_name)
 
 
 def _creation_only(spec: ClusterSpec) -> dict[str, Any]:
@@ -371,3 +371,16 @@ def running_version(comp: Composition, cluster: str) -> str | None:
     none was asked for)."""
     version = comp.observed_value(cluster, "status.atProvider.version")
     return str(version) if version else None
+
+
+#: EKS CreateCluster: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[0-9A-Za-z][A-Za-z0-9_-]*", min_length=1, max_length=100,
+    description="1-100 letters, digits, '-' and '_', starting with a letter or digit "
+                "(EKS cluster names)")
+
+
+@values.cluster_name_rule.on("aws")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What EKS accepts as a cluster name."""
+    return CLUSTER_NAME_RULE

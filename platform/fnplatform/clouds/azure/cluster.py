@@ -73,7 +73,7 @@ from fnplatform.errors import InputError, SpecError
 from fnplatform.holds import READY, Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle, render_tags
 
@@ -144,7 +144,7 @@ def cluster(
             "namespace": spec.connection_namespace,
         },
     )
-    comp.emit(name, body, uses=uses)
+    comp.emit(name, body, uses=uses, external_name=spec.cluster_name)
     identity = _cluster_identity(comp)
     grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
                principal_of=identity.principalId, scope_of=name)
@@ -403,3 +403,16 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.search(text)
     return found.group(1) if found else None
 
+
+
+#: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[a-zA-Z0-9]([-_a-zA-Z0-9]{0,61}[a-zA-Z0-9])?", min_length=1, max_length=63,
+    description="1-63 letters, digits, '-' and '_', starting and ending with a letter or "
+                "digit (AKS cluster names)")
+
+
+@values.cluster_name_rule.on("azure")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What AKS accepts as a cluster name."""
+    return CLUSTER_NAME_RULE

@@ -25,7 +25,7 @@ from fnplatform.errors import InputError
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.tagging import TagStyle, render_tags
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
@@ -106,7 +106,7 @@ def cluster(
         name,
         body,
         uses=(subnet,),
-        external_name=external_name(comp, name, GKE_NAME_MAX),
+        external_name=spec.cluster_name or external_name(comp, name, GKE_NAME_MAX),
     )
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
@@ -298,3 +298,17 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
         comp.set_status("oidcIssuer", f"{GKE_OIDC_BASE}/{cluster_id}")
     elif named:
         comp.set_status("clusterName", str(named))
+
+
+#: GKE cluster names: 1-40 lowercase letters, digits and '-', starting with a letter and not
+#: ending with '-'.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[a-z]([-a-z0-9]*[a-z0-9])?", min_length=1, max_length=GKE_NAME_MAX,
+    description=f"1-{GKE_NAME_MAX} lowercase letters, digits and '-', starting with a letter "
+                "and ending with a letter or digit (GKE cluster names)")
+
+
+@values.cluster_name_rule.on("gcp")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What GKE accepts as a cluster name."""
+    return CLUSTER_NAME_RULE

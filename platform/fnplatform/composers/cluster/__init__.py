@@ -18,6 +18,7 @@ from fnplatform.composers.cluster.model import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import (
     add_cluster,
     add_cluster_provider_configs,
@@ -29,6 +30,7 @@ from fnplatform.library import (
     specs,
     values,
 )
+from fnplatform.library.rules import name_problem
 from fnplatform.templates import render_values
 from fnplatform.validation import closest, parse
 
@@ -85,6 +87,7 @@ def compose(comp: Composition) -> None:
         pods_cidr=env.network.podsCidr,
         services_cidr=env.network.servicesCidr,
         default_machine_type=env.defaultMachineType,
+        cluster_name=_cluster_name(comp, labels),
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
     pools = _node_pools(comp, spec, env)
@@ -93,6 +96,35 @@ def compose(comp: Composition) -> None:
     comp.set_status("cloud", labels.cloud)
     values.cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
+
+
+def _cluster_name(comp: Composition, labels: Labels) -> str | None:
+    """The cloud's name for the cluster: ``metadata.labels.clusterName``, else the claim's name
+    (no random suffix), validated against the cloud's rule; None keeps the derived name.
+
+    Fixed once the cluster exists: the provider records the name it created in the external
+    name, and renaming a managed cluster replaces it. A label changed afterwards is refused;
+    a cluster created before the label or claim default existed keeps its name. An imported
+    cluster is named by ``import.resources.cluster.externalName``.
+    """
+    if comp.import_spec.adopts(CLUSTER):
+        return None
+    existing = (comp.observed_value(CLUSTER, "metadata.annotations") or {}).get(EXTERNAL_NAME)
+    if existing:
+        if labels.clusterName and labels.clusterName != existing:
+            raise InputError("metadata.labels.clusterName", f"immutable: the cluster exists as "
+                             f"{existing!r}; renaming would replace it (set it back)")
+        return str(existing)
+    rule = values.cluster_name_rule(comp)
+    if labels.clusterName:
+        problem = name_problem(rule, labels.clusterName)
+        if problem:
+            raise InputError("metadata.labels.clusterName", problem)
+        return labels.clusterName
+    # The claim's name when the cloud takes it as is; else the derived name, as before.
+    if comp.claim_name and name_problem(rule, comp.claim_name) is None:
+        return comp.claim_name
+    return None
 
 
 def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> None:

@@ -110,6 +110,8 @@ class Labels(BaseModel):
     cloud: Cloud
     planeId: str = Field(min_length=1)  # noqa: N815
     planeType: str | None = None  # noqa: N815
+    #: The cloud's name for the cluster (the design's label); default: the claim's name.
+    clusterName: str | None = Field(None, min_length=1)  # noqa: N815
 
 
 class NetworkEnvironment(BaseModel):
