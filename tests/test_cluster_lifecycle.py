@@ -698,3 +698,31 @@ def test_the_cluster_name_is_fixed_once_the_cluster_exists(client, cloud):
     kept = _named(cloud)
     again = client.run(kept.request(observed=observed, required=kept.fetched()))
     assert not again.fatal and _external_name(again) == "payments-eu"
+
+
+def test_chart_values_from_the_environment_merge_over_the_modules(client):
+    """Issue 22 §11: per-chart Helm values, merged over what the module renders."""
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["charts"] = {
+        "ingress-nginx": {"values": {"controller": {"replicaCount": 5,
+                                                    "config": {"use-gzip": "true"}}}},
+        "cluster-autoscaler": {"values": {"extraArgs": {"scale-down-delay-after-add": "5m"}}},
+    }
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]
+    assert ingress["replicaCount"] == 5 and ingress["config"] == {"use-gzip": "true"}
+    assert ingress["metrics"]  # the module's own values under the same map stay
+    autoscaler = _values(rendered, "cluster-autoscaler-release")
+    assert autoscaler["extraArgs"] == {"scale-down-delay-after-add": "5m"}
+    assert autoscaler["fullnameOverride"] == "cluster-autoscaler"
+
+
+def test_chart_values_must_be_a_map(client):
+    case = cluster_case("gcp")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["charts"] = {"cert-manager": {"values": ["not", "a", "map"]}}
+    rendered = client.run(dataclasses.replace(case, environment=(environment,)).request(
+        required=dataclasses.replace(case, environment=(environment,)).fetched()))
+    assert len(rendered.fatal) == 1
+    assert rendered.fatal[0].startswith("environment.charts.cert-manager.values")

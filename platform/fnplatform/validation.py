@@ -54,6 +54,32 @@ RECORD_NAME = describe_pattern(
 )
 
 
+#: A Kubernetes label key (optional DNS-subdomain prefix, then a name) and label value.
+LABEL_KEY = describe_pattern(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    "a Kubernetes label key such as example.com/tier or tier")
+LABEL_VALUE = describe_pattern(
+    r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+    "a Kubernetes label value: at most 63 letters, digits, '-', '_' and '.', starting and "
+    "ending with a letter or digit")
+
+
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """``labels`` if every key and value is a valid Kubernetes label key and value."""
+    for key, value in labels.items():
+        if not re.match(LABEL_KEY, key) or len(key.rsplit("/", 1)[-1]) > 63:
+            msg = f"label key {key!r} is not a valid Kubernetes label key"
+            raise ValueError(msg)
+        if not re.match(LABEL_VALUE, value) or len(value) > 63:
+            msg = f"label {key!r}: value is not a valid Kubernetes label value"
+            raise ValueError(msg)
+    return labels
+
+
+#: Kubernetes labels (a plain map in the XRD: Kubernetes schemas have no patternProperties).
+KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
+
+
 def check_cidr(value: str) -> str:
     """``value`` if it is an IPv4 or IPv6 network in CIDR notation (``10.0.0.0/20``)."""
     try:

@@ -59,8 +59,23 @@ class ClusterSpec:
 
 
 @dataclass(frozen=True)
+class Taint:
+    """A Kubernetes node taint; ``effect`` as Kubernetes spells it (``NoSchedule``...)."""
+
+    key: str
+    value: str
+    effect: str
+
+
+@dataclass(frozen=True)
 class NodePoolSpec:
-    """A group of worker nodes."""
+    """A group of worker nodes.
+
+    ``disk_type`` is the cloud's own name (GKE ``pd-balanced``, EBS ``gp3``, AKS ``Managed``):
+    each builder checks it. ``zones`` are the cloud's zone names (GKE ``europe-west1-b``, AWS
+    ``eu-west-1a``, AKS ``1``). Spot capacity, disk and zones can't change on an existing pool
+    on every cloud: a builder refuses what would replace the pool (a SpecError naming it).
+    """
 
     cluster: str  # composition name of the cluster
     network: str  # composition name of the network
@@ -68,6 +83,12 @@ class NodePoolSpec:
     machine_type: str
     min_nodes: int
     max_nodes: int
+    disk_size_gb: int | None = None
+    disk_type: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    spot: bool = False
+    zones: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, SpecError
+from fnplatform.guard import refuse_replacement, replacement_refused
 from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
@@ -235,29 +236,48 @@ def node_pool(
         "region": comp.region,
         "clusterNameRef": comp.ref(spec.cluster),
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
-        "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
+        "subnetIdRefs": [comp.ref(s) for s in _pool_subnets(comp, spec)],
         "instanceTypes": [spec.machine_type],
-        "capacityType": "ON_DEMAND",
+        "capacityType": "SPOT" if spec.spot else "ON_DEMAND",
         "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
-        "labels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
         "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
     }
+    if spec.taints:
+        for_provider["taint"] = [
+            {"key": t.key, **({"value": t.value} if t.value else {}),
+             "effect": TAINT_EFFECTS[t.effect]} for t in spec.taints]
     version = _version(comp, spec.cluster)
     if version:
         for_provider["version"] = version
     release = aws_environment(comp).nodeReleaseVersion
     if release:
         for_provider["releaseVersion"] = release
-    template = _launch_template_of(comp, name, spec.cluster)
+    own_template = _pool_launch_template(comp, name, spec)
+    template_name = own_template or launch_template(spec.cluster)
+    running = comp.observed_value(name, "spec.forProvider.launchTemplate.name")
+    wanted = (comp.observed_value(template_name, "spec.forProvider.name")
+              or comp.resource_name(template_name))
+    if running and running != wanted:
+        # EKS can't move a group to another launch template: a disk of its own (or back to
+        # the cluster's) would replace the group.
+        raise replacement_refused("disk_size_gb", "node group")
+    template = _launch_template_of(comp, name, template_name)
     if template is not None:
         for_provider["launchTemplate"] = template
     elif name not in comp.observed:
         return  # held: a new group starts with the launch template (see _launch_template_of)
+    # EKS replaces a group whose capacity type, subnets or launch template (not version) change.
+    refuse_replacement(comp, name, for_provider, {"capacityType": ("spot", "ON_DEMAND")},
+                       what="node group")
+    running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs")
+    if running_subnets is not None and running_subnets != sorted(_pool_subnets(comp, spec)):
+        raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
-    uses = [*node_role_attachments(spec.cluster), *([launch_template(spec.cluster)]
-                                                   if "launchTemplate" in for_provider else [])]
+    uses = [*node_role_attachments(spec.cluster),
+            *([template_name] if "launchTemplate" in for_provider else [])]
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider), uses=uses)
 
 
@@ -292,7 +312,7 @@ def _version(comp: Composition, cluster: str) -> str | None:
     return running_version(comp, cluster)
 
 
-def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str, Any] | None:
+def _launch_template_of(comp: Composition, name: str, template: str) -> dict[str, Any] | None:
     """``{name, version}`` of the nodes' launch template, or None.
 
     The version is the template's observed ``latestVersion`` (EKS wants a number). A new
@@ -300,7 +320,6 @@ def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str,
     EKS can't add one to an existing group (it forces a new group), so such pools move to
     IMDSv2 by being replaced.
     """
-    template = launch_template(cluster)
     version = comp.observed_value(template, "status.atProvider.latestVersion")
     existing = comp.observed_value(name, "spec.forProvider.launchTemplate")
     if name in comp.observed and not existing:
@@ -384,3 +403,66 @@ CLUSTER_NAME_RULE = NameRule(
 def cluster_name_rule(comp: Composition) -> NameRule:
     """What EKS accepts as a cluster name."""
     return CLUSTER_NAME_RULE
+
+
+#: Kubernetes taint effects in EKS's spelling.
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+                 "NoExecute": "NO_EXECUTE"}
+#: EBS volume types a node's root disk may have.
+DISK_TYPES = ("gp2", "gp3", "io1", "io2")
+#: The root device of the EKS-optimised Amazon Linux AMIs (AL2, AL2023).
+ROOT_DEVICE = "/dev/xvda"
+
+
+def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
+    """The node subnets in the pool's zones (every zone of the network by default)."""
+    subnets = node_subnets(comp, spec.network)
+    if not spec.zones:
+        return subnets
+    offered = {f"{comp.region}{subnet[-1]}": subnet for subnet in subnets}
+    unknown = [zone for zone in spec.zones if zone not in offered]
+    if unknown:
+        raise SpecError("zones", f"{unknown[0]!r}: the network has node subnets in "
+                        f"{', '.join(sorted(offered))} only")
+    return [offered[zone] for zone in sorted(set(spec.zones))]
+
+
+def _running(comp: Composition, name: str, path: str) -> list[str] | None:
+    """The composition names of the resources existing ``name`` references at ``path``
+    (``*Refs``), sorted; None when it is not observed with any."""
+    refs = comp.observed_value(name, path)
+    if not refs:
+        return None
+    by_name = {(body.get("metadata") or {}).get("name"): composed
+               for composed, body in comp.observed.items()}
+    return sorted(str(by_name.get(ref.get("name"), ref.get("name"))) for ref in refs)
+
+
+def _pool_launch_template(comp: Composition, name: str, spec: NodePoolSpec) -> str | None:
+    """A launch template of the pool's own when it sets its disk (EKS takes the disk from
+    the launch template when there is one, never ``diskSize``), else None (the cluster's).
+
+    The root volume: gp3 unless asked, encrypted, deleted with the node. A size or type
+    change is a new template version: EKS rolls the nodes, the group stays.
+    """
+    if spec.disk_size_gb is None and spec.disk_type is None:
+        return None
+    disk_type = spec.disk_type or "gp3"
+    if disk_type not in DISK_TYPES:
+        raise SpecError("disk_type", f"{disk_type!r} is not an EBS type a node boots from; "
+                        f"use one of {', '.join(DISK_TYPES)}")
+    ebs: dict[str, Any] = {"volumeType": disk_type, "encrypted": "true",
+                           "deleteOnTermination": "true"}
+    if spec.disk_size_gb is not None:
+        ebs["volumeSize"] = spec.disk_size_gb
+    template = f"{name}-template"
+    comp.emit(template, LAUNCH_TEMPLATE.new({
+        "region": comp.region,
+        "name": comp.resource_name(template),
+        "description": f"EKS nodes of pool {spec.pool} of {comp.name}: IMDSv2, hop limit 1, "
+                       "own root disk",
+        "metadataOptions": dict(NODE_METADATA),
+        "blockDeviceMappings": [{"deviceName": ROOT_DEVICE, "ebs": ebs}],
+        "updateDefaultVersion": True,
+    }))
+    return template

@@ -70,6 +70,7 @@ from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
+from fnplatform.guard import refuse_replacement
 from fnplatform.holds import READY, Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
@@ -309,10 +310,38 @@ def node_pool(
         "autoScalingEnabled": True,
         "minCount": spec.min_nodes,
         "maxCount": spec.max_nodes,
-        "nodeLabels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "nodeLabels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
         "temporaryNameForRotation": rotation_pool_name(spec.pool),
         "upgradeSettings": {"maxSurge": MAX_SURGE},
+        # Stated either way: the priority is fixed at creation (refused below after).
+        "priority": "Spot" if spec.spot else "Regular",
     }
+    taints = [f"{t.key}={t.value}:{t.effect}" for t in spec.taints]
+    if spec.spot:
+        # AKS labels and taints every spot node itself; stating them keeps the provider from
+        # seeing a difference on every sync (azurerm's kubernetes_cluster_node_pool docs).
+        for_provider["nodeLabels"][SPOT_LABEL] = "spot"
+        taints.append(SPOT_TAINT)
+        for_provider["evictionPolicy"] = "Delete"
+        for_provider["spotMaxPrice"] = -1  # up to the on-demand price, never evicted for price
+    if taints:
+        for_provider["nodeTaints"] = sorted(taints)
+    if spec.disk_size_gb is not None:
+        for_provider["osDiskSizeGb"] = spec.disk_size_gb
+    if spec.disk_type is not None:
+        if spec.disk_type not in DISK_TYPES:
+            raise SpecError("disk_type", f"{spec.disk_type!r} is not an AKS OS disk type; use "
+                            f"one of {', '.join(DISK_TYPES)}")
+        for_provider["osDiskType"] = spec.disk_type
+    if spec.zones:
+        unknown = [zone for zone in spec.zones if zone not in AVAILABILITY_ZONES]
+        if unknown:
+            raise SpecError("zones", f"{unknown[0]!r} is not an Azure availability zone; use "
+                            f"{', '.join(AVAILABILITY_ZONES)}")
+        for_provider["zones"] = sorted(set(spec.zones))
+    # Disk, zones and size rotate through temporaryNameForRotation; the priority can't.
+    refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")},
+                       what="pool")
     version = comp.setting_of(
         spec.cluster, "kubernetesVersion", _cluster_version(comp, spec.cluster), by=name)
     if name in comp.notes.held:
@@ -416,3 +445,12 @@ CLUSTER_NAME_RULE = NameRule(
 def cluster_name_rule(comp: Composition) -> NameRule:
     """What AKS accepts as a cluster name."""
     return CLUSTER_NAME_RULE
+
+
+#: What AKS puts on every spot node (and a pool must state to stay in sync).
+SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+#: OS disk types of an AKS pool.
+DISK_TYPES = ("Ephemeral", "Managed")
+#: Availability zones as AKS names them.
+AVAILABILITY_ZONES = ("1", "2", "3")

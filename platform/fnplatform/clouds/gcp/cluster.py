@@ -21,7 +21,8 @@ from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, SpecError
+from fnplatform.guard import refuse_replacement
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
@@ -192,34 +193,48 @@ def node_pool(
     the per-zone ``min/maxNodeCount`` would triple them on a regional cluster.
     """
     account = node_service_account_name(spec.cluster)
-    body = kinds.NODE_POOL.new(
-        {
-            "project": project(comp),
-            "location": comp.region,
-            "clusterRef": comp.ref(spec.cluster),
-            "autoscaling": {
-                "totalMinNodeCount": spec.min_nodes,
-                "totalMaxNodeCount": spec.max_nodes,
-                "locationPolicy": "BALANCED",
-            },
-            "management": {"autoRepair": True, "autoUpgrade": True},
-            "upgradeSettings": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
-            "nodeConfig": {
-                "machineType": spec.machine_type,
-                "imageType": "COS_CONTAINERD",
-                "diskType": "pd-balanced",
-                "serviceAccountRef": comp.ref(account),
-                "oauthScopes": list(OAUTH_SCOPES),
-                # Pods see the GKE metadata server: workload identity instead of node keys.
-                "workloadMetadataConfig": {"mode": "GKE_METADATA"},
-                "shieldedInstanceConfig": {
-                    "enableSecureBoot": True,
-                    "enableIntegrityMonitoring": True,
-                },
-                "labels": {"platform.fn.crossplane.io/pool": spec.pool},
-                "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
-            },
+    node_config: dict[str, Any] = {
+        "machineType": spec.machine_type,
+        "imageType": "COS_CONTAINERD",
+        "diskType": _disk_type(spec),
+        "serviceAccountRef": comp.ref(account),
+        "oauthScopes": list(OAUTH_SCOPES),
+        # Pods see the GKE metadata server: workload identity instead of node keys.
+        "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+        "shieldedInstanceConfig": {
+            "enableSecureBoot": True,
+            "enableIntegrityMonitoring": True,
         },
+        "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
+        "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
+        # Stated either way: spot is fixed at creation (refused below once the pool exists).
+        "spot": spec.spot,
+    }
+    if spec.disk_size_gb is not None:
+        node_config["diskSizeGb"] = spec.disk_size_gb
+    if spec.taints:
+        node_config["taint"] = [
+            {"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]}
+            for t in spec.taints]
+    for_provider: dict[str, Any] = {
+        "project": project(comp),
+        "location": comp.region,
+        "clusterRef": comp.ref(spec.cluster),
+        "autoscaling": {
+            "totalMinNodeCount": spec.min_nodes,
+            "totalMaxNodeCount": spec.max_nodes,
+            "locationPolicy": "BALANCED",
+        },
+        "management": {"autoRepair": True, "autoUpgrade": True},
+        "upgradeSettings": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
+        "nodeConfig": node_config,
+    }
+    if spec.zones:
+        for_provider["nodeLocations"] = _zones(comp, spec)
+    refuse_replacement(comp, name, for_provider, {"nodeConfig.spot": ("spot", False)},
+                       what="pool")
+    body = kinds.NODE_POOL.new(
+        for_provider,
         # Nodes per zone at creation only: GKE changes it when the pool is resized, and in
         # forProvider a difference forces replacing the pool (Terraform's own advice is
         # ignore_changes, which is what initProvider is).
@@ -312,3 +327,28 @@ CLUSTER_NAME_RULE = NameRule(
 def cluster_name_rule(comp: Composition) -> NameRule:
     """What GKE accepts as a cluster name."""
     return CLUSTER_NAME_RULE
+
+
+#: Kubernetes taint effects in GKE's spelling.
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+                 "NoExecute": "NO_EXECUTE"}
+#: Boot disk types a GKE node pool takes (Compute Engine persistent disks).
+DISK_TYPES = ("pd-balanced", "pd-ssd", "pd-standard")
+
+
+def _disk_type(spec: NodePoolSpec) -> str:
+    """The pool's boot disk type; pd-balanced unless asked (GKE changes it in place)."""
+    disk_type = spec.disk_type or "pd-balanced"
+    if disk_type not in DISK_TYPES:
+        raise SpecError("disk_type", f"{disk_type!r} is not a GKE node disk type; use one of "
+                        f"{', '.join(DISK_TYPES)}")
+    return disk_type
+
+
+def _zones(comp: Composition, spec: NodePoolSpec) -> list[str]:
+    """The zones of the cluster's region the pool runs in (GKE updates them in place)."""
+    outside = [zone for zone in spec.zones if not zone.startswith(f"{comp.region}-")]
+    if outside:
+        raise SpecError("zones", f"{outside[0]!r} is not a zone of {comp.region} (such as "
+                        f"{comp.region}-b)")
+    return sorted(spec.zones)

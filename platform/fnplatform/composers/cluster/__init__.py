@@ -31,6 +31,7 @@ from fnplatform.library import (
     values,
 )
 from fnplatform.library.rules import name_problem
+from fnplatform.merge import deep_merge
 from fnplatform.templates import render_values
 from fnplatform.validation import closest, parse
 
@@ -45,6 +46,13 @@ NETWORK_FIELDS = {
     "subnet_cidr": "environment.network.subnetCidr",
     "pods_cidr": "environment.network.podsCidr",
     "services_cidr": "environment.network.servicesCidr",
+}
+
+
+#: NodePoolSpec attributes -> their field under ``spec.pools.<pool>.nodeConfig``.
+POOL_FIELDS = {
+    "machine_type": "machineType", "disk_size_gb": "diskSizeGb", "disk_type": "diskType",
+    "labels": "labels", "taints": "taints", "spot": "spot", "zones": "zones",
 }
 
 
@@ -157,6 +165,7 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
                 f"spec.pools.{pool_name}.nodeConfig.machineType",
                 "not set, and the environment has no defaultMachineType",
             )
+        node = pool.nodeConfig
         add_node_pool(
             comp,
             f"pool-{pool_name}",
@@ -167,8 +176,16 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
                 machine_type=machine_type,
                 min_nodes=pool.autoscaling.minNodeCount,
                 max_nodes=pool.autoscaling.maxNodeCount,
+                disk_size_gb=node.diskSizeGb,
+                disk_type=node.diskType,
+                labels=dict(sorted(node.labels.items())),
+                taints=tuple(specs.Taint(t.key, t.value, t.effect) for t in node.taints),
+                spot=node.spot,
+                zones=tuple(node.zones),
             ),
             uses=[CLUSTER],
+            fields={attribute: f"spec.pools.{pool_name}.nodeConfig.{field}"
+                    for attribute, field in POOL_FIELDS.items()},
         )
     return [f"pool-{pool_name}" for pool_name in sorted(pools)]
 
@@ -256,7 +273,8 @@ def _addons(
             repository=chart.repository,
             version=(settings.version if settings else None) or chart.version,
             namespace=chart.namespace,
-            values=render_values(chart.name, values_template(chart.name), variables),
+            values=deep_merge(render_values(chart.name, values_template(chart.name), variables),
+                              settings.values if settings else {}),
             provider_config=helm_config,
             uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network, *monitors,
                   *waits_for.get(chart.name, ())],

@@ -13,6 +13,7 @@ from __future__ import annotations
 from fnplatform.composers.cluster.model import ChartEnvironment
 from fnplatform.composition import Composition
 from fnplatform.library import add_helm_release, add_workload_identity, specs, values
+from fnplatform.merge import deep_merge
 
 CHART = "cluster-autoscaler"
 REPOSITORY = "https://kubernetes.github.io/autoscaler"
@@ -77,7 +78,7 @@ def add_cluster_autoscaler(
         repository=REPOSITORY,
         version=(settings.version if settings else None) or chart_version(comp, cluster, spec),
         namespace=NAMESPACE,
-        values=chart_values,
+        values=deep_merge(chart_values, settings.values if settings else {}),
         provider_config=helm_config,
         uses=list(dict.fromkeys(
             [*waits_for, cluster, nodes, values.identity_binding(comp, identity)])),

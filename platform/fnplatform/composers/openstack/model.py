@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import DNS_LABEL, DOMAIN, describe_pattern
+from fnplatform.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
 
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
@@ -22,8 +22,6 @@ KUBERNETES_VERSION = describe_pattern(
 OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$",
                                      "an OpenStack release such as 2025.2")
 STORAGE_SIZE = describe_pattern(r"^[0-9]+(Mi|Gi|Ti)$", "a size in Mi, Gi or Ti such as 100Gi")
-LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"  # noqa: E501
-LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 
 PoolName = Annotated[str, Field(pattern=DNS_LABEL, min_length=1, max_length=40)]
 Size = Literal["small", "medium", "large", "xlarge"]
@@ -32,19 +30,6 @@ DEFAULT_PIPELINES: tuple[Pipeline, ...] = ("nova", "cinder")
 
 _Strict = ConfigDict(extra="forbid")
 _Spec = ConfigDict(extra="ignore")  # Crossplane writes its own fields into every XR spec
-
-
-def _check_labels(labels: dict[str, str]) -> dict[str, str]:
-    import re
-
-    for key, value in labels.items():
-        if not re.match(LABEL_KEY, key) or len(key.rsplit("/", 1)[-1]) > 63:
-            msg = f"label key {key!r} is not a valid Kubernetes label key"
-            raise ValueError(msg)
-        if not re.match(LABEL_VALUE, value) or len(value) > 63:
-            msg = f"label {key!r}: value is not a valid Kubernetes label value"
-            raise ValueError(msg)
-    return labels
 
 
 class IronCore(BaseModel):
@@ -111,7 +96,7 @@ class HypervisorClusterSpec(PoolSpec):
         "<claim namespace> reserves the pool for one tenant.")
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
 
-    _labels = field_validator("labels")(_check_labels)
+    _labels = field_validator("labels")(check_labels)
 
     @model_validator(mode="after")
     def _bounds(self) -> HypervisorClusterSpec:
@@ -145,7 +130,7 @@ class StorageClusterSpec(PoolSpec):
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
     ceph: Ceph = Field(default_factory=Ceph, description="Ceph settings.")
 
-    _labels = field_validator("labels")(_check_labels)
+    _labels = field_validator("labels")(check_labels)
 
 
 class Services(BaseModel):
