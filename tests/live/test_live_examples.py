@@ -5,6 +5,7 @@ it finishes, every composed resource gone (issue 21, 2 and 4). Time-to-Ready is 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,9 @@ from tests.live.kube import condition, docs_of, is_true
 
 pytestmark = pytest.mark.live
 
-READY_WITHIN_S = 150
+#: How long an example may take to turn Ready; bench/live_ttl.py raises it (LIVE_READY_WITHIN_S)
+#: so a slower TTL variant is measured rather than cut off.
+READY_WITHIN_S = float(os.environ.get("LIVE_READY_WITHIN_S", "150"))
 
 
 @dataclass(frozen=True)
