@@ -262,12 +262,14 @@ def test_azure_rules_have_unique_priorities_and_only_trusted_sources(
     client: FunctionClient,
 ) -> None:
     rendered = converged(client, "azure")
-    rules = for_provider(rendered, "SecurityRule")
-    assert len({r["priority"] for r in rules}) == len(rules) == 6
-    found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
-              r["sourceAddressPrefix"]) for r in rules}
-    assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
-    assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
+    for site in ("sip-ingress", "secondary-sip-ingress"):  # priorities are unique per NSG
+        rules = [b["spec"]["forProvider"] for n, b in rendered.resources.items()
+                 if b["kind"] == "SecurityRule" and n.startswith(f"{site}-")]
+        assert len({r["priority"] for r in rules}) == len(rules) == 6
+        found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
+                  r["sourceAddressPrefix"]) for r in rules}
+        assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
+        assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
 
 
 def test_adding_a_trusted_range_renames_no_rule(client: FunctionClient) -> None:
@@ -498,6 +500,88 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     assert "failover-record" not in rendered.resources
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "failover-dns" in gaps.message
+
+
+# -- the secondary site (issue 22 item 21) ----------------------------------------------------
+
+SECONDARY_KINDS = {"aws": ("VPC", "SecurityGroup"), "gcp": ("Network", None),
+                   "azure": ("VirtualNetwork", "SecurityGroup")}
+
+
+def _region_of(body: dict[str, Any]) -> str | None:
+    spec = body["spec"]["forProvider"]
+    return spec.get("region") or spec.get("location")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_failover_builds_the_secondary_site_network_and_sip_ingress(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    """The failover region gets its own network (sibling range) and the same SIP/RTP rules,
+    so the secondary record points at a site this endpoint built; every body schema-valid."""
+    rendered = converged(client, cloud)
+    secondary = CONTACT_CENTER_SECONDARY[cloud]
+    site = {n: b for n, b in rendered.resources.items() if n.startswith("secondary-")}
+    assert {n: e for n, b in site.items() if (e := catalog.validate(b))} == {}
+    network_kind, group_kind = SECONDARY_KINDS[cloud]
+    assert rendered.kinds["secondary-network"] == network_kind
+    regional = [b for b in site.values() if _region_of(b) is not None]
+    assert regional and {_region_of(b) for b in regional} == {secondary}
+    ranges = {"aws": ("secondary-network", "cidrBlock"),
+              "gcp": ("secondary-network-subnet", "ipCidrRange"),
+              "azure": ("secondary-network", "addressSpace")}[cloud]
+    cidr = rendered.resource(ranges[0])["spec"]["forProvider"][ranges[1]]
+    assert cidr in ("10.61.0.0/16", ["10.61.0.0/16"])  # the sibling of 10.60.0.0/16
+    primary_rules = {n.removeprefix("sip-ingress-") for n in rendered.resources
+                     if n.startswith("sip-ingress-")}
+    secondary_rules = {n.removeprefix("secondary-sip-ingress-") for n in site
+                       if n.startswith("secondary-sip-ingress-")}
+    assert primary_rules and primary_rules == secondary_rules
+    if group_kind is not None:
+        assert rendered.kinds["secondary-sip-ingress"] == group_kind
+    status = rendered.status["secondarySite"]
+    assert status["region"] == secondary and status["networkId"]
+    assert status["securityGroupId"]
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None and f"secondary site in {secondary}" in compliant.message
+
+
+def test_the_secondary_site_follows_its_network_rules(client: FunctionClient) -> None:
+    """AWS: the VPC's public subnets are in the secondary region's zones; the security group
+    is in the secondary VPC, never the primary one."""
+    rendered = converged(client, "aws")
+    subnet = rendered.resource("secondary-network-public-a")["spec"]["forProvider"]
+    assert subnet["availabilityZone"] == "us-west-2a"
+    group = rendered.resource("secondary-sip-ingress")["spec"]["forProvider"]
+    assert group["vpcIdRef"] == {"name": "us-east-agent-cluster-x7k2p-secondary-network"}
+
+
+def test_no_failover_no_secondary_site(client: FunctionClient) -> None:
+    def no_failover(spec: dict[str, Any]) -> None:
+        del spec["failoverPolicy"]
+
+    rendered = converged(client, "aws", mutate=no_failover)
+    assert not [n for n in rendered.resources if n.startswith("secondary-")]
+    assert "secondarySite" not in rendered.status
+
+
+def test_the_secondary_range_is_chosen_or_refused_when_it_overlaps(
+    client: FunctionClient,
+) -> None:
+    def cidr(value: str) -> Any:
+        return lambda spec: spec["failoverPolicy"].update(networkCidr=value)
+
+    chosen = converged(client, "gcp", mutate=cidr("172.20.0.0/20"))
+    subnet = chosen.resource("secondary-network-subnet")["spec"]["forProvider"]
+    assert subnet["ipCidrRange"] == "172.20.0.0/20"
+    message = fatal_on(run(client, "aws", mutate=cidr("10.60.128.0/17")),
+                       "spec.failoverPolicy.networkCidr")
+    assert "overlaps" in message
+    # A whole private block has no private sibling: the user names the range.
+    fatal_on(run(client, "azure", network={"cidr": "192.168.0.0/16"}),
+             "spec.failoverPolicy.networkCidr")
+    # AWS VPCs are /16 to /24: the secondary range is checked as the primary one is.
+    fatal_on(run(client, "aws", mutate=cidr("172.16.0.0/12")), "spec.failoverPolicy.networkCidr")
 
 
 # -- Azure resource group, placement ------------------------------------------------------------

@@ -27,6 +27,7 @@ from fnplatform.library.calls import (
 from fnplatform.library.specs import (
     BucketSpec,
     FailoverDnsSpec,
+    IngressRule,
     IngressRulesSpec,
     KeySpec,
     NetworkSpec,
@@ -39,6 +40,7 @@ from fnplatform.xrspec import user_spec
 
 NETWORK, INGRESS, KEY, BUCKET = "network", "sip-ingress", "recordings-key", "recordings"
 REPLICA_KEY, REPLICA, FAILOVER, GROUP = "replica-key", "recordings-replica", "failover", "group"
+SECONDARY_NETWORK, SECONDARY_INGRESS = "secondary-network", "secondary-sip-ingress"
 KEY_ROTATION_DAYS = 365
 #: Gaps that leave a compliance control out (the others, replication, failover, versioning
 #: replaced by a retention policy, are resilience features reported in their own condition).
@@ -56,6 +58,7 @@ def compose(comp: Composition) -> None:
     _check_regions(comp, spec)
     ingress = rules.ingress_rules(spec)
     storage = rules.storage_policy(spec)
+    secondary_cidr = rules.secondary_cidr(spec)
     _place(comp, spec)
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
@@ -68,6 +71,8 @@ def compose(comp: Composition) -> None:
     add_ingress_rules(comp, INGRESS, IngressRulesSpec(
         network=NETWORK, rules=ingress, description=f"SIP/RTP of {spec.platform} trunks",
     ), fields={"rules": "spec.sip.trustedCidrs"})
+    if spec.failoverPolicy is not None and secondary_cidr is not None:
+        _secondary_site(comp, spec, secondary_cidr, ingress, group_uses)
     add_key(comp, KEY, KeySpec(description=f"Call recordings of {comp.name}",
                                rotation_days=KEY_ROTATION_DAYS), uses=group_uses)
     replica = _replica(comp, spec, storage)
@@ -168,6 +173,28 @@ def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
         comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
 
 
+def _secondary_site(
+    comp: Composition, spec: ContactCenterSpec, cidr: str,
+    ingress: tuple[IngressRule, ...], group_uses: tuple[str, ...],
+) -> None:
+    """The network and SIP/RTP ingress of the secondary region, which DNS fails over to.
+
+    The same trusted ranges and ports as the primary site, in a network of its own range
+    (:func:`rules.secondary_cidr`): the user's secondary SBC (``secondaryTarget``) runs there,
+    as the primary one runs in the primary network; without it the failover record would
+    point at a site nothing built.
+    """
+    policy = spec.failoverPolicy
+    assert policy is not None  # the caller checked
+    region = policy.secondaryRegion
+    add_network(comp, SECONDARY_NETWORK, NetworkSpec(subnet_cidr=cidr, region=region),
+                uses=group_uses, fields={"subnet_cidr": "spec.failoverPolicy.networkCidr"})
+    add_ingress_rules(comp, SECONDARY_INGRESS, IngressRulesSpec(
+        network=SECONDARY_NETWORK, rules=ingress, region=region,
+        description=f"SIP/RTP of {spec.platform} trunks (secondary site)",
+    ), fields={"rules": "spec.sip.trustedCidrs"})
+
+
 def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
 ) -> str | None:
@@ -208,6 +235,10 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
         comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
+        comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
+        comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
+        comp.remember("secondarySite.securityGroupId",
+                      cloud_value(comp, "ingress_rules_id", SECONDARY_INGRESS))
     gaps = set(comp.notes.gaps)
     controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)
@@ -247,4 +278,6 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("recordings replicated to a second region")
     if spec.failoverPolicy is not None:
         controls.append("DNS failover on health check")
+        controls.append(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its own "
+                        "network with the same SIP/RTP ingress")
     return controls
