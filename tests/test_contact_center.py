@@ -325,6 +325,70 @@ def test_gdpr_recordings_unlocked_unless_asked(client: FunctionClient, cloud: st
         assert plain.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is False
 
 
+# -- deletion (issue 23): locked recordings are kept, the claim still deletes -------------------
+
+ESTATE = ("recordings", "recordings-key", "replica-key")
+
+
+def _estate(name: str, cloud: str) -> bool:
+    return name in ESTATE or name.startswith(tuple(f"{p}-" for p in ESTATE)) or (
+        cloud == "azure" and name == "group")
+
+
+def _orphaned(body: dict[str, Any]) -> bool:
+    return bool(body["spec"].get("deletionPolicy") == "Orphan")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    """PCI-DSS (compliance lock): the recordings estate is orphaned, so the claim deletes
+    completely while the locked recordings stay private, readable and locked; nothing else is."""
+    rendered = converged(client, cloud)
+    kept = {n for n, b in rendered.resources.items() if _orphaned(b)}
+    estate = {n for n in rendered.resources if _estate(n, cloud)}
+    assert kept == estate
+    assert {"recordings", "recordings-key"} <= kept
+    if cloud == "aws":  # the public access block and TLS policy stay on the kept bucket
+        assert {"recordings-public-access-block", "recordings-policy", "recordings-replica",
+                "replica-key", "recordings-logs"} <= kept
+    if cloud == "gcp":  # without its grant the storage agent could not decrypt
+        assert "recordings-key-storage-grant" in kept
+    if cloud == "azure":  # the account lives in the group: deleting the group deletes it
+        assert {"group", "recordings-key-vault", "recordings-key-identity-access"} <= kept
+    assert {n: e for n in kept if (e := catalog.validate(rendered.resources[n]))} == {}
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == TRUE
+    assert condition.reason == "RetainedUnderLock" and "400 days" in condition.message
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_unlocked_recordings_go_with_the_endpoint_after_their_key_waits(
+    client: FunctionClient, cloud: str,
+) -> None:
+    """GDPR without a lock: nothing orphaned but the GCP crypto key (Cloud KMS would destroy
+    its versions), the bucket never force-emptied, and its key waits for it (a Usage)."""
+    policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
+    rendered = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud))
+    kept = {n for n, b in rendered.resources.items() if _orphaned(b)}
+    if cloud == "gcp":
+        assert kept == {"recordings-key", "recordings-key-ring", "recordings-key-storage-grant"}
+    else:
+        assert kept == set()
+    usages = [b["spec"] for b in rendered.resources.values() if b["kind"].endswith("Usage")]
+    key_used_by_bucket = [u for u in usages
+                          if u["of"]["resourceRef"]["name"].endswith("-recordings-key")
+                          and u["by"]["resourceRef"]["name"].endswith("-recordings")]
+    assert key_used_by_bucket, "the key must not be deleted before the bucket it decrypts"
+    if cloud != "azure":
+        assert rendered.resource("recordings")["spec"]["forProvider"].get(
+            "forceDestroy", False) is False
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == FALSE
+    assert condition.reason == "DeletedWithEndpoint"
+
+
 def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionClient) -> None:
     rendered = converged(client, "gcp")
     bucket = rendered.resource("recordings")["spec"]["forProvider"]

@@ -83,7 +83,7 @@ def compose(comp: Composition) -> None:
         access_logging=storage.access_logging,
         expire_after_days=storage.retention_days,
         replicate_to=replica,
-    ), uses=group_uses, fields={
+    ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
         "retention_days": "spec.recording.retentionDays",
         "expire_after_days": "spec.recording.retentionDays",
         "bucket_name": "metadata.name",
@@ -97,6 +97,7 @@ def compose(comp: Composition) -> None:
         ), fields={"zone": "spec.failoverPolicy.dns.zone",
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
+    _on_delete(comp, spec, storage)
     _status(comp, spec, storage, replica)
 
 
@@ -213,8 +214,56 @@ def _replica(
     add_bucket(comp, REPLICA, BucketSpec(
         key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
         expire_after_days=storage.retention_days,
-    ))
+    ), uses=(REPLICA_KEY,))
     return REPLICA
+
+
+#: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
+#: log bucket and replication role), their keys with the grants that let storage use them.
+RECORDINGS_ESTATE = (BUCKET, KEY, REPLICA_KEY)
+
+
+def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy) -> None:
+    """What deleting the endpoint does to the recordings, done and said (``RecordingsOnDelete``).
+
+    Under a compliance lock nothing can delete the recordings before the lock ends (S3
+    COMPLIANCE mode, a locked GCS retention policy, a locked Azure WORM policy): a managed
+    resource deleting them would retry forever and keep the claim from ever going away, while
+    its neighbours -- the key, the public access block, the TLS policy -- were deleted around
+    the data. So the whole recordings estate is kept on delete (``deletionPolicy: Orphan``; on
+    Azure also the resource group that holds the account): the claim deletes completely and the
+    recordings stay as they were, locked, private and readable.
+
+    Without a lock the recordings go with the endpoint, except that a bucket is never emptied
+    by force (``forceDestroy`` off): its deletion waits until the user empties it, and its key
+    waits for it (a Usage), so no bucket outlives the key that decrypts it. Cloud KMS cannot
+    delete a CryptoKey -- deleting the resource destroys every key version, which would make a
+    bucket still holding recordings unreadable for good -- so on GCP the key is always kept.
+    """
+    kept: list[str] = []
+    for name in sorted(comp.desired):
+        estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(
+            tuple(f"{prefix}-" for prefix in RECORDINGS_ESTATE))
+        key_only = name == KEY or name.startswith(f"{KEY}-")
+        if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
+            comp.keep_on_delete(name)
+            kept.append(name)
+    buckets = ", ".join(n for n in (BUCKET, REPLICA) if n in comp.desired)
+    if storage.lock:
+        comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
+                       f"deleting this endpoint keeps the recordings ({buckets}), their keys "
+                       f"and settings in {spec.cloud} (deletionPolicy Orphan), locked for "
+                       f"{storage.retention_days} days from each recording; delete them with "
+                       f"{spec.cloud}'s own tools once the lock has expired")
+        return
+    kept_key = (f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
+                "destroy their versions" if kept else "")
+    how = ("deletes the storage account with its recordings" if spec.cloud == "azure" else
+           "deletes the recordings bucket once it is empty: it is never emptied by force, so "
+           "the deletion waits until you delete the recordings (objects still under the "
+           "retention period cannot be deleted before it ends)")
+    comp.condition("RecordingsOnDelete", False, "DeletedWithEndpoint",
+                   f"deleting this endpoint {how}{kept_key}")
 
 
 def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
