@@ -389,6 +389,59 @@ def test_unlocked_recordings_go_with_the_endpoint_after_their_key_waits(
     assert condition.reason == "DeletedWithEndpoint"
 
 
+# -- updates the clouds cannot make (issue 23) --------------------------------------------------
+
+
+def _update(client: FunctionClient, cloud: str, change: Any) -> Rendered:
+    """A reconcile of an endpoint that exists (its resources observed, its status written),
+    after ``change`` to its spec."""
+    case = contact_center_case(cloud)
+    rendered, observed = converge(client.run, case, passes=10)
+    composite = copy.deepcopy(case.composite)
+    composite["status"] = rendered.status
+    change(composite["spec"])
+    return client.run(case.request(composite=composite, observed=observed,
+                                   required=case.fetched()))
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_compliance_lock_is_extended_never_shortened_or_lifted(
+    client: FunctionClient, cloud: str,
+) -> None:
+    """S3 object lock can't be turned off; locked GCS retention and Azure WORM only extend."""
+    def retention(days: int) -> Any:
+        return lambda spec: spec["recording"].update(retentionDays=days)
+
+    def lift(spec: dict[str, Any]) -> None:
+        spec["taggingPolicy"]["complianceLevel"] = "none"
+        spec["recording"]["objectLock"] = False
+
+    assert "400" in fatal_on(_update(client, cloud, retention(300)),
+                             "spec.recording.retentionDays")
+    fatal_on(_update(client, cloud, lift), "spec.recording.objectLock")
+    extended = _update(client, cloud, retention(500))
+    assert not extended.fatal and extended.status["lockedRetentionDays"] == 500
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_what_exists_is_not_moved_to_another_region(client: FunctionClient, cloud: str) -> None:
+    """A region change would strand the old resources (recordings included) and build new
+    ones: refused, naming the field."""
+    allowed = {"aws": ("us-east-2", "eu-west-1"), "gcp": ("us-east4", "us-central1"),
+               "azure": ("eastus2", "uksouth")}[cloud]
+
+    def primary(spec: dict[str, Any]) -> None:
+        spec["region"] = allowed[0]
+
+    def secondary(spec: dict[str, Any]) -> None:
+        spec["failoverPolicy"]["secondaryRegion"] = allowed[1]
+
+    fatal_on(_update(client, cloud, primary), "spec.region")
+    fatal_on(_update(client, cloud, secondary), "spec.failoverPolicy.secondaryRegion")
+    unchanged = _update(client, cloud, lambda spec: None)
+    assert not unchanged.fatal, unchanged.fatal
+
+
 def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionClient) -> None:
     rendered = converged(client, "gcp")
     bucket = rendered.resource("recordings")["spec"]["forProvider"]

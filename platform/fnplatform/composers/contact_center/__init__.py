@@ -59,6 +59,7 @@ def compose(comp: Composition) -> None:
     ingress = rules.ingress_rules(spec)
     storage = rules.storage_policy(spec)
     secondary_cidr = rules.secondary_cidr(spec)
+    _check_updates(comp, spec, storage)
     _place(comp, spec)
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
@@ -113,6 +114,47 @@ def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
     if spec.recording.replicationRegion is not None:
         _check_second_region(comp, spec, spec.recording.replicationRegion,
                              "spec.recording.replicationRegion")
+
+
+def _check_updates(
+    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+) -> None:
+    """Refuse the changes the clouds cannot make to what exists, before anything is composed.
+
+    A composed resource cannot move region: the provider would look for it in the new region,
+    not find it, and create a second one, leaving the first (with recordings, for a bucket)
+    behind unmanaged. And a compliance lock is one-way: S3 object lock cannot be turned off
+    (``objectLockEnabled`` only at creation), a locked GCS retention policy and a locked Azure
+    WORM policy can only be extended. So each is a fatal result naming the field, with what
+    to do instead, rather than a resource that fails forever.
+    """
+    status = get_path(comp.composite, "status") or {}
+    moves = (
+        ("spec.region", spec.region, status.get("region"), comp.is_observed(NETWORK)),
+        ("spec.failoverPolicy.secondaryRegion",
+         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
+         get_path(status, "secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
+        ("spec.recording.replicationRegion" if spec.recording.replicationRegion
+         else "spec.failoverPolicy.secondaryRegion",
+         spec.recording.replicationRegion or (
+             spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None),
+         comp.observed_value(REPLICA, "spec.forProvider.region"), comp.is_observed(REPLICA)),
+    )
+    for field, wanted, existing, exists in moves:
+        if exists and wanted is not None and existing and wanted != existing:
+            raise InputError(field, f"cannot move from {existing} to {wanted}: what exists "
+                             f"there cannot change region; create a new endpoint in {wanted} "
+                             "and delete this one")
+    locked = status.get("lockedRetentionDays")
+    if isinstance(locked, int) and comp.is_observed(BUCKET):
+        if not storage.lock:
+            raise InputError("spec.recording.objectLock", f"the recordings are held under a "
+                             f"{locked}-day compliance lock, which cannot be lifted; keep "
+                             "objectLock true")
+        if storage.retention_days < locked:
+            raise InputError("spec.recording.retentionDays", f"the compliance lock holds "
+                             f"recordings {locked} days and can only be extended: "
+                             f"{storage.retention_days} would shorten it")
 
 
 def _check_second_region(
@@ -288,6 +330,8 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
         comp.remember("secondarySite.securityGroupId",
                       cloud_value(comp, "ingress_rules_id", SECONDARY_INGRESS))
+    # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
+    comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
     controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)

@@ -152,4 +152,7 @@ class ContactCenterStatus(BaseModel):
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
     secondarySite: SiteStatus | None = None  # noqa: N815
+    #: The compliance lock once recordings are held under it: it can be extended, never
+    #: shortened or lifted (S3 object lock, locked GCS retention, locked Azure WORM).
+    lockedRetentionDays: int | None = None  # noqa: N815
     controls: list[str] | None = None
