@@ -35,6 +35,8 @@ class NetworkSpec:
     private: bool = False
     nat: bool | None = None
     kubernetes: bool = False
+    #: None: the placed region. A second site's network (a failover region) names its own.
+    region: str | None = None
 
     @property
     def egress_nat(self) -> bool:
@@ -296,6 +298,8 @@ class IngressRulesSpec:
     network: str  # composition name of the network
     rules: tuple[IngressRule, ...]
     description: str = ""
+    #: None: the placed region; else the region of ``network`` (a failover site's).
+    region: str | None = None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from fnplatform.library.specs import IngressRulesSpec
 @add_ingress_rules.on("aws")
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """Security group ``name`` and its ingress rules ``<name>-<rule id>``."""
-    region = comp.region
+    region = spec.region or comp.region  # the network's: a security group is regional
     comp.emit(name, SECURITY_GROUP.new({
         "region": region,
         "name": comp.resource_name(name),

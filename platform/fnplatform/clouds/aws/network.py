@@ -80,22 +80,23 @@ def network(
     """A VPC over two availability zones: public subnets behind an Internet gateway, and when
     ``spec.private`` private subnets with one NAT gateway per zone (no single-AZ egress)."""
     cidrs = subnet_cidrs(spec.subnet_cidr)
-    vpc = {"region": comp.region, "cidrBlock": spec.subnet_cidr, "enableDnsSupport": True,
+    region = spec.region or comp.region  # a failover site names its own
+    vpc = {"region": region, "cidrBlock": spec.subnet_cidr, "enableDnsSupport": True,
            "enableDnsHostnames": True, "tags": name_tag(comp, name)}
     comp.emit(name, VPC.new(vpc))
     gateway = f"{name}-igw"
     comp.emit(gateway, INTERNET_GATEWAY.new(
-        {"region": comp.region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
-    public_table = _route_table(comp, f"{name}-public-rt", name, comp.region)
-    _default_route(comp, f"{name}-public-default", public_table, comp.region,
+        {"region": region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
+    public_table = _route_table(comp, f"{name}-public-rt", name, region)
+    _default_route(comp, f"{name}-public-default", public_table, region,
                    {"gatewayIdRef": comp.ref(gateway)})
     for zone in ZONES:
-        subnet = _subnet(comp, name, f"public-{zone}", cidrs, comp.region, public=True,
+        subnet = _subnet(comp, name, f"public-{zone}", cidrs, region, public=True,
                          kubernetes=spec.kubernetes)
-        _associate(comp, subnet, public_table, comp.region)
+        _associate(comp, subnet, public_table, region)
     if spec.private:
         for zone in ZONES:
-            _private_zone(comp, name, zone, cidrs, region=comp.region,
+            _private_zone(comp, name, zone, cidrs, region=region,
                           gateway=gateway if spec.egress_nat else None,
                           kubernetes=spec.kubernetes)
 

@@ -54,7 +54,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """NSG ``name``, its rules ``<name>-<rule id>`` and its subnet association."""
     group = resource_group(comp)
     comp.emit(name, NETWORK_SECURITY_GROUP.new({
-        "location": comp.region, "resourceGroupName": group,
+        "location": spec.region or comp.region, "resourceGroupName": group,
     }))
     rules = unique_rules(spec.rules)
     placed = priorities(rules)

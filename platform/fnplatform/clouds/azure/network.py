@@ -77,7 +77,7 @@ def network(
         name,
         VIRTUAL_NETWORK.new(
             {
-                "location": comp.region,
+                "location": spec.region or comp.region,  # a failover site names its own
                 "resourceGroupName": group,
                 "addressSpace": [spec.subnet_cidr],
             }
@@ -85,20 +85,21 @@ def network(
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
     if spec.kubernetes and spec.egress_nat and not comp.import_spec.adopts(name):
-        _nat_gateway(comp, name, group)  # an adopted VNet keeps its own egress
+        # An adopted VNet keeps its own egress.
+        _nat_gateway(comp, name, group, spec.region or comp.region)
 
 
-def _nat_gateway(comp: Composition, network_name: str, group: str) -> None:
+def _nat_gateway(comp: Composition, network_name: str, group: str, region: str) -> None:
     """A Standard NAT gateway with one static public IP, associated with the node subnet."""
     gateway, address = nat_gateway_name(network_name), nat_ip_name(network_name)
     comp.emit(address, PUBLIC_IP.new({
-        "location": comp.region,
+        "location": region,
         "resourceGroupName": group,
         "sku": "Standard",
         "allocationMethod": "Static",  # Standard public IPs are static only
     }))
     comp.emit(gateway, NAT_GATEWAY.new({
-        "location": comp.region,
+        "location": region,
         "resourceGroupName": group,
         "skuName": "Standard",
         "idleTimeoutInMinutes": NAT_IDLE_TIMEOUT_MINUTES,

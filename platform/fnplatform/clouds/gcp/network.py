@@ -53,7 +53,7 @@ def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None
     body = kinds.SUBNETWORK.new(
         {
             "project": project(comp),
-            "region": comp.region,
+            "region": spec.region or comp.region,  # a failover site names its own
             "networkRef": comp.ref(network_name),
             "ipCidrRange": spec.subnet_cidr,
             **({"secondaryIpRange": secondary} if secondary else {}),
@@ -97,7 +97,8 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
     comp.emit(
         router,
         kinds.ROUTER.new(
-            {"project": project(comp), "region": comp.region, "networkRef": comp.ref(network_name)}
+            {"project": project(comp), "region": spec.region or comp.region,
+             "networkRef": comp.ref(network_name)}
         ),
         external_name=external_name(comp, router),
     )
@@ -106,7 +107,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
         kinds.ROUTER_NAT.new(
             {
                 "project": project(comp),
-                "region": comp.region,
+                "region": spec.region or comp.region,
                 "routerRef": comp.ref(router),
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",

@@ -90,6 +90,10 @@ class FailoverPolicy(BaseModel):
     #: What the health check probes and the records point at (host names or IPv4 addresses).
     primaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
     secondaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
+    #: The secondary site's network in secondaryRegion (same trusted ranges and ports). Must
+    #: not overlap network.cidr; unset: the sibling block of network.cidr (10.60.0.0/16 ->
+    #: 10.61.0.0/16), so the two sites can be peered or routed between later.
+    networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)  # noqa: N815
 
 
 class ContactCenterSpec(BaseModel):
@@ -124,6 +128,14 @@ class EndpointsStatus(BaseModel):
     dns: str | None = None
 
 
+class SiteStatus(BaseModel):
+    """The secondary site failover moves to: where the user's secondary SBC runs."""
+
+    region: str | None = None
+    networkId: str | None = None  # noqa: N815
+    securityGroupId: str | None = None  # noqa: N815
+
+
 class ContactCenterStatus(BaseModel):
     """``status`` of a ContactCenterEndpoint."""
 
@@ -135,4 +147,8 @@ class ContactCenterStatus(BaseModel):
     replicaBucket: BucketStatus | None = None  # noqa: N815
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
+    secondarySite: SiteStatus | None = None  # noqa: N815
+    #: The compliance lock once recordings are held under it: it can be extended, never
+    #: shortened or lifted (S3 object lock, locked GCS retention, locked Azure WORM).
+    lockedRetentionDays: int | None = None  # noqa: N815
     controls: list[str] | None = None
