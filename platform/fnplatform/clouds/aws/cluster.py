@@ -433,8 +433,9 @@ def _running(comp: Composition, name: str, path: str) -> list[str] | None:
     refs = comp.observed_value(name, path)
     if not refs:
         return None
-    by_name = {(body.get("metadata") or {}).get("name"): composed
-               for composed, body in comp.observed.items()}
+    by_name = {comp.resource_name(composed): composed for composed in comp.desired}
+    by_name.update({(body.get("metadata") or {}).get("name"): composed
+                    for composed, body in comp.observed.items()})
     return sorted(str(by_name.get(ref.get("name"), ref.get("name"))) for ref in refs)
 
 
