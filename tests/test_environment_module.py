@@ -27,7 +27,9 @@ from tests.support.schemas import Catalog
 CLOUDS = ("aws", "gcp", "azure")
 SIZES = ("small", "medium", "large")
 NAMESPACE = "payments-squad-k4x9p-environment"
+ADMIN_NAMESPACE = "payments-squad-k4x9p-dbadmin"
 SECRET = "db-connection-details"
+ADMIN_SECRET = "db-admin-connection"
 BUCKET = "acme-mfe-payments-7d3f9a12"
 DB_KIND = {
     "aws": ("rds.aws.upbound.io/v1beta3", "Instance"),
@@ -104,7 +106,9 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
     db = rendered.resource("database")
     assert (db["apiVersion"], db["kind"]) == DB_KIND[cloud]
     for_provider = db["spec"]["forProvider"]
-    assert db["spec"]["writeConnectionSecretToRef"] == {"name": SECRET, "namespace": NAMESPACE}
+    # the administrator's details go to the admin namespace only, never the app's
+    assert db["spec"]["writeConnectionSecretToRef"] == {"name": ADMIN_SECRET,
+                                                        "namespace": ADMIN_NAMESPACE}
     expected = {
         "aws": {"small": "db.t4g.micro", "medium": "db.t4g.medium", "large": "db.m6g.large"},
         "gcp": {"small": "db-custom-1-3840", "medium": "db-custom-2-7680",
@@ -142,17 +146,46 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
 # -- hold-back of the backend -------------------------------------------------------------
 
 
+ADMIN_HOST_KEY = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}
+
+
+def _manifest(rendered: Rendered, name: str) -> dict[str, Any]:
+    manifest: dict[str, Any] = rendered.resource(name)["spec"]["forProvider"]["manifest"]
+    return manifest
+
+
 @pytest.mark.parametrize("cloud", CLOUDS)
-def test_deployment_waits_for_the_connection_details(
+def test_deployment_waits_for_the_apps_own_database_user(
     client: FunctionClient, catalog: Catalog, cloud: str
 ) -> None:
     composite = environment_composite(cloud)
     held, observed = settle(client, composite, cloud)
-    assert "backend-deployment" not in held.resources
+    assert "backend-deployment" not in held.resources and "db-user" not in held.resources
     composed = held.condition("Composed")
     assert composed is not None
-    assert "backend-deployment (waits for database connection details)" in composed.message
+    assert "db-user (waits for database connection details)" in composed.message
     assert "backend-service" in held.resources
+
+    # the administrator's details exist: the Job creating the app's user runs, the app waits
+    with_admin = run(client, composite, observed=observed, connection={"database": SECRETS})
+    assert "backend-deployment" not in with_admin.resources
+    composed = with_admin.condition("Composed")
+    assert composed is not None and "backend-deployment (waits for db-user complete" in (
+        composed.message)
+    job_object = with_admin.resource("db-user")
+    assert job_object["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+    assert "'Complete'" in job_object["spec"]["readiness"]["celQuery"]
+    job = _manifest(with_admin, "db-user")
+    assert job["metadata"]["namespace"] == ADMIN_NAMESPACE
+    pod = job["spec"]["template"]["spec"]
+    grant = {c["name"]: c for c in pod["containers"]}["grant"]
+    env = {item["name"]: item for item in grant["env"]}
+    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
+                                                            "key": ADMIN_HOST_KEY[cloud]}}
+    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
+                                                                "key": "password"}}
+    assert env["APP_USER"] == {"name": "APP_USER", "value": "app"}
+    observed["db-user"] = observed_ready(job_object)
 
     released = run(client, composite, observed=observed, connection={"database": SECRETS})
     deployment = released.resource("backend-deployment")
@@ -160,12 +193,11 @@ def test_deployment_waits_for_the_connection_details(
     container = manifest["spec"]["template"]["spec"]["containers"][0]
     assert container["envFrom"] == [{"secretRef": {"name": SECRET}}]
     env = {item["name"]: item for item in container["env"]}
-    host_key = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}[cloud]
-    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": host_key}}
-    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": SECRET,
-                                                                "key": "password"}}
-    assert {"DB_PORT", "DB_USER", "DB_NAME"} <= set(env)
-    assert all("value" not in item or item["name"] != "DB_PASSWORD" for item in container["env"])
+    # the same keys on every cloud: the Job writes them
+    for name, key in (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
+                      ("DB_PASSWORD", "password"), ("DB_NAME", "database")):
+        assert env[name]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": key}}
+    assert ADMIN_SECRET not in str(manifest)
     # the design's backend names no health path: the probes connect to its port
     assert container["readinessProbe"]["tcpSocket"] == {"port": "http"}
     assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
@@ -174,6 +206,61 @@ def test_deployment_waits_for_the_connection_details(
     assert deployment["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
     assert "s3cr3t" not in str(released.response)
     assert_schema_valid(released, catalog)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_app_user_has_its_databases_privileges_only(
+    client: FunctionClient, cloud: str
+) -> None:
+    """Issue 22 item 19: a role of its own, CONNECT/TEMPORARY on its database and USAGE/CREATE
+    on its public schema; the Job writes only the app's Secret; nothing else."""
+    rendered, _ = converged(client, cloud)
+    pod = _manifest(rendered, "db-user")["spec"]["template"]["spec"]
+    grant_script = pod["containers"][0]["command"][-1]
+    assert "CREATE ROLE %I LOGIN" in grant_script
+    assert "REVOKE ALL ON DATABASE :\"db\" FROM PUBLIC" in grant_script
+    assert "GRANT CONNECT, TEMPORARY ON DATABASE :\"db\" TO :\"app_user\"" in grant_script
+    assert "GRANT USAGE, CREATE ON SCHEMA public TO :\"app_user\"" in grant_script
+    for word in ("SUPERUSER", "CREATEDB", "CREATEROLE", "cloudsqlsuperuser", "rds_superuser",
+                 "azure_pg_admin", "GRANT ALL"):
+        assert word not in grant_script.replace("NOT EXISTS", ""), word
+    assert "PGSSLMODE=require" in grant_script
+    credentials = pod["initContainers"][0]
+    assert "/dev/urandom" in credentials["command"][-1]
+    assert "--from-file=password=" in credentials["command"][-1]  # never on a command line
+    assert {item["name"] for item in credentials["env"]} >= {"DB_HOST", "DB_PORT"}
+    assert "DB_PASSWORD" not in {item["name"] for item in credentials["env"]}
+    for container in [*pod["initContainers"], *pod["containers"]]:
+        assert container["securityContext"]["allowPrivilegeEscalation"] is False
+        assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["serviceAccountName"] == "db-user"
+    role = _manifest(rendered, "db-user-role")
+    assert role["metadata"]["namespace"] == NAMESPACE
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [SECRET],
+         "verbs": ["get", "patch", "update"]},
+    ]
+    binding = _manifest(rendered, "db-user-binding")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "db-user",
+                                    "namespace": ADMIN_NAMESPACE}]
+    assert rendered.status["pending"] == []
+
+
+def test_the_user_job_is_a_new_job_when_it_changes(client: FunctionClient) -> None:
+    """A Job's pod template is immutable: another image is a new Job, not a refused update."""
+    rendered, observed = converged(client, "aws")
+    before = _manifest(rendered, "db-user")["metadata"]["name"]
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["databaseUser"] = {"postgresImage": "registry.acme.example/postgres:17.6-alpine"}
+    again = run(client, environment_composite("aws"), settings=settings, observed=observed,
+                connection={"database": SECRETS})
+    job = _manifest(again, "db-user")
+    assert job["metadata"]["name"] != before and job["metadata"]["name"].startswith("db-user-")
+    assert job["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "registry.acme.example/postgres:17.6-alpine")
+    assert "backend-deployment" in again.resources  # the running app is not taken away
 
 
 def test_an_existing_deployment_is_kept_when_details_are_briefly_unobserved(
@@ -205,17 +292,22 @@ def test_on_another_cluster_the_secret_is_copied_at_apply_time(
     assert copy_object["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
     manifest = copy_object["spec"]["forProvider"]["manifest"]
     assert (manifest["kind"], manifest["metadata"]) == (
-        "Secret", {"name": SECRET, "namespace": NAMESPACE})
+        "Secret", {"name": ADMIN_SECRET, "namespace": ADMIN_NAMESPACE})
     assert "data" not in manifest  # the provider patches it in; it never passes through here
     assert copy_object["spec"]["references"] == [{
         "patchesFrom": {"apiVersion": "v1", "kind": "Secret", "name": source["name"],
                         "namespace": "crossplane-system", "fieldPath": "data"},
         "toFieldPath": "data",
     }]
-    assert "backend-deployment" not in with_details.resources  # the copy is not Ready yet
+    assert "db-user" not in with_details.resources  # the copy is not Ready yet
+    assert "backend-deployment" not in with_details.resources
     assert_schema_valid(with_details, catalog)
 
     observed["db-connection"] = observed_ready(copy_object)
+    copied = run(client, composite, settings=settings, observed=observed, connection=details)
+    job = copied.resource("db-user")
+    assert job["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
+    observed["db-user"] = observed_ready(job)
     ready = run(client, composite, settings=settings, observed=observed, connection=details)
     deployment = ready.resource("backend-deployment")
     assert deployment["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}

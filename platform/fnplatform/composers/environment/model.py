@@ -221,6 +221,19 @@ class FrontendSettings(BaseModel):
         return prefix
 
 
+class DatabaseUserSettings(BaseModel):
+    """The images of the Job that creates the app's own database user (see ``user.py``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kubectlImage: str = Field(  # noqa: N815
+        "docker.io/alpine/k8s:1.33.4", min_length=1,
+        description="An image with kubectl and a POSIX shell (writes the app's Secret).")
+    postgresImage: str = Field(  # noqa: N815
+        "docker.io/library/postgres:17-alpine", min_length=1,
+        description="An image with psql and a POSIX shell (creates the role, grants).")
+
+
 class EnvironmentSettings(BaseModel):
     """The environment keys this module reads (cloud keys are read by the cloud builders)."""
 
@@ -235,4 +248,6 @@ class EnvironmentSettings(BaseModel):
     )
 
     appCluster: AppCluster | None = None  # noqa: N815
+    databaseUser: DatabaseUserSettings = Field(  # noqa: N815
+        default_factory=DatabaseUserSettings)
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)
