@@ -608,3 +608,80 @@ def test_the_namespaced_form_keeps_data_by_management_policies(client: FunctionC
         spec = settled.resource(name)["spec"]
         assert "deletionPolicy" not in spec
         assert spec["managementPolicies"] == ["Observe", "Create", "Update", "LateInitialize"]
+
+
+# -- the frontends reach the backend through the same CDN (issue 22 item 17) ----------------
+
+API_HOST = "payments-7d3f9a12.api.apps.acme.example"
+GCP_API_BACKEND = "projects/acme-apps-prod/global/backendServices/platform-ingress"
+
+
+def _with_api(**extra: Any) -> dict[str, Any]:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["api"] = {"originDomain": "api.apps.acme.example", "ingressClassName": "nginx",
+                       "gcpBackendService": GCP_API_BACKEND, **extra}
+    return settings
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
+    client: FunctionClient, catalog: Catalog, cloud: str
+) -> None:
+    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=_with_api())
+    assert rendered.fatal == []
+    ingress = _manifest(rendered, "backend-ingress")
+    assert ingress["kind"] == "Ingress" and ingress["metadata"]["namespace"] == NAMESPACE
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    (rule,) = ingress["spec"]["rules"]
+    assert rule["host"] == API_HOST
+    assert rule["http"]["paths"] == [{"path": "/api", "pathType": "Prefix", "backend": {
+        "service": {"name": "backend", "port": {"name": "http"}}}}]
+    if cloud == "aws":
+        distribution = rendered.resource("cdn")["spec"]["forProvider"]
+        api = next(o for o in distribution["origin"] if o["originId"] == "api")
+        assert api["domainName"] == API_HOST
+        assert api["customOriginConfig"]["originProtocolPolicy"] == "https-only"
+        assert api["customOriginConfig"]["originSslProtocols"] == ["TLSv1.2"]
+        first = distribution["orderedCacheBehavior"][0]
+        assert (first["pathPattern"], first["targetOriginId"]) == ("/api/*", "api")
+        assert first["cachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # disabled
+        assert "POST" in first["allowedMethods"]
+        assert first["viewerProtocolPolicy"] == "https-only"
+    elif cloud == "gcp":
+        (matcher,) = rendered.resource("cdn")["spec"]["forProvider"]["pathMatcher"]
+        api = matcher["pathRule"][0]
+        assert api == {"paths": ["/api/*"], "service": GCP_API_BACKEND,
+                       "routeAction": {"urlRewrite": {"hostRewrite": API_HOST}}}
+    else:
+        origin = rendered.resource("cdn-api-origin")["spec"]["forProvider"]
+        assert (origin["hostName"], origin["originHostHeader"]) == (API_HOST, API_HOST)
+        assert origin["certificateNameCheckEnabled"] is True
+        route = rendered.resource("cdn-route-api")["spec"]["forProvider"]
+        assert route["patternsToMatch"] == ["/api/*"]
+        assert route["supportedProtocols"] == ["Https"] and "cache" not in route
+    assert_schema_valid(rendered, catalog)
+
+
+def test_without_api_settings_nothing_is_routed_to_the_backend(client: FunctionClient) -> None:
+    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    assert "backend-ingress" not in rendered.resources
+    assert len(rendered.resource("cdn")["spec"]["forProvider"]["origin"]) == 1
+
+
+def test_gcp_without_a_backend_service_says_so(client: FunctionClient) -> None:
+    settings = _with_api()
+    del settings["api"]["gcpBackendService"]
+    rendered, _ = settle(client, environment_composite("gcp"), "gcp", settings=settings)
+    assert rendered.fatal == []
+    gap = rendered.condition("CapabilitiesAvailable")
+    assert gap is not None and "cdn-api: " in gap.message and "api.gcpBackendService" in (
+        gap.message)
+    assert rendered.resource("backend-ingress")  # the ingress is there for when it is set
+
+
+def test_a_micro_frontend_may_not_take_the_api_path(client: FunctionClient) -> None:
+    composite = environment_composite("aws")
+    composite["spec"]["frontend"]["microFrontends"].append({"name": "api", "path": "/api"})
+    (message,) = run(client, composite, settings=_with_api()).fatal
+    assert message.startswith("spec.frontend.microFrontends")
+    assert "/api is the backend's path on the CDN" in message

@@ -25,6 +25,7 @@ from typing import Any
 from fnplatform.composers.environment import manifests, user
 from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import (
+    API_PATH,
     BUCKET_NAME_MAX,
     EnvironmentSettings,
     EnvironmentSpec,
@@ -48,7 +49,7 @@ from fnplatform.xrspec import user_spec
 
 NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
 CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"
-ADMIN_NAMESPACE, USER_JOB = "db-admin-namespace", "db-user"
+ADMIN_NAMESPACE, USER_JOB, INGRESS = "db-admin-namespace", "db-user", "backend-ingress"
 USER_ACCOUNT, USER_ROLE, USER_BINDING = "db-user-account", "db-user-role", "db-user-binding"
 #: Where provider-side Secrets live on the Crossplane cluster.
 CROSSPLANE_NAMESPACE = "crossplane-system"
@@ -75,7 +76,7 @@ def compose(comp: Composition) -> None:
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
               admin_env=cloud_value(comp, "database_env", database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
-    _backend(comp, app, remote)
+    _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(
         comp,
@@ -263,6 +264,7 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             "the bucket and its assets); create a new environment instead",
         )
     domain = settings.frontend.domain
+    api = settings.api
     add_cdn(
         comp,
         CDN,
@@ -271,9 +273,24 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             bucket_name=name,
             paths=tuple(CdnPath(m.name, m.path) for m in spec.frontend.microFrontends),
             hostname=f"{spec.frontend.appName}.{domain}" if domain else None,
+            api_origin=api_origin(comp, spec, settings),
+            api_path=API_PATH,
+            api_backend=api.gcpBackendService if api else None,
         ),
     )
     return name
+
+
+def api_origin(comp: Composition, spec: EnvironmentSpec,
+               settings: EnvironmentSettings) -> str | None:
+    """``<appName>-<8 hex>.<api.originDomain>``: the backend's host on the platform's ingress,
+    one DNS label under the platform's wildcard record and certificate (the same suffix as the
+    bucket, so two squads' apps of one name never share a host)."""
+    if settings.api is None:
+        return None
+    uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
+    seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
+    return f"{spec.frontend.appName}-{seed[:SUFFIX_LENGTH]}.{settings.api.originDomain}"
 
 
 def _app_user(
@@ -301,8 +318,10 @@ def _app_user(
         )
 
 
-def _backend(comp: Composition, app: App, remote: str | None) -> None:
-    """The backend Deployment (once the app's user and Secret exist) and its Service."""
+def _backend(comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings,
+             host: str | None) -> None:
+    """The backend Deployment (once the app's user and Secret exist), its Service, and the
+    Ingress on the platform's ingress for the CDN's ``/api/*`` (when the platform names one)."""
     if comp.is_observed(DEPLOYMENT) or _user_in_place(comp):
         add_object(
             comp,
@@ -315,6 +334,10 @@ def _backend(comp: Composition, app: App, remote: str | None) -> None:
     add_object(
         comp, SERVICE, manifests.service(app), provider_config=remote, uses=[NAMESPACE]
     )
+    if host and settings.api is not None:
+        add_object(comp, INGRESS, manifests.ingress(app, host, API_PATH,
+                                                   settings.api.ingressClassName),
+                   provider_config=remote, uses=[NAMESPACE, SERVICE])
 
 
 def _copied(comp: Composition, remote: str | None) -> bool:

@@ -137,3 +137,27 @@ def service(app: App) -> dict[str, Any]:
 def service_address(app: App) -> str:
     """The backend Service's in-cluster address."""
     return f"{BACKEND}.{app.namespace}.svc.cluster.local:{app.backend.port}"
+
+
+def ingress(app: App, host: str, path: str, class_name: str | None) -> dict[str, Any]:
+    """The backend on the platform's ingress at ``https://<host><path>``: the CDN's origin for
+    ``<path>/*``. TLS is the ingress controller's (the platform's wildcard certificate for the
+    origin domain), so no certificate is composed per environment."""
+    spec: dict[str, Any] = {
+        "rules": [{
+            "host": host,
+            "http": {"paths": [{
+                "path": path,
+                "pathType": "Prefix",
+                "backend": {"service": {"name": BACKEND, "port": {"name": "http"}}},
+            }]},
+        }],
+    }
+    if class_name:
+        spec["ingressClassName"] = class_name
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
+        "spec": spec,
+    }
