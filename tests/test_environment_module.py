@@ -685,3 +685,77 @@ def test_a_micro_frontend_may_not_take_the_api_path(client: FunctionClient) -> N
     (message,) = run(client, composite, settings=_with_api()).fatal
     assert message.startswith("spec.frontend.microFrontends")
     assert "/api is the backend's path on the CDN" in message
+
+
+# -- provider review (issue 23): updates the clouds accept, drift they cause ---------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, cloud: str) -> None:
+    """Autoresize/auto-grow grows the disk; a preset value below it would be a shrink the
+    cloud refuses (GCP, Azure), or is ignored by the provider (AWS maxAllocatedStorage)."""
+    composite = environment_composite(cloud, database={"size": "small"})
+    _, observed = settle(client, composite, cloud)
+    grown = {"aws": {}, "gcp": {"settings": {"diskSize": 37}},
+             "azure": {"storageMb": 65536}}[cloud]
+    observed["database"]["status"]["atProvider"].update(grown)
+    again = run(client, composite, observed=observed)
+    for_provider = again.resource("database")["spec"]["forProvider"]
+    if cloud == "gcp":
+        assert for_provider["settings"]["diskSize"] == 37
+        assert for_provider["settings"]["diskAutoresize"] is True
+    elif cloud == "azure":
+        assert for_provider["storageMb"] == 65536
+    else:
+        assert (for_provider["allocatedStorage"], for_provider["maxAllocatedStorage"]) == (20, 100)
+    # a bigger preset still grows it
+    bigger = environment_composite(cloud, database={"size": "large"})
+    grown_more = run(client, bigger, observed=observed).resource("database")
+    value = {"aws": ["allocatedStorage"], "gcp": ["settings", "diskSize"],
+             "azure": ["storageMb"]}[cloud]
+    got: Any = grown_more["spec"]["forProvider"]
+    for key in value:
+        got = got[key]
+    assert got == {"aws": 100, "gcp": 100, "azure": 131072}[cloud]
+
+
+def test_a_major_upgrade_is_allowed_in_place(client: FunctionClient) -> None:
+    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    assert rendered.resource("database")["spec"]["forProvider"]["allowMajorVersionUpgrade"]
+    composite = environment_composite("azure", database={"size": "medium",
+                                                        "engineVersion": "17"})
+    _, observed = settle(client, composite, "azure")
+    assert "createMode" not in run(client, composite, observed=observed).resource(
+        "database")["spec"]["forProvider"]
+    observed["database"]["status"]["atProvider"]["version"] = "16"
+    upgraded = run(client, composite, observed=observed).resource("database")
+    # azurerm: only with create_mode Update does a new version not replace the server
+    assert upgraded["spec"]["forProvider"]["createMode"] == "Update"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_an_engine_downgrade_is_refused_naming_the_field(
+    client: FunctionClient, cloud: str
+) -> None:
+    rendered, observed = converged(client, cloud)
+    assert rendered.status["databaseEngineVersion"] == "16"
+    composite = environment_composite(cloud, database={"size": "medium", "engineVersion": "15"})
+    composite["status"] = rendered.status
+    (message,) = run(client, composite, observed=observed).fatal
+    assert message.startswith("spec.database.engineVersion: cannot go back from PostgreSQL "
+                              "16 to 15")
+    composite["spec"]["database"]["engineVersion"] = "17"
+    assert run(client, composite, observed=observed).fatal == []
+
+
+def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> None:
+    """Azure moves the zone on a failover; a late-initialized zone would be failed back."""
+    from tests.support.cases import namespaced_twin
+
+    settled, _ = converge(client.run, environment_case("azure"))
+    spec = settled.resource("database")["spec"]
+    assert spec["managementPolicies"] == ["Observe", "Create", "Update", "Delete"]
+    assert spec["deletionPolicy"] == "Orphan"
+    twin, _ = converge(client.run, namespaced_twin(environment_case("azure")))
+    assert twin.resource("database")["spec"]["managementPolicies"] == [
+        "Observe", "Create", "Update"]  # kept on delete, still no LateInitialize

@@ -175,6 +175,7 @@ def _database(
     (never the app's), or, where the provider cannot write there (another cluster; the
     namespaced form, whose managed resources write only into their own namespace), beside
     the database for an Object to copy."""
+    _no_engine_downgrade(comp, spec.database.engineVersion)
     copied = _copied(comp, remote)
     if not copied:
         secret, secret_namespace, uses = user.ADMIN_SECRET, admin_ns, [ADMIN_NAMESPACE]
@@ -212,6 +213,20 @@ def _database(
             secret, secret_namespace
         )
     return database
+
+
+def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
+    """A lower PostgreSQL major than the database runs is refused: no cloud downgrades in
+    place (RDS, Cloud SQL and flexible servers upgrade majors only), and the provider would
+    fail on every reconcile. The version is remembered in status once the database exists.
+    A higher one is an in-place upgrade (see the cloud builders)."""
+    known = (comp.composite.get("status") or {}).get("databaseEngineVersion")
+    if known and int(wanted) < int(str(known)):
+        raise InputError("spec.database.engineVersion",
+                         f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
+                         "downgrades a database in place; restore a dump into a new "
+                         "environment instead")
+    comp.remember("databaseEngineVersion", wanted if comp.is_observed(DATABASE) else None)
 
 
 def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:

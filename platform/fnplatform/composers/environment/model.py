@@ -186,6 +186,8 @@ class EnvironmentStatus(BaseModel):
     cdnDomainName: str | None = Field(None, description="Where the CDN serves the frontends.")  # noqa: N815
     backendService: str | None = Field(None, description="In-cluster address of the backend.")  # noqa: N815
     pending: list[str] | None = Field(None, description="Parts not ready yet.")
+    databaseEngineVersion: str | None = Field(  # noqa: N815
+        None, description="The PostgreSQL major the database runs (no going back from it).")
 
 
 class AppCluster(BaseModel):
@@ -241,8 +243,11 @@ class ApiSettings(BaseModel):
     ingressClassName: str | None = Field(  # noqa: N815
         None, min_length=1, description="The Ingress class; unset: the cluster's default.")
     gcpBackendService: str | None = Field(  # noqa: N815
-        None, pattern=r"^(https://www\.googleapis\.com/compute/v1/)?projects/[^/]+/global/"
-        r"backendServices/[a-z]([-a-z0-9]*[a-z0-9])?$",
+        None, pattern=describe_pattern(
+            r"^(https://www\.googleapis\.com/compute/v1/)?projects/[^/]+/global/"
+            r"backendServices/[a-z]([-a-z0-9]*[a-z0-9])?$",
+            "a global backend service such as "
+            "projects/<project>/global/backendServices/<name>"),
         description="GCP: the global backend service (EXTERNAL_MANAGED) reaching the ingress, "
         "e.g. through an internet NEG; the URL map rewrites the host per environment.",
     )
