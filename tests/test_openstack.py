@@ -548,6 +548,30 @@ def test_missing_region_settings_are_named(client):
     assert rendered.fatal and "environment.gardener.credentialsBindingName" in rendered.fatal[0]
 
 
+@pytest.mark.parametrize(("provider", "networking", "message"), [
+    ("ironcore", None, "needs type (the CNI"),
+    ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
+    ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
+])
+def test_a_shoot_gardener_would_refuse_is_refused_first(client, provider, networking, message):
+    """Issue 23: Gardener validates networking.type for Shoots with workers, and the OpenStack
+    extension networking.nodes; the region's settings are refused before a Shoot is sent."""
+    request = o.pool_request(o.hypervisor())
+    env = o.environment()
+    env["data"]["gardener"]["providerType"] = provider
+    if networking is None:
+        del env["data"]["gardener"]["networking"]
+    else:
+        env["data"]["gardener"]["networking"] = networking
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    rendered = client.run(request)
+    assert len(rendered.fatal) == 1, rendered.fatal
+    assert rendered.fatal[0].startswith("environment.gardener.networking")
+    assert message in rendered.fatal[0]
+    assert "shoot" not in rendered.resources
+
+
 def test_a_cluster_on_100_pools_composes_within_the_size_limits(client, catalog):
     names = [f"hv-{i:03d}" for i in range(100)]
     pools = [o.ready(o.control_plane_cluster()), o.ready(o.storage())]
