@@ -195,7 +195,8 @@ def test_deployment_waits_for_the_apps_own_database_user(
     env = {item["name"]: item for item in container["env"]}
     # the same keys on every cloud: the Job writes them
     for name, key in (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
-                      ("DB_PASSWORD", "password"), ("DB_NAME", "database")):
+                      ("DB_PASSWORD", "password"), ("DB_NAME", "database"),
+                      ("PGSSLMODE", "sslmode")):  # libpq clients require TLS by themselves
         assert env[name]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": key}}
     assert ADMIN_SECRET not in str(manifest)
     # the design's backend names no health path: the probes connect to its port

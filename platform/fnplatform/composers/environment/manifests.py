@@ -12,7 +12,10 @@ from fnplatform.library.kubernetes import secret_env
 CONNECTION_SECRET = "db-connection-details"
 #: The backend's database variables and the keys of the app's Secret they read.
 APP_ENV = (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
-           ("DB_PASSWORD", "password"), ("DB_NAME", "database"), ("DB_SSLMODE", "sslmode"))
+           ("DB_PASSWORD", "password"), ("DB_NAME", "database"), ("DB_SSLMODE", "sslmode"),
+           # libpq (psycopg, asyncpg) reads PGSSLMODE itself: TLS even where the server does
+           # not force it (RDS PostgreSQL 13/14 default rds.force_ssl=0).
+           ("PGSSLMODE", "sslmode"))
 BACKEND = "backend"
 DATABASE_NAME = "app"
 

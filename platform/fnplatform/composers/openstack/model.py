@@ -332,6 +332,12 @@ class Gardener(BaseModel):
         if set(self.cloudProfile) != {"kind", "name"}:
             msg = "cloudProfile needs exactly kind and name"
             raise ValueError(msg)
+        # Gardener's ValidateShootSpec allows purpose infrastructure in the garden namespace
+        # only (pkg/apis/core/validation/shoot.go, availableShootPurposes).
+        if self.purpose == "infrastructure" and self.namespace != "garden":
+            msg = (f"purpose infrastructure is only allowed for Shoots in the garden namespace, "
+                   f"not {self.namespace}")
+            raise ValueError(msg)
         return self
 
     @field_validator("networking")
