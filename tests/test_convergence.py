@@ -58,10 +58,11 @@ PASSES = {
     "contact-center-aws": 5,
     "contact-center-gcp": 7,
     "contact-center-azure": 7,
-    # namespace, network pieces, bucket; database; connection details; backend and CDN.
-    "environment-aws": 4,
-    "environment-gcp": 6,
-    "environment-azure": 5,
+    # namespace, network pieces, bucket; database; connection details; the Job creating the
+    # app's own database user (issue 22 item 19); backend and CDN.
+    "environment-aws": 5,
+    "environment-gcp": 6,  # the CDN chain is longer than the user Job's step
+    "environment-azure": 6,
     # Shoot; then its ProviderConfig, CronJob and (once Ready) the first refresh; then done.
     "openstack-hypervisor-pool": 3,
     # namespace, Ceph; then the ControlPlane (waits for the namespace) and the pools' Usages.

@@ -27,7 +27,9 @@ from tests.support.schemas import Catalog
 CLOUDS = ("aws", "gcp", "azure")
 SIZES = ("small", "medium", "large")
 NAMESPACE = "payments-squad-k4x9p-environment"
+ADMIN_NAMESPACE = "payments-squad-k4x9p-dbadmin"
 SECRET = "db-connection-details"
+ADMIN_SECRET = "db-admin-connection"
 BUCKET = "acme-mfe-payments-7d3f9a12"
 DB_KIND = {
     "aws": ("rds.aws.upbound.io/v1beta3", "Instance"),
@@ -104,7 +106,9 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
     db = rendered.resource("database")
     assert (db["apiVersion"], db["kind"]) == DB_KIND[cloud]
     for_provider = db["spec"]["forProvider"]
-    assert db["spec"]["writeConnectionSecretToRef"] == {"name": SECRET, "namespace": NAMESPACE}
+    # the administrator's details go to the admin namespace only, never the app's
+    assert db["spec"]["writeConnectionSecretToRef"] == {"name": ADMIN_SECRET,
+                                                        "namespace": ADMIN_NAMESPACE}
     expected = {
         "aws": {"small": "db.t4g.micro", "medium": "db.t4g.medium", "large": "db.m6g.large"},
         "gcp": {"small": "db-custom-1-3840", "medium": "db-custom-2-7680",
@@ -142,17 +146,46 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
 # -- hold-back of the backend -------------------------------------------------------------
 
 
+ADMIN_HOST_KEY = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}
+
+
+def _manifest(rendered: Rendered, name: str) -> dict[str, Any]:
+    manifest: dict[str, Any] = rendered.resource(name)["spec"]["forProvider"]["manifest"]
+    return manifest
+
+
 @pytest.mark.parametrize("cloud", CLOUDS)
-def test_deployment_waits_for_the_connection_details(
+def test_deployment_waits_for_the_apps_own_database_user(
     client: FunctionClient, catalog: Catalog, cloud: str
 ) -> None:
     composite = environment_composite(cloud)
     held, observed = settle(client, composite, cloud)
-    assert "backend-deployment" not in held.resources
+    assert "backend-deployment" not in held.resources and "db-user" not in held.resources
     composed = held.condition("Composed")
     assert composed is not None
-    assert "backend-deployment (waits for database connection details)" in composed.message
+    assert "db-user (waits for database connection details)" in composed.message
     assert "backend-service" in held.resources
+
+    # the administrator's details exist: the Job creating the app's user runs, the app waits
+    with_admin = run(client, composite, observed=observed, connection={"database": SECRETS})
+    assert "backend-deployment" not in with_admin.resources
+    composed = with_admin.condition("Composed")
+    assert composed is not None and "backend-deployment (waits for db-user complete" in (
+        composed.message)
+    job_object = with_admin.resource("db-user")
+    assert job_object["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+    assert "'Complete'" in job_object["spec"]["readiness"]["celQuery"]
+    job = _manifest(with_admin, "db-user")
+    assert job["metadata"]["namespace"] == ADMIN_NAMESPACE
+    pod = job["spec"]["template"]["spec"]
+    grant = {c["name"]: c for c in pod["containers"]}["grant"]
+    env = {item["name"]: item for item in grant["env"]}
+    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
+                                                            "key": ADMIN_HOST_KEY[cloud]}}
+    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
+                                                                "key": "password"}}
+    assert env["APP_USER"] == {"name": "APP_USER", "value": "app"}
+    observed["db-user"] = observed_ready(job_object)
 
     released = run(client, composite, observed=observed, connection={"database": SECRETS})
     deployment = released.resource("backend-deployment")
@@ -160,12 +193,12 @@ def test_deployment_waits_for_the_connection_details(
     container = manifest["spec"]["template"]["spec"]["containers"][0]
     assert container["envFrom"] == [{"secretRef": {"name": SECRET}}]
     env = {item["name"]: item for item in container["env"]}
-    host_key = {"aws": "host", "gcp": "privateIP", "azure": "endpoint"}[cloud]
-    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": host_key}}
-    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": SECRET,
-                                                                "key": "password"}}
-    assert {"DB_PORT", "DB_USER", "DB_NAME"} <= set(env)
-    assert all("value" not in item or item["name"] != "DB_PASSWORD" for item in container["env"])
+    # the same keys on every cloud: the Job writes them
+    for name, key in (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
+                      ("DB_PASSWORD", "password"), ("DB_NAME", "database"),
+                      ("PGSSLMODE", "sslmode")):  # libpq clients require TLS by themselves
+        assert env[name]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": key}}
+    assert ADMIN_SECRET not in str(manifest)
     # the design's backend names no health path: the probes connect to its port
     assert container["readinessProbe"]["tcpSocket"] == {"port": "http"}
     assert container["livenessProbe"]["tcpSocket"] == {"port": "http"}
@@ -174,6 +207,61 @@ def test_deployment_waits_for_the_connection_details(
     assert deployment["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
     assert "s3cr3t" not in str(released.response)
     assert_schema_valid(released, catalog)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_app_user_has_its_databases_privileges_only(
+    client: FunctionClient, cloud: str
+) -> None:
+    """Issue 22 item 19: a role of its own, CONNECT/TEMPORARY on its database and USAGE/CREATE
+    on its public schema; the Job writes only the app's Secret; nothing else."""
+    rendered, _ = converged(client, cloud)
+    pod = _manifest(rendered, "db-user")["spec"]["template"]["spec"]
+    grant_script = pod["containers"][0]["command"][-1]
+    assert "CREATE ROLE %I LOGIN" in grant_script
+    assert "REVOKE ALL ON DATABASE :\"db\" FROM PUBLIC" in grant_script
+    assert "GRANT CONNECT, TEMPORARY ON DATABASE :\"db\" TO :\"app_user\"" in grant_script
+    assert "GRANT USAGE, CREATE ON SCHEMA public TO :\"app_user\"" in grant_script
+    for word in ("SUPERUSER", "CREATEDB", "CREATEROLE", "cloudsqlsuperuser", "rds_superuser",
+                 "azure_pg_admin", "GRANT ALL"):
+        assert word not in grant_script.replace("NOT EXISTS", ""), word
+    assert "PGSSLMODE=require" in grant_script
+    credentials = pod["initContainers"][0]
+    assert "/dev/urandom" in credentials["command"][-1]
+    assert "--from-file=password=" in credentials["command"][-1]  # never on a command line
+    assert {item["name"] for item in credentials["env"]} >= {"DB_HOST", "DB_PORT"}
+    assert "DB_PASSWORD" not in {item["name"] for item in credentials["env"]}
+    for container in [*pod["initContainers"], *pod["containers"]]:
+        assert container["securityContext"]["allowPrivilegeEscalation"] is False
+        assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["serviceAccountName"] == "db-user"
+    role = _manifest(rendered, "db-user-role")
+    assert role["metadata"]["namespace"] == NAMESPACE
+    assert role["rules"] == [
+        {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
+        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [SECRET],
+         "verbs": ["get", "patch", "update"]},
+    ]
+    binding = _manifest(rendered, "db-user-binding")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "db-user",
+                                    "namespace": ADMIN_NAMESPACE}]
+    assert rendered.status["pending"] == []
+
+
+def test_the_user_job_is_a_new_job_when_it_changes(client: FunctionClient) -> None:
+    """A Job's pod template is immutable: another image is a new Job, not a refused update."""
+    rendered, observed = converged(client, "aws")
+    before = _manifest(rendered, "db-user")["metadata"]["name"]
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["databaseUser"] = {"postgresImage": "registry.acme.example/postgres:17.6-alpine"}
+    again = run(client, environment_composite("aws"), settings=settings, observed=observed,
+                connection={"database": SECRETS})
+    job = _manifest(again, "db-user")
+    assert job["metadata"]["name"] != before and job["metadata"]["name"].startswith("db-user-")
+    assert job["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "registry.acme.example/postgres:17.6-alpine")
+    assert "backend-deployment" in again.resources  # the running app is not taken away
 
 
 def test_an_existing_deployment_is_kept_when_details_are_briefly_unobserved(
@@ -205,17 +293,22 @@ def test_on_another_cluster_the_secret_is_copied_at_apply_time(
     assert copy_object["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
     manifest = copy_object["spec"]["forProvider"]["manifest"]
     assert (manifest["kind"], manifest["metadata"]) == (
-        "Secret", {"name": SECRET, "namespace": NAMESPACE})
+        "Secret", {"name": ADMIN_SECRET, "namespace": ADMIN_NAMESPACE})
     assert "data" not in manifest  # the provider patches it in; it never passes through here
     assert copy_object["spec"]["references"] == [{
         "patchesFrom": {"apiVersion": "v1", "kind": "Secret", "name": source["name"],
                         "namespace": "crossplane-system", "fieldPath": "data"},
         "toFieldPath": "data",
     }]
-    assert "backend-deployment" not in with_details.resources  # the copy is not Ready yet
+    assert "db-user" not in with_details.resources  # the copy is not Ready yet
+    assert "backend-deployment" not in with_details.resources
     assert_schema_valid(with_details, catalog)
 
     observed["db-connection"] = observed_ready(copy_object)
+    copied = run(client, composite, settings=settings, observed=observed, connection=details)
+    job = copied.resource("db-user")
+    assert job["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
+    observed["db-user"] = observed_ready(job)
     ready = run(client, composite, settings=settings, observed=observed, connection=details)
     deployment = ready.resource("backend-deployment")
     assert deployment["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
@@ -516,3 +609,154 @@ def test_the_namespaced_form_keeps_data_by_management_policies(client: FunctionC
         spec = settled.resource(name)["spec"]
         assert "deletionPolicy" not in spec
         assert spec["managementPolicies"] == ["Observe", "Create", "Update", "LateInitialize"]
+
+
+# -- the frontends reach the backend through the same CDN (issue 22 item 17) ----------------
+
+API_HOST = "payments-7d3f9a12.api.apps.acme.example"
+GCP_API_BACKEND = "projects/acme-apps-prod/global/backendServices/platform-ingress"
+
+
+def _with_api(**extra: Any) -> dict[str, Any]:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["api"] = {"originDomain": "api.apps.acme.example", "ingressClassName": "nginx",
+                       "gcpBackendService": GCP_API_BACKEND, **extra}
+    return settings
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
+    client: FunctionClient, catalog: Catalog, cloud: str
+) -> None:
+    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=_with_api())
+    assert rendered.fatal == []
+    ingress = _manifest(rendered, "backend-ingress")
+    assert ingress["kind"] == "Ingress" and ingress["metadata"]["namespace"] == NAMESPACE
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    (rule,) = ingress["spec"]["rules"]
+    assert rule["host"] == API_HOST
+    assert rule["http"]["paths"] == [{"path": "/api", "pathType": "Prefix", "backend": {
+        "service": {"name": "backend", "port": {"name": "http"}}}}]
+    if cloud == "aws":
+        distribution = rendered.resource("cdn")["spec"]["forProvider"]
+        api = next(o for o in distribution["origin"] if o["originId"] == "api")
+        assert api["domainName"] == API_HOST
+        assert api["customOriginConfig"]["originProtocolPolicy"] == "https-only"
+        assert api["customOriginConfig"]["originSslProtocols"] == ["TLSv1.2"]
+        first = distribution["orderedCacheBehavior"][0]
+        assert (first["pathPattern"], first["targetOriginId"]) == ("/api/*", "api")
+        assert first["cachePolicyId"] == "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"  # disabled
+        assert "POST" in first["allowedMethods"]
+        assert first["viewerProtocolPolicy"] == "https-only"
+    elif cloud == "gcp":
+        (matcher,) = rendered.resource("cdn")["spec"]["forProvider"]["pathMatcher"]
+        api = matcher["pathRule"][0]
+        assert api == {"paths": ["/api/*"], "service": GCP_API_BACKEND,
+                       "routeAction": {"urlRewrite": {"hostRewrite": API_HOST}}}
+    else:
+        origin = rendered.resource("cdn-api-origin")["spec"]["forProvider"]
+        assert (origin["hostName"], origin["originHostHeader"]) == (API_HOST, API_HOST)
+        assert origin["certificateNameCheckEnabled"] is True
+        route = rendered.resource("cdn-route-api")["spec"]["forProvider"]
+        assert route["patternsToMatch"] == ["/api/*"]
+        assert route["supportedProtocols"] == ["Https"] and "cache" not in route
+    assert_schema_valid(rendered, catalog)
+
+
+def test_without_api_settings_nothing_is_routed_to_the_backend(client: FunctionClient) -> None:
+    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    assert "backend-ingress" not in rendered.resources
+    assert len(rendered.resource("cdn")["spec"]["forProvider"]["origin"]) == 1
+
+
+def test_gcp_without_a_backend_service_says_so(client: FunctionClient) -> None:
+    settings = _with_api()
+    del settings["api"]["gcpBackendService"]
+    rendered, _ = settle(client, environment_composite("gcp"), "gcp", settings=settings)
+    assert rendered.fatal == []
+    gap = rendered.condition("CapabilitiesAvailable")
+    assert gap is not None and "cdn-api: " in gap.message and "api.gcpBackendService" in (
+        gap.message)
+    assert rendered.resource("backend-ingress")  # the ingress is there for when it is set
+
+
+def test_a_micro_frontend_may_not_take_the_api_path(client: FunctionClient) -> None:
+    composite = environment_composite("aws")
+    composite["spec"]["frontend"]["microFrontends"].append({"name": "api", "path": "/api"})
+    (message,) = run(client, composite, settings=_with_api()).fatal
+    assert message.startswith("spec.frontend.microFrontends")
+    assert "/api is the backend's path on the CDN" in message
+
+
+# -- provider review (issue 23): updates the clouds accept, drift they cause ---------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, cloud: str) -> None:
+    """Autoresize/auto-grow grows the disk; a preset value below it would be a shrink the
+    cloud refuses (GCP, Azure), or is ignored by the provider (AWS maxAllocatedStorage)."""
+    composite = environment_composite(cloud, database={"size": "small"})
+    _, observed = settle(client, composite, cloud)
+    grown = {"aws": {}, "gcp": {"settings": {"diskSize": 37}},
+             "azure": {"storageMb": 65536}}[cloud]
+    observed["database"]["status"]["atProvider"].update(grown)
+    again = run(client, composite, observed=observed)
+    for_provider = again.resource("database")["spec"]["forProvider"]
+    if cloud == "gcp":
+        assert for_provider["settings"]["diskSize"] == 37
+        assert for_provider["settings"]["diskAutoresize"] is True
+    elif cloud == "azure":
+        assert for_provider["storageMb"] == 65536
+    else:
+        assert (for_provider["allocatedStorage"], for_provider["maxAllocatedStorage"]) == (20, 100)
+    # a bigger preset still grows it
+    bigger = environment_composite(cloud, database={"size": "large"})
+    grown_more = run(client, bigger, observed=observed).resource("database")
+    value = {"aws": ["allocatedStorage"], "gcp": ["settings", "diskSize"],
+             "azure": ["storageMb"]}[cloud]
+    got: Any = grown_more["spec"]["forProvider"]
+    for key in value:
+        got = got[key]
+    assert got == {"aws": 100, "gcp": 100, "azure": 131072}[cloud]
+
+
+def test_a_major_upgrade_is_allowed_in_place(client: FunctionClient) -> None:
+    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    assert rendered.resource("database")["spec"]["forProvider"]["allowMajorVersionUpgrade"]
+    composite = environment_composite("azure", database={"size": "medium",
+                                                        "engineVersion": "17"})
+    _, observed = settle(client, composite, "azure")
+    assert "createMode" not in run(client, composite, observed=observed).resource(
+        "database")["spec"]["forProvider"]
+    observed["database"]["status"]["atProvider"]["version"] = "16"
+    upgraded = run(client, composite, observed=observed).resource("database")
+    # azurerm: only with create_mode Update does a new version not replace the server
+    assert upgraded["spec"]["forProvider"]["createMode"] == "Update"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_an_engine_downgrade_is_refused_naming_the_field(
+    client: FunctionClient, cloud: str
+) -> None:
+    rendered, observed = converged(client, cloud)
+    assert rendered.status["databaseEngineVersion"] == "16"
+    composite = environment_composite(cloud, database={"size": "medium", "engineVersion": "15"})
+    composite["status"] = rendered.status
+    (message,) = run(client, composite, observed=observed).fatal
+    assert message.startswith("spec.database.engineVersion: cannot go back from PostgreSQL "
+                              "16 to 15")
+    composite["spec"]["database"]["engineVersion"] = "17"
+    assert run(client, composite, observed=observed).fatal == []
+
+
+def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> None:
+    """Azure moves the zone on a failover; a late-initialized zone would be failed back."""
+    from tests.support.cases import namespaced_twin
+
+    settled, _ = converge(client.run, environment_case("azure"))
+    spec = settled.resource("database")["spec"]
+    assert spec["managementPolicies"] == ["Observe", "Create", "Update", "Delete"]
+    assert spec["deletionPolicy"] == "Orphan"
+    twin, _ = converge(client.run, namespaced_twin(environment_case("azure")))
+    assert twin.resource("database")["spec"]["managementPolicies"] == [
+        "Observe", "Create", "Update"]  # kept on delete, still no LateInitialize

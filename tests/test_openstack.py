@@ -161,6 +161,35 @@ def test_the_refresher_writes_only_its_own_secret_and_never_the_removed_one(clie
     assert "hv-pool-a.kubeconfig" not in text  # Gardener's removed static Secret
 
 
+def test_the_refresher_keeps_running_and_runs_locked_down(client):
+    """Issue 23: a CronJob that missed over 100 schedules never starts again without a
+    startingDeadlineSeconds; the pod holding garden and Shoot credentials runs non-root with
+    a read-only root and the kubeconfig in memory only."""
+    rendered, _ = settle(client, lambda obs: o.pool_request(o.hypervisor(), observed=obs))
+    cronjob = manifests(rendered)["access-cronjob"]["spec"]
+    assert cronjob["startingDeadlineSeconds"] == 600
+    pod = cronjob["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    (container,) = pod["containers"]
+    assert container["securityContext"] == {"allowPrivilegeEscalation": False,
+                                            "readOnlyRootFilesystem": True,
+                                            "capabilities": {"drop": ["ALL"]}}
+    assert {"name": "tmp", "mountPath": "/tmp"} in container["volumeMounts"]
+    tmp = next(v for v in pod["volumes"] if v["name"] == "tmp")
+    assert tmp["emptyDir"]["medium"] == "Memory"
+
+
+def test_purpose_infrastructure_outside_the_garden_namespace_is_refused(client):
+    request = o.pool_request(o.hypervisor())
+    env = o.environment()
+    env["data"]["gardener"]["purpose"] = "infrastructure"
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    (message,) = client.run(request).fatal
+    assert message.startswith("environment.gardener")
+    assert "infrastructure is only allowed for Shoots in the garden namespace" in message
+
+
 def test_a_pool_is_ready_when_its_shoot_object_is(client):
     composite = o.hypervisor()
     rendered, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
@@ -546,6 +575,30 @@ def test_missing_region_settings_are_named(client):
     request.required_resources["environment-0"].items[0].resource.update(env)
     rendered = client.run(request)
     assert rendered.fatal and "environment.gardener.credentialsBindingName" in rendered.fatal[0]
+
+
+@pytest.mark.parametrize(("provider", "networking", "message"), [
+    ("ironcore", None, "needs type (the CNI"),
+    ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
+    ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
+])
+def test_a_shoot_gardener_would_refuse_is_refused_first(client, provider, networking, message):
+    """Issue 23: Gardener validates networking.type for Shoots with workers, and the OpenStack
+    extension networking.nodes; the region's settings are refused before a Shoot is sent."""
+    request = o.pool_request(o.hypervisor())
+    env = o.environment()
+    env["data"]["gardener"]["providerType"] = provider
+    if networking is None:
+        del env["data"]["gardener"]["networking"]
+    else:
+        env["data"]["gardener"]["networking"] = networking
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    rendered = client.run(request)
+    assert len(rendered.fatal) == 1, rendered.fatal
+    assert rendered.fatal[0].startswith("environment.gardener.networking")
+    assert message in rendered.fatal[0]
+    assert "shoot" not in rendered.resources
 
 
 def test_a_cluster_on_100_pools_composes_within_the_size_limits(client, catalog):

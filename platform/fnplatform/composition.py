@@ -349,7 +349,9 @@ class Composition:
         """
         spec = self.desired[name].body["spec"]
         if self.namespaced:
-            spec["managementPolicies"] = ["Observe", "Create", "Update", "LateInitialize"]
+            # A builder's own narrower policies (no LateInitialize) stay narrow.
+            own = [p for p in spec.get("managementPolicies") or ["*"] if p not in ("*", "Delete")]
+            spec["managementPolicies"] = own or ["Observe", "Create", "Update", "LateInitialize"]
         else:
             spec["deletionPolicy"] = "Orphan"
 

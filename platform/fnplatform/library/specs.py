@@ -188,6 +188,13 @@ class CdnSpec:
     paths: tuple[CdnPath, ...] = ()
     hostname: str | None = None
     root_object: str = "index.html"
+    #: The backend's HTTPS origin host (the platform's ingress, reached by this name): when
+    #: set, ``api_path/*`` is forwarded there uncached with every method.
+    api_origin: str | None = None
+    api_path: str = "/api"
+    #: GCP: the global backend service (self link) reaching the platform's ingress; a URL
+    #: map routes to backend services, not host names.
+    api_backend: str | None = None
 # -- storage, keys, ingress (issue 8, section 2) ----------------------------------------------
 
 

@@ -91,6 +91,9 @@ def _observed(name: str, body: dict[str, Any]) -> dict[str, Any]:
                 "conditions": [{"type": "Available", "status": "True",
                                 "reason": "MinimumReplicasAvailable"}],
             }
+        if live["kind"] == "Job":  # the database-user Job has run to completion
+            live["status"] = {"succeeded": 1, "conditions": [
+                {"type": "Complete", "status": "True", "reason": "CompletionsReached"}]}
         at_provider = {"manifest": live}
     out["status"] = {"atProvider": at_provider, "conditions": READY}
     return out

@@ -10,7 +10,9 @@ never serves anything public).
 
 One ordered cache behaviour per micro-frontend path (``/checkout/*``), all on the bucket
 origin, with the AWS managed ``CachingOptimized`` cache policy; viewers are redirected to
-HTTPS on CloudFront's default certificate.
+HTTPS on CloudFront's default certificate. With ``spec.api_origin`` the backend is a second,
+custom origin (HTTPS only, TLS 1.2) behind ``/api/*``: uncached, every method, every viewer
+header but ``Host`` forwarded (AWS managed policies).
 """
 
 from __future__ import annotations
@@ -27,6 +29,37 @@ ORIGIN_ID = "assets"
 #: AWS managed cache policy "Managed-CachingOptimized" (the same id in every account).
 CACHING_OPTIMIZED = "658327ea-f89d-4fab-a63d-7e88639e58f6"
 CLOUDFRONT_PRINCIPAL = "cloudfront.amazonaws.com"
+API_ORIGIN_ID = "api"
+#: AWS managed policies for a dynamic origin: "Managed-CachingDisabled" and
+#: "Managed-AllViewerExceptHostHeader" (the origin sees its own host name, which its ingress
+#: routes on, and every viewer header, cookie and query string).
+CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+ALL_VIEWER_EXCEPT_HOST_HEADER = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
+
+
+def _api(spec: CdnSpec, host: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The backend's custom origin (HTTPS only, TLS 1.2) and its uncached behaviour."""
+    origin = {
+        "originId": API_ORIGIN_ID,
+        "domainName": host,
+        "customOriginConfig": {
+            "httpPort": 80,
+            "httpsPort": 443,
+            "originProtocolPolicy": "https-only",
+            "originSslProtocols": ["TLSv1.2"],
+        },
+    }
+    behaviour = {
+        "pathPattern": f"{spec.api_path.rstrip('/')}/*",
+        "targetOriginId": API_ORIGIN_ID,
+        "viewerProtocolPolicy": "https-only",  # a redirected POST would arrive as a GET
+        "allowedMethods": ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"],
+        "cachedMethods": ["GET", "HEAD"],
+        "cachePolicyId": CACHING_DISABLED,
+        "originRequestPolicyId": ALL_VIEWER_EXCEPT_HOST_HEADER,
+        "compress": True,
+    }
+    return origin, behaviour
 
 
 def _behaviour(path_pattern: str | None) -> dict[str, Any]:
@@ -58,11 +91,16 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
             }
         ),
     )
-    origin = {
+    origins: list[dict[str, Any]] = [{
         "originId": ORIGIN_ID,
         "domainName": f"{spec.bucket_name}.s3.{comp.region}.amazonaws.com",
         "originAccessControlIdRef": comp.ref(f"{name}-oac"),
-    }
+    }]
+    behaviours = [_behaviour(f"{path.path.rstrip('/')}/*") for path in spec.paths]
+    if spec.api_origin:
+        api_origin, api_behaviour = _api(spec, spec.api_origin)
+        origins.append(api_origin)
+        behaviours.insert(0, api_behaviour)
     comp.emit(
         name,
         DISTRIBUTION.new(
@@ -73,11 +111,9 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
                 "isIpv6Enabled": True,
                 "httpVersion": "http2and3",
                 "priceClass": "PriceClass_100",
-                "origin": [origin],
+                "origin": origins,
                 "defaultCacheBehavior": _behaviour(None),
-                "orderedCacheBehavior": [
-                    _behaviour(f"{path.path.rstrip('/')}/*") for path in spec.paths
-                ],
+                "orderedCacheBehavior": behaviours,
                 "restrictions": {"geoRestriction": {"restrictionType": "none"}},
                 "viewerCertificate": {"cloudfrontDefaultCertificate": True},
             }

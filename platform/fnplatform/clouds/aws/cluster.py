@@ -434,7 +434,7 @@ def _running(comp: Composition, name: str, path: str) -> list[str] | None:
     if not refs:
         return None
     by_name = {comp.resource_name(composed): composed for composed in comp.desired}
-    by_name.update({(body.get("metadata") or {}).get("name"): composed
+    by_name.update({str((body.get("metadata") or {}).get("name")): composed
                     for composed, body in comp.observed.items()})
     return sorted(str(by_name.get(ref.get("name"), ref.get("name"))) for ref in refs)
 

@@ -125,6 +125,10 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 **({"finalSnapshotIdentifier": f"{resource}-final"} if spec.final_snapshot
                    else {}),
                 "autoMinorVersionUpgrade": True,
+                # A new major engineVersion is an in-place upgrade (in the maintenance window);
+                # without this RDS refuses it ("The AllowMajorVersionUpgrade flag must be
+                # present when upgrading to a new major version").
+                "allowMajorVersionUpgrade": True,
                 "applyImmediately": False,
             },
             writeConnectionSecretToRef={

@@ -124,10 +124,62 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
             _route(comp, name, pattern, origin_path),
             uses=[name, f"{name}-origin"],
         )
+    if spec.api_origin:
+        _api(comp, name, spec, spec.api_origin)
     comp.gap(
         "cdn-private-link-approval",
         "Front Door reaches the storage account through Private Link: approve its pending "
         "private endpoint connection on the storage account (no provider kind can)",
+    )
+
+
+def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
+    """The backend behind ``/api/*``: its own origin group and origin (the platform's ingress
+    by host name, HTTPS with the certificate's name checked) and an uncached HTTPS-only route."""
+    profile = comp.ref(f"{name}-profile")
+    comp.emit(
+        f"{name}-api-origin-group",
+        FRONTDOOR_ORIGIN_GROUP.new(
+            {
+                "cdnFrontdoorProfileIdRef": profile,
+                "loadBalancing": {"sampleSize": 4, "successfulSamplesRequired": 3},
+                "sessionAffinityEnabled": False,
+            }
+        ),
+        uses=[f"{name}-profile"],
+    )
+    comp.emit(
+        f"{name}-api-origin",
+        FRONTDOOR_ORIGIN.new(
+            {
+                "cdnFrontdoorOriginGroupIdRef": comp.ref(f"{name}-api-origin-group"),
+                "enabled": True,
+                "certificateNameCheckEnabled": True,
+                "hostName": host,
+                "originHostHeader": host,
+                "httpPort": 80,
+                "httpsPort": 443,
+                "priority": 1,
+                "weight": 1000,
+            }
+        ),
+        uses=[f"{name}-api-origin-group"],
+    )
+    comp.emit(
+        f"{name}-route-api",
+        FRONTDOOR_ROUTE.new(
+            {
+                "cdnFrontdoorEndpointIdRef": comp.ref(name),
+                "cdnFrontdoorOriginGroupIdRef": comp.ref(f"{name}-api-origin-group"),
+                "cdnFrontdoorOriginIdsRefs": [comp.ref(f"{name}-api-origin")],
+                "patternsToMatch": [f"{spec.api_path.rstrip('/')}/*"],
+                "supportedProtocols": ["Https"],  # a redirected POST would arrive as a GET
+                "httpsRedirectEnabled": False,
+                "forwardingProtocol": "HttpsOnly",
+                "linkToDefaultDomain": True,
+            }
+        ),
+        uses=[name, f"{name}-api-origin"],
     )
 
 

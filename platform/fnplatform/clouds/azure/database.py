@@ -40,6 +40,7 @@ from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
 
 PASSWORD_NAMESPACE = "crossplane-system"
+WITHOUT_LATE_INITIALIZE = ("Observe", "Create", "Update", "Delete")
 PRIVATE_ZONE_SUFFIX = "private.postgres.database.azure.com"
 
 
@@ -96,7 +97,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
         "resourceGroupName": group,
         "version": spec.engine_version,
         "skuName": row.sku,
-        "storageMb": row.storage_mb,
+        "storageMb": _storage_mb(comp, name, row.storage_mb),
         "autoGrowEnabled": True,
         "administratorLogin": spec.admin_username,
         "autoGeneratePassword": True,
@@ -112,6 +113,11 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     }
     if row.zone_redundant:
         for_provider["highAvailability"] = {"mode": "ZoneRedundant"}
+    observed_version = comp.observed_value(name, "status.atProvider.version")
+    if observed_version and str(observed_version) != spec.engine_version:
+        # azurerm: "When create_mode is Update, upgrading version wouldn't force a new
+        # resource"; without it a new version replaces the server.
+        for_provider["createMode"] = "Update"
     comp.emit(
         name,
         FLEXIBLE_SERVER.new(
@@ -120,6 +126,10 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 "name": spec.connection_secret,
                 "namespace": spec.connection_namespace,
             },
+            # No LateInitialize: Azure picks the zone and standby zone and swaps them on a
+            # failover; late-initialized into forProvider, the provider would fail the server
+            # back (azurerm docs: ignore_changes on zone and standby_availability_zone).
+            managementPolicies=list(WITHOUT_LATE_INITIALIZE),
         ),
         uses=[f"{name}-dns-link"],
     )
@@ -131,6 +141,14 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
         external_name=spec.database_name,
         uses=[name],
     )
+
+
+def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
+    """The preset's storage, never less than the server has: ``autoGrowEnabled`` grows it, and
+    ``storage_mb`` "can only be scaled up" (azurerm ``postgresql_flexible_server``), so the
+    preset alone would ask for a shrink Azure refuses. A bigger preset still grows it."""
+    observed = comp.observed_value(name, "status.atProvider.storageMb")
+    return max(preset_mb, int(observed)) if isinstance(observed, (int, float)) else preset_mb
 
 
 @values.database_host.on("azure")

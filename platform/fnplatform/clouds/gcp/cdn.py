@@ -83,8 +83,9 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
                         "name": PATH_MATCHER,
                         "defaultServiceRef": backend,
                         "pathRule": [
-                            {"paths": [f"{path.path.rstrip('/')}/*"], "serviceRef": backend}
-                            for path in spec.paths
+                            *_api_rule(comp, spec),
+                            *({"paths": [f"{path.path.rstrip('/')}/*"], "serviceRef": backend}
+                              for path in spec.paths),
                         ],
                     }
                 ],
@@ -132,6 +133,27 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         ),
         uses=[f"{name}-https-proxy", f"{name}-address"],
     )
+
+
+def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
+    """``/api/*`` to the platform's backend service, the host rewritten to the environment's
+    origin name (the ingress routes on it). A URL map routes to backend services only, and
+    the pinned provider has no backend service or network endpoint group kind, so the
+    platform names its own (``api.gcpBackendService``); without it a gap condition says so."""
+    if not spec.api_origin:
+        return []
+    if not spec.api_backend:
+        comp.gap(
+            "cdn-api",
+            "Cloud CDN routes /api/* to a backend service: set environment "
+            "api.gcpBackendService (an EXTERNAL_MANAGED backend service reaching the ingress)",
+        )
+        return []
+    return [{
+        "paths": [f"{spec.api_path.rstrip('/')}/*"],
+        "service": spec.api_backend,
+        "routeAction": {"urlRewrite": {"hostRewrite": spec.api_origin}},
+    }]
 
 
 @values.cdn_bucket_reader.on("gcp")

@@ -95,7 +95,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                     "tier": row.tier,
                     "availabilityType": row.availability,
                     "diskType": "PD_SSD",
-                    "diskSize": row.disk_gb,
+                    "diskSize": _disk_size(comp, name, row.disk_gb),
                     "diskAutoresize": True,
                     "ipConfiguration": ip_configuration,
                     "backupConfiguration": {
@@ -116,6 +116,16 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
         external_name=spec.database_name,
         uses=[name],
     )
+
+
+def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
+    """The preset's disk, never less than the instance has: with ``diskAutoresize`` Cloud SQL
+    grows the disk, and a disk "cannot be reduced" (Terraform google provider,
+    ``google_sql_database_instance`` ``disk_size``: "this value will override the resizing from
+    disk_autoresize"), so the preset alone would ask for a shrink the API refuses. A bigger
+    preset still grows it."""
+    observed = comp.observed_value(name, "status.atProvider.settings.diskSize")
+    return max(preset_gb, int(observed)) if isinstance(observed, (int, float)) else preset_gb
 
 
 @values.database_host.on("gcp")

@@ -6,12 +6,14 @@ behind the cloud's CDN with one cache path per micro-frontend, and the backend D
 Service wired to the database through the Secret ``db-connection-details``. The composer says
 what the environment is; the library and the cloud builders say how each cloud does it.
 
-Where the secret comes from: when the app runs on the Crossplane cluster the database writes
-its connection details straight into the namespace; when the environment names another
-cluster (``appCluster.providerConfig``) the database writes them next to Crossplane and
-provider-kubernetes copies them at apply time (``references[].patchesFrom``). Either way the
-values never pass through the function. The Deployment waits for them, so pods never
-crash-loop on a missing Secret.
+The app connects as its own database user (issue 22 item 19, see ``user.py``): the
+database's administrator connection details go to the admin namespace ``<composite>-dbadmin``
+only (the provider writes them there when the app runs on the Crossplane cluster; when the
+environment names another cluster (``appCluster.providerConfig``), or in the namespaced form,
+the database writes them next to Crossplane and provider-kubernetes copies them at apply time,
+``references[].patchesFrom``). A Job there creates the app's role and writes the app's Secret
+``db-connection-details`` into the app's namespace. The values never pass through the
+function. The Deployment waits for that Job, so pods never crash-loop on a missing Secret.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from fnplatform.composers.environment import manifests
+from fnplatform.composers.environment import manifests, user
 from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import (
+    API_PATH,
     BUCKET_NAME_MAX,
     EnvironmentSettings,
     EnvironmentSpec,
@@ -48,6 +51,8 @@ from fnplatform.xrspec import user_spec
 
 NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
 CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"
+ADMIN_NAMESPACE, USER_JOB, INGRESS = "db-admin-namespace", "db-user", "backend-ingress"
+USER_ACCOUNT, USER_ROLE, USER_BINDING = "db-user-account", "db-user-role", "db-user-binding"
 #: Where provider-side Secrets live on the Crossplane cluster.
 CROSSPLANE_NAMESPACE = "crossplane-system"
 SUFFIX_LENGTH = 8
@@ -66,15 +71,18 @@ def compose(comp: Composition) -> None:
     remote = settings.appCluster.providerConfig if settings.appCluster else None
 
     add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
-    database = _database(comp, spec, app, remote, settings)
+    admin_ns = dns_label(comp.name, "dbadmin")
+    add_object(comp, ADMIN_NAMESPACE, user.namespace(admin_ns), provider_config=remote)
+    database = _database(comp, spec, remote, settings, admin_ns=admin_ns)
+    _app_user(comp, app, remote, settings, admin_ns=admin_ns,
+              admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
-    _backend(comp, app, remote, _copied(comp, remote), values.database_env(
-        comp, database, manifests.CONNECTION_SECRET))
+    _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(
         comp,
         Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
-              deployment=DEPLOYMENT, service=SERVICE,
+              deployment=DEPLOYMENT, service=SERVICE, user=USER_JOB,
               connection=CONNECTION_COPY if _copied(comp, remote) else None),
         app=app,
         bucket_name=assets,
@@ -158,15 +166,17 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: st
 
 
 def _database(
-    comp: Composition, spec: EnvironmentSpec, app: App, remote: str | None,
-    settings: EnvironmentSettings,
+    comp: Composition, spec: EnvironmentSpec, remote: str | None,
+    settings: EnvironmentSettings, *, admin_ns: str,
 ) -> DatabaseSpec:
-    """The database, writing its connection Secret into the app's namespace, or, where the
-    provider cannot write there (another cluster; the namespaced form, whose managed resources
-    write only into their own namespace), beside the database for an Object to copy."""
+    """The database, writing its administrator's connection Secret into the admin namespace
+    (never the app's), or, where the provider cannot write there (another cluster; the
+    namespaced form, whose managed resources write only into their own namespace), beside
+    the database for an Object to copy."""
+    _no_engine_downgrade(comp, spec.database.engineVersion)
     copied = _copied(comp, remote)
     if not copied:
-        secret, secret_namespace, uses = manifests.CONNECTION_SECRET, app.namespace, [NAMESPACE]
+        secret, secret_namespace, uses = user.ADMIN_SECRET, admin_ns, [ADMIN_NAMESPACE]
     else:
         secret = f"{comp.resource_name(DATABASE)}-connection"
         secret_namespace = (comp.namespace if comp.namespaced else None) or CROSSPLANE_NAMESPACE
@@ -193,14 +203,28 @@ def _database(
         body = add_object(
             comp,
             CONNECTION_COPY,
-            manifests.connection_secret(app),
+            user.admin_secret(admin_ns),
             provider_config=remote,
-            uses=[NAMESPACE],
+            uses=[ADMIN_NAMESPACE],
         )
         body["spec"]["references"] = manifests.connection_copy_references(
             secret, secret_namespace
         )
     return database
+
+
+def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
+    """A lower PostgreSQL major than the database runs is refused: no cloud downgrades in
+    place (RDS, Cloud SQL and flexible servers upgrade majors only), and the provider would
+    fail on every reconcile. The version is remembered in status once the database exists.
+    A higher one is an in-place upgrade (see the cloud builders)."""
+    known = (comp.composite.get("status") or {}).get("databaseEngineVersion")
+    if known and int(wanted) < int(str(known)):
+        raise InputError("spec.database.engineVersion",
+                         f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
+                         "downgrades a database in place; restore a dump into a new "
+                         "environment instead")
+    comp.remember("databaseEngineVersion", wanted if comp.is_observed(DATABASE) else None)
 
 
 def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:
@@ -253,6 +277,7 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             "the bucket and its assets); create a new environment instead",
         )
     domain = settings.frontend.domain
+    api = settings.api
     add_cdn(
         comp,
         CDN,
@@ -261,21 +286,60 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             bucket_name=name,
             paths=tuple(CdnPath(m.name, m.path) for m in spec.frontend.microFrontends),
             hostname=f"{spec.frontend.appName}.{domain}" if domain else None,
+            api_origin=api_origin(comp, spec, settings),
+            api_path=API_PATH,
+            api_backend=api.gcpBackendService if api else None,
         ),
     )
     return name
 
 
-def _backend(
-    comp: Composition, app: App, remote: str | None, copied: bool,
-    database_env: list[dict[str, Any]],
+def api_origin(comp: Composition, spec: EnvironmentSpec,
+               settings: EnvironmentSettings) -> str | None:
+    """``<appName>-<8 hex>.<api.originDomain>``: the backend's host on the platform's ingress,
+    one DNS label under the platform's wildcard record and certificate (the same suffix as the
+    bucket, so two squads' apps of one name never share a host)."""
+    if settings.api is None:
+        return None
+    uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
+    seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
+    return f"{spec.frontend.appName}-{seed[:SUFFIX_LENGTH]}.{settings.api.originDomain}"
+
+
+def _app_user(
+    comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings, *,
+    admin_ns: str, admin_env: list[dict[str, Any]],
 ) -> None:
-    """The backend Deployment (once the connection Secret is there) and its Service."""
-    if comp.is_observed(DEPLOYMENT) or _secret_in_place(comp, copied):
+    """The app's own database user: the Job's ServiceAccount (admin namespace), its right to
+    write the app's Secret (app namespace), and the Job once the administrator's Secret is in
+    the admin namespace (see ``user.py``)."""
+    add_object(comp, USER_ACCOUNT, user.service_account(admin_ns), provider_config=remote,
+               uses=[ADMIN_NAMESPACE])
+    add_object(comp, USER_ROLE, user.role(app), provider_config=remote, uses=[NAMESPACE])
+    add_object(comp, USER_BINDING, user.role_binding(app, admin_ns), provider_config=remote,
+               uses=[NAMESPACE])
+    if comp.is_observed(USER_JOB) or _admin_secret_in_place(comp, _copied(comp, remote)):
+        images = settings.databaseUser
+        add_object(
+            comp,
+            USER_JOB,
+            user.job(app, admin_ns, admin_env, kubectl_image=images.kubectlImage,
+                     postgres_image=images.postgresImage),
+            provider_config=remote,
+            readiness=ObjectReadiness.cel(user.JOB_COMPLETE),
+            uses=[ADMIN_NAMESPACE, USER_ACCOUNT, USER_BINDING],
+        )
+
+
+def _backend(comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings,
+             host: str | None) -> None:
+    """The backend Deployment (once the app's user and Secret exist), its Service, and the
+    Ingress on the platform's ingress for the CDN's ``/api/*`` (when the platform names one)."""
+    if comp.is_observed(DEPLOYMENT) or _user_in_place(comp):
         add_object(
             comp,
             DEPLOYMENT,
-            manifests.deployment(app, database_env),
+            manifests.deployment(app),
             provider_config=remote,
             readiness=ObjectReadiness.AVAILABLE,
             uses=[NAMESPACE],
@@ -283,6 +347,10 @@ def _backend(
     add_object(
         comp, SERVICE, manifests.service(app), provider_config=remote, uses=[NAMESPACE]
     )
+    if host and settings.api is not None:
+        add_object(comp, INGRESS, manifests.ingress(app, host, API_PATH,
+                                                   settings.api.ingressClassName),
+                   provider_config=remote, uses=[NAMESPACE, SERVICE])
 
 
 def _copied(comp: Composition, remote: str | None) -> bool:
@@ -292,11 +360,19 @@ def _copied(comp: Composition, remote: str | None) -> bool:
     return remote is not None or comp.namespaced
 
 
-def _secret_in_place(comp: Composition, copied: bool) -> bool:
-    """Whether ``db-connection-details`` exists where the pods run; records the hold if not."""
+def _admin_secret_in_place(comp: Composition, copied: bool) -> bool:
+    """Whether the administrator's Secret is in the admin namespace; records the hold if not."""
     if not copied:
-        return comp.needs_connection(DATABASE, by=DEPLOYMENT) is not None
+        return comp.needs_connection(DATABASE, by=USER_JOB) is not None
     if comp.is_ready(CONNECTION_COPY):
         return True
-    comp.hold(DEPLOYMENT, Wait(CONNECTION_COPY, "Ready (the copied connection Secret)"))
+    comp.hold(USER_JOB, Wait(CONNECTION_COPY, "Ready (the copied administrator Secret)"))
+    return False
+
+
+def _user_in_place(comp: Composition) -> bool:
+    """Whether the Job has created the app's user and Secret; records the hold if not."""
+    if comp.is_ready(USER_JOB):
+        return True
+    comp.hold(DEPLOYMENT, Wait(USER_JOB, "complete (the app's database user and its Secret)"))
     return False

@@ -7,9 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.environment.model import Backend
-from fnplatform.library.kubernetes import workload_labels
+from fnplatform.library.kubernetes import secret_env, workload_labels
 
 CONNECTION_SECRET = "db-connection-details"
+#: The backend's database variables and the keys of the app's Secret they read.
+APP_ENV = (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
+           ("DB_PASSWORD", "password"), ("DB_NAME", "database"), ("DB_SSLMODE", "sslmode"),
+           # libpq (psycopg, asyncpg) reads PGSSLMODE itself: TLS even where the server does
+           # not force it (RDS PostgreSQL 13/14 default rds.force_ssl=0).
+           ("PGSSLMODE", "sslmode"))
 BACKEND = "backend"
 DATABASE_NAME = "app"
 
@@ -25,16 +31,6 @@ class App:
 def namespace(app: App) -> dict[str, Any]:
     """The environment's namespace."""
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": app.namespace}}
-
-
-def connection_secret(app: App) -> dict[str, Any]:
-    """The connection Secret on the app's cluster; its data is patched in at apply time."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": CONNECTION_SECRET, "namespace": app.namespace},
-        "type": "Opaque",
-    }
 
 
 def connection_copy_references(source: str, source_namespace: str) -> list[dict[str, Any]]:
@@ -85,12 +81,14 @@ def _probe(app: App, *, initial_delay: int, period: int) -> dict[str, Any]:
     }
 
 
-def deployment(app: App, database_env: list[dict[str, Any]]) -> dict[str, Any]:
-    """The backend: env from the connection Secret, probed on its health path.
+def deployment(app: App) -> dict[str, Any]:
+    """The backend: env from the app's own Secret, probed on its health path.
 
-    ``database_env`` is the same ``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` on every
-    cloud, read by the kubelet from the Secret's cloud-specific keys; ``envFrom`` also exposes
-    every key as is. The claim's own variables come last and win.
+    ``db-connection-details`` is written by the database-user Job (``user.py``) with the same
+    keys on every cloud: ``host``, ``port``, ``username``, ``password``, ``database``,
+    ``sslmode``. ``DB_*`` read them through the kubelet; ``envFrom`` also exposes every key as
+    is. The claim's own variables come last and win. The administrator's credentials are never
+    in this namespace.
     """
     backend = app.backend
     container: dict[str, Any] = {
@@ -98,8 +96,7 @@ def deployment(app: App, database_env: list[dict[str, Any]]) -> dict[str, Any]:
         "image": backend.image,
         "ports": [{"name": "http", "containerPort": backend.port, "protocol": "TCP"}],
         "env": [
-            *database_env,
-            {"name": "DB_NAME", "value": DATABASE_NAME},
+            *(secret_env(name, CONNECTION_SECRET, key) for name, key in APP_ENV),
             *({"name": item.name, "value": item.value} for item in backend.env),
         ],
         "envFrom": [{"secretRef": {"name": CONNECTION_SECRET}}],
@@ -144,3 +141,27 @@ def service(app: App) -> dict[str, Any]:
 def service_address(app: App) -> str:
     """The backend Service's in-cluster address."""
     return f"{BACKEND}.{app.namespace}.svc.cluster.local:{app.backend.port}"
+
+
+def ingress(app: App, host: str, path: str, class_name: str | None) -> dict[str, Any]:
+    """The backend on the platform's ingress at ``https://<host><path>``: the CDN's origin for
+    ``<path>/*``. TLS is the ingress controller's (the platform's wildcard certificate for the
+    origin domain), so no certificate is composed per environment."""
+    spec: dict[str, Any] = {
+        "rules": [{
+            "host": host,
+            "http": {"paths": [{
+                "path": path,
+                "pathType": "Prefix",
+                "backend": {"service": {"name": BACKEND, "port": {"name": "http"}}},
+            }]},
+        }],
+    }
+    if class_name:
+        spec["ingressClassName"] = class_name
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
+        "spec": spec,
+    }

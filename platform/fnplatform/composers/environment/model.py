@@ -141,6 +141,10 @@ class Frontend(BaseModel):
     @field_validator("microFrontends")
     @classmethod
     def _unique(cls, items: list[MicroFrontend]) -> list[MicroFrontend]:
+        clash = [m.path for m in items if (m.path + "/").startswith("/api/")]
+        if clash:
+            msg = f"{', '.join(clash)}: /api is the backend's path on the CDN"
+            raise ValueError(msg)
         for attribute in ("name", "path"):
             values = [getattr(item, attribute) for item in items]
             duplicates = sorted({v for v in values if values.count(v) > 1})
@@ -178,6 +182,8 @@ class EnvironmentStatus(BaseModel):
     cdnDomainName: str | None = Field(None, description="Where the CDN serves the frontends.")  # noqa: N815
     backendService: str | None = Field(None, description="In-cluster address of the backend.")  # noqa: N815
     pending: list[str] | None = Field(None, description="Parts not ready yet.")
+    databaseEngineVersion: str | None = Field(  # noqa: N815
+        None, description="The PostgreSQL major the database runs (no going back from it).")
 
 
 class AppCluster(BaseModel):
@@ -216,6 +222,45 @@ class FrontendSettings(BaseModel):
         return prefix
 
 
+API_PATH = "/api"
+
+
+class ApiSettings(BaseModel):
+    """Where the CDN sends ``/api/*``: the platform's ingress, one host name per environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    originDomain: str = Field(  # noqa: N815
+        pattern=describe_pattern(DOMAIN, "a DNS domain such as api.apps.example.com"),
+        description="Each environment's backend is <appName>-<8 hex>.<originDomain> on the "
+        "platform's ingress (wildcard DNS record and certificate are the platform's).",
+    )
+    ingressClassName: str | None = Field(  # noqa: N815
+        None, min_length=1, description="The Ingress class; unset: the cluster's default.")
+    gcpBackendService: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(
+            r"^(https://www\.googleapis\.com/compute/v1/)?projects/[^/]+/global/"
+            r"backendServices/[a-z]([-a-z0-9]*[a-z0-9])?$",
+            "a global backend service such as "
+            "projects/<project>/global/backendServices/<name>"),
+        description="GCP: the global backend service (EXTERNAL_MANAGED) reaching the ingress, "
+        "e.g. through an internet NEG; the URL map rewrites the host per environment.",
+    )
+
+
+class DatabaseUserSettings(BaseModel):
+    """The images of the Job that creates the app's own database user (see ``user.py``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kubectlImage: str = Field(  # noqa: N815
+        "docker.io/alpine/k8s:1.33.4", min_length=1,
+        description="An image with kubectl and a POSIX shell (writes the app's Secret).")
+    postgresImage: str = Field(  # noqa: N815
+        "docker.io/library/postgres:17-alpine", min_length=1,
+        description="An image with psql and a POSIX shell (creates the role, grants).")
+
+
 class EnvironmentSettings(BaseModel):
     """The environment keys this module reads (cloud keys are read by the cloud builders)."""
 
@@ -230,4 +275,7 @@ class EnvironmentSettings(BaseModel):
     )
 
     appCluster: AppCluster | None = None  # noqa: N815
+    databaseUser: DatabaseUserSettings = Field(  # noqa: N815
+        default_factory=DatabaseUserSettings)
+    api: ApiSettings | None = None
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)

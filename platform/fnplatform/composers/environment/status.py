@@ -21,6 +21,7 @@ class Parts:
     cdn: str
     deployment: str
     service: str
+    user: str  # the Job creating the app's database user
     connection: str | None = None  # the copied Secret, when the app runs on another cluster
 
 
@@ -43,6 +44,7 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
         "frontend bucket": [parts.bucket],
         "cdn": [parts.cdn],
         "connection secret": [parts.connection] if parts.connection else [],
+        "database user": [parts.user],
         "backend": [parts.deployment, parts.service],
     }
     pending = comp.pending(checks)

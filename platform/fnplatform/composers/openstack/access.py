@@ -27,6 +27,7 @@ from fnplatform.composers.openstack.model import Access, Gardener
 from fnplatform.naming import dns_label
 
 KUBECONFIG_KEY = "kubeconfig"
+STARTING_DEADLINE_SECONDS = 600
 _SCRIPT = """set -eu
 printf '{"apiVersion":"authentication.gardener.cloud/v1alpha1","kind":"AdminKubeconfigRequest","spec":{"expirationSeconds":%s}}' "$EXPIRATION_SECONDS" > /tmp/request.json
 kubectl --kubeconfig /garden/kubeconfig create --raw "/apis/core.gardener.cloud/v1beta1/namespaces/$PROJECT_NAMESPACE/shoots/$SHOOT/adminkubeconfig" -f /tmp/request.json \\
@@ -100,6 +101,10 @@ def refresher_manifests(
             "spec": {
                 "schedule": access.schedule,
                 "concurrencyPolicy": "Forbid",
+                # Without a deadline, a CronJob that missed more than 100 schedules (a
+                # controller outage of 25 h at */15) is never started again (Kubernetes
+                # CronJob limitations); with it only the last 10 minutes count.
+                "startingDeadlineSeconds": STARTING_DEADLINE_SECONDS,
                 "successfulJobsHistoryLimit": 1,
                 "failedJobsHistoryLimit": 3,
                 "jobTemplate": {"spec": job},
@@ -119,6 +124,10 @@ def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener
     return {
         "serviceAccountName": name,
         "restartPolicy": "OnFailure",
+        # The pod holds a garden credential and a Shoot's admin kubeconfig: non-root, no
+        # privilege escalation, read-only root, the kubeconfig only in a memory emptyDir.
+        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
+                            "seccompProfile": {"type": "RuntimeDefault"}},
         "containers": [{
             "name": "refresh",
             "image": access.refresherImage,
@@ -129,11 +138,19 @@ def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener
                 {"name": "EXPIRATION_SECONDS", "value": str(access.expirationSeconds)},
                 {"name": "TARGET_SECRET", "value": target},
                 {"name": "TARGET_NAMESPACE", "value": access.namespace},
+                {"name": "HOME", "value": "/tmp"},
             ],
-            "volumeMounts": [{"name": "garden", "mountPath": "/garden", "readOnly": True}],
+            "securityContext": {"allowPrivilegeEscalation": False,
+                                "readOnlyRootFilesystem": True,
+                                "capabilities": {"drop": ["ALL"]}},
+            "volumeMounts": [{"name": "garden", "mountPath": "/garden", "readOnly": True},
+                             {"name": "tmp", "mountPath": "/tmp"}],
         }],
-        "volumes": [{"name": "garden", "secret": {
-            "secretName": access.gardenKubeconfigSecret,
-            "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
-        }}],
+        "volumes": [
+            {"name": "garden", "secret": {
+                "secretName": access.gardenKubeconfigSecret,
+                "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
+            }},
+            {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "8Mi"}},
+        ],
     }

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from fnplatform.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
 
@@ -294,7 +301,7 @@ class Gardener(BaseModel):
     machineImage: MachineImage = Field(default_factory=MachineImage)
     purpose: Literal["evaluation", "testing", "development", "production", "infrastructure"] = (
         "production")
-    networking: dict[str, Any] | None = None
+    networking: dict[str, Any] | None = Field(default=None, validate_default=True)
     infrastructureConfig: dict[str, Any] | None = None
     controlPlaneConfig: dict[str, Any] | None = None
     workerVolumeSize: str = Field(default="50Gi", pattern=QUANTITY)
@@ -304,7 +311,32 @@ class Gardener(BaseModel):
         if set(self.cloudProfile) != {"kind", "name"}:
             msg = "cloudProfile needs exactly kind and name"
             raise ValueError(msg)
+        # Gardener's ValidateShootSpec allows purpose infrastructure in the garden namespace
+        # only (pkg/apis/core/validation/shoot.go, availableShootPurposes).
+        if self.purpose == "infrastructure" and self.namespace != "garden":
+            msg = (f"purpose infrastructure is only allowed for Shoots in the garden namespace, "
+                   f"not {self.namespace}")
+            raise ValueError(msg)
         return self
+
+    @field_validator("networking")
+    @classmethod
+    def _networking(cls, networking: dict[str, Any] | None, info: ValidationInfo
+                    ) -> dict[str, Any] | None:
+        """Gardener refuses a Shoot with workers whose ``networking.type`` is missing
+        (``validateNetworking`` in ``pkg/apis/core/validation/shoot.go``: "networking type
+        must be provided"), and gardener-extension-provider-openstack one without
+        ``networking.nodes`` ("a nodes CIDR must be provided for Openstack shoots"). Said here,
+        before any Shoot is sent, instead of in the Object's sync error."""
+        if not networking or not networking.get("type"):
+            msg = "needs type (the CNI, e.g. cilium or calico): Gardener refuses a Shoot " \
+                  "with workers without networking.type"
+            raise ValueError(msg)
+        if info.data.get("providerType") == "openstack" and not networking.get("nodes"):
+            msg = "needs nodes (the node CIDR): the OpenStack extension refuses a Shoot " \
+                  "without networking.nodes"
+            raise ValueError(msg)
+        return networking
 
 
 class Access(BaseModel):
