@@ -519,3 +519,14 @@ def test_pending_parts_are_the_unready_composed_or_held_ones() -> None:
     parts = {"database": ["db"], "assets": ["bucket"], "backend": ["app"],
              "cdn": ["cdn"]}  # cdn: neither composed nor held (a cloud gap), not waited for
     assert comp.pending(parts) == ["assets", "backend"]
+
+
+def test_a_pattern_has_one_description() -> None:
+    """Two descriptions of one pattern would silently change every field's message."""
+    from fnplatform.validation import describe_pattern
+
+    pattern = r"^test-[0-9]+$"
+    assert describe_pattern(pattern, "test- then digits") == pattern
+    assert describe_pattern(pattern, "test- then digits") == pattern  # the same words: fine
+    with pytest.raises(ValueError, match="already described"):
+        describe_pattern(pattern, "something else")

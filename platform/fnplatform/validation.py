@@ -30,7 +30,14 @@ def describe_pattern(pattern: str, words: str) -> str:
     """Register ``words`` (``"a DNS domain such as example.com"``) as the meaning of ``pattern``.
 
     Returns ``pattern`` so a model can write ``Field(pattern=describe_pattern(P, "..."))``.
+    A pattern has one description: describing it again differently is an error at import
+    (the messages of every field using it would otherwise change silently); use the shared
+    constant (``DOMAIN``, ``DNS_LABEL``...) instead.
     """
+    known = _PATTERN_WORDS.get(pattern)
+    if known is not None and known != words:
+        msg = f"pattern {pattern!r} is already described as {known!r}"
+        raise ValueError(msg)
     _PATTERN_WORDS[pattern] = words
     return pattern
 

@@ -271,9 +271,14 @@ def node_pool(
     # EKS replaces a group whose capacity type, subnets or launch template (not version) change.
     refuse_replacement(comp, name, for_provider, {"capacityType": ("spot", "ON_DEMAND")},
                        what="node group")
-    running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs")
-    if running_subnets is not None and running_subnets != sorted(_pool_subnets(comp, spec)):
-        raise replacement_refused("zones", "node group")
+    # Compared by zone: a private cluster made public moves its groups to the public subnets
+    # (announced, as before); only a change of zones is the user's to make differently.
+    running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
+    if running_refs and running_refs != for_provider["subnetIdRefs"]:  # else nothing moved
+        running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs") or []
+        if ({subnet[-1] for subnet in running_subnets}
+                != {subnet[-1] for subnet in _pool_subnets(comp, spec)}):
+            raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
     uses = [*node_role_attachments(spec.cluster),

@@ -231,7 +231,7 @@ class ApiSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     originDomain: str = Field(  # noqa: N815
-        pattern=describe_pattern(DOMAIN, "a DNS domain such as api.apps.example.com"),
+        pattern=DOMAIN,
         description="Each environment's backend is <appName>-<8 hex>.<originDomain> on the "
         "platform's ingress (wildcard DNS record and certificate are the platform's).",
     )
