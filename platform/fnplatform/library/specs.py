@@ -68,6 +68,11 @@ class Taint:
     value: str
     effect: str
 
+    @property
+    def api_effect(self) -> str:
+        """The effect as the GKE and EKS APIs spell it: ``NoSchedule`` -> ``NO_SCHEDULE``."""
+        return "".join(f"_{c}" if c.isupper() else c for c in self.effect).lstrip("_").upper()
+
 
 @dataclass(frozen=True)
 class NodePoolSpec:

@@ -247,7 +247,7 @@ def node_pool(
     if spec.taints:
         for_provider["taint"] = [
             {"key": t.key, **({"value": t.value} if t.value else {}),
-             "effect": TAINT_EFFECTS[t.effect]} for t in spec.taints]
+             "effect": t.api_effect} for t in spec.taints]
     version = _version(comp, spec.cluster)
     if version:
         for_provider["version"] = version
@@ -410,9 +410,6 @@ def cluster_name_rule(comp: Composition) -> NameRule:
     return CLUSTER_NAME_RULE
 
 
-#: Kubernetes taint effects in EKS's spelling.
-TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
-                 "NoExecute": "NO_EXECUTE"}
 #: EBS volume types a node's root disk may have.
 DISK_TYPES = ("gp2", "gp3", "io1", "io2")
 #: The root device of the EKS-optimised Amazon Linux AMIs (AL2, AL2023).

@@ -214,7 +214,7 @@ def node_pool(
         node_config["diskSizeGb"] = spec.disk_size_gb
     if spec.taints:
         node_config["taint"] = [
-            {"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]}
+            {"key": t.key, "value": t.value, "effect": t.api_effect}
             for t in spec.taints]
     for_provider: dict[str, Any] = {
         "project": project(comp),
@@ -329,9 +329,6 @@ def cluster_name_rule(comp: Composition) -> NameRule:
     return CLUSTER_NAME_RULE
 
 
-#: Kubernetes taint effects in GKE's spelling.
-TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
-                 "NoExecute": "NO_EXECUTE"}
 #: Boot disk types a GKE node pool takes (Compute Engine persistent disks).
 DISK_TYPES = ("pd-balanced", "pd-ssd", "pd-standard")
 
