@@ -38,7 +38,7 @@ from tests.live.providers import (
     OperatorStandIn,
     start_provider_kubernetes,
 )
-from tests.live.standins import KubeletStandIn
+from tests.live.standins import METRICS_PORT, KubeletStandIn
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -241,7 +241,7 @@ def function_calls(live: Live) -> float:
     if live.kubelet is None or not live.kubelet.running:
         return 0.0
     address = next(iter(live.kubelet.running.values()))
-    with urllib.request.urlopen(f"http://{address}:8080/metrics", timeout=5) as rsp:
+    with urllib.request.urlopen(f"http://{address}:{METRICS_PORT}/metrics", timeout=5) as rsp:
         text = rsp.read().decode()
     return sum(
         sample.value

@@ -25,6 +25,8 @@ from tests.live.kube import Kube
 
 FUNCTION_IMAGE_REPO = "/function-platform"  # the package (and runtime) image of this function
 GRPC_PORT = 9443  # Crossplane's function runtime port (internal/controller/pkg/runtime)
+#: Where the function serves its metrics here (README "Metrics"; 8080 in a real pod).
+METRICS_PORT = 9102
 
 
 class Loop:
@@ -191,6 +193,9 @@ class KubeletStandIn:
                 "function",
                 *container.get("args", []),
                 f"--address={address}:{GRPC_PORT}",
+                # its own address, off 8080: Crossplane and provider-kubernetes serve their
+                # metrics on :8080 in this one network namespace (a pod would have its own)
+                f"--metrics-address={address}:{METRICS_PORT}",
                 f"--tls-certs-dir={certs}",
                 "--debug",
             ],
