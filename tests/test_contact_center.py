@@ -25,6 +25,7 @@ from tests.support.cases import (
     contact_center_composite,
     converge,
     environment_config,
+    namespaced_twin,
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready
 from tests.support.schemas import Catalog
@@ -371,6 +372,19 @@ def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
     condition = rendered.condition("RecordingsOnDelete")
     assert condition is not None and condition.status == TRUE
     assert condition.reason == "RetainedUnderLock" and "400 days" in condition.message
+
+
+def test_namespaced_kept_recordings_warn_against_reusing_the_name(client: FunctionClient) -> None:
+    """A v2 composite is named by the user: re-created with the same name, its global names
+    (bucket, key ring, vault) would meet the kept ones, so the condition says so."""
+    twin = namespaced_twin(contact_center_case("gcp"))
+    rendered, _ = converge(client.run, twin, passes=10)
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == TRUE
+    assert "use a new name" in condition.message
+    assert all("deletionPolicy" not in b["spec"] for b in rendered.resources.values())
+    kept = rendered.resource("recordings")["spec"]["managementPolicies"]
+    assert "Delete" not in kept and "Create" in kept
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
