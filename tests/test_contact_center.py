@@ -25,6 +25,7 @@ from tests.support.cases import (
     contact_center_composite,
     converge,
     environment_config,
+    namespaced_twin,
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready
 from tests.support.schemas import Catalog
@@ -272,6 +273,16 @@ def test_azure_rules_have_unique_priorities_and_only_trusted_sources(
         assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
 
 
+def test_aws_security_group_description_is_set_at_creation_only(client: FunctionClient) -> None:
+    """EC2 cannot change a group's description (the provider would replace the group, which
+    upjet refuses): changing the platform must not leave the group failing to update."""
+    rendered = converged(client, "aws")
+    for name in ("sip-ingress", "secondary-sip-ingress"):
+        group = rendered.resource(name)["spec"]
+        assert "description" not in group["forProvider"]
+        assert group["initProvider"]["description"].startswith("SIP/RTP of genesys-cloud")
+
+
 def test_adding_a_trusted_range_renames_no_rule(client: FunctionClient) -> None:
     before = set(converged(client, "aws").resources)
     sip = {"trustedCidrs": ["203.0.113.0/24", "52.129.96.0/20", "198.51.100.0/24"]}
@@ -361,6 +372,19 @@ def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
     condition = rendered.condition("RecordingsOnDelete")
     assert condition is not None and condition.status == TRUE
     assert condition.reason == "RetainedUnderLock" and "400 days" in condition.message
+
+
+def test_namespaced_kept_recordings_warn_against_reusing_the_name(client: FunctionClient) -> None:
+    """A v2 composite is named by the user: re-created with the same name, its global names
+    (bucket, key ring, vault) would meet the kept ones, so the condition says so."""
+    twin = namespaced_twin(contact_center_case("gcp"))
+    rendered, _ = converge(client.run, twin, passes=10)
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == TRUE
+    assert "use a new name" in condition.message
+    assert all("deletionPolicy" not in b["spec"] for b in rendered.resources.values())
+    kept = rendered.resource("recordings")["spec"]["managementPolicies"]
+    assert "Delete" not in kept and "Create" in kept
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -580,6 +604,20 @@ def test_aws_failover_replica_replication_health_check_and_records(
     assert primary["healthCheckIdRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
     assert primary["zoneId"] == "Z0CONTACT000001"
     assert rendered.status["replicaBucket"]["name"].endswith("recordings-replica")
+
+
+def test_aws_replication_role_uses_each_key_only_through_s3_in_its_region(
+    client: FunctionClient,
+) -> None:
+    """Least privilege: decrypt via S3 in the source region, encrypt via S3 in the replica's."""
+    rendered = converged(client, "aws")
+    policy = json.loads(rendered.resource("recordings-replication-policy")["spec"]
+                        ["forProvider"]["policy"])
+    kms = {tuple(st["Action"]): st["Condition"]["StringLike"]
+           for st in policy["Statement"] if str(st["Action"][0]).startswith("kms:")}
+    assert kms[("kms:Decrypt",)]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
+    assert kms[("kms:Encrypt", "kms:GenerateDataKey")]["kms:ViaService"] == (
+        "s3.us-west-2.amazonaws.com")
 
 
 def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> None:

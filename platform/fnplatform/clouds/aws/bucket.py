@@ -268,8 +268,9 @@ def _replication(comp: Composition, name: str, spec: BucketSpec, region: str) ->
         "assumeRolePolicy": trust_policy(REPLICATION_SERVICE, "sts:AssumeRole"),
         "description": f"S3 replication of {source_arn} to {target_arn}",
     }))
+    target_region = str(comp.desired[target].body["spec"]["forProvider"]["region"])
     comp.emit(f"{role}-policy", IAM_POLICY.new({
-        "policy": _replication_permissions(source_arn, target_arn),
+        "policy": _replication_permissions(source_arn, target_arn, region, target_region),
         "description": f"What S3 replication of {source_arn} may do",
     }))
     comp.emit(f"{role}-attachment", ROLE_POLICY_ATTACHMENT.new({
@@ -314,8 +315,12 @@ def _key_of(comp: Composition, bucket_composed: str) -> str | None:
     return None
 
 
-def _replication_permissions(source_arn: str, target_arn: str) -> str:
-    """S3's documented replication permissions, KMS use limited by encryption context."""
+def _replication_permissions(
+    source_arn: str, target_arn: str, source_region: str, target_region: str,
+) -> str:
+    """S3's documented replication permissions; KMS use only through S3 in each bucket's
+    region (``kms:ViaService``) and only for that bucket's objects (encryption context), as
+    AWS's "Replicating encrypted objects" example policy does."""
     return policy_document([
         {"Effect": "Allow", "Action": ["s3:GetReplicationConfiguration", "s3:ListBucket"],
          "Resource": source_arn},
@@ -331,8 +336,10 @@ def _replication_permissions(source_arn: str, target_arn: str) -> str:
         # With S3 Bucket Keys the encryption context is the bucket ARN, else the object ARN.
         {"Effect": "Allow", "Action": ["kms:Decrypt"], "Resource": "*",
          "Condition": {"StringLike": {
+             "kms:ViaService": f"s3.{source_region}.amazonaws.com",
              "kms:EncryptionContext:aws:s3:arn": [source_arn, f"{source_arn}/*"]}}},
         {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:GenerateDataKey"], "Resource": "*",
          "Condition": {"StringLike": {
+             "kms:ViaService": f"s3.{target_region}.amazonaws.com",
              "kms:EncryptionContext:aws:s3:arn": [target_arn, f"{target_arn}/*"]}}},
     ])

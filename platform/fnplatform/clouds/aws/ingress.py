@@ -24,13 +24,16 @@ from fnplatform.library.specs import IngressRulesSpec
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """Security group ``name`` and its ingress rules ``<name>-<rule id>``."""
     region = spec.region or comp.region  # the network's: a security group is regional
+    # A security group's description cannot change (EC2 has no call for it; the provider
+    # replaces the group, which upjet refuses): it is set at creation only (initProvider), so
+    # a later change of the words never leaves the group failing to update.
     comp.emit(name, SECURITY_GROUP.new({
         "region": region,
         "name": comp.resource_name(name),
-        "description": spec.description or f"Ingress of {comp.name}",
         "vpcIdRef": comp.ref(spec.network),
         "revokeRulesOnDelete": True,
-    }), uses=(spec.network,))
+    }, initProvider={"description": spec.description or f"Ingress of {comp.name}"}),
+        uses=(spec.network,))
     for rule in unique_rules(spec.rules):
         source = ipaddress.ip_network(rule.source, strict=False)
         body = {

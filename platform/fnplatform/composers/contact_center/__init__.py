@@ -286,13 +286,17 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
         if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
             comp.keep_on_delete(name)
             kept.append(name)
-    buckets = ", ".join(n for n in (BUCKET, REPLICA) if n in comp.desired)
+    buckets = ", ".join(str(cloud_value(comp, "bucket_address", n).get("name") or n)
+                        for n in (BUCKET, REPLICA) if n in comp.desired)
     if storage.lock:
         comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
                        f"deleting this endpoint keeps the recordings ({buckets}), their keys "
-                       f"and settings in {spec.cloud} (deletionPolicy Orphan), locked for "
+                       f"and settings in {spec.cloud} (kept on delete), locked for "
                        f"{storage.retention_days} days from each recording; delete them with "
-                       f"{spec.cloud}'s own tools once the lock has expired")
+                       f"{spec.cloud}'s own tools once the lock has expired"
+                       + ("; their global names derive from this endpoint's name, so an "
+                          "endpoint re-created with the same name meets them: use a new name"
+                          if comp.namespaced else ""))
         return
     kept_key = (f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
                 "destroy their versions" if kept else "")
