@@ -286,7 +286,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
         if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
             comp.keep_on_delete(name)
             kept.append(name)
-    buckets = ", ".join(str(cloud_value(comp, "bucket_address", n).get("name") or n)
+    buckets = ", ".join(str(values.bucket_address(comp, n).get("name") or n)
                         for n in (BUCKET, REPLICA) if n in comp.desired)
     if storage.lock:
         comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
