@@ -10,7 +10,10 @@ managed reconciler does (crossplane-runtime pkg/reconciler/managed):
   `Synced=False, ReconcileError` with "cannot resolve references", as the real provider does;
 - refuses what the cloud refuses where the CRD cannot say it: an SQS redrive policy whose
   deadLetterTargetArn is no queue's ARN (AWS: "InvalidParameterValue: Value ... for parameter
-  RedrivePolicy is invalid. Reason: Dead-letter target does not exist");
+  RedrivePolicy is invalid. Reason: Dead-letter target does not exist"), and an Azure storage
+  account encrypted with a Key Vault key through a user-assigned identity before that identity
+  is granted on the vault (Azure Storage checks wrapKey/unwrapKey when the key is set:
+  "The key vault ... does not grant the identity ... the permissions ...");
 - else fills `status.atProvider` from `forProvider` plus the computed ids (id, arn, selfLink,
   URLs: upjet copies the Terraform state, which holds every argument and attribute), sets
   `Synced=True, ReconcileSuccess` and `Ready=True, Available`, and writes the connection secret
@@ -306,6 +309,9 @@ class CloudStandIn:
                         f"cannot resolve references: mg.Spec.ForProvider.{field[:-8]}: "
                         "no resources matched selector"
                     )
+        refused = self._key_without_grant(mr, fp, mrs)
+        if refused:
+            return refused
         redrive = fp.get("redrivePolicy")
         if mr["kind"] in {"Queue", "QueueRedrivePolicy"} and isinstance(redrive, str) and redrive:
             import json
@@ -321,6 +327,35 @@ class CloudStandIn:
                     f"{redrive} for parameter RedrivePolicy is invalid. "
                     "Reason: Dead-letter target does not exist."
                 )
+        return ""
+
+    @staticmethod
+    def _key_without_grant(
+        mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]
+    ) -> str:
+        """An Azure storage account whose customer-managed key its identity may not use yet:
+        no Key Vault access policy for the identity's principal exists (Azure Storage reads
+        the key with the identity when the account is created or the key is set)."""
+        cmk = fp.get("customerManagedKey")
+        if mr["kind"] != "Account" or not isinstance(cmk, dict):
+            return ""
+        identity_id = cmk.get("userAssignedIdentityId")
+        principals = {
+            ((m.get("status") or {}).get("atProvider") or {}).get("principalId")
+            for m in mrs if m["kind"] == "UserAssignedIdentity"
+            and ((m.get("status") or {}).get("atProvider") or {}).get("id") == identity_id
+        } - {None}
+        granted = {
+            ((m.get("spec") or {}).get("forProvider") or {}).get("objectId")
+            for m in mrs if m["kind"] == "AccessPolicy"
+        }
+        if identity_id and not principals & granted:
+            return (
+                f"storage.AccountsClient#Create: Failure: StatusCode=400 -- Original Error: "
+                f"Code=\"KeyVaultAccessDenied\" Message=\"The key vault of "
+                f"{cmk.get('keyVaultKeyId')} does not grant the identity {identity_id} the "
+                f"get, wrapKey and unwrapKey permissions\""
+            )
         return ""
 
     def _status(self, mr: dict[str, Any], status: dict[str, Any]) -> None:
