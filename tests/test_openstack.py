@@ -289,6 +289,8 @@ def test_manila_adds_a_cephfs(client, catalog):
     fs = manifests(rendered)["ceph-filesystem"]
     assert fs["kind"] == "CephFilesystem"
     assert fs["metadata"]["name"] == "customer-a-prod-cephfs"
+    # issue 23: Rook deletes a filesystem's data with the CR unless told to preserve it
+    assert fs["spec"]["preserveFilesystemOnDelete"] is True
     assert_all_valid(rendered, catalog)
     assert "manila" in condition(rendered, "ControlPlaneCoverage")[2]
 
