@@ -198,7 +198,7 @@ def test_ironcore_settings_its_extension_requires_are_required(client, drop, mes
 
 def test_a_pools_zone_cannot_change_once_its_shoot_exists(client):
     """The extensions keep worker zones immutable: Gardener would refuse every re-apply."""
-    rendered, observed = settle(client, lambda obs: o.pool_request(o.hypervisor(), observed=obs))
+    _, observed = settle(client, lambda obs: o.pool_request(o.hypervisor(), observed=obs))
     moved = o.hypervisor()
     moved["spec"]["ironcore"]["machinePool"] = "ironcore-elsewhere"
     (fatal,) = client.run(o.pool_request(moved, observed=observed)).fatal
