@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+# What the function does at start (fnplatform.composers.composers): the clouds register on the
+# capabilities, so tests calling a capability directly find every cloud's builder.
+import fnplatform.clouds  # noqa: F401
 import pytest
 
 from tests.support.harness import FunctionClient, start_server

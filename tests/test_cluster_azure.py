@@ -282,7 +282,7 @@ def test_status_carries_endpoint_ca_name_and_issuer(client: Any) -> None:
     status = rendered.status
     assert status["clusterEndpoint"] == f"https://{FQDN}:443"
     assert status["clusterCA"] == CA_DATA
-    assert status["clusterName"] == "team-a-cluster"
+    assert status["clusterName"] == "main"  # the claim's name: the AKS cluster is named after it
     assert status["oidcIssuer"] == OIDC_ISSUER
     assert status["cloud"] == "azure"
 

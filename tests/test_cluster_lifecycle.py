@@ -283,6 +283,50 @@ def test_observed_import_composes_nothing_inside_the_imported_network_and_cluste
     assert any("spec.parameters.import.include" in r.message for r in rendered.results)
 
 
+def _cluster_only(cloud: str, mode: str, include: tuple[str, ...] = ()):
+    case = _imported(cloud, mode, include)
+    del case.composite["spec"]["parameters"]["import"]["resources"]["network"]
+    return case
+
+
+@pytest.mark.parametrize("mode", ["observe", "manage"])
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_importing_only_the_cluster_composes_no_network_for_it(client, catalog, cloud, mode):
+    """Issue 22 §13: the adopted cluster has its network; a new VPC, router and NAT would be
+    billed and never used. Nothing refers to the network that is not composed."""
+    rendered, _ = converge(client.run, _cluster_only(cloud, mode))
+    assert not rendered.fatal, rendered.fatal
+    assert not [n for n in rendered.resources if n == "network" or n.startswith("network-")]
+    assert not [n for n in rendered.resources if "network" in n and n.startswith("usage-")]
+    body = rendered.resource("cluster")
+    assert catalog.validate(body) == []
+    refs = [path for path in _paths(body["spec"]) if path.endswith(("Ref", "Refs", "Selector"))
+            and "network" in str(get_path(body["spec"], path))]
+    assert refs == []
+    assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
+    left_out = [r.message for r in rendered.results if "Not composed" in r.message]
+    assert left_out and "network" in left_out[0]
+
+
+def test_an_included_network_is_composed_for_an_imported_cluster(client):
+    rendered, _ = converge(client.run, _cluster_only("gcp", "observe", include=("network*",)))
+    assert rendered.resource("network")["kind"] == "Network"
+    assert rendered.resource("cluster")["spec"]["forProvider"]["networkRef"]
+
+
+def _paths(node: Any, prefix: str = "") -> list[str]:
+    """Every dotted key path in ``node`` (lists by index)."""
+    found: list[str] = []
+    items = node.items() if isinstance(node, dict) else (
+        enumerate(node) if isinstance(node, list) else ())
+    for key, value in items:
+        path = f"{prefix}.{key}" if prefix and isinstance(key, str) else (
+            f"{prefix}[{key}]" if prefix else str(key))
+        found.append(path)
+        found.extend(_paths(value, path))
+    return found
+
+
 def test_import_include_takes_patterns_and_warns_of_names_matching_nothing(client, catalog):
     rendered, _ = converge(client.run, _imported("gcp", include=("pool-*", "pool-pol0")))
     assert not rendered.fatal, rendered.fatal
@@ -597,3 +641,88 @@ def test_the_v1_xrd_declares_the_published_keys():
     assert definition["spec"]["connectionSecretKeys"] == ["kubeconfig", "endpoint", "clusterCA"]
     namespaced = yaml.safe_load((apis / "namespaced" / "definition.yaml").read_text())
     assert "connectionSecretKeys" not in namespaced["spec"]
+
+
+# -- cluster names: the design's clusterName label, else the claim's name -------------------
+
+
+def _named(cloud: str, cluster_name: str | None = None, claim: str | None = "prod"):
+    case = cluster_case(cloud)
+    composite = copy.deepcopy(case.composite)
+    labels = composite["metadata"]["labels"]
+    if cluster_name is not None:
+        labels["clusterName"] = cluster_name
+    if claim is None:
+        del labels["crossplane.io/claim-name"]
+    return dataclasses.replace(case, composite=composite)
+
+
+def _external_name(rendered: Rendered, name: str = "cluster") -> str | None:
+    annotations = rendered.resource(name)["metadata"].get("annotations") or {}
+    return annotations.get("crossplane.io/external-name")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cluster_is_named_by_the_label_else_the_claim(client, catalog, cloud):
+    """Issue 22 §12: no random suffix in the cloud's name; the label wins over the claim."""
+    labelled, _ = converge(client.run, _named(cloud, "payments-eu"))
+    assert _external_name(labelled) == "payments-eu"
+    assert catalog.validate(labelled.resource("cluster")) == []
+    claimed, _ = converge(client.run, _named(cloud))
+    assert _external_name(claimed) == "prod"
+    unclaimed, _ = converge(client.run, _named(cloud, claim=None))
+    assert _external_name(unclaimed) in (None, *([] if cloud != "gcp" else ["acme-prod-cluster"]))
+
+
+@pytest.mark.parametrize(("cloud", "name"), [
+    ("gcp", "Payments"),            # GKE: lowercase only
+    ("gcp", "a" * 41),              # GKE: at most 40
+    ("aws", "-payments"),           # EKS: starts alphanumeric
+    ("azure", "payments-"),         # AKS: ends alphanumeric
+])
+def test_a_cluster_name_the_cloud_refuses_is_an_error_on_the_label(client, cloud, name):
+    rendered = client.run(_named(cloud, name).request())
+    assert len(rendered.fatal) == 1
+    assert rendered.fatal[0].startswith("metadata.labels.clusterName: ")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_cluster_name_is_fixed_once_the_cluster_exists(client, cloud):
+    _, observed = converge(client.run, _named(cloud, "payments-eu"))
+    renamed = _named(cloud, "payments-us")
+    rendered = client.run(renamed.request(observed=observed, required=renamed.fetched()))
+    assert rendered.fatal == [
+        "metadata.labels.clusterName: immutable: the cluster exists as 'payments-eu'; "
+        "renaming would replace it (set it back)"]
+    # Without the label the existing name is kept (the claim default never renames it).
+    kept = _named(cloud)
+    again = client.run(kept.request(observed=observed, required=kept.fetched()))
+    assert not again.fatal and _external_name(again) == "payments-eu"
+
+
+def test_chart_values_from_the_environment_merge_over_the_modules(client):
+    """Issue 22 §11: per-chart Helm values, merged over what the module renders."""
+    case = cluster_case("aws")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["charts"] = {
+        "ingress-nginx": {"values": {"controller": {"replicaCount": 5,
+                                                    "config": {"use-gzip": "true"}}}},
+        "cluster-autoscaler": {"values": {"extraArgs": {"scale-down-delay-after-add": "5m"}}},
+    }
+    rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
+    ingress = _values(rendered, "release-ingress-nginx")["controller"]
+    assert ingress["replicaCount"] == 5 and ingress["config"] == {"use-gzip": "true"}
+    assert ingress["metrics"]  # the module's own values under the same map stay
+    autoscaler = _values(rendered, "cluster-autoscaler-release")
+    assert autoscaler["extraArgs"] == {"scale-down-delay-after-add": "5m"}
+    assert autoscaler["fullnameOverride"] == "cluster-autoscaler"
+
+
+def test_chart_values_must_be_a_map(client):
+    case = cluster_case("gcp")
+    environment = copy.deepcopy(case.environment[0])
+    environment["data"]["charts"] = {"cert-manager": {"values": ["not", "a", "map"]}}
+    rendered = client.run(dataclasses.replace(case, environment=(environment,)).request(
+        required=dataclasses.replace(case, environment=(environment,)).fetched()))
+    assert len(rendered.fatal) == 1
+    assert rendered.fatal[0].startswith("environment.charts.cert-manager.values")

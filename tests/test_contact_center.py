@@ -262,12 +262,14 @@ def test_azure_rules_have_unique_priorities_and_only_trusted_sources(
     client: FunctionClient,
 ) -> None:
     rendered = converged(client, "azure")
-    rules = for_provider(rendered, "SecurityRule")
-    assert len({r["priority"] for r in rules}) == len(rules) == 6
-    found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
-              r["sourceAddressPrefix"]) for r in rules}
-    assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
-    assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
+    for site in ("sip-ingress", "secondary-sip-ingress"):  # priorities are unique per NSG
+        rules = [b["spec"]["forProvider"] for n, b in rendered.resources.items()
+                 if b["kind"] == "SecurityRule" and n.startswith(f"{site}-")]
+        assert len({r["priority"] for r in rules}) == len(rules) == 6
+        found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
+                  r["sourceAddressPrefix"]) for r in rules}
+        assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
+        assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
 
 
 def test_adding_a_trusted_range_renames_no_rule(client: FunctionClient) -> None:
@@ -321,6 +323,123 @@ def test_gdpr_recordings_unlocked_unless_asked(client: FunctionClient, cloud: st
         assert bucket["retentionPolicy"]["isLocked"] is False
     else:
         assert plain.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is False
+
+
+# -- deletion (issue 23): locked recordings are kept, the claim still deletes -------------------
+
+ESTATE = ("recordings", "recordings-key", "replica-key")
+
+
+def _estate(name: str, cloud: str) -> bool:
+    return name in ESTATE or name.startswith(tuple(f"{p}-" for p in ESTATE)) or (
+        cloud == "azure" and name == "group")
+
+
+def _orphaned(body: dict[str, Any]) -> bool:
+    return bool(body["spec"].get("deletionPolicy") == "Orphan")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    """PCI-DSS (compliance lock): the recordings estate is orphaned, so the claim deletes
+    completely while the locked recordings stay private, readable and locked; nothing else is."""
+    rendered = converged(client, cloud)
+    kept = {n for n, b in rendered.resources.items() if _orphaned(b)}
+    estate = {n for n in rendered.resources if _estate(n, cloud)}
+    assert kept == estate
+    assert {"recordings", "recordings-key"} <= kept
+    if cloud == "aws":  # the public access block and TLS policy stay on the kept bucket
+        assert {"recordings-public-access-block", "recordings-policy", "recordings-replica",
+                "replica-key", "recordings-logs"} <= kept
+    if cloud == "gcp":  # without its grant the storage agent could not decrypt
+        assert "recordings-key-storage-grant" in kept
+    if cloud == "azure":  # the account lives in the group: deleting the group deletes it
+        assert {"group", "recordings-key-vault", "recordings-key-identity-access"} <= kept
+    assert {n: e for n in kept if (e := catalog.validate(rendered.resources[n]))} == {}
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == TRUE
+    assert condition.reason == "RetainedUnderLock" and "400 days" in condition.message
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_unlocked_recordings_go_with_the_endpoint_after_their_key_waits(
+    client: FunctionClient, cloud: str,
+) -> None:
+    """GDPR without a lock: nothing orphaned but the GCP crypto key (Cloud KMS would destroy
+    its versions), the bucket never force-emptied, and its key waits for it (a Usage)."""
+    policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
+    rendered = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud))
+    kept = {n for n, b in rendered.resources.items() if _orphaned(b)}
+    if cloud == "gcp":
+        assert kept == {"recordings-key", "recordings-key-ring", "recordings-key-storage-grant"}
+    else:
+        assert kept == set()
+    usages = [b["spec"] for b in rendered.resources.values() if b["kind"].endswith("Usage")]
+    key_used_by_bucket = [u for u in usages
+                          if u["of"]["resourceRef"]["name"].endswith("-recordings-key")
+                          and u["by"]["resourceRef"]["name"].endswith("-recordings")]
+    assert key_used_by_bucket, "the key must not be deleted before the bucket it decrypts"
+    if cloud != "azure":
+        assert rendered.resource("recordings")["spec"]["forProvider"].get(
+            "forceDestroy", False) is False
+    condition = rendered.condition("RecordingsOnDelete")
+    assert condition is not None and condition.status == FALSE
+    assert condition.reason == "DeletedWithEndpoint"
+
+
+# -- updates the clouds cannot make (issue 23) --------------------------------------------------
+
+
+def _update(client: FunctionClient, cloud: str, change: Any) -> Rendered:
+    """A reconcile of an endpoint that exists (its resources observed, its status written),
+    after ``change`` to its spec."""
+    case = contact_center_case(cloud)
+    rendered, observed = converge(client.run, case, passes=10)
+    composite = copy.deepcopy(case.composite)
+    composite["status"] = rendered.status
+    change(composite["spec"])
+    return client.run(case.request(composite=composite, observed=observed,
+                                   required=case.fetched()))
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_compliance_lock_is_extended_never_shortened_or_lifted(
+    client: FunctionClient, cloud: str,
+) -> None:
+    """S3 object lock can't be turned off; locked GCS retention and Azure WORM only extend."""
+    def retention(days: int) -> Any:
+        return lambda spec: spec["recording"].update(retentionDays=days)
+
+    def lift(spec: dict[str, Any]) -> None:
+        spec["taggingPolicy"]["complianceLevel"] = "none"
+        spec["recording"]["objectLock"] = False
+
+    assert "400" in fatal_on(_update(client, cloud, retention(300)),
+                             "spec.recording.retentionDays")
+    fatal_on(_update(client, cloud, lift), "spec.recording.objectLock")
+    extended = _update(client, cloud, retention(500))
+    assert not extended.fatal and extended.status["lockedRetentionDays"] == 500
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_what_exists_is_not_moved_to_another_region(client: FunctionClient, cloud: str) -> None:
+    """A region change would strand the old resources (recordings included) and build new
+    ones: refused, naming the field."""
+    allowed = {"aws": ("us-east-2", "eu-west-1"), "gcp": ("us-east4", "us-central1"),
+               "azure": ("eastus2", "uksouth")}[cloud]
+
+    def primary(spec: dict[str, Any]) -> None:
+        spec["region"] = allowed[0]
+
+    def secondary(spec: dict[str, Any]) -> None:
+        spec["failoverPolicy"]["secondaryRegion"] = allowed[1]
+
+    fatal_on(_update(client, cloud, primary), "spec.region")
+    fatal_on(_update(client, cloud, secondary), "spec.failoverPolicy.secondaryRegion")
+    unchanged = _update(client, cloud, lambda spec: None)
+    assert not unchanged.fatal, unchanged.fatal
 
 
 def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionClient) -> None:
@@ -498,6 +617,88 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     assert "failover-record" not in rendered.resources
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "failover-dns" in gaps.message
+
+
+# -- the secondary site (issue 22 item 21) ----------------------------------------------------
+
+SECONDARY_KINDS = {"aws": ("VPC", "SecurityGroup"), "gcp": ("Network", None),
+                   "azure": ("VirtualNetwork", "SecurityGroup")}
+
+
+def _region_of(body: dict[str, Any]) -> str | None:
+    spec = body["spec"]["forProvider"]
+    return spec.get("region") or spec.get("location")
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_failover_builds_the_secondary_site_network_and_sip_ingress(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    """The failover region gets its own network (sibling range) and the same SIP/RTP rules,
+    so the secondary record points at a site this endpoint built; every body schema-valid."""
+    rendered = converged(client, cloud)
+    secondary = CONTACT_CENTER_SECONDARY[cloud]
+    site = {n: b for n, b in rendered.resources.items() if n.startswith("secondary-")}
+    assert {n: e for n, b in site.items() if (e := catalog.validate(b))} == {}
+    network_kind, group_kind = SECONDARY_KINDS[cloud]
+    assert rendered.kinds["secondary-network"] == network_kind
+    regional = [b for b in site.values() if _region_of(b) is not None]
+    assert regional and {_region_of(b) for b in regional} == {secondary}
+    ranges = {"aws": ("secondary-network", "cidrBlock"),
+              "gcp": ("secondary-network-subnet", "ipCidrRange"),
+              "azure": ("secondary-network", "addressSpace")}[cloud]
+    cidr = rendered.resource(ranges[0])["spec"]["forProvider"][ranges[1]]
+    assert cidr in ("10.61.0.0/16", ["10.61.0.0/16"])  # the sibling of 10.60.0.0/16
+    primary_rules = {n.removeprefix("sip-ingress-") for n in rendered.resources
+                     if n.startswith("sip-ingress-")}
+    secondary_rules = {n.removeprefix("secondary-sip-ingress-") for n in site
+                       if n.startswith("secondary-sip-ingress-")}
+    assert primary_rules and primary_rules == secondary_rules
+    if group_kind is not None:
+        assert rendered.kinds["secondary-sip-ingress"] == group_kind
+    status = rendered.status["secondarySite"]
+    assert status["region"] == secondary and status["networkId"]
+    assert status["securityGroupId"]
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None and f"secondary site in {secondary}" in compliant.message
+
+
+def test_the_secondary_site_follows_its_network_rules(client: FunctionClient) -> None:
+    """AWS: the VPC's public subnets are in the secondary region's zones; the security group
+    is in the secondary VPC, never the primary one."""
+    rendered = converged(client, "aws")
+    subnet = rendered.resource("secondary-network-public-a")["spec"]["forProvider"]
+    assert subnet["availabilityZone"] == "us-west-2a"
+    group = rendered.resource("secondary-sip-ingress")["spec"]["forProvider"]
+    assert group["vpcIdRef"] == {"name": "us-east-agent-cluster-x7k2p-secondary-network"}
+
+
+def test_no_failover_no_secondary_site(client: FunctionClient) -> None:
+    def no_failover(spec: dict[str, Any]) -> None:
+        del spec["failoverPolicy"]
+
+    rendered = converged(client, "aws", mutate=no_failover)
+    assert not [n for n in rendered.resources if n.startswith("secondary-")]
+    assert "secondarySite" not in rendered.status
+
+
+def test_the_secondary_range_is_chosen_or_refused_when_it_overlaps(
+    client: FunctionClient,
+) -> None:
+    def cidr(value: str) -> Any:
+        return lambda spec: spec["failoverPolicy"].update(networkCidr=value)
+
+    chosen = converged(client, "gcp", mutate=cidr("172.20.0.0/20"))
+    subnet = chosen.resource("secondary-network-subnet")["spec"]["forProvider"]
+    assert subnet["ipCidrRange"] == "172.20.0.0/20"
+    message = fatal_on(run(client, "aws", mutate=cidr("10.60.128.0/17")),
+                       "spec.failoverPolicy.networkCidr")
+    assert "overlaps" in message
+    # A whole private block has no private sibling: the user names the range.
+    fatal_on(run(client, "azure", network={"cidr": "192.168.0.0/16"}),
+             "spec.failoverPolicy.networkCidr")
+    # AWS VPCs are /16 to /24: the secondary range is checked as the primary one is.
+    fatal_on(run(client, "aws", mutate=cidr("172.16.0.0/12")), "spec.failoverPolicy.networkCidr")
 
 
 # -- Azure resource group, placement ------------------------------------------------------------

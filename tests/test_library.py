@@ -19,11 +19,11 @@ from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet
 from fnplatform.errors import InputError, NotYet, SpecError
 from fnplatform.guard import dropped_stateful
+from fnplatform.holds import Hold, Wait
 from fnplatform.input import Input
 from fnplatform.kinds import Readiness, register
 from fnplatform.layering import Layer, merge_layers
-from fnplatform.library import ObjectReadiness, add_object, registry
-from fnplatform.library.calls import Capability
+from fnplatform.library import Capability, ObjectReadiness, add_object
 from fnplatform.merge import deep_merge
 from fnplatform.naming import dns_label
 from fnplatform.readiness import is_ready
@@ -262,14 +262,14 @@ def test_region_and_scope_are_errors_on_the_users_field_when_missing() -> None:
     assert scope.value.field == "environment.aws.accountId"
 
 
-@registry.provides("test_widget", "aws")
+add_widget = Capability[dict[str, Any]]("test_widget")
+
+
+@add_widget.on("aws")
 def _widget(comp: Composition, name: str, spec: dict[str, Any]) -> None:
     if spec.get("cidr") == "bad":
         raise SpecError("cidr", "not a CIDR range")
     comp.emit(name, thing())
-
-
-add_widget = Capability[dict]("test_widget")
 
 
 @pytest.mark.parametrize(
@@ -288,8 +288,9 @@ def test_capability_errors_name_the_users_field(
     with pytest.raises(InputError) as err:
         add_widget(comp, "widget", spec, fields={"cidr": "spec.network.cidr"})
     assert (err.value.field, err.value.reason) == (field, reason)
-    assert registry.provides_capability("test_widget", "aws")
-    assert not registry.provides_capability("test_widget", cloud) or cloud == "aws"
+    assert add_widget.provided_on("aws")
+    assert add_widget.provided_on(cloud) == (cloud == "aws")
+    assert add_widget.clouds() == ["aws"]
 
 
 def test_a_call_attaches_uses_to_the_main_resource() -> None:
@@ -321,7 +322,8 @@ def test_needs(observed: dict | None, remembered: str | None, expected: str | No
     assert value == expected
     assert ("app" in comp.notes.held) is held
     if held:
-        assert comp.notes.held["app"] == "db status.atProvider.endpoint"
+        assert comp.notes.held["app"] == Hold((Wait("db", "status.atProvider.endpoint"),))
+        assert str(comp.notes.held["app"]) == "db status.atProvider.endpoint"
     else:
         assert comp.notes.status["databaseHost"] == expected
 
@@ -487,3 +489,44 @@ def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
         _adopted(["size", path])
     assert refused.value.field == "spec.parameters.import.resources.thing.manage[1]"
     assert reason in refused.value.reason
+
+
+@pytest.mark.parametrize(
+    ("hold", "resources", "shown"),
+    [
+        (Hold((Wait("db", "status.atProvider.endpoint"),)), {"db"},
+         "db status.atProvider.endpoint"),
+        (Hold((Wait("key", "Ready"), Wait("grant", "Ready"))), {"key", "grant"},
+         "key Ready, grant Ready"),
+        # Outside the composite: waits for no composed resource (a parsed note read "a").
+        (Hold((Wait(None, "a node group"),)), set(), "a node group"),
+        (Hold((Wait("network"), Wait("subnet"))), {"network", "subnet"}, "network, subnet"),
+    ],
+    ids=["observed-field", "two-ready", "outside-the-composite", "uses-only"],
+)
+def test_a_hold_knows_what_it_waits_for(hold: Hold, resources: set[str], shown: str) -> None:
+    assert hold.resources == resources
+    assert str(hold) == shown
+
+
+def test_pending_parts_are_the_unready_composed_or_held_ones() -> None:
+    ready = {"db": {**thing("demo-db"), "status": {"conditions": [
+        {"type": "Ready", "status": "True"}]}}}
+    comp = composition(observed=ready)
+    comp.emit("db", thing())
+    comp.emit("bucket", thing())
+    comp.hold("app", Wait("db", "Ready"))
+    parts = {"database": ["db"], "assets": ["bucket"], "backend": ["app"],
+             "cdn": ["cdn"]}  # cdn: neither composed nor held (a cloud gap), not waited for
+    assert comp.pending(parts) == ["assets", "backend"]
+
+
+def test_a_pattern_has_one_description() -> None:
+    """Two descriptions of one pattern would silently change every field's message."""
+    from fnplatform.validation import describe_pattern
+
+    pattern = r"^test-[0-9]+$"
+    assert describe_pattern(pattern, "test- then digits") == pattern
+    assert describe_pattern(pattern, "test- then digits") == pattern  # the same words: fine
+    with pytest.raises(ValueError, match="already described"):
+        describe_pattern(pattern, "something else")

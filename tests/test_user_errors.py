@@ -169,7 +169,7 @@ def test_messages_are_plain_words_with_the_exact_path(client, spec, expected):
 
 def test_a_bad_label_suggests_the_closest_value(client):
     rendered = _run(client, labels={"cloud": "gpc"})
-    assert rendered.fatal == ["metadata.labels.cloud: must be one of gcp, aws, azure; "
+    assert rendered.fatal == ["metadata.labels.cloud: must be one of aws, azure, gcp; "
                               "did you mean gcp?"]
 
 

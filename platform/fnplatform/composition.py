@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.errors import InputError, NotYet
+from fnplatform.holds import CONNECTION_DETAILS, READY, Hold, Wait
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
 from fnplatform.input import Input
 from fnplatform.kinds import kind_of
@@ -52,7 +53,7 @@ class Notes:
     status: dict[str, Any] = field(default_factory=dict)
     conditions: list[fnv1.Condition] = field(default_factory=list)
     results: list[fnv1.Result] = field(default_factory=list)
-    held: dict[str, str] = field(default_factory=dict)  # resource name -> what it waits for
+    held: dict[str, Hold] = field(default_factory=dict)  # resource name -> what it waits for
     #: The composite's own connection details (v1 composites publish them to the claim).
     connection: dict[str, bytes] = field(default_factory=dict)
     #: (fetched resource, user, reason, stable name of what is protected or None)
@@ -175,6 +176,19 @@ class Composition:
     def is_ready(self, name: str) -> bool:
         """Whether composed resource ``name`` reports Ready=True."""
         return self.observed.condition_true(name)
+
+    def pending(self, parts: Mapping[str, Iterable[str]]) -> list[str]:
+        """The parts (a label -> its composed names) that are not Ready yet, in order.
+
+        A part is pending while one of its resources is composed or held back and not Ready.
+        A resource neither composed nor held (a cloud that can't provide it: a CapabilityGap
+        condition says so) is not waited for. Every module reports its parts with this.
+        """
+        wanted = set(self.desired) | set(self.notes.held)
+        return [
+            part for part, names in parts.items()
+            if any(name in wanted and not self.is_ready(name) for name in names)
+        ]
 
     def remember(self, status_field: str, value: Any) -> Any:
         """Write ``status.<status_field>``: ``value``, else the one already saved there.
@@ -341,9 +355,9 @@ class Composition:
         else:
             spec["deletionPolicy"] = "Orphan"
 
-    def hold(self, name: str, waiting_for: str) -> None:
-        """Don't create ``name`` yet: it waits for ``waiting_for``."""
-        self.notes.held[name] = waiting_for
+    def hold(self, name: str, *waits_for: Wait) -> None:
+        """Don't create ``name`` yet: it waits for ``waits_for`` (replacing an earlier hold)."""
+        self.notes.held[name] = Hold(waits_for)
 
     # -- dependencies and outcomes ------------------------------------------------------
 
@@ -360,7 +374,7 @@ class Composition:
         if remember is not None:
             value = self.remember(remember, value)
         if value is None:
-            self.hold(by, f"{name} {path}")
+            self.hold(by, Wait(name, path))
         return value
 
     def setting_of(
@@ -388,7 +402,7 @@ class Composition:
         """
         if self.is_ready(name) or by in self.observed:
             return True
-        self.hold(by, f"{name} Ready")
+        self.hold(by, Wait(name, READY))
         return False
 
     def needs_connection(self, name: str, *, by: str) -> dict[str, bytes] | None:
@@ -398,7 +412,7 @@ class Composition:
         """
         details = self.observed.connection_details(name)
         if not details:
-            self.hold(by, f"{name} connection details")
+            self.hold(by, Wait(name, CONNECTION_DETAILS))
             return None
         return details
 

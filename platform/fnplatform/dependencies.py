@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composition import Composition, Emitted
+from fnplatform.holds import Hold, Wait
 from fnplatform.kinds import Readiness, register
 from fnplatform.naming import dns_label
 
@@ -53,7 +54,7 @@ def hold_unmet(comp: Composition) -> None:
             missing = [u for u in emitted.uses if u not in comp.desired or u not in comp.observed]
             if missing:
                 del comp.desired[emitted.name]
-                comp.hold(emitted.name, ", ".join(sorted(missing)))
+                comp.hold(emitted.name, *(Wait(used) for used in sorted(missing)))
                 changed = True
         for name in list(comp.notes.held):
             comp.desired.pop(name, None)
@@ -125,7 +126,7 @@ def _namespaced_reference(
     return True
 
 
-def waiting_summary(held: dict[str, str]) -> str:
+def waiting_summary(held: Mapping[str, Hold]) -> str:
     """``a (waits for b), c (waits for d)``: a message that says what waits for what."""
     return ", ".join(f"{name} (waits for {need})" for name, need in sorted(held.items()))
 

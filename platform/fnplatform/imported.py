@@ -90,17 +90,12 @@ def _held_children(
     found: set[str] = set()
     while True:  # transitively: a release waiting for a held pool of an imported cluster
         inside = children | imported | found
-        more = {name for name, need in comp.notes.held.items()
+        more = {name for name, hold in comp.notes.held.items()
                 if name not in kept and name not in found
-                and (_waited(need) & inside or _named_after(name, imported))}
+                and (hold.resources & inside or _named_after(name, imported))}
         if not more:
             return found
         found |= more
-
-
-def _waited(need: str) -> set[str]:
-    """The composed names a hold note (``"a status.x, b Ready"``) waits for."""
-    return {part.split()[0] for part in need.split(", ") if part}
 
 
 def _unneeded_helpers(
@@ -113,7 +108,7 @@ def _unneeded_helpers(
     helpers = {name for name in comp.desired
                if name not in kept | dropped and _named_after(name, imported)}
     # Held resources count by what they wait for, when opted in (else they go with it).
-    needs = {**needs, **{name: _waited(need) for name, need in comp.notes.held.items()
+    needs = {**needs, **{name: hold.resources for name, hold in comp.notes.held.items()
                          if name in kept}}
     needed: set[str] = set()
     pending = [n for n in needs if n not in helpers | dropped | imported]
@@ -122,6 +117,51 @@ def _unneeded_helpers(
             needed.add(used)
             pending.append(used)
     return helpers - needed
+
+
+def _used_only_by_the_adopted(
+    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str],
+    dropped: set[str],
+) -> set[str]:
+    """What an imported resource uses (the network of an adopted cluster), with that
+    resource's own helpers (``network-*``), when nothing still composed needs them.
+
+    The adopted resource already runs on its own: a new VPC, router and NAT beside it would be
+    billed and never used (issue 22 §13). ``import.include`` (or importing them too) keeps
+    them; so does anything still composed that needs them (an opted-in node pool needs the
+    network's subnets).
+    """
+    found: set[str] = set()
+    while True:
+        outside = set(comp.desired) - imported - dropped - found
+        used = {d for name in imported for d in needs.get(name, ())} & outside - kept
+        more: set[str] = set()
+        for dependency in sorted(used):
+            family = {n for n in outside - kept
+                      if n == dependency or _named_after(n, {dependency})}
+            if not any(needs.get(other, set()) & family for other in outside - family):
+                more |= family
+        if not more:
+            return found
+        found |= more
+
+
+def _without_refs_to(node: Any, gone: set[str]) -> Any:
+    """``node`` without the ``*Ref``/``*Refs``/``*Selector`` fields naming a resource in
+    ``gone`` (by ``metadata.name``): nothing may wait to resolve a resource not composed."""
+    if isinstance(node, dict):
+        kept: dict[str, Any] = {}
+        for key, value in node.items():
+            if key.endswith("Ref") and isinstance(value, dict) and value.get("name") in gone:
+                continue
+            if key.endswith("Refs") and isinstance(value, list) and any(
+                    isinstance(v, dict) and v.get("name") in gone for v in value):
+                continue
+            kept[key] = _without_refs_to(value, gone)
+        return kept
+    if isinstance(node, list):
+        return [_without_refs_to(item, gone) for item in node]
+    return node
 
 
 def _warn_unmatched(comp: Composition, include: list[str], composed: list[str]) -> None:
@@ -153,17 +193,23 @@ def leave_imported_alone(comp: Composition) -> None:
     if helpers:  # and what waits for them (a node group for its launch template)
         children |= helpers
         children |= _held_children(comp, imported, children, kept)
+    children |= _used_only_by_the_adopted(comp, needs, imported, kept, children)
     if not children:
         return
+    gone = {comp.desired[name].body["metadata"]["name"] for name in children
+            if name in comp.desired}
     for name in children:
         comp.desired.pop(name, None)
         comp.notes.held.pop(name, None)
     for name, emitted in list(comp.desired.items()):
-        if any(u in children for u in emitted.uses):
+        body = emitted.body
+        if "spec" in body and name in imported:
+            body = {**body, "spec": _without_refs_to(body["spec"], gone)}
+        if any(u in children for u in emitted.uses) or body is not emitted.body:
             comp.desired[name] = replace(
-                emitted, uses=tuple(u for u in emitted.uses if u not in children))
+                emitted, body=body, uses=tuple(u for u in emitted.uses if u not in children))
     comp.event(
-        f"Not composed inside imported resources ({', '.join(sorted(imported))}): "
+        f"Not composed inside or for imported resources ({', '.join(sorted(imported))}): "
         f"{', '.join(sorted(children))}. List any of them in spec.parameters.import.include "
         "to create it anyway.",
         reason="NotComposedInsideImported",

@@ -10,8 +10,11 @@ it names the field the user actually wrote.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from fnplatform.cloud import Cloud
 from fnplatform.errors import InputError
 
 
@@ -44,3 +47,39 @@ UNPLACED = Placement(
     region=Sourced(None, "spec.region"),
     scope=Sourced(None, "environment"),
 )
+
+
+#: Where the platform's EnvironmentConfig sets each cloud's scope, and what it is called.
+SCOPE_KEYS: dict[Cloud, tuple[str, str]] = {
+    "aws": ("accountId", "the AWS account id"),
+    "azure": ("resourceGroup", "the Azure resource group"),
+    "gcp": ("project", "the GCP project id"),
+}
+
+
+def cloud_settings(env: Mapping[str, Any], cloud: Cloud) -> Mapping[str, Any]:
+    """The environment's ``<cloud>`` block (``environment.aws``...), empty when unset."""
+    section = env.get(cloud) or {}
+    if not isinstance(section, Mapping):
+        raise InputError(f"environment.{cloud}", "must be an object")
+    return section
+
+
+def scope_from_environment(env: Mapping[str, Any], cloud: Cloud) -> Sourced:
+    """The account, project or resource group the platform configures for ``cloud``.
+
+    Every module reads it here. Unset is not an error yet: :meth:`Placement.required` (what a
+    builder that names the scope calls) raises it on ``environment.<cloud>.<key>``, or a
+    composer that always needs it checks with :func:`required_scope`.
+    """
+    key, _ = SCOPE_KEYS[cloud]
+    value = cloud_settings(env, cloud).get(key)
+    return Sourced(str(value) if value else None, f"environment.{cloud}.{key}")
+
+
+def required_scope(env: Mapping[str, Any], cloud: Cloud) -> Sourced:
+    """:func:`scope_from_environment`, an InputError on its key when the platform set none."""
+    scope = scope_from_environment(env, cloud)
+    if not scope.value:
+        raise InputError(scope.field, f"required: {SCOPE_KEYS[cloud][1]}")
+    return scope

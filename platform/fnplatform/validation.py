@@ -30,9 +30,61 @@ def describe_pattern(pattern: str, words: str) -> str:
     """Register ``words`` (``"a DNS domain such as example.com"``) as the meaning of ``pattern``.
 
     Returns ``pattern`` so a model can write ``Field(pattern=describe_pattern(P, "..."))``.
+    A pattern has one description: describing it again differently is an error at import
+    (the messages of every field using it would otherwise change silently); use the shared
+    constant (``DOMAIN``, ``DNS_LABEL``...) instead.
     """
+    known = _PATTERN_WORDS.get(pattern)
+    if known is not None and known != words:
+        msg = f"pattern {pattern!r} is already described as {known!r}"
+        raise ValueError(msg)
     _PATTERN_WORDS[pattern] = words
     return pattern
+
+
+#: A DNS label (RFC 1123): Kubernetes names and label values, cloud resource names derive
+#: from it. The one definition every module's API uses (max length is the field's own).
+DNS_LABEL = describe_pattern(
+    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
+    "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit",
+)
+#: A DNS domain: dot-separated labels of at most 63 characters, ending in a top-level domain
+#: of letters (fields using it cap the whole at 253).
+DOMAIN = describe_pattern(
+    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
+    "a lowercase DNS domain such as shop.example.com",
+)
+#: A DNS record name: a :data:`DOMAIN`, optionally fully qualified with a trailing dot.
+RECORD_NAME = describe_pattern(
+    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$",
+    "a lowercase DNS name such as sip.example.com, optionally ending in '.'",
+)
+
+
+#: A Kubernetes label key (optional DNS-subdomain prefix, then a name) and label value.
+LABEL_KEY = describe_pattern(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+    "a Kubernetes label key such as example.com/tier or tier")
+LABEL_VALUE = describe_pattern(
+    r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+    "a Kubernetes label value: at most 63 letters, digits, '-', '_' and '.', starting and "
+    "ending with a letter or digit")
+
+
+def check_labels(labels: dict[str, str]) -> dict[str, str]:
+    """``labels`` if every key and value is a valid Kubernetes label key and value."""
+    for key, value in labels.items():
+        if not re.match(LABEL_KEY, key) or len(key.rsplit("/", 1)[-1]) > 63:
+            msg = f"label key {key!r} is not a valid Kubernetes label key"
+            raise ValueError(msg)
+        if not re.match(LABEL_VALUE, value) or len(value) > 63:
+            msg = f"label {key!r}: value is not a valid Kubernetes label value"
+            raise ValueError(msg)
+    return labels
+
+
+#: Kubernetes labels (a plain map in the XRD: Kubernetes schemas have no patternProperties).
+KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
 
 
 def check_cidr(value: str) -> str:

@@ -1,10 +1,14 @@
 """Each module's example, as a user applies it from examples/, reconciles to Ready=True through
-real Crossplane, the function over mTLS, real provider-kubernetes and the stand-ins; deleting
-it finishes, every composed resource gone (issue 21, 2 and 4). Time-to-Ready is recorded
-(bench/results.md)."""
+real Crossplane, the function over mTLS, real provider-kubernetes and the stand-ins; the claim
+owner gets the Secret the docs promise; a changed claim converges again replacing nothing it
+keeps; deleting it finishes, every composed resource gone; bad input reaches the claim as an
+event naming the field (issue 21, 2 to 5). Time-to-Ready is recorded (bench/results.md)."""
 
 from __future__ import annotations
 
+import copy
+import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +23,9 @@ from tests.live.kube import condition, docs_of, is_true
 
 pytestmark = pytest.mark.live
 
-READY_WITHIN_S = 150
+#: How long an example may take to turn Ready; bench/live_ttl.py raises it (LIVE_READY_WITHIN_S)
+#: so a slower TTL variant is measured rather than cut off.
+READY_WITHIN_S = float(os.environ.get("LIVE_READY_WITHIN_S", "150"))
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,19 @@ class Example:
     v2: str | None
     #: what the module's docs tell the user to create first that no file of examples/ holds
     prepared: tuple[dict[str, Any], ...] = ()
+    #: keys of the Secret the docs promise the claim owner in the claim's namespace (v1: the
+    #: claim's writeConnectionSecretToRef; v2: the Secret status.kubeconfigSecret names)
+    connection_keys: tuple[str, ...] = ()
+    change: Change | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change of the claim that must converge again without replacing what it keeps."""
+
+    path: str  # dotted path in the claim (v1) or XR (v2), a list is appended to with "+"
+    value: Any
+    shows: str  # text a composed resource's spec holds once the change is composed
 
 
 #: docs/async-actor.md "The runtime script": the Asya release's script, installed per actor
@@ -51,14 +70,21 @@ EXAMPLES = [
             (ASYA_RUNTIME,)),
     Example("cluster", tuple(f"examples/cluster/environment-{n}.yaml" for n in
                              ("baseline", "org", "gcp", "aws", "azure", "production")),
-            "examples/cluster/claim-aws.yaml", "examples/cluster/namespaced/xr-aws.yaml"),
+            "examples/cluster/claim-aws.yaml", "examples/cluster/namespaced/xr-aws.yaml",
+            connection_keys=("kubeconfig",),
+            change=Change("spec.pools.extra", {"autoscaling": {"minNodeCount": 1,
+                                                               "maxNodeCount": 2}},
+                          shows='"platform.fn.crossplane.io/pool": "extra"')),
     Example("contact-center", ("examples/contact-center/environment-regions.yaml",
                                "examples/contact-center/environment-clouds.yaml",
                                "examples/contact-center/providerconfigs.yaml"),
             "examples/contact-center/claim-azure.yaml",
-            "examples/contact-center/namespaced/xr-azure.yaml"),
+            "examples/contact-center/namespaced/xr-azure.yaml",
+            change=Change("spec.sip.trustedCidrs+", "198.51.100.0/24", shows="198.51.100.0/24")),
     Example("environment", ("examples/environment/environment.yaml",),
-            "examples/environment/claim-aws.yaml", "examples/environment/namespaced/xr-aws.yaml"),
+            "examples/environment/claim-aws.yaml", "examples/environment/namespaced/xr-aws.yaml",
+            change=Change("spec.frontend.microFrontends+", {"name": "loyalty", "path": "/loyalty"},
+                          shows="/loyalty")),
 ]
 
 
@@ -142,6 +168,11 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     refs = _refs(xr)
     assert refs, "a Ready composite composes resources"
 
+    if example.connection_keys:
+        _assert_connection_secret(platform, claim, example.connection_keys)
+    if example.change is not None:
+        refs = _assert_change_converges(platform, claim, example.change, refs)
+
     # a resource a Usage protects cannot be deleted while its user exists: Crossplane's
     # webhook refuses (dry run: admitted or refused exactly as a real delete, nothing deleted)
     for r in refs:
@@ -170,3 +201,107 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
 
     platform.wait(f"{path} deleted with every composed resource", gone, 240)
     platform.record(f"delete_{example.module}_{platform.form}_s", time.monotonic() - t)
+
+
+def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """The Secret the docs promise is in the claim's namespace, with ``keys`` (issue 21, 3)."""
+    kube, ns = platform.kube, claim["metadata"]["namespace"]
+    if platform.form == "v1-claims":
+        name = claim["spec"]["writeConnectionSecretToRef"]["name"]
+    else:
+        def named() -> bool:
+            xr = _composite(platform, claim)
+            return bool(((xr.to_dict() if xr else {}).get("status") or {}).get("kubeconfigSecret"))
+
+        platform.wait("status.kubeconfigSecret", named, 60)
+        name = _composite(platform, claim).to_dict()["status"]["kubeconfigSecret"]
+
+    def there() -> bool:
+        secret = kube.get("v1", "Secret", name, ns)
+        return secret is not None and set(keys) <= set(secret.to_dict().get("data") or {})
+
+    platform.wait(f"Secret {ns}/{name} with {', '.join(keys)}", there, 60)
+
+
+def _with(doc: dict[str, Any], change: Change) -> dict[str, Any]:
+    changed = copy.deepcopy(doc)
+    *parents, last = change.path.split(".")
+    target = changed
+    for part in parents:
+        target = target.setdefault(part, {})
+    if last.endswith("+"):
+        target[last[:-1]] = [*target.get(last[:-1], []), change.value]
+    else:
+        target[last] = change.value
+    return changed
+
+
+def _assert_change_converges(
+    platform: Live, claim: dict[str, Any], change: Change, refs: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The changed claim is Ready again with the change composed, and every resource it kept
+    is the same object (same uid: not replaced). Returns the composed refs after the change."""
+    kube, ns = platform.kube, claim["metadata"].get("namespace")
+
+    def uid(ref: dict[str, Any]) -> str | None:
+        obj = kube.get(ref["apiVersion"], ref["kind"], ref["name"], ref.get("namespace") or ns)
+        return obj.metadata.uid if obj is not None else None
+
+    kept = [r for r in refs if not r["kind"].endswith("Usage")]
+    before = {(r["kind"], r["name"]): uid(r) for r in kept}
+    t = time.monotonic()
+    kube.apply(_with(claim, change))
+
+    def converged() -> bool:
+        obj = kube.get(claim["apiVersion"], claim["kind"], claim["metadata"]["name"], ns)
+        xr = _composite(platform, claim)
+        if not (is_true(obj, "Ready") and xr is not None):
+            return False
+        for ref in _refs(xr):
+            composed = kube.get(ref["apiVersion"], ref["kind"], ref["name"],
+                                ref.get("namespace") or ns)
+            if composed is not None and change.shows in json.dumps(
+                    composed.to_dict().get("spec") or {}):
+                return True
+        return False
+
+    platform.wait(f"{claim['kind']} with {change.path} changed Ready", converged, READY_WITHIN_S)
+    platform.record(f"change_{claim['kind']}_{platform.form}_s", time.monotonic() - t)
+    after = _refs(_composite(platform, claim))
+    replaced = sorted(f"{r['kind']}/{r['name']}" for r in kept
+                      if uid(r) not in (before[(r["kind"], r["name"])], None))
+    assert replaced == [], f"the change replaced {replaced}"
+    return after
+
+
+def test_bad_input_reaches_the_claim_as_an_event_naming_the_field(platform: Live) -> None:
+    """A fatal result of the function becomes a Warning event on the claim or its composite,
+    naming the field the user got wrong (issue 21, 3; issue 24, 4)."""
+    example = EXAMPLES[0]  # async-actor: its flavors are looked up by the function only
+    kube = platform.kube
+    for need in example.needs:
+        for doc in docs_of(REPO / need):
+            _ensure_namespace(platform, doc)
+            kube.apply(doc)
+    (claim,) = docs_of(REPO / (example.v1 if platform.form == "v1-claims" else str(example.v2)))
+    bad = copy.deepcopy(claim)
+    bad["metadata"]["name"] = "bad-flavor"
+    bad["spec"]["flavors"] = ["no-such-flavor"]
+    _ensure_namespace(platform, bad)
+    kube.apply(bad)
+    ns = bad["metadata"]["namespace"]
+
+    def warned() -> list[str]:
+        names = {"bad-flavor"}
+        xr = _composite(platform, bad)
+        if xr is not None:
+            names.add(xr.metadata.name)
+        return [e.message for e in kube.events() if e.type == "Warning"
+                and e.involvedObject.name in names and "spec.flavors" in (e.message or "")]
+
+    try:
+        platform.wait("a Warning event naming spec.flavors", lambda: bool(warned()), 90)
+        found = warned()
+    finally:
+        kube.delete(bad["apiVersion"], bad["kind"], "bad-flavor", ns)
+    assert found and not [m for m in found if "Traceback" in m], found

@@ -545,16 +545,24 @@ def contact_center_observed_status(cloud: str) -> dict[str, Body]:
         "aws": {
             "network": {"atProvider": {"id": "vpc-0abc"}},
             "sip-ingress": {"atProvider": {"id": "sg-0abc"}},
+            "secondary-network": {"atProvider": {"id": "vpc-0def"}},
+            "secondary-sip-ingress": {"atProvider": {"id": "sg-0def"}},
             "recordings-key": {"atProvider": {
                 "arn": "arn:aws:kms:us-east-1:123456789012:key/1111"}},
             "replica-key": {"atProvider": {
                 "arn": "arn:aws:kms:us-west-2:123456789012:key/3333"}},
         },
-        "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}}},
+        "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}},
+                "secondary-network": {"atProvider": {
+                    "id": "projects/acme-contact/global/networks/s"}}},
         "azure": {
             "network": {"atProvider": {"id": f"{azure}/Microsoft.Network/virtualNetworks/n"}},
             "sip-ingress": {"atProvider": {
                 "id": f"{azure}/Microsoft.Network/networkSecurityGroups/n"}},
+            "secondary-network": {"atProvider": {
+                "id": f"{azure}/Microsoft.Network/virtualNetworks/s"}},
+            "secondary-sip-ingress": {"atProvider": {
+                "id": f"{azure}/Microsoft.Network/networkSecurityGroups/s"}},
             "recordings-key": {"atProvider": {
                 "versionlessId": "https://kv.vault.azure.net/keys/recordings-key"}},
             "recordings-key-identity": {"atProvider": {

@@ -1,12 +1,11 @@
-"""Layer 2: the cloud modules. Importing this package registers every cloud's builders.
+"""Layer 2: the cloud modules. Importing this package registers every cloud, once.
 
-A cloud module registers, with :func:`fnplatform.library.registry.provides`, a builder per
-capability it supports. A resource builder has the signature
-``(comp, name, spec, *, uses, template) -> None`` and emits its main resource as ``name``
-(plus helpers named ``f"{name}-<part>"``) through ``comp.emit``. Value capabilities
-(``cluster_credentials``, ``internal_load_balancer``, ``identity_annotations``,
-``identity_pod_labels``) return plain values. Extras registered with
-:func:`fnplatform.library.registry.extra` run after the builder, as ``(comp, name, spec)``.
+Each cloud module registers on the capability objects of :mod:`fnplatform.library`:
+``@add_bucket.on("aws")`` a builder ``(comp, name, spec) -> None`` that emits its main
+resource as ``name`` (plus helpers named ``f"{name}-<part>"``) through ``comp.emit``;
+``@values.bucket_address.on("aws")`` an answer to a value; ``values.bucket_replication.on("aws")``
+a flag; ``@add_cluster.extra("aws")`` an extra run after the builder. The library never imports
+this package: :func:`fnplatform.composers.composers` does, as the function starts.
 """
 
 from fnplatform.clouds import aws, azure, gcp

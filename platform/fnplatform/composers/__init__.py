@@ -12,7 +12,12 @@ if TYPE_CHECKING:
 
 
 def composers() -> dict[str, Composer]:
-    """Every composer this release ships, by ``module`` name (imported on first use)."""
+    """Every composer this release ships, by ``module`` name (imported on first use).
+
+    The clouds are imported here, once, with the composers: importing them registers their
+    builders on the capabilities the composers call (nothing in the library imports a cloud).
+    """
+    from fnplatform import clouds  # noqa: F401
     from fnplatform.composers import async_actor, cluster, contact_center, environment, openstack
 
     return {

@@ -1,27 +1,17 @@
-"""Layer 1: the agnostic calls composers use. Each dispatches to the placed cloud's builder.
+"""Layer 1: the agnostic resource capabilities composers call.
 
-Every call has one shape, ``add_<capability>(comp, name, spec, *, uses=(), fields=None,
-cloud=None)``, made once by :class:`Capability`:
-
-* ``spec`` is a frozen dataclass from :mod:`fnplatform.library.specs` that knows no cloud;
-* ``uses`` is attached here to the main resource ``name`` after the builder ran (held back
-  until those exist, Usages order deletion), so builders don't thread it through;
-* ``fields`` maps spec attributes to the user's field paths: a builder's
-  :class:`~fnplatform.errors.SpecError` about ``cidr`` becomes an InputError on, say,
-  ``spec.network.cidr``;
-* ``cloud`` overrides the composite's placement for one call (an SQS queue for an actor
-  whose composite has no cloud of its own).
+Each is a :class:`~fnplatform.library.capability.Capability` typed by its spec, one call shape
+for all: ``add_<capability>(comp, name, spec, *, uses=(), fields=None, cloud=None)`` (see the
+class). A cloud registers its builder with ``@add_<capability>.on("<cloud>")`` in
+``clouds/<cloud>/<home>.py``, :data:`HOMES` naming the file; the value capabilities are in
+:mod:`fnplatform.library.values`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from fnplatform.composition import Composition
-from fnplatform.errors import InputError, SpecError
-from fnplatform.library import registry
+from fnplatform.library.capability import Capability
 from fnplatform.library.specs import (
     BucketSpec,
     CdnSpec,
@@ -37,41 +27,6 @@ from fnplatform.library.specs import (
     ResourceGroupSpec,
     WorkloadIdentitySpec,
 )
-
-SpecT = TypeVar("SpecT")
-
-
-@dataclass(frozen=True)
-class Capability(Generic[SpecT]):
-    """An agnostic call for ``name``: ``add_network = Capability[NetworkSpec]("network")``."""
-
-    name: str
-    doc: str = ""
-
-    def __call__(
-        self,
-        comp: Composition,
-        name: str,
-        spec: SpecT,
-        *,
-        uses: Iterable[str] = (),
-        fields: Mapping[str, str] | None = None,
-        cloud: str | None = None,
-    ) -> None:
-        target = cloud or comp.cloud
-        build = registry.builder(self.name, target, comp.placement.cloud.field)
-        try:
-            build(comp, name, spec)
-            for extra in registry.extras(self.name, str(target)):
-                extra(comp, name, spec)
-        except SpecError as err:
-            field = (fields or {}).get(err.attribute, f"{self.name}.{err.attribute}")
-            raise InputError(field, err.reason) from None
-        needed = tuple(uses)
-        if needed and name in comp.desired:
-            emitted = comp.desired[name]
-            comp.desired[name] = replace(emitted, uses=(*emitted.uses, *needed))
-
 
 add_network = Capability[NetworkSpec](
     "network", "A network, its subnets and (when private) router and NAT."
@@ -106,27 +61,19 @@ add_database = Capability[DatabaseSpec](
 add_cdn = Capability[CdnSpec]("cdn", "A CDN in front of a private bucket, one cache path each.")
 
 
-def cluster_credentials(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:
-    """The ProviderConfig ``identity`` a Helm or Kubernetes provider needs on this cloud."""
-    result: dict[str, Any] = cloud_value(comp, "cluster_credentials", cluster, spec)
-    return result
-
-
-def cloud_value(
-    comp: Composition,
-    capability: str,
-    *args: Any,
-    cloud: str | None = None,
-    fields: Mapping[str, str] | None = None,
-) -> Any:
-    """A cloud-specific value (annotations, credentials, names) computed by the cloud module.
-
-    ``fields`` maps the value's SpecError attributes to user fields, as for resource calls.
-    """
-    target = cloud or comp.cloud
-    value_of = registry.builder(capability, target, comp.placement.cloud.field)
-    try:
-        return value_of(comp, *args)
-    except SpecError as err:
-        field = (fields or {}).get(err.attribute, f"{capability}.{err.attribute}")
-        raise InputError(field, err.reason) from None
+#: The file (``clouds/<cloud>/<home>.py``) every cloud builds each capability in.
+HOMES: dict[Capability[Any], str] = {
+    add_network: "network",
+    add_cluster: "cluster",
+    add_node_pool: "cluster",
+    add_dns_zone: "dns",
+    add_workload_identity: "identity",
+    add_queue: "queue",
+    add_key: "key",
+    add_bucket: "bucket",
+    add_ingress_rules: "ingress",
+    add_failover_dns: "failover",
+    add_resource_group: "resource_group",
+    add_database: "database",
+    add_cdn: "cdn",
+}

@@ -126,13 +126,29 @@ def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
 
 
+#: Who manages every Kubernetes object a composite owns (``app.kubernetes.io/managed-by``).
+MANAGED_BY = "crossplane"
+
+
+def workload_labels(
+    *,
+    name: str | None = None,
+    component: str | None = None,
+    part_of: str | None = None,
+    managed_by: str | None = MANAGED_BY,
+) -> dict[str, str]:
+    """Kubernetes' recommended ``app.kubernetes.io`` labels, the one scheme every module uses.
+
+    Each given value becomes its label. A selector passes only ``name`` (and
+    ``managed_by=None``): selectors are immutable, so they carry only what never changes.
+    """
+    given = {"name": name, "component": component, "part-of": part_of, "managed-by": managed_by}
+    return {f"app.kubernetes.io/{key}": value for key, value in given.items() if value}
+
+
 def app_labels(comp: Composition, component: str) -> dict[str, str]:
-    """The recommended ``app.kubernetes.io`` labels of an object this composite owns."""
-    return {
-        "app.kubernetes.io/managed-by": "crossplane",
-        "app.kubernetes.io/part-of": comp.name,
-        "app.kubernetes.io/component": component,
-    }
+    """The recommended labels of an object this composite owns: part of the composite."""
+    return workload_labels(component=component, part_of=comp.name)
 
 
 def add_object(

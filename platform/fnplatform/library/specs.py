@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TypeVar
 
 from fnplatform.errors import SpecError
@@ -34,6 +35,8 @@ class NetworkSpec:
     private: bool = False
     nat: bool | None = None
     kubernetes: bool = False
+    #: None: the placed region. A second site's network (a failover region) names its own.
+    region: str | None = None
 
     @property
     def egress_nat(self) -> bool:
@@ -53,11 +56,28 @@ class ClusterSpec:
     pods_cidr: str | None = None  # pod range, for clouds whose cluster (not network) owns it
     services_cidr: str | None = None  # Service range the control plane allocates from
     default_machine_type: str | None = None  # for pools the cloud creates with the cluster
+    #: The cloud's name for the cluster (its external name); None: derived from the composite.
+    cluster_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Taint:
+    """A Kubernetes node taint; ``effect`` as Kubernetes spells it (``NoSchedule``...)."""
+
+    key: str
+    value: str
+    effect: str
 
 
 @dataclass(frozen=True)
 class NodePoolSpec:
-    """A group of worker nodes."""
+    """A group of worker nodes.
+
+    ``disk_type`` is the cloud's own name (GKE ``pd-balanced``, EBS ``gp3``, AKS ``Managed``):
+    each builder checks it. ``zones`` are the cloud's zone names (GKE ``europe-west1-b``, AWS
+    ``eu-west-1a``, AKS ``1``). Spot capacity, disk and zones can't change on an existing pool
+    on every cloud: a builder refuses what would replace the pool (a SpecError naming it).
+    """
 
     cluster: str  # composition name of the cluster
     network: str  # composition name of the network
@@ -65,6 +85,12 @@ class NodePoolSpec:
     machine_type: str
     min_nodes: int
     max_nodes: int
+    disk_size_gb: int | None = None
+    disk_type: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    spot: bool = False
+    zones: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,15 @@ class DnsZoneSpec:
     network: str | None = None
 
 
+class IdentityPurpose(StrEnum):
+    """What a workload identity may do: each cloud grants exactly that, nothing broader."""
+
+    #: cert-manager's DNS01 solver: manage records in the spec's zones.
+    DNS_RECORDS = "dns"
+    #: cluster-autoscaler: resize the cluster's own node groups.
+    NODE_AUTOSCALING = "cluster-autoscaler"
+
+
 @dataclass(frozen=True)
 class WorkloadIdentitySpec:
     """A cloud identity that a Kubernetes service account assumes without static keys."""
@@ -83,7 +118,7 @@ class WorkloadIdentitySpec:
     cluster: str  # composition name of the cluster
     namespace: str
     service_account: str
-    purpose: str  # what it may do, e.g. "dns" (manage records of the zones)
+    purpose: IdentityPurpose
     zones: tuple[str, ...] = field(default_factory=tuple)  # composition names of DNS zones
 
 
@@ -270,6 +305,8 @@ class IngressRulesSpec:
     network: str  # composition name of the network
     rules: tuple[IngressRule, ...]
     description: str = ""
+    #: None: the placed region; else the region of ``network`` (a failover site's).
+    region: str | None = None
 
 
 @dataclass(frozen=True)

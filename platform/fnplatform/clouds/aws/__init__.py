@@ -1,36 +1,38 @@
-"""Cloud module: aws. Importing it registers the AWS builders of every capability.
+"""Cloud module: aws (provider-upjet-aws v2, cluster-scoped ``*.aws.upbound.io`` kinds).
 
-One file per concern: ``kinds`` (the kinds emitted), ``common`` (ARNs, IAM documents, names),
-``settings`` (the environment's ``aws`` block), ``network``, ``iam``, ``eks`` (cluster, addons,
-node groups), ``dns``, ``identity`` (Pod Identity roles), ``tags``, ``values``, ``queue``.
+Importing it registers the AWS builders and answers on the capability objects of
+:mod:`fnplatform.library`. The layout is the same on every cloud: one file per capability,
+named as in ``fnplatform.library.calls.HOMES`` / ``values.HOMES`` (``network``, ``cluster`` with
+node pools, ``dns``, ``identity``, ``bucket``, ``key``, ``cdn``, ``database``, ``ingress``,
+``failover``, ``queue``), the kinds in ``kinds``, and the helpers only AWS needs in
+``common`` (ARNs, names), ``settings`` (the environment's ``aws`` block), ``iam`` and ``tags``.
+Placement (account, region) comes from :meth:`fnplatform.composition.Composition.place`.
 """
 
 from fnplatform.clouds.aws import (
     bucket,
     cdn,
+    cluster,
     database,
     dns,
-    eks,
     failover,
     identity,
     ingress,
     key,
     network,
     queue,
-    values,
 )
 
 __all__ = [
     "bucket",
     "cdn",
+    "cluster",
     "database",
     "dns",
-    "eks",
     "failover",
     "identity",
     "ingress",
     "key",
     "network",
     "queue",
-    "values",
 ]

@@ -45,7 +45,8 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
 from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
 from fnplatform.naming import dns_label
@@ -66,13 +67,13 @@ ABORT_MULTIPART_DAYS = 7
 ACCESS_LOG_DAYS = 365
 
 
-@provides("bucket_name_rule", "aws")
+@values.bucket_name_rule.on("aws")
 def bucket_name_rule(comp: Composition) -> NameRule:
     """What S3 accepts as a bucket name."""
     return BUCKET_NAME_RULE
 
 
-@provides("bucket_name_from", "aws")
+@values.bucket_name_from.on("aws")
 def bucket_name_from(comp: Composition, wanted: str) -> str:
     """S3 takes a composer's ``acme-mfe-<app>-<suffix>`` form as is (the builder checks it)."""
     return wanted
@@ -93,14 +94,14 @@ def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str
     return f"arn:{partition(region or comp.region)}:s3:::{bucket}"
 
 
-@provides("bucket_address", "aws")
-def bucket_address(comp: Composition, name: str) -> dict[str, str]:
+@values.bucket_address.on("aws")
+def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
     """Name and ARN of composed bucket ``name`` (known before it exists: S3 names are ours)."""
     bucket = bucket_name(comp, name)
     return {"name": bucket, "id": bucket_arn(comp, bucket)}
 
 
-@provides("bucket", "aws")
+@add_bucket.on("aws")
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """The bucket ``name`` and every setting resource it needs (see the module docstring)."""
     _check(spec)

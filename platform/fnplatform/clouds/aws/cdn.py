@@ -21,7 +21,8 @@ from typing import Any
 
 from fnplatform.clouds.aws.kinds import DISTRIBUTION, ORIGIN_ACCESS_CONTROL
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnSpec
 
 ORIGIN_ID = "assets"
@@ -75,7 +76,7 @@ def _behaviour(path_pattern: str | None) -> dict[str, Any]:
     return behaviour
 
 
-@provides("cdn", "aws")
+@add_cdn.on("aws")
 def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     """A CloudFront distribution in front of ``spec.bucket`` with one behaviour per path."""
     comp.emit(
@@ -121,7 +122,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     )
 
 
-@provides("cdn_bucket_reader", "aws")
+@values.cdn_bucket_reader.on("aws")
 def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """CloudFront, narrowed to the distribution ``cdn_name``, once its ARN is known."""
     arn = comp.observed_value(cdn_name, "status.atProvider.arn")
@@ -130,7 +131,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     return BucketReader(name="cdn", principal=CLOUDFRONT_PRINCIPAL, source=str(arn))
 
 
-@provides("cdn_domain", "aws")
+@values.cdn_domain.on("aws")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The distribution's ``*.cloudfront.net`` name, once observed."""
     value = comp.observed_value(cdn_name, "status.atProvider.domainName")

@@ -8,7 +8,6 @@ from typing import Any
 from fnplatform.composition import Composition
 from fnplatform.importing import EXTERNAL_NAME
 
-CLOUD = "aws"
 GLOBAL_REGION = "us-east-1"  # Route53 and IAM are global; the provider still wants a region
 
 

@@ -24,8 +24,9 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.clouds.aws.settings import required_private_network
 from fnplatform.composition import Composition
+from fnplatform.library import values
+from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
 
 POSTGRES_PORT = 5432
@@ -52,7 +53,7 @@ PRESETS = {
 
 
 
-@provides("database", "aws")
+@add_database.on("aws")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """An encrypted, private, provider-passworded RDS PostgreSQL instance."""
     row = spec.preset(PRESETS)
@@ -139,14 +140,14 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     )
 
 
-@provides("database_host", "aws")
+@values.database_host.on("aws")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private DNS name, once observed."""
     value = comp.observed_value(name, "status.atProvider.address")
     return str(value) if value else None
 
 
-@provides("database_env", "aws")
+@values.database_env.on("aws")
 def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` from the RDS connection secret's keys."""
     return [

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD
 from fnplatform.clouds.aws.kinds import ZONE
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library.calls import add_dns_zone
 from fnplatform.library.specs import DnsZoneSpec
 
 
-@provides("dns_zone", CLOUD)
+@add_dns_zone.on("aws")
 def dns_zone(
     comp: Composition, name: str, spec: DnsZoneSpec,
 ) -> None:

@@ -13,7 +13,8 @@ import ipaddress
 
 from fnplatform.clouds.aws.kinds import HEALTH_CHECK, RECORD
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_failover_dns
 from fnplatform.library.specs import FailoverDnsSpec
 
 TTL = 60  # seconds: how long resolvers may keep answering with a failed primary
@@ -28,7 +29,7 @@ def _is_ip(target: str) -> bool:
     return True
 
 
-@provides("failover_dns", "aws")
+@add_failover_dns.on("aws")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and the failover records ``<name>-primary``/``-secondary``."""
     check: dict[str, object] = {
@@ -60,14 +61,12 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
                   uses=(name,) if role == "PRIMARY" else ())
 
 
-@provides("failover_address", "aws")
+@values.failover_address.on("aws")
 def failover_address(comp: Composition, name: str) -> str | None:
     """The DNS name that fails over."""
     emitted = comp.desired.get(f"{name}-primary")
     return str(emitted.body["spec"]["forProvider"]["name"]) if emitted else None
 
 
-@provides("bucket_replication", "aws")
-def bucket_replication(comp: Composition) -> bool:
-    """S3 replicates a bucket to a bucket in another region (``BucketSpec.replicate_to``)."""
-    return True
+#: S3 replicates a bucket to a bucket in another region (``BucketSpec.replicate_to``).
+values.bucket_replication.on("aws")

@@ -14,30 +14,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, partition, policy_document
+from fnplatform.clouds.aws.common import eks_cluster_name, partition, policy_document
 from fnplatform.clouds.aws.iam import add_pod_identity
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
-from fnplatform.library.specs import WorkloadIdentitySpec
+from fnplatform.library import values
+from fnplatform.library.calls import add_workload_identity
+from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
 from fnplatform.merge import get_path
 
-DNS, AUTOSCALER = "dns", "cluster-autoscaler"
 
-
-@provides("workload_identity", CLOUD)
+@add_workload_identity.on("aws")
 def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) -> None:
     """An IAM role the service account assumes through EKS Pod Identity, for ``spec.purpose``."""
     region = comp.region
-    if spec.purpose == DNS:
+    if spec.purpose is IdentityPurpose.DNS_RECORDS:
         summary = f"DNS01 challenges of {comp.name} in its Route53 zones"
         policy = dns01_policy(comp, spec.zones, region)
-    elif spec.purpose == AUTOSCALER:
+    else:  # IdentityPurpose.NODE_AUTOSCALING
         summary = f"cluster-autoscaler of {comp.name}: its own node groups only"
         policy = autoscaler_policy(eks_cluster_name(comp, spec.cluster), region)
-    else:
-        raise SpecError("purpose", f"{spec.purpose!r} is not one of {DNS}, {AUTOSCALER}")
     add_pod_identity(
         comp, name, cluster=spec.cluster, region=region, namespace=spec.namespace,
         service_account=spec.service_account,
@@ -46,7 +43,7 @@ def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) 
     )
 
 
-@provides("identity_binding", CLOUD)
+@values.identity_binding.on("aws")
 def identity_binding(comp: Composition, name: str) -> str:
     """The Pod Identity association: pods get AWS credentials only once it exists."""
     return f"{name}-association"
@@ -125,3 +122,17 @@ def autoscaler_policy(cluster_name: str, region: str) -> str:
         },
         {"Effect": "Allow", "Action": ["eks:DescribeNodegroup"], "Resource": [node_groups]},
     ])
+
+
+@values.identity_annotations.on("aws")
+def identity_annotations(
+    comp: Composition, name: str, spec: WorkloadIdentitySpec
+) -> dict[str, str]:
+    """None: EKS Pod Identity binds the role by association, not by ServiceAccount annotation."""
+    return {}
+
+
+@values.identity_pod_labels.on("aws")
+def identity_pod_labels(comp: Composition) -> dict[str, str]:
+    """None: the Pod Identity webhook injects credentials into every pod of an associated SA."""
+    return {}

@@ -14,15 +14,16 @@ import ipaddress
 
 from fnplatform.clouds.aws.kinds import SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_id, unique_rules
 from fnplatform.library.specs import IngressRulesSpec
 
 
-@provides("ingress_rules", "aws")
+@add_ingress_rules.on("aws")
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """Security group ``name`` and its ingress rules ``<name>-<rule id>``."""
-    region = comp.region
+    region = spec.region or comp.region  # the network's: a security group is regional
     comp.emit(name, SECURITY_GROUP.new({
         "region": region,
         "name": comp.resource_name(name),
@@ -45,7 +46,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
         comp.emit(f"{name}-{rule_id(rule)}", SECURITY_GROUP_INGRESS_RULE.new(body), uses=(name,))
 
 
-@provides("ingress_rules_id", "aws")
+@values.ingress_rules_id.on("aws")
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The security group id once AWS assigned it."""
     value = comp.observed_value(name, "status.atProvider.id")

@@ -18,7 +18,8 @@ from fnplatform.clouds.aws.common import partition, policy_document
 from fnplatform.clouds.aws.kinds import KMS_ALIAS, KMS_KEY
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_key
 from fnplatform.library.specs import BucketReader, KeySpec
 
 #: KMS rotation periods: 90 to 2560 days.
@@ -28,7 +29,7 @@ USE_ACTIONS = ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDat
                "kms:ReEncrypt*"]
 
 
-@provides("key", "aws")
+@add_key.on("aws")
 def key(comp: Composition, name: str, spec: KeySpec) -> None:
     """KMS key ``name`` (rotation on) and its alias ``<name>-alias``."""
     if not MIN_ROTATION_DAYS <= spec.rotation_days <= MAX_ROTATION_DAYS:
@@ -92,7 +93,7 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
     return statement
 
 
-@provides("key_id", "aws")
+@values.key_id.on("aws")
 def key_id(comp: Composition, name: str) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
     value = comp.observed_value(name, "status.atProvider.arn")

@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, name_tag
+from fnplatform.clouds.aws.common import name_tag
 from fnplatform.clouds.aws.kinds import (
     EIP,
     INTERNET_GATEWAY,
@@ -28,7 +28,8 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
@@ -72,29 +73,30 @@ def node_subnets(comp: Composition, network: str) -> list[str]:
     return [f"{network}-{tier}-{zone}" for zone in ZONES]
 
 
-@provides("network", CLOUD)
+@add_network.on("aws")
 def network(
     comp: Composition, name: str, spec: NetworkSpec,
 ) -> None:
     """A VPC over two availability zones: public subnets behind an Internet gateway, and when
     ``spec.private`` private subnets with one NAT gateway per zone (no single-AZ egress)."""
     cidrs = subnet_cidrs(spec.subnet_cidr)
-    vpc = {"region": comp.region, "cidrBlock": spec.subnet_cidr, "enableDnsSupport": True,
+    region = spec.region or comp.region  # a failover site names its own
+    vpc = {"region": region, "cidrBlock": spec.subnet_cidr, "enableDnsSupport": True,
            "enableDnsHostnames": True, "tags": name_tag(comp, name)}
     comp.emit(name, VPC.new(vpc))
     gateway = f"{name}-igw"
     comp.emit(gateway, INTERNET_GATEWAY.new(
-        {"region": comp.region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
-    public_table = _route_table(comp, f"{name}-public-rt", name, comp.region)
-    _default_route(comp, f"{name}-public-default", public_table, comp.region,
+        {"region": region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
+    public_table = _route_table(comp, f"{name}-public-rt", name, region)
+    _default_route(comp, f"{name}-public-default", public_table, region,
                    {"gatewayIdRef": comp.ref(gateway)})
     for zone in ZONES:
-        subnet = _subnet(comp, name, f"public-{zone}", cidrs, comp.region, public=True,
+        subnet = _subnet(comp, name, f"public-{zone}", cidrs, region, public=True,
                          kubernetes=spec.kubernetes)
-        _associate(comp, subnet, public_table, comp.region)
+        _associate(comp, subnet, public_table, region)
     if spec.private:
         for zone in ZONES:
-            _private_zone(comp, name, zone, cidrs, region=comp.region,
+            _private_zone(comp, name, zone, cidrs, region=region,
                           gateway=gateway if spec.egress_nat else None,
                           kubernetes=spec.kubernetes)
 
@@ -165,3 +167,12 @@ def _private_zone(
                    {"natGatewayIdRef": comp.ref(nat)}, uses=(nat,))
     _associate(comp, subnet, table, region)
 
+
+@values.internal_load_balancer.on("aws")
+def internal_load_balancer(comp: Composition) -> dict[str, str]:
+    """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads
+    ``aws-load-balancer-internal``, the AWS Load Balancer Controller ``-scheme``."""
+    return {
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+    }

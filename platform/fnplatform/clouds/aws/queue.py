@@ -14,7 +14,8 @@ from fnplatform.clouds.aws.common import partition
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.kinds import register
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_queue
 from fnplatform.library.specs import QueueSpec
 from fnplatform.tagging import TagStyle
 
@@ -22,7 +23,7 @@ SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=TagStyle.A
 SQS_NAME_MAX = 80  # SQS queue names: 1-80 letters, digits, hyphens and underscores
 
 
-@provides("queue_name", "aws")
+@values.queue_name.on("aws")
 def queue_name(comp: Composition, *parts: str) -> str:
     """The SQS queue name ``<part>-<part>...``, exactly: consumers look it up by that name.
 
@@ -38,7 +39,7 @@ def queue_name(comp: Composition, *parts: str) -> str:
     return name
 
 
-@provides("queue_arn", "aws")
+@values.queue_arn.on("aws")
 def queue_arn(comp: Composition, queue: str) -> str | None:
     """The ARN of queue ``queue`` in the placed account and region (None without an account).
 
@@ -59,7 +60,7 @@ def redrive_policy(dead_letter_arn: str, max_receive_count: int) -> str:
     )
 
 
-@provides("queue", "aws")
+@add_queue.on("aws")
 def queue(
     comp: Composition,
     name: str,

@@ -1,11 +1,12 @@
-"""Cloud module: azure (provider-upjet-azure, cluster-scoped ``*.azure.upbound.io`` kinds).
+"""Cloud module: azure (provider-upjet-azure v2, cluster-scoped ``*.azure.upbound.io`` kinds).
 
-Importing it registers the Azure builders of the cluster capabilities: VNet and subnet (a
-private cluster's subnet egresses through a composed NAT gateway, a public one through AKS's
-load balancer; see :mod:`.network`), AKS with workload identity, node pools, public and
-private DNS zones, and a user-assigned identity federated with a Kubernetes service account.
-
-Everything lands in the existing resource group named by the composite's ``planeId`` label.
+Importing it registers the Azure builders and answers on the capability objects of
+:mod:`fnplatform.library`, one file per capability as on every cloud (``network``, ``cluster``
+with node pools, ``dns``, ``identity``, ``bucket``, ``key``, ``cdn``, ``database``, ``ingress``,
+``failover``, ``resource_group``), the kinds in ``kinds``, helpers in ``common`` (names,
+role assignments) and ``settings`` (the environment's ``azure`` block). Resources land in the
+resource group the composer places the composite in (composed by ``resource_group`` or an
+existing one).
 """
 
 from fnplatform.clouds.azure import (

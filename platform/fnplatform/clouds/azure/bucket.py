@@ -27,18 +27,22 @@ import re
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
+    compact_name,
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     BLOB_CONTAINER,
     CONTAINER_IMMUTABILITY_POLICY,
     DIAGNOSTIC_SETTING,
     LOG_WORKSPACE,
     ROLE_ASSIGNMENT,
     STORAGE_ACCOUNT,
-    compact_name,
-    resource_group,
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.holds import Wait
+from fnplatform.library import values
+from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
 from fnplatform.library.specs import BucketSpec, NameRule
 
@@ -55,13 +59,13 @@ BLOB_LOG_CATEGORIES = ("StorageDelete", "StorageRead", "StorageWrite")
 READER_ROLE, WRITER_ROLE = "Storage Blob Data Reader", "Storage Blob Data Contributor"
 
 
-@provides("bucket_name_rule", "azure")
+@values.bucket_name_rule.on("azure")
 def bucket_name_rule(comp: Composition) -> NameRule:
     """What Azure accepts as a storage account name."""
     return ACCOUNT_NAME_RULE
 
 
-@provides("bucket_name_from", "azure")
+@values.bucket_name_from.on("azure")
 def bucket_name_from(comp: Composition, wanted: str) -> str:
     """A storage account name from a composer's name (``acme-mfe-payments-7d3f9a12``):
     lowercase letters and digits only (``acmemfepayments7d3f9a12``), and when that is longer
@@ -82,8 +86,8 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
     return compact_name(comp, name, ACCOUNT_NAME_RULE.max_length, alphanumeric=True)
 
 
-@provides("bucket_address", "azure")
-def bucket_address(comp: Composition, name: str) -> dict[str, str | None]:
+@values.bucket_address.on("azure")
+def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
     """Account name and (once it exists) the account's resource id."""
     emitted = comp.desired.get(name)
     external = None
@@ -95,7 +99,7 @@ def bucket_address(comp: Composition, name: str) -> dict[str, str | None]:
             "id": str(account_id) if account_id else None}
 
 
-@provides("bucket", "azure")
+@add_bucket.on("azure")
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Storage account ``name``, its container, immutability, logs and readers."""
     spec.check_retention()
@@ -178,7 +182,7 @@ def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, A
     key_id = comp.needs(key, "status.atProvider.versionlessId", by=name)
     granted = comp.is_observed(f"{key}-identity-access")
     if not granted:
-        comp.hold(name, f"{key}-identity-access (the identity's grant on the key vault)")
+        comp.hold(name, Wait(f"{key}-identity-access", "(the identity's grant on the key vault)"))
     if identity_id is None or key_id is None or not granted:
         return None
     return _encryption_blocks(str(identity_id), str(key_id))

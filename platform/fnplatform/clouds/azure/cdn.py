@@ -20,15 +20,18 @@ from typing import Any
 
 from fnplatform.clouds.azure.bucket import CONTAINER
 from fnplatform.clouds.azure.common import (
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     FRONTDOOR_ENDPOINT,
     FRONTDOOR_ORIGIN,
     FRONTDOOR_ORIGIN_GROUP,
     FRONTDOOR_PROFILE,
     FRONTDOOR_ROUTE,
-    resource_group,
 )
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnSpec
 
 COMPRESSED_TYPES = [
@@ -62,7 +65,7 @@ def _route(comp: Composition, name: str, pattern: str, origin_path: str) -> dict
     )
 
 
-@provides("cdn", "azure")
+@add_cdn.on("azure")
 def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     """A Front Door endpoint with one route per cache path over a Private Link origin."""
     comp.emit(
@@ -180,13 +183,13 @@ def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
     )
 
 
-@provides("cdn_bucket_reader", "azure")
+@values.cdn_bucket_reader.on("azure")
 def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """None: Front Door reads over Private Link, not as an RBAC principal of the account."""
     return None
 
 
-@provides("cdn_domain", "azure")
+@values.cdn_domain.on("azure")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
     value = comp.observed_value(cdn_name, "status.atProvider.hostName")

@@ -51,9 +51,6 @@ import re
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
-    KUBERNETES_CLUSTER,
-    NODE_POOL,
-    USER_ASSIGNED_IDENTITY,
     agent_pool_name,
     grant_role,
     nat_gateway_name,
@@ -64,12 +61,20 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
     subnet_nat_association_name,
 )
+from fnplatform.clouds.azure.kinds import (
+    KUBERNETES_CLUSTER,
+    NODE_POOL,
+    USER_ASSIGNED_IDENTITY,
+)
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library.registry import provides
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.guard import refuse_replacement
+from fnplatform.holds import READY, Wait
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle, render_tags
 
@@ -89,7 +94,7 @@ _SERVER = re.compile(r"^\s*server:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 _CA_DATA = re.compile(r"^\s*certificate-authority-data:\s*['\"]?(\S+?)['\"]?\s*$", re.MULTILINE)
 
 
-@provides("cluster", "azure")
+@add_cluster.on("azure")
 def cluster(
     comp: Composition,
     name: str,
@@ -140,7 +145,7 @@ def cluster(
             "namespace": spec.connection_namespace,
         },
     )
-    comp.emit(name, body, uses=uses)
+    comp.emit(name, body, uses=uses, external_name=spec.cluster_name)
     identity = _cluster_identity(comp)
     grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
                principal_of=identity.principalId, scope_of=name)
@@ -203,8 +208,8 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     identity_id = comp.needs(identity, "status.atProvider.id", by=name)
     unready = [needed for needed in ready if not comp.needs_ready(needed, by=name)]
     if identity_id is None or unready:
-        waiting = [f"{identity} status.atProvider.id"] if identity_id is None else []
-        comp.hold(name, ", ".join([*waiting, *(f"{needed} Ready" for needed in unready)]))
+        waiting = [Wait(identity, "status.atProvider.id")] if identity_id is None else []
+        comp.hold(name, *waiting, *(Wait(needed, READY) for needed in unready))
         return None
     return _user_assigned([identity_id]), NAT_GATEWAY_EGRESS, uses
 
@@ -284,7 +289,7 @@ def _network_profile(comp: Composition, spec: ClusterSpec, outbound_type: str) -
     }
 
 
-@provides("node_pool", "azure")
+@add_node_pool.on("azure")
 def node_pool(
     comp: Composition,
     name: str,
@@ -305,10 +310,38 @@ def node_pool(
         "autoScalingEnabled": True,
         "minCount": spec.min_nodes,
         "maxCount": spec.max_nodes,
-        "nodeLabels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "nodeLabels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
         "temporaryNameForRotation": rotation_pool_name(spec.pool),
         "upgradeSettings": {"maxSurge": MAX_SURGE},
+        # Stated either way: the priority is fixed at creation (refused below after).
+        "priority": "Spot" if spec.spot else "Regular",
     }
+    taints = [f"{t.key}={t.value}:{t.effect}" for t in spec.taints]
+    if spec.spot:
+        # AKS labels and taints every spot node itself; stating them keeps the provider from
+        # seeing a difference on every sync (azurerm's kubernetes_cluster_node_pool docs).
+        for_provider["nodeLabels"][SPOT_LABEL] = "spot"
+        taints.append(SPOT_TAINT)
+        for_provider["evictionPolicy"] = "Delete"
+        for_provider["spotMaxPrice"] = -1  # up to the on-demand price, never evicted for price
+    if taints:
+        for_provider["nodeTaints"] = sorted(taints)
+    if spec.disk_size_gb is not None:
+        for_provider["osDiskSizeGb"] = spec.disk_size_gb
+    if spec.disk_type is not None:
+        if spec.disk_type not in DISK_TYPES:
+            raise SpecError("disk_type", f"{spec.disk_type!r} is not an AKS OS disk type; use "
+                            f"one of {', '.join(DISK_TYPES)}")
+        for_provider["osDiskType"] = spec.disk_type
+    if spec.zones:
+        unknown = [zone for zone in spec.zones if zone not in AVAILABILITY_ZONES]
+        if unknown:
+            raise SpecError("zones", f"{unknown[0]!r} is not an Azure availability zone; use "
+                            f"{', '.join(AVAILABILITY_ZONES)}")
+        for_provider["zones"] = sorted(set(spec.zones))
+    # Disk, zones and size rotate through temporaryNameForRotation; the priority can't.
+    refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")},
+                       what="pool")
     version = comp.setting_of(
         spec.cluster, "kubernetesVersion", _cluster_version(comp, spec.cluster), by=name)
     if name in comp.notes.held:
@@ -334,7 +367,7 @@ def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
     return str(version) if version else None
 
 
-@provides("cluster_credentials", "azure")
+@values.cluster_credentials.on("azure")
 def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
     """The Entra identity of ``environment.azure.clusterIdentity``.
 
@@ -351,20 +384,20 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
             "secretRef": identity.secretRef.model_dump()}
 
 
-@provides("cluster_access", "azure")
+@values.cluster_access.on("azure")
 def cluster_access(comp: Composition, cluster_name: str) -> list[str]:
     """What the providers' access depends on besides the kubeconfig: the RBAC grant, which
     must outlive every Release (their uninstall needs it)."""
     return [f"{cluster_name}-{CROSSPLANE_ADMIN}"]
 
 
-@provides("kubeconfig_source", "azure")
+@values.kubeconfig_source.on("azure")
 def kubeconfig_source(comp: Composition, cluster: str) -> str:
     """The AKS KubernetesCluster itself writes the kubeconfig (its connection secret)."""
     return cluster
 
 
-@provides("cluster_status", "azure")
+@values.cluster_status.on("azure")
 def cluster_status(comp: Composition, cluster_name: str) -> None:
     """``clusterName``, ``clusterEndpoint``, ``clusterCA`` and ``oidcIssuer`` once observed.
 
@@ -399,3 +432,25 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.search(text)
     return found.group(1) if found else None
 
+
+
+#: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[a-zA-Z0-9]([-_a-zA-Z0-9]{0,61}[a-zA-Z0-9])?", min_length=1, max_length=63,
+    description="1-63 letters, digits, '-' and '_', starting and ending with a letter or "
+                "digit (AKS cluster names)")
+
+
+@values.cluster_name_rule.on("azure")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What AKS accepts as a cluster name."""
+    return CLUSTER_NAME_RULE
+
+
+#: What AKS puts on every spot node (and a pool must state to stay in sync).
+SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+#: OS disk types of an AKS pool.
+DISK_TYPES = ("Ephemeral", "Managed")
+#: Availability zones as AKS names them.
+AVAILABILITY_ZONES = ("1", "2", "3")

@@ -23,17 +23,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     FLEXIBLE_SERVER,
     FLEXIBLE_SERVER_DATABASE,
     PRIVATE_DNS_ZONE,
     PRIVATE_DNS_ZONE_LINK,
-    resource_group,
 )
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.library import values
+from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
 
 PASSWORD_NAMESPACE = "crossplane-system"
@@ -59,7 +62,7 @@ PRESETS = {
 
 
 
-@provides("database", "azure")
+@add_database.on("azure")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A flexible server with VNet integration and a provider-generated admin password."""
     row = spec.preset(PRESETS)
@@ -148,14 +151,14 @@ def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
     return max(preset_mb, int(observed)) if isinstance(observed, (int, float)) else preset_mb
 
 
-@provides("database_host", "azure")
+@values.database_host.on("azure")
 def database_host(comp: Composition, name: str) -> str | None:
     """The server's FQDN (resolved privately through the linked zone), once observed."""
     value = comp.observed_value(name, "status.atProvider.fqdn")
     return str(value) if value else None
 
 
-@provides("database_env", "azure")
+@values.database_env.on("azure")
 def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PORT``/``DB_PASSWORD`` from the flexible server's connection secret
     (``endpoint``, ``port``, ``password``). ``DB_USER`` is the administrator login itself: the

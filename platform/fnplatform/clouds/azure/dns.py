@@ -7,17 +7,19 @@ publicly and once privately in the resource group (split-horizon DNS).
 from __future__ import annotations
 
 from fnplatform.clouds.azure.common import (
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     DNS_ZONE,
     PRIVATE_DNS_ZONE,
     PRIVATE_DNS_ZONE_LINK,
-    resource_group,
 )
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library.calls import add_dns_zone
 from fnplatform.library.specs import DnsZoneSpec
 
 
-@provides("dns_zone", "azure")
+@add_dns_zone.on("azure")
 def dns_zone(
     comp: Composition,
     name: str,

@@ -10,19 +10,22 @@ A CNAME from the user's ``record_name`` to the profile's FQDN lives in the user'
 from __future__ import annotations
 
 from fnplatform.clouds.azure.common import (
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     TRAFFIC_MANAGER_EXTERNAL_ENDPOINT,
     TRAFFIC_MANAGER_PROFILE,
-    resource_group,
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_failover_dns
 from fnplatform.library.specs import FailoverDnsSpec
 
 TTL = 60
 
 
-@provides("failover_dns", "azure")
+@add_failover_dns.on("azure")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Profile ``name`` and its two endpoints."""
     relative = spec.zone.lower()
@@ -51,7 +54,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         }), uses=(name,))
 
 
-@provides("failover_address", "azure")
+@values.failover_address.on("azure")
 def failover_address(comp: Composition, name: str) -> str | None:
     """The profile's FQDN once it exists."""
     value = comp.observed_value(name, "status.atProvider.fqdn")

@@ -22,16 +22,19 @@ cert-manager's ``azureDNS`` solver writes to public Azure DNS only.
 from __future__ import annotations
 
 from fnplatform.clouds.azure.common import (
-    DNS_ZONE,
-    FEDERATED_IDENTITY_CREDENTIAL,
-    USER_ASSIGNED_IDENTITY,
     grant_role,
     location,
     resource_group,
 )
+from fnplatform.clouds.azure.kinds import (
+    DNS_ZONE,
+    FEDERATED_IDENTITY_CREDENTIAL,
+    USER_ASSIGNED_IDENTITY,
+)
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
-from fnplatform.library.specs import WorkloadIdentitySpec
+from fnplatform.library import values
+from fnplatform.library.calls import add_workload_identity
+from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
 
 DNS_ZONE_CONTRIBUTOR = "DNS Zone Contributor"
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # the audience Entra ID accepts for federation
@@ -40,7 +43,7 @@ USE_LABEL = "azure.workload.identity/use"
 OIDC_ISSUER = "status.atProvider.oidcIssuerUrl"
 
 
-@provides("workload_identity", "azure")
+@add_workload_identity.on("azure")
 def workload_identity(
     comp: Composition,
     name: str,
@@ -58,7 +61,7 @@ def workload_identity(
             }
         ),
     )
-    if spec.purpose == "dns":
+    if spec.purpose is IdentityPurpose.DNS_RECORDS:
         for zone in spec.zones:
             if zone in comp.desired and comp.desired[zone].body["kind"] == DNS_ZONE.kind:
                 grant_role(comp, f"{name}-dns-{zone}", role=DNS_ZONE_CONTRIBUTOR,
@@ -81,7 +84,7 @@ def workload_identity(
     )
 
 
-@provides("identity_annotations", "azure")
+@values.identity_annotations.on("azure")
 def identity_annotations(
     comp: Composition, name: str, spec: WorkloadIdentitySpec
 ) -> dict[str, str]:
@@ -90,13 +93,13 @@ def identity_annotations(
     return {CLIENT_ID_ANNOTATION: str(client_id)} if client_id else {}
 
 
-@provides("identity_pod_labels", "azure")
+@values.identity_pod_labels.on("azure")
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """The label that makes AKS's workload identity webhook inject the token into the pod."""
     return {USE_LABEL: "true"}
 
 
-@provides("identity_binding", "azure")
+@values.identity_binding.on("azure")
 def identity_binding(comp: Composition, name: str) -> str:
     """The federated credential that trusts the cluster's service-account tokens."""
     return f"{name}-federation"

@@ -17,14 +17,17 @@ from __future__ import annotations
 import ipaddress
 
 from fnplatform.clouds.azure.common import (
-    NETWORK_SECURITY_GROUP,
-    NETWORK_SECURITY_RULE,
-    SUBNET_NSG_ASSOCIATION,
     resource_group,
     subnet_name,
 )
+from fnplatform.clouds.azure.kinds import (
+    NETWORK_SECURITY_GROUP,
+    NETWORK_SECURITY_RULE,
+    SUBNET_NSG_ASSOCIATION,
+)
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_digest, rule_id, unique_rules
 from fnplatform.library.specs import IngressRule, IngressRulesSpec
 
@@ -46,12 +49,12 @@ def priorities(rules: list[IngressRule]) -> dict[str, int]:
     return result
 
 
-@provides("ingress_rules", "azure")
+@add_ingress_rules.on("azure")
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """NSG ``name``, its rules ``<name>-<rule id>`` and its subnet association."""
     group = resource_group(comp)
     comp.emit(name, NETWORK_SECURITY_GROUP.new({
-        "location": comp.region, "resourceGroupName": group,
+        "location": spec.region or comp.region, "resourceGroupName": group,
     }))
     rules = unique_rules(spec.rules)
     placed = priorities(rules)
@@ -80,7 +83,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     }), uses=(name, subnet_name(spec.network)))
 
 
-@provides("ingress_rules_id", "azure")
+@values.ingress_rules_id.on("azure")
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The NSG's resource id once it exists."""
     value = comp.observed_value(name, "status.atProvider.id")

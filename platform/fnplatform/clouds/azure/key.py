@@ -18,17 +18,20 @@ Composed (``<name>`` is the key):
 from __future__ import annotations
 
 from fnplatform.clouds.azure.common import (
+    compact_name,
+    resource_group,
+)
+from fnplatform.clouds.azure.kinds import (
     KEY,
     KEY_VAULT,
     KEY_VAULT_ACCESS_POLICY,
     USER_ASSIGNED_IDENTITY,
-    compact_name,
-    resource_group,
 )
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_key
 from fnplatform.library.specs import KeySpec
 
 VAULT_NAME_MAX = 24
@@ -56,7 +59,7 @@ def vault_name(comp: Composition, key: str) -> str:
     return compact_name(comp, f"{key}-vault", VAULT_NAME_MAX, prefix="kv")
 
 
-@provides("key", "azure")
+@add_key.on("azure")
 def key(comp: Composition, name: str, spec: KeySpec) -> None:
     """Vault, admin access, key ``name``, and the storage identity with its grant."""
     if spec.rotation_days < 28:
@@ -102,7 +105,7 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         }), uses=(vault,))
 
 
-@provides("key_id", "azure")
+@values.key_id.on("azure")
 def key_id(comp: Composition, name: str) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
     value = comp.observed_value(name, "status.atProvider.versionlessId")

@@ -36,12 +36,6 @@ import ipaddress
 from typing import Any
 
 from fnplatform.clouds.azure.common import (
-    NAT_GATEWAY,
-    NAT_GATEWAY_PUBLIC_IP_ASSOCIATION,
-    PUBLIC_IP,
-    SUBNET,
-    SUBNET_NAT_GATEWAY_ASSOCIATION,
-    VIRTUAL_NETWORK,
     nat_gateway_name,
     nat_ip_association_name,
     nat_ip_name,
@@ -49,9 +43,18 @@ from fnplatform.clouds.azure.common import (
     subnet_name,
     subnet_nat_association_name,
 )
+from fnplatform.clouds.azure.kinds import (
+    NAT_GATEWAY,
+    NAT_GATEWAY_PUBLIC_IP_ASSOCIATION,
+    PUBLIC_IP,
+    SUBNET,
+    SUBNET_NAT_GATEWAY_ASSOCIATION,
+    VIRTUAL_NETWORK,
+)
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -60,7 +63,7 @@ _RANGE_FIELDS = ("subnet_cidr", "pods_cidr", "services_cidr")
 NAT_IDLE_TIMEOUT_MINUTES = 4  # Azure's default, stated: see the module docstring
 
 
-@provides("network", "azure")
+@add_network.on("azure")
 def network(
     comp: Composition,
     name: str,
@@ -74,7 +77,7 @@ def network(
         name,
         VIRTUAL_NETWORK.new(
             {
-                "location": comp.region,
+                "location": spec.region or comp.region,  # a failover site names its own
                 "resourceGroupName": group,
                 "addressSpace": [spec.subnet_cidr],
             }
@@ -82,20 +85,21 @@ def network(
     )
     comp.emit(subnet_name(name), _subnet(comp, name, group, spec))
     if spec.kubernetes and spec.egress_nat and not comp.import_spec.adopts(name):
-        _nat_gateway(comp, name, group)  # an adopted VNet keeps its own egress
+        # An adopted VNet keeps its own egress.
+        _nat_gateway(comp, name, group, spec.region or comp.region)
 
 
-def _nat_gateway(comp: Composition, network_name: str, group: str) -> None:
+def _nat_gateway(comp: Composition, network_name: str, group: str, region: str) -> None:
     """A Standard NAT gateway with one static public IP, associated with the node subnet."""
     gateway, address = nat_gateway_name(network_name), nat_ip_name(network_name)
     comp.emit(address, PUBLIC_IP.new({
-        "location": comp.region,
+        "location": region,
         "resourceGroupName": group,
         "sku": "Standard",
         "allocationMethod": "Static",  # Standard public IPs are static only
     }))
     comp.emit(gateway, NAT_GATEWAY.new({
-        "location": comp.region,
+        "location": region,
         "resourceGroupName": group,
         "skuName": "Standard",
         "idleTimeoutInMinutes": NAT_IDLE_TIMEOUT_MINUTES,
@@ -153,7 +157,7 @@ def dns_service_ip(services_cidr: str) -> str:
     return str(ipaddress.ip_network(services_cidr)[10])
 
 
-@provides("internal_load_balancer", "azure")
+@values.internal_load_balancer.on("azure")
 def internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Makes the cloud provider put a LoadBalancer Service on an internal Azure load balancer.
 

@@ -1,19 +1,21 @@
 """Azure resource group: the container a composer creates for its own resources.
 
 Only Azure has one, so only Azure provides the ``resource_group`` capability; a composer asks
-``registry.provides_capability("resource_group", comp.cloud)``. Deleting a group deletes
+``add_resource_group.provided_on(comp.cloud)``. Deleting a group deletes
 everything in it: the kind is stateful, never dropped on a transient problem.
 """
 
 from __future__ import annotations
 
-from fnplatform.clouds.azure.common import RESOURCE_GROUP
+from fnplatform.clouds.azure.kinds import (
+    RESOURCE_GROUP,
+)
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library.calls import add_resource_group
 from fnplatform.library.specs import ResourceGroupSpec
 
 
-@provides("resource_group", "azure")
+@add_resource_group.on("azure")
 def resource_group(comp: Composition, name: str, spec: ResourceGroupSpec) -> None:
     """Resource group ``name``, named as the placement scope says."""
     comp.emit(name, RESOURCE_GROUP.new({"location": comp.region}), external_name=spec.group_name)

@@ -1,7 +1,10 @@
-"""Cloud module: gcp. Importing it registers the GCP builders of every capability it provides.
+"""Cloud module: gcp (provider-upjet-gcp v2, cluster-scoped ``*.gcp.upbound.io`` kinds).
 
-Resources are those of the upjet GCP provider v3 (``*.gcp.upbound.io``, cluster-scoped), at
-each kind's storage version. The GCP project is the composite's ``planeId`` label.
+Importing it registers the GCP builders and answers on the capability objects of
+:mod:`fnplatform.library`, one file per capability as on every cloud (``network``, ``cluster``
+with node pools, ``dns``, ``identity``, ``bucket``, ``key``, ``cdn``, ``database``, ``ingress``,
+``failover``), the kinds in ``kinds``, helpers in ``common``, ``settings`` (the environment's
+``gcp`` block) and ``iam``. The project is the one the composer places the composite in.
 """
 
 from fnplatform.clouds.gcp import (
@@ -9,12 +12,12 @@ from fnplatform.clouds.gcp import (
     cdn,
     cluster,
     database,
+    dns,
     failover,
     identity,
     ingress,
     key,
     network,
-    values,
 )
 
 __all__ = [
@@ -22,10 +25,10 @@ __all__ = [
     "cdn",
     "cluster",
     "database",
+    "dns",
     "failover",
     "identity",
     "ingress",
     "key",
     "network",
-    "values",
 ]

@@ -24,7 +24,8 @@ from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.key import crypto_key_id
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
 from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
 from fnplatform.naming import dns_label
@@ -42,13 +43,13 @@ ACCESS_LOG_DAYS = 365
 DAY_SECONDS = 86400
 
 
-@provides("bucket_name_rule", "gcp")
+@values.bucket_name_rule.on("gcp")
 def bucket_name_rule(comp: Composition) -> NameRule:
     """What Cloud Storage accepts as a bucket name."""
     return BUCKET_NAME_RULE
 
 
-@provides("bucket_name_from", "gcp")
+@values.bucket_name_from.on("gcp")
 def bucket_name_from(comp: Composition, wanted: str) -> str:
     """Cloud Storage takes a composer's hyphenated name as is (the builder checks it)."""
     return wanted
@@ -65,14 +66,14 @@ def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) ->
     return name_ if not name_.startswith("goog") else f"x-{name_}"
 
 
-@provides("bucket_address", "gcp")
-def bucket_address(comp: Composition, name: str) -> dict[str, str]:
+@values.bucket_address.on("gcp")
+def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
     """Name and id (``gs://`` URL) of composed bucket ``name``."""
     bucket = bucket_name(comp, name)
     return {"name": bucket, "id": f"gs://{bucket}"}
 
 
-@provides("bucket", "gcp")
+@add_bucket.on("gcp")
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Bucket ``name`` (see the module docstring), its log bucket and reader grants."""
     spec.check_retention()

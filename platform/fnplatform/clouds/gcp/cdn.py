@@ -32,13 +32,14 @@ from fnplatform.clouds.gcp.kinds import (
 )
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnSpec
 
 PATH_MATCHER = "micro-frontends"
 
 
-@provides("cdn", "gcp")
+@add_cdn.on("gcp")
 def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     """A URL map with one path rule per micro-frontend, served over HTTPS from Cloud CDN."""
     if not spec.hostname:
@@ -155,7 +156,7 @@ def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
     }]
 
 
-@provides("cdn_bucket_reader", "gcp")
+@values.cdn_bucket_reader.on("gcp")
 def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """Cloud CDN's fill service agent, when the environment gives the project number."""
     number = gcp_environment(comp).projectNumber
@@ -173,7 +174,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     )
 
 
-@provides("cdn_domain", "gcp")
+@values.cdn_domain.on("gcp")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The hostname the managed certificate serves, once the forwarding rule is Ready."""
     certificate = comp.desired.get(f"{cdn_name}-certificate")

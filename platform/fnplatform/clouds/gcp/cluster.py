@@ -21,9 +21,12 @@ from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
-from fnplatform.library.registry import provides
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.errors import InputError, SpecError
+from fnplatform.guard import refuse_replacement
+from fnplatform.importing import EXTERNAL_NAME
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.tagging import TagStyle, render_tags
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
@@ -37,7 +40,7 @@ NODE_ROLES = ("roles/artifactregistry.reader", "roles/container.defaultNodeServi
 WEBHOOK_PORTS = ["8443"]
 
 
-@provides("cluster", "gcp")
+@add_cluster.on("gcp")
 def cluster(
     comp: Composition,
     name: str,
@@ -104,7 +107,7 @@ def cluster(
         name,
         body,
         uses=(subnet,),
-        external_name=external_name(comp, name, GKE_NAME_MAX),
+        external_name=spec.cluster_name or external_name(comp, name, GKE_NAME_MAX),
     )
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
@@ -177,7 +180,7 @@ def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_ci
     )
 
 
-@provides("node_pool", "gcp")
+@add_node_pool.on("gcp")
 def node_pool(
     comp: Composition,
     name: str,
@@ -190,34 +193,48 @@ def node_pool(
     the per-zone ``min/maxNodeCount`` would triple them on a regional cluster.
     """
     account = node_service_account_name(spec.cluster)
-    body = kinds.NODE_POOL.new(
-        {
-            "project": project(comp),
-            "location": comp.region,
-            "clusterRef": comp.ref(spec.cluster),
-            "autoscaling": {
-                "totalMinNodeCount": spec.min_nodes,
-                "totalMaxNodeCount": spec.max_nodes,
-                "locationPolicy": "BALANCED",
-            },
-            "management": {"autoRepair": True, "autoUpgrade": True},
-            "upgradeSettings": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
-            "nodeConfig": {
-                "machineType": spec.machine_type,
-                "imageType": "COS_CONTAINERD",
-                "diskType": "pd-balanced",
-                "serviceAccountRef": comp.ref(account),
-                "oauthScopes": list(OAUTH_SCOPES),
-                # Pods see the GKE metadata server: workload identity instead of node keys.
-                "workloadMetadataConfig": {"mode": "GKE_METADATA"},
-                "shieldedInstanceConfig": {
-                    "enableSecureBoot": True,
-                    "enableIntegrityMonitoring": True,
-                },
-                "labels": {"platform.fn.crossplane.io/pool": spec.pool},
-                "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
-            },
+    node_config: dict[str, Any] = {
+        "machineType": spec.machine_type,
+        "imageType": "COS_CONTAINERD",
+        "diskType": _disk_type(spec),
+        "serviceAccountRef": comp.ref(account),
+        "oauthScopes": list(OAUTH_SCOPES),
+        # Pods see the GKE metadata server: workload identity instead of node keys.
+        "workloadMetadataConfig": {"mode": "GKE_METADATA"},
+        "shieldedInstanceConfig": {
+            "enableSecureBoot": True,
+            "enableIntegrityMonitoring": True,
         },
+        "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
+        "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
+        # Stated either way: spot is fixed at creation (refused below once the pool exists).
+        "spot": spec.spot,
+    }
+    if spec.disk_size_gb is not None:
+        node_config["diskSizeGb"] = spec.disk_size_gb
+    if spec.taints:
+        node_config["taint"] = [
+            {"key": t.key, "value": t.value, "effect": TAINT_EFFECTS[t.effect]}
+            for t in spec.taints]
+    for_provider: dict[str, Any] = {
+        "project": project(comp),
+        "location": comp.region,
+        "clusterRef": comp.ref(spec.cluster),
+        "autoscaling": {
+            "totalMinNodeCount": spec.min_nodes,
+            "totalMaxNodeCount": spec.max_nodes,
+            "locationPolicy": "BALANCED",
+        },
+        "management": {"autoRepair": True, "autoUpgrade": True},
+        "upgradeSettings": {"strategy": "SURGE", "maxSurge": 1, "maxUnavailable": 0},
+        "nodeConfig": node_config,
+    }
+    if spec.zones:
+        for_provider["nodeLocations"] = _zones(comp, spec)
+    refuse_replacement(comp, name, for_provider, {"nodeConfig.spot": ("spot", False)},
+                       what="pool")
+    body = kinds.NODE_POOL.new(
+        for_provider,
         # Nodes per zone at creation only: GKE changes it when the pool is resized, and in
         # forProvider a difference forces replacing the pool (Terraform's own advice is
         # ignore_changes, which is what initProvider is).
@@ -229,3 +246,109 @@ def node_pool(
         uses=(account,),
         external_name=external_name(comp, name, GKE_NAME_MAX),
     )
+
+
+GKE_OIDC_BASE = "https://container.googleapis.com/v1"
+
+
+@values.cluster_credentials.on("gcp")
+def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+    """``GoogleApplicationCredentials``: the kubeconfig alone cannot authenticate to GKE.
+
+    provider-upjet-gcp writes a kubeconfig with the endpoint, the CA and the legacy client
+    certificate. GKE stopped issuing client certificates (and the cluster asks for none), so
+    that user is anonymous. GKE authenticates Google OAuth tokens: with this identity,
+    provider-helm and provider-kubernetes mint a token from Google credentials and add it to
+    the kubeconfig. By default they use the credentials injected into their pods
+    (``InjectedIdentity``: GKE workload identity of the control plane, no static key);
+    ``environment.gcp.clusterIdentity`` may name a Secret with a key file instead.
+
+    That Google identity needs ``roles/container.admin`` in the project, not
+    ``roles/container.developer``: the charts create ClusterRoles, ClusterRoleBindings, CRDs
+    and webhook configurations, and creating RBAC roles needs ``container.clusterRoles.create``
+    (and ``...bind``/``escalate``), which only Kubernetes Engine Admin carries among the
+    predefined roles (GCP IAM, "Google Kubernetes Engine roles and permissions"). The grant is
+    not composed: the identity is the management cluster's, outside this composite.
+    """
+    identity = gcp_environment(comp).clusterIdentity
+    credentials: dict[str, Any] = {
+        "type": "GoogleApplicationCredentials",
+        "source": identity.source,
+    }
+    if identity.source == "Secret" and identity.secretRef is not None:
+        credentials["secretRef"] = identity.secretRef.model_dump()
+    return credentials
+
+
+@values.kubeconfig_source.on("gcp")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """The GKE Cluster itself writes the kubeconfig (its connection secret)."""
+    return cluster
+
+
+@values.cluster_access.on("gcp")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing composed: the providers' Google identity is granted outside the composite."""
+    return []
+
+
+@values.cluster_status.on("gcp")
+def cluster_status(comp: Composition, cluster_name: str) -> None:
+    """Endpoint, CA, name and OIDC issuer of the observed GKE cluster into the XR status.
+
+    GKE reports the endpoint as a bare IP; status carries a URL like the other clouds.
+    The issuer is GKE's per-cluster OIDC discovery URL, derived from the cluster id
+    ``projects/<p>/locations/<l>/clusters/<name>``.
+    """
+    endpoint = comp.observed_value(cluster_name, "status.atProvider.endpoint")
+    if endpoint:
+        url = endpoint if str(endpoint).startswith("https://") else f"https://{endpoint}"
+        comp.set_status("clusterEndpoint", url)
+    comp.status_from(cluster_name, "status.atProvider.masterAuth.clusterCaCertificate", "clusterCA")
+    cluster_id = comp.observed_value(cluster_name, "status.atProvider.id")
+    annotations = comp.observed_value(cluster_name, "metadata.annotations") or {}
+    named = annotations.get(EXTERNAL_NAME)
+    if cluster_id:
+        comp.set_status("clusterName", str(cluster_id).rsplit("/", 1)[-1])
+        comp.set_status("oidcIssuer", f"{GKE_OIDC_BASE}/{cluster_id}")
+    elif named:
+        comp.set_status("clusterName", str(named))
+
+
+#: GKE cluster names: 1-40 lowercase letters, digits and '-', starting with a letter and not
+#: ending with '-'.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[a-z]([-a-z0-9]*[a-z0-9])?", min_length=1, max_length=GKE_NAME_MAX,
+    description=f"1-{GKE_NAME_MAX} lowercase letters, digits and '-', starting with a letter "
+                "and ending with a letter or digit (GKE cluster names)")
+
+
+@values.cluster_name_rule.on("gcp")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What GKE accepts as a cluster name."""
+    return CLUSTER_NAME_RULE
+
+
+#: Kubernetes taint effects in GKE's spelling.
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+                 "NoExecute": "NO_EXECUTE"}
+#: Boot disk types a GKE node pool takes (Compute Engine persistent disks).
+DISK_TYPES = ("pd-balanced", "pd-ssd", "pd-standard")
+
+
+def _disk_type(spec: NodePoolSpec) -> str:
+    """The pool's boot disk type; pd-balanced unless asked (GKE changes it in place)."""
+    disk_type = spec.disk_type or "pd-balanced"
+    if disk_type not in DISK_TYPES:
+        raise SpecError("disk_type", f"{disk_type!r} is not a GKE node disk type; use one of "
+                        f"{', '.join(DISK_TYPES)}")
+    return disk_type
+
+
+def _zones(comp: Composition, spec: NodePoolSpec) -> list[str]:
+    """The zones of the cluster's region the pool runs in (GKE updates them in place)."""
+    outside = [zone for zone in spec.zones if not zone.startswith(f"{comp.region}-")]
+    if outside:
+        raise SpecError("zones", f"{outside[0]!r} is not a zone of {comp.region} (such as "
+                        f"{comp.region}-b)")
+    return sorted(spec.zones)

@@ -26,8 +26,9 @@ from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.library import values
+from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.registry import provides
 from fnplatform.library.specs import DatabaseSpec
 
 POSTGRES_PORT = 5432
@@ -52,7 +53,7 @@ PRESETS = {
 
 
 
-@provides("database", "gcp")
+@add_database.on("gcp")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A private Cloud SQL PostgreSQL instance and its application database."""
     row = spec.preset(PRESETS)
@@ -127,14 +128,14 @@ def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
     return max(preset_gb, int(observed)) if isinstance(observed, (int, float)) else preset_gb
 
 
-@provides("database_host", "gcp")
+@values.database_host.on("gcp")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private IP address, once observed."""
     value = comp.observed_value(name, "status.atProvider.privateIpAddress")
     return str(value) if value else None
 
 
-@provides("database_env", "gcp")
+@values.database_env.on("gcp")
 def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PASSWORD`` from the Cloud SQL connection secret (``privateIP``,
     ``password``); the port and the root user ``postgres`` are fixed."""

@@ -16,7 +16,8 @@ import ipaddress
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_failover_dns
 from fnplatform.library.specs import FailoverDnsSpec
 
 TTL = 60
@@ -33,7 +34,7 @@ def _ips(*targets: str) -> bool:
     return True
 
 
-@provides("failover_dns", "gcp")
+@add_failover_dns.on("gcp")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and record set ``<name>-record``, or a condition."""
     if not _ips(spec.primary, spec.secondary):
@@ -71,7 +72,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     }), uses=(name,))
 
 
-@provides("failover_address", "gcp")
+@values.failover_address.on("gcp")
 def failover_address(comp: Composition, name: str) -> str | None:
     """The DNS name that fails over (when composed)."""
     emitted = comp.desired.get(f"{name}-record")

@@ -1,4 +1,4 @@
-"""Cloud DNS zones and the workload identity cert-manager's DNS01 solver runs as.
+"""The workload identity cert-manager's DNS01 solver (and other pods) run as.
 
 Workload identity on GKE: a Google service account, a ``roles/iam.workloadIdentityUser``
 binding that lets the Kubernetes service account ``<namespace>/<name>`` (member
@@ -8,51 +8,28 @@ binding that lets the Kubernetes service account ``<namespace>/<name>`` (member
 
 from __future__ import annotations
 
-from typing import Any
-
 from fnplatform.clouds.gcp import kinds
-from fnplatform.clouds.gcp.common import external_name, project, workload_pool
+from fnplatform.clouds.gcp.common import (
+    service_account_email,
+    workload_pool,
+)
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.registry import provides
-from fnplatform.library.specs import DnsZoneSpec, WorkloadIdentitySpec
+from fnplatform.library import values
+from fnplatform.library.calls import add_workload_identity
+from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
 
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 #: What each purpose of a workload identity may do in the project.
-PURPOSE_ROLES: dict[str, tuple[str, ...]] = {"dns": ("roles/dns.admin",)}
+PURPOSE_ROLES: dict[IdentityPurpose, tuple[str, ...]] = {
+    IdentityPurpose.DNS_RECORDS: ("roles/dns.admin",),
+}
 
 
-@provides("dns_zone", "gcp")
-def dns_zone(
-    comp: Composition,
-    name: str,
-    spec: DnsZoneSpec,
-) -> None:
-    """A Cloud DNS zone for ``spec.domain``; private zones are visible in ``spec.network`` only."""
-    visibility = "private" if spec.private else "public"
-    for_provider: dict[str, Any] = {
-        "project": project(comp),
-        "dnsName": f"{spec.domain.rstrip('.')}.",
-        "visibility": visibility,
-        "description": f"{visibility.capitalize()} zone {spec.domain} of {comp.name}",
-        # Never delete records others wrote (cert-manager, external-dns) with the zone.
-        "forceDestroy": False,
-    }
-    if spec.private:
-        if not spec.network:
-            raise SpecError("network", "a private zone needs a network")
-        for_provider["privateVisibilityConfig"] = {
-            "networks": [{"networkUrlRef": comp.ref(spec.network)}]
-        }
-    comp.emit(
-        name,
-        kinds.MANAGED_ZONE.new(for_provider),
-        external_name=external_name(comp, name),
-    )
 
 
-@provides("workload_identity", "gcp")
+@add_workload_identity.on("gcp")
 def workload_identity(
     comp: Composition,
     name: str,
@@ -65,7 +42,7 @@ def workload_identity(
     """
     roles = PURPOSE_ROLES.get(spec.purpose)
     if roles is None:
-        raise SpecError("purpose", f"gcp has no roles for {spec.purpose!r}")
+        raise SpecError("purpose", f"gcp has no roles for {spec.purpose.value!r}")
     account = add_service_account(
         comp,
         name,
@@ -87,7 +64,29 @@ def workload_identity(
     grant_project_roles(comp, name, account, roles)
 
 
-@provides("identity_binding", "gcp")
+@values.identity_binding.on("gcp")
 def identity_binding(comp: Composition, name: str) -> str:
     """The workloadIdentityUser binding that lets the Kubernetes SA act as the GCP SA."""
     return f"{name}-binding"
+
+
+GKE_SERVICE_ACCOUNT_ANNOTATION = "iam.gke.io/gcp-service-account"
+
+
+@values.identity_annotations.on("gcp")
+def identity_annotations(
+    comp: Composition, name: str, spec: WorkloadIdentitySpec
+) -> dict[str, str]:
+    """Bind the Kubernetes service account to the Google one by its email.
+
+    The email is known before the account exists (observed when it does): the account id
+    is deterministic and the project is the composite's.
+    """
+    body = comp.desired[name].body if name in comp.desired else None
+    return {GKE_SERVICE_ACCOUNT_ANNOTATION: service_account_email(comp, name, body)}
+
+
+@values.identity_pod_labels.on("gcp")
+def identity_pod_labels(comp: Composition) -> dict[str, str]:
+    """GKE workload identity needs no pod labels (the node's metadata server does the work)."""
+    return {}

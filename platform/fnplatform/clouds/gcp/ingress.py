@@ -11,14 +11,15 @@ from __future__ import annotations
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_id, unique_rules
 from fnplatform.library.specs import IngressRulesSpec
 
 PRIORITY = 1000  # GCP's default; the implied deny-all ingress sits at 65535
 
 
-@provides("ingress_rules", "gcp")
+@add_ingress_rules.on("gcp")
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """Firewall rules ``<name>-<rule id>`` in network ``spec.network``."""
     for rule in unique_rules(spec.rules):
@@ -39,7 +40,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
                   external_name=external_name(comp, composed))
 
 
-@provides("ingress_rules_id", "gcp")
+@values.ingress_rules_id.on("gcp")
 def ingress_rules_id(comp: Composition, name: str) -> str:
     """GCP has no group object: the rules' common prefix names them."""
     return comp.resource_name(name)

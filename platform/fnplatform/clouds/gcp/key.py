@@ -18,7 +18,8 @@ from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_key
 from fnplatform.library.specs import KeySpec
 from fnplatform.naming import dns_label
 
@@ -51,7 +52,7 @@ def crypto_key_id(comp: Composition, key: str) -> str:
             f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}")
 
 
-@provides("key", "gcp")
+@add_key.on("gcp")
 def key(comp: Composition, name: str, spec: KeySpec) -> None:
     """Key ring ``<name>-ring``, crypto key ``name``, and the storage service agent's grant."""
     if spec.rotation_days < 1:
@@ -81,7 +82,7 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         }), uses=(name,))
 
 
-@provides("key_id", "gcp")
+@values.key_id.on("gcp")
 def key_id(comp: Composition, name: str) -> str:
     """The crypto key's resource id (deterministic)."""
     return crypto_key_id(comp, name)

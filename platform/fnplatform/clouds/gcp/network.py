@@ -9,7 +9,8 @@ from typing import Any
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
 from fnplatform.composition import Composition
-from fnplatform.library.registry import provides
+from fnplatform.library import values
+from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
 
 #: Names of the subnetwork's secondary ranges; the GKE cluster's ipAllocationPolicy uses them.
@@ -18,7 +19,7 @@ PODS_RANGE, SERVICES_RANGE = "pods", "services"
 NAT_SOURCE_RANGES = ("PRIMARY_IP_RANGE", "LIST_OF_SECONDARY_IP_RANGES")
 
 
-@provides("network", "gcp")
+@add_network.on("gcp")
 def network(
     comp: Composition,
     name: str,
@@ -52,7 +53,7 @@ def _subnetwork(comp: Composition, network_name: str, spec: NetworkSpec) -> None
     body = kinds.SUBNETWORK.new(
         {
             "project": project(comp),
-            "region": comp.region,
+            "region": spec.region or comp.region,  # a failover site names its own
             "networkRef": comp.ref(network_name),
             "ipCidrRange": spec.subnet_cidr,
             **({"secondaryIpRange": secondary} if secondary else {}),
@@ -96,7 +97,8 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
     comp.emit(
         router,
         kinds.ROUTER.new(
-            {"project": project(comp), "region": comp.region, "networkRef": comp.ref(network_name)}
+            {"project": project(comp), "region": spec.region or comp.region,
+             "networkRef": comp.ref(network_name)}
         ),
         external_name=external_name(comp, router),
     )
@@ -105,7 +107,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
         kinds.ROUTER_NAT.new(
             {
                 "project": project(comp),
-                "region": comp.region,
+                "region": spec.region or comp.region,
                 "routerRef": comp.ref(router),
                 "natIpAllocateOption": "AUTO_ONLY",
                 "sourceSubnetworkIpRangesToNat": "LIST_OF_SUBNETWORKS",
@@ -115,3 +117,12 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
         ),
         external_name=external_name(comp, nat),
     )
+
+
+INTERNAL_LB_ANNOTATION = "networking.gke.io/load-balancer-type"
+
+
+@values.internal_load_balancer.on("gcp")
+def internal_load_balancer(comp: Composition) -> dict[str, str]:
+    """A GKE Service of type LoadBalancer becomes an internal passthrough Network LB."""
+    return {INTERNAL_LB_ANNOTATION: "Internal"}

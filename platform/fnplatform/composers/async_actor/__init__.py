@@ -24,8 +24,8 @@ from fnplatform.composers.async_actor.resolve import resolve_spec
 from fnplatform.composers.async_actor.status import Parts, report_status
 from fnplatform.composition import CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
-from fnplatform.library import ObjectReadiness, add_object, add_queue
-from fnplatform.library.calls import cloud_value
+from fnplatform.holds import Wait
+from fnplatform.library import ObjectReadiness, add_object, add_queue, values
 from fnplatform.library.specs import QueueSpec
 from fnplatform.requirements import Requirement
 from fnplatform.validation import parse
@@ -104,12 +104,12 @@ def _runtime_script(comp: Composition, actor: Actor) -> bool:
     key = runtime.scriptPath.rsplit("/", 1)[-1]
     where = f"ConfigMap {runtime.configMap} in namespace {actor.namespace}"
     if not found:
-        comp.hold(DEPLOYMENT, f"{where} holding the Asya runtime script {key} "
-                              "(runtime.configMap; docs/async-actor.md)")
+        comp.hold(DEPLOYMENT, Wait(None, f"{where} holding the Asya runtime script {key} "
+                                         "(runtime.configMap; docs/async-actor.md)"))
         return False
     configmap = found[0]
     if key not in (configmap.get("data") or {}) and key not in (configmap.get("binaryData") or {}):
-        comp.hold(DEPLOYMENT, f"key {key} in {where} (runtime.scriptPath names it)")
+        comp.hold(DEPLOYMENT, Wait(None, f"key {key} in {where} (runtime.scriptPath names it)"))
         return False
     return True
 
@@ -133,10 +133,10 @@ def _queue(comp: Composition, actor: Actor) -> None:
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
     """
     named = {"queue_name": "spec.actor"}
-    queue_name = cloud_value(comp, "queue_name", "asya", actor.namespace, actor.name, fields=named)
+    queue_name = values.queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
     dlq = actor.settings.dlq
-    dlq_name = cloud_value(comp, "queue_name", "asya", actor.namespace, DLQ_SUFFIX)
-    dead_letter = cloud_value(comp, "queue_arn", dlq_name) if dlq.enabled else None
+    dlq_name = values.queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
+    dead_letter = values.queue_arn(comp, dlq_name) if dlq.enabled else None
     if dead_letter:
         add_queue(comp, DEAD_LETTER_QUEUE, QueueSpec(
             queue_name=dlq_name,

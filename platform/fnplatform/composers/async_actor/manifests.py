@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.async_actor.model import ActorSettings, ActorSpec, EnvVar, Resiliency
+from fnplatform.library.kubernetes import workload_labels
 
 KEDA_API = "keda.sh/v1alpha1"
 PART_OF = "asya"
-MANAGED_BY = "crossplane"
 SOCKET_VOLUME, TMP_VOLUME, RUNTIME_VOLUME = "socket-dir", "tmp", "asya-runtime"
 #: The sidecar's per-message timeout when ``resiliency.actorTimeout`` is unset
 #: (``ASYA_RESILIENCY_ACTOR_TIMEOUT``, default ``5m`` in deliveryhero/asya).
@@ -43,10 +43,7 @@ class Actor:
     def labels(self, component: str) -> dict[str, str]:
         """Recommended labels of every object of this actor."""
         return {
-            "app.kubernetes.io/component": component,
-            "app.kubernetes.io/managed-by": MANAGED_BY,
-            "app.kubernetes.io/name": self.name,
-            "app.kubernetes.io/part-of": PART_OF,
+            **workload_labels(name=self.name, component=component, part_of=PART_OF),
             "asya.sh/actor": self.name,
         }
 
@@ -68,11 +65,7 @@ def service_account(actor: Actor) -> dict[str, Any]:
         "metadata": {
             "name": irsa.serviceAccountName,
             "namespace": actor.namespace,
-            "labels": {
-                "app.kubernetes.io/component": "serviceaccount",
-                "app.kubernetes.io/managed-by": MANAGED_BY,
-                "app.kubernetes.io/part-of": PART_OF,
-            },
+            "labels": workload_labels(component="serviceaccount", part_of=PART_OF),
             "annotations": {
                 "eks.amazonaws.com/role-arn": irsa.role_arn(
                     actor.namespace, actor.settings.aws.accountId
@@ -183,7 +176,7 @@ def deployment(actor: Actor, queue_url: str | None) -> dict[str, Any]:
     if spec.tolerations:
         pod_spec["tolerations"] = list(spec.tolerations)
     deployment_spec: dict[str, Any] = {
-        "selector": {"matchLabels": {"app.kubernetes.io/name": actor.name}},
+        "selector": {"matchLabels": workload_labels(name=actor.name, managed_by=None)},
         "template": {"metadata": {"labels": labels}, "spec": pod_spec},
     }
     if not spec.scaling.enabled:

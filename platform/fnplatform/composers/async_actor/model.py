@@ -14,12 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import describe_pattern, ordered
+from fnplatform.validation import DNS_LABEL, describe_pattern, ordered
 
-DNS_LABEL = describe_pattern(
-    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
-    "a DNS label: lowercase letters, digits and '-', starting and ending with a letter or digit",
-)
 HANDLER = describe_pattern(
     r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",
     "a dotted Python name such as module.function or module.Class.method",

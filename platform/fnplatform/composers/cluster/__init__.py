@@ -18,6 +18,7 @@ from fnplatform.composers.cluster.model import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import (
     add_cluster,
     add_cluster_provider_configs,
@@ -27,8 +28,10 @@ from fnplatform.library import (
     add_node_pool,
     add_workload_identity,
     specs,
+    values,
 )
-from fnplatform.library.calls import cloud_value, cluster_credentials
+from fnplatform.library.rules import name_problem
+from fnplatform.merge import deep_merge
 from fnplatform.templates import render_values
 from fnplatform.validation import closest, parse
 
@@ -43,6 +46,13 @@ NETWORK_FIELDS = {
     "subnet_cidr": "environment.network.subnetCidr",
     "pods_cidr": "environment.network.podsCidr",
     "services_cidr": "environment.network.servicesCidr",
+}
+
+
+#: NodePoolSpec attributes -> their field under ``spec.pools.<pool>.nodeConfig``.
+POOL_FIELDS = {
+    "machine_type": "machineType", "disk_size_gb": "diskSizeGb", "disk_type": "diskType",
+    "labels": "labels", "taints": "taints", "spot": "spot", "zones": "zones",
 }
 
 
@@ -85,14 +95,44 @@ def compose(comp: Composition) -> None:
         pods_cidr=env.network.podsCidr,
         services_cidr=env.network.servicesCidr,
         default_machine_type=env.defaultMachineType,
+        cluster_name=_cluster_name(comp, labels),
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
     pools = _node_pools(comp, spec, env)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
     _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
     comp.set_status("cloud", labels.cloud)
-    cloud_value(comp, "cluster_status", CLUSTER)
+    values.cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
+
+
+def _cluster_name(comp: Composition, labels: Labels) -> str | None:
+    """The cloud's name for the cluster: ``metadata.labels.clusterName``, else the claim's name
+    (no random suffix), validated against the cloud's rule; None keeps the derived name.
+
+    Fixed once the cluster exists: the provider records the name it created in the external
+    name, and renaming a managed cluster replaces it. A label changed afterwards is refused;
+    a cluster created before the label or claim default existed keeps its name. An imported
+    cluster is named by ``import.resources.cluster.externalName``.
+    """
+    if comp.import_spec.adopts(CLUSTER):
+        return None
+    existing = (comp.observed_value(CLUSTER, "metadata.annotations") or {}).get(EXTERNAL_NAME)
+    if existing:
+        if labels.clusterName and labels.clusterName != existing:
+            raise InputError("metadata.labels.clusterName", f"immutable: the cluster exists as "
+                             f"{existing!r}; renaming would replace it (set it back)")
+        return str(existing)
+    rule = values.cluster_name_rule(comp)
+    if labels.clusterName:
+        problem = name_problem(rule, labels.clusterName)
+        if problem:
+            raise InputError("metadata.labels.clusterName", problem)
+        return labels.clusterName
+    # The claim's name when the cloud takes it as is; else the derived name, as before.
+    if comp.claim_name and name_problem(rule, comp.claim_name) is None:
+        return comp.claim_name
+    return None
 
 
 def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> None:
@@ -104,7 +144,7 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
     the kubeconfig Secret into the composite's namespace, and ``status.kubeconfigSecret``
     names it.
     """
-    source = cloud_value(comp, "kubeconfig_source", CLUSTER)
+    source = values.kubeconfig_source(comp, CLUSTER)
     if comp.namespaced:
         if comp.observed.connection_details(source).get(KUBECONFIG_KEY):
             comp.set_status("kubeconfigSecret", cluster.connection_secret)
@@ -125,6 +165,7 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
                 f"spec.pools.{pool_name}.nodeConfig.machineType",
                 "not set, and the environment has no defaultMachineType",
             )
+        node = pool.nodeConfig
         add_node_pool(
             comp,
             f"pool-{pool_name}",
@@ -135,8 +176,16 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
                 machine_type=machine_type,
                 min_nodes=pool.autoscaling.minNodeCount,
                 max_nodes=pool.autoscaling.maxNodeCount,
+                disk_size_gb=node.diskSizeGb,
+                disk_type=node.diskType,
+                labels=dict(sorted(node.labels.items())),
+                taints=tuple(specs.Taint(t.key, t.value, t.effect) for t in node.taints),
+                spot=node.spot,
+                zones=tuple(node.zones),
             ),
             uses=[CLUSTER],
+            fields={attribute: f"spec.pools.{pool_name}.nodeConfig.{field}"
+                    for attribute, field in POOL_FIELDS.items()},
         )
     return [f"pool-{pool_name}" for pool_name in sorted(pools)]
 
@@ -175,8 +224,8 @@ def _addons(
     tainted for critical add-ons only), and use it so on deletion their uninstall hooks still
     have a node.
     """
-    kubeconfig = cloud_value(comp, "kubeconfig_source", CLUSTER)
-    access = cloud_value(comp, "cluster_access", CLUSTER)
+    kubeconfig = values.kubeconfig_source(comp, CLUSTER)
+    access = values.cluster_access(comp, CLUSTER)
     in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
     reasons = {} if kubeconfig == CLUSTER else {
         kubeconfig: "writes the kubeconfig this is reached through"}
@@ -186,7 +235,7 @@ def _addons(
         PROVIDERS,
         secret_name=cluster.connection_secret,
         secret_namespace=cluster.connection_namespace,
-        identity=cluster_credentials(comp, CLUSTER, cluster),
+        identity=values.cluster_credentials(comp, CLUSTER, cluster),
         uses=in_cluster,
         reasons=reasons,
     )
@@ -200,7 +249,7 @@ def _addons(
             "service_monitors": service_monitors,
             "ingress_replicas": env.ingress_replicas,
             "private": private,
-            "internal_lb_annotations": cloud_value(comp, "internal_load_balancer"),
+            "internal_lb_annotations": values.internal_load_balancer(comp),
         }
     )
     for chart in CHARTS:
@@ -224,7 +273,8 @@ def _addons(
             repository=chart.repository,
             version=(settings.version if settings else None) or chart.version,
             namespace=chart.namespace,
-            values=render_values(chart.name, values_template(chart.name), variables),
+            values=deep_merge(render_values(chart.name, values_template(chart.name), variables),
+                              settings.values if settings else {}),
             provider_config=helm_config,
             uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network, *monitors,
                   *waits_for.get(chart.name, ())],
@@ -266,14 +316,14 @@ def _dns_identity(
         return {"identity_annotations": {}, "identity_pod_labels": {}, "split_horizon": False}, {}
     identity = specs.WorkloadIdentitySpec(
         cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
-        purpose="dns", zones=zones,
+        purpose=specs.IdentityPurpose.DNS_RECORDS, zones=zones,
     )
     add_workload_identity(
         comp, DNS_IDENTITY, identity, uses=[CLUSTER], fields={"zones": "spec.parameters.domain"}
     )
     variables: dict[str, object] = {
-        "identity_annotations": cloud_value(comp, "identity_annotations", DNS_IDENTITY, identity),
-        "identity_pod_labels": cloud_value(comp, "identity_pod_labels"),
+        "identity_annotations": values.identity_annotations(comp, DNS_IDENTITY, identity),
+        "identity_pod_labels": values.identity_pod_labels(comp),
         "split_horizon": PRIVATE_ZONE in zones,
     }
-    return variables, {"cert-manager": (cloud_value(comp, "identity_binding", DNS_IDENTITY),)}
+    return variables, {"cert-manager": (values.identity_binding(comp, DNS_IDENTITY),)}

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from fnplatform.composers.cluster.model import ChartEnvironment
 from fnplatform.composition import Composition
-from fnplatform.library import add_helm_release, add_workload_identity, registry, specs
-from fnplatform.library.calls import cloud_value
+from fnplatform.library import add_helm_release, add_workload_identity, specs, values
+from fnplatform.merge import deep_merge
 
 CHART = "cluster-autoscaler"
 REPOSITORY = "https://kubernetes.github.io/autoscaler"
@@ -49,7 +49,7 @@ def add_cluster_autoscaler(
     crash-loops until restarted; and, like every release, for the node pool ``nodes`` to be
     Ready (Helm waits for the autoscaler's pod, which needs a node).
     """
-    if not registry.provides_capability("autoscaler_values", comp.cloud):
+    if not values.autoscaler_values.provided_on(comp.cloud):
         return
     if settings is not None and settings.disabled:
         return
@@ -58,15 +58,16 @@ def add_cluster_autoscaler(
         comp,
         identity,
         specs.WorkloadIdentitySpec(
-            cluster=cluster, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT, purpose=CHART
+            cluster=cluster, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
+            purpose=specs.IdentityPurpose.NODE_AUTOSCALING
         ),
         uses=[cluster],
     )
     release = f"{identity}-release"
     if not comp.needs_ready(nodes, by=release):
         return
-    values = {
-        **cloud_value(comp, "autoscaler_values", cluster),
+    chart_values = {
+        **values.autoscaler_values(comp, cluster),
         "fullnameOverride": CHART,
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
     }
@@ -77,10 +78,10 @@ def add_cluster_autoscaler(
         repository=REPOSITORY,
         version=(settings.version if settings else None) or chart_version(comp, cluster, spec),
         namespace=NAMESPACE,
-        values=values,
+        values=deep_merge(chart_values, settings.values if settings else {}),
         provider_config=helm_config,
         uses=list(dict.fromkeys(
-            [*waits_for, cluster, nodes, cloud_value(comp, "identity_binding", identity)])),
+            [*waits_for, cluster, nodes, values.identity_binding(comp, identity)])),
     )
 
 
@@ -100,7 +101,7 @@ def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> s
     simulating the scheduler the cluster really runs. Outside the known range the nearest
     known release is used and a warning says to pin one.
     """
-    asked = cloud_value(comp, "running_version", cluster) or spec.version
+    asked = values.running_version(comp, cluster) or spec.version
     key = _minor_key(str(asked)) if asked else None
     known = sorted((_minor_key(m) or (0, 0), m) for m in CHART_VERSIONS)
     matching = [m for k, m in known if k == key]

@@ -6,21 +6,25 @@ These models are the single source of ``apis/cluster/definition.yaml`` (generate
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fnplatform.cloud import Cloud
 from fnplatform.errors import InputError
 from fnplatform.importing import ImportSpec
-from fnplatform.validation import Cidr, describe_pattern, ordered
-
-DOMAIN_PATTERN = describe_pattern(
-    r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
-    "a lowercase DNS domain such as shop.example.com",
+from fnplatform.validation import (
+    DOMAIN,
+    LABEL_KEY,
+    LABEL_VALUE,
+    Cidr,
+    KubernetesLabels,
+    describe_pattern,
+    ordered,
 )
+
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
 KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")
-Cloud = Literal["gcp", "aws", "azure"]
 
 
 class Autoscaling(BaseModel):
@@ -34,14 +38,38 @@ class Autoscaling(BaseModel):
     _ordered = ordered("minNodeCount", "maxNodeCount")
 
 
+class Taint(BaseModel):
+    """A Kubernetes taint on every node of the pool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str = Field(pattern=LABEL_KEY, max_length=316, description="Taint key.")
+    value: str = Field("", pattern=LABEL_VALUE, max_length=63, description="Taint value.")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
+        description="What the taint does to pods that don't tolerate it.")
+
+
 class NodeConfig(BaseModel):
-    """Node shape."""
+    """Node shape, placement and scheduling."""
 
     model_config = ConfigDict(extra="forbid")
 
     machineType: str | None = Field(  # noqa: N815
         None, min_length=1, description="Machine type; defaults to env defaultMachineType."
     )
+    diskSizeGb: int | None = Field(  # noqa: N815
+        None, ge=30, le=2048, description="Node OS disk size in GiB (30-2048).")
+    diskType: str | None = Field(  # noqa: N815
+        None, min_length=1, description="The cloud's disk type: GCP pd-standard, pd-balanced "
+        "or pd-ssd; AWS gp2, gp3, io1 or io2; Azure Managed or Ephemeral.")
+    labels: KubernetesLabels = Field(
+        default_factory=dict, description="Kubernetes labels on every node.")
+    taints: list[Taint] = Field(default_factory=list, description="Kubernetes node taints.")
+    spot: bool = Field(False, description="Spot (preemptible) capacity: cheaper, reclaimable; "
+                       "fixed when the pool is created.")
+    zones: list[str] = Field(
+        default_factory=list, description="Zones the nodes run in, in the cloud's names "
+        "(europe-west1-b, eu-west-1a, 1); default: every zone of the network.")
 
 
 class Pool(BaseModel):
@@ -59,7 +87,7 @@ class Parameters(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     domain: str | None = Field(
-        None, pattern=DOMAIN_PATTERN, max_length=253, description="DNS domain of the cluster."
+        None, pattern=DOMAIN, max_length=253, description="DNS domain of the cluster."
     )
     createDnsZones: bool = Field(True, description="Create DNS zones for the domain.")  # noqa: N815
     privateCluster: bool = Field(  # noqa: N815
@@ -116,6 +144,8 @@ class Labels(BaseModel):
     cloud: Cloud
     planeId: str = Field(min_length=1)  # noqa: N815
     planeType: str | None = None  # noqa: N815
+    #: The cloud's name for the cluster (the design's label); default: the claim's name.
+    clusterName: str | None = Field(None, min_length=1)  # noqa: N815
 
 
 class NetworkEnvironment(BaseModel):
@@ -152,6 +182,8 @@ class ChartEnvironment(BaseModel):
 
     version: str | None = None
     disabled: bool = False
+    #: Helm values merged over the module's (maps merge, anything else is replaced).
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class ClusterEnvironment(BaseModel):

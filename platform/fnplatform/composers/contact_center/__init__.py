@@ -14,7 +14,7 @@ from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
-from fnplatform.library import registry
+from fnplatform.library import values
 from fnplatform.library.calls import (
     add_bucket,
     add_failover_dns,
@@ -22,11 +22,11 @@ from fnplatform.library.calls import (
     add_key,
     add_network,
     add_resource_group,
-    cloud_value,
 )
 from fnplatform.library.specs import (
     BucketSpec,
     FailoverDnsSpec,
+    IngressRule,
     IngressRulesSpec,
     KeySpec,
     NetworkSpec,
@@ -34,17 +34,18 @@ from fnplatform.library.specs import (
 )
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
+from fnplatform.placement import required_scope
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
 NETWORK, INGRESS, KEY, BUCKET = "network", "sip-ingress", "recordings-key", "recordings"
 REPLICA_KEY, REPLICA, FAILOVER, GROUP = "replica-key", "recordings-replica", "failover", "group"
+SECONDARY_NETWORK, SECONDARY_INGRESS = "secondary-network", "secondary-sip-ingress"
 KEY_ROTATION_DAYS = 365
 #: Gaps that leave a compliance control out (the others, replication, failover, versioning
 #: replaced by a retention policy, are resilience features reported in their own condition).
 COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
 #: Where each cloud's scope (account, project) is read from in the environment.
-SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project"}
 
 
 def compose(comp: Composition) -> None:
@@ -56,11 +57,13 @@ def compose(comp: Composition) -> None:
     _check_regions(comp, spec)
     ingress = rules.ingress_rules(spec)
     storage = rules.storage_policy(spec)
+    secondary_cidr = rules.secondary_cidr(spec)
+    _check_updates(comp, spec, storage)
     _place(comp, spec)
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
 
-    if registry.provides_capability("resource_group", comp.cloud):
+    if add_resource_group.provided_on(comp.cloud):
         add_resource_group(comp, GROUP, ResourceGroupSpec(group_name=comp.scope))
     group_uses = (GROUP,) if GROUP in comp.desired else ()
     add_network(comp, NETWORK, NetworkSpec(subnet_cidr=spec.network.cidr), uses=group_uses,
@@ -68,6 +71,8 @@ def compose(comp: Composition) -> None:
     add_ingress_rules(comp, INGRESS, IngressRulesSpec(
         network=NETWORK, rules=ingress, description=f"SIP/RTP of {spec.platform} trunks",
     ), fields={"rules": "spec.sip.trustedCidrs"})
+    if spec.failoverPolicy is not None and secondary_cidr is not None:
+        _secondary_site(comp, spec, secondary_cidr, ingress, group_uses)
     add_key(comp, KEY, KeySpec(description=f"Call recordings of {comp.name}",
                                rotation_days=KEY_ROTATION_DAYS), uses=group_uses)
     replica = _replica(comp, spec, storage)
@@ -78,7 +83,7 @@ def compose(comp: Composition) -> None:
         access_logging=storage.access_logging,
         expire_after_days=storage.retention_days,
         replicate_to=replica,
-    ), uses=group_uses, fields={
+    ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
         "retention_days": "spec.recording.retentionDays",
         "expire_after_days": "spec.recording.retentionDays",
         "bucket_name": "metadata.name",
@@ -92,6 +97,7 @@ def compose(comp: Composition) -> None:
         ), fields={"zone": "spec.failoverPolicy.dns.zone",
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
+    _on_delete(comp, spec, storage)
     _status(comp, spec, storage, replica)
 
 
@@ -107,6 +113,47 @@ def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
     if spec.recording.replicationRegion is not None:
         _check_second_region(comp, spec, spec.recording.replicationRegion,
                              "spec.recording.replicationRegion")
+
+
+def _check_updates(
+    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+) -> None:
+    """Refuse the changes the clouds cannot make to what exists, before anything is composed.
+
+    A composed resource cannot move region: the provider would look for it in the new region,
+    not find it, and create a second one, leaving the first (with recordings, for a bucket)
+    behind unmanaged. And a compliance lock is one-way: S3 object lock cannot be turned off
+    (``objectLockEnabled`` only at creation), a locked GCS retention policy and a locked Azure
+    WORM policy can only be extended. So each is a fatal result naming the field, with what
+    to do instead, rather than a resource that fails forever.
+    """
+    status = get_path(comp.composite, "status") or {}
+    moves = (
+        ("spec.region", spec.region, status.get("region"), comp.is_observed(NETWORK)),
+        ("spec.failoverPolicy.secondaryRegion",
+         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
+         get_path(status, "secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
+        ("spec.recording.replicationRegion" if spec.recording.replicationRegion
+         else "spec.failoverPolicy.secondaryRegion",
+         spec.recording.replicationRegion or (
+             spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None),
+         comp.observed_value(REPLICA, "spec.forProvider.region"), comp.is_observed(REPLICA)),
+    )
+    for field, wanted, existing, exists in moves:
+        if exists and wanted is not None and existing and wanted != existing:
+            raise InputError(field, f"cannot move from {existing} to {wanted}: what exists "
+                             f"there cannot change region; create a new endpoint in {wanted} "
+                             "and delete this one")
+    locked = status.get("lockedRetentionDays")
+    if isinstance(locked, int) and comp.is_observed(BUCKET):
+        if not storage.lock:
+            raise InputError("spec.recording.objectLock", f"the recordings are held under a "
+                             f"{locked}-day compliance lock, which cannot be lifted; keep "
+                             "objectLock true")
+        if storage.retention_days < locked:
+            raise InputError("spec.recording.retentionDays", f"the compliance lock holds "
+                             f"recordings {locked} days and can only be extended: "
+                             f"{storage.retention_days} would shorten it")
 
 
 def _check_second_region(
@@ -125,11 +172,8 @@ def _place(comp: Composition, spec: ContactCenterSpec) -> None:
     if spec.cloud == "azure":
         scope, field = dns_label(comp.name, "contact-center"), "metadata.name"
     else:
-        path = SCOPE_FIELDS[spec.cloud]
-        scope, field = get_path(comp.env, path), f"environment.{path}"
-        if not isinstance(scope, str) or not scope:
-            raise InputError(field, f"required: the {spec.cloud} "
-                             f"{'account id' if spec.cloud == 'aws' else 'project id'}")
+        required = required_scope(comp.env, spec.cloud)
+        scope, field = str(required.value), required.field
     comp.place(spec.cloud, cloud_field="spec.cloud", region=spec.region,
                region_field="spec.region", scope=scope, scope_field=field)
 
@@ -168,6 +212,28 @@ def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
         comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
 
 
+def _secondary_site(
+    comp: Composition, spec: ContactCenterSpec, cidr: str,
+    ingress: tuple[IngressRule, ...], group_uses: tuple[str, ...],
+) -> None:
+    """The network and SIP/RTP ingress of the secondary region, which DNS fails over to.
+
+    The same trusted ranges and ports as the primary site, in a network of its own range
+    (:func:`rules.secondary_cidr`): the user's secondary SBC (``secondaryTarget``) runs there,
+    as the primary one runs in the primary network; without it the failover record would
+    point at a site nothing built.
+    """
+    policy = spec.failoverPolicy
+    assert policy is not None  # the caller checked
+    region = policy.secondaryRegion
+    add_network(comp, SECONDARY_NETWORK, NetworkSpec(subnet_cidr=cidr, region=region),
+                uses=group_uses, fields={"subnet_cidr": "spec.failoverPolicy.networkCidr"})
+    add_ingress_rules(comp, SECONDARY_INGRESS, IngressRulesSpec(
+        network=SECONDARY_NETWORK, rules=ingress, region=region,
+        description=f"SIP/RTP of {spec.platform} trunks (secondary site)",
+    ), fields={"rules": "spec.sip.trustedCidrs"})
+
+
 def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
 ) -> str | None:
@@ -177,7 +243,7 @@ def _replica(
         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
     if target is None:
         return None
-    if not registry.provides_capability("bucket_replication", comp.cloud):
+    if not values.bucket_replication(comp.cloud):
         comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
                  f"region's bucket; no replica in {target}: use a geo-redundant storage class")
         return None
@@ -186,8 +252,56 @@ def _replica(
     add_bucket(comp, REPLICA, BucketSpec(
         key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
         expire_after_days=storage.retention_days,
-    ))
+    ), uses=(REPLICA_KEY,))
     return REPLICA
+
+
+#: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
+#: log bucket and replication role), their keys with the grants that let storage use them.
+RECORDINGS_ESTATE = (BUCKET, KEY, REPLICA_KEY)
+
+
+def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy) -> None:
+    """What deleting the endpoint does to the recordings, done and said (``RecordingsOnDelete``).
+
+    Under a compliance lock nothing can delete the recordings before the lock ends (S3
+    COMPLIANCE mode, a locked GCS retention policy, a locked Azure WORM policy): a managed
+    resource deleting them would retry forever and keep the claim from ever going away, while
+    its neighbours -- the key, the public access block, the TLS policy -- were deleted around
+    the data. So the whole recordings estate is kept on delete (``deletionPolicy: Orphan``; on
+    Azure also the resource group that holds the account): the claim deletes completely and the
+    recordings stay as they were, locked, private and readable.
+
+    Without a lock the recordings go with the endpoint, except that a bucket is never emptied
+    by force (``forceDestroy`` off): its deletion waits until the user empties it, and its key
+    waits for it (a Usage), so no bucket outlives the key that decrypts it. Cloud KMS cannot
+    delete a CryptoKey -- deleting the resource destroys every key version, which would make a
+    bucket still holding recordings unreadable for good -- so on GCP the key is always kept.
+    """
+    kept: list[str] = []
+    for name in sorted(comp.desired):
+        estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(
+            tuple(f"{prefix}-" for prefix in RECORDINGS_ESTATE))
+        key_only = name == KEY or name.startswith(f"{KEY}-")
+        if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
+            comp.keep_on_delete(name)
+            kept.append(name)
+    buckets = ", ".join(n for n in (BUCKET, REPLICA) if n in comp.desired)
+    if storage.lock:
+        comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
+                       f"deleting this endpoint keeps the recordings ({buckets}), their keys "
+                       f"and settings in {spec.cloud} (deletionPolicy Orphan), locked for "
+                       f"{storage.retention_days} days from each recording; delete them with "
+                       f"{spec.cloud}'s own tools once the lock has expired")
+        return
+    kept_key = (f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
+                "destroy their versions" if kept else "")
+    how = ("deletes the storage account with its recordings" if spec.cloud == "azure" else
+           "deletes the recordings bucket once it is empty: it is never emptied by force, so "
+           "the deletion waits until you delete the recordings (objects still under the "
+           "retention period cannot be deleted before it ends)")
+    comp.condition("RecordingsOnDelete", False, "DeletedWithEndpoint",
+                   f"deleting this endpoint {how}{kept_key}")
 
 
 def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
@@ -196,18 +310,24 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
-    comp.remember("securityGroupId", cloud_value(comp, "ingress_rules_id", INGRESS))
-    comp.remember("kmsKeyId", cloud_value(comp, "key_id", KEY))
+    comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
+    comp.remember("kmsKeyId", values.key_id(comp, KEY))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
-        address = cloud_value(comp, "bucket_address", name)
+        address = values.bucket_address(comp, name)
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
     if spec.failoverPolicy is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
-        comp.remember("endpoints.dns", cloud_value(comp, "failover_address", FAILOVER))
+        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER))
+        comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
+        comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
+        comp.remember("secondarySite.securityGroupId",
+                      values.ingress_rules_id(comp, SECONDARY_INGRESS))
+    # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
+    comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
     controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)
@@ -247,4 +367,6 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("recordings replicated to a second region")
     if spec.failoverPolicy is not None:
         controls.append("DNS failover on health check")
+        controls.append(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its own "
+                        "network with the same SIP/RTP ingress")
     return controls

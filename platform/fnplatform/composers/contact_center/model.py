@@ -12,16 +12,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fnplatform.validation import Cidr, describe_pattern
+from fnplatform.cloud import Cloud
+from fnplatform.validation import RECORD_NAME, Cidr, describe_pattern
 
-Cloud = Literal["aws", "azure", "gcp"]
 Platform = Literal["genesys-cloud", "nice-cxone"]
 PORT_RANGE = describe_pattern(
     r"^[0-9]{1,5}(-[0-9]{1,5})?$", "a port or a port range such as 5060 or 5060-5080"
-)
-DNS_NAME = describe_pattern(
-    r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$",
-    "a lowercase DNS name such as sip.example.com",
 )
 IPV4_CIDR = describe_pattern(
     r"^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$", "an IPv4 range such as 10.60.0.0/16"
@@ -80,7 +76,7 @@ class FailoverDns(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     zone: str = Field(min_length=1, max_length=128)
-    recordName: str = Field(pattern=DNS_NAME, max_length=253)  # noqa: N815
+    recordName: str = Field(pattern=RECORD_NAME, max_length=253)  # noqa: N815
 
 
 class FailoverPolicy(BaseModel):
@@ -94,6 +90,10 @@ class FailoverPolicy(BaseModel):
     #: What the health check probes and the records point at (host names or IPv4 addresses).
     primaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
     secondaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
+    #: The secondary site's network in secondaryRegion (same trusted ranges and ports). Must
+    #: not overlap network.cidr; unset: the sibling block of network.cidr (10.60.0.0/16 ->
+    #: 10.61.0.0/16), so the two sites can be peered or routed between later.
+    networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)  # noqa: N815
 
 
 class ContactCenterSpec(BaseModel):
@@ -128,6 +128,14 @@ class EndpointsStatus(BaseModel):
     dns: str | None = None
 
 
+class SiteStatus(BaseModel):
+    """The secondary site failover moves to: where the user's secondary SBC runs."""
+
+    region: str | None = None
+    networkId: str | None = None  # noqa: N815
+    securityGroupId: str | None = None  # noqa: N815
+
+
 class ContactCenterStatus(BaseModel):
     """``status`` of a ContactCenterEndpoint."""
 
@@ -139,4 +147,8 @@ class ContactCenterStatus(BaseModel):
     replicaBucket: BucketStatus | None = None  # noqa: N815
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
+    secondarySite: SiteStatus | None = None  # noqa: N815
+    #: The compliance lock once recordings are held under it: it can be extended, never
+    #: shortened or lifted (S3 object lock, locked GCS retention, locked Azure WORM).
+    lockedRetentionDays: int | None = None  # noqa: N815
     controls: list[str] | None = None

@@ -72,6 +72,41 @@ def ingress_rules(spec: ContactCenterSpec) -> tuple[IngressRule, ...]:
     return tuple(rules)
 
 
+def secondary_cidr(spec: ContactCenterSpec) -> str | None:
+    """The secondary site's network range: ``failoverPolicy.networkCidr``, or the sibling
+    block of ``network.cidr``; never overlapping the primary one.
+
+    Non-overlapping rather than the same range: the two sites stay routable to each other
+    (VPC/VNet peering, a transit gateway, one GCP VPC later), which the same range would rule
+    out for good -- a network's range cannot change without replacing it. The sibling (the
+    other half of the primary range's supernet: 10.60.0.0/16 -> 10.61.0.0/16) has the same
+    size and stays inside the private block the primary is in, except for the edge case of a
+    whole private block (192.168.0.0/16), which must name its range.
+    """
+    if spec.failoverPolicy is None:
+        return None
+    primary = ipaddress.ip_network(spec.network.cidr)
+    field = "spec.failoverPolicy.networkCidr"
+    wanted = spec.failoverPolicy.networkCidr
+    if wanted is not None:
+        chosen = ipaddress.ip_network(wanted)
+        if chosen.version != 4:
+            raise InputError(field, f"{wanted} must be an IPv4 range, like network.cidr")
+        if chosen.overlaps(primary):
+            raise InputError(field, f"{wanted} overlaps network.cidr {primary}: the secondary "
+                             "site needs its own range so the sites can be routed together")
+        return str(chosen)
+    if primary.prefixlen == 0:
+        raise InputError(field, f"network.cidr {primary} has no sibling range; set it")
+    supernet = primary.supernet()
+    sibling = next(half for half in supernet.subnets() if half != primary)
+    if primary.is_private and not sibling.is_private:
+        raise InputError(field, f"required with network.cidr {primary}: its sibling range "
+                         f"{sibling} is not private; name a private range that does not "
+                         f"overlap {primary}")
+    return str(sibling)
+
+
 @dataclass(frozen=True)
 class StoragePolicy:
     """How recordings are kept, as the compliance level demands."""

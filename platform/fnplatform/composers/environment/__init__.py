@@ -33,6 +33,7 @@ from fnplatform.composers.environment.model import (
 from fnplatform.composers.environment.status import Parts, report_status
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.holds import Wait
 from fnplatform.kinds import kind_of
 from fnplatform.library import (
     ObjectReadiness,
@@ -40,10 +41,11 @@ from fnplatform.library import (
     add_cdn,
     add_database,
     add_object,
-    cloud_value,
+    values,
 )
 from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec
 from fnplatform.naming import dns_label
+from fnplatform.placement import cloud_settings, scope_from_environment
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -56,7 +58,6 @@ CROSSPLANE_NAMESPACE = "crossplane-system"
 SUFFIX_LENGTH = 8
 NONCURRENT_ASSET_DAYS = 30
 #: Scope (project / resource group) per cloud: the environment key it comes from.
-SCOPE_FIELDS = {"aws": "aws.accountId", "gcp": "gcp.project", "azure": "azure.resourceGroup"}
 
 
 def compose(comp: Composition) -> None:
@@ -74,7 +75,7 @@ def compose(comp: Composition) -> None:
     add_object(comp, ADMIN_NAMESPACE, user.namespace(admin_ns), provider_config=remote)
     database = _database(comp, spec, remote, settings, admin_ns=admin_ns)
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
-              admin_env=cloud_value(comp, "database_env", database, user.ADMIN_SECRET))
+              admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
     _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
@@ -91,12 +92,9 @@ def compose(comp: Composition) -> None:
 def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     """Cloud and region from the claim; the account, project or resource group from the
     environment (needed only by the builders that name it; an error on its key then)."""
-    scope_field = SCOPE_FIELDS[spec.cloud]
-    group, key = scope_field.split(".")
-    section = comp.env.get(group) or {}
-    if not isinstance(section, Mapping):
-        raise InputError(f"environment.{group}", "must be an object")
-    scope = section.get(key)
+    group = spec.cloud
+    section = cloud_settings(comp.env, group)
+    scope = scope_from_environment(comp.env, group)
     region = spec.region or section.get("defaultRegion")
     if not isinstance(region, str) or not region:
         raise InputError("spec.region", f"required: the platform sets no "
@@ -107,8 +105,8 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
         cloud_field="spec.cloud",
         region=region,
         region_field="spec.region",
-        scope=str(scope) if scope else None,
-        scope_field=f"environment.{scope_field}",
+        scope=scope.value,
+        scope_field=scope.field,
     )
 
 
@@ -257,19 +255,19 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     they expire after 30 days so the bucket doesn't grow with every deploy.
     """
     wanted = bucket_name(comp, settings.frontend.bucketPrefix, spec.frontend.appName)
-    reader = cloud_value(comp, "cdn_bucket_reader", CDN)
+    reader = values.cdn_bucket_reader(comp, CDN)
     add_bucket(
         comp,
         ASSETS,
         BucketSpec(
-            bucket_name=cloud_value(comp, "bucket_name_from", wanted),
+            bucket_name=values.bucket_name_from(comp, wanted),
             readers=(reader,) if reader else (),
             noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
             force_destroy=settings.dataOnDelete == "delete",
         ),
         fields={"bucket_name": "spec.frontend.appName"},
     )
-    name = str(cloud_value(comp, "bucket_address", ASSETS)["name"])
+    name = values.bucket_address(comp, ASSETS)["name"]
     known = (comp.composite.get("status") or {}).get("frontendBucketName")
     if known and known != name:
         raise InputError(
@@ -368,7 +366,7 @@ def _admin_secret_in_place(comp: Composition, copied: bool) -> bool:
         return comp.needs_connection(DATABASE, by=USER_JOB) is not None
     if comp.is_ready(CONNECTION_COPY):
         return True
-    comp.hold(USER_JOB, f"{CONNECTION_COPY} Ready (the copied administrator Secret)")
+    comp.hold(USER_JOB, Wait(CONNECTION_COPY, "Ready (the copied administrator Secret)"))
     return False
 
 
@@ -376,5 +374,5 @@ def _user_in_place(comp: Composition) -> bool:
     """Whether the Job has created the app's user and Secret; records the hold if not."""
     if comp.is_ready(USER_JOB):
         return True
-    comp.hold(DEPLOYMENT, f"{USER_JOB} complete (the app's database user and its Secret)")
+    comp.hold(DEPLOYMENT, Wait(USER_JOB, "complete (the app's database user and its Secret)"))
     return False

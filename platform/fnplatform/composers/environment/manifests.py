@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.environment.model import Backend
-from fnplatform.library.kubernetes import secret_env
+from fnplatform.library.kubernetes import secret_env, workload_labels
 
 CONNECTION_SECRET = "db-connection-details"
 #: The backend's database variables and the keys of the app's Secret they read.
@@ -51,7 +51,8 @@ def connection_copy_references(source: str, source_namespace: str) -> list[dict[
 
 
 def _labels() -> dict[str, str]:
-    return {"app.kubernetes.io/name": BACKEND}
+    """The backend's labels, also its immutable selector: only its name."""
+    return workload_labels(name=BACKEND, managed_by=None)
 
 
 def _resources(app: App) -> dict[str, Any]:

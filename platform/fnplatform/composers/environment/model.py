@@ -10,16 +10,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from fnplatform.validation import describe_pattern
+from fnplatform.cloud import Cloud
+from fnplatform.validation import DNS_LABEL, DOMAIN, describe_pattern
 
-DNS_LABEL = r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 CPU = r"^[0-9]+(\.[0-9]+)?m?$"
 MEMORY = r"^[0-9]+(Ki|Mi|Gi|Ti|K|M|G|T)?$"
 ENGINE_VERSION = r"^(13|14|15|16|17)$"
 URL_PATH = r"^/[a-z0-9]([a-z0-9/_-]*[a-z0-9])?$"
 REGION = r"^[a-z0-9-]+$"
-DOMAIN = r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}$"
 #: ``<prefix>-<appName>-<8 hex>`` must fit S3/GCS's 63 characters: with the shortest prefix
 #: (1) 63 - 11 = 52; a longer prefix leaves less, checked when composing.
 APP_NAME_MAX = 52
@@ -28,7 +27,6 @@ BUCKET_NAME_MAX = 63
 #: Bucket name prefixes S3 (xn--, sthree-) or GCS (goog) refuse.
 RESERVED_BUCKET_PREFIXES = ("xn--", "sthree-", "goog")
 Size = Literal["small", "medium", "large"]
-Cloud = Literal["aws", "gcp", "azure"]
 
 
 class EnvVar(BaseModel):
@@ -114,8 +112,7 @@ class MicroFrontend(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(
-        pattern=describe_pattern(DNS_LABEL, "lowercase letters, digits and '-', starting and "
-                                 "ending with a letter or digit"),
+        pattern=DNS_LABEL,
         max_length=30,
         description="Micro-frontend name.",
     )
@@ -133,8 +130,7 @@ class Frontend(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     appName: str = Field(  # noqa: N815
-        pattern=describe_pattern(DNS_LABEL, "lowercase letters, digits and '-', starting and "
-                                 "ending with a letter or digit"),
+        pattern=DNS_LABEL,
         max_length=APP_NAME_MAX,
         description="Application name: lowercase letters, digits and '-'; names the bucket.",
     )
@@ -204,8 +200,7 @@ class FrontendSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     domain: str | None = Field(
-        None, pattern=describe_pattern(DOMAIN, "a DNS domain such as apps.example.com")
-    )
+        None, pattern=DOMAIN, max_length=253)
     bucketPrefix: str | None = Field(  # noqa: N815
         None, min_length=1, max_length=BUCKET_PREFIX_MAX,
         pattern=describe_pattern(
@@ -236,7 +231,7 @@ class ApiSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     originDomain: str = Field(  # noqa: N815
-        pattern=describe_pattern(DOMAIN, "a DNS domain such as api.apps.example.com"),
+        pattern=DOMAIN,
         description="Each environment's backend is <appName>-<8 hex>.<originDomain> on the "
         "platform's ingress (wildcard DNS record and certificate are the platform's).",
     )

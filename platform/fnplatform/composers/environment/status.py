@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
-from fnplatform.library import cloud_value
+from fnplatform.library import values
 
 PARTS_CONDITION = "PartsReady"
 
@@ -32,9 +32,9 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
         comp.remember("namespace", app.namespace)
     else:
         comp.remember("namespace", None)
-    comp.remember("databaseHost", cloud_value(comp, "database_host", parts.database))
+    comp.remember("databaseHost", values.database_host(comp, parts.database))
     comp.remember("frontendBucketName", bucket_name if comp.is_observed(parts.bucket) else None)
-    comp.remember("cdnDomainName", cloud_value(comp, "cdn_domain", parts.cdn))
+    comp.remember("cdnDomainName", values.cdn_domain(comp, parts.cdn))
     comp.remember(
         "backendService", service_address(app) if comp.is_ready(parts.service) else None
     )
@@ -47,13 +47,7 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
         "database user": [parts.user],
         "backend": [parts.deployment, parts.service],
     }
-    # A part is pending while it is composed or held back and not Ready; a part a cloud
-    # can't provide (a CapabilityGap condition says so) is not waited for.
-    wanted = set(comp.desired) | set(comp.notes.held)
-    pending = [
-        part for part, names in checks.items()
-        if any(name in wanted and not comp.is_ready(name) for name in names)
-    ]
+    pending = comp.pending(checks)
     comp.set_status("ready", not pending)
     comp.set_status("pending", pending)
     if pending:

@@ -19,12 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from fnplatform.validation import describe_pattern
+from fnplatform.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
 
-DNS_LABEL = describe_pattern(
-    r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$",
-    "lowercase letters, digits and dashes, starting and ending with a letter or digit, "
-    "such as eu-de-1")
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
     "a Kubernetes quantity such as 50Gi or 500Ti")
@@ -33,10 +29,6 @@ KUBERNETES_VERSION = describe_pattern(
 OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$",
                                      "an OpenStack release such as 2025.2")
 STORAGE_SIZE = describe_pattern(r"^[0-9]+(Mi|Gi|Ti)$", "a size in Mi, Gi or Ti such as 100Gi")
-DOMAIN = describe_pattern(r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$",
-                          "a lowercase DNS domain such as cloud.example.net")
-LABEL_KEY = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"  # noqa: E501
-LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 
 PoolName = Annotated[str, Field(pattern=DNS_LABEL, min_length=1, max_length=40)]
 Size = Literal["small", "medium", "large", "xlarge"]
@@ -45,19 +37,6 @@ DEFAULT_PIPELINES: tuple[Pipeline, ...] = ("nova", "cinder")
 
 _Strict = ConfigDict(extra="forbid")
 _Spec = ConfigDict(extra="ignore")  # Crossplane writes its own fields into every XR spec
-
-
-def _check_labels(labels: dict[str, str]) -> dict[str, str]:
-    import re
-
-    for key, value in labels.items():
-        if not re.match(LABEL_KEY, key) or len(key.rsplit("/", 1)[-1]) > 63:
-            msg = f"label key {key!r} is not a valid Kubernetes label key"
-            raise ValueError(msg)
-        if not re.match(LABEL_VALUE, value) or len(value) > 63:
-            msg = f"label {key!r}: value is not a valid Kubernetes label value"
-            raise ValueError(msg)
-    return labels
 
 
 class IronCore(BaseModel):
@@ -124,7 +103,7 @@ class HypervisorClusterSpec(PoolSpec):
         "<claim namespace> reserves the pool for one tenant.")
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
 
-    _labels = field_validator("labels")(_check_labels)
+    _labels = field_validator("labels")(check_labels)
 
     @model_validator(mode="after")
     def _bounds(self) -> HypervisorClusterSpec:
@@ -158,7 +137,7 @@ class StorageClusterSpec(PoolSpec):
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
     ceph: Ceph = Field(default_factory=Ceph, description="Ceph settings.")
 
-    _labels = field_validator("labels")(_check_labels)
+    _labels = field_validator("labels")(check_labels)
 
 
 class Services(BaseModel):
@@ -415,7 +394,7 @@ class ControlPlaneSettings(BaseModel):
         description="The cert-manager ClusterIssuer of the region's public endpoints, for "
         "OpenStack clusters whose spec.tls names none (a tenant need not know it).")
     domain: str | None = Field(
-        default=None, pattern=DOMAIN,
+        default=None, pattern=DOMAIN, max_length=253,
         description="Public DNS domain: keystone and horizon of tenant t are served at "
         "keystone-t.<domain> and horizon-t.<domain>.")
 

@@ -29,6 +29,7 @@ from fnplatform.composers.openstack.model import (
 from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.holds import Wait
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
@@ -149,7 +150,7 @@ def _compose_pool(
     ).items():
         name = f"access-{part}"
         if part == "first-run" and not (comp.is_ready(SHOOT) or comp.is_observed(name)):
-            comp.hold(name, f"{SHOOT} Ready (the garden serves no kubeconfig before)")
+            comp.hold(name, Wait(SHOOT, "Ready (the garden serves no kubeconfig before)"))
             continue
         add_object(comp, name, manifest, component="shoot-access",
                    uses=(SHOOT,) if part in ("cronjob", "first-run") else ())

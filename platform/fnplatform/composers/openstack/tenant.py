@@ -61,13 +61,13 @@ def compose_openstack_cluster(comp: Composition) -> None:
         comp.not_yet("PoolsUnusable", problems, condition=POOLS_READY)
     pools = _remembered_pools(comp, found) if bad else found
     _report_pools(comp, pools)
-    _compose(comp, spec, settings, tenant, pools)
+    parts = _compose(comp, spec, settings, tenant, pools)
     if bad:
         comp.condition(POOLS_READY, False, "PoolsUnusable", problems)
         comp.set_status("phase", "Degraded")
     else:
         comp.condition(POOLS_READY, True, "AllPoolsReady")
-        comp.set_status("phase", _phase(comp))
+        comp.set_status("phase", "Provisioning" if comp.pending(parts) else "Ready")
 
 
 def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
@@ -143,7 +143,8 @@ def _report_pools(comp: Composition, pools: list[Pool]) -> None:
 def _compose(
     comp: Composition, spec: OpenStackClusterSpec, settings: Settings, tenant: str,
     pools: list[Pool],
-) -> None:
+) -> dict[str, list[str]]:
+    """Compose the tenant; returns its parts (ControlPlane, Ceph) for the phase."""
     assert settings.controlPlane is not None
     cluster = next((p for p in pools if p.role == "control-plane"), None)
     storage = [p for p in pools if p.role == "storage"]
@@ -165,18 +166,21 @@ def _compose(
                        "the c5c3 ControlPlane API has no field for: " + "; ".join(parts.missing))
     else:
         comp.condition(COVERAGE, True, "AllInControlPlaneAPI")
-    for index, pool in enumerate(storage):
-        _ceph_on(comp, tenant, settings, pool, first=index == 0, manila=spec.services.manila)
+    ceph_names = [
+        name for index, pool in enumerate(storage)
+        for name in _ceph_on(comp, tenant, settings, pool, first=index == 0,
+                             manila=spec.services.manila)]
     for pool in pools:
         if pool.composite is not None:
             comp.protect(pool.composite, by=CONTROL_PLANE, as_name=f"{pool.role}-{pool.name}",
                          reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
                          f"{pool.name}")
     _endpoints(comp, tenant, settings)
+    return {"control plane": [CONTROL_PLANE], "ceph": ceph_names}
 
 
 def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, first: bool,
-             manila: bool) -> None:
+             manila: bool) -> list[str]:
     """The tenant's RBD pools and Ceph client on storage pool ``pool``.
 
     Every named storage pool gets them (a cluster naming two wants both). The first keeps the
@@ -190,10 +194,13 @@ def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, 
         device_class=pool.device_class or Ceph().deviceClass,
     )
     suffix = "" if first else f"-{pool.name}"
+    composed = []
     for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
                                               manila=manila and first).items():
         add_object(comp, name + suffix, manifest, provider_config=target.provider_config,
                    component="ceph")
+        composed.append(name + suffix)
+    return composed
 
 
 def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:
@@ -205,8 +212,3 @@ def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:
     for service, url in known.items():
         comp.remember(f"endpoints.{service}", url if service in ready else None)
 
-
-def _phase(comp: Composition) -> str:
-    """Ready once the ControlPlane and every Ceph resource are; Provisioning before."""
-    names = [CONTROL_PLANE, *(n for n in comp.desired if n.startswith("ceph-"))]
-    return "Ready" if all(comp.is_ready(n) for n in names) else "Provisioning"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fnplatform.clouds.aws.common import CLOUD, eks_cluster_name, managed_policy_arn
+from fnplatform.clouds.aws.common import eks_cluster_name, managed_policy_arn
 from fnplatform.clouds.aws.iam import (
     CNI_POLICY,
     NODE_POLICIES,
@@ -31,11 +31,13 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.clouds.aws.network import node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
-from fnplatform.clouds.aws.values import running_version
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
-from fnplatform.library.registry import extra, provides
-from fnplatform.library.specs import ClusterSpec, NodePoolSpec
+from fnplatform.errors import InputError, SpecError
+from fnplatform.guard import refuse_replacement, replacement_refused
+from fnplatform.holds import Wait
+from fnplatform.library import values
+from fnplatform.library.calls import add_cluster, add_node_pool
+from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 
 CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
 # A Deployment: without nodes the addon stays DEGRADED and its creation times out.
@@ -82,7 +84,7 @@ def _node_launch_template(comp: Composition, cluster: str) -> None:
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
-@provides("cluster", CLOUD)
+@add_cluster.on("aws")
 def cluster(
     comp: Composition, name: str, spec: ClusterSpec,
 ) -> None:
@@ -107,7 +109,7 @@ def cluster(
     if spec.version:
         for_provider["version"] = spec.version
     comp.emit(name, EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
-              uses=cluster_attachments)
+              uses=cluster_attachments, external_name=spec.cluster_name)
 
 
 def _creation_only(spec: ClusterSpec) -> dict[str, Any]:
@@ -158,7 +160,7 @@ def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     return config
 
 
-@extra("cluster", CLOUD)
+@add_cluster.extra("aws")
 def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -> None:
     """The kubeconfig (``ClusterAuth``) and the EKS managed addons of cluster ``name``.
 
@@ -174,7 +176,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     for addon in ADDONS:
         addon_name = f"{name}-addon-{addon}"
         if addon in NEEDS_NODES and not has_nodes and addon_name not in comp.observed:
-            comp.hold(addon_name, "a node group")
+            comp.hold(addon_name, Wait(None, "a node group"))
             continue
         for_provider: dict[str, Any] = {
             "region": comp.region,
@@ -190,7 +192,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         if addon == CNI_ADDON:
             role_arn = comp.observed_value(cni_role(name), "status.atProvider.arn")
             if role_arn is None and addon_name not in comp.observed:
-                comp.hold(addon_name, f"{cni_role(name)} status.atProvider.arn")
+                comp.hold(addon_name, Wait(cni_role(name), "status.atProvider.arn"))
                 continue
             if role_arn is not None:
                 for_provider["podIdentityAssociation"] = [
@@ -199,7 +201,7 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
         comp.emit(addon_name, ADDON.new(for_provider), uses=uses)
 
 
-@extra("cluster", CLOUD)
+@add_cluster.extra("aws")
 def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
     """``<name>-oidc``: the IAM OIDC provider for the cluster's issuer, so IRSA works.
 
@@ -218,7 +220,7 @@ def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
     comp.status_from(oidc, "status.atProvider.arn", "oidcProviderArn")
 
 
-@provides("node_pool", CLOUD)
+@add_node_pool.on("aws")
 def node_pool(
     comp: Composition, name: str, spec: NodePoolSpec,
 ) -> None:
@@ -234,29 +236,53 @@ def node_pool(
         "region": comp.region,
         "clusterNameRef": comp.ref(spec.cluster),
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
-        "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
+        "subnetIdRefs": [comp.ref(s) for s in _pool_subnets(comp, spec)],
         "instanceTypes": [spec.machine_type],
-        "capacityType": "ON_DEMAND",
+        "capacityType": "SPOT" if spec.spot else "ON_DEMAND",
         "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
-        "labels": {"platform.fn.crossplane.io/pool": spec.pool},
+        "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
         "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
     }
+    if spec.taints:
+        for_provider["taint"] = [
+            {"key": t.key, **({"value": t.value} if t.value else {}),
+             "effect": TAINT_EFFECTS[t.effect]} for t in spec.taints]
     version = _version(comp, spec.cluster)
     if version:
         for_provider["version"] = version
     release = aws_environment(comp).nodeReleaseVersion
     if release:
         for_provider["releaseVersion"] = release
-    template = _launch_template_of(comp, name, spec.cluster)
+    own_template = _pool_launch_template(comp, name, spec)
+    template_name = own_template or launch_template(spec.cluster)
+    running = comp.observed_value(name, "spec.forProvider.launchTemplate.name")
+    wanted = (comp.observed_value(template_name, "spec.forProvider.name")
+              or comp.resource_name(template_name))
+    if running and running != wanted:
+        # EKS can't move a group to another launch template: a disk of its own (or back to
+        # the cluster's) would replace the group.
+        raise replacement_refused("disk_size_gb", "node group")
+    template = _launch_template_of(comp, name, template_name)
     if template is not None:
         for_provider["launchTemplate"] = template
     elif name not in comp.observed:
         return  # held: a new group starts with the launch template (see _launch_template_of)
+    # EKS replaces a group whose capacity type, subnets or launch template (not version) change.
+    refuse_replacement(comp, name, for_provider, {"capacityType": ("spot", "ON_DEMAND")},
+                       what="node group")
+    # Compared by zone: a private cluster made public moves its groups to the public subnets
+    # (announced, as before); only a change of zones is the user's to make differently.
+    running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
+    if running_refs and running_refs != for_provider["subnetIdRefs"]:  # else nothing moved
+        running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs") or []
+        if ({subnet[-1] for subnet in running_subnets}
+                != {subnet[-1] for subnet in _pool_subnets(comp, spec)}):
+            raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
-    uses = [*node_role_attachments(spec.cluster), *([launch_template(spec.cluster)]
-                                                   if "launchTemplate" in for_provider else [])]
+    uses = [*node_role_attachments(spec.cluster),
+            *([template_name] if "launchTemplate" in for_provider else [])]
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider), uses=uses)
 
 
@@ -291,7 +317,7 @@ def _version(comp: Composition, cluster: str) -> str | None:
     return running_version(comp, cluster)
 
 
-def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str, Any] | None:
+def _launch_template_of(comp: Composition, name: str, template: str) -> dict[str, Any] | None:
     """``{name, version}`` of the nodes' launch template, or None.
 
     The version is the template's observed ``latestVersion`` (EKS wants a number). A new
@@ -299,7 +325,6 @@ def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str,
     EKS can't add one to an existing group (it forces a new group), so such pools move to
     IMDSv2 by being replaced.
     """
-    template = launch_template(cluster)
     version = comp.observed_value(template, "status.atProvider.latestVersion")
     existing = comp.observed_value(name, "spec.forProvider.launchTemplate")
     if name in comp.observed and not existing:
@@ -307,6 +332,143 @@ def _launch_template_of(comp: Composition, name: str, cluster: str) -> dict[str,
     if version is None:
         if name in comp.observed:
             return dict(existing)
-        comp.hold(name, f"{template} status.atProvider.latestVersion")
+        comp.hold(name, Wait(template, "status.atProvider.latestVersion"))
         return None
     return {"name": comp.resource_name(template), "version": str(version)}
+
+
+@values.cluster_credentials.on("aws")
+def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+    """No ``identity`` block: the kubeconfig alone works.
+
+    ClusterAuth's kubeconfig carries a bearer token (not an ``exec`` aws-iam-authenticator
+    plugin, which provider pods lack) and ClusterAuth refreshes it before its 15-minute expiry.
+    ``AWSWebIdentityCredentials`` would additionally need IRSA on the provider pods, which a
+    management cluster need not have.
+    """
+    return {}
+
+
+@values.kubeconfig_source.on("aws")
+def kubeconfig_source(comp: Composition, cluster: str) -> str:
+    """``<cluster>-auth``: EKS publishes no kubeconfig; ClusterAuth writes (and refreshes) it.
+
+    Whatever reads the kubeconfig uses this resource, so a ClusterUsage keeps ClusterAuth (and
+    its Secret) until the Releases and ProviderConfigs are gone: deleted first, it would take
+    the Secret with it and every Release would fail to uninstall and keep its finalizer.
+    """
+    return f"{cluster}-auth"
+
+
+@values.cluster_access.on("aws")
+def cluster_access(comp: Composition, cluster: str) -> list[str]:
+    """Nothing besides ClusterAuth: its token is the creator's, cluster admin from creation."""
+    return []
+
+
+@values.cluster_status.on("aws")
+def cluster_status(comp: Composition, cluster_name: str) -> None:
+    """XR status from the observed EKS cluster: endpoint, CA, name and OIDC issuer."""
+    comp.status_from(cluster_name, "status.atProvider.endpoint", "clusterEndpoint")
+    comp.status_from(cluster_name, "status.atProvider.certificateAuthority[0].data", "clusterCA")
+    comp.status_from(cluster_name, "status.atProvider.id", "clusterName")
+    comp.status_from(cluster_name, "status.atProvider.identity[0].oidc[0].issuer", "oidcIssuer")
+
+
+@values.autoscaler_values.on("aws")
+def autoscaler_values(comp: Composition, cluster: str) -> dict[str, Any]:
+    """cluster-autoscaler chart values of this cloud: discover this cluster's node groups by
+    tag, in its region.
+
+    Only AWS provides this: GKE and AKS resize their pools themselves.
+    """
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": comp.region,
+        "autoDiscovery": {"clusterName": eks_cluster_name(comp, cluster)},
+    }
+
+
+@values.running_version.on("aws")
+def running_version(comp: Composition, cluster: str) -> str | None:
+    """The Kubernetes version EKS reports for the running cluster (it picks its newest when
+    none was asked for)."""
+    version = comp.observed_value(cluster, "status.atProvider.version")
+    return str(version) if version else None
+
+
+#: EKS CreateCluster: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
+CLUSTER_NAME_RULE = NameRule(
+    pattern=r"[0-9A-Za-z][A-Za-z0-9_-]*", min_length=1, max_length=100,
+    description="1-100 letters, digits, '-' and '_', starting with a letter or digit "
+                "(EKS cluster names)")
+
+
+@values.cluster_name_rule.on("aws")
+def cluster_name_rule(comp: Composition) -> NameRule:
+    """What EKS accepts as a cluster name."""
+    return CLUSTER_NAME_RULE
+
+
+#: Kubernetes taint effects in EKS's spelling.
+TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+                 "NoExecute": "NO_EXECUTE"}
+#: EBS volume types a node's root disk may have.
+DISK_TYPES = ("gp2", "gp3", "io1", "io2")
+#: The root device of the EKS-optimised Amazon Linux AMIs (AL2, AL2023).
+ROOT_DEVICE = "/dev/xvda"
+
+
+def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
+    """The node subnets in the pool's zones (every zone of the network by default)."""
+    subnets = node_subnets(comp, spec.network)
+    if not spec.zones:
+        return subnets
+    offered = {f"{comp.region}{subnet[-1]}": subnet for subnet in subnets}
+    unknown = [zone for zone in spec.zones if zone not in offered]
+    if unknown:
+        raise SpecError("zones", f"{unknown[0]!r}: the network has node subnets in "
+                        f"{', '.join(sorted(offered))} only")
+    return [offered[zone] for zone in sorted(set(spec.zones))]
+
+
+def _running(comp: Composition, name: str, path: str) -> list[str] | None:
+    """The composition names of the resources existing ``name`` references at ``path``
+    (``*Refs``), sorted; None when it is not observed with any."""
+    refs = comp.observed_value(name, path)
+    if not refs:
+        return None
+    by_name = {comp.resource_name(composed): composed for composed in comp.desired}
+    by_name.update({str((body.get("metadata") or {}).get("name")): composed
+                    for composed, body in comp.observed.items()})
+    return sorted(str(by_name.get(ref.get("name"), ref.get("name"))) for ref in refs)
+
+
+def _pool_launch_template(comp: Composition, name: str, spec: NodePoolSpec) -> str | None:
+    """A launch template of the pool's own when it sets its disk (EKS takes the disk from
+    the launch template when there is one, never ``diskSize``), else None (the cluster's).
+
+    The root volume: gp3 unless asked, encrypted, deleted with the node. A size or type
+    change is a new template version: EKS rolls the nodes, the group stays.
+    """
+    if spec.disk_size_gb is None and spec.disk_type is None:
+        return None
+    disk_type = spec.disk_type or "gp3"
+    if disk_type not in DISK_TYPES:
+        raise SpecError("disk_type", f"{disk_type!r} is not an EBS type a node boots from; "
+                        f"use one of {', '.join(DISK_TYPES)}")
+    ebs: dict[str, Any] = {"volumeType": disk_type, "encrypted": "true",
+                           "deleteOnTermination": "true"}
+    if spec.disk_size_gb is not None:
+        ebs["volumeSize"] = spec.disk_size_gb
+    template = f"{name}-template"
+    comp.emit(template, LAUNCH_TEMPLATE.new({
+        "region": comp.region,
+        "name": comp.resource_name(template),
+        "description": f"EKS nodes of pool {spec.pool} of {comp.name}: IMDSv2, hop limit 1, "
+                       "own root disk",
+        "metadataOptions": dict(NODE_METADATA),
+        "blockDeviceMappings": [{"deviceName": ROOT_DEVICE, "ebs": ebs}],
+        "updateDefaultVersion": True,
+    }))
+    return template

@@ -1,0 +1,128 @@
+"""The value capabilities and flags: what composers ask a cloud to compute, typed.
+
+Each is a :class:`~fnplatform.library.capability.Value` (or
+:class:`~fnplatform.library.capability.Flag`) a cloud module answers with
+``@<value>.on("<cloud>")`` in the file of the capability it belongs to
+(``bucket_address`` in ``clouds/<cloud>/bucket.py``, say): :data:`HOMES` says which, and a
+test holds every cloud to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from fnplatform.library.capability import Flag, Value
+from fnplatform.library.specs import (
+    BucketReader,
+    ClusterSpec,
+    DatabaseSpec,
+    NameRule,
+    WorkloadIdentitySpec,
+)
+
+#: Kubernetes annotations or labels, as a composer puts them on an object.
+Labels = dict[str, str]
+#: A Helm chart's values, or a ProviderConfig's ``identity`` block.
+Document = dict[str, Any]
+
+
+class BucketAddress(TypedDict):
+    """How others name a composed bucket: its cloud name, and its id once the cloud has one."""
+
+    name: str
+    id: str | None
+
+
+# -- cluster -------------------------------------------------------------------------------
+
+cluster_credentials = Value[[str, ClusterSpec], Document](
+    "cluster_credentials",
+    "The ProviderConfig ``identity`` the Helm and Kubernetes providers need on this cloud.")
+kubeconfig_source = Value[[str], str](
+    "kubeconfig_source",
+    "The composed resource whose connection Secret holds the cluster's kubeconfig.")
+cluster_access = Value[[str], list[str]](
+    "cluster_access",
+    "Composed resources the providers' access needs besides the kubeconfig (RBAC grants).")
+cluster_status = Value[[str], None](
+    "cluster_status", "Copy the observed cluster's endpoint, CA, name and issuer to status.")
+cluster_name_rule = Value[[], NameRule](
+    "cluster_name_rule", "What the cloud accepts as a managed Kubernetes cluster name.")
+running_version = Value[[str], str | None](
+    "running_version", "The Kubernetes version the cloud reports for the running cluster.")
+autoscaler_values = Value[[str], Document](
+    "autoscaler_values",
+    "cluster-autoscaler values, on clouds whose pools do not resize themselves.")
+
+# -- network and identity ------------------------------------------------------------------
+
+internal_load_balancer = Value[[], Labels](
+    "internal_load_balancer", "Annotations that make a LoadBalancer Service internal.")
+identity_annotations = Value[[str, WorkloadIdentitySpec], Labels](
+    "identity_annotations", "ServiceAccount annotations binding it to its cloud identity.")
+identity_pod_labels = Value[[], Labels](
+    "identity_pod_labels", "Pod labels the cloud's workload-identity webhook needs.")
+identity_binding = Value[[str], str](
+    "identity_binding",
+    "The composed resource that binds identity ``name`` to its service account.")
+
+# -- storage, keys, queues -----------------------------------------------------------------
+
+bucket_name_rule = Value[[], NameRule](
+    "bucket_name_rule", "What the cloud accepts as a bucket name.")
+bucket_name_from = Value[[str], str](
+    "bucket_name_from", "The cloud's bucket name for a composer's wanted ``<prefix>-<app>``.")
+bucket_address = Value[[str], BucketAddress](
+    "bucket_address", "Name and (once known) id of composed bucket ``name``.")
+bucket_replication = Flag(
+    "bucket_replication",
+    "The cloud replicates a bucket to another region (BucketSpec.replicate_to).")
+key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.")
+queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.")
+queue_arn = Value[[str], str | None](
+    "queue_arn", "The ARN of queue ``queue_name``, when it is known before it exists.")
+
+# -- database and CDN ----------------------------------------------------------------------
+
+database_host = Value[[str], str | None](
+    "database_host", "The private host of composed database ``name``, once observed.")
+database_env = Value[[DatabaseSpec, str], list[Document]](
+    "database_env", "Container env vars connecting an app through the connection Secret.")
+cdn_bucket_reader = Value[[str], BucketReader | None](
+    "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.")
+cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.")
+
+# -- ingress and failover ------------------------------------------------------------------
+
+ingress_rules_id = Value[[str], str | None](
+    "ingress_rules_id", "The id of the security group/NSG/firewall of rules ``name``.")
+failover_address = Value[[str], str | None](
+    "failover_address", "The DNS name that fails over, once composed.")
+
+#: The file (``clouds/<cloud>/<home>.py``) every cloud answers each value and flag in.
+HOMES: dict[Value[Any, Any] | Flag, str] = {
+    cluster_credentials: "cluster",
+    kubeconfig_source: "cluster",
+    cluster_access: "cluster",
+    cluster_status: "cluster",
+    running_version: "cluster",
+    cluster_name_rule: "cluster",
+    autoscaler_values: "cluster",
+    internal_load_balancer: "network",
+    identity_annotations: "identity",
+    identity_pod_labels: "identity",
+    identity_binding: "identity",
+    bucket_name_rule: "bucket",
+    bucket_name_from: "bucket",
+    bucket_address: "bucket",
+    bucket_replication: "failover",
+    key_id: "key",
+    queue_name: "queue",
+    queue_arn: "queue",
+    database_host: "database",
+    database_env: "database",
+    cdn_bucket_reader: "cdn",
+    cdn_domain: "cdn",
+    ingress_rules_id: "ingress",
+    failover_address: "failover",
+}

@@ -1,0 +1,40 @@
+"""What the cluster-side capability tables share: a cluster as the cluster module asks for it.
+
+A cluster is only ever composed with a node pool (on EKS the CoreDNS add-on waits for a node
+group), so every row asks for the network, the cluster and at least one pool, with the names
+and observed status of ``tests.support.cases`` (the cluster module's own test data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fnplatform.composition import Composition
+from fnplatform.library.calls import add_cluster, add_network, add_node_pool
+from fnplatform.library.specs import ClusterSpec, NetworkSpec, NodePoolSpec
+
+from tests.support.cases import CLUSTER_MACHINE, CLUSTER_OBSERVED, CLUSTER_STATUS
+
+PODS, SERVICES = "10.80.0.0/14", "10.90.0.0/16"
+#: By cloud: what the providers report once the cluster and its helpers are Ready.
+STATUS: dict[str, dict[str, Any]] = {
+    cloud: {"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]}
+    for cloud in CLUSTER_STATUS
+}
+
+
+def cluster(comp: Composition, *, private: bool = False, pools: tuple[str, ...] = ("default",),
+            machine: str | None = None) -> None:
+    """Network ``network``, cluster ``cluster``, and one node pool ``pool-<name>`` per pool."""
+    add_network(comp, "network", NetworkSpec(
+        subnet_cidr="10.70.0.0/16", pods_cidr=PODS, services_cidr=SERVICES, private=private,
+        kubernetes=True))
+    machine_type = machine or CLUSTER_MACHINE[str(comp.cloud)]
+    add_cluster(comp, "cluster", ClusterSpec(
+        network="network", private=private, connection_secret="probe-kubeconfig",
+        version="1.33", pods_cidr=PODS, services_cidr=SERVICES,
+        default_machine_type=machine_type), uses=["network"])
+    for index, pool in enumerate(pools):
+        add_node_pool(comp, f"pool-{pool}", NodePoolSpec(
+            cluster="cluster", network="network", pool=pool, machine_type=machine_type,
+            min_nodes=1, max_nodes=3 + index), uses=["cluster"])

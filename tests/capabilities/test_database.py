@@ -1,0 +1,53 @@
+"""add_database on every cloud: a private PostgreSQL server in the environment's network.
+
+The environment module's settings name the private network per cloud (harness ``SETTINGS``);
+the server reports its private host once Ready (``DATABASE_STATUS``), read by
+``database_host``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fnplatform.composition import Composition
+from fnplatform.library import values
+from fnplatform.library.calls import add_database
+from fnplatform.library.specs import DatabaseSpec
+
+from tests.capabilities.harness import Case, check_converges, compose_once, table
+from tests.support.cases import DATABASE_STATUS
+
+
+def database(comp: Composition) -> None:
+    add_database(comp, "db", DatabaseSpec(
+        size=comp.spec.get("size", "small"), engine_version="16", database_name="app",
+        connection_secret="db-conn", connection_namespace="crossplane-system",
+        final_snapshot=comp.spec.get("finalSnapshot", True),
+    ), fields={"size": "spec.size"})
+    comp.set_status("host", values.database_host(comp, "db"))
+
+
+KINDS = {
+    "aws": frozenset({"rds/Instance"}),
+    "gcp": frozenset({"sql/DatabaseInstance"}),
+    "azure": frozenset({"dbforpostgresql/FlexibleServer", "network/PrivateDNSZone"}),
+}
+STATUS = {cloud: {"db": status} for cloud, status in DATABASE_STATUS.items()}
+CASES = [
+    Case("small", database, kinds=KINDS, status=STATUS),
+    Case("large-no-snapshot", database, kinds=KINDS, status=STATUS,
+         spec={"size": "large", "finalSnapshot": False}),
+]
+HOST = {"aws": "address", "gcp": "privateIpAddress", "azure": "fqdn"}
+
+
+@pytest.mark.parametrize(("case", "cloud"), table(add_database, CASES))
+def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
+    done = check_converges(case, cloud)
+    assert done.status["host"] == DATABASE_STATUS[cloud]["atProvider"][HOST[cloud]]
+
+
+@pytest.mark.parametrize("cloud", add_database.clouds())
+def test_an_unknown_size_is_an_error_on_the_users_field(cloud: str) -> None:
+    failed = compose_once(cloud, database, spec={"size": "huge"})
+    assert failed.fatal and failed.fatal[0].startswith("spec.size:"), failed.fatal
+    assert "small" in failed.fatal[0]

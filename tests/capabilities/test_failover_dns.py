@@ -1,0 +1,46 @@
+"""add_failover_dns on every cloud: a health-checked name that moves to the secondary.
+
+The composer reads the name back (``failover_address``), as the contact-center status does.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fnplatform.composition import Composition
+from fnplatform.library import values
+from fnplatform.library.calls import add_failover_dns
+from fnplatform.library.specs import FailoverDnsSpec
+
+from tests.capabilities.harness import Case, check_converges, table
+
+SECONDARY = {"aws": "eu-central-1", "gcp": "europe-west4", "azure": "northeurope"}
+ADDRESS = {"aws": "probe.example.com", "gcp": "probe.example.com.",
+           "azure": "probezone.trafficmanager.net"}
+
+
+def failover(comp: Composition) -> None:
+    add_failover_dns(comp, "failover", FailoverDnsSpec(
+        zone="probezone", record_name="probe.example.com", primary="203.0.113.1",
+        secondary="203.0.113.2", secondary_region=SECONDARY[str(comp.cloud)],
+        health_check_path=comp.spec.get("path", "/health"),
+    ))
+    comp.set_status("address", values.failover_address(comp, "failover"))
+
+
+KINDS = {
+    "aws": frozenset({"HealthCheck", "Record"}),
+    "gcp": frozenset({"HealthCheck", "RecordSet"}),
+    "azure": frozenset({"TrafficManagerProfile", "TrafficManagerExternalEndpoint"}),
+}
+STATUS = {"azure": {"failover": {"atProvider": {"fqdn": ADDRESS["azure"]}}}}
+CASES = [
+    Case("health", failover, kinds=KINDS, status=STATUS),
+    Case("custom-path", failover, kinds=KINDS, status=STATUS, spec={"path": "/ready"}),
+]
+
+
+@pytest.mark.parametrize(("case", "cloud"), table(add_failover_dns, CASES))
+def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
+    done = check_converges(case, cloud)
+    assert done.status["address"] == ADDRESS[cloud]
+    assert case.spec.get("path", "/health") in str(done.desired)

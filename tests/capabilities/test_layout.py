@@ -1,0 +1,90 @@
+"""Every cloud lays out the same way: capability ``X`` is in ``clouds/<cloud>/<HOMES[X]>.py``.
+
+That is what makes "where does GCP build buckets?" answerable without searching, and a new
+cloud reviewable file by file against an existing one. The homes are data
+(``calls.HOMES``, ``values.HOMES``); these tests hold every registered implementation to them,
+and say which values are deliberately not answered everywhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from typing import Any
+
+import fnplatform.clouds
+import pytest
+from fnplatform.library import calls, values
+from fnplatform.library.capability import Capability, Flag, PerCloud, Value
+
+CLOUDS = sorted(m.name for m in pkgutil.iter_modules(fnplatform.clouds.__path__) if m.ispkg)
+#: Values some clouds answer on purpose, and why (all others: every cloud providing their
+#: capability answers them).
+OPTIONAL: dict[PerCloud[Any], str] = {
+    values.autoscaler_values: "only clouds whose node pools do not resize themselves",
+    values.running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
+    values.bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
+}
+
+
+def module_of(home: str, cloud: str) -> str:
+    return f"fnplatform.clouds.{cloud}.{home}"
+
+
+def test_the_homes_name_every_capability_value_and_flag() -> None:
+    declared_calls = {v for v in vars(calls).values() if isinstance(v, Capability)}
+    declared_values = {v for v in vars(values).values() if isinstance(v, Value | Flag)}
+    assert declared_calls == set(calls.HOMES)
+    assert declared_values == set(values.HOMES)
+    assert sorted(fnplatform.clouds.__all__) == CLOUDS
+
+
+@pytest.mark.parametrize("capability", list(calls.HOMES), ids=lambda c: c.name)
+def test_every_builder_and_extra_lives_in_its_home(capability: Capability[Any]) -> None:
+    home = calls.HOMES[capability]
+    assert capability.clouds(), f"no cloud provides {capability.name}"
+    for cloud in capability.clouds():
+        builder = capability.builder(cloud)
+        assert builder is not None
+        assert builder.__module__ == module_of(home, cloud), (cloud, builder)
+        for extra in capability.extras(cloud):
+            assert extra.__module__ == module_of(home, cloud), (cloud, extra)
+
+
+@pytest.mark.parametrize("value", list(values.HOMES), ids=lambda v: v.name)
+def test_every_answer_lives_in_its_home(value: Value[Any, Any] | Flag) -> None:
+    home = values.HOMES[value]
+    assert value.clouds(), f"no cloud answers {value.name}"
+    for cloud in value.clouds():
+        module = importlib.import_module(module_of(home, cloud))
+        if isinstance(value, Flag):  # no function to ask: the declaration is in the file
+            declared = rf"\b{value.name}\.on\(\s*[\"']{cloud}[\"']\s*\)"
+            assert re.search(declared, inspect.getsource(module)), (cloud, module.__name__)
+            continue
+        answer = value.answer(cloud)
+        assert answer is not None
+        assert answer.__module__ == module.__name__, (cloud, answer)
+
+
+@pytest.mark.parametrize("value", list(values.HOMES), ids=lambda v: v.name)
+def test_a_value_answers_wherever_its_capability_is_provided(
+    value: Value[Any, Any] | Flag,
+) -> None:
+    home = values.HOMES[value]
+    owners = [c for c, h in calls.HOMES.items() if h == home]
+    assert owners, f"{value.name}: no capability lives in {home}"
+    providing = set.union(*(set(c.clouds()) for c in owners))
+    if value in OPTIONAL:
+        assert set(value.clouds()) <= providing
+        assert set(value.clouds()) != providing, (
+            f"{value.name} is answered everywhere now: drop it from OPTIONAL")
+    else:
+        assert set(value.clouds()) == providing
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_every_cloud_has_its_kinds_module(cloud: str) -> None:
+    kinds = importlib.import_module(f"fnplatform.clouds.{cloud}.kinds")
+    assert kinds.__file__ and kinds.__file__.endswith(f"{cloud}/kinds.py")
