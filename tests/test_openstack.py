@@ -66,7 +66,7 @@ def condition(rendered, type_: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(("composite", "worker", "zone"), [
     (o.hypervisor("hv-pool-a"), "hypervisor", "ironcore-hv-pool-a"),
     (o.storage("st-pool-a"), "storage", "ironcore-storage-rack-1"),
-    (o.control_plane_cluster(), "system", None),
+    (o.control_plane_cluster(), "system", "ironcore-system-a"),  # environment gardener.zones
 ], ids=["hypervisor", "storage", "control-plane"])
 def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zone):
     rendered = client.run(o.pool_request(composite))
@@ -88,7 +88,9 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     (pool,) = spec["provider"]["workers"]
     assert pool["name"] == worker
     assert pool["machine"]["image"]["name"] == "gardenlinux"
-    assert pool.get("zones") == ([zone] if zone else None)
+    # the IronCore extension: a zone and a volume with type and size on every worker
+    assert pool["zones"] == [zone]
+    assert pool["volume"]["type"] == "fast" and pool["volume"]["size"]
     # Access: a ProviderConfig per region and pool, fed by the refresher's Secret.
     claim = composite["metadata"]["labels"]["crossplane.io/claim-name"]
     pc_name = claim if claim.startswith("eu-de-1-") else f"eu-de-1-{claim}"
@@ -177,6 +179,33 @@ def test_the_refresher_keeps_running_and_runs_locked_down(client):
     assert {"name": "tmp", "mountPath": "/tmp"} in container["volumeMounts"]
     tmp = next(v for v in pod["volumes"] if v["name"] == "tmp")
     assert tmp["emptyDir"]["medium"] == "Memory"
+
+
+@pytest.mark.parametrize(("drop", "message"), [
+    ("workerVolumeType", "workerVolumeType is required for ironcore"),
+    ("zones", "zones is required for ironcore"),
+])
+def test_ironcore_settings_its_extension_requires_are_required(client, drop, message):
+    """gardener-extension-provider-ironcore refuses workers without a volume type or a zone."""
+    request = o.pool_request(o.control_plane_cluster())
+    env = o.environment()
+    del env["data"]["gardener"][drop]
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    (fatal,) = client.run(request).fatal
+    assert fatal.startswith("environment.gardener") and message in fatal
+
+
+def test_a_pools_zone_cannot_change_once_its_shoot_exists(client):
+    """The extensions keep worker zones immutable: Gardener would refuse every re-apply."""
+    _, observed = settle(client, lambda obs: o.pool_request(o.hypervisor(), observed=obs))
+    moved = o.hypervisor()
+    moved["spec"]["ironcore"]["machinePool"] = "ironcore-elsewhere"
+    (fatal,) = client.run(o.pool_request(moved, observed=observed)).fatal
+    assert fatal.startswith("spec.ironcore.machinePool: cannot change once the pool's Shoot "
+                            "exists")
+    assert "ironcore-hv-pool-a" in fatal
+    assert client.run(o.pool_request(o.hypervisor(), observed=observed)).fatal == []
 
 
 def test_purpose_infrastructure_outside_the_garden_namespace_is_refused(client):
@@ -289,6 +318,8 @@ def test_manila_adds_a_cephfs(client, catalog):
     fs = manifests(rendered)["ceph-filesystem"]
     assert fs["kind"] == "CephFilesystem"
     assert fs["metadata"]["name"] == "customer-a-prod-cephfs"
+    # issue 23: Rook deletes a filesystem's data with the CR unless told to preserve it
+    assert fs["spec"]["preserveFilesystemOnDelete"] is True
     assert_all_valid(rendered, catalog)
     assert "manila" in condition(rendered, "ControlPlaneCoverage")[2]
 
@@ -581,6 +612,8 @@ def test_missing_region_settings_are_named(client):
     ("ironcore", None, "needs type (the CNI"),
     ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
     ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
+    ("ironcore", {"type": "cilium"}, "the ironcore extension refuses a Shoot without "
+                                     "networking.nodes"),
 ])
 def test_a_shoot_gardener_would_refuse_is_refused_first(client, provider, networking, message):
     """Issue 23: Gardener validates networking.type for Shoots with workers, and the OpenStack

@@ -70,6 +70,10 @@ def ceph_manifests(
                 "dataPools": [{"name": "data0", "deviceClass": pool.device_class,
                                "replicated": {"size": pool.replication}}],
                 "metadataServer": {"activeCount": 1, "activeStandby": True},
+                # Rook deletes a filesystem and its pools with the CR by default; block pools
+                # are safe (Rook refuses to delete a pool holding images or snapshots), the
+                # manila shares' data must be too: deleting the tenant keeps it in Ceph.
+                "preserveFilesystemOnDelete": True,
             },
         }
     return out

@@ -39,7 +39,7 @@ class WorkerPool:
     machine_type: str
     minimum: int
     maximum: int
-    zone: str | None = None
+    zones: tuple[str, ...] = ()
     volume_size: str | None = None
     labels: tuple[tuple[str, str], ...] = ()
 
@@ -53,10 +53,12 @@ class WorkerPool:
             "minimum": self.minimum,
             "maximum": self.maximum,
         }
-        if self.zone:
-            worker["zones"] = [self.zone]
+        if self.zones:
+            worker["zones"] = list(self.zones)
         if self.volume_size:
             worker["volume"] = {"size": self.volume_size}
+            if gardener.workerVolumeType:
+                worker["volume"]["type"] = gardener.workerVolumeType
         if self.labels:
             worker["labels"] = dict(self.labels)
         return worker

@@ -282,6 +282,11 @@ class MachineImage(BaseModel):
     version: str | None = Field(default=None, min_length=1)
 
 
+#: Gardener provider extensions whose Shoot validation requires ``networking.nodes`` and a
+#: zone per worker (their ``pkg/apis/<provider>/validation/shoot.go``).
+ZONED_PROVIDERS = ("ironcore", "openstack")
+
+
 class Gardener(BaseModel):
     """Where and how the region's Shoots are created."""
 
@@ -305,6 +310,13 @@ class Gardener(BaseModel):
     infrastructureConfig: dict[str, Any] | None = None
     controlPlaneConfig: dict[str, Any] | None = None
     workerVolumeSize: str = Field(default="50Gi", pattern=QUANTITY)
+    workerVolumeType: str | None = Field(
+        default=None, min_length=1,
+        description="Worker volume type (IronCore volume class); required for ironcore.")
+    zones: list[str] = Field(
+        default_factory=list,
+        description="The region's zones (IronCore machine pools) the control-plane cluster's "
+        "workers are spread over; required for ironcore and openstack.")
 
     @model_validator(mode="after")
     def _profile(self) -> Gardener:
@@ -313,6 +325,16 @@ class Gardener(BaseModel):
             raise ValueError(msg)
         # Gardener's ValidateShootSpec allows purpose infrastructure in the garden namespace
         # only (pkg/apis/core/validation/shoot.go, availableShootPurposes).
+        # gardener-extension-provider-ironcore pkg/apis/ironcore/validation/shoot.go: every
+        # worker needs a volume with type and size, and at least one zone.
+        if self.providerType == "ironcore" and not self.workerVolumeType:
+            msg = ("workerVolumeType is required for ironcore: the IronCore extension refuses "
+                   "a worker volume without a type")
+            raise ValueError(msg)
+        if self.providerType in ZONED_PROVIDERS and not self.zones:
+            msg = (f"zones is required for {self.providerType}: its extension refuses workers "
+                   "without a zone (the control-plane cluster's workers go there)")
+            raise ValueError(msg)
         if self.purpose == "infrastructure" and self.namespace != "garden":
             msg = (f"purpose infrastructure is only allowed for Shoots in the garden namespace, "
                    f"not {self.namespace}")
@@ -332,8 +354,9 @@ class Gardener(BaseModel):
             msg = "needs type (the CNI, e.g. cilium or calico): Gardener refuses a Shoot " \
                   "with workers without networking.type"
             raise ValueError(msg)
-        if info.data.get("providerType") == "openstack" and not networking.get("nodes"):
-            msg = "needs nodes (the node CIDR): the OpenStack extension refuses a Shoot " \
+        provider = info.data.get("providerType")
+        if provider in ZONED_PROVIDERS and not networking.get("nodes"):
+            msg = f"needs nodes (the node CIDR): the {provider} extension refuses a Shoot " \
                   "without networking.nodes"
             raise ValueError(msg)
         return networking

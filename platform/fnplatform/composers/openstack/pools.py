@@ -11,6 +11,7 @@ import dataclasses
 
 from fnplatform.composers.openstack import access
 from fnplatform.composers.openstack.gardener import (
+    WORKER_NAME_MAX,
     ShootRequest,
     WorkerPool,
     provider_config_name,
@@ -62,6 +63,7 @@ def compose_control_plane_cluster(comp: Composition) -> None:
         machine_type=spec.machineType or settings.gardener.machineClass,
         minimum=spec.workers,
         maximum=spec.workers,
+        zones=tuple(settings.gardener.zones),
         volume_size=spec.volumeSize,
     )
     request = _shoot_request(pool_name(comp, None), "control-plane", spec, settings,
@@ -103,7 +105,7 @@ def _ironcore_worker(
         machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
         minimum=spec.workers,
         maximum=maximum,
-        zone=spec.ironcore.machinePool,
+        zones=(spec.ironcore.machinePool,),
         volume_size=settings.gardener.workerVolumeSize,
         labels=tuple(sorted(labels.items())),
     )
@@ -136,6 +138,7 @@ def _compose_pool(
     capacity: str | None,
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
+    _zones_unchanged(comp, request)
     pool = request.name
     request = dataclasses.replace(request, name=shoot_name(pool, gardener.project))
     shoot = shoot_manifest(request, gardener)
@@ -161,3 +164,22 @@ def _compose_pool(
     comp.set_status("providerConfig", pc_name)
     comp.set_status("nodeCount", node_count)
     comp.set_status("capacity", capacity)
+
+
+def _zones_unchanged(comp: Composition, request: ShootRequest) -> None:
+    """A worker's zones cannot change once the Shoot exists: the provider extensions keep them
+    immutable (``ValidateWorkersUpdate`` in gardener-extension-provider-ironcore and -openstack
+    ``pkg/apis/<provider>/validation/shoot.go``), so Gardener would refuse every re-apply. Said
+    on the field that sets them instead (``spec.ironcore.machinePool`` for IronCore pools)."""
+    workers = comp.observed_value(SHOOT, "spec.forProvider.manifest.spec.provider.workers")
+    if not isinstance(workers, list):
+        return
+    before = {w.get("name"): list(w.get("zones") or []) for w in workers if isinstance(w, dict)}
+    for worker in request.workers:
+        name = worker.name[:WORKER_NAME_MAX]
+        if name in before and before[name] != list(worker.zones):
+            field = "spec.ironcore.machinePool" if name != "system" else \
+                "environment.gardener.zones"
+            raise InputError(field, f"cannot change once the pool's Shoot exists: Gardener keeps "
+                             f"worker zones immutable (worker {name} is in "
+                             f"{', '.join(before[name]) or 'no zone'}); create a new pool instead")
