@@ -231,6 +231,26 @@ class KubeletStandIn:
             return
         self.kube.patch_status(_Obj(d), want, self.MANAGER)
 
+    #: Secret keys the environment's database-user Job writes (composers/environment/user.py)
+    USER_SECRET_KEYS = ("host", "port", "username", "password", "database", "sslmode")
+
+    def _what_the_containers_write(self, namespace: str, pod: dict[str, Any]) -> None:
+        """What a container's script would have done, for the scripts this repository ships.
+
+        No container runs here. The environment's database-user Job's ``credentials`` step
+        (kubectl) writes the app's Secret ``$SECRET`` into ``$APP_NAMESPACE``
+        (composers/environment/user.py): written here with stand-in values, so the backend
+        that waits for it can start, as on a cluster where the Job really ran."""
+        for container in [*(pod.get("initContainers") or []), *(pod.get("containers") or [])]:
+            env = {e["name"]: e.get("value") for e in container.get("env") or [] if "value" in e}
+            if container.get("name") == "credentials" and env.get("SECRET") and env.get(
+                    "APP_NAMESPACE"):
+                self.kube.apply({
+                    "apiVersion": "v1", "kind": "Secret",
+                    "metadata": {"name": env["SECRET"], "namespace": env["APP_NAMESPACE"]},
+                    "stringData": {key: f"stand-in-{key}" for key in self.USER_SECRET_KEYS},
+                }, self.MANAGER)
+
     def job(self, j: dict[str, Any]) -> None:
         """A Job completes when its pod could start, else reports CreateContainerConfigError."""
         meta = j["metadata"]
@@ -246,6 +266,7 @@ class KubeletStandIn:
             return
         if old.get("succeeded"):
             return
+        self._what_the_containers_write(meta["namespace"], j["spec"]["template"]["spec"])
         now = _now()
         self.kube.patch_status(
             _Obj(j),

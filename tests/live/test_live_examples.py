@@ -220,7 +220,16 @@ def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple
         secret = kube.get("v1", "Secret", name, ns)
         return secret is not None and set(keys) <= set(secret.to_dict().get("data") or {})
 
-    platform.wait(f"Secret {ns}/{name} with {', '.join(keys)}", there, 60)
+    try:
+        platform.wait(f"Secret {ns}/{name} with {', '.join(keys)}", there, 60)
+    except TimeoutError:
+        xr = _composite(platform, claim)
+        ref = ((xr.to_dict() if xr else {}).get("spec") or {}).get("writeConnectionSecretToRef")
+        xr_secret = kube.get("v1", "Secret", ref["name"], ref.get("namespace")) if ref else None
+        pytest.fail(
+            f"no Secret {ns}/{name} with {keys}; the composite's writeConnectionSecretToRef: "
+            f"{ref}; its Secret's keys: "
+            f"{sorted(xr_secret.to_dict().get('data') or {}) if xr_secret else None}")
 
 
 def _with(doc: dict[str, Any], change: Change) -> dict[str, Any]:
