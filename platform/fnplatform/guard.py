@@ -58,7 +58,7 @@ def refuse_replacement(
         wanted = get_path(dict(for_provider), path)
         if wanted is None:
             continue
-        existing = comp.observed_value(name, f"spec.forProvider.{path}")
+        existing = comp.observed.field(name, f"spec.forProvider.{path}")
         if (unset if existing is None else existing) != wanted:
             raise replacement_refused(attribute, what)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import TWINS
-from fnplatform.structs import struct_to_dict
+from fnplatform.structs import struct_to_dict, value_of
 
 
 def condition(resource: Mapping[str, Any] | None, type_: str) -> Mapping[str, Any] | None:
@@ -65,6 +65,21 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
 
     def __len__(self) -> int:
         return len(self._resources)
+
+    def field(self, name: str, path: str) -> Any:
+        """The field at dotted ``path`` of observed resource ``name`` (None if absent), read
+        from the protobuf without converting the body: a guard that checks one field of every
+        node pool must not convert a thousand bodies nothing else reads."""
+        body = self._bodies.get(name)
+        if body is not None or name not in self._resources:
+            return get_path(body, path)
+        fields = self._resources[name].resource.fields
+        *parents, last = path.split(".")
+        for part in parents:
+            if part not in fields or fields[part].WhichOneof("kind") != "struct_value":
+                return None
+            fields = fields[part].struct_value.fields
+        return value_of(fields[last]) if last in fields else None
 
     def type_of(self, name: str) -> tuple[str, str]:
         """``(apiVersion, kind)`` of observed resource ``name``, without converting its body."""

@@ -42,6 +42,11 @@ def walk_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
     return {key: _value(value) for key, value in struct.fields.items()}
 
 
+def value_of(value: struct_pb2.Value) -> Any:
+    """A protobuf Value as Python (ints where the number is whole)."""
+    return _value(value)
+
+
 def _value(value: struct_pb2.Value) -> Any:
     kind = value.WhichOneof("kind")
     if kind == "struct_value":

@@ -80,7 +80,7 @@ EXAMPLES = [
                                "examples/contact-center/providerconfigs.yaml"),
             "examples/contact-center/claim-azure.yaml",
             "examples/contact-center/namespaced/xr-azure.yaml",
-            change=Change("spec.sip.trustedCidrs+", "198.51.100.0/24", shows="198.51.100.0/24")),
+            change=Change("spec.sip.trustedCidrs+", "203.0.113.64/26", shows="203.0.113.64/26")),
     Example("environment", ("examples/environment/environment.yaml",),
             "examples/environment/claim-aws.yaml", "examples/environment/namespaced/xr-aws.yaml",
             change=Change("spec.frontend.microFrontends+", {"name": "loyalty", "path": "/loyalty"},
@@ -258,6 +258,17 @@ def _assert_change_converges(
 
     kept = [r for r in refs if not r["kind"].endswith("Usage")]
     before = {(r["kind"], r["name"]): uid(r) for r in kept}
+
+    def composed_specs() -> list[str]:
+        found = []
+        for ref in _refs(_composite(platform, claim)):
+            obj = kube.get(ref["apiVersion"], ref["kind"], ref["name"], ref.get("namespace") or ns)
+            if obj is not None:
+                found.append(json.dumps(obj.to_dict().get("spec") or {}))
+        return found
+
+    assert not [s for s in composed_specs() if change.shows in s], (
+        f"{change.shows!r} is composed before the change: the check would prove nothing")
     t = time.monotonic()
     kube.apply(_with(claim, change))
 
@@ -266,13 +277,7 @@ def _assert_change_converges(
         xr = _composite(platform, claim)
         if not (is_true(obj, "Ready") and xr is not None):
             return False
-        for ref in _refs(xr):
-            composed = kube.get(ref["apiVersion"], ref["kind"], ref["name"],
-                                ref.get("namespace") or ns)
-            if composed is not None and change.shows in json.dumps(
-                    composed.to_dict().get("spec") or {}):
-                return True
-        return False
+        return any(change.shows in spec for spec in composed_specs())
 
     platform.wait(f"{claim['kind']} with {change.path} changed Ready", converged, READY_WITHIN_S)
     platform.record(f"change_{claim['kind']}_{platform.form}_s", time.monotonic() - t)

@@ -256,7 +256,7 @@ def node_pool(
         for_provider["releaseVersion"] = release
     own_template = _pool_launch_template(comp, name, spec)
     template_name = own_template or launch_template(spec.cluster)
-    running = comp.observed_value(name, "spec.forProvider.launchTemplate.name")
+    running = comp.observed.field(name, "spec.forProvider.launchTemplate.name")
     wanted = (comp.observed_value(template_name, "spec.forProvider.name")
               or comp.resource_name(template_name))
     if running and running != wanted:
@@ -273,7 +273,7 @@ def node_pool(
                        what="node group")
     # Compared by zone: a private cluster made public moves its groups to the public subnets
     # (announced, as before); only a change of zones is the user's to make differently.
-    running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
+    running_refs = comp.observed.field(name, "spec.forProvider.subnetIdRefs")
     if running_refs and running_refs != for_provider["subnetIdRefs"]:  # else nothing moved
         running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs") or []
         if ({subnet[-1] for subnet in running_subnets}
