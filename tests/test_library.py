@@ -24,7 +24,7 @@ from fnplatform.input import Input
 from fnplatform.kinds import Readiness, register
 from fnplatform.layering import Layer, merge_layers
 from fnplatform.library import Capability, ObjectReadiness, add_object
-from fnplatform.merge import deep_merge
+from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.readiness import is_ready
 from fnplatform.requirements import claim_requirement
@@ -530,3 +530,27 @@ def test_a_pattern_has_one_description() -> None:
     assert describe_pattern(pattern, "test- then digits") == pattern  # the same words: fine
     with pytest.raises(ValueError, match="already described"):
         describe_pattern(pattern, "something else")
+
+
+@pytest.mark.parametrize("path", [
+    "spec.forProvider.nodeConfig.spot", "spec.forProvider.missing", "status.atProvider.ids[1]",
+    "spec.forProvider.subnetIdRefs", "spec.forProvider.subnetIdRefs.0.name", "metadata.name",
+    "status.atProvider.empty",
+])
+def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
+    """``observed.field`` (what ``observed_value`` reads) gives what get_path gives on the
+    converted body, and reads a plain dotted path without converting it."""
+    from fnplatform.observed import ObservedResources
+    from fnplatform.structs import dict_to_struct
+
+    body = {"metadata": {"name": "pool"},
+            "spec": {"forProvider": {"nodeConfig": {"spot": False},
+                                     "subnetIdRefs": [{"name": "a"}, {"name": "b"}]}},
+            "status": {"atProvider": {"ids": ["x", "y"], "empty": None}}}
+    request = fnv1.RunFunctionRequest()
+    request.observed.resources["pool"].resource.CopyFrom(dict_to_struct(body))
+    observed = ObservedResources(request.observed.resources)
+    assert observed.field("pool", path, "unset") == get_path(body, path, "unset")
+    if "[" not in path and "subnetIdRefs." not in path:
+        assert observed._bodies == {}  # read from the protobuf, nothing converted
+    assert observed.field("absent", path, "unset") == "unset"

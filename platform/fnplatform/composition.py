@@ -167,7 +167,7 @@ class Composition:
 
     def observed_value(self, name: str, path: str, default: Any = None) -> Any:
         """A field of the observed composed resource ``name``, or ``default``."""
-        return get_path(self.observed.get(name), path, default)
+        return self.observed.field(name, path, default)
 
     def is_observed(self, name: str) -> bool:
         """Whether composed resource ``name`` exists."""

@@ -55,10 +55,10 @@ def refuse_replacement(
     if name not in comp.observed:
         return
     for path, (attribute, unset) in fixed.items():
-        wanted = get_path(dict(for_provider), path)
+        wanted = get_path(for_provider, path)
         if wanted is None:
             continue
-        existing = comp.observed.field(name, f"spec.forProvider.{path}")
+        existing = comp.observed_value(name, f"spec.forProvider.{path}")
         if (unset if existing is None else existing) != wanted:
             raise replacement_refused(attribute, what)
 

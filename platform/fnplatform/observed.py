@@ -66,20 +66,28 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._resources)
 
-    def field(self, name: str, path: str) -> Any:
-        """The field at dotted ``path`` of observed resource ``name`` (None if absent), read
-        from the protobuf without converting the body: a guard that checks one field of every
-        node pool must not convert a thousand bodies nothing else reads."""
+    def field(self, name: str, path: str, default: Any = None) -> Any:
+        """The field at ``path`` of observed resource ``name`` (``default`` if absent), as
+        :func:`fnplatform.merge.get_path` reads it from the converted body.
+
+        A plain dotted path through objects is read from the protobuf without converting the
+        body: one field of every node pool of a thousand-pool cluster must not convert a
+        thousand bodies nothing else reads. Anything else (indexes, a list on the way) reads
+        the converted body.
+        """
         body = self._bodies.get(name)
-        if body is not None or name not in self._resources:
-            return get_path(body, path)
-        fields = self._resources[name].resource.fields
-        *parents, last = path.split(".")
-        for part in parents:
-            if part not in fields or fields[part].WhichOneof("kind") != "struct_value":
-                return None
-            fields = fields[part].struct_value.fields
-        return value_of(fields[last]) if last in fields else None
+        if body is None and name in self._resources and "[" not in path and "\\" not in path:
+            fields = self._resources[name].resource.fields
+            *parents, last = path.split(".")
+            for part in parents:
+                if part not in fields:
+                    return default
+                if fields[part].WhichOneof("kind") != "struct_value":
+                    break  # a list or scalar on the way: get_path's rules, on the body
+                fields = fields[part].struct_value.fields
+            else:
+                return value_of(fields[last]) if last in fields else default
+        return get_path(self.get(name), path, default)
 
     def type_of(self, name: str) -> tuple[str, str]:
         """``(apiVersion, kind)`` of observed resource ``name``, without converting its body."""

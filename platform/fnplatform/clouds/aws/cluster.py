@@ -232,11 +232,12 @@ def node_pool(
     See :func:`_scaling` for when it is stated after creation, and :func:`_version` for the
     Kubernetes version.
     """
+    subnets = _pool_subnets(comp, spec)
     for_provider: dict[str, Any] = {
         "region": comp.region,
         "clusterNameRef": comp.ref(spec.cluster),
         "nodeRoleArnRef": comp.ref(f"{spec.cluster}-node-role"),
-        "subnetIdRefs": [comp.ref(s) for s in _pool_subnets(comp, spec)],
+        "subnetIdRefs": [comp.ref(s) for s in subnets],
         "instanceTypes": [spec.machine_type],
         "capacityType": "SPOT" if spec.spot else "ON_DEMAND",
         "scalingConfig": _scaling(comp, name, spec),
@@ -256,7 +257,7 @@ def node_pool(
         for_provider["releaseVersion"] = release
     own_template = _pool_launch_template(comp, name, spec)
     template_name = own_template or launch_template(spec.cluster)
-    running = comp.observed.field(name, "spec.forProvider.launchTemplate.name")
+    running = comp.observed_value(name, "spec.forProvider.launchTemplate.name")
     wanted = (comp.observed_value(template_name, "spec.forProvider.name")
               or comp.resource_name(template_name))
     if running and running != wanted:
@@ -273,11 +274,10 @@ def node_pool(
                        what="node group")
     # Compared by zone: a private cluster made public moves its groups to the public subnets
     # (announced, as before); only a change of zones is the user's to make differently.
-    running_refs = comp.observed.field(name, "spec.forProvider.subnetIdRefs")
+    running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
     if running_refs and running_refs != for_provider["subnetIdRefs"]:  # else nothing moved
-        running_subnets = _running(comp, name, "spec.forProvider.subnetIdRefs") or []
-        if ({subnet[-1] for subnet in running_subnets}
-                != {subnet[-1] for subnet in _pool_subnets(comp, spec)}):
+        running_zones = {subnet[-1] for subnet in _composed_names(comp, running_refs)}
+        if running_zones != {subnet[-1] for subnet in subnets}:
             raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
@@ -429,16 +429,14 @@ def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
     return [offered[zone] for zone in sorted(set(spec.zones))]
 
 
-def _running(comp: Composition, name: str, path: str) -> list[str] | None:
-    """The composition names of the resources existing ``name`` references at ``path``
-    (``*Refs``), sorted; None when it is not observed with any."""
-    refs = comp.observed_value(name, path)
-    if not refs:
-        return None
+def _composed_names(comp: Composition, refs: list[dict[str, Any]]) -> list[str]:
+    """The composition names of the resources ``refs`` (``*Refs`` entries) name, sorted (an
+    adopted network's subnets are desired but not observed; fixtures may name either)."""
     by_name = {comp.resource_name(composed): composed for composed in comp.desired}
     by_name.update({str((body.get("metadata") or {}).get("name")): composed
                     for composed, body in comp.observed.items()})
-    return sorted(str(by_name.get(ref.get("name"), ref.get("name"))) for ref in refs)
+    names = [str(ref.get("name")) for ref in refs]
+    return sorted(by_name.get(name, name) for name in names)
 
 
 def _pool_launch_template(comp: Composition, name: str, spec: NodePoolSpec) -> str | None:

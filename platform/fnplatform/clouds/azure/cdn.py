@@ -80,17 +80,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         FRONTDOOR_ENDPOINT.new({"cdnFrontdoorProfileIdRef": profile, "enabled": True}),
         uses=[f"{name}-profile"],
     )
-    comp.emit(
-        f"{name}-origin-group",
-        FRONTDOOR_ORIGIN_GROUP.new(
-            {
-                "cdnFrontdoorProfileIdRef": profile,
-                "loadBalancing": {"sampleSize": 4, "successfulSamplesRequired": 3},
-                "sessionAffinityEnabled": False,
-            }
-        ),
-        uses=[f"{name}-profile"],
-    )
+    _origin_group(comp, name, f"{name}-origin-group")
     account = comp.ref(spec.bucket)
     comp.emit(
         f"{name}-origin",
@@ -133,21 +123,26 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     )
 
 
-def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
-    """The backend behind ``/api/*``: its own origin group and origin (the platform's ingress
-    by host name, HTTPS with the certificate's name checked) and an uncached HTTPS-only route."""
-    profile = comp.ref(f"{name}-profile")
+def _origin_group(comp: Composition, name: str, group: str) -> None:
+    """Origin group ``group`` of the Front Door profile of CDN ``name`` (health sampling as
+    Front Door's defaults, no session affinity)."""
     comp.emit(
-        f"{name}-api-origin-group",
+        group,
         FRONTDOOR_ORIGIN_GROUP.new(
             {
-                "cdnFrontdoorProfileIdRef": profile,
+                "cdnFrontdoorProfileIdRef": comp.ref(f"{name}-profile"),
                 "loadBalancing": {"sampleSize": 4, "successfulSamplesRequired": 3},
                 "sessionAffinityEnabled": False,
             }
         ),
         uses=[f"{name}-profile"],
     )
+
+
+def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
+    """The backend behind ``/api/*``: its own origin group and origin (the platform's ingress
+    by host name, HTTPS with the certificate's name checked) and an uncached HTTPS-only route."""
+    _origin_group(comp, name, f"{name}-api-origin-group")
     comp.emit(
         f"{name}-api-origin",
         FRONTDOOR_ORIGIN.new(
