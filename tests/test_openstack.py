@@ -932,3 +932,18 @@ def test_the_first_kubeconfig_job_is_created_once_and_never_patched(client, cata
     assert "managementPolicies" not in settled.resource("access-cronjob")["spec"]
     assert "managementPolicies" not in settled.resource("shoot")["spec"]
     assert_all_valid(settled, catalog)
+
+
+def test_a_highly_available_control_plane_cannot_be_turned_off(client):
+    """Turning HA off would stop sending ``controlPlane``; the merge patch would leave it on
+    the Shoot (and Gardener keeps HA anyway): refused on the field instead of silently kept."""
+    composite = o.control_plane_cluster()
+    composite["spec"]["highAvailability"] = True
+    _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    off = copy.deepcopy(composite)
+    off["spec"]["highAvailability"] = False
+    (fatal,) = client.run(o.pool_request(off, observed=observed)).fatal
+    assert fatal.startswith("spec.highAvailability: cannot be turned off once the pool's Shoot")
+    assert client.run(o.pool_request(composite, observed=observed)).fatal == []
+    # Before the Shoot exists the claim may still choose.
+    assert client.run(o.pool_request(off)).fatal == []

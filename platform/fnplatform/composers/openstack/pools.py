@@ -141,6 +141,7 @@ def _compose_pool(
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
     _zones_unchanged(comp, request)
+    _high_availability_kept(comp, request)
     pool = request.name
     request = _versions_as_running(comp, dataclasses.replace(
         request, name=shoot_name(pool, gardener.project)), settings)
@@ -201,6 +202,23 @@ def _versions_as_running(comp: Composition, request: ShootRequest,
         workers.append(dataclasses.replace(
             worker, image_version=not_older(pinned, current) if pinned else None))
     return dataclasses.replace(request, kubernetes_version=version, workers=tuple(workers))
+
+
+def _high_availability_kept(comp: Composition, request: ShootRequest) -> None:
+    """A highly available control plane stays so: Gardener offers no way back (enabling HA
+    is irreversible), and the function could not say it anyway: provider-kubernetes updates
+    a Shoot with a JSON merge patch, which never removes a field the manifest stops sending,
+    so ``spec.highAvailability: false`` would be silently not applied. Refused on the field
+    instead, like a changed zone."""
+    if request.high_availability:
+        return
+    sent = comp.observed_value(
+        SHOOT, "spec.forProvider.manifest.spec.controlPlane.highAvailability")
+    live = wrapped(comp, SHOOT, "spec.controlPlane.highAvailability")
+    if sent or live:
+        raise InputError("spec.highAvailability", "cannot be turned off once the pool's Shoot "
+                         "has a highly available control plane: Gardener keeps it; create a "
+                         "new control-plane cluster instead")
 
 
 def _zones_unchanged(comp: Composition, request: ShootRequest) -> None:
