@@ -63,6 +63,11 @@ class Kind:
         return {"apiVersion": self.api_version, "kind": self.kind, "spec": body_spec}
 
 
+#: Every management policy but ``LateInitialize``, for a managed resource whose unset fields
+#: the cloud changes after creation (a zone after failover, rules added beside it): upjet would
+#: copy them into ``forProvider`` and then enforce them against the cloud (docs/drift.md).
+WITHOUT_LATE_INITIALIZE = ("Observe", "Create", "Update", "Delete")
+
 _KINDS: dict[tuple[str, str], Kind] = {}
 
 

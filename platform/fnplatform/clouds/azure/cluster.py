@@ -72,6 +72,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.guard import refuse_replacement
 from fnplatform.holds import READY, Wait
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
@@ -85,8 +86,6 @@ DNS_PREFIX_MAX = 54
 CROSSPLANE_ADMIN = "crossplane-admin"
 #: Azure RBAC for Kubernetes: full access to every resource in the cluster.
 CLUSTER_ADMIN_ROLE = "Azure Kubernetes Service RBAC Cluster Admin"
-#: Every management policy but ``LateInitialize``: see :func:`cluster`.
-WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
 NETWORK_CONTRIBUTOR = "Network Contributor"
 LOAD_BALANCER, NAT_GATEWAY_EGRESS = "loadBalancer", "userAssignedNATGateway"
 KUBECONFIG_KEY = "kubeconfig"  # the connection detail provider-upjet-azure writes for AKS

@@ -34,13 +34,13 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
 
 PASSWORD_NAMESPACE = "crossplane-system"
-WITHOUT_LATE_INITIALIZE = ("Observe", "Create", "Update", "Delete")
 PRIVATE_ZONE_SUFFIX = "private.postgres.database.azure.com"
 
 

@@ -26,6 +26,7 @@ from fnplatform.clouds.azure.kinds import (
     SUBNET_NSG_ASSOCIATION,
 )
 from fnplatform.composition import Composition
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_digest, rule_id, unique_rules
@@ -53,9 +54,12 @@ def priorities(rules: list[IngressRule]) -> dict[str, int]:
 def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """NSG ``name``, its rules ``<name>-<rule id>`` and its subnet association."""
     group = resource_group(comp)
+    # No LateInitialize: the group's inline ``securityRule`` is neither ignored nor moved to
+    # status by the provider, so upjet would copy the separately composed rules into it, and
+    # then remove a rule added later and restore a removed one (docs/drift.md).
     comp.emit(name, NETWORK_SECURITY_GROUP.new({
         "location": spec.region or comp.region, "resourceGroupName": group,
-    }))
+    }, managementPolicies=list(WITHOUT_LATE_INITIALIZE)))
     rules = unique_rules(spec.rules)
     placed = priorities(rules)
     for rule in rules:

@@ -28,6 +28,7 @@ from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
@@ -111,6 +112,10 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 "name": spec.connection_secret,
                 "namespace": spec.connection_namespace,
             },
+            # No LateInitialize: Cloud SQL picks the primary zone (``settings.
+            # locationPreference.zone``) and moves it on a regional failover; late-initialised
+            # into forProvider, the provider would move the instance back (docs/drift.md).
+            managementPolicies=list(WITHOUT_LATE_INITIALIZE),
         ),
     )
     comp.emit(
