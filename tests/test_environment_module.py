@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.library.specs import CdnSpec
 
@@ -718,7 +719,7 @@ def _domain_case(cloud: str, *, zone: bool, issued: bool = True,
     composite["spec"]["frontend"]["customDomains"] = DOMAINS
     status: dict[str, Any] = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
     if cloud == "aws":
-        status["cdn-certificate"] = {"atProvider": {
+        status[acm_certificate("cdn", tuple(DOMAINS))] = {"atProvider": {
             "arn": CERTIFICATE_ARN, "status": "ISSUED" if issued else "PENDING_VALIDATION",
             "domainValidationOptions": VALIDATION}}
     elif cloud == "gcp":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.composition import Composition
 from fnplatform.library import values
@@ -107,11 +108,12 @@ VALIDATION = [
      "resourceRecordType": "CNAME", "resourceRecordValue": f"_d4e5f6{i}.acm-validations.aws."}
     for i, host in enumerate(DOMAINS)
 ]
+ACM_CERTIFICATE = acm_certificate("cdn", DOMAINS)
 GCP_CERTIFICATE = certificate_name("cdn", CdnSpec(
     bucket="site", bucket_name="-", hostname="shop.apps.acme.example", custom_domains=DOMAINS))
 ADDRESS = "34.120.0.10"
 DOMAIN_STATUS: dict[str, dict[str, Body]] = {
-    "aws": {**STATUS["aws"], "cdn-certificate": {"atProvider": {
+    "aws": {**STATUS["aws"], ACM_CERTIFICATE: {"atProvider": {
         "arn": CERTIFICATE_ARN, "status": "ISSUED", "domainValidationOptions": VALIDATION}}},
     "gcp": {GCP_CERTIFICATE: {"atProvider": {"expireTime": "2027-02-01T00:00:00Z"}},
             "cdn-address": {"atProvider": {"address": ADDRESS}}},
@@ -166,7 +168,7 @@ def test_custom_domains_converge_schema_valid_and_say_what_dns_they_need(
 
 def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
     done = with_domains("aws", zone=True)
-    certificate = done.for_provider("cdn-certificate")
+    certificate = done.for_provider(ACM_CERTIFICATE)
     assert certificate["region"] == "us-east-1"  # CloudFront's only region, bucket in eu-west-1
     assert (certificate["domainName"], certificate["subjectAlternativeNames"]) == (
         DOMAINS[0], list(DOMAINS[1:]))
@@ -188,7 +190,7 @@ def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
     assert all(r["alias"] == {"name": CDN_STATUS["aws"]["atProvider"]["domainName"],
                               "zoneId": "Z2FDTNDATAQYW2", "evaluateTargetHealth": False}
                for r in aliases)
-    validation = done.for_provider("cdn-certificate-validation")
+    validation = done.for_provider(f"{ACM_CERTIFICATE}-validation")
     assert validation["region"] == "us-east-1"
     assert validation["validationRecordFqdns"] == sorted(
         o["resourceRecordName"].rstrip(".") for o in VALIDATION)
@@ -199,20 +201,20 @@ def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> N
     first = compose_once("aws", shop, settings=settings)
     observed = {name: observed_ready(body, **STATUS["aws"].get(name, {}))
                 for name, body in first.desired.items()}
-    observed["cdn-certificate"] = observed_ready(
-        first.body("cdn-certificate"), atProvider={"arn": CERTIFICATE_ARN,
+    observed[ACM_CERTIFICATE] = observed_ready(
+        first.body(ACM_CERTIFICATE), atProvider={"arn": CERTIFICATE_ARN,
                                                    "status": "PENDING_VALIDATION",
                                                    "domainValidationOptions": VALIDATION})
     pending = compose_once("aws", shop, settings=settings, observed=observed)
     distribution = pending.for_provider("cdn")
     assert "aliases" not in distribution
     assert distribution["viewerCertificate"] == {"cloudfrontDefaultCertificate": True}
-    assert sorted(n for n in pending.desired if n.startswith("cdn-certificate-record-")) == [
-        "cdn-certificate-record-shop-example-com",  # validation is under way
-        "cdn-certificate-record-www-shop-example-com"]
+    assert sorted(n for n in pending.desired if n.startswith("cdn-validation-")) == [
+        "cdn-validation-shop-example-com",  # validation is under way
+        "cdn-validation-www-shop-example-com"]
     assert not [n for n in pending.desired if n.startswith("cdn-alias-")]
     composed = pending.conditions["Composed"]
-    assert "cdn-alias-shop-example-com (waits for cdn-certificate" in composed.message
+    assert f"cdn-alias-shop-example-com (waits for {ACM_CERTIFICATE} " in composed.message
     assert not any(d["ready"] for d in pending.status["domains"])
 
 
@@ -307,3 +309,33 @@ def test_front_door_without_a_zone_names_the_validation_and_cname_records() -> N
         {"name": "_dnsauth.shop.example.com", "type": "TXT", "value": "token-0"},
         {"name": "shop.example.com", "type": "CNAME",
          "value": CDN_STATUS["azure"]["atProvider"]["hostName"]}]
+
+
+def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_issued() -> None:
+    """ACM's names force a new certificate, which ACM would refuse to delete while CloudFront
+    serves it: a new list is a new certificate, the distribution keeps what it served (and
+    that certificate stays) until the new one is issued."""
+    settings = deep_merge(SETTINGS, ZONES["aws"])
+    old_hosts = (DOMAINS[0],)
+    old_name = acm_certificate("cdn", old_hosts)
+    old_arn = CERTIFICATE_ARN.replace("0f1e", "0001")
+    status = {**STATUS["aws"], old_name: {"atProvider": {
+        "arn": old_arn, "status": "ISSUED", "domainValidationOptions": VALIDATION[:1]}}}
+    before = converge("aws", shop, spec={"domains": list(old_hosts)}, status=status,
+                      settings=settings)
+    observed = {name: observed_ready(body, **status.get(name, {}))
+                for name, body in before.desired.items()}
+    changed = compose_once("aws", shop, settings=settings, observed=observed)
+    distribution = changed.for_provider("cdn")
+    assert distribution["aliases"] == list(old_hosts)
+    assert distribution["viewerCertificate"]["acmCertificateArn"] == old_arn
+    assert changed.for_provider(old_name) == before.for_provider(old_name)
+    assert "cdn-alias-shop-example-com" in changed.desired  # still served
+    assert "cdn-alias-www-shop-example-com" not in changed.desired
+    observed[ACM_CERTIFICATE] = observed_ready(changed.body(ACM_CERTIFICATE),
+                                               **DOMAIN_STATUS["aws"][ACM_CERTIFICATE])
+    issued = compose_once("aws", shop, settings=settings, observed=observed)
+    assert issued.for_provider("cdn")["aliases"] == list(DOMAINS)
+    assert issued.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == (
+        CERTIFICATE_ARN)
+    assert old_name not in issued.desired

@@ -16,10 +16,13 @@ header but ``Host`` forwarded (AWS managed policies).
 
 Custom domains (``spec.custom_domains``): CloudFront takes ACM certificates from us-east-1
 only, whatever the bucket's region, and refuses an alternate domain name (``aliases``) without
-a valid certificate covering it. So ``name-certificate`` (``acm Certificate``, DNS validation,
-us-east-1) is composed, unless the platform names an issued one (``aws.cdnDomains.
-certificateArn``), and the distribution gets ``aliases`` and the certificate (SNI, TLS 1.2
-2021 policy) only once ACM reports it ``ISSUED``; from then on it keeps it. With
+a valid certificate covering it. So ``name-certificate-<8 hex of the hosts>`` (``acm
+Certificate``, DNS validation, us-east-1) is composed, unless the platform names an issued one
+(``aws.cdnDomains.certificateArn``), and the distribution gets ``aliases`` and the certificate
+(SNI, TLS 1.2 2021 policy) only once ACM reports it ``ISSUED``. ACM's names force a new
+certificate, which ACM won't delete while CloudFront serves it: a new host list is a new
+certificate beside the old one, and the distribution keeps what it served (the old
+certificate kept too) until the new one is issued. With
 ``aws.cdnDomains.hostedZoneId`` the validation records ACM asks for (observed
 ``domainValidationOptions``), a ``CertificateValidation`` and, once the certificate serves,
 A/AAAA aliases of each host to the distribution are composed into that zone; without it the
@@ -28,6 +31,9 @@ claim lists the records the platform must create (:func:`cdn_custom_domains`).
 
 from __future__ import annotations
 
+import hashlib
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.clouds.aws.kinds import (
@@ -130,7 +136,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         origins.append(api_origin)
         behaviours.insert(0, api_behaviour)
     zone = aws_environment(comp).cdnDomains.hostedZoneId
-    arn, composed = _certificate(comp, name, spec, zone)
+    serving, composed = _certificate(comp, name, spec, zone)
     comp.emit(
         name,
         DISTRIBUTION.new(
@@ -145,13 +151,13 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
                 "defaultCacheBehavior": _behaviour(None),
                 "orderedCacheBehavior": behaviours,
                 "restrictions": {"geoRestriction": {"restrictionType": "none"}},
-                **_viewer(spec, arn),
+                **_viewer(serving),
             }
         ),
         uses=[f"{name}-oac", spec.bucket, *composed],
     )
     if spec.custom_domains and zone:
-        _aliases(comp, name, spec, zone, arn)
+        _aliases(comp, name, spec, zone, serving)
 
 
 def _slug(host: str) -> str:
@@ -159,46 +165,84 @@ def _slug(host: str) -> str:
     return host.replace(".", "-")
 
 
-def _viewer(spec: CdnSpec, arn: str | None) -> dict[str, Any]:
-    """The distribution's names and viewer certificate: the custom domains once their
-    certificate is issued (CloudFront refuses aliases without one), else the default."""
-    if not spec.custom_domains or not arn:
+@dataclass(frozen=True)
+class Serving:
+    """What the distribution serves as its alternate domain names, on which certificate."""
+
+    aliases: tuple[str, ...]
+    arn: str
+
+
+def certificate_name(name: str, hosts: tuple[str, ...]) -> str:
+    """The composition name of the certificate for ``hosts``: a hash of them, because ACM's
+    ``domainName`` and ``subjectAlternativeNames`` force a new certificate, which ACM would
+    refuse to delete while the distribution serves it; a new list is a new one beside it."""
+    return f"{name}-certificate-{hashlib.sha256(','.join(hosts).encode()).hexdigest()[:8]}"
+
+
+def _viewer(serving: Serving | None) -> dict[str, Any]:
+    """The distribution's names and viewer certificate: the custom domains on an issued
+    certificate (CloudFront refuses aliases without one), else the default."""
+    if serving is None:
         return {"viewerCertificate": dict(DEFAULT_CERTIFICATE)}
     return {
-        "aliases": list(spec.custom_domains),
+        "aliases": list(serving.aliases),
         "viewerCertificate": {
-            "acmCertificateArn": arn,
+            "acmCertificateArn": serving.arn,
             "sslSupportMethod": "sni-only",
             "minimumProtocolVersion": MINIMUM_PROTOCOL,
         },
     }
 
 
+def _served(comp: Composition, name: str) -> Serving | None:
+    """What the observed distribution serves its custom domains with (the desired state it
+    was given), if anything."""
+    arn = comp.observed_value(name, "spec.forProvider.viewerCertificate.acmCertificateArn")
+    aliases = comp.observed_value(name, "spec.forProvider.aliases") or []
+    return Serving(tuple(str(a) for a in aliases), str(arn)) if arn and aliases else None
+
+
 def _certificate(comp: Composition, name: str, spec: CdnSpec,
-                 zone: str | None) -> tuple[str | None, list[str]]:
-    """The issued certificate's ARN CloudFront may serve the custom domains with (None
-    until then), and the composed certificate the distribution uses (for deletion order)."""
+                 zone: str | None) -> tuple[Serving | None, list[str]]:
+    """What the distribution serves the custom domains with, and the composed certificates it
+    uses (deleted after it). The new domains on their certificate once ACM has issued it; until
+    then what it served before, on the certificate it served them with (kept meanwhile)."""
     if not spec.custom_domains:
         return None, []
     given = aws_environment(comp).cdnDomains.certificateArn
     if given:
-        return given, []
-    certificate = f"{name}-certificate"
+        return Serving(spec.custom_domains, given), []
+    current = certificate_name(name, spec.custom_domains)
     first, *others = spec.custom_domains
     body: dict[str, Any] = {"region": CERTIFICATE_REGION, "domainName": first,
                             "validationMethod": "DNS"}
     if others:
         body["subjectAlternativeNames"] = others
-    comp.emit(certificate, ACM_CERTIFICATE.new(body))
+    comp.emit(current, ACM_CERTIFICATE.new(body))
     if zone:
-        _validation(comp, certificate, zone)
-    if comp.observed_value(certificate, "status.atProvider.status") == ISSUED:
-        arn = comp.observed_value(certificate, "status.atProvider.arn")
-        if arn:
-            return str(arn), [certificate]
-    # Once served, a certificate briefly unobserved never takes the domains away.
-    attached = comp.observed_value(name, "spec.forProvider.viewerCertificate.acmCertificateArn")
-    return (str(attached) if attached else None), [certificate]
+        _validation(comp, name, current, zone)
+    arn = comp.observed_value(current, "status.atProvider.arn")
+    if arn and comp.observed_value(current, "status.atProvider.status") == ISSUED:
+        return Serving(spec.custom_domains, str(arn)), [current]
+    served = _served(comp, name)
+    if served is None:
+        return None, [current]
+    return served, [current, *_keep_previous(comp, name, current)]
+
+
+def _keep_previous(comp: Composition, name: str, current: str) -> list[str]:
+    """The certificates ``current`` replaces, re-emitted as observed until it is issued."""
+    previous = re.compile(rf"^{re.escape(name)}-certificate-[0-9a-f]{{8}}$")
+    kept = []
+    for old in sorted(n for n in comp.observed if previous.match(n) and n != current):
+        observed = comp.observed_value(old, "spec.forProvider") or {}
+        body = {key: observed[key] for key in
+                ("region", "domainName", "subjectAlternativeNames", "validationMethod")
+                if key in observed}
+        comp.emit(old, ACM_CERTIFICATE.new(body))
+        kept.append(old)
+    return kept
 
 
 def _validation_options(comp: Composition, certificate: str) -> dict[str, dict[str, str]]:
@@ -213,24 +257,25 @@ def _validation_options(comp: Composition, certificate: str) -> dict[str, dict[s
     return {o["domainName"]: o for o in by_record.values()}
 
 
-def _validation(comp: Composition, certificate: str, zone: str) -> None:
+def _validation(comp: Composition, name: str, certificate: str, zone: str) -> None:
     """ACM's validation records in the platform's hosted zone, then the
     ``CertificateValidation`` that waits for issuance; composed once ACM has said which
-    records it wants (they hold generated tokens)."""
+    records it wants (they hold generated tokens). A record is named by its domain, not its
+    certificate: ACM asks every certificate of the account for the same record of a domain,
+    so a replacing certificate takes the record over instead of deleting it."""
     validation = f"{certificate}-validation"
     if comp.needs(certificate, "status.atProvider.domainValidationOptions",
                   by=validation) is None:
         return
     records = []
     for domain, option in sorted(_validation_options(comp, certificate).items()):
-        record = f"{certificate}-record-{_slug(domain)}"
+        record = f"{name}-validation-{_slug(domain)}"
         comp.emit(record, RECORD.new({
             "zoneId": zone,
             "name": option["resourceRecordName"].rstrip("."),
             "type": option.get("resourceRecordType") or "CNAME",
             "ttl": RECORD_TTL,
             "records": [option["resourceRecordValue"]],
-            # ACM asks every certificate of the account for the same record of a domain.
             "allowOverwrite": True,
         }), uses=[certificate])
         records.append((record, option["resourceRecordName"].rstrip(".")))
@@ -241,14 +286,17 @@ def _validation(comp: Composition, certificate: str, zone: str) -> None:
     }), uses=[certificate, *(record for record, _ in records)])
 
 
-def _aliases(comp: Composition, name: str, spec: CdnSpec, zone: str, arn: str | None) -> None:
+def _aliases(comp: Composition, name: str, spec: CdnSpec, zone: str,
+             serving: Serving | None) -> None:
     """Each host's A and AAAA alias to the distribution, once it serves the host (pointing
     a host at a distribution that doesn't accept it yet would only answer errors)."""
     for host in spec.custom_domains:
         names = (f"{name}-alias-{_slug(host)}", f"{name}-alias-{_slug(host)}-ipv6")
-        if arn is None:
+        if serving is None or host not in serving.aliases:
+            waits = Wait(certificate_name(name, spec.custom_domains),
+                         f"status.atProvider.status {ISSUED}")
             for record in names:
-                comp.hold(record, Wait(f"{name}-certificate", f"status.atProvider.status {ISSUED}"))
+                comp.hold(record, waits)
             continue
         target = comp.needs(name, "status.atProvider.domainName", by=names[0])
         if target is None:
@@ -287,17 +335,14 @@ def cdn_custom_domains(comp: Composition, cdn_name: str,
     with a hosted zone, its alias record is Ready). Without a zone: ACM's validation records
     and a CNAME to the distribution, for the platform to create."""
     settings = aws_environment(comp).cdnDomains
-    serving = (comp.is_ready(cdn_name)
-               and bool(comp.observed_value(
-                   cdn_name, "spec.forProvider.viewerCertificate.acmCertificateArn")))
-    aliases = comp.observed_value(cdn_name, "spec.forProvider.aliases") or []
+    served = _served(comp, cdn_name) if comp.is_ready(cdn_name) else None
     target = comp.observed_value(cdn_name, "status.atProvider.domainName")
     options = ({} if settings.certificateArn
-               else _validation_options(comp, f"{cdn_name}-certificate"))
+               else _validation_options(comp, certificate_name(cdn_name, hosts)))
     domains = []
     for host in hosts:
         records: tuple[DnsRecord, ...] = ()
-        ready = serving and host in aliases
+        ready = served is not None and host in served.aliases
         if settings.hostedZoneId:
             ready = ready and comp.is_ready(f"{cdn_name}-alias-{_slug(host)}")
         else:
