@@ -409,7 +409,6 @@ def test_bad_input_is_a_fatal_result_naming_the_field(
     [
         ("aws", "privateNetwork", "environment.aws.privateNetwork"),
         ("gcp", "privateNetwork", "environment.gcp.privateNetwork"),
-        ("gcp", "databasePasswordSecretRef", "environment.gcp.databasePasswordSecretRef"),
         ("gcp", "project", "environment.gcp.project"),
         ("azure", "privateNetwork", "environment.azure.privateNetwork"),
         ("azure", "resourceGroup", "environment.azure.resourceGroup"),

@@ -829,3 +829,121 @@ def test_a_second_namespace_cannot_take_a_tenant_name_already_in_use(client):
     other.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
         .resource.update(taken)
     assert client.run(other).resources
+
+
+# ------------------------------------------------------------- drift (issue 23 item 3)
+
+
+def _running(observed: dict[str, Any], *, kubernetes: str, image: str | None = None,
+             worker: str = "hypervisor") -> dict[str, Any]:
+    """``observed`` with the live Shoot (what provider-kubernetes reports in
+    ``status.atProvider.manifest``) running ``kubernetes`` and machine image ``image``."""
+    observed = copy.deepcopy(observed)
+    manifest = copy.deepcopy(observed["shoot"]["spec"]["forProvider"]["manifest"])
+    manifest["spec"]["kubernetes"]["version"] = kubernetes
+    (live,) = manifest["spec"]["provider"]["workers"]
+    assert live["name"] == worker
+    live["machine"]["image"]["version"] = image or "1592.2.0"
+    observed["shoot"]["status"]["atProvider"] = {"manifest": manifest}
+    return observed
+
+
+def _shoot_spec(rendered) -> dict[str, Any]:
+    return rendered.resource("shoot")["spec"]["forProvider"]["manifest"]["spec"]
+
+
+@pytest.mark.parametrize("case", [
+    ("1.33.4", "1.33.4", "1.33.4", False),  # steady
+    ("1.33.4", "1.33.9", "1.33.9", True),   # expired 1.33.4 force-upgraded by maintenance
+    ("1.33.4", "1.34.1", "1.34.1", True),   # expired minor force-upgraded
+    ("1.33", "1.33.7", "1.33.7", False),    # minor only: the patch the mutator chose
+    ("1.34", "1.33.7", "1.34", False),      # an upgrade the claim asks for
+    ("1.34.2", "1.33.7", "1.34.2", False),
+])
+def test_the_shoot_kubernetes_version_never_goes_behind_the_running_one(client, catalog, case):
+    """Gardener changes ``spec.kubernetes.version`` after creation: the shoot mutator resolves
+    ``1.33`` to the newest patch, maintenance force-upgrades an expired version even with
+    autoUpdate off, and it refuses downgrades. provider-kubernetes sends the whole manifest
+    on every change, so re-sending the older or minor-only version would fail every later
+    change of the pool, or patch-upgrade it at an arbitrary reconcile."""
+    asked, running, sent, warned = case
+    composite = o.hypervisor()
+    composite["spec"]["kubernetesVersion"] = asked
+    _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    rendered = client.run(o.pool_request(
+        composite, observed=_running(observed, kubernetes=running)))
+    assert rendered.fatal == []
+    assert_all_valid(rendered, catalog)
+    assert _shoot_spec(rendered)["kubernetes"]["version"] == sent
+    warnings = [r for r in rendered.response.results if r.reason == "KubernetesVersionKept"]
+    assert bool(warnings) is warned
+    assert _shoot_spec(rendered)["maintenance"]["autoUpdate"]["kubernetesVersion"] is False
+
+
+def test_a_new_shoot_gets_the_version_asked_for(client):
+    composite = o.hypervisor()
+    composite["spec"]["kubernetesVersion"] = "1.33"
+    assert _shoot_spec(client.run(o.pool_request(composite)))["kubernetes"]["version"] == "1.33"
+
+
+def _pinned_image(request: Any, version: str) -> Any:
+    env = o.environment()
+    env["data"]["gardener"]["machineImage"]["version"] = version
+    request.required_resources["environment-0"].items[0].resource.Clear()
+    request.required_resources["environment-0"].items[0].resource.update(env)
+    return request
+
+
+@pytest.mark.parametrize(("pinned", "running", "sent"), [
+    ("1592.1.0", "1592.1.0", "1592.1.0"),
+    ("1592.1.0", "1592.4.0", "1592.4.0"),  # expired pin force-updated by maintenance
+    ("1877.0.0", "1592.4.0", "1877.0.0"),  # the region raises its pin: sent
+])
+def test_a_pinned_machine_image_never_goes_behind_the_running_one(
+        client, catalog, pinned, running, sent):
+    """An expired pinned image version is force-updated by maintenance like Kubernetes; the
+    old pin re-sent would be refused. Unpinned, no version is sent at all (Gardener keeps
+    the worker's, ``ensureMachineImage``)."""
+    composite = o.hypervisor()
+    _, observed = settle(client, lambda obs: _pinned_image(
+        o.pool_request(composite, observed=obs), pinned))
+    rendered = client.run(_pinned_image(o.pool_request(
+        composite, observed=_running(observed, kubernetes="1.33.4", image=running)), pinned))
+    assert rendered.fatal == []
+    assert_all_valid(rendered, catalog)
+    spec = _shoot_spec(rendered)
+    (worker,) = spec["provider"]["workers"]
+    assert worker["machine"]["image"] == {"name": "gardenlinux", "version": sent}
+    assert spec["maintenance"]["autoUpdate"]["machineImageVersion"] is False
+    unpinned = client.run(o.pool_request(
+        composite, observed=_running(observed, kubernetes="1.33.4", image=running)))
+    (worker,) = _shoot_spec(unpinned)["provider"]["workers"]
+    assert worker["machine"]["image"] == {"name": "gardenlinux"}
+
+
+def test_the_first_kubeconfig_job_is_created_once_and_never_patched(client, catalog):
+    """A Job's pod template is immutable: with Update allowed, a changed refresher setting
+    would be a patch Kubernetes refuses on every reconcile. The first-run Object is created,
+    observed and deleted, never updated; the CronJob (mutable) follows the settings."""
+    composite = o.hypervisor()
+    settled, _ = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    first = settled.resource("access-first-run")
+    assert first["spec"]["managementPolicies"] == ["Observe", "Create", "Delete"]
+    assert "managementPolicies" not in settled.resource("access-cronjob")["spec"]
+    assert "managementPolicies" not in settled.resource("shoot")["spec"]
+    assert_all_valid(settled, catalog)
+
+
+def test_a_highly_available_control_plane_cannot_be_turned_off(client):
+    """Turning HA off would stop sending ``controlPlane``; the merge patch would leave it on
+    the Shoot (and Gardener keeps HA anyway): refused on the field instead of silently kept."""
+    composite = o.control_plane_cluster()
+    composite["spec"]["highAvailability"] = True
+    _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    off = copy.deepcopy(composite)
+    off["spec"]["highAvailability"] = False
+    (fatal,) = client.run(o.pool_request(off, observed=observed)).fatal
+    assert fatal.startswith("spec.highAvailability: cannot be turned off once the pool's Shoot")
+    assert client.run(o.pool_request(composite, observed=observed)).fatal == []
+    # Before the Shoot exists the claim may still choose.
+    assert client.run(o.pool_request(off)).fatal == []

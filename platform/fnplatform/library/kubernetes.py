@@ -126,6 +126,12 @@ def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"secretKeyRef": {"name": secret, "key": key}}}
 
 
+#: Management policies of an Object created once and then only observed and deleted:
+#: without ``Update`` the managed reconciler never patches it (provider-kubernetes reports it
+#: up to date or not, crossplane-runtime skips the update), so a desired state that changed
+#: after creation is not sent to an object whose fields are immutable.
+CREATE_ONLY = ("Observe", "Create", "Delete")
+
 #: Who manages every Kubernetes object a composite owns (``app.kubernetes.io/managed-by``).
 MANAGED_BY = "crossplane"
 
@@ -160,6 +166,7 @@ def add_object(
     readiness: Mapping[str, str] | None = None,
     watch: bool = False,
     orphan: bool = False,
+    create_only: bool = False,
     component: str | None = None,
     resource_name: str | None = None,
     uses: Iterable[str] = (),
@@ -172,6 +179,9 @@ def add_object(
     * ``watch``: the provider watches the live object, so status follows it within seconds
       instead of at the next poll.
     * ``orphan``: deleting the Object leaves the object in the cluster (shared objects).
+    * ``create_only``: created once, never updated (:data:`CREATE_ONLY` management
+      policies): for objects whose fields are immutable once created (a Job's pod template),
+      where any later change would be an update the API server refuses on every reconcile.
     * ``component``: add :func:`app_labels` under the manifest's own labels.
     * ``resource_name``: the Object's ``metadata.name`` when not the composite-derived one.
     * ``provider_config``: default the one rule of
@@ -196,4 +206,6 @@ def add_object(
         body["spec"]["watch"] = True
     if orphan:
         body["spec"]["deletionPolicy"] = "Orphan"
+    if create_only:
+        body["spec"]["managementPolicies"] = list(CREATE_ONLY)
     return comp.emit(name, body, uses=uses, reasons=reasons, provider_config=provider_config)

@@ -9,7 +9,7 @@ test holds every cloud to it.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from fnplatform.library.capability import Flag, Value
 from fnplatform.library.specs import (
@@ -89,6 +89,12 @@ database_host = Value[[str], str | None](
     "database_host", "The private host of composed database ``name``, once observed.")
 database_env = Value[[DatabaseSpec, str], list[Document]](
     "database_env", "Container env vars connecting an app through the connection Secret.")
+#: Who makes the database administrator's password: the ``provider`` itself, a Secret the
+#: ``platform`` names, or none of them, so the composer has it ``generated`` into
+#: :attr:`DatabaseSpec.password_secret` before the database is composed.
+PasswordSource = Literal["provider", "platform", "generated"]
+database_password_source = Value[[], PasswordSource](
+    "database_password_source", "Who makes the database administrator's password.")
 cdn_bucket_reader = Value[[str], BucketReader | None](
     "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.")
 cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.")
@@ -125,6 +131,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     queue_arn: "queue",
     database_host: "database",
     database_env: "database",
+    database_password_source: "database",
     cdn_bucket_reader: "cdn",
     cdn_domain: "cdn",
     cdn_custom_domains: "cdn",

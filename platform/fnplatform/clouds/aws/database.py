@@ -156,3 +156,9 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
         secret_env("DB_USER", secret, "username"),
         secret_env("DB_PASSWORD", secret, "password"),
     ]
+
+
+@values.database_password_source.on("aws")
+def database_password_source(comp: Composition) -> values.PasswordSource:
+    """The provider generates the administrator password (``autoGeneratePassword``)."""
+    return "provider"

@@ -169,3 +169,9 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
         {"name": "DB_USER", "value": spec.admin_username},
         secret_env("DB_PASSWORD", secret, "password"),
     ]
+
+
+@values.database_password_source.on("azure")
+def database_password_source(comp: Composition) -> values.PasswordSource:
+    """The provider generates the administrator password (``autoGeneratePassword``)."""
+    return "provider"

@@ -11,9 +11,11 @@ the allocated range to use (``gcp.privateNetwork.allocatedIpRange``).
 Password: the pinned provider-upjet-gcp (v3.0.0) CRDs have no ``autoGenerate*`` field for
 Cloud SQL, and a ``User`` has no generated password either. So the function never makes one
 up: the instance's root password comes from a Secret the platform provides
-(``gcp.databasePasswordSecretRef``, e.g. synced from Secret Manager), and provider-upjet-gcp
-then publishes it, with ``privateIP``, ``connectionName`` and the server CA, in the
-instance's connection secret (``config/sql/config.go``). The user is ``postgres``.
+(``gcp.databasePasswordSecretRef``, e.g. synced from Secret Manager), else from the one the
+composer had generated for this instance (``DatabaseSpec.password_secret``, see
+``composers/environment/password.py``). provider-upjet-gcp publishes it, with
+``privateIP``, ``connectionName`` and the server CA, in the instance's connection secret
+(``config/sql/config.go``). The user is ``postgres``.
 """
 
 from __future__ import annotations
@@ -63,11 +65,13 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
             "environment.gcp.privateNetwork",
             "required for a database: the VPC network (with private services access) it joins",
         )
-    if env.databasePasswordSecretRef is None:
+    secret = env.databasePasswordSecretRef or spec.password_secret
+    if secret is None:
         raise InputError(
             "environment.gcp.databasePasswordSecretRef",
-            "required for a Cloud SQL database: the provider cannot generate its password and "
-            "the function never makes one up; name a Secret that holds it",
+            "required for a Cloud SQL database without a generated password: the provider "
+            "cannot generate one and the function never makes one up; name a Secret that "
+            "holds it",
         )
     ip_configuration: dict[str, object] = {
         "ipv4Enabled": False,
@@ -76,7 +80,6 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     }
     if env.privateNetwork.allocatedIpRange:
         ip_configuration["allocatedIpRange"] = env.privateNetwork.allocatedIpRange
-    secret = env.databasePasswordSecretRef
     comp.emit(
         name,
         SQL_DATABASE_INSTANCE.new(
@@ -145,3 +148,10 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
         {"name": "DB_USER", "value": ROOT_USER},
         secret_env("DB_PASSWORD", secret, "password"),
     ]
+
+
+@values.database_password_source.on("gcp")
+def database_password_source(comp: Composition) -> values.PasswordSource:
+    """The platform's Secret when it names one, else generated per instance: the provider
+    cannot generate a Cloud SQL password."""
+    return "platform" if gcp_environment(comp).databasePasswordSecretRef else "generated"

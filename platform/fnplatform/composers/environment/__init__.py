@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from fnplatform.composers.environment import manifests, user
+from fnplatform.composers.environment import manifests, password, user
 from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import (
     API_PATH,
@@ -43,7 +43,7 @@ from fnplatform.library import (
     add_object,
     values,
 )
-from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec
+from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec, SecretKey
 from fnplatform.naming import dns_label
 from fnplatform.placement import cloud_settings, scope_from_environment
 from fnplatform.validation import parse
@@ -53,6 +53,8 @@ NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
 CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"
 ADMIN_NAMESPACE, USER_JOB, INGRESS = "db-admin-namespace", "db-user", "backend-ingress"
 USER_ACCOUNT, USER_ROLE, USER_BINDING = "db-user-account", "db-user-role", "db-user-binding"
+ROOT_NAMESPACE, ROOT_ACCOUNT, ROOT_JOB = "db-root-namespace", "db-root-account", "db-root"
+ROOT_ROLE, ROOT_BINDING = "db-root-role", "db-root-binding"
 #: Where provider-side Secrets live on the Crossplane cluster.
 CROSSPLANE_NAMESPACE = "crossplane-system"
 SUFFIX_LENGTH = 8
@@ -83,6 +85,7 @@ def compose(comp: Composition) -> None:
         comp,
         Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
               deployment=DEPLOYMENT, service=SERVICE, user=USER_JOB,
+              root_password=ROOT_JOB if ROOT_JOB in comp.desired else None,
               connection=CONNECTION_COPY if _copied(comp, remote) else None),
         app=app,
         bucket_name=assets,
@@ -133,6 +136,10 @@ def _on_delete(comp: Composition, settings: EnvironmentSettings) -> None:
         return
     kept = sorted(name for name, emitted in comp.desired.items()
                   if name.startswith(DATA_FAMILIES) and kind_of(emitted.body).managed)
+    if ROOT_NAMESPACE in comp.desired and not comp.namespaced:
+        # the kept database's generated password (the namespaced form's is in the
+        # composite's namespace, which deleting the environment leaves alone)
+        kept.append(ROOT_NAMESPACE)
     for name in kept:
         comp.keep_on_delete(name)
     comp.condition("DataOnDelete", True, "KeptOnDelete",
@@ -189,7 +196,12 @@ def _database(
         connection_secret=secret,
         connection_namespace=secret_namespace,
         final_snapshot=settings.dataOnDelete == "keep",
+        password_secret=_generated_password(comp, settings),
     )
+    if database.password_secret is not None:
+        uses = [*uses, ROOT_NAMESPACE] if not comp.namespaced else uses
+        if not (comp.is_observed(DATABASE) or _password_in_place(comp)):
+            return database
     add_database(
         comp,
         DATABASE,
@@ -212,6 +224,45 @@ def _database(
             secret, secret_namespace
         )
     return database
+
+
+def _generated_password(comp: Composition, settings: EnvironmentSettings) -> SecretKey | None:
+    """Where the administrator's password is generated, where neither the provider nor the
+    platform makes one (GCP without ``gcp.databasePasswordSecretRef``): a Job on the
+    Crossplane cluster writes it once into a Secret of this environment (see
+    ``password.py``). None where the provider or the platform makes it."""
+    if values.database_password_source(comp) != "generated":
+        return None
+    job_namespace = dns_label(comp.name, "dbroot")
+    root = password.RootPassword(
+        job_namespace=job_namespace,
+        secret=dns_label(comp.name, "db-root-password"),
+        # a namespaced managed resource reads Secrets only from its own namespace
+        secret_namespace=(comp.namespace or job_namespace) if comp.namespaced else job_namespace,
+    )
+    local = root.secret_namespace == root.job_namespace
+    add_object(comp, ROOT_NAMESPACE, password.namespace(root))
+    add_object(comp, ROOT_ACCOUNT, password.service_account(root), uses=[ROOT_NAMESPACE])
+    add_object(comp, ROOT_ROLE, password.role(root), uses=[ROOT_NAMESPACE] if local else [])
+    add_object(comp, ROOT_BINDING, password.role_binding(root),
+               uses=[ROOT_NAMESPACE] if local else [])
+    add_object(
+        comp,
+        ROOT_JOB,
+        password.job(root, kubectl_image=settings.databaseUser.kubectlImage),
+        readiness=ObjectReadiness.cel(user.JOB_COMPLETE),
+        uses=[ROOT_NAMESPACE, ROOT_ACCOUNT, ROOT_BINDING],
+    )
+    return SecretKey(name=root.secret, namespace=root.secret_namespace,
+                     key=password.PASSWORD_KEY)
+
+
+def _password_in_place(comp: Composition) -> bool:
+    """Whether the generated password's Job has completed; records the hold if not."""
+    if comp.is_ready(ROOT_JOB):
+        return True
+    comp.hold(DATABASE, Wait(ROOT_JOB, "complete (the generated administrator password)"))
+    return False
 
 
 def _no_engine_downgrade(comp: Composition, wanted: str) -> None:

@@ -24,6 +24,8 @@ class Parts:
     service: str
     user: str  # the Job creating the app's database user
     connection: str | None = None  # the copied Secret, when the app runs on another cluster
+    #: The Job generating the administrator's password, where neither provider nor platform does.
+    root_password: str | None = None
 
 
 def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str,
@@ -43,7 +45,7 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
     )
     checks = {
         "namespace": [parts.namespace],
-        "database": [parts.database],
+        "database": [*([parts.root_password] if parts.root_password else []), parts.database],
         "frontend bucket": [parts.bucket],
         "cdn": [parts.cdn],
         "connection secret": [parts.connection] if parts.connection else [],

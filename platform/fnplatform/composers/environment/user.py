@@ -75,7 +75,7 @@ GRANT USAGE, CREATE ON SCHEMA public TO :"app_user";
 SQL
 """
 
-_RESTRICTED = {
+RESTRICTED = {
     "allowPrivilegeEscalation": False,
     "readOnlyRootFilesystem": True,
     "capabilities": {"drop": ["ALL"]},
@@ -133,7 +133,7 @@ def _container(name: str, image: str, script: str, env: list[dict[str, Any]]
         "image": image,
         "command": ["/bin/sh", "-c", script],
         "env": [*env, {"name": "HOME", "value": "/work"}],
-        "securityContext": dict(_RESTRICTED),
+        "securityContext": dict(RESTRICTED),
         "volumeMounts": [{"name": "work", "mountPath": "/work"}],
     }
 
@@ -170,12 +170,12 @@ def job(app: App, admin_ns: str, admin_env: list[dict[str, Any]], *, kubectl_ima
     }
 
 
-def job_name(spec: dict[str, Any]) -> str:
-    """``db-user-<8 hex of the spec>``: a Job's pod template is immutable, so a changed Job
+def job_name(spec: dict[str, Any], prefix: str = ACCOUNT) -> str:
+    """``<prefix>-<8 hex of the spec>``: a Job's pod template is immutable, so a changed Job
     (another image, another admin key) is a new Job rather than an update the API refuses.
     Re-running is safe: the password is kept and the SQL is idempotent."""
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
-    return f"{ACCOUNT}-{digest[:8]}"
+    return f"{prefix}-{digest[:8]}"
 
 
 #: Ready when the Job has completed (provider-kubernetes evaluates it on the live Job).

@@ -42,11 +42,14 @@ class WorkerPool:
     zones: tuple[str, ...] = ()
     volume_size: str | None = None
     labels: tuple[tuple[str, str], ...] = ()
+    #: The pinned machine image version to send (the region's pin, never below the running
+    #: one: see :func:`not_older`); None leaves the version to Gardener.
+    image_version: str | None = None
 
     def manifest(self, gardener: Gardener) -> dict[str, Any]:
         image: dict[str, Any] = {"name": gardener.machineImage.name}
-        if gardener.machineImage.version:
-            image["version"] = gardener.machineImage.version
+        if self.image_version:
+            image["version"] = self.image_version
         worker: dict[str, Any] = {
             "name": self.name[:WORKER_NAME_MAX],
             "machine": {"type": self.machine_type, "image": image},
@@ -74,6 +77,37 @@ class ShootRequest:
     workers: tuple[WorkerPool, ...]
     labels: tuple[tuple[str, str], ...] = ()
     high_availability: bool = False
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    """``1.33.4`` -> (1, 33, 4); None for anything that is not dotted numbers."""
+    parts = version.split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def not_older(wanted: str, running: str | None) -> str:
+    """The version to send for a field Gardener also changes: ``wanted``, unless the Shoot
+    already runs ``running`` and sending ``wanted`` would change it back or again.
+
+    * ``running`` newer than ``wanted``: Gardener's maintenance force-upgraded an *expired*
+      version (it does so even with ``autoUpdate`` off, docs ``shoot_maintenance``) and
+      refuses every downgrade; provider-kubernetes sends the whole manifest on the next
+      change, so the old version would make every later change of the pool fail.
+    * ``wanted`` is ``major.minor`` and ``running`` a patch of it: the shoot mutator
+      (``defaultKubernetesVersion``) resolved it to the newest patch at creation; sending
+      ``1.33`` again would resolve it anew, a patch upgrade at whatever reconcile comes next,
+      outside the maintenance window the claim turned auto-updates off for.
+
+    A ``wanted`` newer than ``running`` is an upgrade the claim asks for: sent as is.
+    """
+    if not running:
+        return wanted
+    have, want = _version_key(running), _version_key(wanted)
+    if have is None or want is None:
+        return wanted
+    if have[:len(want)] == want or have > want:
+        return running
+    return wanted
 
 
 def provider_config_name(region: str, pool: str) -> str:

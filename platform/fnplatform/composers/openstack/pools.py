@@ -14,6 +14,7 @@ from fnplatform.composers.openstack.gardener import (
     WORKER_NAME_MAX,
     ShootRequest,
     WorkerPool,
+    not_older,
     provider_config_name,
     shoot_manifest,
     shoot_name,
@@ -27,6 +28,7 @@ from fnplatform.composers.openstack.model import (
     StorageClusterSpec,
 )
 from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
+from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
@@ -139,8 +141,10 @@ def _compose_pool(
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
     _zones_unchanged(comp, request)
+    _high_availability_kept(comp, request)
     pool = request.name
-    request = dataclasses.replace(request, name=shoot_name(pool, gardener.project))
+    request = _versions_as_running(comp, dataclasses.replace(
+        request, name=shoot_name(pool, gardener.project)), settings)
     shoot = shoot_manifest(request, gardener)
     assert (shoot["apiVersion"], shoot["kind"]) == (SHOOT_KIND.api_version, SHOOT_KIND.kind)
     add_object(comp, SHOOT, shoot, provider_config=gardener.providerConfig, component="shoot")
@@ -152,8 +156,12 @@ def _compose_pool(
         if part == "first-run" and not (comp.is_ready(SHOOT) or comp.is_observed(name)):
             comp.hold(name, Wait(SHOOT, "Ready (the garden serves no kubeconfig before)"))
             continue
+        # The first-run Job's pod template is immutable: a changed access setting (image,
+        # expiry) would be a patch Kubernetes refuses on every reconcile. It ran its one
+        # job; the CronJob (mutable) carries the new settings.
         add_object(comp, name, manifest, component="shoot-access",
-                   uses=(SHOOT,) if part in ("cronjob", "first-run") else ())
+                   uses=(SHOOT,) if part in ("cronjob", "first-run") else (),
+                   create_only=part == "first-run")
     body = access.provider_config(pc_name, access_settings)
     comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
         "metadata": body["metadata"]}, uses=(SHOOT,))
@@ -164,6 +172,53 @@ def _compose_pool(
     comp.set_status("providerConfig", pc_name)
     comp.set_status("nodeCount", node_count)
     comp.set_status("capacity", capacity)
+
+
+def _versions_as_running(comp: Composition, request: ShootRequest,
+                         settings: Settings) -> ShootRequest:
+    """The request with the Kubernetes and pinned machine image versions never behind what
+    the Shoot runs (:func:`gardener.not_older`): the versions are the two fields Gardener
+    changes after creation, and provider-kubernetes re-sends the whole manifest on every
+    change, so an older one would be a downgrade Gardener refuses. The running versions are
+    the live Shoot's, as provider-kubernetes last observed it (``status.atProvider``).
+    A version kept other than asked is said in a warning event (the claim should follow)."""
+    running = wrapped(comp, SHOOT, "spec.kubernetes.version")
+    version = not_older(request.kubernetes_version, running if isinstance(running, str) else None)
+    asked = request.kubernetes_version
+    if version != asked and not version.startswith(f"{asked}."):
+        comp.event(f"Shoot runs Kubernetes {version}, newer than the {asked} "
+                   "asked for (Gardener force-upgraded an expired version and refuses "
+                   "downgrades): kept; raise kubernetesVersion to match", warning=True,
+                   reason="KubernetesVersionKept")
+    pinned = settings.gardener.machineImage.version
+    live = wrapped(comp, SHOOT, "spec.provider.workers")
+    images = {w.get("name"): (w.get("machine") or {}).get("image") or {}
+              for w in live if isinstance(w, dict)} if isinstance(live, list) else {}
+    workers = []
+    for worker in request.workers:
+        image = images.get(worker.name[:WORKER_NAME_MAX]) or {}
+        same = image.get("name") == settings.gardener.machineImage.name
+        current = image.get("version") if same and isinstance(image.get("version"), str) else None
+        workers.append(dataclasses.replace(
+            worker, image_version=not_older(pinned, current) if pinned else None))
+    return dataclasses.replace(request, kubernetes_version=version, workers=tuple(workers))
+
+
+def _high_availability_kept(comp: Composition, request: ShootRequest) -> None:
+    """A highly available control plane stays so: Gardener offers no way back (enabling HA
+    is irreversible), and the function could not say it anyway: provider-kubernetes updates
+    a Shoot with a JSON merge patch, which never removes a field the manifest stops sending,
+    so ``spec.highAvailability: false`` would be silently not applied. Refused on the field
+    instead, like a changed zone."""
+    if request.high_availability:
+        return
+    sent = comp.observed_value(
+        SHOOT, "spec.forProvider.manifest.spec.controlPlane.highAvailability")
+    live = wrapped(comp, SHOOT, "spec.controlPlane.highAvailability")
+    if sent or live:
+        raise InputError("spec.highAvailability", "cannot be turned off once the pool's Shoot "
+                         "has a highly available control plane: Gardener keeps it; create a "
+                         "new control-plane cluster instead")
 
 
 def _zones_unchanged(comp: Composition, request: ShootRequest) -> None:
