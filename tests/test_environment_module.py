@@ -11,6 +11,9 @@ import dataclasses
 from typing import Any
 
 import pytest
+from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
+from fnplatform.clouds.gcp.cdn import certificate_name
+from fnplatform.library.specs import CdnSpec
 
 from tests.support.cases import (
     CDN_STATUS,
@@ -685,6 +688,156 @@ def test_a_micro_frontend_may_not_take_the_api_path(client: FunctionClient) -> N
     (message,) = run(client, composite, settings=_with_api()).fatal
     assert message.startswith("spec.frontend.microFrontends")
     assert "/api is the backend's path on the CDN" in message
+
+
+# -- custom CDN domains with their certificates (issue 22 item 17) --------------------------
+
+DOMAINS = ["shop.example.com", "www.shop.example.com"]
+CERTIFICATE_ARN = "arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b"
+VALIDATION = [
+    {"domainName": host, "resourceRecordName": f"_a1b2c3{i}.{host}.",
+     "resourceRecordType": "CNAME", "resourceRecordValue": f"_d4e5f6{i}.acm-validations.aws."}
+    for i, host in enumerate(DOMAINS)
+]
+ZONES: dict[str, dict[str, Any]] = {
+    "aws": {"cdnDomains": {"hostedZoneId": "Z0123456789ABCDEFGHIJ"}},
+    "gcp": {"cdnDomains": {"managedZone": "example-com"}},
+    "azure": {"cdnDomains": {"dnsZoneId": "/subscriptions/00000000-0000-0000-0000-000000000000/"
+                             "resourceGroups/acme-dns/providers/Microsoft.Network/dnsZones/"
+                             "example.com"}},
+}
+
+
+def _domain_case(cloud: str, *, zone: bool, issued: bool = True,
+                 settings: dict[str, Any] | None = None) -> Any:
+    """The payments environment with custom domains, providers reporting what they would."""
+    settings = copy.deepcopy(settings or ENVIRONMENT_SETTINGS)
+    if zone:
+        settings[cloud] = {**settings[cloud], **ZONES[cloud]}
+    composite = environment_composite(cloud)
+    composite["spec"]["frontend"]["customDomains"] = DOMAINS
+    status: dict[str, Any] = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
+    if cloud == "aws":
+        status[acm_certificate("cdn", tuple(DOMAINS))] = {"atProvider": {
+            "arn": CERTIFICATE_ARN, "status": "ISSUED" if issued else "PENDING_VALIDATION",
+            "domainValidationOptions": VALIDATION}}
+    elif cloud == "gcp":
+        status["cdn-address"] = {"atProvider": {"address": "34.120.0.10"}}
+        hostname = None if settings["frontend"].get("domain") is None else (
+            f"payments.{settings['frontend']['domain']}")
+        current = certificate_name("cdn", CdnSpec(bucket="assets", bucket_name="-",
+                                                  hostname=hostname,
+                                                  custom_domains=tuple(DOMAINS)))
+        if issued:
+            status[current] = {"atProvider": {"expireTime": "2027-02-01T00:00:00Z"}}
+    else:
+        status.update({f"cdn-domain-{h.replace('.', '-')}": {"atProvider": {
+            "validationToken": f"token-{i}"}} for i, h in enumerate(DOMAINS)})
+    return dataclasses.replace(
+        environment_case(cloud), composite=composite,
+        environment=(environment_config("environment-platform", settings),),
+        observed_status=status)
+
+
+@pytest.mark.parametrize("zone", [True, False], ids=["zone", "no-zone"])
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_custom_domains_are_served_with_their_certificates(
+    client: FunctionClient, catalog: Catalog, cloud: str, zone: bool
+) -> None:
+    rendered, _ = converge(client.run, _domain_case(cloud, zone=zone))
+    assert rendered.fatal == []
+    assert_schema_valid(rendered, catalog)
+    domains = rendered.status["customDomains"]
+    assert [d["host"] for d in domains] == DOMAINS
+    assert all(d["ready"] for d in domains), domains
+    assert all(("dnsRecords" in d) is not zone for d in domains), domains
+    condition = rendered.condition("CustomDomainsReady")
+    assert condition is not None and condition.reason == "Served"
+    kinds = {body["kind"] for body in rendered.resources.values()}
+    dns = {"aws": {"Record"}, "gcp": {"RecordSet"}, "azure": {"DNSTXTRecord", "DNSCNAMERecord"}}
+    assert (dns[cloud] <= kinds) is zone
+    certificate = {"aws": "Certificate", "gcp": "ManagedSSLCertificate",
+                   "azure": "FrontdoorCustomDomain"}[cloud]
+    assert certificate in kinds
+
+
+def test_without_a_zone_the_claim_names_the_dns_records_the_platform_must_create(
+    client: FunctionClient,
+) -> None:
+    rendered, _ = converge(client.run, _domain_case("aws", zone=False, issued=False))
+    assert rendered.fatal == []
+    distribution = rendered.resource("cdn")["spec"]["forProvider"]
+    assert "aliases" not in distribution  # CloudFront refuses aliases without a valid certificate
+    condition = rendered.condition("CustomDomainsReady")
+    assert condition is not None and condition.reason == "DnsRecordsNeeded"
+    assert "_a1b2c30.shop.example.com" in condition.message
+    assert "CNAME shop.example.com d111111abcdef8.cloudfront.net" in condition.message
+    assert rendered.status["customDomains"][0] == {
+        "host": "shop.example.com", "ready": False, "dnsRecords": [
+            {"name": "_a1b2c30.shop.example.com", "type": "CNAME",
+             "value": "_d4e5f60.acm-validations.aws."},
+            {"name": "shop.example.com", "type": "CNAME",
+             "value": "d111111abcdef8.cloudfront.net"}]}
+
+
+def test_custom_domains_make_gcps_platform_domain_unnecessary(client: FunctionClient) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    del settings["frontend"]["domain"]
+    rendered, _ = converge(client.run, _domain_case("gcp", zone=True, issued=False,
+                                                    settings=settings))
+    assert rendered.fatal == []
+    gap = rendered.condition("CapabilitiesAvailable")
+    assert gap is None or "cdn:" not in gap.message
+    (certificate,) = [b for b in rendered.resources.values()
+                      if b["kind"] == "ManagedSSLCertificate"]
+    assert certificate["spec"]["forProvider"]["managed"]["domains"] == DOMAINS
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_custom_domains_in_the_namespaced_form(
+    client: FunctionClient, catalog: Catalog, cloud: str
+) -> None:
+    from tests.support.cases import namespaced_twin
+
+    rendered, _ = converge(client.run, namespaced_twin(_domain_case(cloud, zone=True)))
+    assert rendered.fatal == []
+    assert_schema_valid(rendered, catalog)
+    groups = {body["apiVersion"].split("/")[0] for body in rendered.resources.values()
+              if body["kind"] in ("Certificate", "CertificateValidation", "Record", "RecordSet",
+                                  "FrontdoorCustomDomain", "DNSTXTRecord", "DNSCNAMERecord")}
+    assert groups and all(".m." in group for group in groups), groups
+    assert all(d["ready"] for d in rendered.status["customDomains"])
+
+
+@pytest.mark.parametrize(
+    ("domains", "message"),
+    [
+        (["Shop.Example.com"], "a lowercase DNS domain"),
+        (["shop.example.com", "shop.example.com"], "duplicate custom domains: shop.example.com"),
+        ([f"shop{i}.example.com" for i in range(6)], "at most 5"),
+        (["*.example.com"], "a lowercase DNS domain"),
+    ],
+    ids=["uppercase", "duplicate", "too-many", "wildcard"],
+)
+def test_bad_custom_domains_are_a_fatal_result_naming_the_field(
+    client: FunctionClient, domains: list[str], message: str
+) -> None:
+    composite = environment_composite("aws")
+    composite["spec"]["frontend"]["customDomains"] = domains
+    (fatal,) = run(client, composite).fatal
+    assert fatal.startswith("spec.frontend.customDomains"), fatal
+    assert message in fatal, fatal
+
+
+def test_front_door_refuses_a_custom_domain_outside_the_platforms_zone(
+    client: FunctionClient,
+) -> None:
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    settings["azure"] = {**settings["azure"], **ZONES["azure"]}
+    composite = environment_composite("azure")
+    composite["spec"]["frontend"]["customDomains"] = ["example.com"]  # the zone's apex
+    (fatal,) = run(client, composite, settings=settings).fatal
+    assert fatal.startswith("spec.frontend.customDomains: example.com is not under"), fatal
 
 
 # -- provider review (issue 23): updates the clouds accept, drift they cause ---------------

@@ -207,6 +207,10 @@ TWINS: dict[Key, Key] = {
         ('managedidentity.azure.m.upbound.io/v1beta1', 'UserAssignedIdentity'),
     ('network.azure.upbound.io/v1beta1', 'DNSARecord'):
         ('network.azure.m.upbound.io/v1beta1', 'DNSARecord'),
+    ('network.azure.upbound.io/v1beta1', 'DNSCNAMERecord'):
+        ('network.azure.m.upbound.io/v1beta1', 'DNSCNAMERecord'),
+    ('network.azure.upbound.io/v1beta1', 'DNSTXTRecord'):
+        ('network.azure.m.upbound.io/v1beta1', 'DNSTXTRecord'),
     ('network.azure.upbound.io/v1beta1', 'NATGateway'):
         ('network.azure.m.upbound.io/v1beta1', 'NATGateway'),
     ('network.azure.upbound.io/v1beta1', 'NATGatewayPublicIPAssociation'):
@@ -581,6 +585,8 @@ NAMESPACED: frozenset[Key] = frozenset({
     ('managedidentity.azure.m.upbound.io/v1beta1', 'FederatedIdentityCredential'),
     ('managedidentity.azure.m.upbound.io/v1beta1', 'UserAssignedIdentity'),
     ('network.azure.m.upbound.io/v1beta1', 'DNSARecord'),
+    ('network.azure.m.upbound.io/v1beta1', 'DNSCNAMERecord'),
+    ('network.azure.m.upbound.io/v1beta1', 'DNSTXTRecord'),
     ('network.azure.m.upbound.io/v1beta1', 'DNSZone'),
     ('network.azure.m.upbound.io/v1beta1', 'NATGateway'),
     ('network.azure.m.upbound.io/v1beta1', 'NATGatewayPublicIPAssociation'),

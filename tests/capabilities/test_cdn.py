@@ -7,14 +7,29 @@ name (``bucket_address``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
+from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket, add_cdn
 from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec
+from fnplatform.merge import deep_merge
 
-from tests.capabilities.harness import SETTINGS, Case, check_converges, table
+from tests.capabilities.harness import (
+    SETTINGS,
+    Body,
+    Case,
+    Outcome,
+    check_converges,
+    compose_once,
+    converge,
+    table,
+)
 from tests.support.cases import CDN_STATUS
+from tests.support.harness import observed_ready
 
 
 def site(comp: Composition) -> None:
@@ -73,3 +88,254 @@ def test_gcp_cdn_reads_the_bucket_through_the_cloud_cdn_service_agent() -> None:
             "member": f"serviceAccount:service-{number}@cloud-cdn-fill.iam.gserviceaccount.com"
             }.items() <= members[0].items()
     assert not any(m["member"] in ("allUsers", "allAuthenticatedUsers") for m in members)
+
+
+# -- custom domains ------------------------------------------------------------------------
+
+DOMAINS = ("shop.example.com", "www.shop.example.com")
+AZURE_ZONE = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/acme-dns/"
+              "providers/Microsoft.Network/dnsZones/example.com")
+#: Each cloud's DNS zone for the custom domains, as the platform would name it.
+ZONES: dict[str, Body] = {
+    "aws": {"aws": {"cdnDomains": {"hostedZoneId": "Z0123456789ABCDEFGHIJ"}}},
+    "gcp": {"gcp": {"cdnDomains": {"managedZone": "example-com"}}},
+    "azure": {"azure": {"cdnDomains": {"dnsZoneId": AZURE_ZONE}}},
+}
+CERTIFICATE_ARN = ("arn:aws:acm:us-east-1:123456789012:certificate/"
+                   "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
+VALIDATION = [
+    {"domainName": host, "resourceRecordName": f"_a1b2c3{i}.{host}.",
+     "resourceRecordType": "CNAME", "resourceRecordValue": f"_d4e5f6{i}.acm-validations.aws."}
+    for i, host in enumerate(DOMAINS)
+]
+ACM_CERTIFICATE = acm_certificate("cdn", DOMAINS)
+GCP_CERTIFICATE = certificate_name("cdn", CdnSpec(
+    bucket="site", bucket_name="-", hostname="shop.apps.acme.example", custom_domains=DOMAINS))
+ADDRESS = "34.120.0.10"
+DOMAIN_STATUS: dict[str, dict[str, Body]] = {
+    "aws": {**STATUS["aws"], ACM_CERTIFICATE: {"atProvider": {
+        "arn": CERTIFICATE_ARN, "status": "ISSUED", "domainValidationOptions": VALIDATION}}},
+    "gcp": {GCP_CERTIFICATE: {"atProvider": {"expireTime": "2027-02-01T00:00:00Z"}},
+            "cdn-address": {"atProvider": {"address": ADDRESS}}},
+    "azure": {**STATUS["azure"], **{
+        f"cdn-domain-{host.replace('.', '-')}": {"atProvider": {"validationToken": f"token-{i}"}}
+        for i, host in enumerate(DOMAINS)}},
+}
+
+
+def shop(comp: Composition) -> None:
+    """The site with the composite's custom domains, reporting them as the environment does."""
+    site_with = dict(comp.spec)
+    reader = values.cdn_bucket_reader(comp, "cdn")
+    add_bucket(comp, "site", BucketSpec(
+        bucket_name=values.bucket_name_from(comp, "acme-capability-test"),
+        readers=(reader,) if reader else ()))
+    hosts = tuple(site_with.get("domains", DOMAINS))
+    add_cdn(comp, "cdn", CdnSpec(
+        bucket="site", bucket_name=values.bucket_address(comp, "site")["name"],
+        paths=(CdnPath("shop", "/shop"),), hostname="shop.apps.acme.example",
+        custom_domains=hosts,
+    ), fields={"custom_domains": "spec.domains"})
+    comp.set_status("domains", [dataclasses.asdict(d)
+                                for d in values.cdn_custom_domains(comp, "cdn", hosts)])
+
+
+def with_domains(cloud: str, *, zone: bool) -> Outcome:
+    settings = deep_merge(SETTINGS, ZONES[cloud]) if zone else SETTINGS
+    return converge(cloud, shop, status=DOMAIN_STATUS[cloud], settings=settings)
+
+
+def _of_kind(done: Outcome, kind: str) -> dict[str, Body]:
+    return {name: body for name, body in done.desired.items() if body["kind"] == kind}
+
+
+@pytest.mark.parametrize("zone", [True, False], ids=["zone", "no-zone"])
+@pytest.mark.parametrize("cloud", add_cdn.clouds())
+def test_custom_domains_converge_schema_valid_and_say_what_dns_they_need(
+    cloud: str, zone: bool
+) -> None:
+    done = with_domains(cloud, zone=zone)
+    domains = done.status["domains"]
+    assert [d["host"] for d in domains] == list(DOMAINS)
+    assert all(d["ready"] for d in domains), domains
+    if zone:  # composed into the platform's zone: nothing left for the platform to do
+        assert all(d["records"] == [] for d in domains), domains
+    else:
+        assert all(d["records"] for d in domains), domains
+        assert not _of_kind(done, {"aws": "Record", "gcp": "RecordSet",
+                                   "azure": "DNSTXTRecord"}[cloud])
+
+
+def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
+    done = with_domains("aws", zone=True)
+    certificate = done.for_provider(ACM_CERTIFICATE)
+    assert certificate["region"] == "us-east-1"  # CloudFront's only region, bucket in eu-west-1
+    assert (certificate["domainName"], certificate["subjectAlternativeNames"]) == (
+        DOMAINS[0], list(DOMAINS[1:]))
+    assert certificate["validationMethod"] == "DNS"
+    distribution = done.for_provider("cdn")
+    assert distribution["aliases"] == list(DOMAINS)
+    assert distribution["viewerCertificate"] == {
+        "acmCertificateArn": CERTIFICATE_ARN, "sslSupportMethod": "sni-only",
+        "minimumProtocolVersion": "TLSv1.2_2021"}
+    records = {body["spec"]["forProvider"]["name"]: body["spec"]["forProvider"]
+               for body in _of_kind(done, "Record").values()}
+    for option in VALIDATION:
+        record = records[option["resourceRecordName"].rstrip(".")]
+        assert (record["type"], record["records"]) == ("CNAME", [option["resourceRecordValue"]])
+    aliases = [b["spec"]["forProvider"] for b in _of_kind(done, "Record").values()
+               if "alias" in b["spec"]["forProvider"]]
+    assert sorted((r["name"], r["type"]) for r in aliases) == sorted(
+        (host, kind) for host in DOMAINS for kind in ("A", "AAAA"))
+    assert all(r["alias"] == {"name": CDN_STATUS["aws"]["atProvider"]["domainName"],
+                              "zoneId": "Z2FDTNDATAQYW2", "evaluateTargetHealth": False}
+               for r in aliases)
+    validation = done.for_provider(f"{ACM_CERTIFICATE}-validation")
+    assert validation["region"] == "us-east-1"
+    assert validation["validationRecordFqdns"] == sorted(
+        o["resourceRecordName"].rstrip(".") for o in VALIDATION)
+
+
+def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> None:
+    settings = deep_merge(SETTINGS, ZONES["aws"])
+    first = compose_once("aws", shop, settings=settings)
+    observed = {name: observed_ready(body, **STATUS["aws"].get(name, {}))
+                for name, body in first.desired.items()}
+    observed[ACM_CERTIFICATE] = observed_ready(
+        first.body(ACM_CERTIFICATE), atProvider={"arn": CERTIFICATE_ARN,
+                                                   "status": "PENDING_VALIDATION",
+                                                   "domainValidationOptions": VALIDATION})
+    pending = compose_once("aws", shop, settings=settings, observed=observed)
+    distribution = pending.for_provider("cdn")
+    assert "aliases" not in distribution
+    assert distribution["viewerCertificate"] == {"cloudfrontDefaultCertificate": True}
+    assert sorted(n for n in pending.desired if n.startswith("cdn-validation-")) == [
+        "cdn-validation-shop-example-com",  # validation is under way
+        "cdn-validation-www-shop-example-com"]
+    assert not [n for n in pending.desired if n.startswith("cdn-alias-")]
+    composed = pending.conditions["Composed"]
+    assert f"cdn-alias-shop-example-com (waits for {ACM_CERTIFICATE} " in composed.message
+    assert not any(d["ready"] for d in pending.status["domains"])
+
+
+def test_cloudfront_may_serve_the_platforms_own_certificate() -> None:
+    given = CERTIFICATE_ARN.replace("0f1e", "9999")
+    settings = deep_merge(SETTINGS, {"aws": {"cdnDomains": {"certificateArn": given}}})
+    done = converge("aws", shop, status=STATUS["aws"], settings=settings)
+    assert "Certificate" not in done.kinds
+    assert done.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == given
+    # no zone: the platform points the hosts at the distribution itself
+    assert done.status["domains"][0]["records"] == [
+        {"name": DOMAINS[0], "type": "CNAME",
+         "value": CDN_STATUS["aws"]["atProvider"]["domainName"]}]
+
+
+def test_a_certificate_outside_us_east_1_is_refused_naming_the_setting() -> None:
+    settings = deep_merge(SETTINGS, {"aws": {"cdnDomains": {
+        "certificateArn": CERTIFICATE_ARN.replace("us-east-1", "eu-west-1")}}})
+    outcome = compose_once("aws", shop, settings=settings)
+    assert outcome.fatal and outcome.fatal[0].startswith(
+        "environment.aws.cdnDomains.certificateArn:"), outcome.fatal
+
+
+def test_cloud_cdn_certificate_covers_every_host_and_dns_points_at_the_address() -> None:
+    done = with_domains("gcp", zone=True)
+    hosts = ["shop.apps.acme.example", *DOMAINS]
+    assert done.for_provider(GCP_CERTIFICATE)["managed"]["domains"] == hosts
+    assert done.for_provider("cdn")["hostRule"][0]["hosts"] == hosts
+    proxy = done.for_provider("cdn-https-proxy")
+    assert proxy["sslCertificatesRefs"] == [{"name": f"probe-{GCP_CERTIFICATE}"}]
+    records = sorted((r["name"], r["type"], r["rrdatas"][0], r["managedZone"])
+                     for r in (b["spec"]["forProvider"]
+                               for b in _of_kind(done, "RecordSet").values()))
+    assert records == [(f"{host}.", "A", ADDRESS, "example-com") for host in sorted(DOMAINS)]
+
+
+def test_a_new_domain_list_is_a_new_certificate_beside_the_old_one_until_issued() -> None:
+    """A managed certificate's domains are ForceNew while the proxy refers to it: the new one
+    is composed beside the old, both served, and the old goes once the new one is issued."""
+    old = converge("gcp", shop, spec={"domains": [DOMAINS[0]]})
+    old_name = next(n for n in old.desired if n.startswith("cdn-certificate-"))
+    observed = {name: observed_ready(body) for name, body in old.desired.items()}
+    changed = compose_once("gcp", shop, observed=observed)
+    assert changed.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
+        {"name": f"probe-{GCP_CERTIFICATE}"}, {"name": f"probe-{old_name}"}]
+    assert changed.for_provider(old_name) == old.for_provider(old_name)
+    observed[GCP_CERTIFICATE] = observed_ready(changed.body(GCP_CERTIFICATE),
+                                               **DOMAIN_STATUS["gcp"][GCP_CERTIFICATE])
+    issued = compose_once("gcp", shop, observed=observed)
+    assert issued.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
+        {"name": f"probe-{GCP_CERTIFICATE}"}]
+    assert old_name not in issued.desired
+
+
+def test_front_door_custom_domains_are_on_every_route_and_validated_in_the_zone() -> None:
+    done = with_domains("azure", zone=True)
+    domains = _of_kind(done, "FrontdoorCustomDomain")
+    assert sorted(d["spec"]["forProvider"]["hostName"] for d in domains.values()) == sorted(
+        DOMAINS)
+    for body in domains.values():
+        assert body["spec"]["forProvider"]["tls"] == {
+            "certificateType": "ManagedCertificate", "minimumTlsVersion": "TLS12"}
+        assert body["spec"]["forProvider"]["dnsZoneId"] == AZURE_ZONE
+    refs = sorted(d["metadata"]["name"] for d in domains.values())
+    for route in _of_kind(done, "FrontdoorRoute").values():
+        assert sorted(r["name"] for r in route["spec"]["forProvider"][
+            "cdnFrontdoorCustomDomainIdsRefs"]) == refs
+    txt = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
+           for b in _of_kind(done, "DNSTXTRecord").values()}
+    assert {name: r["record"] for name, r in txt.items()} == {
+        "_dnsauth.shop": [{"value": "token-0"}], "_dnsauth.www.shop": [{"value": "token-1"}]}
+    assert {r["zoneName"] for r in txt.values()} == {"example.com"}
+    assert {r["resourceGroupName"] for r in txt.values()} == {"acme-dns"}
+    cname = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
+             for b in _of_kind(done, "DNSCNAMERecord").values()}
+    assert {name: r["record"] for name, r in cname.items()} == dict.fromkeys(
+        ("shop", "www.shop"), CDN_STATUS["azure"]["atProvider"]["hostName"])
+
+
+def test_front_door_refuses_a_host_outside_the_platforms_zone() -> None:
+    settings = deep_merge(SETTINGS, ZONES["azure"])
+    outcome = compose_once("azure", shop, settings=settings,
+                           spec={"domains": ["shop.example.org"]})
+    assert outcome.fatal == [
+        "spec.domains: shop.example.org is not under the platform's DNS zone example.com "
+        "(a zone apex can't hold the CNAME Front Door needs)"]
+
+
+def test_front_door_without_a_zone_names_the_validation_and_cname_records() -> None:
+    done = with_domains("azure", zone=False)
+    assert done.status["domains"][0]["records"] == [
+        {"name": "_dnsauth.shop.example.com", "type": "TXT", "value": "token-0"},
+        {"name": "shop.example.com", "type": "CNAME",
+         "value": CDN_STATUS["azure"]["atProvider"]["hostName"]}]
+
+
+def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_issued() -> None:
+    """ACM's names force a new certificate, which ACM would refuse to delete while CloudFront
+    serves it: a new list is a new certificate, the distribution keeps what it served (and
+    that certificate stays) until the new one is issued."""
+    settings = deep_merge(SETTINGS, ZONES["aws"])
+    old_hosts = (DOMAINS[0],)
+    old_name = acm_certificate("cdn", old_hosts)
+    old_arn = CERTIFICATE_ARN.replace("0f1e", "0001")
+    status = {**STATUS["aws"], old_name: {"atProvider": {
+        "arn": old_arn, "status": "ISSUED", "domainValidationOptions": VALIDATION[:1]}}}
+    before = converge("aws", shop, spec={"domains": list(old_hosts)}, status=status,
+                      settings=settings)
+    observed = {name: observed_ready(body, **status.get(name, {}))
+                for name, body in before.desired.items()}
+    changed = compose_once("aws", shop, settings=settings, observed=observed)
+    distribution = changed.for_provider("cdn")
+    assert distribution["aliases"] == list(old_hosts)
+    assert distribution["viewerCertificate"]["acmCertificateArn"] == old_arn
+    assert changed.for_provider(old_name) == before.for_provider(old_name)
+    assert "cdn-alias-shop-example-com" in changed.desired  # still served
+    assert "cdn-alias-www-shop-example-com" not in changed.desired
+    observed[ACM_CERTIFICATE] = observed_ready(changed.body(ACM_CERTIFICATE),
+                                               **DOMAIN_STATUS["aws"][ACM_CERTIFICATE])
+    issued = compose_once("aws", shop, settings=settings, observed=observed)
+    assert issued.for_provider("cdn")["aliases"] == list(DOMAINS)
+    assert issued.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == (
+        CERTIFICATE_ARN)
+    assert old_name not in issued.desired

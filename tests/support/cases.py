@@ -673,6 +673,8 @@ def environment_case(cloud: str) -> ModuleCase:
             Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
             Invalid("no-region", _delete("spec.region"), "spec.region"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
+            Invalid("bad-custom-domain", _set("spec.frontend.customDomains", ["*.example.com"]),
+                    "spec.frontend.customDomains"),
         ),
         secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
         publishes=("database",),

@@ -213,6 +213,32 @@ class CdnSpec:
     #: GCP: the global backend service (self link) reaching the platform's ingress; a URL
     #: map routes to backend services, not host names.
     api_backend: str | None = None
+    #: The users' own host names (``shop.example.com``): the CDN serves them too, each with a
+    #: certificate the cloud issues once DNS proves the domain (see :class:`CdnCustomDomain`).
+    custom_domains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DnsRecord:
+    """A DNS record someone must create: ``name`` fully qualified, no trailing dot."""
+
+    name: str
+    type: str  # CNAME, TXT, A
+    value: str
+
+
+@dataclass(frozen=True)
+class CdnCustomDomain:
+    """One custom host of a CDN, from observed state.
+
+    ``ready``: the CDN serves the host with an issued certificate. ``records``: what the
+    platform must still create in its own DNS because it named no zone the cloud may write
+    (certificate validation, the host pointing at the CDN); empty when they are composed.
+    """
+
+    host: str
+    ready: bool
+    records: tuple[DnsRecord, ...] = ()
 # -- storage, keys, ingress (issue 8, section 2) ----------------------------------------------
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypedDict
 from fnplatform.library.capability import Flag, Value
 from fnplatform.library.specs import (
     BucketReader,
+    CdnCustomDomain,
     ClusterSpec,
     DatabaseSpec,
     NameRule,
@@ -97,6 +98,9 @@ database_password_source = Value[[], PasswordSource](
 cdn_bucket_reader = Value[[str], BucketReader | None](
     "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.")
 cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.")
+cdn_custom_domains = Value[[str, tuple[str, ...]], tuple[CdnCustomDomain, ...]](
+    "cdn_custom_domains",
+    "Each custom host of the CDN ``name``: served yet, and the DNS records still to create.")
 
 # -- ingress and failover ------------------------------------------------------------------
 
@@ -130,6 +134,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     database_password_source: "database",
     cdn_bucket_reader: "cdn",
     cdn_domain: "cdn",
+    cdn_custom_domains: "cdn",
     ingress_rules_id: "ingress",
     failover_address: "failover",
 }

@@ -67,3 +67,6 @@ DISTRIBUTION = register(
     "cloudfront.aws.upbound.io/v1beta2", "Distribution", tag_style=TagStyle.AWS
 )
 ORIGIN_ACCESS_CONTROL = register("cloudfront.aws.upbound.io/v1beta1", "OriginAccessControl")
+#: CloudFront's custom-domain certificate (always in us-east-1) and its DNS validation.
+ACM_CERTIFICATE = register("acm.aws.upbound.io/v1beta2", "Certificate", tag_style=TagStyle.AWS)
+ACM_CERTIFICATE_VALIDATION = register("acm.aws.upbound.io/v1beta1", "CertificateValidation")

@@ -30,6 +30,26 @@ class AwsPrivateNetwork(BaseModel):
     subnetIds: list[str] = Field(min_length=2)  # noqa: N815
 
 
+class AwsCdnDomains(BaseModel):
+    """``env.aws.cdnDomains``: how CloudFront gets certificates and DNS for custom domains."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The Route 53 hosted zone holding the custom domains: the certificate's DNS validation
+    #: records and each host's alias to the distribution are composed into it. Unset: the
+    #: claim says which records the platform must create.
+    hostedZoneId: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(r"^Z[0-9A-Z]{1,31}$",
+                                       "a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ"))
+    #: An issued ACM certificate in us-east-1 (CloudFront takes no other region) covering
+    #: every custom domain, used instead of composing one per environment.
+    certificateArn: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(
+            r"^arn:aws:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]+$",
+            "an ACM certificate ARN in us-east-1 (CloudFront's region), such as "
+            "arn:aws:acm:us-east-1:123456789012:certificate/<id>"))
+
+
 class AwsEnvironment(BaseModel):
     """``env.aws``."""
 
@@ -47,6 +67,7 @@ class AwsEnvironment(BaseModel):
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
     addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
     privateNetwork: AwsPrivateNetwork | None = None  # noqa: N815
+    cdnDomains: AwsCdnDomains = Field(default_factory=AwsCdnDomains)  # noqa: N815
     #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
     #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
     #: node OS patches then need a new pool. Bumping it rolls the nodes.

@@ -12,10 +12,21 @@ managed private endpoint. Azure creates that private endpoint connection *pendin
 storage account and someone with rights on the account must approve it; no kind in the pinned
 provider approves a private endpoint connection, so the claim gets a ``CapabilityGap``
 condition saying so (Front Door answers errors until it is approved, never anything public).
+
+Custom domains (``spec.custom_domains``): one ``FrontdoorCustomDomain`` per host
+(``name-domain-<host>``, Front Door's managed certificate, TLS 1.2 minimum), associated with
+every route through the route's ``cdnFrontdoorCustomDomainIds`` (the derived schemas hold no
+association kind, and a route and an association resource both setting one list would fight).
+Front Door issues the certificate once the domain is validated by a TXT record
+``_dnsauth.<host>`` holding its generated ``validationToken``. With ``azure.cdnDomains.
+dnsZoneId`` that record and the host's CNAME to the endpoint are composed into the zone
+(once the token and the endpoint's host name are observed); without it the claim lists the
+records the platform must create.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fnplatform.clouds.azure.bucket import CONTAINER
@@ -23,16 +34,21 @@ from fnplatform.clouds.azure.common import (
     resource_group,
 )
 from fnplatform.clouds.azure.kinds import (
+    DNS_CNAME_RECORD,
+    DNS_TXT_RECORD,
+    FRONTDOOR_CUSTOM_DOMAIN,
     FRONTDOOR_ENDPOINT,
     FRONTDOOR_ORIGIN,
     FRONTDOOR_ORIGIN_GROUP,
     FRONTDOOR_PROFILE,
     FRONTDOOR_ROUTE,
 )
+from fnplatform.clouds.azure.settings import DNS_ZONE_ID, azure_environment
 from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_cdn
-from fnplatform.library.specs import BucketReader, CdnSpec
+from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
 
 COMPRESSED_TYPES = [
     "application/javascript",
@@ -42,6 +58,22 @@ COMPRESSED_TYPES = [
     "text/html",
     "text/javascript",
 ]
+RECORD_TTL = 3600
+VALIDATION_PREFIX = "_dnsauth"
+
+
+def _domain(name: str, host: str) -> str:
+    """The composition name of ``host``'s custom domain."""
+    return f"{name}-domain-{host.replace('.', '-')}"
+
+
+def _associate(comp: Composition, name: str, spec: CdnSpec, route: dict[str, Any]) -> list[str]:
+    """Put the custom domains on a route body; the names the route uses for them."""
+    domains = [_domain(name, host) for host in spec.custom_domains]
+    if domains:
+        route["spec"]["forProvider"]["cdnFrontdoorCustomDomainIdsRefs"] = [
+            comp.ref(d) for d in domains]
+    return domains
 
 
 def _route(comp: Composition, name: str, pattern: str, origin_path: str) -> dict[str, Any]:
@@ -108,12 +140,10 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     routes = [(f"{name}-route", "/*")] + [
         (f"{name}-route-{path.name}", f"{path.path.rstrip('/')}/*") for path in spec.paths
     ]
+    _custom_domains(comp, name, spec)
     for route, pattern in routes:
-        comp.emit(
-            route,
-            _route(comp, name, pattern, origin_path),
-            uses=[name, f"{name}-origin"],
-        )
+        body = _route(comp, name, pattern, origin_path)
+        comp.emit(route, body, uses=[name, f"{name}-origin", *_associate(comp, name, spec, body)])
     if spec.api_origin:
         _api(comp, name, spec, spec.api_origin)
     comp.gap(
@@ -121,6 +151,57 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         "Front Door reaches the storage account through Private Link: approve its pending "
         "private endpoint connection on the storage account (no provider kind can)",
     )
+
+
+def _zone(comp: Composition) -> tuple[str, str] | None:
+    """The platform's DNS zone for custom domains: its resource group and name."""
+    zone_id = azure_environment(comp).cdnDomains.dnsZoneId
+    match = re.match(DNS_ZONE_ID, zone_id) if zone_id else None
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _relative(host: str, zone: str) -> str:
+    """``host``'s record name in ``zone``; a host outside it, or its apex (no CNAME there),
+    can't be served through the zone."""
+    if not host.endswith(f".{zone}"):
+        raise SpecError("custom_domains", f"{host} is not under the platform's DNS zone "
+                        f"{zone} (a zone apex can't hold the CNAME Front Door needs)")
+    return host.removesuffix(f".{zone}")
+
+
+def _custom_domains(comp: Composition, name: str, spec: CdnSpec) -> None:
+    """One Front Door custom domain per host, with the managed certificate; with the
+    platform's DNS zone, its validation TXT record and its CNAME to the endpoint."""
+    zone = _zone(comp)
+    zone_id = azure_environment(comp).cdnDomains.dnsZoneId
+    for host in spec.custom_domains:
+        domain = _domain(name, host)
+        relative = _relative(host, zone[1]) if zone else None
+        body: dict[str, Any] = {
+            "cdnFrontdoorProfileIdRef": comp.ref(f"{name}-profile"),
+            "hostName": host,
+            "tls": {"certificateType": "ManagedCertificate", "minimumTlsVersion": "TLS12"},
+        }
+        if zone_id:
+            body["dnsZoneId"] = zone_id
+        comp.emit(domain, FRONTDOOR_CUSTOM_DOMAIN.new(body), uses=[f"{name}-profile"])
+        if zone is None or relative is None:
+            continue
+        group, zone_name = zone
+        txt = f"{domain}-txt"
+        token = comp.needs(domain, "status.atProvider.validationToken", by=txt)
+        if token is not None:
+            comp.emit(txt, DNS_TXT_RECORD.new({
+                "resourceGroupName": group, "zoneName": zone_name, "ttl": RECORD_TTL,
+                "record": [{"value": str(token)}],
+            }), external_name=f"{VALIDATION_PREFIX}.{relative}", uses=[domain])
+        cname = f"{domain}-cname"
+        target = comp.needs(name, "status.atProvider.hostName", by=cname)
+        if target is not None:
+            comp.emit(cname, DNS_CNAME_RECORD.new({
+                "resourceGroupName": group, "zoneName": zone_name, "ttl": RECORD_TTL,
+                "record": str(target),
+            }), external_name=relative, uses=[domain])
 
 
 def _origin_group(comp: Composition, name: str, group: str) -> None:
@@ -160,9 +241,7 @@ def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
         ),
         uses=[f"{name}-api-origin-group"],
     )
-    comp.emit(
-        f"{name}-route-api",
-        FRONTDOOR_ROUTE.new(
+    route = FRONTDOOR_ROUTE.new(
             {
                 "cdnFrontdoorEndpointIdRef": comp.ref(name),
                 "cdnFrontdoorOriginGroupIdRef": comp.ref(f"{name}-api-origin-group"),
@@ -173,9 +252,9 @@ def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
                 "forwardingProtocol": "HttpsOnly",
                 "linkToDefaultDomain": True,
             }
-        ),
-        uses=[name, f"{name}-api-origin"],
-    )
+        )
+    comp.emit(f"{name}-route-api", route,
+              uses=[name, f"{name}-api-origin", *_associate(comp, name, spec, route)])
 
 
 @values.cdn_bucket_reader.on("azure")
@@ -189,3 +268,27 @@ def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
     value = comp.observed_value(cdn_name, "status.atProvider.hostName")
     return str(value) if value else None
+
+
+@values.cdn_custom_domains.on("azure")
+def cdn_custom_domains(comp: Composition, cdn_name: str,
+                       hosts: tuple[str, ...]) -> tuple[CdnCustomDomain, ...]:
+    """A host is served once its custom domain is Ready (and, with a DNS zone, its TXT and
+    CNAME records are). Without a zone: the ``_dnsauth`` TXT record with Front Door's token
+    and a CNAME to the endpoint, for the platform to create."""
+    zone = _zone(comp)
+    target = comp.observed_value(cdn_name, "status.atProvider.hostName")
+    domains = []
+    for host in hosts:
+        domain = _domain(cdn_name, host)
+        ready = comp.is_ready(domain)
+        if zone:
+            ready = ready and comp.is_ready(f"{domain}-txt") and comp.is_ready(f"{domain}-cname")
+            domains.append(CdnCustomDomain(host, ready))
+            continue
+        token = comp.observed_value(domain, "status.atProvider.validationToken")
+        records = tuple(
+            [DnsRecord(f"{VALIDATION_PREFIX}.{host}", "TXT", str(token))] if token else []
+        ) + ((DnsRecord(host, "CNAME", str(target)),) if target else ())
+        domains.append(CdnCustomDomain(host, ready, records))
+    return tuple(domains)

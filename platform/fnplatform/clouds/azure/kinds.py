@@ -72,6 +72,14 @@ FRONTDOOR_ENDPOINT = register(
 FRONTDOOR_ORIGIN_GROUP = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOriginGroup")
 FRONTDOOR_ORIGIN = register("cdn.azure.upbound.io/v1beta2", "FrontdoorOrigin")
 FRONTDOOR_ROUTE = register("cdn.azure.upbound.io/v1beta2", "FrontdoorRoute")
+FRONTDOOR_CUSTOM_DOMAIN = register("cdn.azure.upbound.io/v1beta2", "FrontdoorCustomDomain")
+#: A custom domain's validation and its CNAME to the endpoint, in the platform's DNS zone.
+DNS_TXT_RECORD = register(
+    "network.azure.upbound.io/v1beta1", "DNSTXTRecord", tag_style=TagStyle.AZURE
+)
+DNS_CNAME_RECORD = register(
+    "network.azure.upbound.io/v1beta1", "DNSCNAMERecord", tag_style=TagStyle.AZURE
+)
 
 # -- storage, keys, ingress, failover (contact-center and environment) ---------------------------
 # A resource group takes everything in it when deleted; accounts, containers, vaults and keys

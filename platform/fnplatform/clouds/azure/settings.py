@@ -62,6 +62,24 @@ class ClusterIdentity(BaseModel):
     principalId: str = Field(min_length=1)  # noqa: N815
 
 
+DNS_ZONE_ID = (r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/"
+               r"dns[Zz]ones/([a-z0-9.-]+)$")
+
+
+class AzureCdnDomains(BaseModel):
+    """``env.azure.cdnDomains``: DNS for Front Door's custom domains."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The Azure DNS zone holding the custom domains: each host's ``_dnsauth`` TXT record
+    #: (Front Door's domain validation) and its CNAME to the endpoint are composed into it.
+    #: Unset: the claim says which records the platform must create.
+    dnsZoneId: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(
+            DNS_ZONE_ID, "a DNS zone id: /subscriptions/<id>/resourceGroups/<group>/providers/"
+            "Microsoft.Network/dnsZones/<zone>"))
+
+
 class AzureEnvironment(BaseModel):
     """``env.azure``."""
 
@@ -76,6 +94,7 @@ class AzureEnvironment(BaseModel):
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
     privateNetwork: AzurePrivateNetwork | None = None  # noqa: N815
+    cdnDomains: AzureCdnDomains = Field(default_factory=AzureCdnDomains)  # noqa: N815
     #: The Entra tenant of Key Vaults (keys for storage encryption).
     tenantId: str | None = Field(None, min_length=1)  # noqa: N815
     #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,

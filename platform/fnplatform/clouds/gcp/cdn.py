@@ -14,12 +14,24 @@ project *number*, which only the environment can give (``gcp.projectNumber``); w
 claim gets a ``CapabilityGap`` condition and the bucket is left private (the CDN answers 403),
 never made public.
 
-A managed certificate needs a hostname (``environment.frontend.domain``); without one there is
-nothing to serve HTTPS on, so nothing is composed and a gap condition says why. One path rule
-per micro-frontend (``/checkout/*``).
+A managed certificate needs a hostname (``environment.frontend.domain``) or custom domains;
+without either there is nothing to serve HTTPS on, so nothing is composed and a gap condition
+says why. One path rule per micro-frontend (``/checkout/*``).
+
+Custom domains (``spec.custom_domains``) join the hostname on the URL map and on one managed
+certificate. A managed certificate's domain list can't change (the provider replaces it), and
+the HTTPS proxy refers to it, so a certificate is named by a hash of its domains
+(``name-certificate-<8 hex>``; without custom domains ``name-certificate`` as before): a new
+list is a new certificate beside the old one, both on the proxy until the new one is issued
+(Google provisions a managed certificate only while a proxy serves it), then the old one goes.
+With ``gcp.cdnDomains.managedZone`` each custom host gets an A record to the global address in
+that Cloud DNS zone; without it the claim lists the records the platform must create.
 """
 
 from __future__ import annotations
+
+import hashlib
+from typing import Any
 
 from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.kinds import (
@@ -27,6 +39,7 @@ from fnplatform.clouds.gcp.kinds import (
     GLOBAL_ADDRESS,
     GLOBAL_FORWARDING_RULE,
     MANAGED_SSL_CERTIFICATE,
+    RECORD_SET,
     TARGET_HTTPS_PROXY,
     URL_MAP,
 )
@@ -34,19 +47,59 @@ from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_cdn
-from fnplatform.library.specs import BucketReader, CdnSpec
+from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
 
 PATH_MATCHER = "micro-frontends"
+RECORD_TTL = 300
+#: Set on a managed certificate once Google has issued it (the pinned CRD has no status).
+ISSUED_FIELD = "status.atProvider.expireTime"
+
+
+def _hosts(spec: CdnSpec) -> list[str]:
+    """Every host the CDN serves: the platform's hostname, then the custom domains."""
+    return list(dict.fromkeys([*([spec.hostname] if spec.hostname else []),
+                               *spec.custom_domains]))
+
+
+def certificate_name(name: str, spec: CdnSpec) -> str:
+    """The composition name of the certificate for this domain list (see the module doc)."""
+    if not spec.custom_domains:
+        return f"{name}-certificate"
+    digest = hashlib.sha256(",".join(_hosts(spec)).encode()).hexdigest()
+    return f"{name}-certificate-{digest[:8]}"
+
+
+def _certificates(comp: Composition, name: str, spec: CdnSpec) -> list[str]:
+    """The certificates the proxy serves: the current one, and while it is not issued yet the
+    ones it replaces (observed, re-emitted as they were), so the site never loses TLS."""
+    gcp_project = project(comp)
+    current = certificate_name(name, spec)
+    comp.emit(current, MANAGED_SSL_CERTIFICATE.new(
+        {"project": gcp_project, "type": "MANAGED", "managed": {"domains": _hosts(spec)}}))
+    if comp.observed_value(current, ISSUED_FIELD):
+        return [current]
+    kept = [current]
+    for old in sorted(comp.observed):
+        if old == current or not (old == f"{name}-certificate"
+                                  or old.startswith(f"{name}-certificate-")):
+            continue
+        domains = comp.observed_value(old, "spec.forProvider.managed.domains")
+        if not domains:
+            continue
+        comp.emit(old, MANAGED_SSL_CERTIFICATE.new(
+            {"project": gcp_project, "type": "MANAGED", "managed": {"domains": list(domains)}}))
+        kept.append(old)
+    return kept
 
 
 @add_cdn.on("gcp")
 def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     """A URL map with one path rule per micro-frontend, served over HTTPS from Cloud CDN."""
-    if not spec.hostname:
+    if not spec.hostname and not spec.custom_domains:
         comp.gap(
             "cdn",
             "Cloud CDN needs a hostname for its managed certificate: set "
-            "environment frontend.domain; no CDN is composed until then",
+            "environment frontend.domain or custom domains; no CDN is composed until then",
         )
         return
     gcp_project = project(comp)
@@ -77,7 +130,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
                 "project": gcp_project,
                 "description": f"{comp.name} micro-frontends",
                 "defaultServiceRef": backend,
-                "hostRule": [{"hosts": [spec.hostname], "pathMatcher": PATH_MATCHER}],
+                "hostRule": [{"hosts": _hosts(spec), "pathMatcher": PATH_MATCHER}],
                 "pathMatcher": [
                     {
                         "name": PATH_MATCHER,
@@ -93,22 +146,17 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         ),
         uses=[f"{name}-backend"],
     )
-    comp.emit(
-        f"{name}-certificate",
-        MANAGED_SSL_CERTIFICATE.new(
-            {"project": gcp_project, "type": "MANAGED", "managed": {"domains": [spec.hostname]}}
-        ),
-    )
+    certificates = _certificates(comp, name, spec)
     comp.emit(
         f"{name}-https-proxy",
         TARGET_HTTPS_PROXY.new(
             {
                 "project": gcp_project,
                 "urlMapRef": comp.ref(name),
-                "sslCertificatesRefs": [comp.ref(f"{name}-certificate")],
+                "sslCertificatesRefs": [comp.ref(c) for c in certificates],
             }
         ),
-        uses=[name, f"{name}-certificate"],
+        uses=[name, certificates[0]],
     )
     comp.emit(
         f"{name}-address",
@@ -133,6 +181,23 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
         ),
         uses=[f"{name}-https-proxy", f"{name}-address"],
     )
+    zone = gcp_environment(comp).cdnDomains.managedZone
+    if zone:
+        _records(comp, name, spec, zone)
+
+
+def _records(comp: Composition, name: str, spec: CdnSpec, zone: str) -> None:
+    """Each custom host's A record to the load balancer's address in the platform's Cloud DNS
+    zone, once the address is known (Google allocates it)."""
+    for host in spec.custom_domains:
+        record = f"{name}-record-{host.replace('.', '-')}"
+        address = comp.needs(f"{name}-address", "status.atProvider.address", by=record)
+        if address is None:
+            continue
+        body: dict[str, Any] = {"project": project(comp), "managedZone": zone,
+                                "name": f"{host}.", "type": "A", "ttl": RECORD_TTL,
+                                "rrdatas": [str(address)]}
+        comp.emit(record, RECORD_SET.new(body), uses=[f"{name}-address"])
 
 
 def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
@@ -174,10 +239,45 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     )
 
 
+def _current_certificate(comp: Composition, cdn_name: str) -> dict[str, Any] | None:
+    """The desired body of the certificate the proxy serves first (the current one)."""
+    proxy = comp.desired.get(f"{cdn_name}-https-proxy")
+    if proxy is None:
+        return None
+    first = proxy.body["spec"]["forProvider"]["sslCertificatesRefs"][0]["name"]
+    return next((e.body for e in comp.desired.values()
+                 if e.body["kind"] == MANAGED_SSL_CERTIFICATE.kind
+                 and e.body["metadata"]["name"] == first), None)
+
+
 @values.cdn_domain.on("gcp")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The hostname the managed certificate serves, once the forwarding rule is Ready."""
-    certificate = comp.desired.get(f"{cdn_name}-certificate")
+    certificate = _current_certificate(comp, cdn_name)
     if certificate is None or not comp.is_ready(f"{cdn_name}-forwarding-rule"):
         return None
-    return str(certificate.body["spec"]["forProvider"]["managed"]["domains"][0])
+    return str(certificate["spec"]["forProvider"]["managed"]["domains"][0])
+
+
+@values.cdn_custom_domains.on("gcp")
+def cdn_custom_domains(comp: Composition, cdn_name: str,
+                       hosts: tuple[str, ...]) -> tuple[CdnCustomDomain, ...]:
+    """A host is served once its certificate is issued and the forwarding rule is Ready (and,
+    with a managed zone, its A record is Ready). Without a zone: an A record to the address,
+    for the platform to create."""
+    zone = gcp_environment(comp).cdnDomains.managedZone
+    names = {e.body["metadata"]["name"]: e.name for e in comp.desired.values()}
+    certificate = _current_certificate(comp, cdn_name)
+    issued = bool(certificate and comp.observed_value(names[certificate["metadata"]["name"]],
+                                                     ISSUED_FIELD))
+    serving = issued and comp.is_ready(f"{cdn_name}-forwarding-rule")
+    address = comp.observed_value(f"{cdn_name}-address", "status.atProvider.address")
+    domains = []
+    for host in hosts:
+        if zone:
+            record = f"{cdn_name}-record-{host.replace('.', '-')}"
+            domains.append(CdnCustomDomain(host, serving and comp.is_ready(record)))
+        else:
+            records = (DnsRecord(host, "A", str(address)),) if address else ()
+            domains.append(CdnCustomDomain(host, serving, records))
+    return tuple(domains)

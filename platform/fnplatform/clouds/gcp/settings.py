@@ -53,6 +53,20 @@ class GcpPrivateNetwork(BaseModel):
     )
 
 
+class GcpCdnDomains(BaseModel):
+    """``env.gcp.cdnDomains``: DNS for the CDN's custom domains."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The Cloud DNS managed zone (its name, in ``gcp.project``) holding the custom domains:
+    #: each host gets an A record to the load balancer's address. Unset: the claim says
+    #: which records the platform must create.
+    managedZone: str | None = Field(  # noqa: N815
+        None, max_length=63,
+        pattern=describe_pattern(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", "a GCP resource name: "
+                                 "lowercase letters, digits and '-', starting with a letter"))
+
+
 class GcpEnvironment(BaseModel):
     """``env.gcp``."""
 
@@ -67,6 +81,7 @@ class GcpEnvironment(BaseModel):
         default_factory=list
     )
     privateNetwork: GcpPrivateNetwork | None = None  # noqa: N815
+    cdnDomains: GcpCdnDomains = Field(default_factory=GcpCdnDomains)  # noqa: N815
     #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
     databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815
     #: The project id, for composers that place resources by environment (contact-center).

@@ -89,6 +89,7 @@ def compose(comp: Composition) -> None:
               connection=CONNECTION_COPY if _copied(comp, remote) else None),
         app=app,
         bucket_name=assets,
+        custom_domains=tuple(spec.frontend.customDomains),
     )
 
 
@@ -340,7 +341,9 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
             api_origin=api_origin(comp, spec, settings),
             api_path=API_PATH,
             api_backend=api.gcpBackendService if api else None,
+            custom_domains=tuple(spec.frontend.customDomains),
         ),
+        fields={"custom_domains": "spec.frontend.customDomains"},
     )
     return name
 

@@ -6,7 +6,7 @@ The XRD (``apis/environment/definition.yaml``) is generated from :class:`Environ
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -27,6 +27,10 @@ BUCKET_NAME_MAX = 63
 #: Bucket name prefixes S3 (xn--, sthree-) or GCS (goog) refuse.
 RESERVED_BUCKET_PREFIXES = ("xn--", "sthree-", "goog")
 Size = Literal["small", "medium", "large"]
+#: A few custom hosts per environment: each is a certificate name (ACM allows 10 names per
+#: certificate by default) and a DNS record or two.
+CUSTOM_DOMAINS_MAX = 5
+CustomDomain = Annotated[str, Field(pattern=DOMAIN, max_length=253)]
 
 
 class EnvVar(BaseModel):
@@ -137,6 +141,21 @@ class Frontend(BaseModel):
     microFrontends: list[MicroFrontend] = Field(  # noqa: N815
         default_factory=list, description="Micro-frontends, one cache path each."
     )
+    customDomains: list[CustomDomain] = Field(  # noqa: N815
+        default_factory=list, max_length=CUSTOM_DOMAINS_MAX,
+        description="Your own host names (e.g. shop.example.com) the CDN serves the frontends "
+        "on, with a certificate the cloud issues once DNS proves each domain (status."
+        "customDomains says which DNS records the platform must create, if any).",
+    )
+
+    @field_validator("customDomains")
+    @classmethod
+    def _unique_domains(cls, domains: list[str]) -> list[str]:
+        duplicates = sorted({d for d in domains if domains.count(d) > 1})
+        if duplicates:
+            msg = f"duplicate custom domains: {', '.join(duplicates)}"
+            raise ValueError(msg)
+        return domains
 
     @field_validator("microFrontends")
     @classmethod
@@ -172,6 +191,23 @@ class EnvironmentSpec(BaseModel):
     frontend: Frontend
 
 
+class DnsRecordStatus(BaseModel):
+    """A DNS record the platform must create for a custom domain."""
+
+    name: str = Field(description="Fully qualified record name.")
+    type: str = Field(description="CNAME, TXT or A.")
+    value: str = Field(description="The record's value.")
+
+
+class CustomDomainStatus(BaseModel):
+    """A custom domain of the CDN, from observed state."""
+
+    host: str = Field(description="The host name.")
+    ready: bool = Field(description="The CDN serves it with an issued certificate.")
+    dnsRecords: list[DnsRecordStatus] | None = Field(  # noqa: N815
+        None, description="Records the platform must create in its DNS (no zone configured).")
+
+
 class EnvironmentStatus(BaseModel):
     """What the claim reports, from observed state."""
 
@@ -184,6 +220,8 @@ class EnvironmentStatus(BaseModel):
     pending: list[str] | None = Field(None, description="Parts not ready yet.")
     databaseEngineVersion: str | None = Field(  # noqa: N815
         None, description="The PostgreSQL major the database runs (no going back from it).")
+    customDomains: list[CustomDomainStatus] | None = Field(  # noqa: N815
+        None, description="Each custom domain: served yet, and DNS records still to create.")
 
 
 class AppCluster(BaseModel):

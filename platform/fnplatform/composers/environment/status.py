@@ -9,6 +9,7 @@ from fnplatform.composition import Composition
 from fnplatform.library import values
 
 PARTS_CONDITION = "PartsReady"
+CUSTOM_DOMAINS_CONDITION = "CustomDomainsReady"
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,11 @@ class Parts:
     root_password: str | None = None
 
 
-def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str) -> None:
+def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str,
+                  custom_domains: tuple[str, ...] = ()) -> None:
     """Status fields from observed state (remembered while briefly unobserved), ``ready``, and
     a ``PartsReady`` condition listing what is still pending."""
+    _report_custom_domains(comp, parts.cdn, custom_domains)
     if comp.is_ready(parts.namespace):
         comp.remember("namespace", app.namespace)
     else:
@@ -58,3 +61,29 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
         )
     else:
         comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")
+
+
+def _report_custom_domains(comp: Composition, cdn: str, hosts: tuple[str, ...]) -> None:
+    """``status.customDomains`` and the ``CustomDomainsReady`` condition: which hosts the CDN
+    serves yet, and which DNS records the platform must still create itself (a cloud without
+    a configured DNS zone can't), so a domain never waits silently."""
+    if not hosts:
+        return
+    domains = values.cdn_custom_domains(comp, cdn, hosts)
+    comp.set_status("customDomains", [
+        {"host": d.host, "ready": d.ready,
+         **({"dnsRecords": [{"name": r.name, "type": r.type, "value": r.value}
+                            for r in d.records]} if d.records else {})}
+        for d in domains
+    ])
+    records = [f"{r.type} {r.name} {r.value}" for d in domains for r in d.records]
+    waiting = [d.host for d in domains if not d.ready]
+    if not waiting:
+        comp.condition(CUSTOM_DOMAINS_CONDITION, True, "Served",
+                       "the CDN serves every custom domain with an issued certificate")
+        return
+    message = f"not served yet: {', '.join(waiting)}"
+    if records:
+        message += f"; the platform must create these DNS records: {'; '.join(records)}"
+    comp.condition(CUSTOM_DOMAINS_CONDITION, False,
+                   "DnsRecordsNeeded" if records else "Pending", message)
