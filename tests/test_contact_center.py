@@ -8,6 +8,7 @@ exists, so the assertions read the complete desired state, as on a live control 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -475,6 +476,27 @@ def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionCl
     assert grant["member"] == ("serviceAccount:service-123456789012@gs-project-accounts."
                                "iam.gserviceaccount.com")
     assert bucket["retentionPolicy"] == {"retentionPeriod": 400 * 86400, "isLocked": True}
+
+
+@pytest.mark.parametrize("entra_only", [False, True])
+def test_azure_storage_refuses_shared_keys_once_the_provider_uses_entra(
+    client: FunctionClient, entra_only: bool
+) -> None:
+    """Shared Key off only when the platform says its ProviderConfig has storageUseAzureAD:
+    a provider still using the account key would get 403 on every read of the account."""
+    settings = {"azure": {**CONTACT_CENTER_ENVIRONMENT["azure"],
+                          **({"storageUseAzureAD": True} if entra_only else {})},
+                "tags": {"owner": "cx-platform"}}
+    case = dataclasses.replace(contact_center_case("azure"), environment=(
+        environment_config("contact-center-azure", settings),))
+    rendered, _ = converge(client.run, case, passes=10)
+    assert not rendered.fatal, rendered.fatal
+    account = rendered.resource("recordings")["spec"]["forProvider"]
+    assert account["defaultToOauthAuthentication"] is True
+    if entra_only:
+        assert account["sharedAccessKeyEnabled"] is False
+    else:
+        assert "sharedAccessKeyEnabled" not in account  # Azure's default: keys allowed
 
 
 # -- TLS --------------------------------------------------------------------------------------

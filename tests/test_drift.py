@@ -23,11 +23,13 @@ WITHOUT_LATE_INITIALIZE = ["Observe", "Create", "Update", "Delete"]
 
 #: (case, composed resource, why): the Azure NSG's inline ``securityRule`` would absorb the
 #: separately composed rules; Cloud SQL moves its primary zone on a regional failover; Azure
-#: flexible servers swap zone and standby zone on a failover.
+#: flexible servers swap zone and standby zone on a failover; RDS would copy in the previous
+#: major's option group and the gp3 baseline iops/throughput, refused after an upgrade.
 CASES = [
     (contact_center_case("azure"), "sip-ingress", "inline securityRule"),
     (environment_case("gcp"), "database", "locationPreference.zone"),
     (environment_case("azure"), "database", "zone and standby zone"),
+    (environment_case("aws"), "database", "option group after a major upgrade, gp3 iops"),
 ]
 
 

@@ -607,10 +607,14 @@ def test_the_namespaced_form_keeps_data_by_management_policies(client: FunctionC
     from tests.support.cases import namespaced_twin
 
     settled, _ = converge(client.run, namespaced_twin(environment_case("aws")))
-    for name in ("database", "assets", "database-subnet-group"):
+    for name in ("assets", "database-subnet-group", "database-parameters-16"):
         spec = settled.resource(name)["spec"]
         assert "deletionPolicy" not in spec
         assert spec["managementPolicies"] == ["Observe", "Create", "Update", "LateInitialize"]
+    # the instance's own narrower policies (no LateInitialize, docs/drift.md) stay narrow
+    database = settled.resource("database")["spec"]
+    assert "deletionPolicy" not in database
+    assert database["managementPolicies"] == ["Observe", "Create", "Update"]
 
 
 # -- the frontends reach the backend through the same CDN (issue 22 item 17) ----------------
@@ -884,6 +888,30 @@ def test_a_major_upgrade_is_allowed_in_place(client: FunctionClient) -> None:
     upgraded = run(client, composite, observed=observed).resource("database")
     # azurerm: only with create_mode Update does a new version not replace the server
     assert upgraded["spec"]["forProvider"]["createMode"] == "Update"
+
+
+def test_rds_requires_tls_through_a_parameter_group_of_the_major(client: FunctionClient) -> None:
+    """RDS PostgreSQL 13/14 default ``rds.force_ssl`` to 0: the instance's own group sets 1.
+
+    One group per major, named by it: a major upgrade composes the new family's group and
+    moves the instance to it in the same modification (RDS refuses another family's group).
+    """
+    rendered, observed = settle(client, environment_composite(
+        "aws", database={"size": "medium", "engineVersion": "14"}), "aws")
+    group = rendered.resource("database-parameters-14")
+    for_provider = group["spec"]["forProvider"]
+    assert for_provider["family"] == "postgres14"
+    assert for_provider["parameter"] == [
+        {"name": "rds.force_ssl", "value": "1", "applyMethod": "immediate"}]
+    database = rendered.resource("database")["spec"]["forProvider"]
+    assert database["parameterGroupNameRef"] == {"name": group["metadata"]["name"]}
+    upgraded = run(client, environment_composite(
+        "aws", database={"size": "medium", "engineVersion": "15"}), observed=observed)
+    assert upgraded.resource("database-parameters-15")["spec"]["forProvider"]["family"] == (
+        "postgres15")
+    assert "database-parameters-14" not in upgraded.resources
+    assert upgraded.resource("database")["spec"]["forProvider"]["parameterGroupNameRef"] == {
+        "name": upgraded.resource("database-parameters-15")["metadata"]["name"]}
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)

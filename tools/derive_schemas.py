@@ -165,16 +165,22 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
         stats["folders"][folder_name] = derive_from_go_module(module, out / folder_name)
         for key in ("files", "crds", "before", "after"):
             stats[key] += stats["folders"][folder_name][key]
-    # Drop output folders whose source is gone or no longer selected.
+    # Drop output folders whose source is gone or no longer selected (a ``-fetched`` folder
+    # holds CRDs copied from a provider's release that neither ../shared nor the Go module
+    # proxy carries: kept as committed, see schemas/README.md).
     if out.is_dir():
         for stale_dir in sorted(p for p in out.iterdir() if p.is_dir()):
-            if stale_dir.name not in stats["folders"]:
+            if stale_dir.name not in stats["folders"] and not stale_dir.name.endswith(FETCHED):
                 for f in stale_dir.glob("*.yaml"):
                     f.unlink()
                 if not any(stale_dir.iterdir()):
                     stale_dir.rmdir()
     return stats
 
+
+#: Output folders ending so are left alone: CRDs from a provider release that neither
+#: ``../shared/crds`` nor the Go module proxy holds (the provider's module is refused there).
+FETCHED = "-fetched"
 
 #: CRDs ``../shared/crds`` does not hold, taken from a pinned Go module (the module proxy
 #: serves the upstream repository's tree): folder -> (module, version, files in it).

@@ -59,6 +59,9 @@ DB_INSTANCE = register(
     "rds.aws.upbound.io/v1beta3", "Instance", tag_style=TagStyle.AWS, stateful=True
 )
 DB_SUBNET_GROUP = register("rds.aws.upbound.io/v1beta1", "SubnetGroup", tag_style=TagStyle.AWS)
+DB_PARAMETER_GROUP = register(
+    "rds.aws.upbound.io/v1beta1", "ParameterGroup", tag_style=TagStyle.AWS
+)
 SECURITY_GROUP = register("ec2.aws.upbound.io/v1beta1", "SecurityGroup", tag_style=TagStyle.AWS)
 SECURITY_GROUP_INGRESS_RULE = register(
     "ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule", tag_style=TagStyle.AWS

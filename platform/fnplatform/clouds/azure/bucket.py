@@ -38,6 +38,7 @@ from fnplatform.clouds.azure.kinds import (
     ROLE_ASSIGNMENT,
     STORAGE_ACCOUNT,
 )
+from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.holds import Wait
@@ -124,12 +125,17 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "minTlsVersion": "TLS1_2",
         "allowNestedItemsToBePublic": False,
         "infrastructureEncryptionEnabled": True,
+        # People in the portal use their Entra identity, not the account key.
+        "defaultToOauthAuthentication": True,
         "blobProperties": {
             "versioningEnabled": spec.versioning,
             "deleteRetentionPolicy": {"days": SOFT_DELETE_DAYS},
             "containerDeleteRetentionPolicy": {"days": SOFT_DELETE_DAYS},
         },
     }
+    if azure_environment(comp).storageUseAzureAD:
+        # Entra ID only: no account key, no key-signed SAS (user delegation SAS still works)
+        body["sharedAccessKeyEnabled"] = False
     uses: tuple[str, ...] = ()
     if spec.key is not None:
         encryption = _customer_managed_key(comp, name, spec.key)

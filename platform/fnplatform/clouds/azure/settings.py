@@ -100,6 +100,12 @@ class AzureEnvironment(BaseModel):
     #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,
     #: which a vault's creator may not do without an access policy of its own.
     keyVaultAdminObjectId: str | None = Field(None, min_length=1)  # noqa: N815
+    #: The platform's Azure ProviderConfig sets ``storageUseAzureAD: true``: the provider reads
+    #: and writes storage data planes with its Entra identity, not the account key. Only then
+    #: may composed storage accounts refuse Shared Key (``sharedAccessKeyEnabled: false``):
+    #: with key access off, a provider using keys gets 403 KeyBasedAuthenticationNotPermitted
+    #: on every read of the account's blob properties.
+    storageUseAzureAD: bool = False  # noqa: N815
 
 
 def azure_environment(comp: Composition) -> AzureEnvironment:
