@@ -52,3 +52,18 @@ def test_a_reference_to_nothing_is_refused_as_upjet_does() -> None:
     subnet = _mr("Subnet", {"vpcIdRef": {"name": "missing-vpc"}}, name="subnet")
     refused = _stand_in().refusal(subnet, subnet["spec"]["forProvider"], [subnet])
     assert refused.startswith("cannot resolve references: mg.Spec.ForProvider.vpcId")
+
+
+def test_a_parameter_group_of_another_family_is_refused() -> None:
+    """A major upgrade that kept the old major's group: RDS refuses the modification."""
+    group_16 = _mr("ParameterGroup", {"family": "postgres16"}, name="db-parameters-16")
+    group_17 = _mr("ParameterGroup", {"family": "postgres17"}, name="db-parameters-17")
+    instance = _mr("Instance", {"engine": "postgres", "engineVersion": "17",
+                                "parameterGroupNameRef": {"name": "db-parameters-16"}},
+                   name="db")
+    refused = _stand_in().refusal(instance, instance["spec"]["forProvider"],
+                                  [instance, group_16, group_17])
+    assert refused.startswith("InvalidParameterCombination") and "postgres17" in refused
+    instance["spec"]["forProvider"]["parameterGroupNameRef"] = {"name": "db-parameters-17"}
+    assert _stand_in().refusal(instance, instance["spec"]["forProvider"],
+                               [instance, group_16, group_17]) == ""

@@ -13,7 +13,9 @@ managed reconciler does (crossplane-runtime pkg/reconciler/managed):
   RedrivePolicy is invalid. Reason: Dead-letter target does not exist"), and an Azure storage
   account encrypted with a Key Vault key through a user-assigned identity before that identity
   is granted on the vault (Azure Storage checks wrapKey/unwrapKey when the key is set:
-  "The key vault ... does not grant the identity ... the permissions ...");
+  "The key vault ... does not grant the identity ... the permissions ..."), and an RDS
+  instance in a parameter group of another family than its engine's major (RDS:
+  "InvalidParameterCombination: The parameter group ... can't be used for this instance");
 - else fills `status.atProvider` from `forProvider` plus the computed ids (id, arn, selfLink,
   URLs: upjet copies the Terraform state, which holds every argument and attribute), sets
   `Synced=True, ReconcileSuccess` and `Ready=True, Available`, and writes the connection secret
@@ -260,6 +262,23 @@ class CloudStandIn:
         ]})
         self.connection_secret(mr)
 
+    @staticmethod
+    def _foreign_parameter_group(mr: dict[str, Any], fp: dict[str, Any],
+                                 mrs: list[dict[str, Any]]) -> str:
+        """RDS refuses a DB parameter group whose family is not the engine's major's."""
+        ref = fp.get("parameterGroupNameRef")
+        if mr["kind"] != "Instance" or not isinstance(ref, dict) or not fp.get("engineVersion"):
+            return ""
+        groups = [m for m in mrs if m["kind"] == "ParameterGroup"
+                  and m["metadata"]["name"] == ref.get("name")]
+        wanted = f"{fp.get('engine', 'postgres')}{str(fp['engineVersion']).split('.')[0]}"
+        family = groups[0]["spec"]["forProvider"].get("family") if groups else wanted
+        if family == wanted:
+            return ""
+        return (f"InvalidParameterCombination: The parameter group {ref['name']} with "
+                f"DBParameterGroupFamily {family} can't be used for this instance. Use a "
+                f"parameter group with DBParameterGroupFamily {wanted}.")
+
     def refusal(self, mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]) -> str:
         """Why the provider (reference resolution) or the cloud refuses this resource, or ''."""
         names = {m["metadata"]["name"] for m in mrs}
@@ -309,7 +328,7 @@ class CloudStandIn:
                         f"cannot resolve references: mg.Spec.ForProvider.{field[:-8]}: "
                         "no resources matched selector"
                     )
-        refused = self._key_without_grant(mr, fp, mrs)
+        refused = self._key_without_grant(mr, fp, mrs) or self._foreign_parameter_group(mr, fp, mrs)
         if refused:
             return refused
         redrive = fp.get("redrivePolicy")
