@@ -238,3 +238,15 @@ def test_kept_metadata_name_of_an_imported_resource_is_its_metadata_name() -> No
     assert comp.kept_metadata_name("a") == "demo-a"
     assert comp.kept_metadata_name("b") == "demo-b"
     assert comp.kept_metadata_name("missing") is None
+
+
+def test_observed_external_name_of_a_malformed_observed_resource_is_none() -> None:
+    """Observed state is read defensively (tests/test_robustness.py feeds any shape)."""
+    observed = {"a": {"metadata": ["not", "a", "map"]}, "b": {"metadata": {"name": 5}},
+                "c": {"metadata": {"name": "mr-c", "annotations": {EXTERNAL_NAME: 7}}},
+                "d": {"metadata": {"name": "mr-d", "annotations": "x"}}}
+    comp = composition(V2, observed=observed)
+    assert comp.observed_external_name("a") is None
+    assert comp.observed_external_name("b") is None
+    assert comp.observed_external_name("c") == "mr-c"
+    assert comp.observed_external_name("d") == "mr-d"

@@ -216,10 +216,14 @@ class Composition:
         Name functions of stateful resources return it before deriving one, so a resource that
         exists is never renamed (which would replace it) when the derivation changes.
         """
-        metadata: dict[str, Any] = (self.observed.get(name) or {}).get("metadata") or {}
-        annotations = metadata.get("annotations") or {}
-        value = annotations.get(EXTERNAL_NAME) or metadata.get("name")
-        return str(value) if value else None
+        body = self.observed.get(name)
+        metadata = body.get("metadata") if isinstance(body, Mapping) else None
+        if not isinstance(metadata, Mapping):
+            return None
+        annotations = metadata.get("annotations")
+        external = annotations.get(EXTERNAL_NAME) if isinstance(annotations, Mapping) else None
+        value = external if isinstance(external, str) and external else metadata.get("name")
+        return value if isinstance(value, str) and value else None
 
     def kept_metadata_name(self, name: str) -> str | None:
         """For kinds whose ``metadata.name`` is the cloud name (S3 and GCS buckets, KMS key
@@ -230,7 +234,7 @@ class Composition:
         """
         if self.import_spec.adopts(name):
             value = self.observed_value(name, "metadata.name")
-            return str(value) if value else None
+            return value if isinstance(value, str) and value else None
         return self.observed_external_name(name)
 
     def is_observed(self, name: str) -> bool:
