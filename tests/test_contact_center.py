@@ -375,14 +375,17 @@ def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
     assert condition.reason == "RetainedUnderLock" and "400 days" in condition.message
 
 
-def test_namespaced_kept_recordings_warn_against_reusing_the_name(client: FunctionClient) -> None:
-    """A v2 composite is named by the user: re-created with the same name, its global names
-    (bucket, key ring, vault) would meet the kept ones, so the condition says so."""
+def test_namespaced_kept_recordings_say_a_re_created_endpoint_gets_new_names(
+    client: FunctionClient,
+) -> None:
+    """A v2 composite is named by the user; its global names (bucket, key ring, vault) carry
+    its uid, so one re-created with the same name doesn't meet the kept ones: the condition
+    says so (tests/test_global_names.py proves the names)."""
     twin = namespaced_twin(contact_center_case("gcp"))
     rendered, _ = converge(client.run, twin, passes=10)
     condition = rendered.condition("RecordingsOnDelete")
     assert condition is not None and condition.status == TRUE
-    assert "use a new name" in condition.message
+    assert "re-created with the same name gets new ones" in condition.message
     assert all("deletionPolicy" not in b["spec"] for b in rendered.resources.values())
     kept = rendered.resource("recordings")["spec"]["managementPolicies"]
     assert "Delete" not in kept and "Create" in kept

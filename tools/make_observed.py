@@ -2,6 +2,8 @@
 all Ready.
 
     python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
+    python tools/make_observed.py contact-center/namespaced/azure
+
 
 For each named first-pass case it renders pass 1, marks every composed resource Ready as a
 provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
@@ -10,11 +12,17 @@ renders again with those observed, until a pass composes nothing new (the cluste
 network is Ready, node pools once the cluster is, Helm releases once a pool is Ready...). The
 result is the observed state of the last pass, which composes everything and fills the XR
 status. Values are fake but deterministic (hashes of names), so goldens stay byte-identical.
+
+A namespaced twin's ready case converts the cluster-scoped observed state, unless the namespaced
+form has its own (``<module>/namespaced/observed-<case>-ready.yaml``, made from a
+``<module>/namespaced/<case>`` id): where the namespaced composite names things differently
+(cloud-global names carry its uid), its own keeps the ready render a new composite's.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import sys
 import tempfile
@@ -39,7 +47,8 @@ def _digest(text: str, length: int = 12) -> str:
 
 def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
     """Provider-reported fields for ``body``'s kind (what the cloud modules read)."""
-    group = body["apiVersion"].split("/")[0]
+    # a namespaced twin's group (s3.aws.m.upbound.io) reports what its cluster-scoped one does
+    group = body["apiVersion"].split("/")[0].replace(".m.upbound.io", ".upbound.io")
     kind = body["kind"]
     for_provider = (body.get("spec") or {}).get("forProvider") or {}
     at: dict[str, Any] = {"id": external}
@@ -141,10 +150,7 @@ def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dic
         ready.update({name: mark_ready(body) for name, body in new.items()})
         observed_file = tmp / f"observed-pass-{number}.yaml"
         observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
-        next_case = tool.Case(
-            module=case.module, name=case.name, xr=case.xr, environment=case.environment,
-            observed=observed_file, required=case.required,
-        )  # fmt: skip
+        next_case = dataclasses.replace(case, observed=observed_file)
         composed = _composed(_render(crank, next_case, port, tmp), xr_kind)
     return [ready[name] for name in sorted(ready)]
 
@@ -159,10 +165,7 @@ def converged_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[di
     observed_file: Path | None = None
     ready: dict[str, dict[str, Any]] = {}
     for attempt in range(10):
-        current = tool.Case(
-            module=case.module, name=case.name, xr=case.xr, environment=case.environment,
-            observed=observed_file, required=case.required,
-        )  # fmt: skip
+        current = dataclasses.replace(case, observed=observed_file)
         rendered = _composed(_render(crank, current, port, tmp), xr_kind)
         if set(rendered) == set(ready):
             break
@@ -181,17 +184,23 @@ def main(argv: list[str]) -> int:
     if crank is None:
         print("crank not found: run tools/install-crank.sh", file=sys.stderr)
         return 2
-    # Observed states are written for the cases as written; twins convert them when rendering.
-    cases = {c.id: c for c in tool.load_cases() if not c.namespaced}
+    # Observed states are written for the cases as written; twins convert them when rendering
+    # unless a namespaced id (<module>/namespaced/<case>) writes the namespaced form's own.
+    cases = {c.id: c for c in tool.load_cases()}
     port = tool.free_port()
     with tempfile.TemporaryDirectory() as tmp, tool.serve_function(port):
         for case_id in argv:
             case = cases[case_id]
             make = converged_for if case.module in CONVERGED_MODULES else observed_for
             documents = make(crank, case, port, Path(tmp))
-            target = tool.CASES_DIR / case.module / f"observed-{case.name}-ready.yaml"
+            folder = tool.CASES_DIR / case.module
+            if case.namespaced:
+                folder = folder / tool.NAMESPACED
+                folder.mkdir(exist_ok=True)
+            target = folder / f"observed-{case.name}-ready.yaml"
             header = (
-                f"# Observed state of {case.xr.name} once the foundations are Ready\n"
+                f"# Observed state of {case.xr.name}{' (namespaced)' if case.namespaced else ''}"
+                " once the foundations are Ready\n"
                 f"# (tools/make_observed.py {case_id}; provider values are fake, deterministic).\n"
             )
             target.write_text(header + yaml.safe_dump_all(documents, sort_keys=False))

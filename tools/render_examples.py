@@ -107,8 +107,15 @@ class Case:
         return ROOT / "tests" / "golden" / self._folder / f"{self.name}.yaml"
 
     def twin(self) -> Case:
-        """This case in the namespaced form."""
-        return dataclasses.replace(self, form=NAMESPACED)
+        """This case in the namespaced form. Its observed state is the namespaced form's own
+        (``<module>/namespaced/observed-<case>.yaml``, written by ``tools/make_observed.py
+        <module>/namespaced/<case>``) where one exists: names a namespaced composite derives
+        differently (global names carry its uid) then read as a namespaced composite's.
+        Otherwise the cluster-scoped observed state, turned namespaced."""
+        observed = self.observed
+        if observed is not None and (observed.parent / NAMESPACED / observed.name).exists():
+            observed = observed.parent / NAMESPACED / observed.name
+        return dataclasses.replace(self, form=NAMESPACED, observed=observed)
 
     def inputs(self, workdir: Path) -> tuple[Path, Path | None]:
         """The XR and observed files crank reads: as written, or turned namespaced."""
@@ -124,6 +131,7 @@ class Case:
         if self.observed is None:
             return xr_path, None
         namespace = xr["metadata"]["namespace"]
+        # idempotent: a namespaced form's own observed state passes through unchanged
         observed = [namespaced_observed(doc, namespace)
                     for doc in yaml.safe_load_all(self.observed.read_text()) if doc]
         observed_path = target / "observed.yaml"

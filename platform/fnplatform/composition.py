@@ -10,6 +10,7 @@ resource (naming, tags, provider config, import, policies) is then applied here,
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -33,6 +34,8 @@ from fnplatform.validation import parse
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 CLAIM_NAME = "crossplane.io/claim-name"
+#: Hex digits of the composite's uid that tell two composites of one namespace and name apart.
+UID_SUFFIX_LENGTH = 8
 
 
 @dataclass
@@ -168,6 +171,71 @@ class Composition:
     def observed_value(self, name: str, path: str, default: Any = None) -> Any:
         """A field of the observed composed resource ``name``, or ``default``."""
         return self.observed.field(name, path, default)
+
+    @property
+    def uid_suffix(self) -> str:
+        """8 hex digits of this composite's uid (dashes dropped): one composite, not its name.
+
+        A composite without a uid (a render of a manifest never applied) gets 8 hex digits of
+        the SHA-256 of ``<namespace>/<name>`` instead, so the output stays deterministic.
+        """
+        return self.uid_hex(f"{self.namespace or ''}/{self.name}")
+
+    def uid_hex(self, fallback: str) -> str:
+        """8 hex digits of the composite's uid (dashes dropped), else of the SHA-256 of
+        ``fallback`` when it has no uid.
+
+        :attr:`uid_suffix` is this with ``<namespace>/<name>``; a composer whose names were
+        seeded differently before (the environment: its name alone) passes its own fallback
+        so names it already gave stay the same.
+        """
+        uid = str((self.composite.get("metadata") or {}).get("uid") or "").replace("-", "")
+        seed = uid or hashlib.sha256(fallback.encode()).hexdigest()
+        return seed[:UID_SUFFIX_LENGTH]
+
+    @property
+    def global_name_base(self) -> str:
+        """What cloud-global names (S3 and GCS buckets, KMS key rings, Azure storage accounts
+        and vaults) derive from: names unique across a whole cloud, some outliving their
+        resource (a kept bucket, a KMS ring that can never be deleted, a soft-deleted vault).
+
+        A cluster-scoped composite's name carries Crossplane's random suffix (a claim
+        ``orders`` gets ``orders-x7k2p``): the name itself, so a re-created claim gets new
+        names. A namespaced composite has the user's own name, which a re-created composite
+        reuses: ``<name>-<8 hex of its uid>`` (:attr:`uid_suffix`), so it never meets what its
+        predecessor left. Name functions prefer :meth:`observed_external_name`: a resource that
+        exists keeps its name whatever this says.
+        """
+        return f"{self.name}-{self.uid_suffix}" if self.namespaced else self.name
+
+    def observed_external_name(self, name: str) -> str | None:
+        """The cloud name of observed composed resource ``name``: its
+        ``crossplane.io/external-name`` annotation, else its ``metadata.name``; None when not
+        observed.
+
+        Name functions of stateful resources return it before deriving one, so a resource that
+        exists is never renamed (which would replace it) when the derivation changes.
+        """
+        body = self.observed.get(name)
+        metadata = body.get("metadata") if isinstance(body, Mapping) else None
+        if not isinstance(metadata, Mapping):
+            return None
+        annotations = metadata.get("annotations")
+        external = annotations.get(EXTERNAL_NAME) if isinstance(annotations, Mapping) else None
+        value = external if isinstance(external, str) and external else metadata.get("name")
+        return value if isinstance(value, str) and value else None
+
+    def kept_metadata_name(self, name: str) -> str | None:
+        """For kinds whose ``metadata.name`` is the cloud name (S3 and GCS buckets, KMS key
+        rings): the name existing composed resource ``name`` keeps, None when not observed.
+
+        Its :meth:`observed_external_name`, except for an imported one: there the import's
+        annotation names the adopted resource and ``metadata.name`` stays the composed one.
+        """
+        if self.import_spec.adopts(name):
+            value = self.observed_value(name, "metadata.name")
+            return value if isinstance(value, str) and value else None
+        return self.observed_external_name(name)
 
     def is_observed(self, name: str) -> bool:
         """Whether composed resource ``name`` exists."""

@@ -80,13 +80,15 @@ def bucket_name_from(comp: Composition, wanted: str) -> str:
 
 
 def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
-    """The S3 name of composed bucket ``name``: the spec's, else derived from the composite."""
+    """The S3 name of composed bucket ``name``: the spec's, else the one the existing bucket
+    has, else derived from the composite's :attr:`~Composition.global_name_base` (S3 names
+    are global and a kept bucket outlives its composite)."""
     emitted = comp.desired.get(name)
     if emitted is not None:
         return str(emitted.body["metadata"]["name"])
     if spec is not None and spec.bucket_name:
         return spec.bucket_name
-    return dns_label(comp.name, name)
+    return comp.kept_metadata_name(name) or dns_label(comp.global_name_base, name)
 
 
 def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str:

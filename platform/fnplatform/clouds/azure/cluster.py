@@ -55,7 +55,6 @@ from fnplatform.clouds.azure.common import (
     grant_role,
     nat_gateway_name,
     nat_ip_association_name,
-    observed_external_name,
     resource_group,
     rotation_pool_name,
     subnet_name,
@@ -409,7 +408,7 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
         cluster_name, "status.atProvider.privateFqdn"
     )
     endpoint = _match(_SERVER, kubeconfig) or (f"https://{fqdn}:443" if fqdn else None)
-    name = observed_external_name(comp, cluster_name) if comp.is_observed(cluster_name) else None
+    name = comp.observed_external_name(cluster_name)
     comp.remember("clusterName", name)
     comp.remember("clusterEndpoint", endpoint)
     comp.remember("clusterCA", _match(_CA_DATA, kubeconfig))

@@ -9,7 +9,6 @@ from typing import Any
 from fnplatform.clouds.azure.kinds import ROLE_ASSIGNMENT
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.importing import EXTERNAL_NAME
 
 
 def grant_role(
@@ -130,25 +129,24 @@ def rotation_pool_name(pool: str) -> str:
     return agent_pool_name(f"{pool}.rotation")
 
 
-def observed_external_name(comp: Composition, name: str) -> str | None:
-    """The cloud name of the observed resource ``name`` (its external name, else its name)."""
-    metadata: dict[str, Any] = (comp.observed.get(name) or {}).get("metadata") or {}
-    annotations = metadata.get("annotations") or {}
-    value = annotations.get(EXTERNAL_NAME) or metadata.get("name")
-    return str(value) if value else None
-
-
 def compact_name(
     comp: Composition, name: str, max_length: int, *, alphanumeric: bool = False,
     prefix: str = "",
 ) -> str:
     """A globally unique Azure name for composed resource ``name`` (storage accounts, vaults).
 
+    The existing resource's name when ``name`` is observed (never renamed), else derived from
+    the composite's :attr:`~Composition.global_name_base`, so a re-created namespaced
+    composite of the same name doesn't meet a kept account or a soft-deleted vault.
     Lowercase, starting with a letter; only letters and digits with ``alphanumeric`` (storage
     accounts), else also ``-``. A name that doesn't fit keeps a hash of the full one, so two
     composites never share it.
     """
-    full = f"{prefix}-{comp.name}-{name}" if prefix else f"{comp.name}-{name}"
+    kept = comp.observed_external_name(name)
+    if kept:
+        return kept
+    base = comp.global_name_base
+    full = f"{prefix}-{base}-{name}" if prefix else f"{base}-{name}"
     allowed = r"[^a-z0-9]" if alphanumeric else r"[^a-z0-9-]"
     text = re.sub(r"-{2,}", "-", re.sub(allowed, "", full.lower())).strip("-")
     if not text or not text[0].isalpha():

@@ -56,13 +56,18 @@ def bucket_name_from(comp: Composition, wanted: str) -> str:
 
 
 def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
-    """The Cloud Storage name of composed bucket ``name``."""
+    """The Cloud Storage name of composed bucket ``name``: the spec's, else the one the
+    existing bucket has, else derived from the composite's
+    :attr:`~Composition.global_name_base` (bucket names are global)."""
     emitted = comp.desired.get(name)
     if emitted is not None:
         return str(emitted.body["metadata"]["name"])
     if spec is not None and spec.bucket_name:
         return spec.bucket_name
-    name_ = dns_label(comp.name, name)
+    kept = comp.kept_metadata_name(name)
+    if kept:
+        return kept
+    name_ = dns_label(comp.global_name_base, name)
     return name_ if not name_.startswith("goog") else f"x-{name_}"
 
 

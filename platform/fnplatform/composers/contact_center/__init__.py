@@ -294,9 +294,9 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
                        f"and settings in {spec.cloud} (kept on delete), locked for "
                        f"{storage.retention_days} days from each recording; delete them with "
                        f"{spec.cloud}'s own tools once the lock has expired"
-                       + ("; their global names derive from this endpoint's name, so an "
-                          "endpoint re-created with the same name meets them: use a new name"
-                          if comp.namespaced else ""))
+                       + ("; their global names carry this endpoint's uid "
+                          f"({comp.uid_suffix}), so an endpoint re-created with the same name "
+                          "gets new ones and never meets them" if comp.namespaced else ""))
         return
     kept_key = (f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
                 "destroy their versions" if kept else "")

@@ -18,7 +18,6 @@ function. The Deployment waits for that Job, so pods never crash-loop on a missi
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +30,7 @@ from fnplatform.composers.environment.model import (
     EnvironmentSpec,
 )
 from fnplatform.composers.environment.status import Parts, report_status
-from fnplatform.composition import Composition
+from fnplatform.composition import UID_SUFFIX_LENGTH, Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.kinds import kind_of
@@ -57,7 +56,6 @@ ROOT_NAMESPACE, ROOT_ACCOUNT, ROOT_JOB = "db-root-namespace", "db-root-account",
 ROOT_ROLE, ROOT_BINDING = "db-root-role", "db-root-binding"
 #: Where provider-side Secrets live on the Crossplane cluster.
 CROSSPLANE_NAMESPACE = "crossplane-system"
-SUFFIX_LENGTH = 8
 NONCURRENT_ASSET_DAYS = 30
 #: Scope (project / resource group) per cloud: the environment key it comes from.
 
@@ -282,17 +280,16 @@ def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
 def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:
     """``<prefix>-<appName>-<8 hex>``: the prefix is the platform's (bucket names are global
     across every user of S3 and GCS), the suffix from the composite's uid (its name when it
-    has none yet), so two squads' apps of the same name never collide."""
+    has none yet: :meth:`~Composition.uid_hex` with the name as fallback, the seed these
+    names always had), so two squads' apps of the same name never collide."""
     if not prefix:
         raise InputError("environment.frontend.bucketPrefix",
                          "required: asset buckets are named <prefix>-<appName>-<8 hex>, and "
                          "S3 and GCS bucket names are global, so the platform names its own "
                          "prefix (e.g. acme-mfe)")
-    uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
-    seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
-    name = f"{prefix}-{app_name}-{seed[:SUFFIX_LENGTH]}"
+    name = f"{prefix}-{app_name}-{comp.uid_hex(comp.name)}"
     if len(name) > BUCKET_NAME_MAX:
-        most = BUCKET_NAME_MAX - len(prefix) - SUFFIX_LENGTH - 2
+        most = BUCKET_NAME_MAX - len(prefix) - UID_SUFFIX_LENGTH - 2
         raise InputError("spec.frontend.appName",
                          f"at most {most} characters with the platform's bucket prefix "
                          f"{prefix!r}: the bucket name {name} would be over {BUCKET_NAME_MAX}")
@@ -355,9 +352,7 @@ def api_origin(comp: Composition, spec: EnvironmentSpec,
     bucket, so two squads' apps of one name never share a host)."""
     if settings.api is None:
         return None
-    uid = str((comp.composite.get("metadata") or {}).get("uid") or "")
-    seed = uid.replace("-", "") or hashlib.sha256(comp.name.encode()).hexdigest()
-    return f"{spec.frontend.appName}-{seed[:SUFFIX_LENGTH]}.{settings.api.originDomain}"
+    return f"{spec.frontend.appName}-{comp.uid_hex(comp.name)}.{settings.api.originDomain}"
 
 
 def _app_user(
