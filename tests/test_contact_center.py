@@ -502,6 +502,39 @@ def test_azure_storage_refuses_shared_keys_once_the_provider_uses_entra(
         assert "sharedAccessKeyEnabled" not in account  # Azure's default: keys allowed
 
 
+def _azure_case_with(**settings: Any) -> Any:
+    environment = {"azure": {**CONTACT_CENTER_ENVIRONMENT["azure"], **settings},
+                   "tags": {"owner": "cx-platform"}}
+    return dataclasses.replace(contact_center_case("azure"), environment=(
+        environment_config("contact-center-azure", environment),))
+
+
+def test_the_vault_admits_only_the_providers_ranges_when_named(client: FunctionClient) -> None:
+    """Key Vault's firewall: the provider's public ranges (a /32 as an address, which is all
+    Key Vault takes), trusted Azure services (Storage unwrapping its key) bypass it."""
+    rendered, _ = converge(client.run, _azure_case_with(
+        keyVaultAllowedIpRanges=["198.51.100.0/24", "203.0.113.7/32"]), passes=10)
+    assert not rendered.fatal, rendered.fatal
+    vault = rendered.resource("recordings-key-vault")["spec"]["forProvider"]
+    assert vault["networkAcls"] == {"defaultAction": "Deny", "bypass": "AzureServices",
+                                    "ipRules": ["198.51.100.0/24", "203.0.113.7"]}
+    default, _ = converge(client.run, contact_center_case("azure"), passes=10)
+    assert "networkAcls" not in default.resource("recordings-key-vault")["spec"]["forProvider"]
+
+
+@pytest.mark.parametrize(("ranges", "reason"), [
+    (["10.0.0.0/8"], "private"), (["2001:db8::/32"], "IPv4"), (["198.51.100.1/24"], "host bits"),
+])
+def test_vault_ranges_key_vault_refuses_are_refused_naming_the_field(
+    client: FunctionClient, ranges: list[str], reason: str
+) -> None:
+    case = _azure_case_with(keyVaultAllowedIpRanges=ranges)
+    rendered = client.run(case.request())
+    (message,) = rendered.fatal
+    assert message.startswith("environment.azure.keyVaultAllowedIpRanges"), message
+    assert reason in message
+
+
 # -- TLS --------------------------------------------------------------------------------------
 
 

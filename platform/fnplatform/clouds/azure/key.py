@@ -17,6 +17,9 @@ Composed (``<name>`` is the key):
 
 from __future__ import annotations
 
+import ipaddress
+from typing import Any
+
 from fnplatform.clouds.azure.common import (
     compact_name,
     resource_group,
@@ -59,6 +62,27 @@ def vault_name(comp: Composition, key: str) -> str:
     return compact_name(comp, f"{key}-vault", VAULT_NAME_MAX, prefix="kv")
 
 
+def _network_rules(comp: Composition) -> dict[str, Any]:
+    """Only the provider's ranges and trusted Azure services reach the vault, when the
+    platform names the ranges (``azure.keyVaultAllowedIpRanges``).
+
+    Key Vault takes single addresses, not ``/32`` (or ``/31``) ranges, so those are written
+    as addresses. ``AzureServices`` lets Storage unwrap its customer-managed key.
+    """
+    ranges = azure_environment(comp).keyVaultAllowedIpRanges
+    if not ranges:
+        return {}
+    rules: set[str] = set()
+    for text in ranges:
+        network = ipaddress.ip_network(text)
+        if network.prefixlen >= 31:
+            rules.update(str(address) for address in network)
+        else:
+            rules.add(text)
+    return {"networkAcls": {"defaultAction": "Deny", "bypass": "AzureServices",
+                            "ipRules": sorted(rules)}}
+
+
 @add_key.on("azure")
 def key(comp: Composition, name: str, spec: KeySpec) -> None:
     """Vault, admin access, key ``name``, and the storage identity with its grant."""
@@ -75,6 +99,7 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         "skuName": "standard",
         "purgeProtectionEnabled": True,
         "softDeleteRetentionDays": SOFT_DELETE_DAYS,
+        **_network_rules(comp),
     }), external_name=vault_name(comp, name))
     comp.emit(admin_access, KEY_VAULT_ACCESS_POLICY.new({
         "keyVaultIdRef": comp.ref(vault), "tenantId": tenant, "objectId": admin,

@@ -5,12 +5,35 @@ All optional, with production defaults; the cloud-agnostic composers never need 
 
 from __future__ import annotations
 
-from typing import Literal
+import ipaddress
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
-from fnplatform.validation import SecretKeyRef, describe_pattern, ordered, parse
+from fnplatform.validation import SecretKeyRef, check_cidr, describe_pattern, ordered, parse
+
+#: The private ranges Key Vault's network rules refuse.
+RFC1918 = tuple(ipaddress.IPv4Network(text) for text in ("10.0.0.0/8", "172.16.0.0/12",
+                                                          "192.168.0.0/16"))
+
+
+def check_vault_ip_rule(value: str) -> str:
+    """A range Key Vault's firewall takes: public IPv4 only (no IPv6 rules, and private
+    ranges are refused: private callers reach a vault through a private endpoint)."""
+    check_cidr(value)
+    network = ipaddress.ip_network(value)
+    if network.version != 4:
+        msg = "must be an IPv4 range: Key Vault's firewall has no IPv6 rules"
+        raise ValueError(msg)
+    if any(network.overlaps(private) for private in RFC1918):
+        msg = "must be a public range: Key Vault's firewall refuses private addresses"
+        raise ValueError(msg)
+    return value
+
+
+#: An IPv4 CIDR range for a Key Vault network rule.
+VaultIpRule = Annotated[str, AfterValidator(check_vault_ip_rule)]
 
 
 class SystemPool(BaseModel):
@@ -106,6 +129,12 @@ class AzureEnvironment(BaseModel):
     #: with key access off, a provider using keys gets 403 KeyBasedAuthenticationNotPermitted
     #: on every read of the account's blob properties.
     storageUseAzureAD: bool = False  # noqa: N815
+    #: The Crossplane provider's egress ranges (IPv4 CIDR). Set: Key Vaults deny every other
+    #: network (``networkAcls.defaultAction: Deny``); trusted Azure services, such as Storage
+    #: unwrapping its customer-managed key with the account's identity, bypass the firewall.
+    #: Unset: vaults accept any network (Azure's default), since the provider manages keys on
+    #: the vault's data plane from wherever it runs.
+    keyVaultAllowedIpRanges: list[VaultIpRule] | None = Field(None, min_length=1)  # noqa: N815
 
 
 def azure_environment(comp: Composition) -> AzureEnvironment:
