@@ -4,7 +4,6 @@ all Ready.
     python tools/make_observed.py cluster/gcp cluster/aws cluster/azure
     python tools/make_observed.py contact-center/namespaced/azure
 
-
 For each named first-pass case it renders pass 1, marks every composed resource Ready as a
 provider would (``Ready``/``Synced`` conditions, the external-name annotation and the
 ``status.atProvider`` fields the modules read: endpoints, CA data, OIDC issuer, ids), and
