@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
+.PHONY: activation-policy uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -55,6 +55,11 @@ serve: setup
 generate: setup
 	$(PY) tools/generate_apis.py
 
+## activation-policy: regenerate examples/install/15-activation-policy.yaml, the
+## ManagedResourceActivationPolicy naming every managed resource definition the modules compose
+activation-policy: setup
+	$(PY) tools/make_activation_policy.py
+
 ## test: lint and type checks, then every test, the end-to-end crank renders included
 test: lint
 	$(PY) -m pytest -q
@@ -82,6 +87,7 @@ lint: setup lock-check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
+	$(PY) tools/make_activation_policy.py --check
 
 ## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
 ## the package metadata alone otherwise; it says which

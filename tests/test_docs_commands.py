@@ -57,6 +57,7 @@ CLUSTER_COMMANDS = (
     "kubectl get environmentconfigs -o json | .venv/bin/python -c 'import json, sys, yaml; "
     "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/environment.yaml",
     "kubectl apply -f examples/install/10-providers.yaml",
+    "kubectl apply -f examples/install/15-activation-policy.yaml",
     "kubectl apply -f examples/install/20-provider-configs.yaml",
     "kubectl apply -f examples/install/30-keda.yaml",
     "kubectl apply -f examples/install/40-function.yaml",

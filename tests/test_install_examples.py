@@ -1,8 +1,9 @@
 """``examples/install/``: what a user applies, in order, to run this function (issue 13, item 7).
 
 Every object validates against the pinned CRDs in ``schemas/crds`` (Crossplane's package CRDs
-for Provider, Function and DeploymentRuntimeConfig; the providers' ProviderConfig and Release
-CRDs). The providers cover every API group a module composes, each pinned to a version.
+for Provider, Function and DeploymentRuntimeConfig and its ManagedResourceActivationPolicy; the
+providers' ProviderConfig and Release CRDs; ``tests/test_activation_policy.py`` checks what the
+policy activates). The providers cover every API group a module composes, each pinned to a version.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ OBJECTS = _objects()
 
 def test_the_install_set_is_numbered_in_apply_order():
     names = [p.name for p in sorted(INSTALL.glob("*.yaml"))]
-    assert names == ["10-providers.yaml", "20-provider-configs.yaml", "30-keda.yaml",
-                     "40-function.yaml", "50-monitoring.yaml"]
+    assert names == ["10-providers.yaml", "15-activation-policy.yaml", "20-provider-configs.yaml",
+                     "30-keda.yaml", "40-function.yaml", "50-monitoring.yaml"]
 
 
 @pytest.mark.parametrize(("file", "obj"), OBJECTS,

@@ -17,7 +17,8 @@ Selection:
   namespaced composite emits, see ``fnplatform.scope``), and the ProviderConfig files;
 * cert-manager: skipped (large, not emitted by the function) unless ``--with-cert-manager``;
 * everything else (crossplane, keda, provider-kubernetes, provider-helm, rook, fluxcd, c5c3):
-  all files;
+  all files; ``crossplane`` also gets the activation API's CRDs of a newer Crossplane from its
+  Go module (``GO_MODULE_ADDITIONS``);
 * ``gardener`` holds no CRD (Shoot is served by an aggregated API server): its Shoot schema is
   derived from the generated ``.proto`` and the API reference by
   ``tools/gardener_shoot_schema.py`` into ``gardener/core.gardener.cloud_shoots.yaml``.
@@ -157,7 +158,10 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
         target_dir = out / folder.name
         if not names:
             continue
-        fstats = write_compact([folder / name for name in names], target_dir)
+        sources = [folder / name for name in names]
+        if folder.name in GO_MODULE_ADDITIONS:
+            sources += go_module_files(GO_MODULE_ADDITIONS[folder.name])
+        fstats = write_compact(sources, target_dir)
         stats["folders"][folder.name] = fstats
         for key in ("files", "crds", "before", "after"):
             stats[key] += fstats[key]
@@ -193,9 +197,22 @@ GO_MODULE_CRDS = {
 }
 
 
-def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: Path
-                          ) -> dict[str, int]:
-    """Compact the named CRD files of a Go module, downloaded with ``go mod download``."""
+#: CRDs added to a folder ``../shared/crds`` does hold, from a pinned Go module: folder ->
+#: (module, version, files in it). ``../shared/crds/crossplane`` is Crossplane v2.3.4 without
+#: the activation API; the ManagedResourceActivationPolicy of
+#: ``examples/install/15-activation-policy.yaml`` is validated against v2.4.0's.
+GO_MODULE_ADDITIONS = {
+    "crossplane": (
+        "github.com/crossplane/crossplane/v2", "v2.4.0",
+        ("cluster/crds/apiextensions.crossplane.io_managedresourceactivationpolicies.yaml",
+         "cluster/crds/apiextensions.crossplane.io_managedresourcedefinitions.yaml"),
+    ),
+}
+
+
+def go_module_files(module: tuple[str, str, tuple[str, ...]]) -> list[Path]:
+    """The named files of a Go module, downloaded with ``go mod download`` (or already in the
+    module cache)."""
     import json
     import shutil
     import subprocess
@@ -205,7 +222,13 @@ def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: 
     listed = subprocess.run([go, "mod", "download", "-json", f"{path}@{version}"],
                             capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     root = Path(json.loads(listed.stdout)["Dir"])
-    return write_compact([root / name for name in files], target_dir)
+    return [root / name for name in files]
+
+
+def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: Path
+                          ) -> dict[str, int]:
+    """Compact the named CRD files of a Go module into their own folder."""
+    return write_compact(go_module_files(module), target_dir)
 
 
 def write_compact(sources: list[Path], target_dir: Path) -> dict[str, int]:

@@ -85,6 +85,16 @@ def register(api_version: str, kind: str, **traits: Any) -> Kind:
     return declared
 
 
+def registered() -> tuple[Kind, ...]:
+    """Every kind declared so far, twins included, in declaration order.
+
+    For tools that list what the modules can compose (``tools/make_activation_policy.py``
+    activates exactly the managed ones); call it after :func:`fnplatform.composers.composers`
+    has imported every module that declares kinds.
+    """
+    return tuple(_KINDS.values())
+
+
 def namespaced_twin(kind: Kind) -> Kind | str:
     """The kind a namespaced composite emits for ``kind``, or why it can't emit one.
 
