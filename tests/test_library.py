@@ -398,6 +398,7 @@ def test_object_takes_the_wrapped_kinds_readiness_and_statefulness() -> None:
     manifest = {"apiVersion": "test.wrapped.io/v1", "kind": "Pool", "metadata": {"name": "p"}}
     body = add_object(composition(), "pool", manifest)
     assert body["spec"]["readiness"] == {"policy": "DeriveFromCelQuery", "celQuery": "object.ok"}
+    assert body["spec"]["watch"] is True  # its readiness reads the live object
     comp = composition(observed={"pool": body})
     assert dropped_stateful(comp) == ["pool"]
 
@@ -406,10 +407,19 @@ def test_object_takes_the_wrapped_kinds_readiness_and_statefulness() -> None:
     ("options", "spec_fields"),
     [
         ({}, {}),
-        ({"readiness": ObjectReadiness.AVAILABLE}, {"readiness": ObjectReadiness.AVAILABLE}),
+        # readiness read from the live object: watched by default (watches_by_default)
+        ({"readiness": ObjectReadiness.AVAILABLE},
+         {"readiness": ObjectReadiness.AVAILABLE, "watch": True}),
+        ({"readiness": ObjectReadiness.DERIVED},
+         {"readiness": ObjectReadiness.DERIVED, "watch": True}),
+        ({"readiness": ObjectReadiness.AVAILABLE, "watch": False},
+         {"readiness": ObjectReadiness.AVAILABLE}),
+        ({"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
+         {"readiness": ObjectReadiness.SUCCESSFUL_CREATE}),
         ({"watch": True, "orphan": True}, {"watch": True, "deletionPolicy": "Orphan"}),
     ],
-    ids=["plain", "deployment-available", "watched-orphaned"],
+    ids=["plain", "deployment-available", "derived", "available-unwatched",
+         "successful-create", "watched-orphaned"],
 )
 def test_object_options(options: dict[str, Any], spec_fields: dict[str, Any]) -> None:
     manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}

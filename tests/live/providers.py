@@ -23,6 +23,9 @@ managed reconciler does (crossplane-runtime pkg/reconciler/managed):
 
 HelmStandIn: provider-helm Releases become `Ready=True` with `atProvider.state: deployed`.
 GardenerStandIn: Shoots report the status Gardener reports for a healthy shoot.
+
+provider-kubernetes itself is real, started with the args examples/install ships
+(`provider_kubernetes_command`) plus only process-local ports.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from tests.live.controlplane import ControlPlane, Processes
+import yaml
+
+from tests.live.controlplane import REPO, ControlPlane, Processes
 from tests.live.kube import Kube
 from tests.live.standins import Loop, _now
 
@@ -491,6 +496,85 @@ class _O:
         self.metadata = type("M", (), dict(d["metadata"]))
 
 
+INSTALL = REPO / "examples" / "install"
+#: The container Crossplane runs a provider package's image in; a DeploymentRuntimeConfig
+#: sets its args by naming it (Crossplane internal/controller/pkg/runtime: the template's
+#: container of this name is merged into the provider's Deployment).
+RUNTIME_CONTAINER = "package-runtime"
+#: What only this harness adds to provider-kubernetes' args, nothing else. In a cluster the
+#: provider's pod has its own network namespace; here every process of the control plane
+#: shares one (tools/live/netns.sh), so each listener gets a port of its own on 127.0.0.1:
+#: - metrics (default `:8080`) and health probes (default `:8081`): controller-runtime's
+#:   defaults, which Crossplane's own manager has too (moved to 8180/8181 in crossplane.py);
+#:   a wildcard bind would also take the port on every Service cluster IP of the loopback;
+#: - the webhook server (Object conversion only, never called here: docs/live.md; default
+#:   9443): 9443 is the function's gRPC port (Crossplane's function runtime port), which the
+#:   kubelet stand-in serves on a loopback address of its own, and Linux refuses a wildcard
+#:   bind on a port a specific address already listens on; 9444 is Crossplane's webhook.
+#: Behaviour (watches, poll, sync) is never set here: it comes from examples/install.
+PROVIDER_KUBERNETES_HARNESS_ARGS = (
+    "--metrics-bind-address=127.0.0.1:8280",
+    "--health-probe-bind-addr=127.0.0.1:8281",
+    "--webhook-port=9445",
+)
+
+
+def _flag(arg: str) -> str:
+    """`--poll` of `--poll=10m`; `--enable-watches` of `--no-enable-watches` (kingpin's
+    negation of a boolean flag is the same flag)."""
+    name = arg.split("=", 1)[0]
+    return "--" + name[len("--no-"):] if name.startswith("--no-") else name
+
+
+def shipped_args(provider: str, install: Path = INSTALL) -> list[str]:
+    """The container args the install set (examples/install) gives `provider`'s pods.
+
+    Its Provider's `runtimeConfigRef` (Crossplane's default: the DeploymentRuntimeConfig
+    `default`) names a DeploymentRuntimeConfig whose `package-runtime` container's args
+    Crossplane sets on the provider's Deployment. Read at test time, so the live test runs the
+    provider with exactly what a user's installation runs (issue 30 item 7: a live test with
+    its own faster flags hid a 10-minute wait). Crossplane's own `default` config sets no args;
+    any other name that the install set does not define is an error.
+    """
+    docs = [d for path in sorted(install.glob("*.yaml"))
+            for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
+    providers = [d for d in docs if d.get("kind") == "Provider"
+                 and (d.get("metadata") or {}).get("name") == provider]
+    if len(providers) != 1:
+        raise LookupError(f"{install}: {len(providers)} Provider named {provider}")
+    ref = ((providers[0].get("spec") or {}).get("runtimeConfigRef") or {}).get("name", "default")
+    configs = [d for d in docs if d.get("kind") == "DeploymentRuntimeConfig"
+               and (d.get("metadata") or {}).get("name") == ref]
+    if not configs:
+        if ref == "default":
+            return []
+        raise LookupError(f"{install}: Provider {provider} names DeploymentRuntimeConfig "
+                          f"{ref}, which is not there")
+    template = (((configs[0].get("spec") or {}).get("deploymentTemplate") or {})
+                .get("spec") or {}).get("template") or {}
+    containers = (template.get("spec") or {}).get("containers") or []
+    args: list[str] = []
+    for container in containers:
+        if container.get("name") == RUNTIME_CONTAINER:
+            args = [str(a) for a in container.get("args") or []]
+    return args
+
+
+def provider_kubernetes_command(binary: Path, install: Path = INSTALL) -> list[str]:
+    """provider-kubernetes' command line here: the shipped args, then the harness's
+    process-local ones (PROVIDER_KUBERNETES_HARNESS_ARGS). A shipped arg that the harness
+    would set too is an error rather than an override: kingpin refuses a repeated flag
+    ("flag 'x' cannot be repeated"), and the live test must not run other settings than the
+    install set's."""
+    shipped = shipped_args("provider-kubernetes", install)
+    local = {_flag(a) for a in PROVIDER_KUBERNETES_HARNESS_ARGS}
+    clash = [a for a in shipped if _flag(a) in local]
+    if clash:
+        raise ValueError(f"examples/install sets {clash}, which the live harness sets itself "
+                         "(process-local ports): drop them there or from the harness")
+    return [str(binary), *shipped, *PROVIDER_KUBERNETES_HARNESS_ARGS]
+
+
 def start_provider_kubernetes(
     cp: ControlPlane, procs: Processes, bins: dict[str, Path], kube: Kube
 ) -> None:
@@ -498,7 +582,9 @@ def start_provider_kubernetes(
     pod's), and for `InjectedIdentity` ProviderConfigs the in-cluster identity of its service
     account (crossplane-system/provider-kubernetes): a token from the TokenRequest API written
     where the kubelet projects it (/var/run/secrets/kubernetes.io/serviceaccount, a private
-    mount in tools/live/netns.sh), and KUBERNETES_SERVICE_HOST/PORT pointing at the apiserver."""
+    mount in tools/live/netns.sh), and KUBERNETES_SERVICE_HOST/PORT pointing at the apiserver.
+    Its args are the install set's (provider_kubernetes_command): watches on, the shipped
+    poll."""
     kube.apply({
         "apiVersion": "v1", "kind": "ServiceAccount",
         "metadata": {"name": "provider-kubernetes", "namespace": "crossplane-system"},
@@ -522,9 +608,7 @@ def start_provider_kubernetes(
     (tls / "ca.crt").write_bytes(cp.ca_pem)
     procs.start(
         "provider-kubernetes",
-        [str(bins["provider-kubernetes"]), "--poll=15s", "--sync=1m",
-         "--metrics-bind-address=127.0.0.1:8280", "--health-probe-bind-addr=127.0.0.1:8281",
-         "--webhook-port=9445"],
+        provider_kubernetes_command(bins["provider-kubernetes"]),
         env={
             "KUBECONFIG": str(cp.kubeconfig),
             "KUBERNETES_SERVICE_HOST": "127.0.0.1",

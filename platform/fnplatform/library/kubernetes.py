@@ -99,7 +99,8 @@ class ObjectReadiness:
     """How an Object's readiness is derived (provider-kubernetes ``spec.readiness``).
 
     provider-kubernetes' own default is ``SuccessfulCreate``: Ready as soon as the API server
-    accepted the manifest, whatever the object then does.
+    accepted the manifest, whatever the object then does. Every other policy reads the live
+    object's status, so an Object with one of them watches it (:func:`watches_by_default`).
     """
 
     SUCCESSFUL_CREATE: ClassVar[dict[str, str]] = {"policy": "SuccessfulCreate"}
@@ -118,6 +119,30 @@ class ObjectReadiness:
     def cel(query: str) -> dict[str, str]:
         """Ready when the CEL ``query`` over ``object`` is true."""
         return {"policy": "DeriveFromCelQuery", "celQuery": query}
+
+
+def watches_by_default(readiness: Mapping[str, str] | None) -> bool:
+    """Whether an Object with this ``spec.readiness`` should watch the object it manages.
+
+    Its readiness is then derived from the live object's status (a Job complete, a Deployment
+    available, a Shoot's last operation...), and something waits for it: a composer holding
+    back what needs it, Crossplane deriving the composite's readiness. Without ``watch``
+    provider-kubernetes re-reads the object only at its poll interval (``--poll``, 10 minutes
+    by default), so each such step could take up to 10 minutes. With ``spec.watch: true`` and
+    the provider's ``--enable-watches`` (examples/install/10-providers.yaml), its Observe
+    starts an informer for the wrapped kind on the Object's cluster (provider-kubernetes
+    ``internal/controller/cluster/object/object.go``: ``shouldWatch`` then
+    ``WatchResources``, ``informers.go``), and every change of that object, its status
+    included, requeues the Objects that manage it (``indexes.go``,
+    ``enqueueObjectsForReferences``, only Objects with ``spec.watch``), within seconds.
+
+    ``SuccessfulCreate`` (the provider's default, also when no readiness is given) does not
+    read the object after creation: nothing waits on its status, and drift is repaired at the
+    next poll, so no informer is opened for it.
+    """
+    return (readiness or {}).get("policy", ObjectReadiness.SUCCESSFUL_CREATE["policy"]) != (
+        ObjectReadiness.SUCCESSFUL_CREATE["policy"]
+    )
 
 
 def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
@@ -164,7 +189,7 @@ def add_object(
     *,
     provider_config: str | None = None,
     readiness: Mapping[str, str] | None = None,
-    watch: bool = False,
+    watch: bool | None = None,
     orphan: bool = False,
     create_only: bool = False,
     component: str | None = None,
@@ -177,7 +202,10 @@ def add_object(
     * ``readiness``: an :class:`ObjectReadiness`; default the wrapped kind's registered
       ``object_readiness``, else provider-kubernetes' ``SuccessfulCreate``.
     * ``watch``: the provider watches the live object, so status follows it within seconds
-      instead of at the next poll.
+      instead of at the next poll. Default (None): :func:`watches_by_default` of the chosen
+      readiness, i.e. exactly the Objects whose readiness is derived from the live object's
+      status. Pass True for an Object whose live object a composer reads although its
+      readiness does not (or to repair drift at once), False to never watch.
     * ``orphan``: deleting the Object leaves the object in the cluster (shared objects).
     * ``create_only``: created once, never updated (:data:`CREATE_ONLY` management
       policies): for objects whose fields are immutable once created (a Job's pod template),
@@ -202,7 +230,7 @@ def add_object(
                            else None)
     if chosen:
         body["spec"]["readiness"] = dict(chosen)
-    if watch:
+    if watches_by_default(chosen) if watch is None else watch:
         body["spec"]["watch"] = True
     if orphan:
         body["spec"]["deletionPolicy"] = "Orphan"

@@ -65,7 +65,10 @@ def compose(comp: Composition) -> None:
     comp.set_status("actor", name)
     _queue(comp, actor)
     comp.status_from(QUEUE, "status.atProvider.arn", "queueIdentifier")
-    # Watched Objects: the actor's phase follows the live objects within seconds.
+    # Watched Objects: the actor's phase follows the live objects within seconds. The
+    # ScaledObject and the Deployment watch by default (their readiness reads the live
+    # object: library.kubernetes.watches_by_default); the ServiceAccount and the
+    # TriggerAuthentication (SuccessfulCreate) watch too, so drift is repaired at once.
     if settings.irsa.enabled:  # shared by the namespace's actors: never deleted with one
         add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=True,
                    orphan=True)
@@ -75,14 +78,14 @@ def compose(comp: Composition) -> None:
         queue_url = comp.needs(QUEUE, QUEUE_URL, by=SCALED_OBJECT, remember="queueUrl")
         if queue_url:
             add_object(comp, SCALED_OBJECT, manifests.scaled_object(actor, str(queue_url)),
-                       readiness=ObjectReadiness.DERIVED, watch=True, uses=(TRIGGER_AUTH,))
+                       readiness=ObjectReadiness.DERIVED, uses=(TRIGGER_AUTH,))
     else:
         queue_url = comp.status_from(QUEUE, QUEUE_URL, "queueUrl")
     # Not before the queue is Ready: a replica started earlier can't find its queue, and rolls
     # again once the URL is known. Uses the queue: on deletion, pods stop consuming first.
     if _runtime_script(comp, actor) and comp.needs_ready(QUEUE, by=DEPLOYMENT):
         add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
-                   readiness=ObjectReadiness.AVAILABLE, watch=True, uses=(QUEUE,))
+                   readiness=ObjectReadiness.AVAILABLE, uses=(QUEUE,))
     report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
 
 
