@@ -1,5 +1,6 @@
 # function-platform developer entry points. Needs python3.11; `make render` and the end-to-end
-# tests also need a Crossplane CLI: a supported `crossplane` on PATH, or go to build the pinned one.
+# tests also need the Crossplane CLI v2.5 (a supported `crossplane` on PATH, or go to build the
+# pinned one) and go to build the render engine (Crossplane core v2.4.0), both into .bin/.
 SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -8,7 +9,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy uv setup crank render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
+.PHONY: activation-policy uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -38,16 +39,18 @@ $(VENV)/.installed: pyproject.toml uv.lock $(UV)
 ## setup: .venv with exactly the locked package and dev tools (no Crossplane CLI needed)
 setup: $(VENV)/.installed
 
-## crank: .bin/crank -> a supported `crossplane` on PATH, else the pinned one built with go
-crank:
-	tools/install-crank.sh
+## cli: .bin/crossplane -> a supported `crossplane` CLI on PATH, else the pinned one built with
+## go; .bin/crossplane-core -> the render engine (Crossplane core, pinned, built with go)
+cli:
+	tools/install-cli.sh
 
-## render: serve the function locally and render every case (CASE=<module>/<case> renders one,
-## RENDER_OUT=dir writes files)
-render: setup crank
+## render: serve the function locally and `crossplane composition render` every case
+## (CASE=<module>/<case> renders one, RENDER_OUT=dir writes files)
+render: setup cli
 	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
 
-## serve: run the function for `crossplane render` (Development runtime dials localhost:9443)
+## serve: run the function for `crossplane composition render` (Development runtime dials
+## localhost:9443)
 serve: setup
 	$(PY) -m function --insecure --debug --address localhost:9443
 
@@ -60,11 +63,11 @@ generate: setup
 activation-policy: setup
 	$(PY) tools/make_activation_policy.py
 
-## test: lint and type checks, then every test, the end-to-end crank renders included
+## test: lint and type checks, then every test, the end-to-end renders included
 test: lint
 	$(PY) -m pytest -q
 
-## test-e2e: only the crank render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
+## test-e2e: only the render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
 test-e2e: setup
 	$(PY) -m pytest -q -m e2e
 
@@ -75,7 +78,7 @@ live-binaries:
 
 ## test-live: a live control plane (etcd, kube-apiserver, Crossplane, provider-kubernetes,
 ## stand-ins) in a private network namespace, and every example through it (docs/live.md)
-test-live: setup crank live-binaries
+test-live: setup cli live-binaries
 	tools/live/netns.sh $(PY) -m pytest -q -m live tests/live $(LIVE_ARGS)
 
 ## live-crds: rederive tests/live/crds from the upstream CRDs (CRDS=../shared/crds)
@@ -91,7 +94,7 @@ lint: setup lock-check
 
 ## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
 ## the package metadata alone otherwise; it says which
-package: crank
+package: cli
 	tools/build-package.sh
 
 ## uv: bootstrap the pinned uv into .bin/ and print its path (tests use it)
@@ -117,7 +120,7 @@ bench: setup
 
 ## bench-live: time-to-Ready and function calls per module on the live control plane, phase
 ## TTL vs a fixed 60 s, side by side (two live runs, ~15 minutes; bench/results.md)
-bench-live: setup crank live-binaries
+bench-live: setup cli live-binaries
 	$(PY) bench/live_ttl.py
 
 clean:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/environment.py
 
-Uses ``bench/run.py``'s harness: every ``tests/render-cases/environment.yaml`` case as crank
+Uses ``bench/run.py``'s harness: every ``tests/render-cases/environment.yaml`` case as the CLI
 would send it, against the floor server (gRPC only, no composing), the function composing every
 request (``--response-cache-mib 0``) and the function as shipped (cache on: the same request
 repeated), measured in interleaved rounds so a burst of machine noise is shared. Prints the

@@ -152,7 +152,7 @@ def _workload(name: str, req: fnv1.RunFunctionRequest) -> Workload:
 
 
 def example_workloads() -> list[Workload]:
-    """Every ``tests/render-cases/*.yaml`` case, its requirements fetched as crank would."""
+    """Every ``tests/render-cases/*.yaml`` case, its requirements fetched as the engine would."""
     spec = importlib.util.spec_from_file_location("render_examples",
                                                   ROOT / "tools" / "render_examples.py")
     if spec is None or spec.loader is None or not list(ROOT.glob("tests/render-cases/*.yaml")):
@@ -181,7 +181,7 @@ def _example_request(case: Any) -> fnv1.RunFunctionRequest:
             annotations = doc.get("metadata", {}).get("annotations", {})
             observed[annotations["crossplane.io/composition-resource-name"]] = doc
     fetched: dict[str, list[dict[str, Any]]] = {}
-    for _ in range(5):  # crank calls again until the requirements stop changing
+    for _ in range(5):  # the engine calls again until the requirements stop changing
         req = request(xr, step, observed=observed, required=fetched)
         wanted = _runner(req).requirements
         if set(wanted) <= set(fetched):
@@ -469,7 +469,7 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "
                        "by node pool count", header, rows)
         example_rows, _ = comparison_rows(servers, examples)
-        report.section("Render cases (tests/render-cases, requirements fetched as crank does)",
+        report.section("Render cases (tests/render-cases, requirements fetched as the engine does)",
                        header, example_rows)
         memory = {name: served.rss() for name, served in servers.items()}
     slope_resources = {n: load.resources for n, load in zip(POOL_COUNTS, pools, strict=True)}

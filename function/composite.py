@@ -4,9 +4,9 @@ A Composition whose ``compositeTypeRef`` and step ``module`` disagree would othe
 a confusing message about the first missing field; it gets one that names both kinds.
 
 An unknown field in the composite's ``spec`` never reaches a module on a real cluster: the API
-server prunes what the generated XRD does not define. ``crossplane render`` has no API server,
-so the function does the same pruning here and says so in a warning that names the field and
-the closest valid one (a typo such as ``spec.pool`` would otherwise go unnoticed).
+server prunes what the generated XRD does not define. ``crossplane composition render`` has no
+API server, so the function does the same pruning here and says so in a warning that names the
+field and the closest valid one (a typo such as ``spec.pool`` would otherwise go unnoticed).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A command is whatever sits in a fenced block whose language is ``sh`` (or bash/shell/console):
 that is the marker. Each block runs as one ``bash -e -o pipefail`` script from the repository
-root, with a timeout, after ``make setup`` and with ``.bin/crank`` installed (what a user has
+root, with a timeout, after ``make setup`` and with ``.bin/crossplane`` installed (what a user has
 done by then). A command that cannot run here is listed in ``NOT_RUN`` with the reason; an entry
 that no longer appears in the docs fails ``test_not_run_lists_only_printed_commands``.
 
@@ -35,19 +35,19 @@ FIXED_PORT = 9443
 PUBLISH_COMMANDS = (
     "docker buildx build --platform linux/amd64 --output type=docker,dest=build/image-amd64.tar .",
     "docker buildx build --platform linux/arm64 --output type=docker,dest=build/image-arm64.tar .",
-    ".bin/crank xpkg build --package-root=package --examples-root=examples "
+    ".bin/crossplane xpkg build --package-root=package --examples-root=examples "
     "--embed-runtime-image-tarball=build/image-amd64.tar "
     "--package-file=build/function-platform-amd64.xpkg",
-    ".bin/crank xpkg build --package-root=package --examples-root=examples "
+    ".bin/crossplane xpkg build --package-root=package --examples-root=examples "
     "--embed-runtime-image-tarball=build/image-arm64.tar "
     "--package-file=build/function-platform-arm64.xpkg",
-    ".bin/crank xpkg push --package-files=build/function-platform-amd64.xpkg,"
+    ".bin/crossplane xpkg push --package-files=build/function-platform-amd64.xpkg,"
     "build/function-platform-arm64.xpkg xpkg.upbound.io/myplatform/function-platform:v0.1.0",
 )
 CLUSTER_COMMANDS = (
     "kubectl -n crossplane-system logs -l pkg.crossplane.io/function=function-platform "
     "--tail=100",
-    "crossplane beta trace cluster.myplatform.io/prod-eu-gcp -n team-payments",
+    "crossplane resource trace cluster.myplatform.io/prod-eu-gcp -n team-payments",
     "kubectl get xcluster prod-eu-gcp-7xk2p -o "
     "jsonpath='{.status.conditions[?(@.type==\"Composed\")].message}'",
     "kubectl get xcluster prod-eu-gcp-7xk2p -o yaml > build/live/xr.yaml",
@@ -190,8 +190,8 @@ def port_in_use(port: int) -> bool:
 
 @pytest.fixture(scope="session")
 def user_setup() -> None:
-    """What a user has done before the documented commands: ``make setup`` and ``make crank``."""
-    for target in ("setup", "crank"):
+    """What a user has done before the documented commands: ``make setup`` and ``make cli``."""
+    for target in ("setup", "cli"):
         subprocess.run(["make", "--no-print-directory", target], cwd=ROOT, check=True)
 
 

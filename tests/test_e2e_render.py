@@ -1,10 +1,11 @@
 """End-to-end proof: the real Crossplane CLI renders every example through this function.
 
 For each case of each ``tests/render-cases/<module>.yaml``, and its namespaced twin (the XR
-as a Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane render``
-(crank v2.2.1, Development runtime pointed at the function served by this session) must
-succeed, its output must equal ``tests/golden/<module>/<case>.yaml`` byte for byte
-(``UPDATE_GOLDEN=1`` rewrites the goldens), ``crossplane beta validate`` must accept the
+as a Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane
+composition render`` (CLI v2.5, engine Crossplane core v2.4.0 through ``--crossplane-binary``,
+Development runtime pointed at the function served by this session) must succeed, its output
+must equal ``tests/golden/<module>/<case>.yaml`` byte for byte (``UPDATE_GOLDEN=1`` rewrites
+the goldens), ``crossplane resource validate`` must accept the
 output against the provider CRDs and the form's XRDs, and every composed resource must pass
 the offline CRD+CEL validator too, and so must every manifest an Object wraps whose kind has
 a schema.
@@ -47,14 +48,15 @@ CASES = render_tool.load_cases()
 
 
 @pytest.fixture(scope="session")
-def crank() -> Path:
-    """``.bin/crank``; only these tests install it (link a supported CLI on PATH, or build)."""
-    return render_tool.ensure_crank()
+def cli() -> Path:
+    """``.bin/crossplane`` (and the engine ``.bin/crossplane-core``); only these tests install
+    them (link a supported CLI on PATH, or build)."""
+    return render_tool.ensure_cli()
 
 
 @pytest.fixture(scope="session")
 def function_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """The function served as crank's Development runtime expects (insecure, on localhost)."""
+    """The function served as the CLI's Development runtime expects (insecure, on localhost)."""
     port = render_tool.free_port()
     log = tmp_path_factory.mktemp("function") / "function.log"
     with render_tool.serve_function(port, log):
@@ -73,10 +75,10 @@ def _composed(documents: list[dict[str, Any]], case: Any) -> list[dict[str, Any]
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_render_matches_golden_and_validates(
-    case: Any, crank: Path, function_port: int, tmp_path: Path, catalog: Catalog
+    case: Any, cli: Path, function_port: int, tmp_path: Path, catalog: Catalog
 ) -> None:
-    result = render_tool.render(crank, case, function_port, tmp_path)
-    assert result.returncode == 0, f"crossplane render failed:\n{result.stderr}"
+    result = render_tool.render(cli, case, function_port, tmp_path)
+    assert result.returncode == 0, f"crossplane composition render failed:\n{result.stderr}"
     documents = _documents(result.stdout)
     fatal = [d for d in documents if d.get("kind") == "Result" and d.get("severity") == "Fatal"]
     assert not fatal, f"fatal results: {fatal}"
@@ -93,7 +95,7 @@ def test_render_matches_golden_and_validates(
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(validatable, sort_keys=False))
     validate = subprocess.run(
-        render_tool.validate_command(crank, rendered, tmp_path / "validate-cache",
+        render_tool.validate_command(cli, rendered, tmp_path / "validate-cache",
                                      namespaced=case.namespaced),
         capture_output=True,
         text=True,
@@ -101,13 +103,13 @@ def test_render_matches_golden_and_validates(
         check=False,
     )
     output = validate.stdout + validate.stderr
-    assert validate.returncode == 0, f"crossplane beta validate:\n{output}"
+    assert validate.returncode == 0, f"crossplane resource validate:\n{output}"
 
     errors = {
         f"{d['kind']}/{d['metadata']['name']}": catalog.validate(d)
         for d in _composed(documents, case)
     }
-    # crank checks an Object's manifest for apiVersion/kind/metadata only (it is an embedded
+    # validate checks an Object's manifest for apiVersion/kind/metadata only (it is an embedded
     # resource): validate every wrapped manifest whose kind has a schema (a Shoot, a c5c3
     # ControlPlane, Rook, KEDA...) too.
     errors |= {

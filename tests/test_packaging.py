@@ -113,7 +113,7 @@ def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
 
     from tests.test_e2e_render import render_tool
 
-    render_tool.ensure_crank()
+    render_tool.ensure_cli()
     out = tmp_path / "function-platform.xpkg"
     result = subprocess.run(
         [str(REPO / "tools" / "build-package.sh"), "--metadata-only", "--out", str(out)],

@@ -21,7 +21,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 mkdir -p "$(dirname "$out")"
-build=(.bin/crank xpkg build --package-root=package --examples-root=examples --package-file="$out")
+build=(.bin/crossplane xpkg build --package-root=package --examples-root=examples --package-file="$out")
 
 if [[ "$metadata_only" == false ]] && command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   docker build --tag "$image" .

@@ -7,7 +7,8 @@ tree is the protobuf IDL ``pkg/apis/core/v1beta1/generated.proto``; the generate
 ``docs/api-reference/core.md`` adds which fields are optional and which embedded structs are
 inlined in JSON. This tool turns both into a CustomResourceDefinition *document* in the same
 compact form as ``schemas/crds`` (no descriptions), so the unit-test validator
-(``tests/support/schemas.py``) and ``crank beta validate`` check Shoots like any other kind.
+(``tests/support/schemas.py``) and ``crossplane resource validate`` check Shoots like any other
+kind.
 
 What it encodes (and what it cannot):
 

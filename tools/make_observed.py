@@ -129,18 +129,18 @@ def _composed(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _render(crank: Path, case: tool.Case, port: int, tmp: Path) -> str:
-    result = tool.render(crank, case, port, tmp)
+def _render(cli: Path, case: tool.Case, port: int, tmp: Path) -> str:
+    result = tool.render(cli, case, port, tmp)
     if result.returncode != 0:
         msg = f"{case.id}: {result.stderr}"
         raise SystemExit(msg)
     return result.stdout
 
 
-def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
+def observed_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
     """Every resource the passes before the last composed, all Ready."""
     xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
-    composed = _composed(_render(crank, case, port, tmp), xr_kind)
+    composed = _composed(_render(cli, case, port, tmp), xr_kind)
     ready: dict[str, dict[str, Any]] = {}
     for number in range(1, MAX_PASSES):
         new = {name: body for name, body in composed.items() if name not in ready}
@@ -150,11 +150,11 @@ def observed_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dic
         observed_file = tmp / f"observed-pass-{number}.yaml"
         observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
         next_case = dataclasses.replace(case, observed=observed_file)
-        composed = _composed(_render(crank, next_case, port, tmp), xr_kind)
+        composed = _composed(_render(cli, next_case, port, tmp), xr_kind)
     return [ready[name] for name in sorted(ready)]
 
 
-def converged_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
+def converged_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
     """Every resource Ready: render, mark all Ready, repeat until nothing new appears.
 
     For modules whose resources wait on each other's provider-reported ids over several
@@ -165,7 +165,7 @@ def converged_for(crank: Path, case: tool.Case, port: int, tmp: Path) -> list[di
     ready: dict[str, dict[str, Any]] = {}
     for attempt in range(10):
         current = dataclasses.replace(case, observed=observed_file)
-        rendered = _composed(_render(crank, current, port, tmp), xr_kind)
+        rendered = _composed(_render(cli, current, port, tmp), xr_kind)
         if set(rendered) == set(ready):
             break
         ready = {name: mark_ready(body) for name, body in rendered.items()}
@@ -179,9 +179,9 @@ CONVERGED_MODULES = ("contact-center",)
 
 
 def main(argv: list[str]) -> int:
-    crank = tool.find_crank()
-    if crank is None:
-        print("crank not found: run tools/install-crank.sh", file=sys.stderr)
+    cli = tool.find_cli()
+    if cli is None:
+        print("Crossplane CLI not found: run `make cli` (tools/install-cli.sh)", file=sys.stderr)
         return 2
     # Observed states are written for the cases as written; twins convert them when rendering
     # unless a namespaced id (<module>/namespaced/<case>) writes the namespaced form's own.
@@ -191,7 +191,7 @@ def main(argv: list[str]) -> int:
         for case_id in argv:
             case = cases[case_id]
             make = converged_for if case.module in CONVERGED_MODULES else observed_for
-            documents = make(crank, case, port, Path(tmp))
+            documents = make(cli, case, port, Path(tmp))
             folder = tool.CASES_DIR / case.module
             if case.namespaced:
                 folder = folder / tool.NAMESPACED

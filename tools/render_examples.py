@@ -23,10 +23,19 @@ turned into the Crossplane v2 namespaced XR its claim's user would create
 ``apis/<module>/namespaced/`` (v2 XRD and Composition), golden in
 ``tests/golden/<module>/namespaced/``. So every render case, of every module, proves both forms.
 
-The function is started as ``python -m function --insecure`` on a free localhost port and crank's
-Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``), so
-several renders (or engineers) never fight over 9443. ``tests/test_e2e_render.py`` uses the same
-functions, so ``make render`` shows exactly what the golden files hold.
+The function is started as ``python -m function --insecure`` on a free localhost port and the
+CLI's Development runtime is pointed at it (``render.crossplane.io/runtime-development-target``),
+so several renders (or engineers) never fight over 9443. ``tests/test_e2e_render.py`` uses the
+same functions, so ``make render`` shows exactly what the golden files hold.
+
+Rendering is ``crossplane composition render`` of the CLI (``.bin/crossplane``, v2.5) with
+``--crossplane-binary=.bin/crossplane-core``: since Crossplane v2.3 the CLI hands the XR,
+Composition, functions and observed/required resources as a ``RenderRequest`` to the hidden
+``crossplane internal render`` of a core binary, which runs one real ``Reconcile()`` of the
+production composite reconciler against an in-memory client (crossplane
+``cmd/crossplane/render/``, ``design/one-pager-render-engine.md``). The engine is the same core
+release the live control plane runs (``tools/live/crossplane/go.mod``); ``tools/install-cli.sh``
+(``make cli``) puts both in ``.bin/``.
 """
 
 from __future__ import annotations
@@ -41,9 +50,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -52,7 +63,9 @@ sys.path[:0] = [p for p in (str(ROOT / "platform"), str(ROOT)) if p not in sys.p
 EXAMPLES = ROOT / "examples"
 CASES_DIR = ROOT / "tests" / "render-cases"
 FUNCTIONS = EXAMPLES / "functions.yaml"
-CRANK_VERSION = "v2.2.1"
+#: The Crossplane release whose built-in CRDs seed ``crossplane resource validate``'s cache (the
+#: engine's release: tools/live/crossplane/go.mod).
+ENGINE_VERSION = "v2.4.0"
 CLUSTER_SCOPED = "cluster-scoped"
 NAMESPACED = "namespaced"
 RENDER_TIMEOUT_S = 120
@@ -60,7 +73,7 @@ RENDER_TIMEOUT_S = 120
 
 @dataclass(frozen=True)
 class Case:
-    """One ``crossplane render`` invocation described in ``tests/render-cases/<module>.yaml``."""
+    """One ``crossplane composition render`` of ``tests/render-cases/<module>.yaml``."""
 
     module: str
     name: str
@@ -118,7 +131,9 @@ class Case:
         return dataclasses.replace(self, form=NAMESPACED, observed=observed)
 
     def inputs(self, workdir: Path) -> tuple[Path, Path | None]:
-        """The XR and observed files crank reads: as written, or turned namespaced."""
+        """The XR and observed files the CLI reads: as written, or turned namespaced (the
+        observed resources then controlled by the namespaced XR, as Crossplane would have
+        them: the engine refuses an observed resource another uid controls)."""
         if not self.namespaced:
             return self.xr, self.observed
         from tests.support.namespaced import namespaced_composite, namespaced_observed
@@ -132,11 +147,34 @@ class Case:
             return xr_path, None
         namespace = xr["metadata"]["namespace"]
         # idempotent: a namespaced form's own observed state passes through unchanged
-        observed = [namespaced_observed(doc, namespace)
+        observed = [controlled_by(namespaced_observed(doc, namespace), xr)
                     for doc in yaml.safe_load_all(self.observed.read_text()) if doc]
         observed_path = target / "observed.yaml"
         observed_path.write_text(yaml.safe_dump_all(observed, sort_keys=False))
         return xr_path, observed_path
+
+
+def engine_uid(xr: dict[str, Any]) -> str:
+    """The uid the render engine gives ``xr``: its own, else the deterministic one core v2.4
+    derives from its kind, namespace and name (``uuid.NewSHA1(uuid.Nil, "<group>/<version>,
+    Kind=<kind>\\x00<namespace>\\x00<name>")``, internal/render/composite/render.go), so
+    renders of a manifest never applied are stable."""
+    metadata = xr.get("metadata") or {}
+    if metadata.get("uid"):
+        return str(metadata["uid"])
+    seed = (f"{xr['apiVersion']}, Kind={xr['kind']}\x00{metadata.get('namespace') or ''}"
+            f"\x00{metadata['name']}")
+    return str(uuid.uuid5(uuid.UUID(int=0), seed))
+
+
+def controlled_by(resource: dict[str, Any], xr: dict[str, Any]) -> dict[str, Any]:
+    """``resource`` with its controller reference pointing at ``xr`` (its uid as the engine
+    gives it), as Crossplane sets it on every composed resource."""
+    for ref in (resource.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller") and ref.get("kind") == xr["kind"]:
+            ref.update(apiVersion=xr["apiVersion"], name=xr["metadata"]["name"],
+                       uid=engine_uid(xr))
+    return resource
 
 
 def load_cases() -> list[Case]:
@@ -159,24 +197,30 @@ def load_cases() -> list[Case]:
     return [form for case in cases for form in (case, case.twin())]
 
 
-def find_crank() -> Path | None:
-    """``.bin/crank``: the Crossplane CLI ``tools/install-crank.sh`` put there (``make crank``).
+CLI = ROOT / ".bin" / "crossplane"
+ENGINE = ROOT / ".bin" / "crossplane-core"
 
-    The script links a supported ``crossplane`` already on PATH, or builds the pinned one; every
-    tool and test goes through ``.bin/crank`` so they all use the same CLI.
+
+def find_cli() -> Path | None:
+    """``.bin/crossplane``: the Crossplane CLI ``tools/install-cli.sh`` put there (``make cli``),
+    when the render engine ``.bin/crossplane-core`` is there too.
+
+    The script links a supported ``crossplane`` already on PATH, or builds the pinned one, and
+    builds the pinned core engine; every tool and test goes through these two paths so they all
+    render alike.
     """
-    local = ROOT / ".bin" / "crank"
-    return local if local.exists() else None
+    return CLI if CLI.exists() and ENGINE.exists() else None
 
 
-def ensure_crank() -> Path:
-    """``.bin/crank``, running ``tools/install-crank.sh`` first when it is missing."""
-    found = find_crank()
+def ensure_cli() -> Path:
+    """``.bin/crossplane``, running ``tools/install-cli.sh`` first when it or the engine is
+    missing."""
+    found = find_cli()
     if found is None:
-        subprocess.run([str(ROOT / "tools" / "install-crank.sh")], cwd=ROOT, check=True)
-        found = find_crank()
+        subprocess.run([str(ROOT / "tools" / "install-cli.sh")], cwd=ROOT, check=True)
+        found = find_cli()
     if found is None:
-        msg = "tools/install-crank.sh did not install .bin/crank"
+        msg = "tools/install-cli.sh did not install .bin/crossplane and .bin/crossplane-core"
         raise RuntimeError(msg)
     return found
 
@@ -233,7 +277,7 @@ def serve_function(port: int, log_path: Path | None = None) -> Iterator[subproce
 
 
 def _concatenate(paths: tuple[Path, ...], target: Path) -> Path:
-    """crank takes one file or directory per flag: join the case's files into one stream."""
+    """Join the case's files into one stream, one file for ``--required-resources``."""
     documents = [path.read_text().strip() for path in paths]
     target.write_text("\n---\n".join(documents) + "\n")
     return target
@@ -252,11 +296,12 @@ def _namespaced_required(path: Path) -> Path:
     return path
 
 
-def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str]:
-    """The ``crossplane render`` command line for ``case``."""
+def render_command(cli: Path, case: Case, port: int, workdir: Path) -> list[str]:
+    """The ``crossplane composition render`` command line for ``case``."""
     xr, observed = case.inputs(workdir)
     command = [
-        str(crank), "render", str(xr), str(case.composition), str(FUNCTIONS),
+        str(cli), "composition", "render", str(xr), str(case.composition), str(FUNCTIONS),
+        f"--crossplane-binary={ENGINE}",
         "--include-full-xr",
         "--include-function-results",
         f"--function-annotations=render.crossplane.io/runtime-development-target=localhost:{port}",
@@ -276,10 +321,10 @@ def crank_command(crank: Path, case: Case, port: int, workdir: Path) -> list[str
     return command
 
 
-def render(crank: Path, case: Case, port: int, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """Run crank for ``case``; the caller checks the return code and reads stdout."""
+def render(cli: Path, case: Case, port: int, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """Render ``case``; the caller checks the return code and reads stdout."""
     return subprocess.run(
-        crank_command(crank, case, port, workdir),
+        render_command(cli, case, port, workdir),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -289,13 +334,13 @@ def render(crank: Path, case: Case, port: int, workdir: Path) -> subprocess.Comp
 
 
 def seed_validate_cache(cache_dir: Path) -> str:
-    """Offline ``crossplane beta validate``: pre-fill its cache with Crossplane's own CRDs.
+    """Offline ``crossplane resource validate``: pre-fill its cache with Crossplane's own CRDs.
 
     validate always wants the Crossplane image's built-in schemas and downloads them unless the
     cache folder for the image exists; ``schemas/crds/crossplane`` holds those CRDs already.
     Returns the ``--crossplane-image`` value matching the seeded folder.
     """
-    image = f"xpkg.crossplane.io/crossplane/crossplane:{CRANK_VERSION}"
+    image = f"xpkg.crossplane.io/crossplane/crossplane:{ENGINE_VERSION}"
     folder = cache_dir / image.replace(":", "@")
     folder.mkdir(parents=True, exist_ok=True)
     for crd in sorted((ROOT / "schemas" / "crds" / "crossplane").glob("*.yaml")):
@@ -310,13 +355,14 @@ def definitions(namespaced: bool) -> list[Path]:
 
 
 def validate_command(
-    crank: Path, rendered: Path, cache_dir: Path, *, namespaced: bool = False
+    cli: Path, rendered: Path, cache_dir: Path, *, namespaced: bool = False
 ) -> list[str]:
-    """``crossplane beta validate`` of ``rendered`` against the provider CRDs and the XRDs."""
+    """``crossplane resource validate`` of ``rendered`` against the provider CRDs and the XRDs
+    (``beta validate`` until the CLI left core)."""
     image = seed_validate_cache(cache_dir)
     extensions = [ROOT / "schemas" / "crds", *definitions(namespaced)]
     return [
-        str(crank), "beta", "validate",
+        str(cli), "resource", "validate",
         ",".join(str(e) for e in extensions), str(rendered),
         "--error-on-missing-schemas", "--skip-success-results",
         f"--cache-dir={cache_dir}", f"--crossplane-image={image}",
@@ -336,15 +382,16 @@ def main(argv: list[str]) -> int:
         valid = "\n  ".join(c.id for c in all_cases)
         print(f"unknown case {', '.join(unknown)}; valid cases:\n  {valid}", file=sys.stderr)
         return 2
-    crank = find_crank()
-    if crank is None:
-        print("Crossplane CLI not found at .bin/crank: run `make crank`", file=sys.stderr)
+    cli = find_cli()
+    if cli is None:
+        print("Crossplane CLI or engine not found at .bin/crossplane, .bin/crossplane-core: "
+              "run `make cli`", file=sys.stderr)
         return 2
     failed = 0
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, serve_function(port, Path(tmp) / "function.log"):
         for case in cases:
-            result = render(crank, case, port, Path(tmp))
+            result = render(cli, case, port, Path(tmp))
             if result.returncode != 0:
                 failed += 1
                 print(f"# {case.id}: FAILED\n{result.stderr}", file=sys.stderr)

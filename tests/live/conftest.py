@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.live import crossplane as xp
@@ -38,7 +39,7 @@ from tests.live.providers import (
     OperatorStandIn,
     start_provider_kubernetes,
 )
-from tests.live.standins import METRICS_PORT, KubeletStandIn
+from tests.live.standins import METRICS_PORT, KubeletStandIn, Loop
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -64,6 +65,7 @@ class Live:
     form: str = ""  # the platform form installed now (FORMS)
     cloud: CloudStandIn | None = None
     operators: OperatorStandIn | None = None
+    responsive: ResponsiveWatch | None = None
 
     def record(self, key: str, seconds: float) -> None:
         """Keep a timing for bench/results.md (written at session end to the run directory)."""
@@ -103,7 +105,7 @@ def control_plane(live_dir: Path) -> Iterator[Live]:
         live.record("apiserver_ready_s", cp.start(kube.readyz))
         yield live
     finally:
-        for standin in (live.kubelet, live.cloud, live.operators):
+        for standin in (live.kubelet, live.cloud, live.operators, live.responsive):
             if standin:
                 standin.loop.stop()
         procs.stop()
@@ -115,7 +117,7 @@ def crossplane(control_plane: Live) -> Live:
     live = control_plane
     bins = binaries()
     live.procs.start("registry", [str(bins["registry"]), "-port", REGISTRY.split(":")[1]])
-    ref = xp.publish_function(live.cp, REPO / ".bin/crank")
+    ref = xp.publish_function(live.cp, REPO / ".bin/crossplane")
     assert ref.startswith(REGISTRY)
     for step, took in xp.start(live.cp, live.kube, bins).items():
         live.record(f"crossplane_{step}_s", took)
@@ -218,7 +220,13 @@ def providers(provider_crds: Live) -> Live:
         120,
     )
     start_provider_kubernetes(live.cp, live.procs, bins, kube)
+    # the install step a user on v2.4 applies: the providers here are processes with their
+    # CRDs applied directly (no MRDs to activate), so this proves the policy is one core v2.4
+    # accepts as shipped
+    kube.apply_all(docs_of(REPO / "examples/install/15-activation-policy.yaml"))
     kube.apply_all(docs_of(REPO / "examples/install/20-provider-configs.yaml"))
+    live.responsive = ResponsiveWatch(kube, xr_kinds())
+    live.responsive.loop.start()
     live.cloud = CloudStandIn(kube, xr_kinds())
     live.cloud.loop.start()
     live.operators = OperatorStandIn(kube)
@@ -227,12 +235,14 @@ def providers(provider_crds: Live) -> Live:
 
 
 def with_ttl(composition: dict[str, Any], ttl: str) -> dict[str, Any]:
-    """The Composition with this function's step input `ttl: <ttl>` (LIVE_TTL=60s: the fixed
-    TTL the Compositions had before the phase TTL, for `make bench-live`); unchanged if ''."""
+    """The Composition with this function's step input `ttl` set to ``ttl`` read as YAML
+    (LIVE_TTL=60s: both phases; LIVE_TTL='{waiting: 60s}': one phase, for `make bench-live`);
+    unchanged if ''."""
     if ttl:
+        value = yaml.safe_load(ttl)
         for step in composition["spec"].get("pipeline") or []:
             if step.get("functionRef", {}).get("name") == "function-platform":
-                step.setdefault("input", {})["ttl"] = ttl
+                step.setdefault("input", {})["ttl"] = value
     return composition
 
 
@@ -250,6 +260,65 @@ def function_calls(live: Live) -> float:
         for sample in family.samples
         if sample.name == "function_platform_requests_total"
     )
+
+
+#: Where `crossplane core start` serves its metrics here (crossplane.py, --metrics-port).
+CROSSPLANE_METRICS = "http://127.0.0.1:8180/metrics"
+
+
+def crossplane_counters(name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """One counter family of Crossplane core's metrics, by its sorted labels: e.g.
+    ``circuit_breaker_events_total`` by ``controller`` and ``result`` (core v2.4
+    internal/circuit/circuit_metrics.go)."""
+    with urllib.request.urlopen(CROSSPLANE_METRICS, timeout=5) as rsp:
+        text = rsp.read().decode()
+    return {
+        tuple(sorted(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    }
+
+
+def counter_delta(
+    after: dict[tuple[tuple[str, str], ...], float],
+    before: dict[tuple[tuple[str, str], ...], float],
+) -> dict[tuple[tuple[str, str], ...], float]:
+    """What each series of a counter family grew by (series new since ``before`` count whole)."""
+    return {k: v - before.get(k, 0.0) for k, v in after.items() if v - before.get(k, 0.0) > 0}
+
+
+class ResponsiveWatch:
+    """Every composite's ``Responsive`` condition, polled once a second for the whole session:
+    each composite ever seen ``Responsive=False`` (core v2.4 sets it, reason
+    ``WatchCircuitOpen``, while the composite's watch circuit breaker is open: it then drops
+    the watch events of its composed resources for the cooldown, 5 minutes by default) is kept
+    with the condition's reason and message. The breaker stays open for minutes, so a
+    one-second poll cannot miss it; ``circuit_breaker_opens_total`` is checked beside it."""
+
+    def __init__(self, kube: Kube, kinds: list[tuple[str, str]]) -> None:
+        self.kube = kube
+        self.kinds = kinds
+        self.unresponsive: dict[str, str] = {}
+        self.loop = Loop("responsive-watch", self.step, 1.0)
+
+    def step(self) -> None:
+        for api_version, kind in self.kinds:
+            try:
+                items = self.kube.list(api_version, kind)
+            except Exception:  # the kind is not served in this form (yet): nothing to watch
+                continue
+            for obj in items:
+                for cond in (obj.to_dict().get("status") or {}).get("conditions") or []:
+                    if cond.get("type") == "Responsive" and cond.get("status") == "False":
+                        key = f"{kind}/{obj.metadata.name}"
+                        self.unresponsive.setdefault(
+                            key, f"{cond.get('reason')}: {cond.get('message')}")
+
+    def of(self, names: set[str]) -> dict[str, str]:
+        """The unresponsive composites among ``names`` (``Kind/name`` or bare names)."""
+        return {k: v for k, v in self.unresponsive.items()
+                if k in names or k.split("/", 1)[1] in names}
 
 
 @pytest.fixture(scope="session", params=FORMS)

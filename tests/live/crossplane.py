@@ -1,6 +1,6 @@
-"""Crossplane core v2.2.1 as two local processes (`crossplane core init`, then `core start`),
-set up the way its Helm chart sets up the pod, and the function's package served from a local
-OCI registry (see docs/live.md for each choice).
+"""Crossplane core (v2.4.0, tools/live/crossplane/go.mod) as two local processes (`crossplane
+core init`, then `core start`), set up the way its Helm chart sets up the pod, and the function's
+package served from a local OCI registry (see docs/live.md for each choice).
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ def _b64(s: str) -> str:
     return base64.b64decode(s).decode()
 
 
-def publish_function(cp: ControlPlane, crank: Path) -> str:
-    """Build the function's package with crank (package/ + examples/) and push it to the local
+def publish_function(cp: ControlPlane, cli: Path) -> str:
+    """Build the function's package with the CLI (package/ + examples/) and push it to the local
     registry at the path the ImageConfig rewrites FUNCTION_REF to; return that reference."""
     xpkg = cp.dir / "function-platform.xpkg"
     subprocess.run(
@@ -61,7 +61,7 @@ def publish_function(cp: ControlPlane, crank: Path) -> str:
     )
     ref = FUNCTION_REF.replace(PUBLISHED_PREFIX, f"{REGISTRY}/myplatform/")
     subprocess.run(
-        [str(crank), "xpkg", "push", "-f", str(xpkg), ref], check=True, capture_output=True
+        [str(cli), "xpkg", "push", "-f", str(xpkg), ref], check=True, capture_output=True
     )
     return ref
 
@@ -176,8 +176,10 @@ def start(cp: ControlPlane, kube: Kube, bins: dict[str, Path]) -> dict[str, floa
             f"--health-probe-port={HEALTH_PORT}",
             f"--cache-dir={cp.dir / 'cache' / 'xpkg'}",
             f"--xfn-cache-dir={cp.dir / 'cache' / 'xfn'}",
-            "--sync-interval=30s",
-            "--poll-interval=5s",
+            # Nothing else: the Helm chart's `core start` has no other arguments by default
+            # (cluster/charts/crossplane/templates/deployment.yaml, values.yaml `args: []`), so
+            # the composites are reconciled as on a user's cluster: realtime watches, the
+            # function's TTL, no poll interval (docs/crossplane.md).
         ],
         env={
             **env,

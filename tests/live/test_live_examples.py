@@ -2,7 +2,8 @@
 real Crossplane, the function over mTLS, real provider-kubernetes and the stand-ins; the claim
 owner gets the Secret the docs promise; a changed claim converges again replacing nothing it
 keeps; deleting it finishes, every composed resource gone; bad input reaches the claim as an
-event naming the field (issue 21, 2 to 5). Time-to-Ready is recorded (bench/results.md)."""
+event naming the field (issue 21, 2 to 5); no composite is ever Responsive=False (issue 30,
+6). Time-to-Ready and watch events are recorded (bench/results.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from kubernetes.dynamic.exceptions import DynamicApiError
 
-from tests.live.conftest import Live, function_calls
+from tests.live.conftest import Live, counter_delta, crossplane_counters, function_calls
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true
 
@@ -140,6 +141,8 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     (claim,) = docs_of(Path(REPO / path))
     _ensure_namespace(platform, claim)
     calls_before = function_calls(platform)
+    events_before = crossplane_counters("circuit_breaker_events_total")
+    opens_before = crossplane_counters("circuit_breaker_opens_total")
     kube.apply(claim)
     name, ns = claim["metadata"]["name"], claim["metadata"].get("namespace")
 
@@ -201,6 +204,28 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
 
     platform.wait(f"{path} deleted with every composed resource", gone, 240)
     platform.record(f"delete_{example.module}_{platform.form}_s", time.monotonic() - t)
+    _assert_responsive_throughout(platform, example, {name, xr.metadata.name},
+                                  events_before, opens_before)
+
+
+def _assert_responsive_throughout(
+    platform: Live, example: Example, names: set[str],
+    events_before: dict[Any, float], opens_before: dict[Any, float],
+) -> None:
+    """No composite of the example was ever ``Responsive=False`` (its watch circuit breaker
+    open) from apply through Ready, change and delete, and no breaker opened; the watch events
+    Crossplane's breakers counted meanwhile are recorded as ``watch_events_<module>_<form>``
+    (one example runs at a time, so they are this composite's: its own, its composed
+    resources' and its required resources' events; core v2.4 internal/circuit/mapfunc.go)."""
+    assert platform.responsive is not None
+    events = counter_delta(crossplane_counters("circuit_breaker_events_total"), events_before)
+    opened = counter_delta(crossplane_counters("circuit_breaker_opens_total"), opens_before)
+    platform.record(f"watch_events_{example.module}_{platform.form}", sum(events.values()))
+    dropped = {k: v for k, v in events.items() if ("result", "Dropped") in k}
+    assert platform.responsive.of(names) == {}, (
+        f"Responsive=False seen: {platform.responsive.of(names)}")
+    assert opened == {} and dropped == {}, (
+        f"circuit breakers opened {opened}, dropped events {dropped}; events {events}")
 
 
 def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple[str, ...]) -> None:

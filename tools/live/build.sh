@@ -47,7 +47,9 @@ version() {
 # refuses packages whose spec.crossplane.version it cannot compare with an empty version).
 ldflags() {
   case "$1" in
-    crossplane) echo "-X github.com/crossplane/crossplane/v2/internal/version.version=$2" ;;
+    # v2.3+ reads crossplane-runtime's pkg/version (nix/build.nix); up to v2.2 its own
+    # internal/version. The linker ignores -X of a symbol a release does not have.
+    crossplane) echo "-X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$2 -X github.com/crossplane/crossplane/v2/internal/version.version=$2" ;;
     kube-apiserver | kube-controller-manager)
       local minor="${2#v1.}"; minor="${minor%%.*}"
       echo "-X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" ;;

@@ -2,7 +2,7 @@ module livebuild/provider-kubernetes
 
 go 1.26.7
 
-// v1.3.1: v1.4.x cannot be built from the module proxy, which refuses two of its
+// v1.3.1: v1.4.x (which needs Go 1.27.1) cannot be built from the module proxy, which refuses two of its
 // requirements (403): github.com/crossplane/crossplane/apis/v2 v2.4.1 and an untagged
 // crossplane-runtime/v2 commit (v2.5.0-rc.0.0.20260922181840-9d02af3667a0).
 require github.com/crossplane-contrib/provider-kubernetes v1.3.1
