@@ -129,3 +129,21 @@ def test_provider_runtime_configs_name_the_service_accounts_the_bindings_use():
     bound = {s["name"] for _, o in OBJECTS if o["kind"] == "ClusterRoleBinding"
              for s in o["subjects"]}
     assert bound == accounts == {"provider-kubernetes", "provider-helm"}
+
+
+def test_crossplane_is_installed_as_the_live_test_runs_it() -> None:
+    """README's `helm install` of Crossplane, the GitOps tree's HelmRelease and the live test's
+    `core start` arguments (tests/live/crossplane.py reads the HelmRelease) are one setting:
+    the chart version the live test's core is, and the same `args`."""
+    release = yaml.safe_load(
+        (ROOT / "examples/openstack/apps/crossplane/helmrelease.yaml").read_text())
+    args = release["spec"]["values"]["args"]
+    version = release["spec"]["chart"]["spec"]["version"]
+    core_mod = (ROOT / "tools/live/crossplane/go.mod").read_text()
+    assert f"github.com/crossplane/crossplane/v2 v{version}" in core_mod
+    readme = (ROOT / "README.md").read_text().replace("\\\n", " ")
+    (command,) = re.findall(r"helm install crossplane crossplane-stable/crossplane [^\n]*", readme)
+    assert f"--version {version}" in command
+    (printed,) = re.findall(r"--set 'args=\{([^}]*)\}'", command)
+    assert printed.split(",") == args
+    assert any(a.startswith("--circuit-breaker-burst=") for a in args)

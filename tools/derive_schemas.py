@@ -8,7 +8,7 @@ CustomResourceDefinition documents with every ``description`` removed from the O
 schemas. Everything else (all versions with their served/storage/deprecated flags, types,
 enums, defaults, formats, patterns, ``x-kubernetes-*`` extensions including CEL
 ``x-kubernetes-validations``, names, scope, printer columns, annotations) is kept as is, so
-the output still loads in ``crossplane beta validate`` and ``kubectl apply --dry-run``.
+the output still loads in ``crossplane resource validate`` and ``kubectl apply --dry-run``.
 
 Selection:
 

@@ -65,7 +65,7 @@ def module_apis() -> dict[str, ApiDefinition]:
 
 
 def input_crd() -> dict[str, Any]:
-    """The CRD of the step input, so ``crossplane beta validate`` and editors know its shape."""
+    """The CRD of the step input, so ``crossplane resource validate`` and editors know its shape."""
     group, version = API_VERSION.split("/")
     schema = openapi_schema(Input)
     properties = schema["properties"]

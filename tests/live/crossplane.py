@@ -176,10 +176,11 @@ def start(cp: ControlPlane, kube: Kube, bins: dict[str, Path]) -> dict[str, floa
             f"--health-probe-port={HEALTH_PORT}",
             f"--cache-dir={cp.dir / 'cache' / 'xpkg'}",
             f"--xfn-cache-dir={cp.dir / 'cache' / 'xfn'}",
-            # Nothing else: the Helm chart's `core start` has no other arguments by default
-            # (cluster/charts/crossplane/templates/deployment.yaml, values.yaml `args: []`), so
-            # the composites are reconciled as on a user's cluster: realtime watches, the
-            # function's TTL, no poll interval (docs/crossplane.md).
+            # Then exactly the arguments the platform installs Crossplane with (the chart's
+            # `args` value, which its deployment.yaml appends to `core start`): realtime
+            # watches, the function's TTL, no poll interval, the circuit breaker sized for
+            # the modules' composites (docs/crossplane.md).
+            *shipped_core_args(),
         ],
         env={
             **env,
@@ -190,6 +191,23 @@ def start(cp: ControlPlane, kube: Kube, bins: dict[str, Path]) -> dict[str, floa
 
     wait_ready(cp)
     return {"init": init_took, "start": time.monotonic() - t1}
+
+
+#: How the platform installs Crossplane: the GitOps tree's HelmRelease, whose `values.args` the
+#: README's `helm install` repeats (tests/test_install_examples.py keeps them equal).
+CROSSPLANE_HELMRELEASE = REPO / "examples/openstack/apps/crossplane/helmrelease.yaml"
+
+
+def shipped_core_args(release: Path = CROSSPLANE_HELMRELEASE) -> list[str]:
+    """The chart `args` the platform installs Crossplane with (`core start` gets them after
+    the chart's own: cluster/charts/crossplane/templates/deployment.yaml at v2.4.0).
+    LIVE_CORE_ARGS (space separated) replaces them, only to measure another setting
+    (bench/results.md "Watch events")."""
+    override = os.environ.get("LIVE_CORE_ARGS")
+    if override is not None:
+        return override.split()
+    (doc,) = docs_of(release)
+    return [str(a) for a in (doc["spec"].get("values") or {}).get("args") or []]
 
 
 def wait_ready(cp: ControlPlane) -> None:

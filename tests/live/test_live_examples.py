@@ -27,6 +27,12 @@ pytestmark = pytest.mark.live
 #: How long an example may take to turn Ready; bench/live_ttl.py raises it (LIVE_READY_WITHIN_S)
 #: so a slower TTL variant is measured rather than cut off.
 READY_WITHIN_S = float(os.environ.get("LIVE_READY_WITHIN_S", "150"))
+#: After Ready the composite is left alone until a QUIET_WINDOW_S window counts at most
+#: QUIET_EVENTS_AT_MOST watch events (the last writes of a pass settle: Usages labelling what
+#: they protect, status of the last resources), within QUIET_WITHIN_S: a loop never falls quiet.
+QUIET_WINDOW_S = 10.0
+QUIET_EVENTS_AT_MOST = 4
+QUIET_WITHIN_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -167,6 +173,17 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     platform.record(f"ready_{example.module}_{platform.form}_s", took)
     platform.record(f"calls_{example.module}_{platform.form}",
                     function_calls(platform) - calls_before)
+    events_ready = crossplane_counters("circuit_breaker_events_total")
+    platform.record(f"watch_events_to_ready_{example.module}_{platform.form}",
+                    sum(counter_delta(events_ready, events_before).values()))
+    # Ready and left alone, nothing may keep writing: a loop (desired state that changes
+    # between passes, a provider or stand-in rewriting status) never falls quiet
+    windows = _until_quiet(events_ready)
+    platform.record(f"watch_events_settling_{example.module}_{platform.form}",
+                    sum(windows[:-1]))
+    assert windows[-1] <= QUIET_EVENTS_AT_MOST, (
+        f"watch events per {QUIET_WINDOW_S:.0f} s after Ready never fell to "
+        f"{QUIET_EVENTS_AT_MOST}: {windows} (something writes in a loop)")
     xr = _composite(platform, claim)
     refs = _refs(xr)
     assert refs, "a Ready composite composes resources"
@@ -206,6 +223,20 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
     platform.record(f"delete_{example.module}_{platform.form}_s", time.monotonic() - t)
     _assert_responsive_throughout(platform, example, {name, xr.metadata.name},
                                   events_before, opens_before)
+
+
+def _until_quiet(since: dict[Any, float]) -> list[float]:
+    """Watch events per QUIET_WINDOW_S window from ``since`` until one is quiet (or
+    QUIET_WITHIN_S passed): the counts, the last one the quiet (or last) window's."""
+    windows: list[float] = []
+    previous = since
+    while True:
+        time.sleep(QUIET_WINDOW_S)
+        now = crossplane_counters("circuit_breaker_events_total")
+        windows.append(sum(counter_delta(now, previous).values()))
+        previous = now
+        if windows[-1] <= QUIET_EVENTS_AT_MOST or len(windows) * QUIET_WINDOW_S >= QUIET_WITHIN_S:
+            return windows
 
 
 def _assert_responsive_throughout(

@@ -37,7 +37,7 @@ BUILTIN_GROUPS = {
     "apiextensions.crossplane.io",
     "protection.crossplane.io",
     "pkg.crossplane.io",
-    "render.crossplane.io",  # crossplane render's own output
+    "render.crossplane.io",  # the render engine's own output
     "kustomize.config.k8s.io",  # kustomization.yaml: read by kustomize, never applied
     # provider-kubernetes runs for real: its CRDs come from the same release as its binary
     # (tools/live/build.sh copies them to .bin/provider-kubernetes-<version>.package/crds)
