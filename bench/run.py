@@ -505,8 +505,24 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         ["fits", "yes" if big.response_bytes <= 4 * MIB else "no: fatal result names the limit"],
     ])
     head_of_line_section(report, examples[0], big)
-    out.write_text("\n".join(report.lines))
+    out.write_text("\n".join(report.lines) + kept_sections(out))
     print(f"wrote {out}")
+
+
+#: Where the sections this benchmark does not measure begin in bench/results.md: the live
+#: control plane's figures (`make test-live`, `make bench-live`), which a rerun keeps.
+LIVE_SECTION = "\n## Live control plane"
+
+
+def kept_sections(out: Path) -> str:
+    """The live control plane's sections of the results file being replaced (from
+    LIVE_SECTION to the end), so that a benchmark run never drops what only a live run
+    measures."""
+    if not out.exists():
+        return ""
+    old = out.read_text()
+    start = old.find(LIVE_SECTION)
+    return "\n" + old[start:] if start >= 0 else ""
 
 
 def machine() -> str:
