@@ -134,7 +134,7 @@ class Address(click.ParamType):
     help="Serve Prometheus metrics at this address (host:port, :port); empty: off.",
 )
 @click.option(
-    "--ttl-waiting", default="10s", show_default=True, type=Duration(),
+    "--ttl-waiting", default="60s", show_default=True, type=Duration(),
     help="Response TTL while the function holds resources back or they are not Ready, for "
     "step inputs that set no ttl: Crossplane calls again this soon.",
 )

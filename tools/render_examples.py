@@ -322,8 +322,9 @@ def render_command(cli: Path, case: Case, port: int, workdir: Path) -> list[str]
 
 
 def render(cli: Path, case: Case, port: int, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """Render ``case``; the caller checks the return code and reads stdout."""
-    return subprocess.run(
+    """Render ``case``; the caller checks the return code and reads stdout (its engine events
+    in a stable order: :func:`stable_events`)."""
+    result = subprocess.run(
         render_command(cli, case, port, workdir),
         cwd=ROOT,
         capture_output=True,
@@ -331,6 +332,38 @@ def render(cli: Path, case: Case, port: int, workdir: Path) -> subprocess.Comple
         timeout=RENDER_TIMEOUT_S,
         check=False,
     )
+    result.stdout = stable_events(result.stdout)
+    return result
+
+
+DOCUMENT_SEPARATOR = "\n---\n"
+
+
+def stable_events(stdout: str) -> str:
+    """``stdout`` with the render engine's events sorted among themselves.
+
+    With ``--include-function-results`` the CLI prints the events one real reconcile records
+    (``kind: Result`` with a ``reason``, e.g. ``Composed resource "network" is not yet
+    ready``) after the function's own results. The engine records the unready resources'
+    events while ranging over a Go map (crossplane v2.4.0
+    internal/controller/apiextensions/composite/reconciler.go, the loop over composed
+    resources; composition_functions.go), so their order changes from run to run. Sorting
+    them in place, each keeping its text, makes the output, and the goldens, deterministic;
+    the function's results (with a ``step``) keep the order the function gave them.
+    """
+    documents = stdout.split(DOCUMENT_SEPARATOR)
+
+    def is_event(document: str) -> bool:
+        lines = document.splitlines()
+        return ("kind: Result" in lines and any(line.startswith("reason: ") for line in lines)
+                and not any(line.startswith("step: ") for line in lines))
+
+    places = [i for i, document in enumerate(documents) if is_event(document)]
+    events = sorted(documents[i].strip("\n") for i in places)
+    for place, event in zip(places, events, strict=True):
+        # the last document carries the stream's final newline
+        documents[place] = event + ("\n" if documents[place].endswith("\n") else "")
+    return DOCUMENT_SEPARATOR.join(documents)
 
 
 def seed_validate_cache(cache_dir: Path) -> str:

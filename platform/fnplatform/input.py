@@ -54,7 +54,7 @@ class PhaseTTL:
     one keeps idle composites cheap. docs/architecture.md cites the Crossplane source.
     """
 
-    waiting: float = 10.0
+    waiting: float = 60.0
     ready: float = 300.0
 
 
@@ -66,7 +66,7 @@ class TTL(BaseModel):
     waiting: str | None = Field(
         None,
         description="While resources are held back or not yet Ready (default: the server's "
-        "--ttl-waiting, 10s).",
+        "--ttl-waiting, 60s).",
     )
     ready: str | None = Field(
         None,
@@ -119,7 +119,7 @@ class EnvironmentSource(BaseModel):
 
 _TTL_DESCRIPTION = (
     "How soon Crossplane calls again: one duration for every phase (e.g. 60s), or {waiting, "
-    "ready}. Unset: the server's --ttl-waiting (10s) and --ttl-ready (5m)."
+    "ready}. Unset: the server's --ttl-waiting (60s) and --ttl-ready (5m)."
 )
 
 
