@@ -204,3 +204,20 @@ def test_a_long_path_is_quoted_cut() -> None:
         fieldpath.user_path(path)
     assert len(str(raised.value)) < 400
     assert str(raised.value).endswith("unterminated '[' at position 1000")
+
+
+DATA = {"a": {"b": [{"c": 1}, None, [2, {"d.e": None}]], "s": "text", "n": None}, "0": "zero"}
+
+
+@pytest.mark.parametrize("path", [
+    "a", "a.b", "a.b[0].c", "a.b[1]", "a.b[1].c", "a.b[2][1][d.e]", "a.b[2][5]", "a.b.c",
+    "a.s", "a.s.x", "a.s[0]", "a.n", "a.n.x", "a.n[0]", "a[b][0][c]", "0", "[0]", "a.missing",
+    "missing.x", "",
+])
+def test_get_is_lookup_with_a_default(path: str) -> None:
+    """``get`` walks without raising; it must answer what ``lookup`` does, misses aside."""
+    try:
+        want = fieldpath.lookup(DATA, fieldpath.parse(path))
+    except (PathNotFound, PathTypeError):
+        want = "unset"
+    assert fieldpath.get(DATA, path, "unset") == want

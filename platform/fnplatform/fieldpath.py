@@ -52,6 +52,7 @@ _UINT32_MAX = 2**32 - 1
 _DIGITS = re.compile(r"[0-9]+")
 #: Quoted in messages up to this length: a path is the user's, not a secret, but not unbounded.
 _QUOTED_MAX = 256
+_MISSING = object()
 
 
 class FieldPathError(ValueError):
@@ -176,13 +177,27 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
     """The value at ``path`` of ``obj``, or ``default`` when there is none.
 
     For the library's own paths (``status.atProvider.endpoint``, ``identity[0].oidc[0]``):
-    not found and a type on the way that the path can't go through both mean "no value".
-    A malformed path is a bug in the caller and raises :class:`FieldPathError`.
+    not found and a type on the way that the path can't go through both mean "no value", so
+    this is :func:`lookup` without its exceptions (every emitted resource reads a path or
+    more, and raising costs more than the walk). A malformed path is a bug in the caller and
+    raises :class:`FieldPathError`.
     """
-    try:
-        return lookup(obj, parse(path))
-    except (PathNotFound, PathTypeError):
-        return default
+    segments = parse(path)
+    if not segments:
+        return None  # as lookup
+    found = obj
+    for segment in segments:
+        if isinstance(segment, str):
+            if found.__class__ is not dict and not isinstance(found, Mapping):
+                return default
+            found = found.get(segment, _MISSING)
+            if found is _MISSING:
+                return default
+        elif isinstance(found, list | tuple) and segment < len(found):
+            found = found[segment]
+        else:
+            return default
+    return found
 
 
 def quoted(path: str) -> str:
