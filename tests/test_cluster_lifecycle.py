@@ -420,6 +420,8 @@ def test_managed_import_without_names_changes_no_setting_of_the_cluster(client):
 @pytest.mark.parametrize(("path", "hint"), [
     ("releaseChanel", "did you mean releaseChannel?"),
     ("releaseChannel.channel.name", "'releaseChannel.channel' is not a map"),
+    ("releaseChannel[chanel]", "did you mean releaseChannel.channel?"),
+    ("releaseChannel[channel][name]", "'releaseChannel.channel' is not a map"),
     ("zzz", "composed here: "),
 ])
 def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, path, hint):
@@ -428,6 +430,27 @@ def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, pat
     message = rendered.fatal[0]
     assert "spec.parameters.import.resources.cluster.manage[1]" in message
     assert hint in message
+
+
+def test_managed_import_paths_are_crossplane_field_paths(client):
+    """``defaultNodePool[maxCount]`` takes over what ``defaultNodePool.maxCount`` does."""
+    dotted, _ = converge(client.run, _managed_import("azure", ["defaultNodePool.maxCount"]))
+    bracketed, _ = converge(client.run, _managed_import("azure", ["defaultNodePool[maxCount]"]))
+    assert not bracketed.fatal, bracketed.fatal
+    assert bracketed.resource("cluster") == dotted.resource("cluster")
+    assert list(bracketed.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]) == [
+        "maxCount"]
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("releaseChannel[0]", "an index can't be taken over alone (paths go through maps only): "
+                          "take 'releaseChannel' over whole"),
+    ("releaseChannel[channel", "cannot parse \"releaseChannel[channel\": unterminated '[' at "
+                               "position 14"),
+])
+def test_a_managed_import_path_that_is_no_map_key_is_refused_naming_it(client, path, reason):
+    rendered = client.run(_managed_import("gcp", ["releaseChannel", path]).request())
+    assert rendered.fatal == [f"spec.parameters.import.resources.cluster.manage[1]: {reason}"]
 
 
 def test_aks_pools_in_an_adopted_cluster_follow_the_version_it_runs(client, catalog):

@@ -7,6 +7,8 @@ fetched yet is told apart from one that matched nothing.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.cases import cluster_composite, environment_config
 from tests.support.harness import observed_ready, request, step_input
 
@@ -213,3 +215,100 @@ def test_the_shipped_cluster_composition_composes_an_xr_without_plane_type(clien
     })]
     rsp = client.run(request(composite, step, required=fetched))
     assert rsp.fatal == [] and rsp.resources
+
+
+# -- fromFieldPath in Crossplane's field-path syntax (fnplatform.fieldpath) ----------------
+
+def _labelled(path: str, *, optional: bool = False) -> dict:
+    source: dict = {"matchLabels": {"cloud": {"fromFieldPath": path}}}
+    return {**source, "optional": True} if optional else source
+
+
+def _label_requirement(rsp, key: str = "environment-0") -> dict:
+    return rsp.requirements[key]["matchLabels"]["labels"]
+
+
+def test_a_bracketed_label_path_selects_what_the_dotted_one_does(client):
+    """``metadata.labels[cloud]`` is the label ``cloud``, for a required and an optional source
+    alike (it once read as nothing: "not set on the composite", or nothing selected)."""
+    composite = cluster_composite("gcp")
+    dotted = client.run(request(composite, step_input(
+        "cluster", environment=[_labelled("metadata.labels.cloud")])))
+    assert _label_requirement(dotted) == {"cloud": "gcp"}
+    for optional in (False, True):
+        for path in ("metadata.labels[cloud]", "metadata.labels['cloud']"):
+            rsp = client.run(request(composite, step_input(
+                "cluster", environment=[_labelled(path, optional=optional)])))
+            assert rsp.fatal == [], (path, rsp.fatal)
+            assert rsp.requirements == dotted.requirements, path
+
+
+def test_a_label_key_with_dots_and_slashes_is_read_in_brackets(client):
+    composite = cluster_composite("gcp")
+    step = step_input("cluster", environment=[
+        {"matchLabels": {"claim": {"fromFieldPath": "metadata.labels[crossplane.io/claim-name]"}}},
+        {"matchLabels": {"pool": {"fromFieldPath": "spec.pools[pool1].autoscaling.maxNodeCount"}},
+         "optional": True},
+    ])
+    rsp = client.run(request(composite, step))
+    assert rsp.fatal == []
+    assert _label_requirement(rsp) == {"claim": "prod"}
+    assert _label_requirement(rsp, "environment-1") == {"pool": "4"}
+
+
+def test_the_dotted_form_of_a_key_with_periods_is_another_path(client):
+    """Outside brackets a period separates fields, as in Crossplane: the label is not read."""
+    step = step_input("cluster", environment=[
+        {"matchLabels": {"claim": {"fromFieldPath": "metadata.labels.crossplane.io/claim-name"}}},
+    ])
+    rsp = client.run(request(cluster_composite("gcp"), step))
+    assert rsp.fatal == ["metadata.labels.crossplane.io/claim-name: required to select "
+                         "EnvironmentConfigs (input environment[0].matchLabels.claim) but not "
+                         "set on the composite"]
+
+
+def test_a_bracketed_label_the_composite_lacks_is_unset(client):
+    composite = cluster_composite("gcp")
+    required = client.run(request(composite, step_input(
+        "cluster", environment=[{"matchLabels": {"plane": {
+            "fromFieldPath": "metadata.labels[planeType]"}}}])))
+    assert required.fatal == ["metadata.labels[planeType]: required to select EnvironmentConfigs "
+                              "(input environment[0].matchLabels.plane) but not set on the "
+                              "composite"]
+    settings = {**GCP_ALLOWLIST, "defaultMachineType": "e2-standard-4"}
+    optional = client.run(request(composite, step_input("cluster", settings=settings, environment=[
+        {"matchLabels": {"plane": {"fromFieldPath": "metadata.labels[planeType]"}},
+         "optional": True}])))
+    assert optional.fatal == [] and optional.requirements == {} and optional.resources
+
+
+@pytest.mark.parametrize("optional", [False, True])
+def test_a_path_that_cannot_be_parsed_is_a_fatal_result_naming_the_input_field(client, optional):
+    """Even for an optional source: the Composition is wrong, whatever the composite holds."""
+    environment = [{"name": "baseline"}, {"name": "org"},
+                   _labelled("metadata.labels[cloud", optional=optional)]
+    rsp = client.run(request(cluster_composite("gcp"), step_input(
+        "cluster", environment=environment)))
+    assert rsp.fatal == ["input.environment[2].matchLabels.cloud.fromFieldPath: cannot parse "
+                         "\"metadata.labels[cloud\": unterminated '[' at position 15"]
+    assert rsp.requirements == {} and rsp.resources == {}
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("metadata.labels[0]", "cannot be read from the composite (metadata.labels: not an array)"),
+    ("metadata.name[first]", "cannot be read from the composite (metadata.name: not an object)"),
+    ("metadata.labels", "is a map on the composite, not a label value"),
+])
+@pytest.mark.parametrize("optional", [False, True])
+def test_a_path_that_cannot_go_through_the_composite_names_it(client, path, reason, optional):
+    rsp = client.run(request(cluster_composite("gcp"), step_input(
+        "cluster", environment=[_labelled(path, optional=optional)])))
+    assert rsp.fatal == [f"{path}: {reason}; input environment[0].matchLabels.cloud selects "
+                         "with it"]
+
+
+def test_an_empty_path_is_refused_naming_the_input_field(client):
+    rsp = client.run(request(cluster_composite("gcp"), step_input(
+        "cluster", environment=[_labelled("", optional=True)])))
+    assert rsp.fatal == ["input.environment[0].matchLabels.cloud.fromFieldPath: must name a "
+                         "field, such as metadata.labels[cloud]"]

@@ -545,11 +545,14 @@ def test_a_pattern_has_one_description() -> None:
 @pytest.mark.parametrize("path", [
     "spec.forProvider.nodeConfig.spot", "spec.forProvider.missing", "status.atProvider.ids[1]",
     "spec.forProvider.subnetIdRefs", "spec.forProvider.subnetIdRefs.0.name", "metadata.name",
-    "status.atProvider.empty",
+    "status.atProvider.empty", "spec.forProvider[nodeConfig].spot", "metadata['name']",
+    "spec.forProvider.subnetIdRefs[1].name",
 ])
 def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
     """``observed.field`` (what ``observed_value`` reads) gives what get_path gives on the
-    converted body, and reads a plain dotted path without converting it."""
+    converted body, and reads a path of field names (Crossplane's syntax, brackets included)
+    without converting it."""
+    from fnplatform import fieldpath
     from fnplatform.observed import ObservedResources
     from fnplatform.structs import dict_to_struct
 
@@ -561,6 +564,6 @@ def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
     request.observed.resources["pool"].resource.CopyFrom(dict_to_struct(body))
     observed = ObservedResources(request.observed.resources)
     assert observed.field("pool", path, "unset") == get_path(body, path, "unset")
-    if "[" not in path and "subnetIdRefs." not in path:
+    if all(isinstance(segment, str) for segment in fieldpath.parse(path)):
         assert observed._bodies == {}  # read from the protobuf, nothing converted
     assert observed.field("absent", path, "unset") == "unset"

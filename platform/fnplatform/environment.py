@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fnplatform import fieldpath
 from fnplatform.errors import InputError
 from fnplatform.input import EnvironmentSource, Input
 from fnplatform.merge import deep_merge, get_path
@@ -71,8 +72,8 @@ def _requirement(
     for label, value in sorted((source.matchLabels or {}).items()):
         resolved = value.value
         if value.fromFieldPath is not None:
-            resolved = get_path(composite, value.fromFieldPath)
-            if resolved is None or resolved == "":
+            resolved = _label_value(composite, value.fromFieldPath, index, label)
+            if resolved is None:
                 if source.optional:
                     return None
                 raise InputError(
@@ -82,6 +83,29 @@ def _requirement(
                 )
         labels.append((label, str(resolved)))
     return Requirement(key, api_version, kind, match_labels=tuple(labels))
+
+
+def _label_value(composite: Mapping[str, Any], path: str, index: int, label: str) -> Any:
+    """The value at Crossplane field path ``path`` of the composite, or None when unset.
+
+    Read as Crossplane reads ``fromFieldPath`` (:mod:`fnplatform.fieldpath`), so
+    ``metadata.labels[cloud]`` and ``metadata.labels.cloud`` are the same label. A path that
+    can't go through the composite's shape (an index into a map, a field of a string) is an
+    error even for an optional source: it is the Composition that is wrong, not a composite
+    that leaves a field unset. So is a map or a list, which is no label value.
+    """
+    where = f"input environment[{index}].matchLabels.{label}"
+    try:
+        found = fieldpath.lookup(composite, fieldpath.parse(path))
+    except fieldpath.PathNotFound:
+        return None
+    except fieldpath.PathTypeError as err:
+        raise InputError(path, f"cannot be read from the composite ({err}); {where} selects "
+                         "with it") from None
+    if isinstance(found, Mapping | list):
+        raise InputError(path, f"is {'a map' if isinstance(found, Mapping) else 'a list'} on "
+                         f"the composite, not a label value; {where} selects with it")
+    return None if found == "" else found
 
 
 def merge_environment(

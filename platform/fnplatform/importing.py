@@ -19,10 +19,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from fnplatform import fieldpath
 from fnplatform.errors import InputError
 from fnplatform.merge import deep_merge
 from fnplatform.validation import closest, suggest
@@ -41,18 +42,39 @@ IDENTITY_FIELDS = frozenset({
 _REFERENCE_SUFFIXES = ("", "Ref", "Refs", "Selector")
 
 
+def _managed_path(path: str) -> str:
+    """A Crossplane field path of map keys only (an index can't be taken over alone).
+
+    Refused while the spec is parsed, naming ``manage[<i>]``, rather than matching no composed
+    field later.
+    """
+    segments = fieldpath.parse(fieldpath.user_path(path))
+    at = next((i for i, segment in enumerate(segments) if isinstance(segment, int)), None)
+    if at is not None:
+        whole = fieldpath.to_string(segments[:at]) or path
+        msg = (f"an index can't be taken over alone (paths go through maps only): take "
+               f"{whole!r} over whole")
+        raise ValueError(msg)
+    return path
+
+
+#: One ``manage`` entry: checked as a Crossplane field path through maps.
+ManagedPath = Annotated[str, AfterValidator(_managed_path)]
+
+
 class ImportedResource(BaseModel):
     """One composed resource to adopt instead of create."""
 
     model_config = ConfigDict(extra="forbid")
 
     externalName: str = Field(min_length=1, description="The resource's name in the cloud.")  # noqa: N815
-    manage: list[str] = Field(
+    manage: list[ManagedPath] = Field(
         default_factory=list,
         description=(
-            "In manage mode, the spec.forProvider fields (dotted paths through maps, such as "
-            "releaseChannel or defaultNodePool.maxCount) the platform takes over; the others "
-            "stay as the resource has them."
+            "In manage mode, the spec.forProvider fields (Crossplane field paths through "
+            "maps, such as releaseChannel, defaultNodePool.maxCount or "
+            "tags[kubernetes.io/owner]) the platform takes over; the others stay as the "
+            "resource has them."
         ),
     )
 
@@ -86,7 +108,9 @@ class ImportSpec(BaseModel):
             return False
         if self.mode == "observe" or field is None:
             return True
-        return not any(field == path or field.startswith(f"{path}.") for path in imported.manage)
+        fields = fieldpath.parse(field)
+        return not any(fields[: len(path)] == path
+                       for path in map(fieldpath.parse, imported.manage))
 
     def includes(self, name: str) -> bool:
         """Whether ``include`` opts composed resource ``name`` in (by name or pattern)."""
@@ -143,7 +167,7 @@ def _take_over(body_spec: dict[str, Any], manage: list[str], field: str) -> None
     rest = copy.deepcopy(composed)
     kept = {key: rest.pop(key) for key in sorted(composed) if _is_identity(key)}
     for index, path in enumerate(manage):
-        parts = path.split(".")
+        parts = _keys(path)
         if _is_identity(parts[0]):
             continue  # kept anyway
         if _value_at(composed, parts) is _MISSING:
@@ -199,23 +223,30 @@ def _prune(node: dict[str, Any]) -> None:
                 del node[key]
 
 
+def _keys(path: str) -> list[str]:
+    """The map keys of a ``manage`` path (Crossplane's syntax; validated to hold no index)."""
+    return [segment for segment in fieldpath.parse(path) if isinstance(segment, str)]
+
+
 def _not_composed(path: str, composed: dict[str, Any]) -> str:
     """Why ``path`` can't be taken over: it goes through a value that is not a map, or with
-    the nearest composed path (else the top-level ones)."""
-    parts = path.split(".")
+    the nearest composed path (else the top-level ones), written as Crossplane writes paths
+    (a key with a period in brackets)."""
+    parts = _keys(path)
     for end in range(len(parts) - 1, 0, -1):
         value = _value_at(composed, parts[:end])
         if value is not _MISSING and not isinstance(value, dict):
-            prefix = ".".join(parts[:end])
+            prefix = fieldpath.to_string(tuple(parts[:end]))
             return f"{prefix!r} is not a map (paths go through maps only): take it over whole"
-    guess = closest(path, sorted(_paths(composed)))
+    written = fieldpath.to_string(tuple(parts))
+    guess = closest(written, sorted(_paths(composed)))
     hint = f"did you mean {guess}?" if guess else f"composed here: {', '.join(sorted(composed))}"
     return f"{path!r} is not a field composed for this resource; {hint}"
 
 
-def _paths(node: dict[str, Any], prefix: str = "") -> Iterable[str]:
-    """Every dotted path through maps in ``node`` (for suggestions)."""
+def _paths(node: dict[str, Any], prefix: tuple[str, ...] = ()) -> Iterable[str]:
+    """Every path through maps in ``node``, in Crossplane's syntax (for suggestions)."""
     for key, value in node.items():
-        yield f"{prefix}{key}"
+        yield fieldpath.to_string((*prefix, key))
         if isinstance(value, dict):
-            yield from _paths(value, f"{prefix}{key}.")
+            yield from _paths(value, (*prefix, key))

@@ -20,6 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from fnplatform import fieldpath
+
 API_VERSION = "platform.fn.crossplane.io/v1beta1"
 MODULES = ("cluster", "async-actor", "contact-center", "environment", "openstack")
 Module = Literal["cluster", "async-actor", "contact-center", "environment", "openstack"]
@@ -85,8 +87,17 @@ class LabelValue(BaseModel):
 
     value: str | None = Field(None, description="A literal label value.")
     fromFieldPath: str | None = Field(  # noqa: N815 - Kubernetes field name
-        None, description="A field path of the composite, e.g. metadata.labels.cloud."
+        None,
+        description="A field path of the composite in Crossplane's syntax, e.g. "
+        "metadata.labels.cloud, metadata.labels[cloud] or "
+        "metadata.labels[crossplane.io/claim-name].",
     )
+
+    @field_validator("fromFieldPath")
+    @classmethod
+    def _crossplane_path(cls, path: str | None) -> str | None:
+        """Refused here, naming this field, rather than silently reading nothing later."""
+        return None if path is None else fieldpath.user_path(path)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> LabelValue:

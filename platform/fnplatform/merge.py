@@ -6,6 +6,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from fnplatform import fieldpath
+
 
 def deep_merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``base`` with ``overlay`` merged on top; maps merge, everything else is replaced.
@@ -23,30 +25,11 @@ def deep_merge(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str,
     return merged
 
 
-_MISSING = object()
-
-
 def get_path(obj: Any, path: str, default: Any = None) -> Any:
-    """Read a dotted path (``status.atProvider.endpoint``, ``items[0].name``) or ``default``.
+    """Read ``path`` (``status.atProvider.endpoint``, ``identity[0].oidc[0].issuer``) or
+    ``default``.
 
-    A plain dotted path through dicts is walked directly (pydash took ~30 µs a call, and every
-    emitted resource reads one); anything else (indexes, escapes, lists, objects, numeric
-    keys) goes through ``pydash.get``, whose rules it follows.
+    Crossplane's field-path syntax, the one every path in the function follows
+    (:func:`fnplatform.fieldpath.get`): a path here reads what it reads in a Composition.
     """
-    if type(obj) is dict and "[" not in path and "\\" not in path:
-        found: Any = obj
-        for token in path.split("."):
-            if type(found) is not dict:
-                break
-            found = found.get(token, _MISSING)
-            if found is _MISSING:
-                try:
-                    int(token)
-                except ValueError:
-                    return default
-                break  # pydash would try an int key
-        else:
-            return found
-    import pydash
-
-    return pydash.get(obj, path, default)
+    return fieldpath.get(obj, path, default)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from fnplatform import fieldpath
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import TWINS
 from fnplatform.structs import struct_to_dict, value_of
@@ -70,23 +71,21 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         """The field at ``path`` of observed resource ``name`` (``default`` if absent), as
         :func:`fnplatform.merge.get_path` reads it from the converted body.
 
-        A plain dotted path through objects is read from the protobuf without converting the
-        body: one field of every node pool of a thousand-pool cluster must not convert a
-        thousand bodies nothing else reads. Anything else (indexes, a list on the way) reads
-        the converted body.
+        A path of field names only is read from the protobuf without converting the body: one
+        field of every node pool of a thousand-pool cluster must not convert a thousand bodies
+        nothing else reads. A path with an index reads the converted body.
         """
         body = self._bodies.get(name)
-        if body is None and name in self._resources and "[" not in path and "\\" not in path:
+        segments = fieldpath.parse(path)
+        names = [s for s in segments if isinstance(s, str)]
+        if body is None and name in self._resources and names and len(names) == len(segments):
             fields = self._resources[name].resource.fields
-            *parents, last = path.split(".")
+            *parents, last = names
             for part in parents:
-                if part not in fields:
-                    return default
-                if fields[part].WhichOneof("kind") != "struct_value":
-                    break  # a list or scalar on the way: get_path's rules, on the body
+                if part not in fields or fields[part].WhichOneof("kind") != "struct_value":
+                    return default  # not found, or not an object: no value, as get_path says
                 fields = fields[part].struct_value.fields
-            else:
-                return value_of(fields[last]) if last in fields else default
+            return value_of(fields[last]) if last in fields else default
         return get_path(self.get(name), path, default)
 
     def type_of(self, name: str) -> tuple[str, str]:
