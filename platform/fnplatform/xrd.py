@@ -71,6 +71,12 @@ class ApiDefinition:
         the Crossplane v2 alternative: the same group, kind and schema as a namespaced
         composite (``scope: Namespaced``, no claim). The two define the same kind, so a
         cluster installs one or the other; the function serves both (``fnplatform.scope``).
+
+        ``defaultCompositionRef`` names the module's own Composition (``apis/<id>/
+        composition.yaml``, named like the XRD): Crossplane v2.4 gives it to a composite with
+        neither ``compositionRef`` nor ``compositionSelector``; without it, such a composite gets
+        any Composition of its type at random, and a cluster that also installs the
+        :attr:`aliases` has several (docs/crossplane.md, "Which Composition a composite gets").
         """
         properties: dict[str, Any] = {"spec": self.spec_schema()}
         status = self.status_schema()
@@ -100,6 +106,9 @@ class ApiDefinition:
             spec["claimNames"] = _names(self.claim_kind, self.claim_plural, self.claim_short_names)
             if self.connection_secret_keys:
                 spec["connectionSecretKeys"] = list(self.connection_secret_keys)
+        # A composite naming no Composition gets the module's own (named like the XRD), never
+        # one of the others of its type Crossplane would otherwise pick from at random.
+        spec["defaultCompositionRef"] = {"name": self.name}
         spec["versions"] = [version]
         return {
             "apiVersion": NAMESPACED_XRD_API_VERSION if namespaced else XRD_API_VERSION,
