@@ -100,6 +100,19 @@ def test_namespaced_xrd_is_the_v1_api_as_a_namespaced_composite(module: str) -> 
         assert composition["spec"]["compositeTypeRef"] == original["spec"]["compositeTypeRef"]
 
 
+@pytest.mark.parametrize("namespaced", [False, True], ids=["v1", "namespaced"])
+@pytest.mark.parametrize("module", sorted(APIS))
+def test_xrd_defaults_to_the_modules_own_composition(module: str, namespaced: bool) -> None:
+    """A composite naming no Composition gets the one shipped beside its XRD, so installing
+    another Composition of its type (a design document's alias) never changes what it gets."""
+    folder = ROOT / "apis" / module / ("namespaced" if namespaced else "")
+    (xrd,) = _yaml_docs(folder / "definition.yaml")
+    (composition,) = _yaml_docs(folder / "composition.yaml")
+    assert xrd["spec"]["defaultCompositionRef"] == {"name": composition["metadata"]["name"]}
+    ref = composition["spec"]["compositeTypeRef"]
+    assert (ref["apiVersion"], ref["kind"]) == (APIS[module].api_version, APIS[module].kind)
+
+
 @pytest.mark.parametrize("module", sorted(APIS))
 def test_xrd_schema_is_structural(module: str) -> None:
     """Kubernetes rejects schemas with refs or untyped nodes that do not preserve fields."""

@@ -13,6 +13,13 @@ the repository root::
 A module serving several APIs names the API each case renders with (``api: <plural>``: the
 Composition and XRD in ``apis/<module>/<plural>/``); otherwise ``apis/<module>/`` is used.
 
+A case may give the composite a ``reference``: Crossplane's composition fields as a v1
+composite carries them (``{compositionRef: {name: ...}}`` or ``{compositionSelector:
+{matchLabels: ...}}``, a design document's). They replace the XR's own, and the case renders
+with the Composition Crossplane v2.4's rules select for it from every Composition of the form
+under ``apis/`` (``tests/support/composition_selection.py``): exactly one, or the case fails
+saying which.
+
 The cases live outside ``examples/`` because ``crossplane xpkg build`` parses every YAML file under
 the examples root as a Kubernetes object; ``examples/`` holds only what a user applies. Observed
 states (render inputs only) are in ``tests/render-cases/<module>/``.
@@ -83,6 +90,8 @@ class Case:
     required: tuple[Path, ...] = field(default=())
     api: str | None = None  # ``<plural>`` of one of a multi-API module's APIs
     form: str = CLUSTER_SCOPED
+    #: Crossplane's composition fields the composite carries instead of its own (v1 form).
+    reference: dict[str, Any] | None = field(default=None, hash=False)
 
     @property
     def namespaced(self) -> bool:
@@ -109,7 +118,23 @@ class Case:
 
     @property
     def composition(self) -> Path:
-        return self.api_folder / "composition.yaml"
+        """The API's own Composition, or the one Crossplane selects for the ``reference``."""
+        if self.reference is None:
+            return self.api_folder / "composition.yaml"
+        from tests.support.composition_selection import (
+            definition_of,
+            select,
+            shipped_compositions,
+        )
+
+        composite = self.composite()
+        chosen = select(composite, shipped_compositions(namespaced=self.namespaced),
+                        definition_of(composite))
+        if len(chosen) != 1:
+            names = ", ".join(str(c.path.relative_to(ROOT)) for c in chosen)
+            msg = f"{self.id}: reference {self.reference} selects several Compositions: {names}"
+            raise ValueError(msg)
+        return chosen[0].path
 
     @property
     def definition(self) -> Path:
@@ -130,21 +155,36 @@ class Case:
             observed = observed.parent / NAMESPACED / observed.name
         return dataclasses.replace(self, form=NAMESPACED, observed=observed)
 
+    def composite(self) -> dict[str, Any]:
+        """The XR of this form: as written, with the ``reference`` in place of its own
+        composition fields, turned namespaced for the namespaced form (which moves them under
+        ``spec.crossplane``)."""
+        xr: dict[str, Any] = yaml.safe_load(self.xr.read_text())
+        if self.reference is not None:
+            from tests.support.composition_selection import with_reference
+
+            xr = with_reference(xr, self.reference)
+        if self.namespaced:
+            from tests.support.namespaced import namespaced_composite
+
+            xr = namespaced_composite(xr)
+        return xr
+
     def inputs(self, workdir: Path) -> tuple[Path, Path | None]:
         """The XR and observed files the CLI reads: as written, or turned namespaced (the
         observed resources then controlled by the namespaced XR, as Crossplane would have
         them: the engine refuses an observed resource another uid controls)."""
-        if not self.namespaced:
+        if not self.namespaced and self.reference is None:
             return self.xr, self.observed
-        from tests.support.namespaced import namespaced_composite, namespaced_observed
+        from tests.support.namespaced import namespaced_observed
 
-        target = workdir / f"{self.module}-{NAMESPACED}-{self.name}"
+        target = workdir / f"{self.module}-{self.form}-{self.name}"
         target.mkdir(parents=True, exist_ok=True)
-        xr = namespaced_composite(yaml.safe_load(self.xr.read_text()))
+        xr = self.composite()
         xr_path = target / "xr.yaml"
         xr_path.write_text(yaml.safe_dump(xr, sort_keys=False))
-        if self.observed is None:
-            return xr_path, None
+        if self.observed is None or not self.namespaced:
+            return xr_path, self.observed
         namespace = xr["metadata"]["namespace"]
         # idempotent: a namespaced form's own observed state passes through unchanged
         observed = [controlled_by(namespaced_observed(doc, namespace), xr)
@@ -192,6 +232,7 @@ def load_cases() -> list[Case]:
                     observed=ROOT / entry["observed"] if entry.get("observed") else None,
                     required=tuple(ROOT / f for f in entry.get("required") or ()),
                     api=entry.get("api"),
+                    reference=entry.get("reference"),
                 )
             )
     return [form for case in cases for form in (case, case.twin())]

@@ -14,7 +14,7 @@ becomes plain ``X`` (absence is how Kubernetes says "none"), ``const`` becomes a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,6 +25,26 @@ NAMESPACED_XRD_API_VERSION = "apiextensions.crossplane.io/v2"
 # Keywords of pydantic's JSON Schema that OpenAPI v3 / Kubernetes has no use for.
 _DROPPED_KEYWORDS = frozenset({"title", "$defs", "definitions", "examples", "discriminator"})
 _SCALAR_DEFAULT_TYPES = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class CompositionAlias:
+    """A Composition name (and labels) a design document gives an API.
+
+    Crossplane resolves a claim's ``compositionRef`` by name and its ``compositionSelector``
+    by labels, and nothing redirects either: a claim written from the document reaches this
+    function only if a Composition of that name, or with those labels, is installed.
+    ``tools/generate_apis.py`` writes each alias as a copy of the module's own Composition
+    (``apis/<id>/compositions/<name>.yaml`` and its namespaced twin): the same pipeline under
+    the document's name and labels. A Composition cannot set the composite's spec, so a name
+    that implies a cloud or region does not pin them; the composite's spec does.
+    """
+
+    name: str
+    #: Where the document names it, as its readers know it: ``<title>, <section>``.
+    source: str
+    #: Labels the document's Composition carries (its claims may select by them).
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,6 +65,8 @@ class ApiDefinition:
     #: The connection details the v1 composite publishes to its claim's Secret (Crossplane v2
     #: namespaced composites have no connection Secret: the module says where instead).
     connection_secret_keys: tuple[str, ...] = ()
+    #: Compositions a design document names for this API, shipped beside the module's own.
+    aliases: tuple[CompositionAlias, ...] = ()
 
     @property
     def name(self) -> str:
@@ -71,6 +93,12 @@ class ApiDefinition:
         the Crossplane v2 alternative: the same group, kind and schema as a namespaced
         composite (``scope: Namespaced``, no claim). The two define the same kind, so a
         cluster installs one or the other; the function serves both (``fnplatform.scope``).
+
+        ``defaultCompositionRef`` names the module's own Composition (``apis/<id>/
+        composition.yaml``, named like the XRD): Crossplane v2.4 gives it to a composite with
+        neither ``compositionRef`` nor ``compositionSelector``; without it, such a composite gets
+        any Composition of its type at random, and a cluster that also installs the
+        :attr:`aliases` has several (docs/crossplane.md, "Which Composition a composite gets").
         """
         properties: dict[str, Any] = {"spec": self.spec_schema()}
         status = self.status_schema()
@@ -100,6 +128,9 @@ class ApiDefinition:
             spec["claimNames"] = _names(self.claim_kind, self.claim_plural, self.claim_short_names)
             if self.connection_secret_keys:
                 spec["connectionSecretKeys"] = list(self.connection_secret_keys)
+        # A composite naming no Composition gets the module's own (named like the XRD), never
+        # one of the others of its type Crossplane would otherwise pick from at random.
+        spec["defaultCompositionRef"] = {"name": self.name}
         spec["versions"] = [version]
         return {
             "apiVersion": NAMESPACED_XRD_API_VERSION if namespaced else XRD_API_VERSION,

@@ -146,7 +146,10 @@ FORMS = ("v1-claims", "v2-namespaced")
 
 def form_files(form: str, name: str) -> list[Path]:
     """apis/**/<name> of one form: namespaced/ holds the v2 form. Both forms of a module share
-    the XRD's name (same group and plural), so a cluster serves one form at a time."""
+    the XRD's name (same group and plural), so a cluster serves one form at a time. For
+    ``composition.yaml``, each API's own Composition, as the README's install steps apply them:
+    the optional copies under design documents' names (``compositions/<name>.yaml``, the same
+    pipeline, rendered by tests/test_e2e_render.py) are not installed."""
     return [
         p
         for p in sorted((REPO / "apis").rglob(name))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
-from fnplatform.xrd import ApiDefinition
+from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 REPLICAS = ".status.infrastructure.workload.replicas"
@@ -48,6 +48,10 @@ API = FlavoredApiDefinition(
     status_model=ActorStatus,
     short_names=("xasya",),
     claim_short_names=("asya", "asyas"),
+    # The asya-crossplane chart installs this Composition and makes it the XRD's
+    # defaultCompositionRef: every composite it made carries compositionRef asyncactor-sqs.
+    aliases=(CompositionAlias(
+        "asyncactor-sqs", "Asya's Crossplane integration guide for AsyncActor, Architecture"),),
     printer_columns=(
         {"name": "Actor", "type": "string", "jsonPath": ".status.actor"},
         {"name": "Status", "type": "string", "jsonPath": ".status.phase"},

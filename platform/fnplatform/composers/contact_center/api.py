@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from fnplatform.composers.contact_center.model import ContactCenterSpec, ContactCenterStatus
-from fnplatform.xrd import ApiDefinition
+from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 COMPLIANT_CONDITION = ".status.conditions[?(@.type=='Compliant')].status"
@@ -24,6 +24,13 @@ API = ApiDefinition(
     status_model=ContactCenterStatus,
     short_names=("cce",),
     claim_short_names=("ccec",),
+    # The document's claim names it in compositionRef. The name says aws and us-east-1, but a
+    # Composition cannot set spec.cloud or spec.region: the claim's own fields decide.
+    aliases=(CompositionAlias(
+        "contactcenter-endpoint-aws-us-east-1",
+        "Implementing Crossplane Compositions for Multi-Cloud Contact Center Infrastructure "
+        "Management, 3. Constructing the Composition Logic and 4. Claim Creation",
+    ),),
     printer_columns=(
         {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
         {"name": "Region", "type": "string", "jsonPath": ".spec.region"},

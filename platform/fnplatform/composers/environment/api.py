@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from fnplatform.composers.environment.model import EnvironmentSpec, EnvironmentStatus
-from fnplatform.xrd import ApiDefinition
+from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 
@@ -20,6 +20,14 @@ API = ApiDefinition(
     claim_plural="environmentclaims",
     spec_model=EnvironmentSpec,
     status_model=EnvironmentStatus,
+    # The document's Composition: claims select it by name or by its label provider: aws. The
+    # label does not pin the cloud: spec.cloud does (default aws).
+    aliases=(CompositionAlias(
+        "unifiedenvironment.aws.platform.acme.com",
+        "Building a Unified Application Environment for Python Services and Micro-frontends "
+        "with Crossplane Compositions, Phase 2",
+        labels={"provider": "aws"},
+    ),),
     printer_columns=(
         {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
         {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
