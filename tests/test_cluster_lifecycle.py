@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.importing import IDENTITY_FIELDS
 from fnplatform.merge import get_path
 
@@ -158,7 +159,7 @@ def _without_allowlist(cloud: str, private: bool):
     return case, composite, {"environment-0": [environment]}
 
 
-@pytest.mark.parametrize("cloud", CLOUDS)
+@pytest.mark.parametrize("cloud", ["aws", "azure"])
 def test_a_public_api_endpoint_without_an_allowlist_is_refused_naming_the_field(client, cloud):
     case, composite, required = _without_allowlist(cloud, private=False)
     rendered = client.run(case.request(composite=composite, required=required))
@@ -166,14 +167,59 @@ def test_a_public_api_endpoint_without_an_allowlist_is_refused_naming_the_field(
     assert rendered.fatal[0].startswith(f"{ALLOWLIST_FIELD[cloud]}: required")
 
 
-@pytest.mark.parametrize(("cloud", "refused"), [("aws", False), ("azure", False), ("gcp", True)])
+@pytest.mark.parametrize("private", [False, True])
+def test_without_an_allowlist_gke_admits_only_the_clusters_own_subnet_and_says_so(
+        client, converged, catalog, private):
+    """GKE's endpoint stays public for Crossplane's providers: with no
+    ``gcp.masterAuthorizedNetworks`` (the multi-cloud design's configs have none) it admits
+    the nodes' own subnet only, and ``ApiServerAccess`` names the field to set."""
+    case, composite, required = _without_allowlist("gcp", private=private)
+    rendered = client.run(case.request(composite=composite, required=required,
+                                       observed=converged["gcp"][1]))
+    assert rendered.fatal == [], rendered.messages
+    cluster = rendered.resource("cluster")
+    assert catalog.validate(cluster) == []
+    subnet = rendered.resource("network-subnet")["spec"]["forProvider"]["ipCidrRange"]
+    assert cluster["spec"]["forProvider"]["masterAuthorizedNetworksConfig"] == {"cidrBlocks": [
+        {"cidrBlock": subnet, "displayName": "cluster nodes' subnet (default)"}]}
+    access = rendered.condition("ApiServerAccess")
+    assert access is not None and access.reason == "ClusterNetworkOnly"
+    assert access.status == fnv1.STATUS_CONDITION_FALSE
+    assert access.message.startswith(f"{ALLOWLIST_FIELD['gcp']} is not set, so the GKE API "
+                                     f"server admits only the cluster's own subnet {subnet}")
+
+
+def test_an_adopted_gke_cluster_keeps_its_own_authorized_networks_and_says_so(
+        client, converged):
+    """An imported cluster keeps its own list unless the import takes the field over: the
+    condition never claims a list the cluster does not have."""
+    case = cluster_case("gcp")
+    composite = copy.deepcopy(case.composite)
+    imported = {"enabled": True, "mode": "observe",
+                "resources": {"cluster": {"externalName": "legacy-gke"}}}
+    composite["spec"]["parameters"]["import"] = imported
+    rendered = client.run(case.request(composite=composite, observed=converged["gcp"][1]))
+    access = rendered.condition("ApiServerAccess")
+    assert access is not None and access.status == fnv1.STATUS_CONDITION_UNKNOWN
+    assert access.reason == "AdoptedClusterSettings"
+    assert "spec.parameters.import.resources.cluster.manage" in access.message
+    imported["mode"] = "manage"
+    imported["resources"]["cluster"]["manage"] = ["masterAuthorizedNetworksConfig"]
+    rendered = client.run(case.request(composite=composite, observed=converged["gcp"][1]))
+    access = rendered.condition("ApiServerAccess")
+    assert access is not None and access.reason == "AuthorizedNetworks", rendered.messages
+    cluster = rendered.resource("cluster")["spec"]["forProvider"]
+    assert cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"][0]["cidrBlock"] == (
+        "203.0.113.0/24")
+
+
+@pytest.mark.parametrize("cloud", ["aws", "azure"])
 def test_private_clusters_need_no_allowlist_where_the_endpoint_is_private(
-        client, converged, cloud, refused):
+        client, converged, cloud):
     case, composite, required = _without_allowlist(cloud, private=True)
     rendered = client.run(case.request(composite=composite, required=required,
                                        observed=converged[cloud][1]))
-    # GKE's endpoint stays public for Crossplane's providers, so it always needs the list.
-    assert bool(rendered.fatal) is refused, rendered.messages
+    assert rendered.fatal == [], rendered.messages
     if cloud == "aws":
         vpc = rendered.resource("cluster")["spec"]["forProvider"]["vpcConfig"]
         assert vpc["endpointPublicAccess"] is False and "publicAccessCidrs" not in vpc
@@ -196,6 +242,11 @@ def test_the_api_endpoint_answers_only_the_allowlist(client, converged, catalog,
     elif cloud == "gcp":
         blocks = spec["masterAuthorizedNetworksConfig"]["cidrBlocks"]
         assert [b["cidrBlock"] for b in blocks] == ["203.0.113.0/24"]
+        access = rendered.condition("ApiServerAccess")
+        assert access is not None and access.status == fnv1.STATUS_CONDITION_TRUE
+        assert access.message == ("the GKE API server admits environment.gcp."
+                                  f"masterAuthorizedNetworks: 203.0.113.0/24 "
+                                  f"({blocks[0]['displayName']})")
     else:
         assert spec["apiServerAccessProfile"] == {"authorizedIpRanges": ["203.0.113.0/24"]}
 

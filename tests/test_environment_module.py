@@ -18,6 +18,7 @@ from fnplatform.library.specs import CdnSpec
 from tests.support.cases import (
     CDN_STATUS,
     DATABASE_STATUS,
+    ENVIRONMENT_REGION,
     ENVIRONMENT_SETTINGS,
     converge,
     environment_case,
@@ -407,10 +408,10 @@ def test_bad_input_is_a_fatal_result_naming_the_field(
 @pytest.mark.parametrize(
     ("cloud", "drop", "field"),
     [
-        ("aws", "privateNetwork", "environment.aws.privateNetwork"),
+        ("aws", "privateNetworks", "environment.aws.privateNetworks"),
         ("gcp", "privateNetwork", "environment.gcp.privateNetwork"),
         ("gcp", "project", "environment.gcp.project"),
-        ("azure", "privateNetwork", "environment.azure.privateNetwork"),
+        ("azure", "privateNetworks", "environment.azure.privateNetworks"),
         ("azure", "resourceGroup", "environment.azure.resourceGroup"),
     ],
 )
@@ -495,12 +496,12 @@ def test_a_long_prefix_leaves_less_room_for_the_app_name(client: FunctionClient)
 # -- private networks per region, a default region (issue 22 item 15) ------------------------
 
 PER_REGION = {
-    "aws": {"eu-west-1": ENVIRONMENT_SETTINGS["aws"]["privateNetwork"],
+    "aws": {"eu-west-1": ENVIRONMENT_SETTINGS["aws"]["privateNetworks"]["eu-west-1"],
             "us-east-1": {"vpcId": "vpc-0b2c3d4e5f6071829", "cidr": "10.30.0.0/16",
                           "subnetIds": ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]}},
     "gcp": {"europe-west1": ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"],
             "us-east1": {"network": "projects/acme-apps-prod/global/networks/apps-us"}},
-    "azure": {"westeurope": ENVIRONMENT_SETTINGS["azure"]["privateNetwork"],
+    "azure": {"westeurope": ENVIRONMENT_SETTINGS["azure"]["privateNetworks"]["westeurope"],
               "eastus": {
                   "virtualNetworkId": "/subscriptions/0/resourceGroups/net/providers/"
                                       "Microsoft.Network/virtualNetworks/apps-eastus",
@@ -513,7 +514,7 @@ OTHER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
 def _per_region(cloud: str, default: str | None = None) -> dict[str, Any]:
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
     section = settings[cloud]
-    section.pop("privateNetwork")
+    section.pop("privateNetwork", None)
     section["privateNetworks"] = copy.deepcopy(PER_REGION[cloud])
     if default:
         section["defaultRegion"] = default
@@ -551,6 +552,42 @@ def test_a_region_without_a_private_network_is_refused_naming_the_configured_one
         f"spec.region: {composite['spec']['region']} has no private network on {cloud}; the "
         f"platform configures {configured} (environment.{cloud}.privateNetworks)"]
     assert not rendered.resources
+
+
+@pytest.mark.parametrize(("cloud", "both"), [("aws", False), ("azure", False), ("aws", True)])
+def test_one_network_for_every_region_is_refused_where_networks_are_regional(
+    client: FunctionClient, cloud: str, both: bool
+) -> None:
+    """An AWS VPC's or Azure VNet's region is not in its ids, so the single form could put a
+    database in one region on another region's subnets, refused only by the cloud: it is
+    refused up front, saying where to move it (also next to the per-region form)."""
+    settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
+    section = settings[cloud]
+    region = ENVIRONMENT_REGION[cloud]
+    section["privateNetwork"] = section["privateNetworks"][region]
+    if not both:
+        del section["privateNetworks"]
+    rendered = run(client, environment_composite(cloud), settings=settings)
+    assert rendered.fatal == [
+        f"environment.{cloud}.privateNetwork: one network for every region is not accepted on "
+        f"{cloud}: a database must join a network in its own region, and the network's ids do "
+        f"not say which region that is (a database in another region would fail only when "
+        f"{cloud} creates it); name it by its region instead: environment.{cloud}."
+        f"privateNetworks.<region> (this claim asks for {region})"]
+    assert not rendered.resources
+
+
+def test_one_gcp_network_serves_every_region(client: FunctionClient) -> None:
+    """A GCP VPC network is global and Cloud SQL takes a subnet of its private services range
+    in the instance's own region, so the single form is right for a claim in any region."""
+    composite = environment_composite("gcp")
+    composite["spec"]["region"] = OTHER_REGION["gcp"]
+    rendered, _ = settle(client, composite, "gcp")
+    assert rendered.fatal == [], rendered.messages
+    database = rendered.resource("database")["spec"]["forProvider"]
+    assert database["region"] == OTHER_REGION["gcp"]
+    assert database["settings"]["ipConfiguration"]["privateNetwork"] == (
+        ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"]["network"])
 
 
 def test_the_documents_claim_without_a_region_takes_the_platform_default(

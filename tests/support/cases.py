@@ -603,21 +603,22 @@ def contact_center_case(cloud: str) -> ModuleCase:
 # -- environment ---------------------------------------------------------------------------
 
 ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
+#: AWS VPCs and Azure VNets are regional, named per region (``privateNetworks.<region>``);
+#: a GCP VPC network is global, one for every region.
 ENVIRONMENT_SETTINGS: Body = {
     "frontend": {"domain": "apps.acme.example", "bucketPrefix": "acme-mfe"},
-    "aws": {"accountId": "123456789012",
-            "privateNetwork": {"vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
-                               "subnetIds": ["subnet-0aa11bb22cc33dd44",
-                                             "subnet-0ee55ff66aa77bb88"]}},
+    "aws": {"accountId": "123456789012", "privateNetworks": {"eu-west-1": {
+        "vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
+        "subnetIds": ["subnet-0aa11bb22cc33dd44", "subnet-0ee55ff66aa77bb88"]}}},
     "gcp": {"project": "acme-apps-prod", "projectNumber": "412345678901",
             "privateNetwork": {"network": "projects/acme-apps-prod/global/networks/apps"},
             "databasePasswordSecretRef": {"name": "cloudsql-root-password",
                                           "namespace": "crossplane-system", "key": "password"}},
-    "azure": {"resourceGroup": "acme-apps-westeurope", "privateNetwork": {
+    "azure": {"resourceGroup": "acme-apps-westeurope", "privateNetworks": {"westeurope": {
         "virtualNetworkId": "/subscriptions/0000/resourceGroups/net/providers/"
                             "Microsoft.Network/virtualNetworks/apps",
         "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
-                            "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}},
+                            "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}}},
 }
 DATABASE_STATUS: dict[str, Body] = {
     "aws": {"atProvider": {"address": "payments.c1x2y3.eu-west-1.rds.amazonaws.com"}},

@@ -54,6 +54,9 @@ class ClusterSpec:
     connection_namespace: str = "crossplane-system"
     version: str | None = None
     pods_cidr: str | None = None  # pod range, for clouds whose cluster (not network) owns it
+    #: The nodes' own range (the network's subnet): where a cloud lets API-server clients in
+    #: when the platform names no allowlist (GKE's authorized networks).
+    node_cidr: str | None = None
     services_cidr: str | None = None  # Service range the control plane allocates from
     default_machine_type: str | None = None  # for pools the cloud creates with the cluster
     #: The cloud's name for the cluster (its external name); None: derived from the composite.

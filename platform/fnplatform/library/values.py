@@ -95,6 +95,13 @@ database_env = Value[[DatabaseSpec, str], list[Document]](
 PasswordSource = Literal["provider", "platform", "generated"]
 database_password_source = Value[[], PasswordSource](
     "database_password_source", "Who makes the database administrator's password.")
+#: One private network serves a database in any region: the network is global (GCP: a VPC
+#: network is, and Cloud SQL takes a subnet of its private services range in the instance's
+#: region). A cloud without the flag has regional networks whose ids do not name the region
+#: (AWS ``vpc-``/``subnet-`` ids, Azure resource ids), so a platform names one per region.
+global_private_network = Flag(
+    "global_private_network",
+    "One private network serves databases in every region (the network is global).")
 cdn_bucket_reader = Value[[str], BucketReader | None](
     "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.")
 cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.")
@@ -132,6 +139,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     database_host: "database",
     database_env: "database",
     database_password_source: "database",
+    global_private_network: "database",
     cdn_bucket_reader: "cdn",
     cdn_domain: "cdn",
     cdn_custom_domains: "cdn",

@@ -19,9 +19,9 @@ from fnplatform.clouds.gcp.common import (
 )
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
-from fnplatform.clouds.gcp.settings import gcp_environment
+from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError, SpecError
+from fnplatform.errors import SpecError
 from fnplatform.guard import refuse_replacement
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import values
@@ -75,16 +75,8 @@ def cluster(
     }
     if spec.version:
         for_provider["minMasterVersion"] = spec.version
-    if not settings.masterAuthorizedNetworks:
-        raise InputError(
-            "environment.gcp.masterAuthorizedNetworks",
-            "required: the GKE API endpoint is public (Crossplane's Helm and Kubernetes "
-            "providers reach it from outside the VPC), so list the CIDRs allowed to reach it, "
-            "such as the management cluster's egress; an entry 0.0.0.0/0 opens it to the "
-            "internet on purpose",
-        )
-    for_provider["masterAuthorizedNetworksConfig"] = {
-        "cidrBlocks": [n.model_dump() for n in settings.masterAuthorizedNetworks]
+    for_provider[AUTHORIZED_NETWORKS_FIELD] = {
+        "cidrBlocks": _authorized_networks(comp, name, spec, settings.masterAuthorizedNetworks)
     }
     if spec.private:
         for_provider["privateClusterConfig"] = {
@@ -112,6 +104,60 @@ def cluster(
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
     _node_service_account(comp, name)
+
+
+#: The condition saying who may reach the GKE API server, on every GKE composite: a condition
+#: the function stops sending stays on the composite as last written (Crossplane v2.4 keeps
+#: function conditions it no longer receives), so both answers are always given.
+API_SERVER_ACCESS = "ApiServerAccess"
+#: The cluster's field holding them (``forProvider``), as an import names it in ``manage``.
+AUTHORIZED_NETWORKS_FIELD = "masterAuthorizedNetworksConfig"
+#: ``masterAuthorizedNetworksConfig.cidrBlocks[].displayName`` of the default entry.
+CLUSTER_NETWORK = "cluster nodes' subnet (default)"
+
+
+def _authorized_networks(
+    comp: Composition, name: str, spec: ClusterSpec, configured: list[AuthorizedNetwork]
+) -> list[dict[str, str]]:
+    """Who may reach the GKE API server's public endpoint: the platform's allowlist
+    (``gcp.masterAuthorizedNetworks``), else only the cluster's own subnet.
+
+    GKE keeps the endpoint public here (Crossplane's Helm and Kubernetes providers run outside
+    the VPC), and without authorized networks it admits any source. Refusing a configuration
+    without an allowlist (the multi-cloud design's EnvironmentConfigs have none) stopped
+    everything; admitting only the nodes' own range keeps the endpoint closed to the internet
+    and lets everything else be composed. The ``ApiServerAccess`` condition says which applies
+    and, for the default, what the platform must add: the providers reach the API server only
+    from an authorized network, so the Helm releases stay unready until their egress is
+    listed. An adopted cluster keeps its own list unless the import takes the field over: the
+    condition then says that rather than claim a list the cluster does not have.
+    """
+    networks = [n.model_dump() for n in configured] or (
+        [{"cidrBlock": spec.node_cidr, "displayName": CLUSTER_NETWORK}] if spec.node_cidr else [])
+    if comp.import_spec.adopts(name, AUTHORIZED_NETWORKS_FIELD):
+        comp.condition(API_SERVER_ACCESS, None, "AdoptedClusterSettings",
+                       "the adopted GKE cluster keeps its own authorized networks; take "
+                       f"{AUTHORIZED_NETWORKS_FIELD} over (spec.parameters.import.resources."
+                       f"{name}.manage) to set them from environment.gcp.masterAuthorizedNetworks")
+        return networks
+    if configured:
+        listed = ", ".join(f"{n.cidrBlock} ({n.displayName})" for n in configured)
+        comp.condition(API_SERVER_ACCESS, True, "AuthorizedNetworks",
+                       f"the GKE API server admits environment.gcp.masterAuthorizedNetworks: "
+                       f"{listed}")
+        return networks
+    if spec.node_cidr is None:
+        raise SpecError("node_cidr", "required when gcp.masterAuthorizedNetworks is not set: "
+                        "the API server then admits the nodes' own range only")
+    comp.condition(
+        API_SERVER_ACCESS, False, "ClusterNetworkOnly",
+        "environment.gcp.masterAuthorizedNetworks is not set, so the GKE API server admits "
+        f"only the cluster's own subnet {spec.node_cidr} (a safe default: closed to the "
+        "internet); Crossplane's Helm and Kubernetes providers reach it only from an "
+        "authorized network, so list their egress (say, the management cluster's NAT "
+        "addresses) in environment.gcp.masterAuthorizedNetworks",
+    )
+    return networks
 
 
 def _cluster_creation_only() -> dict[str, Any]:

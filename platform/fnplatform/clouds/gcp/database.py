@@ -160,3 +160,10 @@ def database_password_source(comp: Composition) -> values.PasswordSource:
     """The platform's Secret when it names one, else generated per instance: the provider
     cannot generate a Cloud SQL password."""
     return "platform" if gcp_environment(comp).databasePasswordSecretRef else "generated"
+
+
+# A VPC network is global (its self link is ``projects/<p>/global/networks/<n>``), and private
+# services access is one connection per network: "Each Google service creates a subnet from
+# the allocated block to provision new resources in a given region" (Cloud SQL, "About private
+# IP"). So one ``gcp.privateNetwork`` serves a Cloud SQL instance in any region.
+values.global_private_network.on("gcp")

@@ -94,6 +94,7 @@ def compose(comp: Composition) -> None:
         version=params.kubernetesVersion,
         pods_cidr=env.network.podsCidr,
         services_cidr=env.network.servicesCidr,
+        node_cidr=env.network.subnetCidr,
         default_machine_type=env.defaultMachineType,
         cluster_name=_cluster_name(comp, labels),
     )

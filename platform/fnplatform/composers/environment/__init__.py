@@ -150,15 +150,34 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: st
                         region: str) -> None:
     """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
 
-    A database must join a network in its own region (AWS: a DB subnet group's subnets, GCP:
-    private services access, Azure: a delegated subnet of the region's VNet); one network for
-    every region composes a database in one region with subnets of another, which the cloud
-    refuses only at creation. The chosen network becomes ``<cloud>.privateNetwork``, which the
-    cloud's builders read. With the single-network form (``privateNetwork`` alone) the
-    platform vouches for its region itself.
+    A database must join a network in its own region (AWS: a DB subnet group's subnets, Azure:
+    a delegated subnet of the region's VNet); a network of another region composes a database
+    the cloud refuses only at creation, long after the claim was accepted. The chosen network
+    becomes ``<cloud>.privateNetwork``, which the cloud's builders read.
+
+    The single-network form (``privateNetwork`` alone) is accepted only where one network
+    serves every region (``values.global_private_network``: GCP, whose VPC networks are
+    global). Elsewhere its region cannot be checked, since AWS VPC and subnet ids and Azure
+    resource ids do not name it, so it is refused saying where to move it.
     """
     networks = section.get("privateNetworks")
+    global_network = values.global_private_network(cloud)
+    if "privateNetwork" in section and not global_network:
+        raise InputError(
+            f"environment.{cloud}.privateNetwork",
+            f"one network for every region is not accepted on {cloud}: a database must join "
+            "a network in its own region, and the network's ids do not say which region "
+            f"that is (a database in another region would fail only when {cloud} creates "
+            f"it); name it by its region instead: environment.{cloud}.privateNetworks."
+            f"<region> (this claim asks for {region})",
+        )
     if networks is None:
+        if not global_network:
+            raise InputError(
+                f"environment.{cloud}.privateNetworks",
+                "required for a database: the private network of each region the platform "
+                f"serves, by region (this claim asks for {region})",
+            )
         return
     if not isinstance(networks, Mapping):
         raise InputError(f"environment.{cloud}.privateNetworks",
