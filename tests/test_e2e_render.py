@@ -4,10 +4,9 @@ For each case of each ``tests/render-cases/<module>.yaml``, and its namespaced t
 as a Crossplane v2 namespaced XR against ``apis/<module>/namespaced/``): ``crossplane
 composition render`` (CLI v2.5, engine Crossplane core v2.4.0 through ``--crossplane-binary``,
 Development runtime pointed at the function served by this session) must succeed, its output
-must equal ``tests/golden/<module>/<case>.yaml`` byte for byte but for the order of the
-engine's "not yet ready" events, which is Go map order (see :func:`canonical`;
-``UPDATE_GOLDEN=1`` rewrites a golden only when it differs otherwise, in canonical order),
-``crossplane resource validate`` must accept the
+must equal ``tests/golden/<module>/<case>.yaml`` byte for byte (the engine's events, which it
+records in Go map order, sorted among themselves by ``render_tool.stable_events``;
+``UPDATE_GOLDEN=1`` rewrites the goldens), ``crossplane resource validate`` must accept the
 output against the provider CRDs and the form's XRDs, and every composed resource must pass
 the offline CRD+CEL validator too, and so must every manifest an Object wraps whose kind has
 a schema.
@@ -17,7 +16,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -66,33 +64,6 @@ def function_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-#: The events the engine records for each composed resource not yet ready (or valid). It walks
-#: ``res.Composed`` (crossplane v2.4.0 ``internal/controller/apiextensions/composite/
-#: reconciler.go`` L869-L887), which ``composition_functions.go`` L679 fills by ``range
-#: desired``, a Go map: the events come in a different order from run to run.
-NOT_YET = re.compile(r'^Composed resource ".*" is not yet (ready|valid)$', re.DOTALL)
-DOCUMENT_START = re.compile(r"(?m)^---\n")
-
-
-def canonical(text: str) -> str:
-    """``text`` (the CLI's output) with the engine's not-yet events in text order, in the
-    places they took; everything else as rendered. Without it no golden with two such events
-    is stable, and regenerating goldens reorders the events of unchanged cases."""
-    parts = DOCUMENT_START.split(text)
-    at = [i for i, part in enumerate(parts) if _not_yet(part)]
-    for i, part in zip(at, sorted(parts[i] for i in at), strict=True):
-        parts[i] = part
-    return "---\n".join(parts)
-
-
-def _not_yet(part: str) -> bool:
-    """Whether one output document is an engine not-yet event (a Result from Compose)."""
-    doc = yaml.safe_load(part) if part.strip() else None
-    return (isinstance(doc, dict) and doc.get("kind") == "Result"
-            and doc.get("reason") == "ComposeResources"
-            and bool(NOT_YET.match(str(doc.get("message", "")))))
-
-
 def _documents(text: str) -> list[dict[str, Any]]:
     return [doc for doc in yaml.safe_load_all(text) if doc]
 
@@ -113,13 +84,13 @@ def test_render_matches_golden_and_validates(
     fatal = [d for d in documents if d.get("kind") == "Result" and d.get("severity") == "Fatal"]
     assert not fatal, f"fatal results: {fatal}"
 
-    output = canonical(result.stdout)
-    if UPDATE_GOLDEN and not (case.golden.exists()
-                              and canonical(case.golden.read_text()) == output):
+    # the render tool puts the engine's events in a stable order (render_tool.stable_events)
+    output = result.stdout
+    if UPDATE_GOLDEN:
         case.golden.parent.mkdir(parents=True, exist_ok=True)
         case.golden.write_text(output)
     assert case.golden.exists(), f"no golden {case.golden}; run with UPDATE_GOLDEN=1"
-    assert output == canonical(case.golden.read_text()), (
+    assert output == case.golden.read_text(), (
         f"render of {case.id} differs from {case.golden}; inspect, then UPDATE_GOLDEN=1"
     )
 
