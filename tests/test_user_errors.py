@@ -155,7 +155,7 @@ def test_gcp_settings_cidrs_use_the_same_check(client):
      "spec.parameters.kubernetesVersion: must be a Kubernetes minor version such as 1.33"),
     ({"parameters": "private"}, "spec.parameters: must be an object"),
     ({"pools.pool0.autoscaling": {"minNodeCount": 5, "maxNodeCount": 2}},
-     "spec.pools.pool0.autoscaling: minNodeCount must not exceed maxNodeCount"),
+     "spec.pools.pool0.autoscaling.minNodeCount: must not exceed maxNodeCount"),
     ({"pools.Pool_A": {}}, "spec.pools.Pool_A: a pool name must be a DNS label"),
     ({"pools.pool0.autoscaling": {"maxNodeCount": 0}},
      "spec.pools.pool0.autoscaling.maxNodeCount: must be at least 1"),

@@ -18,7 +18,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+# The claim rules (declared once for the function and the XRDs), where models import them.
+from fnplatform.xrd import RuleViolation
+from fnplatform.xrd import differs as differs
+from fnplatform.xrd import ordered as ordered
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -257,6 +262,10 @@ def validation_problems(
     problems: dict[tuple[tuple[int | str, ...], str], None] = {}
     for item in err.errors(include_url=False, include_input=True):
         loc = tuple(p for p in item["loc"] if not str(p).startswith("function-"))
+        broken = (item.get("ctx") or {}).get("error")
+        if isinstance(broken, RuleViolation):
+            # A claim rule names its field relative to the model the error is located at.
+            loc = (*loc, *broken.rule.field.split("."))
         problems[(loc, _reason(item, model, loc))] = None
     return list(problems)
 
@@ -388,21 +397,6 @@ def parse(model: type[M], data: object, prefix: str) -> M:
         return model.model_validate(data)
     except ValidationError as err:
         raise InputError(prefix, describe_validation_error(err, prefix, model)) from None
-
-
-def ordered(low: str, high: str) -> Any:
-    """A model validator: field ``low`` must not exceed field ``high`` (min/max bounds).
-
-    Assign it in the model's body: ``_ordered = ordered("minCount", "maxCount")``.
-    """
-
-    def check(model: M) -> M:
-        if getattr(model, low) > getattr(model, high):
-            msg = f"{low} must not exceed {high}"
-            raise ValueError(msg)
-        return model
-
-    return model_validator(mode="after")(check)
 
 
 class SecretKeyRef(BaseModel):

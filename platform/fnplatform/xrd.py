@@ -10,14 +10,23 @@ Kubernetes demands *structural* schemas (every node typed, no ``$ref``, no type-
 ``anyOf``), so the pydantic JSON Schema is rewritten here: references are inlined, ``X | None``
 becomes plain ``X`` (absence is how Kubernetes says "none"), ``const`` becomes a one-value
 ``enum``, and ``Any`` becomes ``x-kubernetes-preserve-unknown-fields``.
+
+Rules that need only the claim and span fields (a minimum not above its maximum, a second
+region not the primary) are declared once as a :class:`ClaimRule` (:func:`claim_rule`,
+:func:`ordered`, :func:`differs`): the declaration is the model's validator, which the function
+runs (``crossplane composition render`` has no API server), and the CEL rule of the model's
+schema node (``x-kubernetes-validations``), which the API server runs at admission.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 XRD_API_VERSION = "apiextensions.crossplane.io/v1"
 #: Crossplane v2 XRDs: ``scope: Namespaced`` composites, no claims (the XR is what users create).
@@ -25,6 +34,149 @@ NAMESPACED_XRD_API_VERSION = "apiextensions.crossplane.io/v2"
 # Keywords of pydantic's JSON Schema that OpenAPI v3 / Kubernetes has no use for.
 _DROPPED_KEYWORDS = frozenset({"title", "$defs", "definitions", "examples", "discriminator"})
 _SCALAR_DEFAULT_TYPES = (str, int, float, bool)
+
+
+@dataclass(frozen=True)
+class ClaimRule:
+    """A rule that needs only the claim, declared once for the function and the API server.
+
+    ``cel`` is the CEL expression (``self`` is the object of the model the rule is attached
+    to), or a function of the model class giving it (to read the fields' defaults); ``check``
+    is the same rule in Python, true when the model instance passes. ``field`` is the path,
+    relative to the model, of the field the rule blames: the CEL rule's ``fieldPath`` and the
+    end of the location of the function's message. ``reason`` says what is wrong in words
+    that name the other fields involved; the API server's message is ``<field> <reason>``.
+    """
+
+    field: str
+    reason: str
+    cel: str | Callable[[type[BaseModel]], str]
+    check: Callable[[Any], bool]
+
+    @property
+    def message(self) -> str:
+        """The API server's message: the field, then the reason."""
+        return f"{self.field} {self.reason}"
+
+    def expression(self, model: type[BaseModel]) -> str:
+        """The CEL expression of this rule on ``model``'s schema node."""
+        return self.cel if isinstance(self.cel, str) else self.cel(model)
+
+    def validation(self, model: type[BaseModel]) -> dict[str, Any]:
+        """The ``x-kubernetes-validations`` entry of this rule on ``model``'s schema node."""
+        return {"rule": self.expression(model), "message": self.message,
+                "fieldPath": "." + self.field}
+
+
+class RuleViolation(ValueError):
+    """A :class:`ClaimRule` the model instance breaks (``fnplatform.validation`` puts its
+    ``field`` at the end of the error's location)."""
+
+    def __init__(self, rule: ClaimRule) -> None:
+        super().__init__(rule.reason)
+        self.rule = rule
+
+
+#: The attribute of a model validator's function that holds its :class:`ClaimRule`.
+_RULE_ATTRIBUTE = "__claim_rule__"
+
+
+def claim_rule(rule: ClaimRule) -> Any:
+    """A model validator running ``rule``; assign it in the model's body
+    (``_ordered = claim_rule(...)``) and the model's XRD node carries its CEL rule."""
+
+    def check(model: Any) -> Any:
+        if not rule.check(model):
+            raise RuleViolation(rule)
+        return model
+
+    setattr(check, _RULE_ATTRIBUTE, rule)
+    return model_validator(mode="after")(check)
+
+
+def claim_rules(model: type[BaseModel]) -> list[ClaimRule]:
+    """The :class:`ClaimRule` s declared on ``model`` (and its bases), in declaration order."""
+    rules = []
+    for decorator in model.__pydantic_decorators__.model_validators.values():
+        rule = getattr(decorator.func, _RULE_ATTRIBUTE, None)
+        if isinstance(rule, ClaimRule):
+            rules.append(rule)
+    return rules
+
+
+def _schema_name(model: type[BaseModel], name: str) -> str:
+    """The name a user writes for field ``name`` of ``model`` (its alias, if any)."""
+    info = model.model_fields.get(name)
+    return (info.alias or name) if info is not None else name
+
+
+def _value_or_default(model: type[BaseModel], name: str) -> str | None:
+    """CEL for field ``name`` of an object of ``model``: its value, or its scalar default when
+    unset (the API server fills defaults in first; ``crossplane resource validate`` may
+    not); None when it has no default (unset: the rule does not apply)."""
+    key = _schema_name(model, name)
+    info = model.model_fields.get(name)
+    default = info.default if info is not None else None
+    if isinstance(default, bool) or not isinstance(default, int | float | str):
+        return None
+    literal = f"'{default}'" if isinstance(default, str) else str(default)
+    return f"(has(self.{key}) ? self.{key} : {literal})"
+
+
+def _guarded(model: type[BaseModel], names: tuple[str, ...], expression: str) -> str:
+    """``expression`` applied only when each of ``names`` without a default is set."""
+    guards = [f"!has(self.{_schema_name(model, n)})" for n in names
+              if _value_or_default(model, n) is None]
+    return " || ".join([*guards, expression])
+
+
+def _operand(model: type[BaseModel], name: str) -> str:
+    return _value_or_default(model, name) or f"self.{_schema_name(model, name)}"
+
+
+def ordered(low: str, high: str) -> Any:
+    """A :func:`claim_rule`: field ``low`` must not exceed field ``high`` (min/max bounds)."""
+
+    def cel(model: type[BaseModel]) -> str:
+        return _guarded(model, (low, high),
+                        f"{_operand(model, low)} <= {_operand(model, high)}")
+
+    def check(model: Any) -> bool:
+        first, second = getattr(model, low), getattr(model, high)
+        return first is None or second is None or first <= second
+
+    return claim_rule(ClaimRule(low, f"must not exceed {high}", cel, check))
+
+
+def differs(path: str, other: str) -> Any:
+    """A :func:`claim_rule`: ``path`` (``a.b``: field ``b`` of the optional object ``a``)
+    must differ from field ``other`` of the same model, when both are set."""
+    parts = path.split(".")
+
+    def cel(model: type[BaseModel]) -> str:
+        guards = ["!has(self." + ".".join(parts[: i + 1]) + ")" for i in range(len(parts))]
+        return " || ".join([*guards, f"self.{path} != self.{other}"])
+
+    def check(model: Any) -> bool:
+        value: Any = model
+        for part in parts:
+            value = getattr(value, part, None)
+            if value is None:
+                return True
+        return bool(value != getattr(model, other))
+
+    return claim_rule(ClaimRule(path, f"must differ from {other}", cel, check))
+
+
+class _RulesSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema, with each model's :class:`ClaimRule` s as CEL rules."""
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        rules = claim_rules(schema["cls"])
+        if rules:
+            json_schema["x-kubernetes-validations"] = [r.validation(schema["cls"]) for r in rules]
+        return json_schema
 
 
 @dataclass(frozen=True)
@@ -149,7 +301,7 @@ def _names(kind: str, plural: str, short_names: tuple[str, ...]) -> dict[str, An
 
 def openapi_schema(model: type[BaseModel]) -> dict[str, Any]:
     """A structural OpenAPI v3 schema for ``model`` (aliases used, references inlined)."""
-    raw = model.model_json_schema(by_alias=True, mode="validation")
+    raw = model.model_json_schema(by_alias=True, mode="validation", schema_generator=_RulesSchema)
     definitions = raw.get("$defs", {})
     return _structural(raw, definitions)
 
