@@ -18,7 +18,7 @@ from fnplatform.composers import composite_apis
 from fnplatform.errors import CompositionError
 from fnplatform.structs import struct_to_dict
 from fnplatform.validation import unknown_fields
-from fnplatform.xrd import ApiDefinition
+from fnplatform.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
 from fnplatform.xrspec import CROSSPLANE_SPEC_FIELDS
 from google.protobuf import struct_pb2
 
@@ -89,18 +89,15 @@ def _check_not_nested_in_parameters(api: ApiDefinition, own: dict[str, object]) 
 
     Pruned field by field it would give a warning for ``parameters`` and a missing-field error
     for each field that is in fact there, one level down.
+    The XRD refuses ``spec.parameters`` with the same words (``ApiDefinition.spec_schema``).
     """
-    nested = own.get("parameters")
+    nested = own.get(PARAMETERS)
     fields = api.spec_model.model_fields
-    if "parameters" in fields or not isinstance(nested, dict):
+    if PARAMETERS in fields or not isinstance(nested, dict):
         return
     ours = sorted(key for key in nested if key in fields)
     if ours:
-        raise CompositionError(
-            "spec.parameters",
-            f"{api.kind} takes its fields directly under spec, not under spec.parameters: move "
-            f"{', '.join(ours)} up one level (spec.{ours[0]}...)",
-        )
+        raise CompositionError(f"spec.{PARAMETERS}", nested_parameters_reason(api.kind, ours))
 
 
 def _delete(struct: struct_pb2.Struct, path: tuple[str, ...]) -> None:

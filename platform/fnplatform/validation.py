@@ -20,10 +20,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-# The claim rules (declared once for the function and the XRDs), where models import them.
-from fnplatform.xrd import RuleViolation
-from fnplatform.xrd import differs as differs
-from fnplatform.xrd import ordered as ordered
+from fnplatform.xrd import RuleViolationError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -263,7 +260,7 @@ def validation_problems(
     for item in err.errors(include_url=False, include_input=True):
         loc = tuple(p for p in item["loc"] if not str(p).startswith("function-"))
         broken = (item.get("ctx") or {}).get("error")
-        if isinstance(broken, RuleViolation):
+        if isinstance(broken, RuleViolationError):
             # A claim rule names its field relative to the model the error is located at.
             loc = (*loc, *broken.rule.field.split("."))
         problems[(loc, _reason(item, model, loc))] = None

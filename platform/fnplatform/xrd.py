@@ -68,7 +68,7 @@ class ClaimRule:
                 "fieldPath": "." + self.field}
 
 
-class RuleViolation(ValueError):
+class RuleViolationError(ValueError):
     """A :class:`ClaimRule` the model instance breaks (``fnplatform.validation`` puts its
     ``field`` at the end of the error's location)."""
 
@@ -87,7 +87,7 @@ def claim_rule(rule: ClaimRule) -> Any:
 
     def check(model: Any) -> Any:
         if not rule.check(model):
-            raise RuleViolation(rule)
+            raise RuleViolationError(rule)
         return model
 
     setattr(check, _RULE_ATTRIBUTE, rule)
@@ -134,8 +134,11 @@ def _operand(model: type[BaseModel], name: str) -> str:
     return _value_or_default(model, name) or f"self.{_schema_name(model, name)}"
 
 
-def ordered(low: str, high: str) -> Any:
-    """A :func:`claim_rule`: field ``low`` must not exceed field ``high`` (min/max bounds)."""
+def ordered(low: str, high: str, *, blame_high: bool = False) -> Any:
+    """A :func:`claim_rule`: field ``low`` must not exceed field ``high`` (min/max bounds).
+
+    The message is on ``low`` ("must not exceed ``high``"), or with ``blame_high`` on ``high``
+    ("must not be lower than ``low``": a maximum added to a required count)."""
 
     def cel(model: type[BaseModel]) -> str:
         return _guarded(model, (low, high),
@@ -145,6 +148,8 @@ def ordered(low: str, high: str) -> Any:
         first, second = getattr(model, low), getattr(model, high)
         return first is None or second is None or first <= second
 
+    if blame_high:
+        return claim_rule(ClaimRule(high, f"must not be lower than {low}", cel, check))
     return claim_rule(ClaimRule(low, f"must not exceed {high}", cel, check))
 
 
@@ -155,7 +160,7 @@ def differs(path: str, other: str) -> Any:
 
     def cel(model: type[BaseModel]) -> str:
         guards = ["!has(self." + ".".join(parts[: i + 1]) + ")" for i in range(len(parts))]
-        return " || ".join([*guards, f"self.{path} != self.{other}"])
+        return " || ".join([*guards, f"!has(self.{other})", f"self.{path} != self.{other}"])
 
     def check(model: Any) -> bool:
         value: Any = model
@@ -177,6 +182,18 @@ class _RulesSchema(GenerateJsonSchema):
         if rules:
             json_schema["x-kubernetes-validations"] = [r.validation(schema["cls"]) for r in rules]
         return json_schema
+
+
+#: The field the Crossplane v1 style nests a composite's own fields in.
+PARAMETERS = "parameters"
+
+
+def nested_parameters_reason(kind: str, fields: list[str]) -> str:
+    """What to change in a spec that nests ``fields`` of an API with its fields directly
+    under spec (kind ``kind``) in ``spec.parameters``: the function's message (the fields it
+    found there) and the API server's (every field of the API)."""
+    return (f"{kind} takes its fields directly under spec, not under spec.{PARAMETERS}: move "
+            f"{', '.join(fields)} up one level (spec.{fields[0]}...)")
 
 
 @dataclass(frozen=True)
@@ -231,8 +248,28 @@ class ApiDefinition:
         return f"{self.group}/{self.version}"
 
     def spec_schema(self) -> dict[str, Any]:
-        """The OpenAPI v3 schema of ``spec``."""
-        return openapi_schema(self.spec_model)
+        """The OpenAPI v3 schema of ``spec``.
+
+        An API whose fields sit directly under ``spec`` also accepts ``spec.parameters``,
+        as an object of anything, only so that a CEL rule can refuse it with
+        :func:`nested_parameters_reason`: a claim written in the Crossplane v1 style of many
+        guides and design documents then hears what to change, not one bare "Required value"
+        per field it does have, one level down (``function/composite.py`` says the same).
+        """
+        schema = openapi_schema(self.spec_model)
+        if PARAMETERS in self.spec_model.model_fields:
+            return schema
+        schema["properties"][PARAMETERS] = {
+            "description": "Not a field of this API: its fields go directly under spec.",
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": True,
+        }
+        fields = [_schema_name(self.spec_model, name) for name in self.spec_model.model_fields]
+        rule = {"rule": f"!has(self.{PARAMETERS})",
+                "message": f"spec.{PARAMETERS}: {nested_parameters_reason(self.kind, fields)}",
+                "fieldPath": f".{PARAMETERS}"}
+        schema["x-kubernetes-validations"] = [rule, *schema.get("x-kubernetes-validations", [])]
+        return schema
 
     def status_schema(self) -> dict[str, Any] | None:
         """The OpenAPI v3 schema of ``status``, when the module declares one."""

@@ -11,7 +11,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
-from fnplatform.validation import SecretKeyRef, check_cidr, describe_pattern, ordered, parse
+from fnplatform.validation import SecretKeyRef, check_cidr, describe_pattern, parse
+from fnplatform.xrd import ordered
 
 #: The private ranges Key Vault's network rules refuse.
 RFC1918 = tuple(ipaddress.IPv4Network(text) for text in ("10.0.0.0/8", "172.16.0.0/12",

@@ -14,7 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from fnplatform.validation import DNS_LABEL, describe_pattern, ordered
+from fnplatform.validation import DNS_LABEL, describe_pattern
+from fnplatform.xrd import ordered
 
 HANDLER = describe_pattern(
     r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",

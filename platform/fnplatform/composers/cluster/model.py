@@ -20,8 +20,8 @@ from fnplatform.validation import (
     Cidr,
     KubernetesLabels,
     describe_pattern,
-    ordered,
 )
+from fnplatform.xrd import ordered
 
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
 KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")

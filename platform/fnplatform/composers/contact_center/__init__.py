@@ -159,11 +159,10 @@ def _check_updates(
 def _check_second_region(
     comp: Composition, spec: ContactCenterSpec, region: str, field: str
 ) -> None:
-    """A failover or replication region (``field``): allowed, and not the primary one."""
+    """A failover or replication region (``field``): allowed (that it is not the primary one
+    is a claim rule of ``ContactCenterSpec``, checked as the spec is parsed)."""
     regions.check_region(comp, spec.cloud, spec.platform, region, field)
     regions.check_residency(comp, spec.cloud, spec.taggingPolicy.complianceLevel, region, field)
-    if region == spec.region:
-        raise InputError(field, f"must differ from spec.region ({spec.region})")
 
 
 def _place(comp: Composition, spec: ContactCenterSpec) -> None:

@@ -3,7 +3,9 @@
 One model is the source of the XRD (``api.py``) and of the composer's validation, so the API
 server and the function agree on what a valid endpoint is. Rules that span fields (trusted
 ranges never the whole internet, ports that don't overlap, PCI-DSS storage) live in
-``rules.py``, where each error names the field and index the user wrote.
+``rules.py``, where each error names the field and index the user wrote; those that need
+only the claim and fit CEL are declared here as claim rules (``fnplatform.xrd.ClaimRule``), so
+the API server refuses them at admission with the message the function gives.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.cloud import Cloud
 from fnplatform.validation import RECORD_NAME, Cidr, describe_pattern
+from fnplatform.xrd import ClaimRule, claim_rule, differs
 
 Platform = Literal["genesys-cloud", "nice-cxone"]
 PORT_RANGE = describe_pattern(
@@ -96,6 +99,13 @@ class FailoverPolicy(BaseModel):
     networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)  # noqa: N815
 
 
+#: Compliance levels whose recordings are held under a compliance-mode lock (and logged).
+LOCKED_LEVELS = ("PCI-DSS", "HIPAA")
+#: HIPAA keeps required documentation six years (45 CFR 164.316(b)(2)(i)).
+HIPAA_RETENTION_DAYS = 6 * 365
+_LEVEL = "has(self.taggingPolicy) && has(self.taggingPolicy.complianceLevel)"
+
+
 class ContactCenterSpec(BaseModel):
     """``spec`` of a ContactCenterEndpoint."""
 
@@ -111,6 +121,31 @@ class ContactCenterSpec(BaseModel):
     sip: SipSettings
     recording: RecordingSettings = Field(default_factory=RecordingSettings)
     failoverPolicy: FailoverPolicy | None = None  # noqa: N815
+
+    _failover_region = differs("failoverPolicy.secondaryRegion", "region")
+    _replication_region = differs("recording.replicationRegion", "region")
+    _locked = claim_rule(ClaimRule(
+        "recording.objectLock",
+        "must not be false for PCI-DSS and HIPAA (taggingPolicy.complianceLevel): their "
+        "recordings are held under a compliance-mode object lock; remove objectLock or set "
+        "it true",
+        f"!({_LEVEL} && self.taggingPolicy.complianceLevel in {list(LOCKED_LEVELS)!r} && "
+        "has(self.recording) && has(self.recording.objectLock) && "
+        "!self.recording.objectLock)",
+        lambda spec: not (spec.taggingPolicy.complianceLevel in LOCKED_LEVELS
+                          and spec.recording.objectLock is False),
+    ))
+    _hipaa_retention = claim_rule(ClaimRule(
+        "recording.retentionDays",
+        f"must be at least {HIPAA_RETENTION_DAYS} for HIPAA (taggingPolicy.complianceLevel): "
+        "HIPAA keeps records at least six years",
+        f"!({_LEVEL} && self.taggingPolicy.complianceLevel == 'HIPAA') || "
+        "(has(self.recording) && has(self.recording.retentionDays) ? "
+        f"self.recording.retentionDays : {RecordingSettings.model_fields['retentionDays'].default}"
+        f") >= {HIPAA_RETENTION_DAYS}",
+        lambda spec: (spec.taggingPolicy.complianceLevel != "HIPAA"
+                      or spec.recording.retentionDays >= HIPAA_RETENTION_DAYS),
+    ))
 
 
 class BucketStatus(BaseModel):

@@ -9,7 +9,10 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from fnplatform.composers.contact_center.model import ContactCenterSpec
+from fnplatform.composers.contact_center.model import (
+    LOCKED_LEVELS,
+    ContactCenterSpec,
+)
 from fnplatform.errors import InputError
 from fnplatform.library.specs import IngressRule
 
@@ -116,12 +119,8 @@ class StoragePolicy:
     access_logging: bool
 
 
-#: Compliance levels whose recordings are held under a compliance-mode lock (and logged).
-LOCKED_LEVELS = ("PCI-DSS", "HIPAA")
 #: Compliance levels that log every access to recordings.
 LOGGED_LEVELS = ("PCI-DSS", "HIPAA", "SOC2")
-#: HIPAA keeps required documentation six years (45 CFR 164.316(b)(2)(i)).
-HIPAA_RETENTION_DAYS = 6 * 365
 
 
 def storage_policy(spec: ContactCenterSpec) -> StoragePolicy:
@@ -129,17 +128,12 @@ def storage_policy(spec: ContactCenterSpec) -> StoragePolicy:
 
     PCI-DSS and HIPAA: compliance-mode lock for the retention period, and access logging;
     HIPAA also at least six years of retention. SOC2: access logging (its CC7 monitoring
-    criteria). GDPR and none: as the spec says.
+    criteria). GDPR and none: as the spec says. A lock turned off or a HIPAA retention too
+    short is refused by the model's claim rules (``model.ContactCenterSpec``) before this.
     """
     level = spec.taggingPolicy.complianceLevel
     locked = level in LOCKED_LEVELS
     lock = spec.recording.objectLock
-    if locked and lock is False:
-        raise InputError("spec.recording.objectLock", f"{level} recordings must be held under "
-                         "a compliance-mode object lock; remove objectLock or set it true")
-    if level == "HIPAA" and spec.recording.retentionDays < HIPAA_RETENTION_DAYS:
-        raise InputError("spec.recording.retentionDays", f"HIPAA keeps records at least six "
-                         f"years: {HIPAA_RETENTION_DAYS} days or more")
     return StoragePolicy(
         retention_days=spec.recording.retentionDays,
         lock=locked if lock is None else lock,

@@ -20,6 +20,7 @@ from pydantic import (
 )
 
 from fnplatform.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
+from fnplatform.xrd import ClaimRule, claim_rule, ordered
 
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
@@ -105,12 +106,7 @@ class HypervisorClusterSpec(PoolSpec):
 
     _labels = field_validator("labels")(check_labels)
 
-    @model_validator(mode="after")
-    def _bounds(self) -> HypervisorClusterSpec:
-        if self.maxWorkers is not None and self.maxWorkers < self.workers:
-            msg = "maxWorkers must not be lower than workers"
-            raise ValueError(msg)
-        return self
+    _bounds = ordered("workers", "maxWorkers", blame_high=True)
 
 
 class Ceph(BaseModel):
@@ -154,12 +150,9 @@ class Services(BaseModel):
     octavia: bool = Field(default=False, description="Load balancers.")
     manila: bool = Field(default=False, description="Shared filesystems (CephFS).")
 
-    @model_validator(mode="after")
-    def _keystone(self) -> Services:
-        if not self.keystone:
-            msg = "keystone cannot be disabled: every other service authenticates against it"
-            raise ValueError(msg)
-        return self
+    _keystone = claim_rule(ClaimRule(
+        "keystone", "cannot be disabled: every other service authenticates against it",
+        "!has(self.keystone) || self.keystone", lambda services: services.keystone))
 
 
 class Cortex(BaseModel):
