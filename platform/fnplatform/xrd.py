@@ -26,7 +26,6 @@ from typing import Any
 
 from pydantic import BaseModel, model_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
-from pydantic_core import core_schema
 
 XRD_API_VERSION = "apiextensions.crossplane.io/v1"
 #: Crossplane v2 XRDs: ``scope: Namespaced`` composites, no claims (the XR is what users create).
@@ -176,7 +175,7 @@ def differs(path: str, other: str) -> Any:
 class _RulesSchema(GenerateJsonSchema):
     """pydantic's JSON Schema, with each model's :class:`ClaimRule` s as CEL rules."""
 
-    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+    def model_schema(self, schema: Any) -> JsonSchemaValue:  # a pydantic_core ModelSchema
         json_schema = super().model_schema(schema)
         rules = claim_rules(schema["cls"])
         if rules:
