@@ -69,11 +69,13 @@ def test_the_rule_refuses_the_bad_claim_as_the_function_does(bad: BadClaim) -> N
     assert bad.words in str(raised.value), raised.value
 
 
-@pytest.mark.parametrize("bad", BAD_CLAIMS, ids=lambda b: b.id)
+#: The bad claims made from a shipped example (the design document's claim is bad as written).
+FROM_EXAMPLES = [b for b in BAD_CLAIMS if "fixtures" not in b.source.parts]
+
+
+@pytest.mark.parametrize("bad", FROM_EXAMPLES, ids=lambda b: b.id)
 def test_the_example_the_bad_claim_changes_passes(bad: BadClaim) -> None:
     claim = yaml.safe_load(bad.source.read_text())
-    if bad.source.parent.name == "contact-center" and "fixtures" in bad.source.parts:
-        pytest.skip("the document's claim is the bad one")
     errors = [e for e in _catalog(bad.module).validate(claim) if "x-kubernetes-validations"
               in e or bad.words in e]
     assert not errors, errors
