@@ -10,10 +10,7 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,20 +21,12 @@ from jsonschema import Draft4Validator
 from pydantic import BaseModel, ValidationError
 
 from tests.support.schemas import Catalog, translate_schema
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load_tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load_tool("generate_apis")
+generate = load_tool("generate_apis")
 APIS: dict[str, ApiDefinition] = generate.module_apis()
 COMPOSITIONS = sorted(ROOT.glob("apis/**/composition.yaml"))
 # Spec fields Crossplane adds to every composite/claim CRD itself (not part of our schemas).

@@ -16,12 +16,9 @@ references (``reference:`` in ``tests/render-cases/``).
 from __future__ import annotations
 
 import copy
-import importlib.util
 import re
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -42,23 +39,15 @@ from tests.support.composition_selection import (
 )
 from tests.support.namespaced import namespaced_composite
 from tests.support.schemas import Catalog
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "design-documents"
 EXAMPLES = ROOT / "examples"
 
 
-def _load_tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load_tool("generate_apis")
-render_tool = _load_tool("render_examples")
+generate = load_tool("generate_apis")
+render_tool = load_tool("render_examples")
 APIS: dict[str, ApiDefinition] = generate.module_apis()
 
 

@@ -14,13 +14,10 @@ a schema.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -28,6 +25,7 @@ import yaml
 
 from tests.support.namespaced import NAMESPACED_ONLY
 from tests.support.schemas import Catalog
+from tests.support.tools import load_tool
 
 pytestmark = pytest.mark.e2e
 
@@ -35,16 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 UPDATE_GOLDEN = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
-def _load_tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-render_tool = _load_tool("render_examples")
+render_tool = load_tool("render_examples")
 CASES = render_tool.load_cases()
 
 

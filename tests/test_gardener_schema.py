@@ -10,26 +10,16 @@ must not.
 from __future__ import annotations
 
 import copy
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.support.tools import load_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "tests" / "fixtures" / "gardener" / "example-90-shoot.yaml"
-
-
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "gardener_shoot_schema", ROOT / "tools" / "gardener_shoot_schema.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -98,7 +88,7 @@ def test_inlined_structs_put_their_fields_in_the_parent(catalog, example):
 
 
 def test_the_deriver_finds_inline_fields_from_the_reference():
-    tool = _tool()
+    tool = load_tool("gardener_shoot_schema")
     proto = (
         "message Outer {\n  optional Inner inner = 1;\n  optional string own = 2;\n"
         "  repeated Inner many = 3;\n}\n"
