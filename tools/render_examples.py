@@ -70,9 +70,15 @@ sys.path[:0] = [p for p in (str(ROOT / "platform"), str(ROOT)) if p not in sys.p
 EXAMPLES = ROOT / "examples"
 CASES_DIR = ROOT / "tests" / "render-cases"
 FUNCTIONS = EXAMPLES / "functions.yaml"
-#: The Crossplane release whose built-in CRDs seed ``crossplane resource validate``'s cache (the
-#: engine's release: tools/live/crossplane/go.mod).
-ENGINE_VERSION = "v2.4.0"
+#: The render engine's release, which the live control plane runs too: the Crossplane core
+#: pinned in tools/live/crossplane/go.mod. Its built-in CRDs seed ``crossplane resource
+#: validate``'s cache.
+ENGINE_VERSION = next(
+    line.split()[-1]
+    for line in (ROOT / "tools" / "live" / "crossplane" / "go.mod").read_text().splitlines()
+    if line.split()[:1] == ["github.com/crossplane/crossplane/v2"]
+    or line.split()[:2] == ["require", "github.com/crossplane/crossplane/v2"]
+)
 CLUSTER_SCOPED = "cluster-scoped"
 NAMESPACED = "namespaced"
 RENDER_TIMEOUT_S = 120
@@ -383,21 +389,20 @@ DOCUMENT_SEPARATOR = "\n---\n"
 def stable_events(stdout: str) -> str:
     """``stdout`` with the render engine's events sorted among themselves.
 
-    With ``--include-function-results`` the CLI prints the events one real reconcile records
-    (``kind: Result`` with a ``reason``, e.g. ``Composed resource "network" is not yet
-    ready``) after the function's own results. The engine records the unready resources'
+    With ``--include-function-results`` the CLI prints the events one real reconcile records,
+    each a ``kind: Result`` with a ``reason``: ``SelectComposition``, ``Composed resource
+    "network" is not yet ready`` (``ComposeResources``), and the function's own results, which
+    the engine records as events under the result's reason. It records the unready resources'
     events while ranging over a Go map (crossplane v2.4.0
     internal/controller/apiextensions/composite/reconciler.go, the loop over composed
     resources; composition_functions.go), so their order changes from run to run. Sorting
-    them in place, each keeping its text, makes the output, and the goldens, deterministic;
-    the function's results (with a ``step``) keep the order the function gave them.
+    them in place, each keeping its text, makes the output, and the goldens, deterministic.
     """
     documents = stdout.split(DOCUMENT_SEPARATOR)
 
     def is_event(document: str) -> bool:
         lines = document.splitlines()
-        return ("kind: Result" in lines and any(line.startswith("reason: ") for line in lines)
-                and not any(line.startswith("step: ") for line in lines))
+        return "kind: Result" in lines and any(line.startswith("reason: ") for line in lines)
 
     places = [i for i, document in enumerate(documents) if is_event(document)]
     events = sorted(documents[i].strip("\n") for i in places)

@@ -265,8 +265,8 @@ def function_calls(live: Live) -> float:
     )
 
 
-#: Where `crossplane core start` serves its metrics here (crossplane.py, --metrics-port).
-CROSSPLANE_METRICS = "http://127.0.0.1:8180/metrics"
+#: Where `crossplane core start` serves its metrics here.
+CROSSPLANE_METRICS = f"http://127.0.0.1:{xp.METRICS_PORT}/metrics"
 
 
 def crossplane_counters(name: str) -> dict[tuple[tuple[str, str], ...], float]:

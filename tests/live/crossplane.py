@@ -33,6 +33,8 @@ TLS_ENV = {
 }
 WEBHOOK_SERVICE = "crossplane-webhooks"
 HEALTH_PORT = 8181
+#: `core start --metrics-port`: Crossplane's metrics (circuit breaker counters among them).
+METRICS_PORT = 8180
 
 # The package reference examples/install/40-function.yaml installs; an ImageConfig rewrites its
 # prefix to the local registry, so the file is applied unchanged.
@@ -172,7 +174,7 @@ def start(cp: ControlPlane, kube: Kube, bins: dict[str, Path]) -> dict[str, floa
             "core",
             "start",
             f"--webhook-port={CROSSPLANE_WEBHOOK_PORT}",
-            "--metrics-port=8180",
+            f"--metrics-port={METRICS_PORT}",
             f"--health-probe-port={HEALTH_PORT}",
             f"--cache-dir={cp.dir / 'cache' / 'xpkg'}",
             f"--xfn-cache-dir={cp.dir / 'cache' / 'xfn'}",
