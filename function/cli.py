@@ -50,6 +50,9 @@ class Duration(click.ParamType):
 
     name = "duration"
 
+    def __init__(self, *, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
@@ -60,7 +63,7 @@ class Duration(click.ParamType):
             seconds = duration_seconds(str(value).strip())
         except ValueError as err:
             self.fail(f"{value!r} {err}", param, ctx)
-        if seconds <= 0:
+        if seconds < 0 or (seconds == 0 and not self.allow_zero):
             self.fail(f"{value!r} must be longer than 0s", param, ctx)
         return seconds
 
@@ -116,6 +119,16 @@ class Address(click.ParamType):
     help="Seconds in-flight requests get to finish after SIGTERM.",
 )
 @click.option(
+    "--max-connection-age", default="30s", show_default=True, type=Duration(allow_zero=True),
+    help="Close each client connection (GOAWAY) after about this long, so Crossplane "
+    "reconnects and spreads calls over replicas added since; 0s: never.",
+)
+@click.option(
+    "--max-connection-age-grace", default="20s", show_default=True,
+    type=Duration(allow_zero=True),
+    help="How long calls in flight on an aged connection get to finish before it is closed.",
+)
+@click.option(
     "--processes", default=0, show_default=True, type=click.IntRange(0),
     help="Compose in this many worker processes (0: threads of the server process).",
 )
@@ -151,6 +164,8 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     max_recv_message_size: int,
     max_send_message_size: int,
     grace_period: float,
+    max_connection_age: float,
+    max_connection_age_grace: float,
     processes: int,
     switch_interval_ms: float,
     response_cache_mib: int,
@@ -167,6 +182,8 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         max_recv_message_size=max_recv_message_size,
         max_send_message_size=max_send_message_size,
         grace_period=grace_period,
+        max_connection_age=max_connection_age,
+        max_connection_age_grace=max_connection_age_grace,
         processes=processes,
         switch_interval_ms=switch_interval_ms,
         log_requests=debug,
