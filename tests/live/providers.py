@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,16 @@ class CloudStandIn:
         self.xr_kinds = xr_kinds  # (apiVersion, kind) of the composites to follow
         self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
         self._known: dict[tuple[str, str, str, str], None] = {}
+        #: kind -> (the cloud's error, until when: time.monotonic()): fail()
+        self.failing: dict[str, tuple[str, float]] = {}
         self.loop = Loop("cloud-provider-stand-in", self.step)
+
+    def fail(self, kind: str, error: str, seconds: float) -> None:
+        """Let the cloud refuse every resource of ``kind`` with ``error`` for ``seconds``:
+        ``Synced=False, ReconcileError`` with the error, ``Ready`` as it was (an outage of the
+        cloud's API or a revoked permission: the resource exists, the provider cannot sync
+        it), then as before."""
+        self.failing[kind] = (error, time.monotonic() + seconds)
 
     def composed(self) -> list[Any]:
         """Every managed resource of a cloud group that some composite composes."""
@@ -226,6 +236,15 @@ class CloudStandIn:
         fp = (mr.get("spec") or {}).get("forProvider") or {}
         refusal = self.refusal(mr, fp, mrs)
         now = _now()
+        error, until = self.failing.get(mr["kind"], ("", 0.0))
+        if error and time.monotonic() < until:
+            ready = [c for c in (mr.get("status") or {}).get("conditions") or []
+                     if c.get("type") == "Ready"]
+            self._status(mr, {"conditions": [
+                {"type": "Synced", "status": "False", "reason": "ReconcileError",
+                 "message": error, "lastTransitionTime": now}, *ready,
+            ]})
+            return
         if refusal:
             self._status(mr, {"conditions": [
                 {"type": "Synced", "status": "False", "reason": "ReconcileError",

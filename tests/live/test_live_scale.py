@@ -1,0 +1,75 @@
+"""Load (issue 34 items 1 and 2): a mix of composites across the modules applied at once, with
+the function scaled from 1 to 3 replicas while they converge. Every composite becomes Ready,
+none is ever Responsive=False, and every replica added under load answers calls within the
+server's maximum connection age plus its grace (the server closes Crossplane's connection, and
+grpc-go resolves the headless Service again: docs/architecture.md, "Replicas and connection
+age"). The figures go to timings.json (`scale_*`) and the bench (`make bench-scale`).
+
+LIVE_SCALE_N sets the number of composites (25 in `make test-live`)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from function.server import ServerConfig
+from tests.live import load
+from tests.live.conftest import Live, replica_calls
+
+pytestmark = pytest.mark.live
+
+N = int(os.environ.get("LIVE_SCALE_N", "25"))
+READY_WITHIN_S = float(os.environ.get("LIVE_SCALE_READY_WITHIN_S", "900"))
+#: The server's defaults (the install set does not change them): a replica added under load
+#: gets a call within the age (+10% jitter) plus the grace (issue 34 item 2).
+AGE = ServerConfig().max_connection_age
+GRACE = ServerConfig().max_connection_age_grace
+ANSWERS_WITHIN_S = AGE * 1.1 + GRACE
+
+
+@pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
+def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platform: Live) -> None:
+    live = platform
+    load.set_replicas(live, 1)
+    (first,) = load.wait_replicas(live, 1)
+    load.prepare(live)
+    docs = load.mix(N)
+    for doc in docs:
+        load.ensure_namespace(live, doc)
+    before = load.snapshot(live)
+    t = time.monotonic()
+    for doc in docs:
+        live.kube.apply(doc)
+    # under load (the first calls answered), scale out to 3
+    live.wait("the load reaches the function", lambda: replica_calls(first) > N, 120)
+    load.set_replicas(live, 3)
+    added = load.wait_replicas(live, 3)[1:]
+    serving = time.monotonic()
+    answered: dict[str, float] = {}
+
+    def all_answer() -> bool:
+        for address in added:
+            if address not in answered and replica_calls(address) > 0:
+                answered[address] = time.monotonic() - serving
+        return len(answered) == len(added)
+
+    try:
+        live.wait("every added replica answers a call", all_answer, ANSWERS_WITHIN_S)
+    except TimeoutError:
+        pytest.fail(f"replicas added under load answered no call within {ANSWERS_WITHIN_S:.0f} "
+                    f"s (age {AGE} s + grace {GRACE} s): answered {answered} of {added}")
+    live.record("scale_added_replicas_first_call_s", max(answered.values()))
+    load.wait_ready(live, docs, READY_WITHIN_S)
+    ready_s = time.monotonic() - t
+    measured = load.measure(live, before, N, ready_s)
+    live.record(f"scale_{N}_ready_s", ready_s)
+    live.record(f"scale_{N}_calls", measured.calls)
+    (live.cp.dir / f"scale-{N}.json").write_text(measured.json())
+    names = {d["metadata"]["name"] for d in docs}
+    assert live.responsive is not None
+    assert live.responsive.of(names) == {}, (
+        f"Responsive=False seen: {live.responsive.of(names)}")
+    assert all(r["calls"] > 0 for r in measured.per_replica.values()), measured.per_replica
+    live.record(f"scale_{N}_delete_s", load.delete_all(live, docs))
