@@ -112,7 +112,8 @@ class Address(click.ParamType):
 )
 @click.option(
     "--max-send-message-size", default="4", show_default=True, type=Size(),
-    help="Largest response sent: MiB, or with a unit; responses near it carry a warning.",
+    help="Largest response sent: MiB, or with a unit; responses near it carry a warning. "
+    "Crossplane v2.4 accepts at most 4 MiB.",
 )
 @click.option(
     "--grace-period", default=20.0, show_default=True, type=click.FloatRange(0),

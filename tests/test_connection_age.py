@@ -7,6 +7,7 @@ connections the client opens while it keeps calling."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -51,10 +52,8 @@ class CountingProxy:
             pass
         finally:
             for s in (src, dst):
-                try:
+                with contextlib.suppress(OSError):
                     s.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def close(self) -> None:
         """Stop accepting."""

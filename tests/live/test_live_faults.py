@@ -172,3 +172,34 @@ def test_a_cloud_refusing_for_a_while_is_reported_then_recovers(
                    if r["kind"] == "Queue")
 
     platform.wait("every Queue Synced again", queues_synced, 60)
+
+
+#: Enough AWS node pools that the composed answer passes 4 MiB (1000 pools: 3.05 MiB,
+#: bench/results.md), the most Crossplane v2.4 accepts; the request stays small.
+OVERSIZED_POOLS = 2000
+
+
+@pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
+def test_an_oversized_composite_gets_a_clear_result_and_the_others_are_unaffected(
+    platform: Live, base: Load,
+) -> None:
+    (big,) = docs_of(REPO / "examples/cluster/namespaced/xr-aws.yaml")
+    big["metadata"]["name"] = "oversized"
+    big["spec"]["parameters"]["domain"] = f"oversized.{big['spec']['parameters']['domain']}"
+    big["spec"]["pools"] = {f"pool{i}": {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}}
+                            for i in range(OVERSIZED_POOLS)}
+    load.ensure_namespace(platform, big)
+    platform.kube.apply(big)
+    try:
+        says = "exceeds the send limit of 4194304 bytes; split the composite"
+        t = time.monotonic()
+        platform.wait("the oversized composite says why",
+                      lambda: bool(_warned(platform, [big], says)), 300)
+        platform.record("fault_oversized_reported_s", time.monotonic() - t)
+        xr = load.get(platform, big)
+        assert not is_true(xr, "Ready")
+        assert len(load.refs(xr)) < 50, "none of its pools was composed"
+        # the others: still Ready, nothing of theirs lost
+        platform.record("fault_oversized_others_s", base.recovered("beside an oversized one"))
+    finally:
+        load.delete_all(platform, [big])

@@ -5,7 +5,9 @@ server's maximum connection age plus its grace (the server closes Crossplane's c
 grpc-go resolves the headless Service again: docs/architecture.md, "Replicas and connection
 age"). The figures go to timings.json (`scale_*`) and the bench (`make bench-scale`).
 
-LIVE_SCALE_N sets the number of composites (25 in `make test-live`)."""
+LIVE_SCALE_N sets the number of composites (25 in `make test-live`). LIVE_SCALE_REPLICAS=R
+(`make bench-scale`) runs the load at a fixed R replicas instead, to measure it; with
+LIVE_FUNCTION=floor the replicas run the do-nothing floor (bench/floor_live.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from tests.live.conftest import Live, replica_calls
 pytestmark = pytest.mark.live
 
 N = int(os.environ.get("LIVE_SCALE_N", "25"))
+FIXED_REPLICAS = int(os.environ.get("LIVE_SCALE_REPLICAS", "0"))
 READY_WITHIN_S = float(os.environ.get("LIVE_SCALE_READY_WITHIN_S", "900"))
 #: The server's defaults (the install set does not change them): a replica added under load
 #: gets a call within the age (+10% jitter) plus the grace (issue 34 item 2).
@@ -32,8 +35,8 @@ ANSWERS_WITHIN_S = AGE * 1.1 + GRACE
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
 def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platform: Live) -> None:
     live = platform
-    load.set_replicas(live, 1)
-    (first,) = load.wait_replicas(live, 1)
+    load.set_replicas(live, FIXED_REPLICAS or 1)
+    first, *_ = load.wait_replicas(live, FIXED_REPLICAS or 1)
     load.prepare(live)
     docs = load.mix(N)
     for doc in docs:
@@ -42,6 +45,26 @@ def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platfo
     t = time.monotonic()
     for doc in docs:
         live.kube.apply(doc)
+    if not FIXED_REPLICAS:
+        _scale_out_under_load(live, first)
+    load.wait_ready(live, docs, READY_WITHIN_S)
+    ready_s = time.monotonic() - t
+    measured = load.measure(live, before, N, ready_s)
+    variant = os.environ.get("LIVE_FUNCTION", "function-platform")
+    live.record(f"scale_{variant}_{N}_ready_s", ready_s)
+    live.record(f"scale_{variant}_{N}_calls", measured.calls)
+    (live.cp.dir / f"scale-{variant}-{N}.json").write_text(measured.json())
+    names = {d["metadata"]["name"] for d in docs}
+    assert live.responsive is not None
+    assert live.responsive.of(names) == {}, (
+        f"Responsive=False seen: {live.responsive.of(names)}")
+    assert all(r["calls"] > 0 for r in measured.per_replica.values()), measured.per_replica
+    live.record(f"scale_{variant}_{N}_delete_s", load.delete_all(live, docs))
+
+
+def _scale_out_under_load(live: Live, first: str) -> None:
+    """Scale 1 -> 3 once the load reaches the function; every added replica must answer a
+    call within ANSWERS_WITHIN_S of listening."""
     # under load (the first calls answered), scale out to 3
     live.wait("the load reaches the function", lambda: replica_calls(first) > N, 120)
     load.set_replicas(live, 3)
@@ -61,15 +84,3 @@ def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platfo
         pytest.fail(f"replicas added under load answered no call within {ANSWERS_WITHIN_S:.0f} "
                     f"s (age {AGE} s + grace {GRACE} s): answered {answered} of {added}")
     live.record("scale_added_replicas_first_call_s", max(answered.values()))
-    load.wait_ready(live, docs, READY_WITHIN_S)
-    ready_s = time.monotonic() - t
-    measured = load.measure(live, before, N, ready_s)
-    live.record(f"scale_{N}_ready_s", ready_s)
-    live.record(f"scale_{N}_calls", measured.calls)
-    (live.cp.dir / f"scale-{N}.json").write_text(measured.json())
-    names = {d["metadata"]["name"] for d in docs}
-    assert live.responsive is not None
-    assert live.responsive.of(names) == {}, (
-        f"Responsive=False seen: {live.responsive.of(names)}")
-    assert all(r["calls"] > 0 for r in measured.per_replica.values()), measured.per_replica
-    live.record(f"scale_{N}_delete_s", load.delete_all(live, docs))
