@@ -192,14 +192,20 @@ class CloudStandIn:
         # and every resource seen before: once its composite is gone (deleted), a resource is
         # still the provider's to finish (its finalizer) until it is gone
         self._known.update(dict.fromkeys(seen))
+        # one list per kind, not one get per resource: under load (issue 34) a pass over
+        # hundreds of resources must stay within seconds
+        current: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        for api_version, kind in {(k[0], k[1]) for k in self._known}:
+            for obj in self.kube.list(api_version, kind):
+                d = obj.to_dict()
+                meta = d["metadata"]
+                current[(api_version, kind, meta.get("namespace") or "", meta["name"])] = d
         out = []
         for key in list(self._known):
-            api_version, kind, ns, name = key
-            obj = self.kube.get(api_version, kind, name, ns or None)
-            if obj is None:
-                del self._known[key]
+            if key in current:
+                out.append(current[key])
             else:
-                out.append(obj.to_dict())
+                del self._known[key]
         return out
 
     def step(self) -> None:

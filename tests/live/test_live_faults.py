@@ -26,7 +26,7 @@ pytestmark = pytest.mark.live
 
 #: How long every composite may take to be Ready again after a fault.
 RECOVERS_WITHIN_S = 420.0
-BASE = 7  # one of each small composite of the mix (load.MIX): actor, 3 environments, 3 CCs
+BASE = 3  # one of each small composite of the mix (load.MIX): actor, environment, CC
 
 
 class Load:
