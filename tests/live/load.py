@@ -54,15 +54,24 @@ DRC = ("pkg.crossplane.io/v1beta1", "DeploymentRuntimeConfig", "function-platfor
 FUNCTION_DEPLOYMENT_PREFIX = "function-platform"
 
 
-def mix(n: int, prefix: str = "s") -> list[dict[str, Any]]:
+def mix(n: int, prefix: str = "s", max_clusters: int | None = None) -> list[dict[str, Any]]:
     """``n`` composites drawn from MIX in proportion to the weights, interleaved (the first
-    ``len(MIX)`` are one of each), each renamed ``<name>-<prefix><i>``."""
+    ``len(MIX)`` are one of each), each renamed ``<name>-<prefix><i>``; past ``max_clusters``
+    clusters (LIVE_SCALE_MAX_CLUSTERS), an actor instead."""
+    if max_clusters is None and os.environ.get("LIVE_SCALE_MAX_CLUSTERS"):
+        max_clusters = int(os.environ["LIVE_SCALE_MAX_CLUSTERS"])
     rounds = max(weight for _, weight in MIX)
     order = [path for k in range(rounds) for path, weight in MIX if k < weight]
     templates = {path: docs_of(REPO / path)[0] for path, _ in MIX}
     out = []
+    clusters = 0
     for i in range(n):
-        doc = copy.deepcopy(templates[order[i % len(order)]])
+        path = order[i % len(order)]
+        if "/cluster/" in path:
+            clusters += 1
+            if max_clusters is not None and clusters > max_clusters:
+                path = MIX[0][0]
+        doc = copy.deepcopy(templates[path])
         doc["metadata"]["name"] = f"{doc['metadata']['name']}-{prefix}{i}"
         frontend = (doc.get("spec") or {}).get("frontend")
         if frontend and "appName" in frontend:  # the environment names its app's objects
