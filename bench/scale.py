@@ -5,9 +5,9 @@ side: time until all are Ready, RunFunction calls, per-call latency p50/p99 from
 own histogram and from Crossplane's `function_run_function_seconds`, CPU seconds and peak RSS
 per replica (bench/results.md, "Scale").
 
-Runs tests/live/test_live_scale.py twice (`make bench-scale`), once per variant, each on a fresh
-control plane, and prints a markdown table from the runs' scale-<variant>-<N>.json. Needs what
-`make test-live` needs.
+Runs tests/live/test_live_scale.py once (`make bench-scale`): the function's load, then the
+floor's (the replicas restarted as the floor), on the same control plane, and prints a
+markdown table from its scale-<variant>-<N>.json. Needs what `make test-live` needs.
 
     python bench/scale.py [--n 200] [--replicas 2] [--out DIR]
 """
@@ -26,11 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 VARIANTS = ("function-platform", "floor")
 
 
-def run(out: Path, variant: str, n: int, replicas: int) -> dict[str, Any]:
-    """One live run of the scale test; its measurements ({} when it failed before measuring)."""
-    run_dir = out / variant
-    run_dir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "LIVE_DIR": str(run_dir), "LIVE_FUNCTION": variant,
+def run(out: Path, variants: list[str], n: int, replicas: int) -> dict[str, dict[str, Any]]:
+    """One live run of the scale test, one load per variant after the other on the same
+    control plane; each variant's measurements ({} when it failed before measuring)."""
+    out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "LIVE_DIR": str(out), "LIVE_SCALE_VARIANTS": ",".join(variants),
            "LIVE_SCALE_N": str(n), "LIVE_SCALE_REPLICAS": str(replicas),
            "LIVE_SCALE_READY_WITHIN_S": str(max(900, 12 * n)),
            # a few clusters (about 100 resources each), the rest small composites: what 2
@@ -39,8 +39,11 @@ def run(out: Path, variant: str, n: int, replicas: int) -> dict[str, Any]:
     cmd = ["tools/live/netns.sh", sys.executable, "-m", "pytest", "-q", "-m", "live",
            "tests/live/test_live_scale.py", "-p", "no:cacheprovider"]
     subprocess.run(cmd, cwd=REPO, env=env, check=False)
-    found = run_dir / f"scale-{variant}-{n}.json"
-    return json.loads(found.read_text()) if found.exists() else {}
+    results = {}
+    for variant in variants:
+        found = out / f"scale-{variant}-{n}.json"
+        results[variant] = json.loads(found.read_text()) if found.exists() else {}
+    return results
 
 
 def table(results: dict[str, dict[str, Any]]) -> str:
@@ -77,7 +80,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-scale"))
     parser.add_argument("--variants", default=",".join(VARIANTS))
     args = parser.parse_args()
-    results = {v: run(args.out, v, args.n, args.replicas) for v in args.variants.split(",")}
+    results = run(args.out, args.variants.split(","), args.n, args.replicas)
     (args.out / "scale.json").write_text(json.dumps(results, indent=2))
     print(table(results))
     return 0 if all(results.values()) else 1

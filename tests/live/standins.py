@@ -117,6 +117,8 @@ class KubeletStandIn:
         #: namespace/name of a run Deployment -> its replicas' addresses (replica i: [i])
         self.running: dict[str, list[str]] = {}
         self.down_until = 0.0  # hold(): no replica starts before this (time.monotonic())
+        #: what the function's replicas run (FUNCTION_PROGRAM); run_as() changes it
+        self.program = os.environ.get("LIVE_FUNCTION", "function-platform")
         self._next_address = 9
         self.loop = Loop("kubelet-stand-in", self.step)
 
@@ -181,6 +183,14 @@ class KubeletStandIn:
             for name in self.replica_names(key):
                 self.procs.kill(name)
 
+    def run_as(self, program: str) -> None:
+        """Run the function's replicas as ``program`` (FUNCTION_PROGRAM) from now: every
+        replica is stopped and the next pass starts it so (a new image rolled out)."""
+        self.program = program
+        for key in self.running:
+            for name in self.replica_names(key):
+                self.procs.kill(name, signal.SIGTERM)
+
     def run_function(self, d: dict[str, Any]) -> list[str]:
         """Run one process of this checkout's function per replica of the Deployment, each on
         its own loopback address, with the server certificate Crossplane issued into the
@@ -215,7 +225,7 @@ class KubeletStandIn:
                 name,
                 [
                     str(REPO / ".venv/bin/python"),
-                    *FUNCTION_PROGRAM[os.environ.get("LIVE_FUNCTION", "function-platform")],
+                    *FUNCTION_PROGRAM[self.program],
                     *container.get("args", []),
                     f"--address={address}:{GRPC_PORT}",
                     # its own address, off 8080: Crossplane and provider-kubernetes serve

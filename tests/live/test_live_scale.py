@@ -6,8 +6,9 @@ grpc-go resolves the headless Service again: docs/architecture.md, "Replicas and
 age"). The figures go to timings.json (`scale_*`) and the bench (`make bench-scale`).
 
 LIVE_SCALE_N sets the number of composites (25 in `make test-live`). LIVE_SCALE_REPLICAS=R
-(`make bench-scale`) runs the load at a fixed R replicas instead, to measure it; with
-LIVE_FUNCTION=floor the replicas run the do-nothing floor (bench/floor_live.py)."""
+(`make bench-scale`) runs the load at a fixed R replicas instead, to measure it;
+LIVE_SCALE_VARIANTS=function-platform,floor runs it once per program in the same session, the
+second time with the replicas running the do-nothing floor (bench/floor_live.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ pytestmark = pytest.mark.live
 
 N = int(os.environ.get("LIVE_SCALE_N", "25"))
 FIXED_REPLICAS = int(os.environ.get("LIVE_SCALE_REPLICAS", "0"))
+#: What the replicas run, one load after the other in this session (LIVE_SCALE_VARIANTS,
+#: `make bench-scale`: "function-platform,floor"; the kubelet stand-in's FUNCTION_PROGRAM)
+VARIANTS = os.environ.get("LIVE_SCALE_VARIANTS", "function-platform").split(",")
+VARIANT_PREFIX = {"function-platform": "s", "floor": "z"}
 READY_WITHIN_S = float(os.environ.get("LIVE_SCALE_READY_WITHIN_S", "900"))
 #: The server's defaults (the install set does not change them): a replica added under load
 #: gets a call within the age (+10% jitter) plus the grace (issue 34 item 2).
@@ -35,10 +40,20 @@ ANSWERS_WITHIN_S = AGE * 1.1 + GRACE
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
 def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platform: Live) -> None:
     live = platform
+    assert live.kubelet is not None
+    load.prepare(live)
+    for variant in VARIANTS:
+        if variant != live.kubelet.program:
+            live.kubelet.run_as(variant)
+        _one_load(live, variant)
+
+
+def _one_load(live: Live, variant: str) -> None:
+    """Apply N composites at once (fixed replicas, or 1 scaled to 3 under load), wait until
+    all are Ready, record the figures, delete them."""
     load.set_replicas(live, FIXED_REPLICAS or 1)
     first, *_ = load.wait_replicas(live, FIXED_REPLICAS or 1)
-    load.prepare(live)
-    docs = load.mix(N)
+    docs = load.mix(N, prefix=VARIANT_PREFIX.get(variant, "s"))
     for doc in docs:
         load.ensure_namespace(live, doc)
     before = load.snapshot(live)
@@ -50,7 +65,6 @@ def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platfo
     load.wait_ready(live, docs, READY_WITHIN_S)
     ready_s = time.monotonic() - t
     measured = load.measure(live, before, N, ready_s)
-    variant = os.environ.get("LIVE_FUNCTION", "function-platform")
     live.record(f"scale_{variant}_{N}_ready_s", ready_s)
     live.record(f"scale_{variant}_{N}_calls", measured.calls)
     (live.cp.dir / f"scale-{variant}-{N}.json").write_text(measured.json())
