@@ -125,7 +125,7 @@ class Address(click.ParamType):
     "reconnects and spreads calls over replicas added since; 0s: never.",
 )
 @click.option(
-    "--max-connection-age-grace", default="20s", show_default=True,
+    "--max-connection-age-grace", default="2m", show_default=True,
     type=Duration(allow_zero=True),
     help="How long calls in flight on an aged connection get to finish before it is closed.",
 )

@@ -49,7 +49,7 @@ class ServerConfig:
     # (re)connects: a bounded age makes it reconnect, re-resolve the headless Service and
     # spread over replicas added since (docs/architecture.md, "Replicas and connection age")
     max_connection_age: float = 30.0  # seconds; 0: connections live forever
-    max_connection_age_grace: float = 20.0  # seconds calls in flight at the age get to finish
+    max_connection_age_grace: float = 120.0  # seconds calls in flight at the age get to finish
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request

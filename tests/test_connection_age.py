@@ -116,10 +116,10 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[ServerConfig]]:
     yield configs
 
 
-def test_the_flags_set_the_age_and_its_defaults_are_30s_and_20s(captured):
+def test_the_flags_set_the_age_and_its_defaults_are_30s_and_2m(captured):
     runner = CliRunner()
     assert runner.invoke(cli_module.cli, ["--insecure"]).exit_code == 0
-    assert (captured[0].max_connection_age, captured[0].max_connection_age_grace) == (30, 20)
+    assert (captured[0].max_connection_age, captured[0].max_connection_age_grace) == (30, 120)
     result = runner.invoke(cli_module.cli, [
         "--insecure", "--max-connection-age=2m", "--max-connection-age-grace=5s"])
     assert result.exit_code == 0, result.output
