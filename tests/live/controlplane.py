@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -289,9 +290,12 @@ class ControlPlane:
         )
 
     def start(self, ready: Callable[[], bool]) -> float:
-        """Start etcd and the apiserver; return the seconds until /readyz answers ok."""
+        """Start etcd and the apiserver; return the seconds until /readyz answers ok. etcd
+        starts empty: a kept run directory (LIVE_DIR) of an interrupted run would otherwise
+        bring its composites back into this one."""
         self.write_pki()
         pki = self.dir / "pki"
+        shutil.rmtree(self.dir / "etcd", ignore_errors=True)
         start = time.monotonic()
         self.procs.start(
             "etcd",
