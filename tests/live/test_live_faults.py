@@ -141,9 +141,12 @@ def test_a_selected_environment_config_deleted_then_restored_and_made_invalid_th
     kube.apply(settings)
     platform.record("fault_environment_fixed_recovered_s",
                     base.recovered("the EnvironmentConfig fixed"))
-    for doc in actors:  # the fatal result's Synced=False is gone again
-        assert is_true(load.get(platform, doc), "Synced"), condition(load.get(platform, doc),
-                                                                      "Synced")
+    # the fatal result's Synced=False goes once the fixed settings are composed
+    try:
+        platform.wait("the actors Synced again",
+                      lambda: all(is_true(load.get(platform, d), "Synced") for d in actors), 120)
+    except TimeoutError:
+        pytest.fail(f"not Synced: {[condition(load.get(platform, d), 'Synced') for d in actors]}")
 
 
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
