@@ -116,6 +116,8 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
     if not (comp.is_ready(SHOOT) or comp.is_observed(CEPH_CLUSTER)):
         comp.hold(CEPH_CLUSTER, Wait(SHOOT, "Ready (the pool's Ceph runs in it)"))
         comp.set_status("encrypted", False)
+        comp.condition(ENCRYPTED, False, "PoolNotReady", "the CephCluster's encryption is "
+                       "read once the pool's Shoot is Ready")
         return
     add_object(comp, CEPH_CLUSTER, {
         "apiVersion": CEPH_ENCRYPTED.api_version, "kind": CEPH_ENCRYPTED.kind,

@@ -6,8 +6,8 @@ Ceph counts a pool quota (``ceph osd pool set-quota <pool> max_bytes``, Rook's
 ``ceph.targetCapacity`` is raw. So the raw share a tenant's quotas take is each quota times
 its pool's replicas (the ephemeral pool has at most two), and that must stay within
 ``maxTenantShare`` percent of a shared pool's raw capacity (all of it for a pool dedicated to
-the tenant). Above it every quota is scaled down by the same factor, to whole GiB, and the
-reason is said in status.
+the tenant). Above it every quota is scaled down by the same factor (then rounded down to whole
+TiB, or GiB below 10 TiB), and the reason is said in status.
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ class Quotas:
         return {pool: quantity(self.of(pool)) for pool in POOLS}
 
 
+def _floor(size: int) -> int:
+    """``size`` down to whole TiB from 10 TiB (a quota reads ``71Ti``, not ``73669Gi``), else
+    whole GiB, at least 1 GiB."""
+    unit = TIB if size >= 10 * TIB else GIB
+    return max(GIB, size // unit * unit)
+
+
 def replicas(pool: str, replication: int) -> int:
     """Replicas of the tenant's RBD pool ``pool`` (ephemeral: the design's two, at most)."""
     return min(2, replication) if pool == "ephemeral" else replication
@@ -79,7 +86,7 @@ def tenant_quotas(size: Size, settings: Settings, *, replication: int, capacity:
     raw = sum(wanted[p] * replicas(p, replication) for p in POOLS)
     if raw <= limit:
         return Quotas(**wanted)
-    cut = {p: max(GIB, wanted[p] * limit // raw // GIB * GIB) for p in POOLS}
+    cut = {p: _floor(wanted[p] * limit // raw) for p in POOLS}
     kind = "dedicated" if dedicated else "shared"
     return Quotas(**cut, reason=(
         f"the {size} preset's quotas take {quantity(raw // GIB * GIB)} raw with "
