@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-
+from fnplatform.composers.openstack.api import APIS
 from jsonschema import Draft4Validator
 
-from fnplatform.composers.openstack.api import APIS
 from tests.support import openstack as o
 from tests.support.harness import observed_ready
 from tests.support.schemas import Catalog, translate_schema
@@ -1138,13 +1137,14 @@ def _quotas(rendered, suffix: str = "") -> dict[str, dict[str, Any]]:
         "spec"].get("quotas") for p in ("volumes", "images", "ephemeral")}
 
 
-@pytest.mark.parametrize(("size", "volumes", "images", "ephemeral"), [
-    ("small", "2Ti", "500Gi", "1Ti"), ("medium", "10Ti", "1Ti", "4Ti"),
-    ("large", "50Ti", "2Ti", "10Ti"), ("xlarge", "200Ti", "5Ti", "40Ti"),
+@pytest.mark.parametrize(("size", "preset"), [
+    ("small", ("2Ti", "500Gi", "1Ti")), ("medium", ("10Ti", "1Ti", "4Ti")),
+    ("large", ("50Ti", "2Ti", "10Ti")), ("xlarge", ("200Ti", "5Ti", "40Ti")),
 ])
 def test_each_tenant_pool_gets_its_size_presets_quota_shown_in_status(
-        client, catalog, size, volumes, images, ephemeral):
+        client, catalog, size, preset):
     """On a storage pool large enough for every preset (2Pi: xlarge takes 695Ti raw)."""
+    volumes, images, ephemeral = preset
     pools = [p for p in o.region_pools() if p["kind"] != "XStorageCluster"]
     pools.append(o.ready(o.storage(capacity="2Pi")))
     rendered = client.run(o.openstack_request(o.openstack(size=size), pools))

@@ -144,12 +144,13 @@ def _with_quotas(pools: list[Pool], spec: OpenStackClusterSpec, settings: Settin
     remembered for a pool no longer fetched (its capacity and sharing are not known then)."""
     out = []
     for pool in pools:
-        if pool.role == "storage" and pool.quotas is None:
-            quotas = tenant_quotas(
-                spec.size, settings, replication=pool.replication or Ceph().replicationFactor,
-                capacity=pool.capacity, dedicated=pool.dedicated, storage_pool=pool.name)
-            pool = replace(pool, quotas=quotas.status(), quota_reason=quotas.reason or None)
-        out.append(pool)
+        if pool.role != "storage" or pool.quotas is not None:
+            out.append(pool)
+            continue
+        quotas = tenant_quotas(
+            spec.size, settings, replication=pool.replication or Ceph().replicationFactor,
+            capacity=pool.capacity, dedicated=pool.dedicated, storage_pool=pool.name)
+        out.append(replace(pool, quotas=quotas.status(), quota_reason=quotas.reason or None))
     return out
 
 
