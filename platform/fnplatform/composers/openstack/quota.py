@@ -52,6 +52,12 @@ class Quotas:
     ephemeral: int
     reason: str = ""
 
+    @classmethod
+    def of_sizes(cls, sizes: dict[str, int], reason: str = "") -> Quotas:
+        """From bytes per pool name (:data:`POOLS`)."""
+        return cls(volumes=sizes["volumes"], images=sizes["images"],
+                   ephemeral=sizes["ephemeral"], reason=reason)
+
     def of(self, pool: str) -> int:
         return int(getattr(self, pool))
 
@@ -80,15 +86,15 @@ def tenant_quotas(size: Size, settings: Settings, *, replication: int, capacity:
         preset |= override.model_dump(exclude_none=True)
     wanted = {pool: to_bytes(preset[pool]) for pool in POOLS}
     if capacity is None:
-        return Quotas(**wanted)
+        return Quotas.of_sizes(wanted)
     share = 100 if dedicated else settings.maxTenantShare
     limit = to_bytes(capacity) * share // 100
     raw = sum(wanted[p] * replicas(p, replication) for p in POOLS)
     if raw <= limit:
-        return Quotas(**wanted)
+        return Quotas.of_sizes(wanted)
     cut = {p: _floor(wanted[p] * limit // raw) for p in POOLS}
     kind = "dedicated" if dedicated else "shared"
-    return Quotas(**cut, reason=(
+    return Quotas.of_sizes(cut, reason=(
         f"the {size} preset's quotas take {quantity(raw // GIB * GIB)} raw with "
         f"{replication} replicas, more than the {share}% of the {kind} storage pool "
         f"{storage_pool} ({capacity}) one tenant may take: each cut to "

@@ -219,7 +219,7 @@ def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, 
         provider_config=str(pool.provider_config),
         replication=pool.replication or Ceph().replicationFactor,
         device_class=pool.device_class or Ceph().deviceClass,
-        quotas=Quotas(**{p: to_bytes(pool.quotas[p]) for p in POOLS}),
+        quotas=Quotas.of_sizes({p: to_bytes(pool.quotas[p]) for p in POOLS}),
     )
     suffix = "" if first else f"-{pool.name}"
     composed = []
