@@ -67,6 +67,11 @@ PASSES = {
     "openstack-hypervisor-pool": 3,
     # namespace, Ceph; then the ControlPlane (waits for the namespace) and the pools' Usages.
     "openstack-cluster": 3,
+    # Shoot; then its access and ProviderConfig; then (through that ProviderConfig) the read
+    # of its CephCluster's encryption; done.
+    "openstack-encrypted-storage-pool": 4,
+    # as openstack-cluster: requiring encryption adds a check, not a resource.
+    "openstack-cluster-encrypted": 3,
 }
 
 

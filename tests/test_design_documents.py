@@ -24,7 +24,7 @@ from tests.support.documents import (
     shipped,
     step_of,
 )
-from tests.support.harness import FunctionClient, Rendered
+from tests.support.harness import FunctionClient, Rendered, observed_ready
 from tests.support.schemas import Catalog
 
 ENVIRONMENT_DOCUMENT = "unified-environment"
@@ -174,3 +174,75 @@ def test_the_cluster_documents_claim_composes_with_the_shipped_examples(
     assert labels["cost-center"] == "platform-1234"    # org-defaults, merged after it
     assert labels["plane-type"] == "production"        # plane-production
     assert_schema_valid(rendered, catalog)
+
+
+# -- cobaltcore-openstack-operations.txt: finance-prod on the encrypted pool (issue 35 item 1)
+
+OPENSTACK_DOCUMENT = "cobaltcore-openstack-operations"
+OPENSTACK_STEP = "apis/openstack/xopenstackclusters/composition.yaml"
+
+
+def _shipped_pools(*, ready: bool = True) -> list[dict[str, Any]]:
+    """The pool composites Crossplane makes of every shipped pool claim of eu-de-1
+    (examples/openstack/infrastructure/eu-de-1), Ready or still provisioning."""
+    pools = []
+    for claim in shipped(*(f"examples/openstack/infrastructure/eu-de-1/{part}"
+                           for part in ("control-plane.yaml", "hypervisor-pools",
+                                        "storage-pools"))):
+        composite = composite_of(claim, "X" + claim["kind"])
+        pools.append(observed_ready(composite) if ready else composite)
+    return pools
+
+
+def _openstack_store() -> list[dict[str, Any]]:
+    return [*shipped("examples/openstack/apps/platform-config/environment-eu-de-1.yaml"),
+            *_shipped_pools()]
+
+
+def test_the_openstack_documents_finance_claim_is_the_shipped_example() -> None:
+    """The shipped tenant (examples/openstack/tenants/finance) is the document's claim."""
+    (claim,) = document(OPENSTACK_DOCUMENT, "claim-finance-prod.yaml")
+    (example,) = shipped("examples/openstack/tenants/finance/prod.yaml")
+    assert example == claim
+    assert claim["spec"]["storageClusters"] == ["st-pool-encrypted"]
+
+
+def test_the_openstack_documents_finance_claim_composes_on_the_shipped_encrypted_pool(
+    client: FunctionClient, catalog: Catalog
+) -> None:
+    """The document's finance-prod names st-pool-encrypted: the shipped eu-de-1 has that pool,
+    encrypted, so the claim composes to Ready: its Ceph pools on the encrypted pool, with the
+    large preset's quotas, and its hypervisors on the dedicated compliance pool."""
+    (claim,) = document(OPENSTACK_DOCUMENT, "claim-finance-prod.yaml")
+    composite = composite_of(claim, "XOpenStackCluster")
+    rendered = play(client, composite, step_of(OPENSTACK_STEP), _openstack_store())
+    assert rendered.fatal == [], rendered.messages
+    assert rendered.status["phase"] == "Ready", rendered.status
+    (storage,) = rendered.status["consumedPools"]["storage"]
+    assert (storage["name"], storage["status"], storage["encrypted"]) == (
+        "st-pool-encrypted", "Ready", True)
+    volumes = rendered.resource("ceph-volumes")
+    assert volumes["spec"]["providerConfigRef"]["name"] == "eu-de-1-st-pool-encrypted"
+    manifest = volumes["spec"]["forProvider"]["manifest"]
+    assert manifest["spec"]["quotas"] == {"maxSize": storage["quotas"]["volumes"]}
+    (hypervisor,) = rendered.status["consumedPools"]["hypervisor"]
+    assert hypervisor["name"] == "hv-pool-compliance"
+    assert_schema_valid(rendered, catalog)
+
+
+def test_the_openstack_documents_finance_claim_requiring_encryption_waits_on_a_plain_pool(
+    client: FunctionClient,
+) -> None:
+    """The same claim requiring encryption (``encryptedStorage``) but naming the shipped,
+    unencrypted st-pool-a is Pending, composing nothing, and says which pool and why."""
+    (claim,) = document(OPENSTACK_DOCUMENT, "claim-finance-prod.yaml")
+    claim["spec"] |= {"storageClusters": ["st-pool-a"], "encryptedStorage": True}
+    composite = composite_of(claim, "XOpenStackCluster")
+    rendered = play(client, composite, step_of(OPENSTACK_STEP), _openstack_store())
+    assert rendered.fatal == [], rendered.messages
+    assert rendered.resources == {}
+    assert rendered.status["phase"] == "Pending"
+    pools = rendered.condition("PoolsReady")
+    assert pools is not None and pools.status == fnv1.STATUS_CONDITION_FALSE
+    assert "storage pool st-pool-a: not encrypted" in pools.message, pools.message
+    assert "spec.encryptedStorage" in pools.message

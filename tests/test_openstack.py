@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.composers.openstack.api import APIS
+from jsonschema import Draft4Validator
 
 from tests.support import openstack as o
 from tests.support.harness import observed_ready
-from tests.support.schemas import Catalog
+from tests.support.schemas import Catalog, translate_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_KINDS = {"Namespace", "ServiceAccount", "Role", "RoleBinding", "CronJob", "Job"}
@@ -41,6 +43,11 @@ def assert_all_valid(rendered, catalog: Catalog) -> None:
         if manifest["kind"] in CORE_KINDS:
             continue
         assert catalog.lookup(manifest["apiVersion"], manifest["kind"]), name
+        if rendered.resources[name]["spec"].get("managementPolicies") == ["Observe"]:
+            # only read: provider-kubernetes gets the object by apiVersion, kind, name and
+            # namespace; the manifest is no body to send, so it has none
+            assert set(manifest) == {"apiVersion", "kind", "metadata"}, name
+            continue
         errors += [f"{name}: {e}" for e in catalog.validate(manifest)]
     assert errors == []
 
@@ -422,7 +429,8 @@ def test_a_dedicated_pool_without_a_tenant_label_belongs_to_its_first_cluster(cl
                                  / "hv-pool-compliance.yaml").read_text())
     compliance = o.ready(o.hypervisor("hv-pool-compliance", workers=20,
                                       labels=pool_claim["spec"]["labels"]))
-    pools = [o.ready(o.control_plane_cluster()), compliance, o.ready(o.storage())]
+    pools = [o.ready(o.control_plane_cluster()), compliance, o.ready(o.storage()),
+             o.ready(o.storage("st-pool-encrypted", encrypted=True))]
     finance = o.example_claim("finance/prod.yaml")
     holders = "holders-hypervisor-hv-pool-compliance"
     asked = client.run(o.openstack_request(finance, pools))
@@ -678,15 +686,19 @@ GITOPS = sorted(p for p in (ROOT / "examples" / "openstack").rglob("*.yaml")
 @pytest.mark.parametrize("path", GITOPS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_gitops_examples_validate(path, catalog):
     """Flux, Crossplane package and ProviderConfig objects against their CRDs; claims and
-    kustomize files are checked elsewhere (test_apis) or have no CRD."""
+    kustomize files are checked elsewhere (test_apis) or have no CRD, and so have the tenants'
+    Namespaces and RBAC (test_each_tenant_may_manage_openstack_clusters_in_its_namespace_only)."""
     checked = 0
     for doc in yaml.safe_load_all(path.read_text()):
         if not doc or doc.get("apiVersion", "").startswith(("kustomize.config.k8s.io",
-                                                             "c5c3.io", "crossplane.c5c3.io")):
+                                                             "c5c3.io", "crossplane.c5c3.io",
+                                                             "rbac.authorization.k8s.io")):
+            continue
+        if (doc["apiVersion"], doc["kind"]) == ("v1", "Namespace"):
             continue
         assert catalog.validate(doc) == []
         checked += 1
-    if "tenants" not in path.parts and "infrastructure" not in path.parts:
+    if not {"tenants", "infrastructure"} & set(path.parts) and path.name != "tenant-role.yaml":
         assert checked, f"{path} holds nothing validated"
 
 
@@ -704,7 +716,18 @@ def test_gitops_tree_mirrors_the_seed():
     assert claims["customer-a-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-a", "hv-pool-b"]
     assert claims["customer-b-staging"]["spec"]["hypervisorClusters"] == ["hv-pool-a"]
     assert claims["finance-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-compliance"]
+    assert claims["finance-prod"]["spec"]["storageClusters"] == ["st-pool-encrypted"]
+    assert claims["st-pool-encrypted"]["spec"]["ceph"]["encrypted"] is True
     assert "tenant" not in claims["hv-pool-compliance"]["spec"]["labels"]  # as the design has it
+    # the design's pool overview per region, and its internal tenant
+    regions = {name: c["spec"]["region"] for name, c in claims.items()}
+    assert {n for n, r in regions.items() if r == "us-east-1"} == {
+        "us-east-1-control-plane", "hv-pool-us", "st-pool-us"}
+    assert claims["hv-pool-us"]["spec"]["workers"] == 75
+    assert claims["st-pool-us"]["spec"]["ceph"]["targetCapacity"] == "750Ti"
+    assert claims["st-pool-b"]["spec"]["ceph"]["targetCapacity"] == "1Pi"
+    assert claims["internal-prod"]["spec"]["hypervisorClusters"] == ["hv-pool-b"]
+    assert claims["internal-prod"]["spec"]["storageClusters"] == ["st-pool-a", "st-pool-b"]
 
 
 def test_a_cluster_on_two_storage_pools_gets_ceph_pools_and_a_client_on_each(client, catalog):
@@ -947,3 +970,256 @@ def test_a_highly_available_control_plane_cannot_be_turned_off(client):
     assert client.run(o.pool_request(composite, observed=observed)).fatal == []
     # Before the Shoot exists the claim may still choose.
     assert client.run(o.pool_request(off)).fatal == []
+
+
+# ------------------------------------------- GitOps: kubectl kustomize, schemas, tenant RBAC
+
+
+def _kubectl_kustomize(directory: Path) -> list[dict[str, Any]]:
+    """What ``kubectl kustomize`` builds from ``directory`` (kubectl is on this machine's
+    PATH; the build container installs it with the other tools, see tools/)."""
+    kubectl = shutil.which("kubectl")
+    assert kubectl, "kubectl is required for kubectl kustomize"
+    out = subprocess.run([kubectl, "kustomize", str(directory)], capture_output=True,
+                         text=True, check=False, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return [d for d in yaml.safe_load_all(out.stdout) if d]
+
+
+OVERLAYS = sorted(p.parent for p in (ROOT / "examples" / "openstack").rglob("kustomization.yaml"))
+CLAIM_MODELS = {api.claim_kind: api for api in APIS}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_overlay_builds_with_kubectl_kustomize_and_validates(overlay, catalog):
+    """Every kustomization of the tree, built by the real tool; each object it builds against
+    its schema: claims against their XRD's spec schema and model, CRD kinds against their
+    CRD; the core kinds (Namespace, RoleBinding) by the fields the API server requires."""
+    built = _kubectl_kustomize(overlay)
+    assert built
+    for doc in built:
+        kind = doc["kind"]
+        if kind in CLAIM_MODELS:
+            api = CLAIM_MODELS[kind]
+            assert doc["apiVersion"] == f"{api.group}/{api.version}"
+            errors = sorted(e.message for e in Draft4Validator(
+                translate_schema(api.spec_schema())).iter_errors(doc["spec"]))
+            assert errors == [], (doc["metadata"]["name"], errors)
+            api.spec_model.model_validate(doc["spec"])
+            assert doc["metadata"]["namespace"], doc["metadata"]["name"]
+        elif kind == "RoleBinding":
+            assert doc["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io",
+                                      "kind": "ClusterRole", "name": "c5c3-openstack-tenant"}
+            assert doc["metadata"]["namespace"].startswith("tenant-")
+        elif kind == "Namespace":
+            assert doc["metadata"]["name"].startswith("tenant-")
+        else:
+            assert catalog.validate(doc) == [], doc["metadata"]["name"]
+
+
+def test_each_tenant_may_manage_openstack_clusters_in_its_namespace_only():
+    """Per-tenant RBAC: one ClusterRole (what a tenant may do), bound in each tenant's own
+    namespace to its group and nowhere else, and the tenant's claims are in that namespace."""
+    (role,) = yaml.safe_load_all((ROOT / "examples" / "openstack" / "apps" / "platform-config"
+                                  / "tenant-role.yaml").read_text())
+    writes = {v for rule in role["rules"] for v in rule["verbs"]
+              if rule["resources"] == ["openstackclusters"]}
+    assert {"create", "update", "delete"} <= writes
+    assert all(rule["apiGroups"] in (["c5c3.io"], [""]) for rule in role["rules"])
+    assert not any("create" in rule["verbs"] for rule in role["rules"]
+                   if rule["resources"] != ["openstackclusters"])
+    tenants = sorted(p for p in (ROOT / "examples" / "openstack" / "tenants").iterdir()
+                     if p.is_dir())
+    assert [t.name for t in tenants] == ["customer-a", "customer-b", "finance", "internal"]
+    for tenant in tenants:
+        built = _kubectl_kustomize(tenant)
+        namespace = f"tenant-{tenant.name}"
+        bindings = [d for d in built if d["kind"] in ("RoleBinding", "ClusterRoleBinding")]
+        assert [(b["kind"], b["metadata"]["namespace"], b["subjects"]) for b in bindings] == [
+            ("RoleBinding", namespace, [{"apiGroup": "rbac.authorization.k8s.io",
+                                        "kind": "Group", "name": f"tenant:{tenant.name}"}])]
+        claims = [d for d in built if d["kind"] == "OpenStackCluster"]
+        assert claims and {c["metadata"]["namespace"] for c in claims} == {namespace}
+
+
+# --------------------------------------------------- encrypted storage pools (issue 35, 1)
+
+
+def test_an_encrypted_pool_is_ready_only_once_its_ceph_cluster_encrypts(client, catalog):
+    """ceph.encrypted is checked, not believed: an observe-only Object reads the pool's
+    CephCluster (never writes it) through the pool's ProviderConfig, ready when Rook is asked
+    to encrypt OSDs; until then the pool is Provisioning, status.encrypted false, and the
+    Encrypted condition says what the CephCluster needs."""
+    composite = o.storage("st-pool-encrypted", encrypted=True)
+    rendered, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    reader = rendered.resources["ceph-cluster"]
+    assert reader["spec"]["managementPolicies"] == ["Observe"]
+    assert reader["spec"]["providerConfigRef"]["name"] == "eu-de-1-st-pool-encrypted"
+    manifest = reader["spec"]["forProvider"]["manifest"]
+    assert (manifest["kind"], manifest["metadata"]) == (
+        "CephCluster", {"name": "rook-ceph", "namespace": "rook-ceph"})
+    query = reader["spec"]["readiness"]["celQuery"]
+    assert "encryptedDevice" in query and "storageClassDeviceSets" in query
+    assert rendered.status["encrypted"] is True
+    assert condition(rendered, "Encrypted")[:2] == (fnv1.STATUS_CONDITION_TRUE, "OSDsEncrypted")
+    assert_all_valid(rendered, catalog)
+    # the CephCluster does not encrypt (yet): the reader is not Ready
+    observed["ceph-cluster"]["status"]["conditions"][0]["status"] = "False"
+    shoot = observed["shoot"]["status"]
+    shoot["atProvider"] = {"manifest": {**observed["shoot"]["spec"]["forProvider"]["manifest"],
+                                        "status": {"lastOperation": {
+                                            "type": "Create", "state": "Succeeded"}}}}
+    rendered = client.run(o.pool_request(composite, observed=observed))
+    assert rendered.status["encrypted"] is False
+    assert rendered.status["phase"] == "Provisioning"
+    status, reason, message = condition(rendered, "Encrypted")
+    assert (status, reason) == (fnv1.STATUS_CONDITION_FALSE, "NotSeenOnCephCluster")
+    assert 'encryptedDevice "true"' in message and "storageClassDeviceSet" in message
+    assert not rendered.ready("ceph-cluster")
+
+
+def test_a_plain_pool_reads_no_ceph_cluster_and_says_it_is_not_encrypted(client):
+    rendered, _ = settle(client, lambda obs: o.pool_request(o.storage(), observed=obs))
+    assert "ceph-cluster" not in rendered.resources
+    assert rendered.status["encrypted"] is False
+    assert rendered.condition("Encrypted") is None
+
+
+def test_requiring_encryption_refuses_a_plain_pool_pending_with_the_reason(client):
+    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
+                            storages=["st-pool-a"], encryptedStorage=True)
+    rendered = client.run(o.openstack_request(composite, o.region_pools()))
+    assert not rendered.fatal and rendered.resources == {}
+    assert rendered.status["phase"] == "Pending"
+    status, reason, message = condition(rendered, "PoolsReady")
+    assert (status, reason) == (fnv1.STATUS_CONDITION_FALSE, "PoolsUnusable")
+    assert message == ("storage pool st-pool-a: not encrypted (its spec.ceph.encrypted is "
+                       "false) and spec.encryptedStorage requires encrypted storage pools")
+    (storage,) = rendered.status["consumedPools"]["storage"]
+    assert (storage["status"], storage["encrypted"]) == ("Unencrypted", False)
+
+
+def test_requiring_encryption_composes_on_an_encrypted_pool(client, catalog):
+    pools = [*o.region_pools(), o.ready(o.storage("st-pool-encrypted", encrypted=True))]
+    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
+                            storages=["st-pool-encrypted"], encryptedStorage=True)
+    rendered = client.run(o.openstack_request(composite, pools))
+    assert not rendered.fatal, rendered.fatal
+    assert condition(rendered, "PoolsReady")[:2] == (fnv1.STATUS_CONDITION_TRUE, "AllPoolsReady")
+    assert rendered.resources["ceph-volumes"]["spec"]["providerConfigRef"]["name"] == (
+        "eu-de-1-st-pool-encrypted")
+    assert_all_valid(rendered, catalog)
+
+
+def test_a_plain_pool_added_later_under_required_encryption_is_not_consumed(client):
+    """Once the tenant exists, an unencrypted pool added to it degrades the cluster, keeps
+    everything, and composes nothing on the plain pool."""
+    pools = [*o.region_pools(), o.ready(o.storage("st-pool-encrypted", encrypted=True))]
+    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
+                            storages=["st-pool-encrypted"], encryptedStorage=True)
+    rendered, observed = settle(client, lambda obs: o.openstack_request(
+        composite, pools, observed=obs))
+    composite = copy.deepcopy(composite)
+    composite["status"] = rendered.status
+    composite["spec"]["storageClusters"].append("st-pool-a")
+    again = client.run(o.openstack_request(composite, pools, observed=observed))
+    assert not again.fatal, again.fatal
+    assert again.status["phase"] == "Degraded"
+    assert sorted(again.resources) == sorted(rendered.resources)
+    assert "st-pool-a: not encrypted" in condition(again, "PoolsReady")[2]
+
+
+# ------------------------------------------------------ quotas on shared pools (issue 35, 2)
+
+
+def _quotas(rendered, suffix: str = "") -> dict[str, dict[str, Any]]:
+    return {p: rendered.resources[f"ceph-{p}{suffix}"]["spec"]["forProvider"]["manifest"][
+        "spec"].get("quotas") for p in ("volumes", "images", "ephemeral")}
+
+
+@pytest.mark.parametrize(("size", "preset"), [
+    ("small", ("2Ti", "500Gi", "1Ti")), ("medium", ("10Ti", "1Ti", "4Ti")),
+    ("large", ("50Ti", "2Ti", "10Ti")), ("xlarge", ("200Ti", "5Ti", "40Ti")),
+])
+def test_each_tenant_pool_gets_its_size_presets_quota_shown_in_status(
+        client, catalog, size, preset):
+    """On a storage pool large enough for every preset (2Pi: xlarge takes 695Ti raw)."""
+    volumes, images, ephemeral = preset
+    pools = [p for p in o.region_pools() if p["kind"] != "XStorageCluster"]
+    pools.append(o.ready(o.storage(capacity="2Pi")))
+    rendered = client.run(o.openstack_request(o.openstack(size=size), pools))
+    assert not rendered.fatal, rendered.fatal
+    assert _quotas(rendered) == {"volumes": {"maxSize": volumes}, "images": {"maxSize": images},
+                                 "ephemeral": {"maxSize": ephemeral}}
+    (storage,) = rendered.status["consumedPools"]["storage"]
+    assert storage["quotas"] == {"volumes": volumes, "images": images, "ephemeral": ephemeral}
+    assert "quotaReason" not in storage
+    assert condition(rendered, "StorageQuota")[:2] == (fnv1.STATUS_CONDITION_TRUE, "AsPreset")
+    assert_all_valid(rendered, catalog)
+
+
+def test_the_region_overrides_the_quota_presets(client):
+    env = o.environment()
+    env["data"]["storageQuotas"] = {"large": {"volumes": "20Ti"}}
+    composite = o.openstack()
+    required = {"environment-0": [env], **o.pools_and_holders(*o.region_pools())}
+    rendered = client.run(o.request(composite, o.step(), required=required))
+    assert not rendered.fatal, rendered.fatal
+    assert _quotas(rendered)["volumes"] == {"maxSize": "20Ti"}
+    assert _quotas(rendered)["images"] == {"maxSize": "2Ti"}  # the preset's, not overridden
+
+
+def test_a_tenant_cannot_take_a_shared_pools_whole_capacity(client, catalog):
+    """An xlarge tenant on a 500Ti shared pool: its presets would take 200+5 Ti x3 + 40 Ti x2
+    = 695Ti raw, more than the 50 % one tenant may take; every quota is cut by the same factor
+    and status and the StorageQuota condition say why."""
+    rendered = client.run(o.openstack_request(o.openstack(size="xlarge"), o.region_pools()))
+    assert not rendered.fatal, rendered.fatal
+    quotas = {p: q["maxSize"] for p, q in _quotas(rendered).items()}
+    from fnplatform.composers.openstack.quota import to_bytes
+    raw = sum(to_bytes(q) * (2 if p == "ephemeral" else 3) for p, q in quotas.items())
+    assert raw <= to_bytes("500Ti") // 2
+    assert raw > to_bytes("500Ti") // 2 * 9 // 10  # cut to the share, not far below it
+    assert quotas == {"volumes": "71Ti", "images": "1841Gi", "ephemeral": "14Ti"}
+    (storage,) = rendered.status["consumedPools"]["storage"]
+    assert storage["quotas"] == quotas
+    assert "50% of the shared storage pool st-pool-a (500Ti)" in storage["quotaReason"]
+    status, reason, message = condition(rendered, "StorageQuota")
+    assert (status, reason) == (fnv1.STATUS_CONDITION_FALSE, "ClampedToShare")
+    assert message.startswith("storage pool st-pool-a: the xlarge preset's quotas take 695Ti")
+    assert_all_valid(rendered, catalog)
+
+
+def test_a_dedicated_pool_lets_its_tenant_take_it_all_but_no_more(client):
+    pools = [*o.region_pools(), o.ready(o.storage(
+        "st-pool-own", capacity="300Ti", labels={"dedicated": "true",
+                                                 "tenant": "tenant-customer-a"}))]
+    rendered = client.run(o.openstack_request(
+        o.openstack(size="large", storages=["st-pool-own"]), pools))
+    assert not rendered.fatal, rendered.fatal
+    # large: 50x3 + 2x3 + 10x2 = 176Ti raw, within the dedicated 300Ti: as the preset
+    assert _quotas(rendered)["volumes"] == {"maxSize": "50Ti"}
+    rendered = client.run(o.openstack_request(
+        o.openstack(size="xlarge", storages=["st-pool-own"]), pools))
+    (storage,) = rendered.status["consumedPools"]["storage"]
+    assert "100% of the dedicated storage pool st-pool-own (300Ti)" in storage["quotaReason"]
+
+
+def test_a_pool_without_a_capacity_keeps_the_preset(client):
+    pools = [*o.region_pools(), o.ready(o.storage("st-pool-x", capacity=None))]
+    rendered = client.run(o.openstack_request(
+        o.openstack(size="xlarge", storages=["st-pool-x"]), pools))
+    assert _quotas(rendered)["volumes"] == {"maxSize": "200Ti"}
+
+
+def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
+    """A storage pool gone missing keeps the tenant's Ceph pools, quotas included, exactly."""
+    rendered, observed = settle(client, lambda obs: o.openstack_request(
+        o.openstack(size="xlarge"), o.region_pools(), observed=obs))
+    composite = o.openstack(size="xlarge", status=rendered.status)
+    pools = [p for p in o.region_pools() if p["kind"] != "XStorageCluster"]
+    again = client.run(o.openstack_request(composite, pools, observed=observed,
+                                           missing=("pool-storage-st-pool-a",
+                                                    "holders-storage-st-pool-a")))
+    assert not again.fatal, again.fatal
+    assert _quotas(again) == _quotas(rendered)

@@ -489,6 +489,51 @@ def openstack_cluster_case() -> ModuleCase:
     )
 
 
+def openstack_encrypted_pool_case() -> ModuleCase:
+    """st-pool-encrypted: a Shoot, its access, and the read of its CephCluster's encryption."""
+    from tests.support import openstack as o
+
+    return ModuleCase(
+        id="openstack-encrypted-storage-pool",
+        module="openstack",
+        composite=o.storage("st-pool-encrypted", encrypted=True),
+        environment=(o.environment(),),
+        invalid=(
+            Invalid("bad-encrypted", _set("spec.ceph.encrypted", "yes"), "spec.ceph.encrypted"),
+            Invalid("bad-capacity", _set("spec.ceph.targetCapacity", "lots"),
+                    "spec.ceph.targetCapacity"),
+        ),
+        secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-storage-admin-77c1"},
+        observed_status={"shoot": {"atProvider": {"manifest": {"status": {
+            "lastOperation": {"type": "Create", "state": "Succeeded"}}}}}},
+    )
+
+
+def openstack_encrypted_cluster_case() -> ModuleCase:
+    """finance-prod requiring encrypted storage, on st-pool-encrypted, all Ready."""
+    from tests.support import openstack as o
+
+    pools = [o.ready(o.control_plane_cluster()),
+             o.ready(o.hypervisor("hv-pool-compliance", workers=20)),
+             o.ready(o.storage("st-pool-encrypted", encrypted=True, capacity="200Ti"))]
+    return ModuleCase(
+        id="openstack-cluster-encrypted",
+        module="openstack",
+        composite=o.openstack("finance-prod", "tenant-finance",
+                              hypervisors=["hv-pool-compliance"],
+                              storages=["st-pool-encrypted"], encryptedStorage=True),
+        environment=(o.environment(),),
+        required=o.pools_and_holders(*pools),
+        invalid=(
+            Invalid("bad-encrypted-storage", _set("spec.encryptedStorage", "yes"),
+                    "spec.encryptedStorage"),
+        ),
+        secrets={"userKey": b"AQBceph-s3cr3t-finance-key-41a=="},
+        observed_status={"control-plane": {"atProvider": {"manifest": {"status": {
+            "services": [{"name": "keystone", "ready": True}]}}}}},
+    )
+
+
 # -- contact-center -------------------------------------------------------------------------
 
 CONTACT_CENTER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
@@ -690,7 +735,8 @@ CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
     "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
-    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case()],
+    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case(),
+                          openstack_encrypted_pool_case(), openstack_encrypted_cluster_case()],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

@@ -50,14 +50,21 @@ def hypervisor(claim: str = "hv-pool-a", *, workers: int = 50, region: str = "eu
             "spec": spec}
 
 
-def storage(claim: str = "st-pool-a", *, region: str = "eu-de-1") -> Body:
+def storage(claim: str = "st-pool-a", *, region: str = "eu-de-1", encrypted: bool = False,
+            capacity: str | None = "500Ti", labels: dict[str, str] | None = None) -> Body:
     """An XStorageCluster of the infrastructure namespace."""
+    ceph: Body = {"osdCount": 96, "deviceClass": "nvme", "replicationFactor": 3}
+    if capacity is not None:
+        ceph["targetCapacity"] = capacity
+    if encrypted:
+        ceph["encrypted"] = True
+    spec: Body = {"region": region, "name": claim, "workers": 12,
+                  "ironcore": {"machinePool": "ironcore-storage-rack-1"}, "ceph": ceph}
+    if labels:
+        spec["labels"] = dict(labels)
     return {"apiVersion": POOL_API, "kind": "XStorageCluster",
             "metadata": {"name": f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
-            "spec": {"region": region, "name": claim, "workers": 12,
-                     "ironcore": {"machinePool": "ironcore-storage-rack-1"},
-                     "ceph": {"osdCount": 96, "deviceClass": "nvme", "targetCapacity": "500Ti",
-                              "replicationFactor": 3}}}
+            "spec": spec}
 
 
 def control_plane_cluster(claim: str = "eu-de-1-control-plane", *,
@@ -76,7 +83,7 @@ def ready(pool: Body) -> Body:
 def openstack(claim: str = "customer-a-prod", namespace: str = "tenant-customer-a", *,
               hypervisors: list[str] | None = None, storages: list[str] | None = None,
               size: str = "large", services: Body | None = None, xr: str | None = None,
-              status: Body | None = None) -> Body:
+              status: Body | None = None, **extra: Any) -> Body:
     """An XOpenStackCluster for a tenant claim."""
     spec: Body = {
         "region": "eu-de-1", "size": size,
@@ -86,6 +93,7 @@ def openstack(claim: str = "customer-a-prod", namespace: str = "tenant-customer-
     }
     if services is not None:
         spec["services"] = services
+    spec |= extra
     body: Body = {"apiVersion": TENANT_API, "kind": "XOpenStackCluster",
                   "metadata": {"name": xr or f"{claim}-x7k2p",
                                "labels": claim_labels(claim, namespace)},

@@ -156,6 +156,8 @@ def secret_env(name: str, secret: str, key: str) -> dict[str, Any]:
 #: up to date or not, crossplane-runtime skips the update), so a desired state that changed
 #: after creation is not sent to an object whose fields are immutable.
 CREATE_ONLY = ("Observe", "Create", "Delete")
+#: Read only: the Object never creates, updates nor deletes the object, it reports it.
+OBSERVE_ONLY = ("Observe",)
 
 #: Who manages every Kubernetes object a composite owns (``app.kubernetes.io/managed-by``).
 MANAGED_BY = "crossplane"
@@ -192,6 +194,7 @@ def add_object(
     watch: bool | None = None,
     orphan: bool = False,
     create_only: bool = False,
+    observe_only: bool = False,
     component: str | None = None,
     resource_name: str | None = None,
     uses: Iterable[str] = (),
@@ -210,6 +213,8 @@ def add_object(
     * ``create_only``: created once, never updated (:data:`CREATE_ONLY` management
       policies): for objects whose fields are immutable once created (a Job's pod template),
       where any later change would be an update the API server refuses on every reconcile.
+    * ``observe_only``: only read (:data:`OBSERVE_ONLY`): an object someone else owns, whose
+      live state a composer checks (its readiness says what is checked).
     * ``component``: add :func:`app_labels` under the manifest's own labels.
     * ``resource_name``: the Object's ``metadata.name`` when not the composite-derived one.
     * ``provider_config``: default the one rule of
@@ -236,4 +241,6 @@ def add_object(
         body["spec"]["deletionPolicy"] = "Orphan"
     if create_only:
         body["spec"]["managementPolicies"] = list(CREATE_ONLY)
+    if observe_only:
+        body["spec"]["managementPolicies"] = list(OBSERVE_ONLY)
     return comp.emit(name, body, uses=uses, reasons=reasons, provider_config=provider_config)

@@ -5,13 +5,15 @@ Three RBD pools (volumes for cinder, images for glance, ephemeral disks for nova
 manila is enabled. Names start with the tenant's, so tenants sharing a storage pool never
 collide in its ``rook-ceph`` namespace. Replication and device class come from the storage
 pool's own ``ceph`` settings; the ephemeral pool keeps the design's two replicas (capped by
-the pool's factor).
+the pool's factor). Each RBD pool has a quota (``quota.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from fnplatform.composers.openstack.quota import Quotas, quantity, replicas
 
 ROOK_API = "ceph.rook.io/v1"
 BLOCK_POOLS = ("volumes", "images", "ephemeral")
@@ -24,11 +26,12 @@ class StoragePool:
     provider_config: str
     replication: int
     device_class: str
+    quotas: Quotas
 
 
 def _block_pool(name: str, namespace: str, pool: StoragePool, purpose: str) -> dict[str, Any]:
     ephemeral = purpose == "ephemeral"
-    size = min(2, pool.replication) if ephemeral else pool.replication
+    size = replicas(purpose, pool.replication)
     return {
         "apiVersion": ROOK_API,
         "kind": "CephBlockPool",
@@ -38,6 +41,9 @@ def _block_pool(name: str, namespace: str, pool: StoragePool, purpose: str) -> d
             "deviceClass": pool.device_class,
             "replicated": {"size": size, "requireSafeReplicaSize": size > 1},
             "parameters": {"compression_mode": "none" if ephemeral else "aggressive"},
+            # Ceph's pool quota (max_bytes, logical bytes): writes stop at it, so no tenant
+            # fills a shared storage pool (quota.py).
+            "quotas": {"maxSize": quantity(pool.quotas.of(purpose))},
         },
     }
 

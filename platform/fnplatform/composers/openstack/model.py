@@ -121,6 +121,12 @@ class Ceph(BaseModel):
                                        description="Raw capacity the pool aims at, e.g. 500Ti.")
     replicationFactor: int = Field(default=3, ge=1, le=5,
                                    description="Replicas of tenant block pools.")
+    encrypted: bool = Field(
+        default=False,
+        description="The pool's OSDs are encrypted at rest (Rook dm-crypt: the CephCluster's "
+        "storage.config.encryptedDevice or encrypted storageClassDeviceSets). Verified: the "
+        "pool is Ready only once its CephCluster says so. OpenStack clusters with "
+        "encryptedStorage accept only such pools.")
 
 
 class StorageClusterSpec(PoolSpec):
@@ -196,6 +202,10 @@ class OpenStackClusterSpec(BaseModel):
     services: Services = Field(default_factory=Services, description="OpenStack services.")
     cortex: Cortex = Field(default_factory=Cortex, description="Cortex scheduling.")
     tls: Tls = Field(default_factory=Tls, description="TLS.")
+    encryptedStorage: bool = Field(
+        default=False,
+        description="Require every storage pool to be encrypted (its ceph.encrypted): an "
+        "unencrypted one leaves the cluster Pending, naming the pool.")
 
     @field_validator("hypervisorClusters", "storageClusters")
     @classmethod
@@ -222,6 +232,21 @@ class PoolStatus(BaseModel):
         default=None, description="provider-kubernetes ProviderConfig reaching the cluster.")
     nodeCount: int | None = Field(default=None, description="Worker nodes (minimum).")
     capacity: str | None = Field(default=None, description="Target raw capacity (storage).")
+    encrypted: bool | None = Field(
+        default=None, description="Storage: OSD encryption declared and seen on the pool's "
+        "CephCluster.")
+
+
+class StorageQuota(BaseModel):
+    """Quotas of a tenant's three RBD pools (logical bytes, as Ceph's max_bytes counts them),
+    as Kubernetes quantities."""
+
+    model_config = _Strict
+
+    volumes: str | None = Field(default=None, pattern=QUANTITY, description="Cinder volumes.")
+    images: str | None = Field(default=None, pattern=QUANTITY, description="Glance images.")
+    ephemeral: str | None = Field(default=None, pattern=QUANTITY,
+                                  description="Nova ephemeral disks.")
 
 
 class ConsumedPool(BaseModel):
@@ -236,6 +261,11 @@ class ConsumedPool(BaseModel):
     availableCapacity: str | None = Field(default=None, description="Storage capacity.")
     replicationFactor: int | None = Field(default=None, description="Storage: Ceph replicas.")
     deviceClass: str | None = Field(default=None, description="Storage: Ceph device class.")
+    encrypted: bool | None = Field(default=None, description="Storage: OSDs encrypted.")
+    quotas: StorageQuota | None = Field(
+        default=None, description="Storage: the tenant's Ceph pool quotas (maxSize) here.")
+    quotaReason: str | None = Field(
+        default=None, description="Storage: why the quotas are less than the size preset's.")
 
 
 class ConsumedPools(BaseModel):
@@ -403,3 +433,14 @@ class Settings(BaseModel):
                                description="Namespace of the pool claims.")
     controlPlane: ControlPlaneSettings | None = None
     cephNamespace: str = Field(default="rook-ceph", min_length=1)
+    cephCluster: str = Field(
+        default="rook-ceph", min_length=1,
+        description="Name of the CephCluster in cephNamespace on every storage pool (what an "
+        "encrypted pool's encryption is read from).")
+    storageQuotas: dict[Size, StorageQuota] = Field(
+        default_factory=dict,
+        description="The region's quotas per size, over the built-in presets (per RBD pool).")
+    maxTenantShare: int = Field(
+        default=50, ge=1, le=100,
+        description="Percent of a shared storage pool's raw capacity one tenant's quotas may "
+        "take (replicas counted); dedicated pools: all of it.")

@@ -28,6 +28,17 @@ CONDITION_READY = (
 )
 #: Rook reports ``status.phase: Ready`` on pools, clients and filesystems (no conditions).
 ROOK_READY = "has(object.status) && has(object.status.phase) && object.status.phase == 'Ready'"
+#: A CephCluster whose OSDs Rook encrypts: ``storage.config.encryptedDevice: "true"`` (host
+#: devices; the config map holds strings) or every ``storageClassDeviceSets[].encrypted``
+#: (PVCs). Rook's CephCluster CRD (``spec.storage``).
+CEPH_ENCRYPTED_READY = (
+    "has(object.spec) && has(object.spec.storage) && ("
+    "(has(object.spec.storage.config) && 'encryptedDevice' in object.spec.storage.config"
+    " && object.spec.storage.config.encryptedDevice == 'true')"
+    " || (has(object.spec.storage.storageClassDeviceSets)"
+    " && size(object.spec.storage.storageClassDeviceSets) > 0"
+    " && object.spec.storage.storageClassDeviceSets.all(s, has(s.encrypted) && s.encrypted)))"
+)
 
 
 def _readiness(query: str) -> tuple[tuple[str, str], ...]:
@@ -45,6 +56,9 @@ CEPH_BLOCK_POOL = register("ceph.rook.io/v1", "CephBlockPool", managed=False, st
                            object_readiness=_readiness(ROOK_READY))
 CEPH_FILESYSTEM = register("ceph.rook.io/v1", "CephFilesystem", managed=False, stateful=True,
                            object_readiness=_readiness(ROOK_READY))
+# Read only (observe-only Object): the storage operator's; its encryption is checked.
+CEPH_ENCRYPTED = register("ceph.rook.io/v1", "CephCluster", managed=False,
+                          object_readiness=_readiness(CEPH_ENCRYPTED_READY))
 CEPH_CLIENT = register("ceph.rook.io/v1", "CephClient", managed=False,
                        object_readiness=_readiness(ROOK_READY))
 

@@ -27,8 +27,8 @@ from fnplatform.composers.openstack.model import (
     Settings,
     StorageClusterSpec,
 )
+from fnplatform.composers.openstack.objects import CEPH_ENCRYPTED, wrapped
 from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
-from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
@@ -38,6 +38,8 @@ from fnplatform.xrspec import user_spec
 
 SHOOT = "shoot"
 PROVIDER_CONFIG = "provider-config"
+CEPH_CLUSTER = "ceph-cluster"
+ENCRYPTED = "Encrypted"
 POOL_LABEL = "c5c3.io/pool"
 POOL_KIND_LABEL = "c5c3.io/pool-kind"
 REGION_LABEL = "c5c3.io/region"
@@ -95,6 +97,46 @@ def compose_storage_cluster(comp: Composition) -> None:
                              worker=worker, user_labels=spec.labels)
     _compose_pool(comp, request, settings, node_count=spec.workers,
                   capacity=spec.ceph.targetCapacity)
+    if spec.ceph.encrypted:
+        _encryption_seen(comp, provider_config_name(request.region, request.name), settings)
+    else:
+        comp.set_status("encrypted", False)
+
+
+def _encryption_seen(comp: Composition, provider_config: str, settings: Settings) -> None:
+    """An encrypted pool is one whose CephCluster encrypts its OSDs, not one that says so.
+
+    Rook encrypts OSDs with dm-crypt when the CephCluster asks for it, and only when it
+    creates them: ``spec.storage.config.encryptedDevice: "true"`` for OSDs on host devices,
+    ``encrypted: true`` on a ``storageClassDeviceSet`` for OSDs on PVCs (Rook's CephCluster
+    CRD, ``ceph.rook.io_cephclusters``; docs "Key Management System"). The CephCluster is the
+    storage operator's (this module composes no Rook), so it is read, never written: an
+    observe-only Object on the pool's ProviderConfig, Ready when encryption is on. Until then
+    the pool is not Ready, and no OpenStack cluster requiring encryption runs on it."""
+    if not (comp.is_ready(SHOOT) or comp.is_observed(CEPH_CLUSTER)):
+        comp.hold(CEPH_CLUSTER, Wait(SHOOT, "Ready (the pool's Ceph runs in it)"))
+        comp.set_status("encrypted", False)
+        comp.condition(ENCRYPTED, False, "PoolNotReady", "the CephCluster's encryption is "
+                       "read once the pool's Shoot is Ready")
+        return
+    add_object(comp, CEPH_CLUSTER, {
+        "apiVersion": CEPH_ENCRYPTED.api_version, "kind": CEPH_ENCRYPTED.kind,
+        "metadata": {"name": settings.cephCluster, "namespace": settings.cephNamespace},
+    }, provider_config=provider_config, observe_only=True, uses=(PROVIDER_CONFIG,))
+    seen = comp.is_ready(CEPH_CLUSTER)
+    comp.set_status("encrypted", seen)
+    if seen:
+        comp.condition(ENCRYPTED, True, "OSDsEncrypted",
+                       f"CephCluster {settings.cephNamespace}/{settings.cephCluster} encrypts "
+                       "its OSDs")
+    else:
+        comp.condition(ENCRYPTED, False, "NotSeenOnCephCluster",
+                       f"spec.ceph.encrypted is true, but the CephCluster "
+                       f"{settings.cephNamespace}/{settings.cephCluster} on the pool does not "
+                       "(yet) encrypt its OSDs: it needs spec.storage.config.encryptedDevice "
+                       "\"true\" or encrypted: true on every storageClassDeviceSet")
+        if comp.is_ready(SHOOT):
+            comp.set_status("phase", "Provisioning")
 
 
 def _ironcore_worker(

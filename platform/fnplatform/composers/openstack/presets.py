@@ -37,3 +37,15 @@ PRESETS: dict[Size, Preset] = {
     "xlarge": Preset(mariadb=5, keystone=5, nova_api=7,
                      memcached=5, glance=5, placement=5, horizon=3, barbican=3),
 }
+
+
+#: Logical bytes each of a tenant's RBD pools may hold, per size (Ceph pool quotas,
+#: ``CephBlockPool.spec.quotas.maxSize``). **Ours**: the design names "Quotas per pool" as
+#: the isolation of shared storage pools without figures. A region overrides any of them in
+#: its EnvironmentConfig (``storageQuotas.<size>.<pool>``).
+QUOTAS: dict[Size, dict[str, str]] = {
+    "small": {"volumes": "2Ti", "images": "500Gi", "ephemeral": "1Ti"},
+    "medium": {"volumes": "10Ti", "images": "1Ti", "ephemeral": "4Ti"},
+    "large": {"volumes": "50Ti", "images": "2Ti", "ephemeral": "10Ti"},
+    "xlarge": {"volumes": "200Ti", "images": "5Ti", "ephemeral": "40Ti"},
+}

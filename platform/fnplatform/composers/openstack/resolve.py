@@ -13,7 +13,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from fnplatform.composers.openstack.gardener import provider_config_name
-from fnplatform.composers.openstack.model import Ceph
+from fnplatform.composers.openstack.model import Ceph, StorageQuota
+from fnplatform.composers.openstack.quota import POOLS
 from fnplatform.composition import Composition
 from fnplatform.dependencies import PROTECTS_LABEL, protects
 from fnplatform.merge import get_path
@@ -32,7 +33,7 @@ POOL_KINDS = {
     "control-plane": "XControlPlaneCluster",
 }
 READY, NOT_READY, MISSING = "Ready", "NotReady", "Missing"
-WRONG_REGION, DEDICATED = "WrongRegion", "Dedicated"
+WRONG_REGION, DEDICATED, UNENCRYPTED = "WrongRegion", "Dedicated", "Unencrypted"
 DEDICATED_LABEL, TENANT_LABEL = "dedicated", "tenant"
 USAGE_API, COMPOSITE_LABEL = "protection.crossplane.io/v1beta1", "crossplane.io/composite"
 
@@ -51,8 +52,14 @@ class Pool:
     capacity: str | None = None
     replication: int | None = None  # storage pools: what tenants' Ceph pools are made of
     device_class: str | None = None
+    encrypted: bool | None = None  # storage pools: OSDs encrypted (declared, Ready = seen)
     #: Dedicated without a tenant label: it belongs to the one OpenStack cluster using it.
     exclusive: bool = False
+    #: Dedicated to this tenant (by label, or exclusive): its quotas may take all of it.
+    dedicated: bool = False
+    #: The tenant's quotas here as status remembers them (a pool no longer fetched).
+    quotas: dict[str, str] | None = None
+    quota_reason: str | None = None
 
     @property
     def usable(self) -> bool:
@@ -65,11 +72,11 @@ class Pool:
 
     def with_state(self, current: Pool) -> Pool:
         """This (remembered) pool with ``current``'s state, keeping what only memory knows."""
-        return Pool(self.role, self.name, current.state, current.reason,
-                    current.composite if current.composite is not None else self.composite,
-                    self.provider_config, current.node_count or self.node_count,
-                    current.capacity or self.capacity,
-                    self.replication, self.device_class)
+        return replace(
+            self, state=current.state, reason=current.reason,
+            composite=current.composite if current.composite is not None else self.composite,
+            node_count=current.node_count or self.node_count,
+            capacity=current.capacity or self.capacity)
 
     def describe(self) -> str:
         """``hypervisor pool hv-pool-a: not ready (...)``."""
@@ -92,6 +99,12 @@ class Pool:
             entry["replicationFactor"] = self.replication
         if self.device_class is not None:
             entry["deviceClass"] = self.device_class
+        if self.encrypted is not None:
+            entry["encrypted"] = self.encrypted
+        if self.quotas is not None:
+            entry["quotas"] = dict(self.quotas)
+        if self.quota_reason:
+            entry["quotaReason"] = self.quota_reason
         return entry
 
 
@@ -103,7 +116,7 @@ def fetch(comp: Composition, role: str, name: str, namespace: str) -> list[dict[
 
 def judge(
     role: str, name: str, found: list[dict[str, Any]], *, namespace: str, region: str,
-    tenant: str | None,
+    tenant: str | None, encryption: bool = False,
 ) -> Pool:
     """Whether this tenant may consume the pool, and why not."""
     if not found:
@@ -119,7 +132,7 @@ def judge(
     if role == "storage":
         ceph = _ceph(spec.get("ceph"))
         known |= {"capacity": ceph.targetCapacity, "replication": ceph.replicationFactor,
-                  "device_class": ceph.deviceClass}
+                  "device_class": ceph.deviceClass, "encrypted": ceph.encrypted}
     if pool_region != region:
         return Pool(role, name, WRONG_REGION,
                     f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
@@ -128,6 +141,11 @@ def judge(
     if dedicated and owner is not None and owner != tenant:
         return Pool(role, name, DEDICATED, f"dedicated to tenant {owner!r}", **known)
     known["exclusive"] = dedicated and owner is None
+    known["dedicated"] = dedicated
+    if encryption and role == "storage" and not known["encrypted"]:
+        return Pool(role, name, UNENCRYPTED, "not encrypted (its spec.ceph.encrypted is "
+                    "false) and spec.encryptedStorage requires encrypted storage pools",
+                    **known)
     if not _ready(composite):
         return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
                     **known)
@@ -190,6 +208,17 @@ def _ceph(raw: Any) -> Ceph:
         return Ceph()
 
 
+def _quotas(raw: Any) -> dict[str, str] | None:
+    """Remembered quotas, when status holds all three as quantities (else computed anew)."""
+    if not isinstance(raw, dict):
+        return None
+    try:
+        quotas = StorageQuota.model_validate(raw).model_dump(exclude_none=True)
+    except ValidationError:
+        return None
+    return quotas if set(quotas) == set(POOLS) else None
+
+
 def _map(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -211,4 +240,7 @@ def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
                 str(entry.get("reason") or ""), composite=composite,
                 provider_config=entry.get("providerConfig"),
                 node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"),
-                replication=entry.get("replicationFactor"), device_class=entry.get("deviceClass"))
+                replication=entry.get("replicationFactor"), device_class=entry.get("deviceClass"),
+                encrypted=entry.get("encrypted"),
+                quotas=_quotas(entry.get("quotas")),
+                quota_reason=entry.get("quotaReason"))

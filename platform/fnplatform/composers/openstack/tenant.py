@@ -1,20 +1,23 @@
 """The ``OpenStackCluster``: a tenant's OpenStack on pools it shares with others (or owns).
 
 1. Resolve every named pool (hypervisor, storage, and the region's control-plane cluster).
-   Any that is missing, not ready, in another region or dedicated to another tenant (by its
-   ``tenant`` label, or, without one, to the OpenStack cluster that used it first) stops
+   Any that is missing, not ready, in another region, dedicated to another tenant (by its
+   ``tenant`` label, or, without one, to the OpenStack cluster that used it first) or, for a
+   cluster with ``encryptedStorage``, an unencrypted storage pool stops
    progress: while nothing of the tenant exists yet (no ControlPlane, nothing at all) the
    cluster is Pending and composes nothing (``comp.not_yet``); after, it keeps composing from
    the pools remembered in ``status.consumedPools`` and is Degraded. Nothing that exists is
    removed for it.
 2. In the control-plane cluster: namespace ``openstack-<tenant>`` and the c5c3 ControlPlane.
-3. On every named storage pool: the tenant's RBD pools and Ceph client; for manila, CephFS on
-   the first.
+3. On every named storage pool: the tenant's RBD pools, each with its quota (the size
+   preset, the region's override, at most ``maxTenantShare`` of a shared pool: ``quota.py``),
+   and Ceph client; for manila, CephFS on the first.
 4. A ClusterUsage per consumed pool, so no pool is deleted while a tenant runs on it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fnplatform.composers.openstack import ceph
@@ -22,6 +25,7 @@ from fnplatform.composers.openstack.controlplane import control_plane, public_en
 from fnplatform.composers.openstack.model import Ceph, OpenStackClusterSpec, Settings
 from fnplatform.composers.openstack.objects import wrapped
 from fnplatform.composers.openstack.pools import settings_of
+from fnplatform.composers.openstack.quota import POOLS, Quotas, tenant_quotas, to_bytes
 from fnplatform.composers.openstack.resolve import (
     Pool,
     fetch,
@@ -41,6 +45,7 @@ from fnplatform.xrspec import user_spec
 NAMESPACE, CONTROL_PLANE = "namespace", "control-plane"
 POOLS_READY = "PoolsReady"
 COVERAGE = "ControlPlaneCoverage"
+STORAGE_QUOTA = "StorageQuota"
 
 
 def compose_openstack_cluster(comp: Composition) -> None:
@@ -59,8 +64,13 @@ def compose_openstack_cluster(comp: Composition) -> None:
         _report_pools(comp, found)
         comp.set_status("phase", "Pending")
         comp.not_yet("PoolsUnusable", problems, condition=POOLS_READY)
-    pools = _remembered_pools(comp, found) if bad else found
+    pools = _with_quotas(_remembered_pools(comp, found) if bad else found, spec, settings)
     _report_pools(comp, pools)
+    cut = [f"storage pool {p.name}: {p.quota_reason}" for p in pools if p.quota_reason]
+    if cut:
+        comp.condition(STORAGE_QUOTA, False, "ClampedToShare", "; ".join(cut))
+    else:
+        comp.condition(STORAGE_QUOTA, True, "AsPreset")
     parts = _compose(comp, spec, settings, tenant, pools)
     if bad:
         comp.condition(POOLS_READY, False, "PoolsUnusable", problems)
@@ -86,7 +96,7 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
         raise Pending
     judged = [
         judge(role, name, items or [], namespace=settings.poolNamespace, region=spec.region,
-              tenant=comp.namespace)
+              tenant=comp.namespace, encryption=spec.encryptedStorage)
         for role, name, items in fetched
     ]
     # A dedicated pool without a tenant label is the first cluster's: who holds it now? Every
@@ -126,6 +136,22 @@ def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
         current = now.get((role, memory.name))
         pools.append(memory if current is None else memory.with_state(current))
     return pools
+
+
+def _with_quotas(pools: list[Pool], spec: OpenStackClusterSpec, settings: Settings
+                 ) -> list[Pool]:
+    """Every storage pool with the tenant's quotas on it (:func:`quota.tenant_quotas`), kept as
+    remembered for a pool no longer fetched (its capacity and sharing are not known then)."""
+    out = []
+    for pool in pools:
+        if pool.role != "storage" or pool.quotas is not None:
+            out.append(pool)
+            continue
+        quotas = tenant_quotas(
+            spec.size, settings, replication=pool.replication or Ceph().replicationFactor,
+            capacity=pool.capacity, dedicated=pool.dedicated, storage_pool=pool.name)
+        out.append(replace(pool, quotas=quotas.status(), quota_reason=quotas.reason or None))
+    return out
 
 
 def _report_pools(comp: Composition, pools: list[Pool]) -> None:
@@ -188,10 +214,12 @@ def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, 
     pools holding the tenant's volumes. The others' names end with the pool's name. CephFS for
     manila goes on the first only: one share service, one filesystem.
     """
+    assert pool.quotas is not None  # _with_quotas
     target = ceph.StoragePool(
         provider_config=str(pool.provider_config),
         replication=pool.replication or Ceph().replicationFactor,
         device_class=pool.device_class or Ceph().deviceClass,
+        quotas=Quotas.of_sizes({p: to_bytes(pool.quotas[p]) for p in POOLS}),
     )
     suffix = "" if first else f"-{pool.name}"
     composed = []
