@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.errors import InputError, NotYet
+from fnplatform.gaps import Gap
 from fnplatform.holds import CONNECTION_DETAILS, READY, Hold, Wait
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
 from fnplatform.input import Input
@@ -62,7 +63,7 @@ class Notes:
     #: (fetched resource, user, reason, stable name of what is protected or None)
     protected: list[tuple[dict[str, Any], str | None, str, str | None]] = field(
         default_factory=list)
-    gaps: dict[str, str] = field(default_factory=dict)  # feature -> why the cloud can't
+    gaps: dict[Gap, str] = field(default_factory=dict)  # feature -> why the cloud can't
     unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
 
 
@@ -495,7 +496,7 @@ class Composition:
         """
         self.notes.protected.append((dict(fetched), by, reason, as_name))
 
-    def gap(self, feature: str, message: str) -> None:
+    def gap(self, feature: Gap, message: str) -> None:
         """Say that the placed cloud can't provide ``feature``: a condition, not an error."""
         self.notes.gaps[feature] = message
 

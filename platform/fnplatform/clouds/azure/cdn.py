@@ -46,6 +46,7 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import DNS_ZONE_ID, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
@@ -147,7 +148,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     if spec.api_origin:
         _api(comp, name, spec, spec.api_origin)
     comp.gap(
-        "cdn-private-link-approval",
+        Gap.CDN_PRIVATE_LINK_APPROVAL,
         "Front Door reaches the storage account through Private Link: approve its pending "
         "private endpoint connection on the storage account (no provider kind can)",
     )

@@ -24,6 +24,7 @@ from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.key import crypto_key_id
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
@@ -90,10 +91,10 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     retention = spec.retention_days
     versioning = spec.versioning and not retention
     if spec.versioning and retention:
-        comp.gap("bucket-versioning", f"Cloud Storage bucket {gcs_name}: Object Versioning "
+        comp.gap(Gap.BUCKET_VERSIONING, f"Cloud Storage bucket {gcs_name}: Object Versioning "
                  "cannot be combined with a retention policy; the retention policy keeps every "
                  f"object unmodifiable for {retention} days instead")
-    comp.gap("bucket-min-tls", f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
+    comp.gap(Gap.BUCKET_MIN_TLS, f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
              "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
              f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
     body: dict[str, Any] = {
@@ -132,7 +133,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
             "member": reader.principal,
         }), uses=(name,))
     if spec.replicate_to:
-        comp.gap("bucket-replication", "Cloud Storage replicates within a dual- or "
+        comp.gap(Gap.BUCKET_REPLICATION, "Cloud Storage replicates within a dual- or "
                  "multi-region location, not to a second bucket: no replication composed")
 
 

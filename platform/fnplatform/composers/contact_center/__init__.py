@@ -14,6 +14,7 @@ from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import (
     add_bucket,
@@ -44,7 +45,9 @@ SECONDARY_NETWORK, SECONDARY_INGRESS = "secondary-network", "secondary-sip-ingre
 KEY_ROTATION_DAYS = 365
 #: Gaps that leave a compliance control out (the others, replication, failover, versioning
 #: replaced by a retention policy, are resilience features reported in their own condition).
-COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
+#: Access logging and the lock are no gap on any cloud: every cloud's bucket builder provides
+#: them (or refuses the spec), so only the TLS minimum can be missing.
+COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
 #: Where each cloud's scope (account, project) is read from in the environment.
 
 
@@ -243,7 +246,7 @@ def _replica(
     if target is None:
         return None
     if not values.bucket_replication(comp.cloud):
-        comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
+        comp.gap(Gap.RECORDING_REPLICATION, f"{comp.cloud} does not replicate a bucket to another "
                  f"region's bucket; no replica in {target}: use a geo-redundant storage class")
         return None
     add_key(comp, REPLICA_KEY, KeySpec(description=f"Replicated call recordings of {comp.name}",
@@ -344,7 +347,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
 
 
 def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
-              gaps: set[str]) -> list[str]:
+              gaps: set[Gap]) -> list[str]:
     """The controls this endpoint's composition puts in force, in words an auditor reads.
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
@@ -360,7 +363,7 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         f"tags: costCenter={spec.taggingPolicy.costCenter}, "
         f"complianceLevel={spec.taggingPolicy.complianceLevel}",
     ]
-    if "bucket-min-tls" not in gaps:
+    if Gap.BUCKET_MIN_TLS not in gaps:
         controls.insert(3, "TLS 1.2 or newer required in transit to recordings")
     if storage.lock:
         controls.append(f"compliance-mode lock: {storage.retention_days} days")
