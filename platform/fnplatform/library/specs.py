@@ -120,6 +120,17 @@ class IdentityPurpose(StrEnum):
 
 
 @dataclass(frozen=True)
+class IdentityZone:
+    """A composed DNS zone an identity writes records in: its composition name and what its
+    :class:`DnsZoneSpec` said (the builder needs the domain for record-name conditions, and
+    whether it is private, without reading the zone's body)."""
+
+    name: str  # composition name of the zone
+    domain: str
+    private: bool
+
+
+@dataclass(frozen=True)
 class WorkloadIdentitySpec:
     """A cloud identity that a Kubernetes service account assumes without static keys."""
 
@@ -127,7 +138,7 @@ class WorkloadIdentitySpec:
     namespace: str
     service_account: str
     purpose: IdentityPurpose
-    zones: tuple[str, ...] = field(default_factory=tuple)  # composition names of DNS zones
+    zones: tuple[IdentityZone, ...] = field(default_factory=tuple)  # the DNS zones it writes
 
 
 @dataclass(frozen=True)
@@ -312,6 +323,17 @@ class KeySpec:
 
 
 @dataclass(frozen=True)
+class BucketReplica:
+    """The composed bucket a bucket replicates to, with what replication needs of it: what
+    its own :class:`BucketSpec` said (region, key, name), so the builder never reads its body."""
+
+    bucket: str  # composition name of the destination bucket
+    region: str
+    key: str | None = None  # composition name of the key encrypting it
+    bucket_name: str | None = None  # its BucketSpec.bucket_name
+
+
+@dataclass(frozen=True)
 class BucketSpec:
     """An object store that is never public, versioned, TLS-only, encrypted with ``key``.
 
@@ -332,7 +354,7 @@ class BucketSpec:
     expire_after_days: int | None = None  # current versions; must be >= retention_days
     noncurrent_expire_after_days: int | None = None
     readers: tuple[BucketReader, ...] = ()
-    replicate_to: str | None = None  # composition name of the destination bucket (AWS)
+    replicate_to: BucketReplica | None = None  # the destination bucket (AWS)
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"
     #: Deleting the bucket deletes its objects (and versions) first; else a bucket holding

@@ -25,6 +25,7 @@ from fnplatform.library.calls import (
     add_resource_group,
 )
 from fnplatform.library.specs import (
+    BucketReplica,
     BucketSpec,
     FailoverDnsSpec,
     IngressRule,
@@ -101,7 +102,7 @@ def compose(comp: Composition) -> None:
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
     _on_delete(comp, spec, storage)
-    _status(comp, spec, storage, replica)
+    _status(comp, spec, storage, replica.bucket if replica else None)
 
 
 def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
@@ -238,7 +239,7 @@ def _secondary_site(
 
 def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
-) -> str | None:
+) -> BucketReplica | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
     cloud replicates buckets; a condition where it can't."""
     target = spec.recording.replicationRegion or (
@@ -255,7 +256,7 @@ def _replica(
         key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
         expire_after_days=storage.retention_days,
     ), uses=(REPLICA_KEY,))
-    return REPLICA
+    return BucketReplica(REPLICA, region=target, key=REPLICA_KEY)
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
