@@ -94,7 +94,7 @@ def named_bucket(comp: Composition, name: str, wanted: str | None) -> str:
     existing bucket has, else derived from the composite's
     :attr:`~Composition.global_name_base` (S3 names are global and a kept bucket outlives
     its composite)."""
-    return wanted or comp.kept_metadata_name(name) or dns_label(comp.global_name_base, name)
+    return wanted or comp.global_name(name, lambda base: dns_label(base, name))
 
 
 def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str:

@@ -177,8 +177,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
 @values.database_host.on("aws")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private DNS name, once observed."""
-    value = comp.observed_value(name, "status.atProvider.address")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.address")
 
 
 @values.database_env.on("aws")

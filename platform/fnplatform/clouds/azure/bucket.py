@@ -96,9 +96,8 @@ def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
     if emitted is not None:
         external = (emitted.body["metadata"].get("annotations") or {}).get(
             "crossplane.io/external-name")
-    account_id = comp.observed_value(name, "status.atProvider.id")
     return {"name": external or account_name(comp, name),
-            "id": str(account_id) if account_id else None}
+            "id": comp.observed_string(name, "status.atProvider.id")}
 
 
 @add_bucket.on("azure")

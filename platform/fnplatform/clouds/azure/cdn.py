@@ -267,8 +267,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
 @values.cdn_domain.on("azure")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
-    value = comp.observed_value(cdn_name, "status.atProvider.hostName")
-    return str(value) if value else None
+    return comp.observed_string(cdn_name, "status.atProvider.hostName")
 
 
 @values.cdn_custom_domains.on("azure")

@@ -150,8 +150,7 @@ def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
 @values.database_host.on("azure")
 def database_host(comp: Composition, name: str) -> str | None:
     """The server's FQDN (resolved privately through the linked zone), once observed."""
-    value = comp.observed_value(name, "status.atProvider.fqdn")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.fqdn")
 
 
 @values.database_env.on("azure")

@@ -65,11 +65,12 @@ def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) ->
         return str(emitted.body["metadata"]["name"])
     if spec is not None and spec.bucket_name:
         return spec.bucket_name
-    kept = comp.kept_metadata_name(name)
-    if kept:
-        return kept
-    name_ = dns_label(comp.global_name_base, name)
-    return name_ if not name_.startswith("goog") else f"x-{name_}"
+    return comp.global_name(name, lambda base: _not_goog(dns_label(base, name)))
+
+
+def _not_goog(name: str) -> str:
+    """Cloud Storage refuses names starting with ``goog``: such a name gets ``x-`` first."""
+    return name if not name.startswith("goog") else f"x-{name}"
 
 
 @values.bucket_address.on("gcp")

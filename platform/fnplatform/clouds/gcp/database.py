@@ -137,8 +137,7 @@ def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
 @values.database_host.on("gcp")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private IP address, once observed."""
-    value = comp.observed_value(name, "status.atProvider.privateIpAddress")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.privateIpAddress")
 
 
 @values.database_env.on("gcp")

@@ -131,12 +131,11 @@ def _check_updates(
     WORM policy can only be extended. So each is a fatal result naming the field, with what
     to do instead, rather than a resource that fails forever.
     """
-    status = get_path(comp.composite, "status") or {}
     moves = (
-        ("spec.region", spec.region, status.get("region"), comp.is_observed(NETWORK)),
+        ("spec.region", spec.region, comp.recorded("region"), comp.is_observed(NETWORK)),
         ("spec.failoverPolicy.secondaryRegion",
          spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
-         get_path(status, "secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
+         comp.recorded("secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
         ("spec.recording.replicationRegion" if spec.recording.replicationRegion
          else "spec.failoverPolicy.secondaryRegion",
          spec.recording.replicationRegion or (
@@ -144,11 +143,11 @@ def _check_updates(
          comp.observed_value(REPLICA, "spec.forProvider.region"), comp.is_observed(REPLICA)),
     )
     for field, wanted, existing, exists in moves:
-        if exists and wanted is not None and existing and wanted != existing:
-            raise InputError(field, f"cannot move from {existing} to {wanted}: what exists "
-                             f"there cannot change region; create a new endpoint in {wanted} "
-                             "and delete this one")
-    locked = status.get("lockedRetentionDays")
+        comp.refuse_change(field, existing, wanted,
+                           f"cannot move from {existing} to {wanted}: what exists there cannot "
+                           f"change region; create a new endpoint in {wanted} and delete this "
+                           "one", exists=exists)
+    locked = comp.recorded("lockedRetentionDays")
     if isinstance(locked, int) and comp.is_observed(BUCKET):
         if not storage.lock:
             raise InputError("spec.recording.objectLock", f"the recordings are held under a "

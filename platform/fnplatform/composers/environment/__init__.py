@@ -304,7 +304,7 @@ def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
     place (RDS, Cloud SQL and flexible servers upgrade majors only), and the provider would
     fail on every reconcile. The version is remembered in status once the database exists.
     A higher one is an in-place upgrade (see the cloud builders)."""
-    known = (comp.composite.get("status") or {}).get("databaseEngineVersion")
+    known = comp.recorded("databaseEngineVersion")
     if known and int(wanted) < int(str(known)):
         raise InputError("spec.database.engineVersion",
                          f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
@@ -353,14 +353,13 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
         fields={"bucket_name": "spec.frontend.appName"},
     )
     name = values.bucket_address(comp, ASSETS)["name"]
-    known = (comp.composite.get("status") or {}).get("frontendBucketName")
-    if known and known != name:
-        raise InputError(
-            "spec.frontend.appName",
-            f"cannot change once the bucket exists: it names bucket {known} (the new name "
-            f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
-            "the bucket and its assets); create a new environment instead",
-        )
+    known = comp.recorded("frontendBucketName")
+    comp.refuse_change(
+        "spec.frontend.appName", known, name,
+        f"cannot change once the bucket exists: it names bucket {known} (the new name "
+        f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
+        "the bucket and its assets); create a new environment instead",
+    )
     domain = settings.frontend.domain
     api = settings.api
     add_cdn(
