@@ -260,12 +260,18 @@ def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.fu
     return concurrent.futures.ThreadPoolExecutor(pool_size(0), thread_name_prefix="compose")
 
 
-def _warm(response_cache_mib: int = 64) -> None:
-    """Import the composers in a new worker before its first request; size its memos."""
+def load_composers() -> None:
+    """Import the composers and load the clouds (every builder registers on its capability),
+    so the first request is not the one that pays for the imports, or finds a broken one."""
     from function.dispatch import _composers
 
-    size_memos(response_cache_mib)
     _composers()
+
+
+def _warm(response_cache_mib: int = 64) -> None:
+    """Import the composers in a new worker before its first request; size its memos."""
+    size_memos(response_cache_mib)
+    load_composers()
 
 
 M_ARENA_MAX = -8  # glibc mallopt parameter
@@ -296,6 +302,8 @@ async def serve(config: ServerConfig) -> None:
     limit_malloc_arenas()
     sys.setswitchinterval(config.switch_interval_ms / 1000)
     size_memos(config.response_cache_mib)
+    if config.processes <= 0:
+        load_composers()  # worker processes load them as they start (_warm)
     executor = make_executor(config.processes, config.response_cache_mib)
     metrics = (
         Metrics(config.max_send_message_size, Workers(pool_size(config.processes)))

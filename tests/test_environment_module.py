@@ -554,6 +554,25 @@ def test_a_region_without_a_private_network_is_refused_naming_the_configured_one
     assert not rendered.resources
 
 
+@pytest.mark.parametrize(("cloud", "key", "value"), [
+    ("aws", "vpcId", "vpc-NOT-HEX"),
+    ("azure", "databaseSubnetId", "not-a-subnet-id"),
+    ("gcp", "allocatedIpRange", "Not_A_Name"),
+])
+def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
+    client: FunctionClient, cloud: str, key: str, value: str
+) -> None:
+    """The builder reads the network the composer chose (``DatabaseSpec.network``) with the
+    field it came from: an error names ``privateNetworks.<region>``, where it is written."""
+    settings = _per_region(cloud)
+    region = ENVIRONMENT_REGION[cloud]
+    settings[cloud]["privateNetworks"][region][key] = value
+    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    assert len(rendered.fatal) == 1
+    assert rendered.fatal[0].startswith(
+        f"environment.{cloud}.privateNetworks.{region}.{key}: "), rendered.fatal
+
+
 @pytest.mark.parametrize(("cloud", "both"), [("aws", False), ("azure", False), ("aws", True)])
 def test_one_network_for_every_region_is_refused_where_networks_are_regional(
     client: FunctionClient, cloud: str, both: bool

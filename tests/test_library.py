@@ -262,7 +262,7 @@ def test_region_and_scope_are_errors_on_the_users_field_when_missing() -> None:
     assert scope.value.field == "environment.aws.accountId"
 
 
-add_widget = Capability[dict[str, Any]]("test_widget")
+add_widget = Capability[dict[str, Any]]("test_widget", home="widget")
 
 
 @add_widget.on("aws")
@@ -291,6 +291,22 @@ def test_capability_errors_name_the_users_field(
     assert add_widget.provided_on("aws")
     assert add_widget.provided_on(cloud) == (cloud == "aws")
     assert add_widget.clouds() == ["aws"]
+
+
+@pytest.mark.parametrize(("declare", "message"), [
+    # a cloud no composite is placed on: the typo fails at import, not at a user's request
+    (lambda: add_widget.on("aws-eu"), "test_widget: unknown cloud 'aws-eu'; one of aws, azure, "
+     "gcp"),
+    # a second builder for one cloud would silently replace the first
+    (lambda: add_widget.on("aws"), "aws already provides test_widget"),
+    # a capability without its home has no file every cloud implements it in
+    (lambda: Capability[dict[str, Any]]("homeless"), "homeless: say its home, the file "
+     "clouds/<cloud>/<home>.py"),
+], ids=["unknown-cloud", "twice", "no-home"])
+def test_a_registration_is_checked_when_it_is_made(declare: Any, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        declare()(_widget)
+    assert str(err.value) == message
 
 
 def test_a_call_attaches_uses_to_the_main_resource() -> None:

@@ -81,7 +81,8 @@ PROVIDER_OF_GROUP = {"kubernetes.crossplane.io": "provider-kubernetes",
 #: namespaced form composes its twin): options only unit tests reach, or later passes than a
 #: golden's (tests/test_configurations.py converges every module case in both forms and fails
 #: naming any kind composed beyond the goldens and this table). Each is emitted by the named
-#: capability's home file (fnplatform/library/calls.py HOMES) on a path only that module takes.
+#: capability's home file (its ``home``, fnplatform/library/calls.py) on a path only that
+#: module takes.
 UNRENDERED: dict[str, tuple[tuple[str, str], ...]] = {
     "cluster": (
         # add_dns_zone on Azure (clouds/azure/dns.py): tests/test_cluster_azure.py

@@ -11,13 +11,14 @@ resource (naming, tags, provider config, import, policies) is then applied here,
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.errors import InputError, NotYet
+from fnplatform.gaps import Gap
 from fnplatform.holds import CONNECTION_DETAILS, READY, Hold, Wait
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
 from fnplatform.input import Input
@@ -25,6 +26,7 @@ from fnplatform.kinds import kind_of
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.observed import ObservedResources
+from fnplatform.phase import Phase
 from fnplatform.placement import UNPLACED, Placement, Sourced
 from fnplatform.requirements import Requirement, fetched, namespaced_requirement
 from fnplatform.scope import to_namespaced
@@ -62,7 +64,7 @@ class Notes:
     #: (fetched resource, user, reason, stable name of what is protected or None)
     protected: list[tuple[dict[str, Any], str | None, str, str | None]] = field(
         default_factory=list)
-    gaps: dict[str, str] = field(default_factory=dict)  # feature -> why the cloud can't
+    gaps: dict[Gap, str] = field(default_factory=dict)  # feature -> why the cloud can't
     unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
 
 
@@ -171,6 +173,39 @@ class Composition:
     def observed_value(self, name: str, path: str, default: Any = None) -> Any:
         """A field of the observed composed resource ``name``, or ``default``."""
         return self.observed.field(name, path, default)
+
+    def observed_string(self, name: str, path: str) -> str | None:
+        """An observed field as text (an id, an address, a version), None while unset or empty:
+        what a value reports once the provider has it."""
+        value = self.observed_value(name, path)
+        return str(value) if value else None
+
+    def recorded(self, status_field: str) -> Any:
+        """What an earlier reconcile recorded in the composite's ``status.<status_field>``
+        (:meth:`remember`), None when nothing was: the function's memory of what exists."""
+        return get_path(self.composite, f"status.{status_field}")
+
+    def refuse_change(self, field: str, recorded: Any, wanted: Any, reason: str, *,
+                      exists: bool = True) -> None:
+        """Refuse changing what exists and can't change in place: an InputError on ``field``
+        with ``reason`` (what the change would do, what to do instead) when something
+        ``exists`` with a ``recorded`` value (status, or observed) that ``wanted`` differs
+        from. Nothing recorded, nothing wanted, or nothing there yet: no refusal."""
+        if exists and wanted is not None and recorded not in (None, "") and recorded != wanted:
+            raise InputError(field, reason)
+
+    def global_name(self, name: str, derive: Callable[[str], str], *,
+                    in_metadata: bool = True) -> str:
+        """The cloud-global name of composed resource ``name`` (a bucket, a key ring, a storage
+        account): the one the existing resource has, else ``derive`` of
+        :attr:`global_name_base`.
+
+        A resource that exists is never renamed (a new name is a new resource, and some names
+        outlive theirs). ``in_metadata``: the kind's ``metadata.name`` is the cloud name
+        (:meth:`kept_metadata_name`); else its external name (:meth:`observed_external_name`).
+        """
+        kept = self.kept_metadata_name(name) if in_metadata else self.observed_external_name(name)
+        return kept or derive(self.global_name_base)
 
     @property
     def uid_suffix(self) -> str:
@@ -370,6 +405,10 @@ class Composition:
             target = target.setdefault(part, {})
         target[leaf] = value
 
+    def set_phase(self, phase: Phase) -> None:
+        """Write ``status.phase`` in the one vocabulary every module shares (:class:`Phase`)."""
+        self.set_status("phase", phase.value)
+
     def status_from(self, name: str, path: str, to: str) -> Any:
         """Copy an observed field of ``name`` into ``status.<to>``, remembered while unobserved."""
         return self.remember(to, self.observed_value(name, path))
@@ -495,7 +534,7 @@ class Composition:
         """
         self.notes.protected.append((dict(fetched), by, reason, as_name))
 
-    def gap(self, feature: str, message: str) -> None:
+    def gap(self, feature: Gap, message: str) -> None:
         """Say that the placed cloud can't provide ``feature``: a condition, not an error."""
         self.notes.gaps[feature] = message
 

@@ -100,6 +100,12 @@ class ImportSpec(BaseModel):
         ),
     )
 
+    def external_name(self, name: str) -> str | None:
+        """The cloud name ``name`` is imported as (what :func:`apply_import` annotates), or
+        None when it is not imported."""
+        imported = self.resources.get(name) if self.enabled else None
+        return imported.externalName if imported is not None else None
+
     def adopts(self, name: str, field: str | None = None) -> bool:
         """Whether ``name`` is imported with its own settings (``field`` of ``forProvider``, or
         all of them): observed, or managed without the user taking ``field`` over."""

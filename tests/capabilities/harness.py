@@ -40,18 +40,10 @@ Ask = Callable[[Composition], None]
 NAME = "probe"  # the composite: composed names derive from it (``probe-bucket``)
 REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
 SCOPE = {"aws": "123456789012", "gcp": "acme-probe", "azure": "rg-probe"}
-#: The private network the builders read (``<cloud>.privateNetwork``): the one of the probe's
-#: region, as the environment composer picks it from ``<cloud>.privateNetworks`` before any
-#: builder runs.
-NETWORKS: Body = {
-    cloud: {"privateNetwork": section["privateNetworks"][REGION[cloud]]}
-    for cloud, section in ENVIRONMENT_SETTINGS.items()
-    if isinstance(section, dict) and "privateNetworks" in section
-}
 #: One platform environment every capability composes in: the environment module's settings,
 #: what Azure keys need, and the API allowlists clusters require where endpoints are public.
 SETTINGS: Body = deep_merge(
-    deep_merge(deep_merge(ENVIRONMENT_SETTINGS, NETWORKS), {
+    deep_merge(ENVIRONMENT_SETTINGS, {
         "azure": {"tenantId": "00000000-0000-0000-0000-00000000aaaa",
                   "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb"},
     }),

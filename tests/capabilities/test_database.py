@@ -1,7 +1,8 @@
 """add_database on every cloud: a private PostgreSQL server in the environment's network.
 
-The environment module's settings name the private network per cloud (harness ``SETTINGS``);
-the server reports its private host once Ready (``DATABASE_STATUS``), read by
+The environment module's settings name the private network per cloud; the call passes the one
+of the probe's region (``DatabaseSpec.network``), as the environment composer does. The server
+reports its private host once Ready (``DATABASE_STATUS``), read by
 ``database_host``.
 """
 
@@ -11,10 +12,19 @@ import pytest
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
-from fnplatform.library.specs import DatabaseSpec
+from fnplatform.library.specs import DatabaseSpec, PrivateNetwork
 
-from tests.capabilities.harness import Case, check_converges, compose_once, table
-from tests.support.cases import DATABASE_STATUS
+from tests.capabilities.harness import REGION, Case, check_converges, compose_once, table
+from tests.support.cases import DATABASE_STATUS, ENVIRONMENT_SETTINGS
+
+
+def network(cloud: str) -> PrivateNetwork:
+    """The platform's network of the probe's region, and the field it is written in."""
+    section = ENVIRONMENT_SETTINGS[cloud]
+    if "privateNetworks" in section:
+        field = f"environment.{cloud}.privateNetworks.{REGION[cloud]}"
+        return PrivateNetwork(section["privateNetworks"][REGION[cloud]], field)
+    return PrivateNetwork(section["privateNetwork"], f"environment.{cloud}.privateNetwork")
 
 
 def database(comp: Composition) -> None:
@@ -22,6 +32,7 @@ def database(comp: Composition) -> None:
         size=comp.spec.get("size", "small"), engine_version="16", database_name="app",
         connection_secret="db-conn", connection_namespace="crossplane-system",
         final_snapshot=comp.spec.get("finalSnapshot", True),
+        network=network(str(comp.cloud)),
     ), fields={"size": "spec.size"})
     comp.set_status("host", values.database_host(comp, "db"))
 
@@ -51,3 +62,17 @@ def test_an_unknown_size_is_an_error_on_the_users_field(cloud: str) -> None:
     failed = compose_once(cloud, database, spec={"size": "huge"})
     assert failed.fatal and failed.fatal[0].startswith("spec.size:"), failed.fatal
     assert "small" in failed.fatal[0]
+
+
+@pytest.mark.parametrize("cloud", add_database.clouds())
+def test_a_bad_network_is_an_error_on_the_field_it_was_written_in(cloud: str) -> None:
+    def broken(comp: Composition) -> None:
+        add_database(comp, "db", DatabaseSpec(
+            size="small", engine_version="16", database_name="app", connection_secret="c",
+            connection_namespace="crossplane-system",
+            network=PrivateNetwork({"unknown": 1}, "environment.x.privateNetworks.r1"),
+        ))
+
+    failed = compose_once(cloud, broken)
+    assert failed.fatal and failed.fatal[0].startswith(
+        "environment.x.privateNetworks.r1."), failed.fatal

@@ -1,8 +1,8 @@
-"""Every cloud lays out the same way: capability ``X`` is in ``clouds/<cloud>/<HOMES[X]>.py``.
+"""Every cloud lays out the same way: capability ``X`` is in ``clouds/<cloud>/<X.home>.py``.
 
 That is what makes "where does GCP build buckets?" answerable without searching, and a new
-cloud reviewable file by file against an existing one. The homes are data
-(``calls.HOMES``, ``values.HOMES``); these tests hold every registered implementation to them,
+cloud reviewable file by file against an existing one. Each capability declares its home
+(``add_bucket.home``); these tests hold every registered implementation to it,
 and say which values are deliberately not answered everywhere.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 
 import fnplatform.clouds
 import pytest
+from fnplatform.cloud import CLOUDS as CLOUD_NAMES
 from fnplatform.library import calls, values
 from fnplatform.library.capability import Capability, Flag, PerCloud, Value
 
@@ -30,36 +31,37 @@ OPTIONAL: dict[PerCloud[Any], str] = {
 }
 
 
-def module_of(home: str, cloud: str) -> str:
-    return f"fnplatform.clouds.{cloud}.{home}"
+CALLS: list[Capability[Any]] = [v for v in vars(calls).values() if isinstance(v, Capability)]
+VALUES: list[Value[Any, Any] | Flag] = [
+    v for v in vars(values).values() if isinstance(v, Value | Flag)]
 
 
-def test_the_homes_name_every_capability_value_and_flag() -> None:
-    declared_calls = {v for v in vars(calls).values() if isinstance(v, Capability)}
-    declared_values = {v for v in vars(values).values() if isinstance(v, Value | Flag)}
-    assert declared_calls == set(calls.HOMES)
-    assert declared_values == set(values.HOMES)
-    assert sorted(fnplatform.clouds.__all__) == CLOUDS
+def test_the_clouds_are_discovered() -> None:
+    # every cloud package is loaded, and each is a cloud of the Cloud type
+    assert fnplatform.clouds.discover() == CLOUDS == sorted(CLOUD_NAMES)
+    loaded = {m.__name__ for m in fnplatform.clouds.load()}
+    for cloud in CLOUDS:
+        package = importlib.import_module(f"fnplatform.clouds.{cloud}")
+        files = {f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)}
+        assert files <= loaded
 
 
-@pytest.mark.parametrize("capability", list(calls.HOMES), ids=lambda c: c.name)
+@pytest.mark.parametrize("capability", CALLS, ids=lambda c: c.name)
 def test_every_builder_and_extra_lives_in_its_home(capability: Capability[Any]) -> None:
-    home = calls.HOMES[capability]
     assert capability.clouds(), f"no cloud provides {capability.name}"
     for cloud in capability.clouds():
         builder = capability.builder(cloud)
         assert builder is not None
-        assert builder.__module__ == module_of(home, cloud), (cloud, builder)
+        assert builder.__module__ == capability.module(cloud), (cloud, builder)
         for extra in capability.extras(cloud):
-            assert extra.__module__ == module_of(home, cloud), (cloud, extra)
+            assert extra.__module__ == capability.module(cloud), (cloud, extra)
 
 
-@pytest.mark.parametrize("value", list(values.HOMES), ids=lambda v: v.name)
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: v.name)
 def test_every_answer_lives_in_its_home(value: Value[Any, Any] | Flag) -> None:
-    home = values.HOMES[value]
     assert value.clouds(), f"no cloud answers {value.name}"
     for cloud in value.clouds():
-        module = importlib.import_module(module_of(home, cloud))
+        module = importlib.import_module(value.module(cloud))
         if isinstance(value, Flag):  # no function to ask: the declaration is in the file
             declared = rf"\b{value.name}\.on\(\s*[\"']{cloud}[\"']\s*\)"
             assert re.search(declared, inspect.getsource(module)), (cloud, module.__name__)
@@ -69,13 +71,12 @@ def test_every_answer_lives_in_its_home(value: Value[Any, Any] | Flag) -> None:
         assert answer.__module__ == module.__name__, (cloud, answer)
 
 
-@pytest.mark.parametrize("value", list(values.HOMES), ids=lambda v: v.name)
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: v.name)
 def test_a_value_answers_wherever_its_capability_is_provided(
     value: Value[Any, Any] | Flag,
 ) -> None:
-    home = values.HOMES[value]
-    owners = [c for c, h in calls.HOMES.items() if h == home]
-    assert owners, f"{value.name}: no capability lives in {home}"
+    owners = [c for c in CALLS if c.home == value.home]
+    assert owners, f"{value.name}: no capability lives in {value.home}"
     providing = set.union(*(set(c.clouds()) for c in owners))
     if value in OPTIONAL:
         assert set(value.clouds()) <= providing

@@ -7,14 +7,20 @@ import pytest
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_dns_zone, add_workload_identity
-from fnplatform.library.specs import DnsZoneSpec, IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.specs import (
+    DnsZoneSpec,
+    IdentityPurpose,
+    IdentityZone,
+    WorkloadIdentitySpec,
+)
 
 from tests.capabilities.clusters import STATUS, cluster
 from tests.capabilities.harness import Case, check_converges, table
 
 IDENTITY = WorkloadIdentitySpec(
     cluster="cluster", namespace="cert-manager", service_account="cert-manager",
-    purpose=IdentityPurpose.DNS_RECORDS, zones=("dns-public",))
+    purpose=IdentityPurpose.DNS_RECORDS,
+    zones=(IdentityZone("dns-public", "probe.example.com", private=False),))
 
 
 def dns_solver(comp: Composition) -> None:

@@ -14,12 +14,14 @@ if TYPE_CHECKING:
 def composers() -> dict[str, Composer]:
     """Every composer this release ships, by ``module`` name (imported on first use).
 
-    The clouds are imported here, once, with the composers: importing them registers their
-    builders on the capabilities the composers call (nothing in the library imports a cloud).
+    The clouds are loaded here (:func:`fnplatform.clouds.load`), with the composers: importing
+    them registers their builders on the capabilities the composers call (nothing in the
+    library imports a cloud). The server calls this as it starts.
     """
-    from fnplatform import clouds  # noqa: F401
+    from fnplatform import clouds
     from fnplatform.composers import async_actor, cluster, contact_center, environment, openstack
 
+    clouds.load()
     return {
         "async-actor": async_actor.compose,
         "cluster": cluster.compose,

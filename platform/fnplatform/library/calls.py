@@ -3,13 +3,11 @@
 Each is a :class:`~fnplatform.library.capability.Capability` typed by its spec, one call shape
 for all: ``add_<capability>(comp, name, spec, *, uses=(), fields=None, cloud=None)`` (see the
 class). A cloud registers its builder with ``@add_<capability>.on("<cloud>")`` in
-``clouds/<cloud>/<home>.py``, :data:`HOMES` naming the file; the value capabilities are in
+``clouds/<cloud>/<home>.py``, the ``home`` each declares; the value capabilities are in
 :mod:`fnplatform.library.values`.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from fnplatform.library.capability import Capability
 from fnplatform.library.specs import (
@@ -29,51 +27,50 @@ from fnplatform.library.specs import (
 )
 
 add_network = Capability[NetworkSpec](
-    "network", "A network, its subnets and (when private) router and NAT."
+    "network", "A network, its subnets and (when private) router and NAT.",
+    home="network",
 )
 add_cluster = Capability[ClusterSpec](
-    "cluster", "A managed Kubernetes cluster writing its kubeconfig to spec.connection_secret."
+    "cluster", "A managed Kubernetes cluster writing its kubeconfig to spec.connection_secret.",
+    home="cluster",
 )
-add_node_pool = Capability[NodePoolSpec]("node_pool", "A node pool of the cluster spec.cluster.")
-add_dns_zone = Capability[DnsZoneSpec]("dns_zone", "A public or private DNS zone.")
+add_node_pool = Capability[NodePoolSpec](
+    "node_pool", "A node pool of the cluster spec.cluster.",
+    home="cluster",
+)
+add_dns_zone = Capability[DnsZoneSpec]("dns_zone", "A public or private DNS zone.", home="dns")
 add_workload_identity = Capability[WorkloadIdentitySpec](
-    "workload_identity", "A cloud identity bound to a Kubernetes service account."
+    "workload_identity", "A cloud identity bound to a Kubernetes service account.",
+    home="identity",
 )
-add_queue = Capability[QueueSpec]("queue", "A message queue.")
+add_queue = Capability[QueueSpec]("queue", "A message queue.", home="queue")
 add_key = Capability[KeySpec](
-    "key", "A customer-managed key with rotation, and the grants its cloud's storage needs."
+    "key", "A customer-managed key with rotation, and the grants its cloud's storage needs.",
+    home="key",
 )
 add_bucket = Capability[BucketSpec](
-    "bucket", "A never-public, versioned, TLS-only bucket encrypted with a composed key."
+    "bucket", "A never-public, versioned, TLS-only bucket encrypted with a composed key.",
+    home="bucket",
 )
 add_ingress_rules = Capability[IngressRulesSpec](
-    "ingress_rules", "Inbound allow rules on a network, one resource per (protocol, ports, source)."
+    "ingress_rules",
+    "Inbound allow rules on a network, one resource per (protocol, ports, source).",
+    home="ingress",
 )
 add_failover_dns = Capability[FailoverDnsSpec](
-    "failover_dns", "A DNS name that moves from primary to secondary when a health check fails."
+    "failover_dns", "A DNS name that moves from primary to secondary when a health check fails.",
+    home="failover",
 )
 add_resource_group = Capability[ResourceGroupSpec](
-    "resource_group", "A resource group the composite owns (clouds that have them)."
+    "resource_group", "A resource group the composite owns (clouds that have them).",
+    home="resource_group",
 )
 add_database = Capability[DatabaseSpec](
-    "database", "A private PostgreSQL server with a provider-generated password."
+    "database", "A private PostgreSQL server with a provider-generated password.",
+    home="database",
 )
-add_cdn = Capability[CdnSpec]("cdn", "A CDN in front of a private bucket, one cache path each.")
+add_cdn = Capability[CdnSpec](
+    "cdn", "A CDN in front of a private bucket, one cache path each.",
+    home="cdn",
+)
 
-
-#: The file (``clouds/<cloud>/<home>.py``) every cloud builds each capability in.
-HOMES: dict[Capability[Any], str] = {
-    add_network: "network",
-    add_cluster: "cluster",
-    add_node_pool: "cluster",
-    add_dns_zone: "dns",
-    add_workload_identity: "identity",
-    add_queue: "queue",
-    add_key: "key",
-    add_bucket: "bucket",
-    add_ingress_rules: "ingress",
-    add_failover_dns: "failover",
-    add_resource_group: "resource_group",
-    add_database: "database",
-    add_cdn: "cdn",
-}

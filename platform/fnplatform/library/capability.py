@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Concatenate, Generic, ParamSpec, Protocol, TypeVar
 
-from fnplatform.cloud import Cloud
+from fnplatform.cloud import CLOUDS, Cloud
 from fnplatform.errors import InputError, SpecError
 
 if TYPE_CHECKING:
@@ -61,13 +61,29 @@ ImplT = TypeVar("ImplT")
 
 @dataclass(frozen=True, eq=False)
 class PerCloud(Generic[ImplT]):
-    """What every capability shape shares: a name, and one implementation per cloud."""
+    """What every capability shape shares: a name, its home, and one implementation per cloud.
+
+    ``home`` is the file every cloud implements it in, ``clouds/<cloud>/<home>.py``: the
+    layout is a property of the capability, declared with it (tests/capabilities/test_layout.py
+    holds every cloud to it), so "where does GCP build buckets?" is answered by the object.
+    """
 
     name: str
     doc: str = ""
     _by_cloud: dict[str, ImplT] = field(default_factory=dict, repr=False)
+    home: str = field(default="", kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not self.home:
+            raise ValueError(f"{self.name}: say its home, the file clouds/<cloud>/<home>.py")
+
+    def module(self, cloud: str) -> str:
+        """The module ``cloud`` implements it in: ``fnplatform.clouds.<cloud>.<home>``."""
+        return f"fnplatform.clouds.{cloud}.{self.home}"
 
     def _provide(self, cloud: Cloud, implementation: ImplT) -> None:
+        if cloud not in CLOUDS:  # a typo would register on a cloud no composite is placed on
+            raise ValueError(f"{self.name}: unknown cloud {cloud!r}; one of {', '.join(CLOUDS)}")
         if cloud in self._by_cloud:
             raise ValueError(f"{cloud} already provides {self.name}")
         self._by_cloud[cloud] = implementation

@@ -6,7 +6,7 @@ kubeconfig from the connection secret, and releases and objects go through them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from fnplatform.composition import Composition
@@ -199,6 +199,7 @@ def add_object(
     resource_name: str | None = None,
     uses: Iterable[str] = (),
     reasons: Mapping[str, str] | None = None,
+    references: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """``manifest`` applied through provider-kubernetes as the Object ``name``; returns it.
 
@@ -219,6 +220,9 @@ def add_object(
     * ``resource_name``: the Object's ``metadata.name`` when not the composite-derived one.
     * ``provider_config``: default the one rule of
       :meth:`fnplatform.composition.Composition.provider_config` (``kubernetes``).
+    * ``references``: the Object's ``spec.references``: what provider-kubernetes patches into
+      the manifest as it applies it (``patchesFrom`` another object's field, a Secret's
+      ``data``), so values the function must never see still reach the object.
 
     A wrapped kind registered ``stateful`` makes the Object stateful (see :mod:`guard`).
     """
@@ -243,4 +247,6 @@ def add_object(
         body["spec"]["managementPolicies"] = list(CREATE_ONLY)
     if observe_only:
         body["spec"]["managementPolicies"] = list(OBSERVE_ONLY)
+    if references:
+        body["spec"]["references"] = [dict(reference) for reference in references]
     return comp.emit(name, body, uses=uses, reasons=reasons, provider_config=provider_config)

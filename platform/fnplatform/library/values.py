@@ -3,8 +3,8 @@
 Each is a :class:`~fnplatform.library.capability.Value` (or
 :class:`~fnplatform.library.capability.Flag`) a cloud module answers with
 ``@<value>.on("<cloud>")`` in the file of the capability it belongs to
-(``bucket_address`` in ``clouds/<cloud>/bucket.py``, say): :data:`HOMES` says which, and a
-test holds every cloud to it.
+(``bucket_address`` in ``clouds/<cloud>/bucket.py``, say): the ``home`` each declares says
+which, and a test holds every cloud to it.
 """
 
 from __future__ import annotations
@@ -38,111 +38,100 @@ class BucketAddress(TypedDict):
 
 cluster_credentials = Value[[str, ClusterSpec], Document](
     "cluster_credentials",
-    "The ProviderConfig ``identity`` the Helm and Kubernetes providers need on this cloud.")
+    "The ProviderConfig ``identity`` the Helm and Kubernetes providers need on this cloud.",
+    home="cluster")
 kubeconfig_source = Value[[str], str](
     "kubeconfig_source",
-    "The composed resource whose connection Secret holds the cluster's kubeconfig.")
+    "The composed resource whose connection Secret holds the cluster's kubeconfig.",
+    home="cluster")
 cluster_access = Value[[str], list[str]](
     "cluster_access",
-    "Composed resources the providers' access needs besides the kubeconfig (RBAC grants).")
+    "Composed resources the providers' access needs besides the kubeconfig (RBAC grants).",
+    home="cluster")
 cluster_status = Value[[str], None](
-    "cluster_status", "Copy the observed cluster's endpoint, CA, name and issuer to status.")
+    "cluster_status", "Copy the observed cluster's endpoint, CA, name and issuer to status.",
+    home="cluster")
 cluster_name_rule = Value[[], NameRule](
-    "cluster_name_rule", "What the cloud accepts as a managed Kubernetes cluster name.")
+    "cluster_name_rule", "What the cloud accepts as a managed Kubernetes cluster name.",
+    home="cluster")
 running_version = Value[[str], str | None](
-    "running_version", "The Kubernetes version the cloud reports for the running cluster.")
+    "running_version", "The Kubernetes version the cloud reports for the running cluster.",
+    home="cluster")
 autoscaler_values = Value[[str], Document](
     "autoscaler_values",
-    "cluster-autoscaler values, on clouds whose pools do not resize themselves.")
+    "cluster-autoscaler values, on clouds whose pools do not resize themselves.", home="cluster")
 
 # -- network and identity ------------------------------------------------------------------
 
 internal_load_balancer = Value[[], Labels](
-    "internal_load_balancer", "Annotations that make a LoadBalancer Service internal.")
+    "internal_load_balancer", "Annotations that make a LoadBalancer Service internal.",
+    home="network")
 identity_annotations = Value[[str, WorkloadIdentitySpec], Labels](
-    "identity_annotations", "ServiceAccount annotations binding it to its cloud identity.")
+    "identity_annotations", "ServiceAccount annotations binding it to its cloud identity.",
+    home="identity")
 identity_pod_labels = Value[[], Labels](
-    "identity_pod_labels", "Pod labels the cloud's workload-identity webhook needs.")
+    "identity_pod_labels", "Pod labels the cloud's workload-identity webhook needs.",
+    home="identity")
 identity_binding = Value[[str], str](
     "identity_binding",
-    "The composed resource that binds identity ``name`` to its service account.")
+    "The composed resource that binds identity ``name`` to its service account.", home="identity")
 
 # -- storage, keys, queues -----------------------------------------------------------------
 
 bucket_name_rule = Value[[], NameRule](
-    "bucket_name_rule", "What the cloud accepts as a bucket name.")
+    "bucket_name_rule", "What the cloud accepts as a bucket name.", home="bucket")
 bucket_name_from = Value[[str], str](
-    "bucket_name_from", "The cloud's bucket name for a composer's wanted ``<prefix>-<app>``.")
+    "bucket_name_from", "The cloud's bucket name for a composer's wanted ``<prefix>-<app>``.",
+    home="bucket")
 bucket_address = Value[[str], BucketAddress](
-    "bucket_address", "Name and (once known) id of composed bucket ``name``.")
+    "bucket_address", "Name and (once known) id of composed bucket ``name``.", home="bucket")
 bucket_replication = Flag(
     "bucket_replication",
-    "The cloud replicates a bucket to another region (BucketSpec.replicate_to).")
-key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.")
-queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.")
+    "The cloud replicates a bucket to another region (BucketSpec.replicate_to).", home="failover")
+key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.",
+    home="key")
+queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.",
+    home="queue")
 queue_arn = Value[[str], str | None](
-    "queue_arn", "The ARN of queue ``queue_name``, when it is known before it exists.")
+    "queue_arn", "The ARN of queue ``queue_name``, when it is known before it exists.",
+    home="queue")
 
 # -- database and CDN ----------------------------------------------------------------------
 
 database_host = Value[[str], str | None](
-    "database_host", "The private host of composed database ``name``, once observed.")
+    "database_host", "The private host of composed database ``name``, once observed.",
+    home="database")
 database_env = Value[[DatabaseSpec, str], list[Document]](
-    "database_env", "Container env vars connecting an app through the connection Secret.")
+    "database_env", "Container env vars connecting an app through the connection Secret.",
+    home="database")
 #: Who makes the database administrator's password: the ``provider`` itself, a Secret the
 #: ``platform`` names, or none of them, so the composer has it ``generated`` into
 #: :attr:`DatabaseSpec.password_secret` before the database is composed.
 PasswordSource = Literal["provider", "platform", "generated"]
 database_password_source = Value[[], PasswordSource](
-    "database_password_source", "Who makes the database administrator's password.")
+    "database_password_source", "Who makes the database administrator's password.",
+    home="database")
 #: One private network serves a database in any region: the network is global (GCP: a VPC
 #: network is, and Cloud SQL takes a subnet of its private services range in the instance's
 #: region). A cloud without the flag has regional networks whose ids do not name the region
 #: (AWS ``vpc-``/``subnet-`` ids, Azure resource ids), so a platform names one per region.
 global_private_network = Flag(
     "global_private_network",
-    "One private network serves databases in every region (the network is global).")
+    "One private network serves databases in every region (the network is global).",
+    home="database")
 cdn_bucket_reader = Value[[str], BucketReader | None](
-    "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.")
-cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.")
+    "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.", home="cdn")
+cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.",
+    home="cdn")
 cdn_custom_domains = Value[[str, tuple[str, ...]], tuple[CdnCustomDomain, ...]](
     "cdn_custom_domains",
-    "Each custom host of the CDN ``name``: served yet, and the DNS records still to create.")
+    "Each custom host of the CDN ``name``: served yet, and the DNS records still to create.",
+    home="cdn")
 
 # -- ingress and failover ------------------------------------------------------------------
 
 ingress_rules_id = Value[[str], str | None](
-    "ingress_rules_id", "The id of the security group/NSG/firewall of rules ``name``.")
+    "ingress_rules_id", "The id of the security group/NSG/firewall of rules ``name``.",
+    home="ingress")
 failover_address = Value[[str], str | None](
-    "failover_address", "The DNS name that fails over, once composed.")
-
-#: The file (``clouds/<cloud>/<home>.py``) every cloud answers each value and flag in.
-HOMES: dict[Value[Any, Any] | Flag, str] = {
-    cluster_credentials: "cluster",
-    kubeconfig_source: "cluster",
-    cluster_access: "cluster",
-    cluster_status: "cluster",
-    running_version: "cluster",
-    cluster_name_rule: "cluster",
-    autoscaler_values: "cluster",
-    internal_load_balancer: "network",
-    identity_annotations: "identity",
-    identity_pod_labels: "identity",
-    identity_binding: "identity",
-    bucket_name_rule: "bucket",
-    bucket_name_from: "bucket",
-    bucket_address: "bucket",
-    bucket_replication: "failover",
-    key_id: "key",
-    queue_name: "queue",
-    queue_arn: "queue",
-    database_host: "database",
-    database_env: "database",
-    database_password_source: "database",
-    global_private_network: "database",
-    cdn_bucket_reader: "cdn",
-    cdn_domain: "cdn",
-    cdn_custom_domains: "cdn",
-    ingress_rules_id: "ingress",
-    failover_address: "failover",
-}
+    "failover_address", "The DNS name that fails over, once composed.", home="failover")

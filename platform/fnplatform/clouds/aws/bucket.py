@@ -48,7 +48,7 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
-from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
+from fnplatform.library.specs import BucketReader, BucketReplica, BucketSpec, NameRule
 from fnplatform.naming import dns_label
 
 #: S3 general purpose bucket names: 3-63 of lowercase letters, digits, '.', '-', starting and
@@ -80,15 +80,21 @@ def bucket_name_from(comp: Composition, wanted: str) -> str:
 
 
 def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
-    """The S3 name of composed bucket ``name``: the spec's, else the one the existing bucket
-    has, else derived from the composite's :attr:`~Composition.global_name_base` (S3 names
-    are global and a kept bucket outlives its composite)."""
-    emitted = comp.desired.get(name)
-    if emitted is not None:
-        return str(emitted.body["metadata"]["name"])
-    if spec is not None and spec.bucket_name:
-        return spec.bucket_name
-    return comp.kept_metadata_name(name) or dns_label(comp.global_name_base, name)
+    """The S3 name of composed bucket ``name``: what :func:`named_bucket` makes of the
+    spec's name (this pass's emitted name, for a caller without the spec)."""
+    if spec is None:
+        emitted = comp.desired.get(name)
+        if emitted is not None:
+            return str(emitted.body["metadata"]["name"])
+    return named_bucket(comp, name, spec.bucket_name if spec else None)
+
+
+def named_bucket(comp: Composition, name: str, wanted: str | None) -> str:
+    """The S3 name of composed bucket ``name``: ``wanted`` (its spec's), else the one the
+    existing bucket has, else derived from the composite's
+    :attr:`~Composition.global_name_base` (S3 names are global and a kept bucket outlives
+    its composite)."""
+    return wanted or comp.global_name(name, lambda base: dns_label(base, name))
 
 
 def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str:
@@ -149,7 +155,8 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
             "targetObjectKeyFormat": {"partitionedPrefix": {"partitionDateSource": "EventTime"}},
         }, uses=(f"{name}-logs-policy",))
     if spec.replicate_to:
-        _replication(comp, name, spec, region)
+        _replication(comp, name, spec, s3_name=s3_name, region=region,
+                     replica=spec.replicate_to)
 
 
 def _check(spec: BucketSpec) -> None:
@@ -258,21 +265,21 @@ def _access_logs(comp: Composition, name: str, s3_name: str, region: str) -> Non
     ))
 
 
-def _replication(comp: Composition, name: str, spec: BucketSpec, region: str) -> None:
-    """Replicate every object version (deletes markers too) to bucket ``spec.replicate_to``."""
-    target = str(spec.replicate_to)
-    if target not in comp.desired:
-        raise SpecError("replicate_to", f"bucket {target!r} must be composed before {name!r}")
+def _replication(
+    comp: Composition, name: str, spec: BucketSpec, *, s3_name: str, region: str,
+    replica: BucketReplica,
+) -> None:
+    """Replicate every object version (deletes markers too) to bucket ``replica``."""
+    target = replica.bucket
     role = f"{name}-replication"
-    source_arn = bucket_arn(comp, bucket_name(comp, name), region)
-    target_arn = bucket_arn(comp, bucket_name(comp, target), region)
+    source_arn = bucket_arn(comp, s3_name, region)
+    target_arn = bucket_arn(comp, named_bucket(comp, target, replica.bucket_name), region)
     comp.emit(role, IAM_ROLE.new({
         "assumeRolePolicy": trust_policy(REPLICATION_SERVICE, "sts:AssumeRole"),
         "description": f"S3 replication of {source_arn} to {target_arn}",
     }))
-    target_region = str(comp.desired[target].body["spec"]["forProvider"]["region"])
     comp.emit(f"{role}-policy", IAM_POLICY.new({
-        "policy": _replication_permissions(source_arn, target_arn, region, target_region),
+        "policy": _replication_permissions(source_arn, target_arn, region, replica.region),
         "description": f"What S3 replication of {source_arn} may do",
     }))
     comp.emit(f"{role}-attachment", ROLE_POLICY_ATTACHMENT.new({
@@ -285,7 +292,7 @@ def _replication(comp: Composition, name: str, spec: BucketSpec, region: str) ->
         "destination": destination,
     }
     configuration = f"{name}-replication-configuration"
-    target_key = _key_of(comp, target)
+    target_key = replica.key
     if spec.key is not None and target_key is not None:
         # S3 wants the replica key's ARN here (a key id is refused), and the provider's
         # reference would resolve the id: wait for the ARN AWS assigns instead.
@@ -300,21 +307,6 @@ def _replication(comp: Composition, name: str, spec: BucketSpec, region: str) ->
     comp.emit(configuration, BUCKET_REPLICATION.new({
         "region": region, "bucketRef": comp.ref(name), "role": role_arn, "rule": [rule],
     }), uses=(name, target, f"{name}-versioning", f"{target}-versioning", f"{role}-attachment"))
-
-
-def _key_of(comp: Composition, bucket_composed: str) -> str | None:
-    """The composition name of the key that encrypts composed bucket ``bucket_composed``."""
-    sse = comp.desired.get(f"{bucket_composed}-encryption")
-    if sse is None:
-        return None
-    default = sse.body["spec"]["forProvider"]["rule"][0]["applyServerSideEncryptionByDefault"]
-    ref = default.get("kmsMasterKeyIdRef")
-    if ref is None:
-        return None
-    for composed, emitted in comp.desired.items():
-        if emitted.body["metadata"]["name"] == ref["name"]:
-            return composed
-    return None
 
 
 def _replication_permissions(

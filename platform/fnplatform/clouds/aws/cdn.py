@@ -324,8 +324,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
 @values.cdn_domain.on("aws")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The distribution's ``*.cloudfront.net`` name, once observed."""
-    value = comp.observed_value(cdn_name, "status.atProvider.domainName")
-    return str(value) if value else None
+    return comp.observed_string(cdn_name, "status.atProvider.domainName")
 
 
 @values.cdn_custom_domains.on("aws")

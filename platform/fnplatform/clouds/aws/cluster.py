@@ -393,8 +393,7 @@ def autoscaler_values(comp: Composition, cluster: str) -> dict[str, Any]:
 def running_version(comp: Composition, cluster: str) -> str | None:
     """The Kubernetes version EKS reports for the running cluster (it picks its newest when
     none was asked for)."""
-    version = comp.observed_value(cluster, "status.atProvider.version")
-    return str(version) if version else None
+    return comp.observed_string(cluster, "status.atProvider.version")
 
 
 #: EKS CreateCluster: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.

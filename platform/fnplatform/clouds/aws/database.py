@@ -32,13 +32,14 @@ from fnplatform.clouds.aws.kinds import (
     SECURITY_GROUP,
     SECURITY_GROUP_INGRESS_RULE,
 )
-from fnplatform.clouds.aws.settings import required_private_network
+from fnplatform.clouds.aws.settings import AwsPrivateNetwork
 from fnplatform.composition import Composition
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
+from fnplatform.validation import parse
 
 POSTGRES_PORT = 5432
 PASSWORD_NAMESPACE = "crossplane-system"
@@ -68,7 +69,8 @@ PRESETS = {
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """An encrypted, private, provider-passworded RDS PostgreSQL instance."""
     row = spec.preset(PRESETS)
-    network = required_private_network(comp)
+    joined = spec.required_network("vpcId, cidr and the private subnetIds it joins")
+    network = parse(AwsPrivateNetwork, dict(joined.settings), joined.field)
     region = comp.region
     comp.emit(
         f"{name}-subnet-group",
@@ -175,8 +177,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
 @values.database_host.on("aws")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private DNS name, once observed."""
-    value = comp.observed_value(name, "status.atProvider.address")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.address")
 
 
 @values.database_env.on("aws")

@@ -21,8 +21,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_workload_identity
-from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
-from fnplatform.merge import get_path
+from fnplatform.library.specs import IdentityPurpose, IdentityZone, WorkloadIdentitySpec
 
 
 @add_workload_identity.on("aws")
@@ -49,16 +48,15 @@ def identity_binding(comp: Composition, name: str) -> str:
     return f"{name}-association"
 
 
-def dns01_policy(comp: Composition, zones: Iterable[str], region: str) -> str:
+def dns01_policy(comp: Composition, zones: Iterable[IdentityZone], region: str) -> str:
     """Route53 permissions for cert-manager's DNS01 solver, least privilege.
 
     Record changes are limited to ``_acme-challenge`` TXT records of the zones' domains (IAM
     condition keys, as cert-manager documents), and to the zones' own ARNs once their IDs are
     observed; until then to any hosted zone, still only for those record names.
     """
-    zone_names = sorted(zones)
-    domains = sorted({str(get_path(comp.desired[z].body, "spec.forProvider.name"))
-                      for z in zone_names if z in comp.desired})
+    zone_names = sorted(zone.name for zone in zones)
+    domains = sorted({zone.domain for zone in zones})
     if not domains:  # ForAllValues over an empty list would allow every record name
         raise SpecError("zones", "a DNS identity needs at least one DNS zone")
     zone_ids = [comp.observed_value(z, "status.atProvider.zoneId") for z in zone_names]

@@ -52,5 +52,4 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
 @values.ingress_rules_id.on("aws")
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The security group id once AWS assigned it."""
-    value = comp.observed_value(name, "status.atProvider.id")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.id")

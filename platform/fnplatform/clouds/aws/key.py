@@ -96,5 +96,4 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
 @values.key_id.on("aws")
 def key_id(comp: Composition, name: str) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
-    value = comp.observed_value(name, "status.atProvider.arn")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.arn")

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
 from fnplatform.validation import Cidr, describe_pattern, parse
 
 # Managed addons: the CNI and kube-proxy every node needs, CoreDNS, and the agent that hands
@@ -17,7 +16,8 @@ ADDONS = ("coredns", "eks-pod-identity-agent", "kube-proxy", "vpc-cni")
 
 
 class AwsPrivateNetwork(BaseModel):
-    """``env.aws.privateNetwork``: the VPC databases join (owned by the platform team)."""
+    """``env.aws.privateNetworks.<region>``: the VPC databases of the region join (owned by
+    the platform team); passed to the builder in ``DatabaseSpec.network``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -66,7 +66,6 @@ class AwsEnvironment(BaseModel):
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
     addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
-    privateNetwork: AwsPrivateNetwork | None = None  # noqa: N815
     cdnDomains: AwsCdnDomains = Field(default_factory=AwsCdnDomains)  # noqa: N815
     #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
     #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
@@ -86,17 +85,6 @@ class AwsEnvironment(BaseModel):
             msg = f"unknown addons {', '.join(unknown)}; known: {', '.join(ADDONS)}"
             raise ValueError(msg)
         return versions
-
-
-def required_private_network(comp: Composition) -> AwsPrivateNetwork:
-    """The VPC a database joins; an InputError when the environment names none."""
-    network = aws_environment(comp).privateNetwork
-    if network is None:
-        raise InputError(
-            "environment.aws.privateNetwork",
-            "required for a database: vpcId, cidr and the private subnetIds it joins",
-        )
-    return network
 
 
 def aws_environment(comp: Composition) -> AwsEnvironment:

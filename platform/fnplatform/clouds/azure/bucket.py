@@ -41,6 +41,7 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.gaps import Gap
 from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
@@ -95,9 +96,8 @@ def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
     if emitted is not None:
         external = (emitted.body["metadata"].get("annotations") or {}).get(
             "crossplane.io/external-name")
-    account_id = comp.observed_value(name, "status.atProvider.id")
     return {"name": external or account_name(comp, name),
-            "id": str(account_id) if account_id else None}
+            "id": comp.observed_string(name, "status.atProvider.id")}
 
 
 @add_bucket.on("azure")
@@ -109,10 +109,10 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     if problem:
         raise SpecError("bucket_name", problem)
     if spec.min_tls != "1.2":
-        comp.gap("bucket-min-tls", f"Azure storage account {account}: TLS 1.2 is the highest "
+        comp.gap(Gap.BUCKET_MIN_TLS, f"Azure storage account {account}: TLS 1.2 is the highest "
                  f"minimum Azure Storage offers; TLS {spec.min_tls} cannot be required")
     if spec.replicate_to:
-        comp.gap("bucket-replication", "Azure storage replicates inside the account "
+        comp.gap(Gap.BUCKET_REPLICATION, "Azure storage replicates inside the account "
                  "(zone/geo-redundant SKUs), not to a second account: none composed")
     group, location = resource_group(comp), spec.region or comp.region
     body: dict[str, Any] = {

@@ -46,6 +46,7 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import DNS_ZONE_ID, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
@@ -147,7 +148,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     if spec.api_origin:
         _api(comp, name, spec, spec.api_origin)
     comp.gap(
-        "cdn-private-link-approval",
+        Gap.CDN_PRIVATE_LINK_APPROVAL,
         "Front Door reaches the storage account through Private Link: approve its pending "
         "private endpoint connection on the storage account (no provider kind can)",
     )
@@ -266,8 +267,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
 @values.cdn_domain.on("azure")
 def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
-    value = comp.observed_value(cdn_name, "status.atProvider.hostName")
-    return str(value) if value else None
+    return comp.observed_string(cdn_name, "status.atProvider.hostName")
 
 
 @values.cdn_custom_domains.on("azure")

@@ -142,11 +142,14 @@ def compact_name(
     accounts), else also ``-``. A name that doesn't fit keeps a hash of the full one, so two
     composites never share it.
     """
-    kept = comp.observed_external_name(name)
-    if kept:
-        return kept
-    base = comp.global_name_base
-    full = f"{prefix}-{base}-{name}" if prefix else f"{base}-{name}"
+    return comp.global_name(
+        name, lambda base: _compact(f"{prefix}-{base}-{name}" if prefix else f"{base}-{name}",
+                                    max_length, alphanumeric=alphanumeric),
+        in_metadata=False)
+
+
+def _compact(full: str, max_length: int, *, alphanumeric: bool) -> str:
+    """``full`` as an Azure global name: see :func:`compact_name`."""
     allowed = r"[^a-z0-9]" if alphanumeric else r"[^a-z0-9-]"
     text = re.sub(r"-{2,}", "-", re.sub(allowed, "", full.lower())).strip("-")
     if not text or not text[0].isalpha():

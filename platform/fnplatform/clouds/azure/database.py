@@ -6,7 +6,7 @@ Composed as ``name`` (``dbforpostgresql.azure.upbound.io/v1beta2 FlexibleServer`
 ``name-database`` (``FlexibleServerDatabase``).
 
 Private access ("VNet integration") puts the server into a subnet delegated to
-``Microsoft.DBforPostgreSQL/flexibleServers`` (``azure.privateNetwork.databaseSubnetId``,
+``Microsoft.DBforPostgreSQL/flexibleServers`` (``azure.privateNetworks.<region>.databaseSubnetId``,
 owned by the network's owner: a delegated subnet holds only flexible servers) and needs a
 private DNS zone ending in ``.postgres.database.azure.com`` linked to the VNet *before* the
 server is created, which the ``uses`` on the link gives. Public network access is off.
@@ -31,14 +31,14 @@ from fnplatform.clouds.azure.kinds import (
     PRIVATE_DNS_ZONE,
     PRIVATE_DNS_ZONE_LINK,
 )
-from fnplatform.clouds.azure.settings import azure_environment
+from fnplatform.clouds.azure.settings import AzurePrivateNetwork
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
+from fnplatform.validation import parse
 
 PASSWORD_NAMESPACE = "crossplane-system"
 PRIVATE_ZONE_SUFFIX = "private.postgres.database.azure.com"
@@ -66,13 +66,9 @@ PRESETS = {
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A flexible server with VNet integration and a provider-generated admin password."""
     row = spec.preset(PRESETS)
-    network = azure_environment(comp).privateNetwork
-    if network is None:
-        raise InputError(
-            "environment.azure.privateNetwork",
-            "required for a database: virtualNetworkId and the databaseSubnetId delegated to "
-            "Microsoft.DBforPostgreSQL/flexibleServers",
-        )
+    joined = spec.required_network("virtualNetworkId and the databaseSubnetId delegated to "
+                                   "Microsoft.DBforPostgreSQL/flexibleServers")
+    network = parse(AzurePrivateNetwork, dict(joined.settings), joined.field)
     group = resource_group(comp)
     server = comp.resource_name(name)
     comp.emit(
@@ -154,8 +150,7 @@ def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
 @values.database_host.on("azure")
 def database_host(comp: Composition, name: str) -> str | None:
     """The server's FQDN (resolved privately through the linked zone), once observed."""
-    value = comp.observed_value(name, "status.atProvider.fqdn")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.fqdn")
 
 
 @values.database_env.on("azure")

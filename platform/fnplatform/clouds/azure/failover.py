@@ -57,5 +57,4 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
 @values.failover_address.on("azure")
 def failover_address(comp: Composition, name: str) -> str | None:
     """The profile's FQDN once it exists."""
-    value = comp.observed_value(name, "status.atProvider.fqdn")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.fqdn")

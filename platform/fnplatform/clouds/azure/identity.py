@@ -27,7 +27,6 @@ from fnplatform.clouds.azure.common import (
     resource_group,
 )
 from fnplatform.clouds.azure.kinds import (
-    DNS_ZONE,
     FEDERATED_IDENTITY_CREDENTIAL,
     USER_ASSIGNED_IDENTITY,
 )
@@ -63,9 +62,10 @@ def workload_identity(
     )
     if spec.purpose is IdentityPurpose.DNS_RECORDS:
         for zone in spec.zones:
-            if zone in comp.desired and comp.desired[zone].body["kind"] == DNS_ZONE.kind:
-                grant_role(comp, f"{name}-dns-{zone}", role=DNS_ZONE_CONTRIBUTOR,
-                           principal_of=(name, "status.atProvider.principalId"), scope_of=zone)
+            if not zone.private:
+                grant_role(comp, f"{name}-dns-{zone.name}", role=DNS_ZONE_CONTRIBUTOR,
+                           principal_of=(name, "status.atProvider.principalId"),
+                           scope_of=zone.name)
     credential = f"{name}-federation"
     issuer = comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
     if issuer is None:

@@ -90,5 +90,4 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
 @values.ingress_rules_id.on("azure")
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The NSG's resource id once it exists."""
-    value = comp.observed_value(name, "status.atProvider.id")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.id")

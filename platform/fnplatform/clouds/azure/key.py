@@ -133,5 +133,4 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
 @values.key_id.on("azure")
 def key_id(comp: Composition, name: str) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
-    value = comp.observed_value(name, "status.atProvider.versionlessId")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.versionlessId")

@@ -55,7 +55,8 @@ SUBNET_ID = VNET_ID.removesuffix("$") + r"/subnets/[^/]+$"
 
 
 class AzurePrivateNetwork(BaseModel):
-    """``env.azure.privateNetwork``: the VNet databases join (owned by the platform team)."""
+    """``env.azure.privateNetworks.<region>``: the VNet databases of the region join (owned by
+    the platform team); passed to the builder in ``DatabaseSpec.network``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -117,7 +118,6 @@ class AzureEnvironment(BaseModel):
     apiServerAuthorizedIpRanges: list[str] | None = Field(None, min_length=1)  # noqa: N815
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
     subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
-    privateNetwork: AzurePrivateNetwork | None = None  # noqa: N815
     cdnDomains: AzureCdnDomains = Field(default_factory=AzureCdnDomains)  # noqa: N815
     #: The Entra tenant of Key Vaults (keys for storage encryption).
     tenantId: str | None = Field(None, min_length=1)  # noqa: N815

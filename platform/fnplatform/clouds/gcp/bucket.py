@@ -24,6 +24,7 @@ from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.key import crypto_key_id
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import name_problem
@@ -64,11 +65,12 @@ def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) ->
         return str(emitted.body["metadata"]["name"])
     if spec is not None and spec.bucket_name:
         return spec.bucket_name
-    kept = comp.kept_metadata_name(name)
-    if kept:
-        return kept
-    name_ = dns_label(comp.global_name_base, name)
-    return name_ if not name_.startswith("goog") else f"x-{name_}"
+    return comp.global_name(name, lambda base: _not_goog(dns_label(base, name)))
+
+
+def _not_goog(name: str) -> str:
+    """Cloud Storage refuses names starting with ``goog``: such a name gets ``x-`` first."""
+    return name if not name.startswith("goog") else f"x-{name}"
 
 
 @values.bucket_address.on("gcp")
@@ -90,10 +92,10 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     retention = spec.retention_days
     versioning = spec.versioning and not retention
     if spec.versioning and retention:
-        comp.gap("bucket-versioning", f"Cloud Storage bucket {gcs_name}: Object Versioning "
+        comp.gap(Gap.BUCKET_VERSIONING, f"Cloud Storage bucket {gcs_name}: Object Versioning "
                  "cannot be combined with a retention policy; the retention policy keeps every "
                  f"object unmodifiable for {retention} days instead")
-    comp.gap("bucket-min-tls", f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
+    comp.gap(Gap.BUCKET_MIN_TLS, f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
              "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
              f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
     body: dict[str, Any] = {
@@ -132,7 +134,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
             "member": reader.principal,
         }), uses=(name,))
     if spec.replicate_to:
-        comp.gap("bucket-replication", "Cloud Storage replicates within a dual- or "
+        comp.gap(Gap.BUCKET_REPLICATION, "Cloud Storage replicates within a dual- or "
                  "multi-region location, not to a second bucket: no replication composed")
 
 

@@ -45,6 +45,7 @@ from fnplatform.clouds.gcp.kinds import (
 )
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_cdn
 from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
@@ -97,7 +98,7 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
     """A URL map with one path rule per micro-frontend, served over HTTPS from Cloud CDN."""
     if not spec.hostname and not spec.custom_domains:
         comp.gap(
-            "cdn",
+            Gap.CDN,
             "Cloud CDN needs a hostname for its managed certificate: set "
             "environment frontend.domain or custom domains; no CDN is composed until then",
         )
@@ -209,7 +210,7 @@ def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
         return []
     if not spec.api_backend:
         comp.gap(
-            "cdn-api",
+            Gap.CDN_API,
             "Cloud CDN routes /api/* to a backend service: set environment "
             "api.gcpBackendService (an EXTERNAL_MANAGED backend service reaching the ingress)",
         )
@@ -227,7 +228,7 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     number = gcp_environment(comp).projectNumber
     if not number:
         comp.gap(
-            "cdn-private-bucket-access",
+            Gap.CDN_PRIVATE_BUCKET_ACCESS,
             "Cloud CDN reads a private bucket through its service agent "
             "service-<project number>@cloud-cdn-fill.iam.gserviceaccount.com: set "
             "environment gcp.projectNumber; the bucket stays private meanwhile",

@@ -189,13 +189,13 @@ def node_service_account_name(cluster_name: str) -> str:
 def _node_service_account(comp: Composition, cluster_name: str) -> None:
     """A dedicated, least-privileged service account for the cluster's node pools."""
     account_name = node_service_account_name(cluster_name)
-    account = add_service_account(
+    add_service_account(
         comp,
         account_name,
         display_name=f"GKE nodes of {comp.name}",
         description=f"Node pools of the GKE cluster of {comp.name}",
     )
-    grant_project_roles(comp, account_name, account, NODE_ROLES)
+    grant_project_roles(comp, account_name, NODE_ROLES)
 
 
 def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_cidr: str) -> None:

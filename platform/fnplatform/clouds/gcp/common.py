@@ -8,10 +8,7 @@ default; when it doesn't fit, the builder sets a deterministic external name tha
 
 from __future__ import annotations
 
-from typing import Any
-
 from fnplatform.composition import Composition
-from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.naming import dns_label
 
 GKE_NAME_MAX = 40
@@ -43,17 +40,17 @@ def service_account_id(comp: Composition, name: str) -> str:
     return account if len(account) >= SERVICE_ACCOUNT_ID_MIN else f"{account}-sa-id"[:30]
 
 
-def service_account_email(comp: Composition, name: str, body: dict[str, Any] | None = None) -> str:
+def service_account_email(comp: Composition, name: str) -> str:
     """The email of the service account composed as ``name``.
 
     The observed email when there is one; otherwise it follows from the account id (the
-    external name) and the project, which GCP fixes as ``<id>@<project>.iam.gserviceaccount.com``.
+    external name: the imported account's, else :func:`service_account_id`) and the project,
+    which GCP fixes as ``<id>@<project>.iam.gserviceaccount.com``.
     """
-    observed = comp.observed_value(name, "status.atProvider.email")
+    observed = comp.observed_string(name, "status.atProvider.email")
     if observed:
-        return str(observed)
-    annotations = ((body or {}).get("metadata") or {}).get("annotations") or {}
-    account = annotations.get(EXTERNAL_NAME) or service_account_id(comp, name)
+        return observed
+    account = comp.import_spec.external_name(name) or service_account_id(comp, name)
     return f"{account}@{project(comp)}.iam.gserviceaccount.com"
 
 

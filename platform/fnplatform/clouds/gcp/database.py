@@ -25,7 +25,7 @@ from typing import Any
 
 from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
-from fnplatform.clouds.gcp.settings import gcp_environment
+from fnplatform.clouds.gcp.settings import GcpPrivateNetwork, gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
@@ -33,6 +33,7 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
+from fnplatform.validation import parse
 
 POSTGRES_PORT = 5432
 ROOT_USER = "postgres"
@@ -61,11 +62,8 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A private Cloud SQL PostgreSQL instance and its application database."""
     row = spec.preset(PRESETS)
     env = gcp_environment(comp)
-    if env.privateNetwork is None:
-        raise InputError(
-            "environment.gcp.privateNetwork",
-            "required for a database: the VPC network (with private services access) it joins",
-        )
+    joined = spec.required_network("the VPC network (with private services access) it joins")
+    network = parse(GcpPrivateNetwork, dict(joined.settings), joined.field)
     secret = env.databasePasswordSecretRef or spec.password_secret
     if secret is None:
         raise InputError(
@@ -76,11 +74,11 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
         )
     ip_configuration: dict[str, object] = {
         "ipv4Enabled": False,
-        "privateNetwork": env.privateNetwork.network,
+        "privateNetwork": network.network,
         "sslMode": "ENCRYPTED_ONLY",
     }
-    if env.privateNetwork.allocatedIpRange:
-        ip_configuration["allocatedIpRange"] = env.privateNetwork.allocatedIpRange
+    if network.allocatedIpRange:
+        ip_configuration["allocatedIpRange"] = network.allocatedIpRange
     comp.emit(
         name,
         SQL_DATABASE_INSTANCE.new(
@@ -139,8 +137,7 @@ def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
 @values.database_host.on("gcp")
 def database_host(comp: Composition, name: str) -> str | None:
     """The instance's private IP address, once observed."""
-    value = comp.observed_value(name, "status.atProvider.privateIpAddress")
-    return str(value) if value else None
+    return comp.observed_string(name, "status.atProvider.privateIpAddress")
 
 
 @values.database_env.on("gcp")

@@ -16,6 +16,7 @@ import ipaddress
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
 from fnplatform.composition import Composition
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_failover_dns
 from fnplatform.library.specs import FailoverDnsSpec
@@ -38,7 +39,7 @@ def _ips(*targets: str) -> bool:
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and record set ``<name>-record``, or a condition."""
     if not _ips(spec.primary, spec.secondary):
-        comp.gap("failover-dns", "Cloud DNS health-checked routing takes IPv4 addresses of "
+        comp.gap(Gap.FAILOVER_DNS, "Cloud DNS health-checked routing takes IPv4 addresses of "
                  "external endpoints, not host names: give primaryTarget and secondaryTarget "
                  "as addresses for failover on GCP; none composed")
         return

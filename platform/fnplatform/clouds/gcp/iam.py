@@ -38,11 +38,9 @@ def add_service_account(
     )
 
 
-def grant_project_roles(
-    comp: Composition, account_name: str, account: dict[str, Any], roles: Iterable[str]
-) -> None:
+def grant_project_roles(comp: Composition, account_name: str, roles: Iterable[str]) -> None:
     """Grant ``roles`` in the project to the account, as ``<account_name>-<role>``."""
-    member = f"serviceAccount:{service_account_email(comp, account_name, account)}"
+    member = f"serviceAccount:{service_account_email(comp, account_name)}"
     for role in sorted(set(roles)):
         comp.emit(
             f"{account_name}-{role_suffix(role)}",

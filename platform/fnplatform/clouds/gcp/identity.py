@@ -43,7 +43,7 @@ def workload_identity(
     roles = PURPOSE_ROLES.get(spec.purpose)
     if roles is None:
         raise SpecError("purpose", f"gcp has no roles for {spec.purpose.value!r}")
-    account = add_service_account(
+    add_service_account(
         comp,
         name,
         display_name=f"{spec.namespace}/{spec.service_account} of {comp.name}",
@@ -61,7 +61,7 @@ def workload_identity(
         ),
         uses=sorted({name, spec.cluster}),
     )
-    grant_project_roles(comp, name, account, roles)
+    grant_project_roles(comp, name, roles)
 
 
 @values.identity_binding.on("gcp")
@@ -82,8 +82,7 @@ def identity_annotations(
     The email is known before the account exists (observed when it does): the account id
     is deterministic and the project is the composite's.
     """
-    body = comp.desired[name].body if name in comp.desired else None
-    return {GKE_SERVICE_ACCOUNT_ANNOTATION: service_account_email(comp, name, body)}
+    return {GKE_SERVICE_ACCOUNT_ANNOTATION: service_account_email(comp, name)}
 
 
 @values.identity_pod_labels.on("gcp")

@@ -40,8 +40,7 @@ def _ring_name(comp: Composition, key: str) -> str:
     """The key ring's name (its ``metadata.name``): the existing ring's, else derived from the
     composite's :attr:`~Composition.global_name_base`. A ring can never be deleted and its
     name never reused, so a re-created namespaced composite must not derive the same one."""
-    return comp.kept_metadata_name(f"{key}-ring") or dns_label(
-        comp.global_name_base, key, "ring")
+    return comp.global_name(f"{key}-ring", lambda base: dns_label(base, key, "ring"))
 
 
 def crypto_key_id(comp: Composition, key: str) -> str:

@@ -39,8 +39,9 @@ class AuthorizedNetwork(BaseModel):
 
 
 class GcpPrivateNetwork(BaseModel):
-    """``env.gcp.privateNetwork``: the VPC network databases join, with private services
-    access already set up by its owner."""
+    """``env.gcp.privateNetwork`` (or ``privateNetworks.<region>``): the VPC network databases
+    join, with private services access already set up by its owner; passed to the builder in
+    ``DatabaseSpec.network``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -80,7 +81,6 @@ class GcpEnvironment(BaseModel):
     masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
         default_factory=list
     )
-    privateNetwork: GcpPrivateNetwork | None = None  # noqa: N815
     cdnDomains: GcpCdnDomains = Field(default_factory=GcpCdnDomains)  # noqa: N815
     #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
     databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815

@@ -15,6 +15,7 @@ from fnplatform.kubernetes_status import (
     manifest_value,
 )
 from fnplatform.observed import condition_message
+from fnplatform.phase import Phase
 
 
 @dataclass(frozen=True)
@@ -26,18 +27,15 @@ class Parts:
     deployment: str
 
 
-CREATING, READY, NAPPING = "Creating", "Ready", "Napping"
-
-
-def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> str:
+def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> Phase:
     """Write ``status.infrastructure`` and ``status.phase``; returns the phase."""
     queue_ready = _queue(comp, parts.queue)
     keda_ready = _keda(comp, parts.scaled_object, scaling=scaling)
     workload_ready, replicas = _workload(comp, parts.deployment)
-    phase = CREATING
+    phase = Phase.CREATING
     if queue_ready and keda_ready and workload_ready:
-        phase = NAPPING if scaling and replicas == 0 else READY
-    comp.set_status("phase", phase)
+        phase = Phase.NAPPING if scaling and replicas == 0 else Phase.READY
+    comp.set_phase(phase)
     return phase
 
 

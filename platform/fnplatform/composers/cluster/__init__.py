@@ -193,17 +193,20 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
 
 def _dns_zones(
     comp: Composition, domain: str | None, create: bool, private: bool
-) -> tuple[str, ...]:
+) -> tuple[specs.IdentityZone, ...]:
+    """The public zone of ``domain`` and, for a private cluster, its private twin; what the
+    DNS identity needs to know of each."""
     if not domain or not create:
         return ()
     add_dns_zone(comp, PUBLIC_ZONE, specs.DnsZoneSpec(domain=domain, private=False))
+    public = specs.IdentityZone(PUBLIC_ZONE, domain, private=False)
     if not private:
-        return (PUBLIC_ZONE,)
+        return (public,)
     add_dns_zone(
         comp, PRIVATE_ZONE, specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
         uses=[NETWORK], fields={"network": "spec.parameters.privateCluster"},
     )
-    return (PUBLIC_ZONE, PRIVATE_ZONE)
+    return (public, specs.IdentityZone(PRIVATE_ZONE, domain, private=True))
 
 
 def _addons(
@@ -211,7 +214,7 @@ def _addons(
     cluster: specs.ClusterSpec,
     env: ClusterEnvironment,
     private: bool,
-    zones: tuple[str, ...],
+    zones: tuple[specs.IdentityZone, ...],
     *,
     nodes: str,
 ) -> None:
@@ -304,7 +307,7 @@ def warn_unknown_charts(comp: Composition, env: ClusterEnvironment) -> None:
 
 
 def _dns_identity(
-    comp: Composition, zones: tuple[str, ...]
+    comp: Composition, zones: tuple[specs.IdentityZone, ...]
 ) -> tuple[dict[str, object], dict[str, tuple[str, ...]]]:
     """cert-manager's DNS01 identity: its chart variables, and what its release waits for.
 
@@ -325,6 +328,6 @@ def _dns_identity(
     variables: dict[str, object] = {
         "identity_annotations": values.identity_annotations(comp, DNS_IDENTITY, identity),
         "identity_pod_labels": values.identity_pod_labels(comp),
-        "split_horizon": PRIVATE_ZONE in zones,
+        "split_horizon": any(zone.private for zone in zones),
     }
     return variables, {"cert-manager": (values.identity_binding(comp, DNS_IDENTITY),)}

@@ -14,6 +14,7 @@ from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
+from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import (
     add_bucket,
@@ -24,6 +25,7 @@ from fnplatform.library.calls import (
     add_resource_group,
 )
 from fnplatform.library.specs import (
+    BucketReplica,
     BucketSpec,
     FailoverDnsSpec,
     IngressRule,
@@ -44,7 +46,9 @@ SECONDARY_NETWORK, SECONDARY_INGRESS = "secondary-network", "secondary-sip-ingre
 KEY_ROTATION_DAYS = 365
 #: Gaps that leave a compliance control out (the others, replication, failover, versioning
 #: replaced by a retention policy, are resilience features reported in their own condition).
-COMPLIANCE_GAPS = frozenset({"bucket-min-tls", "bucket-access-logging", "bucket-lock"})
+#: Access logging and the lock are no gap on any cloud: every cloud's bucket builder provides
+#: them (or refuses the spec), so only the TLS minimum can be missing.
+COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
 #: Where each cloud's scope (account, project) is read from in the environment.
 
 
@@ -98,7 +102,7 @@ def compose(comp: Composition) -> None:
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
     _on_delete(comp, spec, storage)
-    _status(comp, spec, storage, replica)
+    _status(comp, spec, storage, replica.bucket if replica else None)
 
 
 def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
@@ -127,12 +131,11 @@ def _check_updates(
     WORM policy can only be extended. So each is a fatal result naming the field, with what
     to do instead, rather than a resource that fails forever.
     """
-    status = get_path(comp.composite, "status") or {}
     moves = (
-        ("spec.region", spec.region, status.get("region"), comp.is_observed(NETWORK)),
+        ("spec.region", spec.region, comp.recorded("region"), comp.is_observed(NETWORK)),
         ("spec.failoverPolicy.secondaryRegion",
          spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
-         get_path(status, "secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
+         comp.recorded("secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
         ("spec.recording.replicationRegion" if spec.recording.replicationRegion
          else "spec.failoverPolicy.secondaryRegion",
          spec.recording.replicationRegion or (
@@ -140,11 +143,11 @@ def _check_updates(
          comp.observed_value(REPLICA, "spec.forProvider.region"), comp.is_observed(REPLICA)),
     )
     for field, wanted, existing, exists in moves:
-        if exists and wanted is not None and existing and wanted != existing:
-            raise InputError(field, f"cannot move from {existing} to {wanted}: what exists "
-                             f"there cannot change region; create a new endpoint in {wanted} "
-                             "and delete this one")
-    locked = status.get("lockedRetentionDays")
+        comp.refuse_change(field, existing, wanted,
+                           f"cannot move from {existing} to {wanted}: what exists there cannot "
+                           f"change region; create a new endpoint in {wanted} and delete this "
+                           "one", exists=exists)
+    locked = comp.recorded("lockedRetentionDays")
     if isinstance(locked, int) and comp.is_observed(BUCKET):
         if not storage.lock:
             raise InputError("spec.recording.objectLock", f"the recordings are held under a "
@@ -235,7 +238,7 @@ def _secondary_site(
 
 def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
-) -> str | None:
+) -> BucketReplica | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
     cloud replicates buckets; a condition where it can't."""
     target = spec.recording.replicationRegion or (
@@ -243,7 +246,7 @@ def _replica(
     if target is None:
         return None
     if not values.bucket_replication(comp.cloud):
-        comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
+        comp.gap(Gap.RECORDING_REPLICATION, f"{comp.cloud} does not replicate a bucket to another "
                  f"region's bucket; no replica in {target}: use a geo-redundant storage class")
         return None
     add_key(comp, REPLICA_KEY, KeySpec(description=f"Replicated call recordings of {comp.name}",
@@ -252,7 +255,7 @@ def _replica(
         key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
         expire_after_days=storage.retention_days,
     ), uses=(REPLICA_KEY,))
-    return REPLICA
+    return BucketReplica(REPLICA, region=target, key=REPLICA_KEY)
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
@@ -344,7 +347,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
 
 
 def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
-              gaps: set[str]) -> list[str]:
+              gaps: set[Gap]) -> list[str]:
     """The controls this endpoint's composition puts in force, in words an auditor reads.
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
@@ -360,7 +363,7 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         f"tags: costCenter={spec.taggingPolicy.costCenter}, "
         f"complianceLevel={spec.taggingPolicy.complianceLevel}",
     ]
-    if "bucket-min-tls" not in gaps:
+    if Gap.BUCKET_MIN_TLS not in gaps:
         controls.insert(3, "TLS 1.2 or newer required in transit to recordings")
     if storage.lock:
         controls.append(f"compliance-mode lock: {storage.retention_days} days")

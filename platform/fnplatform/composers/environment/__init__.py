@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fnplatform.cloud import Cloud
 from fnplatform.composers.environment import manifests, password, user
 from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import (
@@ -42,7 +43,14 @@ from fnplatform.library import (
     add_object,
     values,
 )
-from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec, DatabaseSpec, SecretKey
+from fnplatform.library.specs import (
+    BucketSpec,
+    CdnPath,
+    CdnSpec,
+    DatabaseSpec,
+    PrivateNetwork,
+    SecretKey,
+)
 from fnplatform.naming import dns_label
 from fnplatform.placement import cloud_settings, scope_from_environment
 from fnplatform.validation import parse
@@ -66,14 +74,14 @@ def compose(comp: Composition) -> None:
         raise InputError("metadata.name", "required: it names the namespace and every resource")
     spec = parse(EnvironmentSpec, user_spec(comp.spec), "spec")
     settings = parse(EnvironmentSettings, comp.env, "environment")
-    _place(comp, spec)
+    network = _place(comp, spec)
     app = App(namespace=dns_label(comp.name, "environment"), backend=spec.backend)
     remote = settings.appCluster.providerConfig if settings.appCluster else None
 
     add_object(comp, NAMESPACE, manifests.namespace(app), provider_config=remote)
     admin_ns = dns_label(comp.name, "dbadmin")
     add_object(comp, ADMIN_NAMESPACE, user.namespace(admin_ns), provider_config=remote)
-    database = _database(comp, spec, remote, settings, admin_ns=admin_ns)
+    database = _database(comp, spec, remote, settings, admin_ns=admin_ns, network=network)
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
               admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
@@ -91,9 +99,10 @@ def compose(comp: Composition) -> None:
     )
 
 
-def _place(comp: Composition, spec: EnvironmentSpec) -> None:
+def _place(comp: Composition, spec: EnvironmentSpec) -> PrivateNetwork | None:
     """Cloud and region from the claim; the account, project or resource group from the
-    environment (needed only by the builders that name it; an error on its key then)."""
+    environment (needed only by the builders that name it; an error on its key then). Returns
+    the private network of the region, for the database."""
     group = spec.cloud
     section = cloud_settings(comp.env, group)
     scope = scope_from_environment(comp.env, group)
@@ -101,7 +110,6 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
     if not isinstance(region, str) or not region:
         raise InputError("spec.region", f"required: the platform sets no "
                          f"environment.{group}.defaultRegion")
-    _private_network_of(comp, section, group, region)
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",
@@ -110,6 +118,7 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> None:
         scope=scope.value,
         scope_field=scope.field,
     )
+    return _private_network_of(section, group, region)
 
 
 #: What holds the environment's data: the database and the asset bucket, and what the cloud
@@ -146,14 +155,16 @@ def _on_delete(comp: Composition, settings: EnvironmentSettings) -> None:
                    "there when no longer needed")
 
 
-def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: str,
-                        region: str) -> None:
+def _private_network_of(section: Mapping[str, Any], cloud: Cloud,
+                        region: str) -> PrivateNetwork | None:
     """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
 
     A database must join a network in its own region (AWS: a DB subnet group's subnets, Azure:
     a delegated subnet of the region's VNet); a network of another region composes a database
     the cloud refuses only at creation, long after the claim was accepted. The chosen network
-    becomes ``<cloud>.privateNetwork``, which the cloud's builders read.
+    goes to the builder in ``DatabaseSpec.network`` with the field it was written in
+    (``environment.aws.privateNetworks.eu-west-1``), so an error about it names that field.
+    None on a global-network cloud whose platform names none (the builder says it needs one).
 
     The single-network form (``privateNetwork`` alone) is accepted only where one network
     serves every region (``values.global_private_network``: GCP, whose VPC networks are
@@ -178,7 +189,10 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: st
                 "required for a database: the private network of each region the platform "
                 f"serves, by region (this claim asks for {region})",
             )
-        return
+        single = section.get("privateNetwork")
+        if single is not None and not isinstance(single, Mapping):
+            raise InputError(f"environment.{cloud}.privateNetwork", "must be an object")
+        return PrivateNetwork(single, f"environment.{cloud}.privateNetwork") if single else None
     if not isinstance(networks, Mapping):
         raise InputError(f"environment.{cloud}.privateNetworks",
                          "must map regions to private networks")
@@ -187,12 +201,15 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: st
         raise InputError("spec.region", f"{region} has no private network on {cloud}; the "
                          f"platform configures {configured} (environment.{cloud}."
                          "privateNetworks)")
-    comp.env[cloud] = {**section, "privateNetwork": networks[region]}
+    chosen = networks[region]
+    if not isinstance(chosen, Mapping):
+        raise InputError(f"environment.{cloud}.privateNetworks.{region}", "must be an object")
+    return PrivateNetwork(chosen, f"environment.{cloud}.privateNetworks.{region}")
 
 
 def _database(
     comp: Composition, spec: EnvironmentSpec, remote: str | None,
-    settings: EnvironmentSettings, *, admin_ns: str,
+    settings: EnvironmentSettings, *, admin_ns: str, network: PrivateNetwork | None,
 ) -> DatabaseSpec:
     """The database, writing its administrator's connection Secret into the admin namespace
     (never the app's), or, where the provider cannot write there (another cluster; the
@@ -214,6 +231,7 @@ def _database(
         connection_namespace=secret_namespace,
         final_snapshot=settings.dataOnDelete == "keep",
         password_secret=_generated_password(comp, settings),
+        network=network,
     )
     if database.password_secret is not None:
         uses = [*uses, ROOT_NAMESPACE] if not comp.namespaced else uses
@@ -224,21 +242,20 @@ def _database(
         DATABASE,
         database,
         uses=uses,
-        fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion"},
+        fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion",
+                "network": f"environment.{spec.cloud}.privateNetwork"},
     )
     if copied and (
         comp.is_observed(CONNECTION_COPY)
         or comp.needs_connection(DATABASE, by=CONNECTION_COPY) is not None
     ):
-        body = add_object(
+        add_object(
             comp,
             CONNECTION_COPY,
             user.admin_secret(admin_ns),
             provider_config=remote,
             uses=[ADMIN_NAMESPACE],
-        )
-        body["spec"]["references"] = manifests.connection_copy_references(
-            secret, secret_namespace
+            references=manifests.connection_copy_references(secret, secret_namespace),
         )
     return database
 
@@ -287,7 +304,7 @@ def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
     place (RDS, Cloud SQL and flexible servers upgrade majors only), and the provider would
     fail on every reconcile. The version is remembered in status once the database exists.
     A higher one is an in-place upgrade (see the cloud builders)."""
-    known = (comp.composite.get("status") or {}).get("databaseEngineVersion")
+    known = comp.recorded("databaseEngineVersion")
     if known and int(wanted) < int(str(known)):
         raise InputError("spec.database.engineVersion",
                          f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
@@ -336,14 +353,13 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
         fields={"bucket_name": "spec.frontend.appName"},
     )
     name = values.bucket_address(comp, ASSETS)["name"]
-    known = (comp.composite.get("status") or {}).get("frontendBucketName")
-    if known and known != name:
-        raise InputError(
-            "spec.frontend.appName",
-            f"cannot change once the bucket exists: it names bucket {known} (the new name "
-            f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
-            "the bucket and its assets); create a new environment instead",
-        )
+    known = comp.recorded("frontendBucketName")
+    comp.refuse_change(
+        "spec.frontend.appName", known, name,
+        f"cannot change once the bucket exists: it names bucket {known} (the new name "
+        f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
+        "the bucket and its assets); create a new environment instead",
+    )
     domain = settings.frontend.domain
     api = settings.api
     add_cdn(

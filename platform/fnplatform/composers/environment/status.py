@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
 from fnplatform.library import values
+from fnplatform.phase import Phase
 
 PARTS_CONDITION = "PartsReady"
 CUSTOM_DOMAINS_CONDITION = "CustomDomainsReady"
@@ -57,7 +58,7 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
     comp.set_status("pending", pending)
     if pending:
         comp.condition(
-            PARTS_CONDITION, False, "Pending", f"waiting for: {', '.join(pending)}"
+            PARTS_CONDITION, False, Phase.PENDING.value, f"waiting for: {', '.join(pending)}"
         )
     else:
         comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")
@@ -86,4 +87,4 @@ def _report_custom_domains(comp: Composition, cdn: str, hosts: tuple[str, ...]) 
     if records:
         message += f"; the platform must create these DNS records: {'; '.join(records)}"
     comp.condition(CUSTOM_DOMAINS_CONDITION, False,
-                   "DnsRecordsNeeded" if records else "Pending", message)
+                   "DnsRecordsNeeded" if records else Phase.PENDING.value, message)

@@ -19,6 +19,7 @@ from typing import Any
 from fnplatform.composers.openstack.model import Gardener
 from fnplatform.errors import InputError
 from fnplatform.naming import dns_label
+from fnplatform.phase import Phase
 
 SHOOT_API = "core.gardener.cloud/v1beta1"
 #: Gardener limits worker pool names to 15 characters.
@@ -167,8 +168,8 @@ def shoot_manifest(request: ShootRequest, gardener: Gardener) -> dict[str, Any]:
     return {"apiVersion": SHOOT_API, "kind": "Shoot", "metadata": metadata, "spec": spec}
 
 
-def shoot_phase(observed_object: dict[str, Any] | None, ready: bool) -> str:
+def shoot_phase(observed_object: dict[str, Any] | None, ready: bool) -> Phase:
     """Pending (no Object yet), Provisioning, or Ready."""
     if observed_object is None:
-        return "Pending"
-    return "Ready" if ready else "Provisioning"
+        return Phase.PENDING
+    return Phase.READY if ready else Phase.PROVISIONING

@@ -209,7 +209,7 @@ def _compose_pool(
         "metadata": body["metadata"]}, uses=(SHOOT,))
     ready = comp.is_ready(SHOOT)
     observed = comp.observed.get(SHOOT)
-    comp.set_status("phase", shoot_phase(observed, ready))
+    comp.set_phase(shoot_phase(observed, ready))
     comp.set_status("clusterName", request.name)
     comp.set_status("providerConfig", pc_name)
     comp.set_status("nodeCount", node_count)

@@ -38,7 +38,7 @@ from fnplatform.composers.openstack.resolve import (
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, Pending
 from fnplatform.library.kubernetes import add_object
-from fnplatform.merge import get_path
+from fnplatform.phase import Phase
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -62,7 +62,7 @@ def compose_openstack_cluster(comp: Composition) -> None:
     if bad and len(comp.observed) == 0:
         # Nothing exists yet: wait, composing nothing (not an error the user caused here).
         _report_pools(comp, found)
-        comp.set_status("phase", "Pending")
+        comp.set_phase(Phase.PENDING)
         comp.not_yet("PoolsUnusable", problems, condition=POOLS_READY)
     pools = _with_quotas(_remembered_pools(comp, found) if bad else found, spec, settings)
     _report_pools(comp, pools)
@@ -74,10 +74,10 @@ def compose_openstack_cluster(comp: Composition) -> None:
     parts = _compose(comp, spec, settings, tenant, pools)
     if bad:
         comp.condition(POOLS_READY, False, "PoolsUnusable", problems)
-        comp.set_status("phase", "Degraded")
+        comp.set_phase(Phase.DEGRADED)
     else:
         comp.condition(POOLS_READY, True, "AllPoolsReady")
-        comp.set_status("phase", "Provisioning" if comp.pending(parts) else "Ready")
+        comp.set_phase(Phase.PROVISIONING if comp.pending(parts) else Phase.READY)
 
 
 def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
@@ -109,7 +109,7 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
                   None)
     twin = same_name_elsewhere(comp, shared or [], tenant, comp.namespace)
     if twin and not comp.observed:
-        comp.set_status("phase", "Pending")
+        comp.set_phase(Phase.PENDING)
         comp.not_yet("NameTaken", f"the OpenStack cluster {twin} already has the name "
                      f"{tenant}: both would share the namespace openstack-{tenant} and the Ceph "
                      f"pools {tenant}-*; choose another name", condition=POOLS_READY)
@@ -123,11 +123,10 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
 def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
     """The pool set of the last pass that could use all its pools, each with the state it
     has now (a pool that went missing keeps its remembered ProviderConfig and composite)."""
-    status = comp.composite.get("status") or {}
     now = {(p.role, p.name): p for p in found}
-    entries: list[tuple[str, Any]] = [("control-plane", get_path(status, "controlPlaneCluster"))]
+    entries: list[tuple[str, Any]] = [("control-plane", comp.recorded("controlPlaneCluster"))]
     for role in ("hypervisor", "storage"):
-        entries += [(role, e) for e in get_path(status, f"consumedPools.{role}", []) or []]
+        entries += [(role, e) for e in comp.recorded(f"consumedPools.{role}") or []]
     pools = []
     for role, entry in entries:
         if not isinstance(entry, dict) or not entry.get("providerConfig"):
