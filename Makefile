@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
+.PHONY: activation-policy uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -54,9 +54,11 @@ render: setup cli
 serve: setup
 	$(PY) -m function --insecure --debug --address localhost:9443
 
-## generate: regenerate XRDs and the Input CRD from the pydantic models
+## generate: regenerate XRDs and the Input CRD from the pydantic models, and the asya-crossplane
+## chart's API templates from apis/async-actor/
 generate: setup
 	$(PY) tools/generate_apis.py
+	$(PY) tools/generate_helm_chart.py
 
 ## activation-policy: regenerate examples/install/15-activation-policy.yaml, the
 ## ManagedResourceActivationPolicy naming every managed resource definition the modules compose
@@ -70,6 +72,10 @@ test: lint
 ## test-e2e: only the render proof (UPDATE_GOLDEN=1 rewrites tests/golden)
 test-e2e: setup
 	$(PY) -m pytest -q -m e2e
+
+## helm: build the pinned Helm CLI into .bin/helm-<version> (cached; the chart tests call it)
+helm:
+	tools/install-helm.sh
 
 ## live-binaries: build the live control plane's binaries into .bin/<name>-<version> (cached;
 ## first build ~10 minutes on 2 cores, then nothing: see docs/live.md)
@@ -90,6 +96,7 @@ lint: setup lock-check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
+	$(PY) tools/generate_helm_chart.py --check
 	$(PY) tools/make_activation_policy.py --check
 
 ## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
