@@ -63,6 +63,10 @@ identity_annotations = Value[[str, WorkloadIdentitySpec], Labels](
     "identity_annotations", "ServiceAccount annotations binding it to its cloud identity.")
 identity_pod_labels = Value[[], Labels](
     "identity_pod_labels", "Pod labels the cloud's workload-identity webhook needs.")
+identity_id = Value[[str], str | None](
+    "identity_id",
+    "What a pipeline names identity ``name`` by (role ARN, service account email, client "
+    "ID), once known.")
 identity_binding = Value[[str], str](
     "identity_binding",
     "The composed resource that binds identity ``name`` to its service account.")
@@ -129,6 +133,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     identity_annotations: "identity",
     identity_pod_labels: "identity",
     identity_binding: "identity",
+    identity_id: "identity",
     bucket_name_rule: "bucket",
     bucket_name_from: "bucket",
     bucket_address: "bucket",
