@@ -81,7 +81,7 @@ NOT_RUN: dict[str, str] = {
         "ship; tests/test_async_actor.py holds the Deployment until the ConfigMap exists"
     ),
     # docs/async-actor.md "Helm install"
-    "helm install asya-crossplane examples/install/helm/asya-crossplane --namespace "
+    "helm install asya-crossplane deploy/helm-charts/asya-crossplane --namespace "
     "crossplane-system --set awsProviderConfig.credentialsSource=IRSA --set-string "
     "awsAccountId=123456789012 --set actorNamespace=asya-e2e "
     "--set-file runtime.script=./asya_runtime.py": (

@@ -1,4 +1,4 @@
-"""The asya-crossplane chart (examples/install/helm/asya-crossplane/, issue 33 item 5): ``helm
+"""The asya-crossplane chart (deploy/helm-charts/asya-crossplane/, issue 33 item 5): ``helm
 template`` with the pinned Helm (tools/install-helm.sh) renders what the async-actor document's
 install promises, every object valid against its CRD (schemas/crds); the XRD and Compositions
 are apis/async-actor/'s own (one line apart: the transport's defaultCompositionRef); the
@@ -18,7 +18,7 @@ from fnplatform.composers.async_actor.model import ActorSettings
 from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
-CHART = ROOT / "examples" / "install" / "helm" / "asya-crossplane"
+CHART = ROOT / "deploy" / "helm-charts" / "asya-crossplane"
 generate = load_tool("generate_helm_chart")
 #: Kinds the API server knows itself.
 BUILT_IN = {("v1", "ConfigMap")}

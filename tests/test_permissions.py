@@ -25,7 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 PERMISSIONS = ROOT / "examples" / "install" / "permissions"
-FILES = {"aws": "aws-policy.json", "gcp": "gcp-role.yaml", "azure": "azure-role.json"}
+FILES = {"aws": "aws-policy.json", "gcp": "gcp-role.json", "azure": "azure-role.json"}
 
 #: The permission that creates (or, for an attachment, writes) each composed kind, by
 #: (service, kind): AWS IAM actions, GCP IAM permissions, Azure RBAC actions. A kind missing here
@@ -372,7 +372,7 @@ def test_azure_role_definitions_are_custom_and_assignable_to_a_subscription(path
     assert role["AssignableScopes"] == ["/subscriptions/${AZURE_SUBSCRIPTION_ID}"]
 
 
-@pytest.mark.parametrize("path", sorted(PERMISSIONS.glob("*/gcp-role.yaml")),
+@pytest.mark.parametrize("path", sorted(PERMISSIONS.glob("*/gcp-role.json")),
                          ids=lambda p: p.parent.name)
 def test_gcp_custom_roles_are_what_gcloud_takes(path: Path):
     role = yaml.safe_load(path.read_text())

@@ -3,7 +3,7 @@
     python tools/generate_helm_chart.py          # rewrite the templates
     python tools/generate_helm_chart.py --check  # exit 1 when a template is out of date
 
-The chart (``examples/install/helm/asya-crossplane/``) installs the async-actor module's XRD and
+The chart (``deploy/helm-charts/asya-crossplane/``) installs the async-actor module's XRD and
 Compositions. They are not a second hand-written copy: ``templates/definition.yaml`` and
 ``templates/composition.yaml`` are the files of ``apis/async-actor/`` (v1, claims) and
 ``apis/async-actor/namespaced/`` (v2) verbatim, each behind the chart's ``form`` value. One line
@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHART = Path("examples/install/helm/asya-crossplane")
+CHART = Path("deploy/helm-charts/asya-crossplane")
 APIS = Path("apis/async-actor")
 #: chart form value -> the apis/ folder of that form
 FORMS = {"v1": APIS, "v2": APIS / "namespaced"}

@@ -1,5 +1,5 @@
 """The asya-crossplane chart on the live control plane (issue 33 item 5): ``helm template`` of
-examples/install/helm/asya-crossplane with the pinned Helm (tools/install-helm.sh), applied as
+deploy/helm-charts/asya-crossplane with the pinned Helm (tools/install-helm.sh), applied as
 Helm would apply it; the async-actor XRD becomes Established (and Offered), and the module's
 example reaches Ready through the chart's XRD, Compositions (the XRD's default,
 ``asyncactor-sqs``), settings EnvironmentConfig and runtime ConfigMap, then deletes.
@@ -24,7 +24,7 @@ from tests.live.kube import docs_of, is_true
 
 pytestmark = pytest.mark.live
 
-CHART = REPO / "examples/install/helm/asya-crossplane"
+CHART = REPO / "deploy/helm-charts/asya-crossplane"
 #: What the async-actor example needs in its namespace; a stand-in for the Asya release's
 #: script (the kubelet stand-in checks the ConfigMap and key, docs/live.md).
 SCRIPT = "# stand-in for the Asya release's runtime script\n"
