@@ -78,7 +78,8 @@ test: lint
 test-e2e: setup
 	$(PY) -m pytest -q -m e2e
 
-## helm: build the pinned Helm CLI into .bin/helm-<version> (cached; the chart tests call it)
+## helm: build the pinned Helm CLI into .bin/helm-<version> (cached; the chart tests call it,
+## test-live builds it first: the live network namespace has no network to build it in)
 helm:
 	tools/install-helm.sh
 
@@ -89,7 +90,7 @@ live-binaries:
 
 ## test-live: a live control plane (etcd, kube-apiserver, Crossplane, provider-kubernetes,
 ## stand-ins) in a private network namespace, and every example through it (docs/live.md)
-test-live: setup cli live-binaries
+test-live: setup cli live-binaries helm
 	tools/live/netns.sh $(PY) -m pytest -q -m live tests/live $(LIVE_ARGS)
 
 ## live-crds: rederive tests/live/crds from the upstream CRDs (CRDS=../shared/crds)
