@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy configurations uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
+.PHONY: activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -54,9 +54,11 @@ render: setup cli
 serve: setup
 	$(PY) -m function --insecure --debug --address localhost:9443
 
-## generate: regenerate XRDs and the Input CRD from the pydantic models
+## generate: regenerate XRDs and the Input CRD from the pydantic models, and the asya-crossplane
+## chart's API templates from apis/async-actor/
 generate: setup
 	$(PY) tools/generate_apis.py
+	$(PY) tools/generate_helm_chart.py
 
 ## activation-policy: regenerate examples/install/15-activation-policy.yaml, the
 ## ManagedResourceActivationPolicy naming every managed resource definition the modules compose
@@ -76,6 +78,11 @@ test: lint
 test-e2e: setup
 	$(PY) -m pytest -q -m e2e
 
+## helm: build the pinned Helm CLI into .bin/helm-<version> (cached; the chart tests call it,
+## test-live builds it first: the live network namespace has no network to build it in)
+helm:
+	tools/install-helm.sh
+
 ## live-binaries: build the live control plane's binaries into .bin/<name>-<version> (cached;
 ## first build ~10 minutes on 2 cores, then nothing: see docs/live.md)
 live-binaries:
@@ -83,7 +90,7 @@ live-binaries:
 
 ## test-live: a live control plane (etcd, kube-apiserver, Crossplane, provider-kubernetes,
 ## stand-ins) in a private network namespace, and every example through it (docs/live.md)
-test-live: setup cli live-binaries
+test-live: setup cli live-binaries helm
 	tools/live/netns.sh $(PY) -m pytest -q -m live tests/live $(LIVE_ARGS)
 
 ## live-crds: rederive tests/live/crds from the upstream CRDs (CRDS=../shared/crds)
@@ -95,6 +102,7 @@ lint: setup lock-check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
+	$(PY) tools/generate_helm_chart.py --check
 	$(PY) tools/make_activation_policy.py --check
 	$(PY) tools/make_configurations.py --check
 

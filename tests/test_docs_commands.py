@@ -80,6 +80,14 @@ NOT_RUN: dict[str, str] = {
         "needs a cluster and the Asya release's asya_runtime.py, which this repository does not "
         "ship; tests/test_async_actor.py holds the Deployment until the ConfigMap exists"
     ),
+    # docs/async-actor.md "Helm install"
+    "helm install asya-crossplane deploy/helm-charts/asya-crossplane --namespace "
+    "crossplane-system --set awsProviderConfig.credentialsSource=IRSA --set-string "
+    "awsAccountId=123456789012 --set actorNamespace=asya-e2e "
+    "--set-file runtime.script=./asya_runtime.py": (
+        "needs a Kubernetes cluster running Crossplane and the Asya release's asya_runtime.py; "
+        "tests/test_helm_chart.py renders the chart, tests/live/test_live_helm.py applies it"
+    ),
     "kubectl -n payments wait environmentclaim/payments-squad --for=condition=Ready "
     "--timeout=30m": "needs a live Crossplane cluster",
     "BUCKET=$(kubectl -n payments get environmentclaim payments-squad "

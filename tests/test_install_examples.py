@@ -18,7 +18,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "examples" / "install"
 #: Kubernetes' own kinds: no CRD to validate against (the API server knows them).
-BUILT_IN = {("rbac.authorization.k8s.io/v1", "ClusterRoleBinding")}
+BUILT_IN = {("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ("v1", "ServiceAccount")}
 #: Groups Crossplane itself serves.
 CROSSPLANE_GROUPS = {"apiextensions.crossplane.io", "protection.crossplane.io"}
 #: The provider releases whose CRDs schemas/crds holds (the versions composed bodies are
@@ -27,16 +27,21 @@ PINNED = {"aws": "v2.6.0", "gcp": "v3.0.0", "azure": "v2.7.0",
           "provider-kubernetes": "v1.2.1", "provider-helm": "v1.4.0"}
 
 
-def _objects() -> list[tuple[str, dict[str, Any]]]:
+#: The fallback, never applied by default (docs/install.md, "Static keys: the fallback").
+STATIC_KEYS = INSTALL / "static-keys" / "20-provider-configs.yaml"
+
+
+def _objects(*paths: Path) -> list[tuple[str, dict[str, Any]]]:
     return [
-        (path.name, doc)
-        for path in sorted(INSTALL.glob("*.yaml"))
+        (str(path.relative_to(INSTALL)), doc)
+        for path in paths or sorted(INSTALL.glob("*.yaml"))
         for doc in yaml.safe_load_all(path.read_text())
         if doc
     ]
 
 
 OBJECTS = _objects()
+FALLBACK = _objects(STATIC_KEYS)
 
 
 def test_the_install_set_is_numbered_in_apply_order():
@@ -45,11 +50,13 @@ def test_the_install_set_is_numbered_in_apply_order():
                      "30-keda.yaml", "40-function.yaml", "50-monitoring.yaml"]
 
 
-@pytest.mark.parametrize(("file", "obj"), OBJECTS,
-                         ids=[f"{f}:{o['kind']}/{o['metadata']['name']}" for f, o in OBJECTS])
+@pytest.mark.parametrize(("file", "obj"), [*OBJECTS, *FALLBACK],
+                         ids=[f"{f}:{o['kind']}/{o['metadata']['name']}"
+                              for f, o in [*OBJECTS, *FALLBACK]])
 def test_every_object_validates_against_its_crd(catalog, file, obj):
     if (obj["apiVersion"], obj["kind"]) in BUILT_IN:
-        assert obj["kind"] == "ClusterRoleBinding" and obj["roleRef"]["name"]
+        assert obj["metadata"]["name"]
+        assert obj["kind"] != "ClusterRoleBinding" or obj["roleRef"]["name"]
         return
     assert catalog.lookup(obj["apiVersion"], obj["kind"]) is not None, "no CRD in schemas/crds"
     assert catalog.validate(obj) == []
@@ -129,6 +136,73 @@ def test_provider_runtime_configs_name_the_service_accounts_the_bindings_use():
     bound = {s["name"] for _, o in OBJECTS if o["kind"] == "ClusterRoleBinding"
              for s in o["subjects"]}
     assert bound == accounts == {"provider-kubernetes", "provider-helm"}
+
+
+#: What gives each family its cloud identity (docs/install.md, "Keyless provider identity"):
+#: the service account's annotations, the pod labels, and the ProviderConfig's source.
+IDENTITY = {
+    "aws": ({"eks.amazonaws.com/role-arn"}, {}, "IRSA"),
+    "gcp": ({"iam.gke.io/gcp-service-account"}, {}, "InjectedIdentity"),
+    "azure": ({"azure.workload.identity/client-id"}, {"azure.workload.identity/use": "true"},
+              "OIDCTokenFile"),
+}
+
+
+def _runtime(name: str) -> dict[str, Any]:
+    (runtime,) = [o for _, o in OBJECTS if o["kind"] == "DeploymentRuntimeConfig"
+                  and o["metadata"]["name"] == name]
+    return runtime
+
+
+@pytest.mark.parametrize("cloud", sorted(IDENTITY))
+def test_every_cloud_provider_runs_with_its_familys_workload_identity(cloud):
+    """Every member of the family names the family's runtime config, which runs its pods with
+    one pre-created service account carrying the cloud's identity annotation (and Azure's pod
+    label): Crossplane creates no per-revision account then."""
+    annotations, labels, _ = IDENTITY[cloud]
+    members = [o for _, o in OBJECTS if o["kind"] == "Provider"
+               and o["metadata"]["name"].startswith(f"provider-{cloud}-")]
+    assert members
+    assert {m["spec"].get("runtimeConfigRef", {}).get("name") for m in members} == {
+        f"provider-{cloud}"}
+    template = _runtime(f"provider-{cloud}")["spec"]["deploymentTemplate"]["spec"]["template"]
+    assert "serviceAccountTemplate" not in _runtime(f"provider-{cloud}")["spec"]
+    account_name = template["spec"]["serviceAccountName"]
+    (account,) = [o for _, o in OBJECTS if o["kind"] == "ServiceAccount"
+                  and o["metadata"]["name"] == account_name]
+    assert account["metadata"]["namespace"] == "crossplane-system"
+    assert set(account["metadata"]["annotations"]) == annotations
+    assert (template.get("metadata") or {}).get("labels", {}) == labels
+
+
+def _cloud_configs(objects: list[tuple[str, dict[str, Any]]]) -> dict[tuple[str, str], Any]:
+    return {(o["apiVersion"].split(".")[0], o["kind"]): o["spec"] for _, o in objects
+            if re.fullmatch(r"(aws|gcp|azure)(\.m)?\.upbound\.io/v1beta1", o["apiVersion"])}
+
+
+def test_the_default_install_set_is_keyless_on_every_cloud():
+    """Both forms' cloud ProviderConfigs use the workload identity, with the fields each
+    provider requires for it; no Secret holds a cloud key by default."""
+    configs = _cloud_configs(OBJECTS)
+    assert set(configs) == {(c, k) for c in IDENTITY
+                            for k in ("ProviderConfig", "ClusterProviderConfig")}
+    for (cloud, kind), spec in configs.items():
+        assert spec["credentials"] == {"source": IDENTITY[cloud][2]}, (cloud, kind)
+        if cloud == "azure":  # provider-upjet-azure internal/clients/azure.go oidcAuth
+            assert all(spec.get(f) for f in ("clientID", "tenantID", "subscriptionID"))
+        if cloud == "gcp":
+            assert spec["projectID"]
+    # the cluster-scoped and the namespaced form's configs are the same
+    for cloud in IDENTITY:
+        assert configs[(cloud, "ProviderConfig")] == configs[(cloud, "ClusterProviderConfig")]
+    assert not [o for _, o in OBJECTS if o["kind"] == "Secret"]
+
+
+def test_static_keys_are_only_the_fallback_for_the_same_configs():
+    fallback = _cloud_configs(FALLBACK)
+    assert set(fallback) == set(_cloud_configs(OBJECTS))
+    assert all(spec["credentials"]["source"] == "Secret" for spec in fallback.values())
+    assert "FALLBACK ONLY" in STATIC_KEYS.read_text()
 
 
 def test_crossplane_is_installed_as_the_live_test_runs_it() -> None:

@@ -236,7 +236,12 @@ def providers(provider_crds: Live) -> Live:
     # CRDs applied directly (no MRDs to activate), so this proves the policy is one core v2.4
     # accepts as shipped
     kube.apply_all(docs_of(REPO / "examples/install/15-activation-policy.yaml"))
+    # keyless ProviderConfigs as shipped (the stand-ins call no cloud, so the identity they
+    # name is never exchanged); the static-keys fallback only as a server-side dry run: the
+    # API server accepts it against the same CRDs, and it does not replace the default
     kube.apply_all(docs_of(REPO / "examples/install/20-provider-configs.yaml"))
+    for doc in docs_of(REPO / "examples/install/static-keys/20-provider-configs.yaml"):
+        kube.apply(doc, dry_run=True)
     live.responsive = ResponsiveWatch(kube, xr_kinds())
     live.responsive.loop.start()
     live.cloud = CloudStandIn(kube, xr_kinds())

@@ -73,8 +73,11 @@ class Kube:
                 self.dyn.resources.invalidate_cache()
                 return self.dyn.resources.get(api_version=api_version, kind=kind)
 
-    def apply(self, doc: dict[str, Any], manager: str = FIELD_MANAGER) -> Any:
-        """Server-side apply one object (create or update the fields this manager owns)."""
+    def apply(self, doc: dict[str, Any], manager: str = FIELD_MANAGER,
+              dry_run: bool = False) -> Any:
+        """Server-side apply one object (create or update the fields this manager owns);
+        ``dry_run``: the API server validates and admits it (CRD schema, CEL, webhooks) and
+        stores nothing."""
         res = self.resource(doc["apiVersion"], doc["kind"])
         meta = doc["metadata"]
         return res.server_side_apply(
@@ -83,6 +86,7 @@ class Kube:
             namespace=meta.get("namespace") if res.namespaced else None,
             field_manager=manager,
             force_conflicts=True,
+            dry_run="All" if dry_run else None,
         )
 
     def apply_all(self, docs: Iterable[dict[str, Any]]) -> None:

@@ -117,6 +117,19 @@ class IdentityPurpose(StrEnum):
     DNS_RECORDS = "dns"
     #: cluster-autoscaler: resize the cluster's own node groups.
     NODE_AUTOSCALING = "cluster-autoscaler"
+    #: a CI pipeline: write (put, overwrite, delete, list) the objects of the spec's buckets.
+    BUCKET_WRITER = "bucket-writer"
+
+
+@dataclass(frozen=True)
+class ExternalCluster:
+    """A cluster the composite does not compose, by what its cloud trusts its tokens through:
+    AWS the EKS cluster's name (and region, default the composite's) for the Pod Identity
+    association; GCP the workload identity pool (``<project>.svc.id.goog``); Azure the
+    cluster's OIDC issuer URL for the federated credential."""
+
+    name: str
+    region: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,11 +147,15 @@ class IdentityZone:
 class WorkloadIdentitySpec:
     """A cloud identity that a Kubernetes service account assumes without static keys."""
 
-    cluster: str  # composition name of the cluster
+    cluster: str  # composition name of the cluster ("" with external_cluster)
     namespace: str
     service_account: str
     purpose: IdentityPurpose
     zones: tuple[IdentityZone, ...] = field(default_factory=tuple)  # the DNS zones it writes
+    #: composition names of the buckets a ``bucket-writer`` identity may write, nothing else
+    buckets: tuple[str, ...] = field(default_factory=tuple)
+    #: the service account lives on a cluster this composite does not compose
+    external_cluster: ExternalCluster | None = None
 
 
 @dataclass(frozen=True)

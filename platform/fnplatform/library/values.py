@@ -72,6 +72,10 @@ identity_annotations = Value[[str, WorkloadIdentitySpec], Labels](
 identity_pod_labels = Value[[], Labels](
     "identity_pod_labels", "Pod labels the cloud's workload-identity webhook needs.",
     home="identity")
+identity_id = Value[[str], str | None](
+    "identity_id",
+    "What a pipeline names identity ``name`` by (role ARN, service account email, client "
+    "ID), once known.", home="identity")
 identity_binding = Value[[str], str](
     "identity_binding",
     "The composed resource that binds identity ``name`` to its service account.", home="identity")

@@ -68,13 +68,14 @@ def node_role_attachments(cluster: str) -> list[str]:
 def add_pod_identity(
     comp: Composition, name: str, *, cluster: str, region: str, namespace: str,
     service_account: str, description: str, policy_description: str, policy: str,
-    uses: Iterable[str] = (),
+    uses: Iterable[str] = (), cluster_name: str | None = None,
 ) -> str:
     """An IAM role with its own ``policy``, bound to a service account by EKS Pod Identity.
 
     Emits ``name`` (Role), ``name-policy``, ``name-policy-attachment`` and
     ``name-association``; returns the association's name: pods started before it exists get
-    no credentials, so whatever runs them waits for it.
+    no credentials, so whatever runs them waits for it. ``cluster`` is the composed cluster;
+    ``cluster_name`` instead names an EKS cluster the composite does not compose.
     """
     add_role(comp, name, POD_IDENTITY_SERVICE, description, uses=uses)
     comp.emit(f"{name}-policy", IAM_POLICY.new(
@@ -83,11 +84,13 @@ def add_pod_identity(
     attach_policy(comp, f"{name}-policy-attachment", name,
                   {"policyArnRef": comp.ref(f"{name}-policy")}, uses=[name])
     association = f"{name}-association"
+    target = ({"clusterName": cluster_name} if cluster_name
+              else {"clusterNameRef": comp.ref(cluster)})
     comp.emit(association, POD_IDENTITY_ASSOCIATION.new({
         "region": region,
-        "clusterNameRef": comp.ref(cluster),
+        **target,
         "namespace": namespace,
         "serviceAccount": service_account,
         "roleArnRef": comp.ref(name),
-    }), uses=[cluster])
+    }), uses=[] if cluster_name else [cluster])
     return association

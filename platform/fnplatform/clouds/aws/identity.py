@@ -28,18 +28,47 @@ from fnplatform.library.specs import IdentityPurpose, IdentityZone, WorkloadIden
 def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) -> None:
     """An IAM role the service account assumes through EKS Pod Identity, for ``spec.purpose``."""
     region = comp.region
+    external = spec.external_cluster
     if spec.purpose is IdentityPurpose.DNS_RECORDS:
         summary = f"DNS01 challenges of {comp.name} in its Route53 zones"
         policy = dns01_policy(comp, spec.zones, region)
+    elif spec.purpose is IdentityPurpose.BUCKET_WRITER:
+        summary = f"write the objects of {comp.name}'s buckets, nothing else"
+        policy = bucket_writer_policy(comp, spec.buckets, region)
     else:  # IdentityPurpose.NODE_AUTOSCALING
         summary = f"cluster-autoscaler of {comp.name}: its own node groups only"
         policy = autoscaler_policy(eks_cluster_name(comp, spec.cluster), region)
     add_pod_identity(
-        comp, name, cluster=spec.cluster, region=region, namespace=spec.namespace,
-        service_account=spec.service_account,
+        comp, name, cluster=spec.cluster, region=(external and external.region) or region,
+        namespace=spec.namespace, service_account=spec.service_account,
         description=f"{spec.namespace}/{spec.service_account} in {comp.name} ({spec.purpose})",
         policy_description=summary, policy=policy,
+        cluster_name=external.name if external else None,
     )
+
+
+def bucket_writer_policy(comp: Composition, buckets: Iterable[str], region: str) -> str:
+    """Put, overwrite, delete and list the objects of ``buckets`` (``aws s3 sync --delete``),
+    nothing else: no bucket configuration, no other bucket."""
+    names = sorted(values.bucket_address(comp, b)["name"] for b in buckets)
+    if not names:
+        raise SpecError("buckets", "a bucket-writer identity needs at least one bucket")
+    arn = f"arn:{partition(region)}:s3:::"
+    return policy_document([
+        {"Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+         "Resource": [f"{arn}{n}" for n in names]},
+        {"Effect": "Allow",
+         "Action": ["s3:PutObject", "s3:GetObject", "s3:DeleteObject",
+                    "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
+         "Resource": [f"{arn}{n}/*" for n in names]},
+    ])
+
+
+@values.identity_id.on("aws")
+def identity_id(comp: Composition, name: str) -> str | None:
+    """The role's ARN, once observed."""
+    arn = comp.observed_value(name, "status.atProvider.arn")
+    return str(arn) if arn else None
 
 
 @values.identity_binding.on("aws")

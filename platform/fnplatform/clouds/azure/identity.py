@@ -36,6 +36,7 @@ from fnplatform.library.calls import add_workload_identity
 from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
 
 DNS_ZONE_CONTRIBUTOR = "DNS Zone Contributor"
+BLOB_DATA_CONTRIBUTOR = "Storage Blob Data Contributor"
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # the audience Entra ID accepts for federation
 CLIENT_ID_ANNOTATION = "azure.workload.identity/client-id"
 USE_LABEL = "azure.workload.identity/use"
@@ -66,8 +67,15 @@ def workload_identity(
                 grant_role(comp, f"{name}-dns-{zone.name}", role=DNS_ZONE_CONTRIBUTOR,
                            principal_of=(name, "status.atProvider.principalId"),
                            scope_of=zone.name)
+    for bucket in spec.buckets:
+        # the bucket is a storage account with one container: the role on the account (its
+        # only container and nothing else), data plane only (no keys, no account settings)
+        grant_role(comp, f"{name}-{bucket}", role=BLOB_DATA_CONTRIBUTOR,
+                   principal_of=(name, "status.atProvider.principalId"), scope_of=bucket)
     credential = f"{name}-federation"
-    issuer = comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
+    external = spec.external_cluster
+    issuer = (external.name if external else
+              comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer"))
     if issuer is None:
         return
     comp.emit(
@@ -97,6 +105,12 @@ def identity_annotations(
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """The label that makes AKS's workload identity webhook inject the token into the pod."""
     return {USE_LABEL: "true"}
+
+
+@values.identity_id.on("azure")
+def identity_id(comp: Composition, name: str) -> str | None:
+    """The identity's client ID (``AZURE_CLIENT_ID``), once observed."""
+    return comp.observed_string(name, "status.atProvider.clientId")
 
 
 @values.identity_binding.on("azure")

@@ -21,6 +21,8 @@ from fnplatform.library.calls import add_workload_identity
 from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
 
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
+#: What a bucket-writer identity holds on each of its buckets, and nowhere else.
+BUCKET_WRITER_ROLE = "roles/storage.objectAdmin"
 #: What each purpose of a workload identity may do in the project.
 PURPOSE_ROLES: dict[IdentityPurpose, tuple[str, ...]] = {
     IdentityPurpose.DNS_RECORDS: ("roles/dns.admin",),
@@ -41,7 +43,7 @@ def workload_identity(
     for the account; the role grants wait for the account. Usages order their deletion.
     """
     roles = PURPOSE_ROLES.get(spec.purpose)
-    if roles is None:
+    if roles is None and spec.purpose is not IdentityPurpose.BUCKET_WRITER:
         raise SpecError("purpose", f"gcp has no roles for {spec.purpose.value!r}")
     add_service_account(
         comp,
@@ -49,7 +51,9 @@ def workload_identity(
         display_name=f"{spec.namespace}/{spec.service_account} of {comp.name}",
         description=f"Workload identity of {spec.namespace}/{spec.service_account}",
     )
-    ksa = f"serviceAccount:{workload_pool(comp)}[{spec.namespace}/{spec.service_account}]"
+    external = spec.external_cluster
+    pool = external.name if external else workload_pool(comp)
+    ksa = f"serviceAccount:{pool}[{spec.namespace}/{spec.service_account}]"
     comp.emit(
         f"{name}-binding",
         kinds.SERVICE_ACCOUNT_IAM_MEMBER.new(
@@ -59,15 +63,32 @@ def workload_identity(
                 "member": ksa,
             }
         ),
-        uses=sorted({name, spec.cluster}),
+        # an external cluster's pool exists already; a composed one's comes with the cluster
+        uses=[name] if external else sorted({name, spec.cluster}),
     )
-    grant_project_roles(comp, name, roles)
+    if roles:
+        grant_project_roles(comp, name, roles)
+    member = f"serviceAccount:{service_account_email(comp, name)}"
+    for bucket in spec.buckets:
+        # objectAdmin on that bucket only: create, overwrite and delete objects (a sync with
+        # --delete); objectCreator could not overwrite or delete
+        comp.emit(f"{name}-{bucket}", kinds.BUCKET_IAM_MEMBER.new({
+            "bucketRef": comp.ref(bucket),
+            "role": BUCKET_WRITER_ROLE,
+            "member": member,
+        }), uses=sorted({name, bucket}))
 
 
 @values.identity_binding.on("gcp")
 def identity_binding(comp: Composition, name: str) -> str:
     """The workloadIdentityUser binding that lets the Kubernetes SA act as the GCP SA."""
     return f"{name}-binding"
+
+
+@values.identity_id.on("gcp")
+def identity_id(comp: Composition, name: str) -> str | None:
+    """The Google service account's email (known before it exists: see the annotation)."""
+    return service_account_email(comp, name)
 
 
 GKE_SERVICE_ACCOUNT_ANNOTATION = "iam.gke.io/gcp-service-account"

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.cloud import Cloud
-from fnplatform.composers.environment import manifests, password, user
+from fnplatform.composers.environment import ci, manifests, password, user
 from fnplatform.composers.environment.manifests import App
 from fnplatform.composers.environment.model import (
     API_PATH,
@@ -85,6 +85,7 @@ def compose(comp: Composition) -> None:
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
               admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
+    ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS)
     _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(

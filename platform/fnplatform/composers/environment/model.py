@@ -173,6 +173,21 @@ class Frontend(BaseModel):
         return items
 
 
+class CiIdentity(BaseModel):
+    """The environment's CI identity (opt-in): a cloud identity that may write this
+    environment's asset bucket and nothing else, assumed without keys by the pipeline's
+    Kubernetes service account on the platform's CI cluster (environment ``ci``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    namespace: str = Field(
+        pattern=DNS_LABEL, max_length=63,
+        description="Namespace of the CI runner pods on the CI cluster.")
+    serviceAccount: str = Field(  # noqa: N815
+        pattern=DNS_LABEL, max_length=63,
+        description="The runner pods' Kubernetes service account: only it gets the identity.")
+
+
 class EnvironmentSpec(BaseModel):
     """A squad's whole stack: backend, database and micro-frontends, on one cloud."""
 
@@ -189,6 +204,9 @@ class EnvironmentSpec(BaseModel):
     backend: Backend
     database: Database
     frontend: Frontend
+    ci: CiIdentity | None = Field(
+        None, description="Opt-in: an identity for the squad's CI that may write the asset "
+        "bucket and nothing else (status.ciIdentity names it).")
 
 
 class DnsRecordStatus(BaseModel):
@@ -208,6 +226,17 @@ class CustomDomainStatus(BaseModel):
         None, description="Records the platform must create in its DNS (no zone configured).")
 
 
+class CiIdentityStatus(BaseModel):
+    """What the pipeline needs to act as the CI identity."""
+
+    id: str | None = Field(None, description="AWS role ARN, GCP service account email or "
+                           "Azure client ID.")
+    serviceAccount: str | None = Field(  # noqa: N815
+        None, description="<namespace>/<name> of the service account bound to it.")
+    annotations: dict[str, str] | None = Field(
+        None, description="Annotations that service account needs (none on AWS: Pod Identity).")
+
+
 class EnvironmentStatus(BaseModel):
     """What the claim reports, from observed state."""
 
@@ -222,6 +251,8 @@ class EnvironmentStatus(BaseModel):
         None, description="The PostgreSQL major the database runs (no going back from it).")
     customDomains: list[CustomDomainStatus] | None = Field(  # noqa: N815
         None, description="Each custom domain: served yet, and DNS records still to create.")
+    ciIdentity: CiIdentityStatus | None = Field(  # noqa: N815
+        None, description="The CI identity (spec.ci): what the pipeline assumes.")
 
 
 class AppCluster(BaseModel):
@@ -299,6 +330,26 @@ class DatabaseUserSettings(BaseModel):
         description="An image with psql and a POSIX shell (creates the role, grants).")
 
 
+class CiClusterSettings(BaseModel):
+    """Where the platform's CI runners run, per cloud: what that cloud trusts their service
+    account tokens through (``spec.ci`` needs the one of the environment's cloud)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    eksClusterName: str | None = Field(  # noqa: N815
+        None, min_length=1, max_length=100,
+        description="AWS: the EKS cluster (EKS Pod Identity association).")
+    eksRegion: str | None = Field(  # noqa: N815
+        None, min_length=1, description="AWS: its region; default the environment's.")
+    gkeWorkloadPool: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.svc\.id\.goog$",
+                                       "a workload identity pool such as prod-eu.svc.id.goog"),
+        description="GCP: the GKE workload identity pool, <project>.svc.id.goog.")
+    aksOidcIssuerUrl: str | None = Field(  # noqa: N815
+        None, pattern=describe_pattern(r"^https://", "an https:// OIDC issuer URL"),
+        description="Azure: the AKS cluster's OIDC issuer URL (federated credential).")
+
+
 class EnvironmentSettings(BaseModel):
     """The environment keys this module reads (cloud keys are read by the cloud builders)."""
 
@@ -317,3 +368,4 @@ class EnvironmentSettings(BaseModel):
         default_factory=DatabaseUserSettings)
     api: ApiSettings | None = None
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)
+    ci: CiClusterSettings = Field(default_factory=CiClusterSettings)
