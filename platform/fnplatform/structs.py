@@ -148,6 +148,23 @@ class EncodedBodies(BoundedBytes):
         return encoded
 
 
+    def entry_bytes(self, name: str, body: dict[str, Any], ready: int) -> bytes:
+        """The ``State.resources`` entry of ``name`` (:func:`resource_entry`)."""
+        if not self.limit_bytes:
+            return encode_entry(name, body, ready)
+        try:
+            content = marshal.dumps((name, ready, body), 4)
+        except ValueError:  # a type marshal refuses: Struct.update decides (encode_entry)
+            return encode_entry(name, body, ready)
+        key = hashlib.blake2b(content, digest_size=20).digest()
+        found = self._get(key)
+        if found is not None:
+            return found
+        encoded = encode_entry(name, body, ready)
+        self._remember(key, encoded)
+        return encoded
+
+
 ENCODED = EncodedBodies(8 * 1024 * 1024)  # sized by function.server.size_memos
 
 
@@ -232,10 +249,15 @@ def _string(value: str) -> bytes:
 
 
 def encode_struct(value: dict[str, Any]) -> bytes:
-    """The wire bytes of a Struct holding ``value``, its entries in the dict's order."""
+    """The wire bytes of a Struct holding ``value``, its entries in :func:`map_order`.
+
+    The order of protobuf's deterministic serialization, so these bytes are what
+    ``SerializeToString(deterministic=True)`` writes and can go into a response as they are
+    (:func:`resource_entry`).
+    """
     parts: list[bytes] = []
     append = parts.append
-    for name, item in value.items():
+    for name, item in sorted(value.items(), key=_entry_order):
         key = _KEYS.get(name) or _key(name)
         encoded = _encode_value(item)
         size = len(encoded)
@@ -246,6 +268,20 @@ def encode_struct(value: dict[str, Any]) -> bytes:
         append(head)
         append(encoded)
     return b"".join(parts)
+
+
+def map_order(key: str) -> bytes:
+    """Sort key of a map entry in protobuf's (upb's) deterministic serialization.
+
+    upb compares the keys' UTF-8 bytes over their common length, and when one key is a prefix
+    of the other puts the longer one first (``namespace`` before ``name``). A byte 0xFF, which
+    UTF-8 never contains, after each key gives that order.
+    """
+    return key.encode() + b"\xff"
+
+
+def _entry_order(item: tuple[str, Any]) -> bytes:
+    return map_order(item[0])
 
 
 def _encode_list(items: list[Any] | tuple[Any, ...]) -> bytes:
@@ -295,3 +331,48 @@ def _encode_subclass(value: Any) -> bytes:
         return _prefix(_LIST, len(data)) + data
     msg = f"no Struct encoding for {type(value).__name__}"
     raise TypeError(msg)
+
+
+# -- desired resources as wire bytes ----------------------------------------------------------
+#
+# State     { Struct composite = 1; map<string, Resource> resources = 2; }
+# Resource  { Struct resource = 1; map<string, bytes> connection_details = 2; Ready ready = 3; }
+# A map entry is a message { key = 1; value = 2; }, both always written.
+
+_READY = 0x18  # Resource.ready: field 3, varint
+
+
+def varint(number: int) -> bytes:
+    """``number`` (not negative) as a protobuf varint."""
+    out = bytearray()
+    while number >= 0x80:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def resource_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
+    """One ``State.resources`` entry (tag included), as deterministic serialization writes it.
+
+    Remembered whole by content (:class:`EncodedBodies`), so a resource composed again costs
+    one ``marshal.dumps`` and a lookup: no parse into a protobuf message, no second walk to
+    serialize it. A body the encoder can't write goes through ``Struct.update``.
+    """
+    return ENCODED.entry_bytes(name, body, ready)
+
+
+def encode_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
+    """:func:`resource_entry` without the memo."""
+    try:
+        encoded = encode_struct(body)
+    except (TypeError, AttributeError, ValueError, OverflowError, UnicodeError):
+        struct = struct_pb2.Struct()
+        struct.update(body)
+        encoded = struct.SerializeToString(deterministic=True)
+    resource = _prefix(_ENTRY, len(encoded)) + encoded  # Resource.resource: field 1
+    if ready:
+        resource += bytes((_READY,)) + varint(ready)
+    key = name.encode()
+    entry = _prefix(_ENTRY, len(key)) + key + _prefix(_VALUE, len(resource)) + resource
+    return _prefix(_VALUE, len(entry)) + entry  # State.resources: field 2
