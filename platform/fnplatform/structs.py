@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
 
@@ -249,15 +250,10 @@ def _string(value: str) -> bytes:
 
 
 def encode_struct(value: dict[str, Any]) -> bytes:
-    """The wire bytes of a Struct holding ``value``, its entries in :func:`map_order`.
-
-    The order of protobuf's deterministic serialization, so these bytes are what
-    ``SerializeToString(deterministic=True)`` writes and can go into a response as they are
-    (:func:`resource_entry`).
-    """
+    """The wire bytes of a Struct holding ``value``, its entries in the dict's order."""
     parts: list[bytes] = []
     append = parts.append
-    for name, item in sorted(value.items(), key=_entry_order):
+    for name, item in value.items():
         key = _KEYS.get(name) or _key(name)
         encoded = _encode_value(item)
         size = len(encoded)
@@ -278,10 +274,6 @@ def map_order(key: str) -> bytes:
     UTF-8 never contains, after each key gives that order.
     """
     return key.encode() + b"\xff"
-
-
-def _entry_order(item: tuple[str, Any]) -> bytes:
-    return map_order(item[0])
 
 
 def _encode_list(items: list[Any] | tuple[Any, ...]) -> bytes:
@@ -334,45 +326,23 @@ def _encode_subclass(value: Any) -> bytes:
 
 
 # -- desired resources as wire bytes ----------------------------------------------------------
-#
-# State     { Struct composite = 1; map<string, Resource> resources = 2; }
-# Resource  { Struct resource = 1; map<string, bytes> connection_details = 2; Ready ready = 3; }
-# A map entry is a message { key = 1; value = 2; }, both always written.
-
-_READY = 0x18  # Resource.ready: field 3, varint
-
-
-def varint(number: int) -> bytes:
-    """``number`` (not negative) as a protobuf varint."""
-    out = bytearray()
-    while number >= 0x80:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
 
 def resource_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
     """One ``State.resources`` entry (tag included), as deterministic serialization writes it.
 
-    Remembered whole by content (:class:`EncodedBodies`), so a resource composed again costs
-    one ``marshal.dumps`` and a lookup: no parse into a protobuf message, no second walk to
-    serialize it. A body the encoder can't write goes through ``Struct.update``.
+    Remembered whole by content (:class:`EncodedBodies`): a resource composed again (every
+    pass composes nearly the same resources) costs one ``marshal.dumps`` and a lookup, where
+    filling the response message parsed its bytes into the message and serializing the
+    response walked and sorted them again.
     """
     return ENCODED.entry_bytes(name, body, ready)
 
 
 def encode_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
-    """:func:`resource_entry` without the memo."""
-    try:
-        encoded = encode_struct(body)
-    except (TypeError, AttributeError, ValueError, OverflowError, UnicodeError):
-        struct = struct_pb2.Struct()
-        struct.update(body)
-        encoded = struct.SerializeToString(deterministic=True)
-    resource = _prefix(_ENTRY, len(encoded)) + encoded  # Resource.resource: field 1
-    if ready:
-        resource += bytes((_READY,)) + varint(ready)
-    key = name.encode()
-    entry = _prefix(_ENTRY, len(key)) + key + _prefix(_VALUE, len(resource)) + resource
-    return _prefix(_VALUE, len(entry)) + entry  # State.resources: field 2
+    """:func:`resource_entry` without the memo: the entry as the response message would hold
+    it (:func:`fill_struct`), serialized by protobuf itself, which sorts every map."""
+    state = fnv1.State()
+    resource = state.resources[name]
+    fill_struct(resource.resource, body)
+    resource.ready = ready  # type: ignore[assignment]
+    return state.SerializeToString(deterministic=True)
