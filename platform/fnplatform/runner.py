@@ -61,7 +61,9 @@ def compose(
     if env.pending:
         return rsp
     if step.environment:
-        rsp.context.update({CONTEXT_KEY: env.data})
+        # What ``rsp.context.update({CONTEXT_KEY: env.data})`` does (clear, then fill the
+        # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
+        fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
     comp = Composition(request, step, env.data, composite)
     try:
         composer(comp)
