@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy configurations uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
+.PHONY: activation-policy configurations uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -130,6 +130,12 @@ bench: setup
 ## TTL vs a fixed 60 s, side by side (two live runs, ~15 minutes; bench/results.md)
 bench-live: setup cli live-binaries
 	$(PY) bench/live_ttl.py
+
+## bench-scale: N composites (default 200) of a mixed load at once on the live control plane,
+## the function at 2 replicas and the do-nothing floor side by side (two live runs; bench/results.md "Scale")
+BENCH_SCALE_N ?= 200
+bench-scale: setup cli live-binaries
+	$(PY) bench/scale.py --n $(BENCH_SCALE_N)
 
 clean:
 	rm -rf $(VENV) .bin build dist .pytest_cache .mypy_cache .ruff_cache

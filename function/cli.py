@@ -50,6 +50,9 @@ class Duration(click.ParamType):
 
     name = "duration"
 
+    def __init__(self, *, allow_zero: bool = False) -> None:
+        self.allow_zero = allow_zero
+
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> float:
@@ -60,7 +63,7 @@ class Duration(click.ParamType):
             seconds = duration_seconds(str(value).strip())
         except ValueError as err:
             self.fail(f"{value!r} {err}", param, ctx)
-        if seconds <= 0:
+        if seconds < 0 or (seconds == 0 and not self.allow_zero):
             self.fail(f"{value!r} must be longer than 0s", param, ctx)
         return seconds
 
@@ -109,11 +112,22 @@ class Address(click.ParamType):
 )
 @click.option(
     "--max-send-message-size", default="4", show_default=True, type=Size(),
-    help="Largest response sent: MiB, or with a unit; responses near it carry a warning.",
+    help="Largest response sent: MiB, or with a unit; responses near it carry a warning. "
+    "Crossplane v2.4 accepts at most 4 MiB.",
 )
 @click.option(
     "--grace-period", default=20.0, show_default=True, type=click.FloatRange(0),
     help="Seconds in-flight requests get to finish after SIGTERM.",
+)
+@click.option(
+    "--max-connection-age", default="30s", show_default=True, type=Duration(allow_zero=True),
+    help="Close each client connection (GOAWAY) after about this long, so Crossplane "
+    "reconnects and spreads calls over replicas added since; 0s: never.",
+)
+@click.option(
+    "--max-connection-age-grace", default="2m", show_default=True,
+    type=Duration(allow_zero=True),
+    help="How long calls in flight on an aged connection get to finish before it is closed.",
 )
 @click.option(
     "--processes", default=0, show_default=True, type=click.IntRange(0),
@@ -151,6 +165,8 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     max_recv_message_size: int,
     max_send_message_size: int,
     grace_period: float,
+    max_connection_age: float,
+    max_connection_age_grace: float,
     processes: int,
     switch_interval_ms: float,
     response_cache_mib: int,
@@ -167,6 +183,8 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         max_recv_message_size=max_recv_message_size,
         max_send_message_size=max_send_message_size,
         grace_period=grace_period,
+        max_connection_age=max_connection_age,
+        max_connection_age_grace=max_connection_age_grace,
         processes=processes,
         switch_interval_ms=switch_interval_ms,
         log_requests=debug,

@@ -224,6 +224,11 @@ def fatal(
 
 
 SIZE_WARNING_RATIO = 0.8
+#: The largest response Crossplane v2.4 accepts: its function client
+#: (internal/xfn/function_runner.go) sets no MaxCallRecvMsgSize, so grpc-go's default client
+#: receive limit, 4 MiB, applies; a larger answer fails there with an opaque ResourceExhausted.
+CROSSPLANE_RECEIVE_LIMIT = 4 * 1024 * 1024
+_RAISE_HINT = " or raise --max-send-message-size (up to 4 MiB, what Crossplane accepts)"
 
 
 def run_bytes(
@@ -361,8 +366,8 @@ def limit_size(
     oversized.meta.tag = request.meta.tag
     response.fatal(
         oversized,
-        f"response: {size} bytes exceeds the send limit of {max_send} bytes; "
-        "raise --max-send-message-size or split the composite",
+        f"response: {size} bytes exceeds the send limit of {max_send} bytes; split the "
+        f"composite{_RAISE_HINT if max_send < CROSSPLANE_RECEIVE_LIMIT else ''}",
     )
     return oversized
 

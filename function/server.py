@@ -45,6 +45,11 @@ class ServerConfig:
     max_recv_message_size: int = 4 * MIB
     max_send_message_size: int = 4 * MIB
     grace_period: float = 20.0
+    # Crossplane keeps one connection per function and learns the replicas only when it
+    # (re)connects: a bounded age makes it reconnect, re-resolve the headless Service and
+    # spread over replicas added since (docs/architecture.md, "Replicas and connection age")
+    max_connection_age: float = 30.0  # seconds; 0: connections live forever
+    max_connection_age_grace: float = 120.0  # seconds calls in flight at the age get to finish
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
@@ -153,6 +158,7 @@ def build_server(
         # grpc sets SO_REUSEPORT by default: a second server on a busy port would bind too and
         # take a share of the calls. Off, it fails to start instead.
         ("grpc.so_reuseport", 0),
+        *connection_age_options(config),
     ]
     server = grpc.aio.server(options=options)
     if cache is None:
@@ -185,6 +191,21 @@ def build_server(
         creds = _credentials(config.tls_certs_dir)
         _bind(lambda address: server.add_secure_port(address, creds), config.address)
     return server
+
+
+def connection_age_options(config: ServerConfig) -> list[tuple[str, int]]:
+    """gRPC core's server-side connection management (gRPC proposal A9): at
+    ``max_connection_age`` (jittered by +/-10% per connection) the server sends GOAWAY, the
+    calls in flight get ``max_connection_age_grace`` to finish, then the connection is closed.
+    The client sees its subchannel go idle, asks its resolver again and reconnects: Crossplane
+    (grpc-go, ``dns:///`` + ``round_robin``) then connects to every address the Service has now.
+    Age 0 leaves connections unbounded (gRPC's default)."""
+    if config.max_connection_age <= 0:
+        return []
+    return [
+        ("grpc.max_connection_age_ms", round(config.max_connection_age * 1000)),
+        ("grpc.max_connection_age_grace_ms", round(config.max_connection_age_grace * 1000)),
+    ]
 
 
 class StartupError(Exception):
@@ -292,6 +313,8 @@ async def serve(config: ServerConfig) -> None:
     log.info(
         "serving", address=config.address, insecure=config.insecure, processes=config.processes,
         response_cache_mib=config.response_cache_mib, metrics_address=config.metrics_address,
+        max_connection_age=config.max_connection_age,
+        max_connection_age_grace=config.max_connection_age_grace,
         ttl_waiting=config.ttl.waiting, ttl_ready=config.ttl.ready,
     )
     stopping = asyncio.Event()

@@ -81,6 +81,32 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._resources)
 
+    def unsynced(self) -> list[tuple[str, str, str, str, str]]:
+        """(name, kind, metadata.name, reason, message) of each resource whose ``Synced``
+        condition is False with a message, read from the request without converting bodies."""
+        out = []
+        for name in sorted(self._resources):
+            fields = self._resources[name].resource.fields
+            if "status" not in fields:
+                continue
+            status = fields["status"].struct_value.fields
+            if "conditions" not in status:
+                continue
+            for value in status["conditions"].list_value.values:
+                cond = value.struct_value.fields
+                if ("type" in cond and cond["type"].string_value == "Synced"
+                        and "status" in cond and cond["status"].string_value == "False"
+                        and "message" in cond and cond["message"].string_value):
+                    meta = fields["metadata"].struct_value.fields if "metadata" in fields else {}
+                    out.append((
+                        name,
+                        fields["kind"].string_value if "kind" in fields else "",
+                        meta["name"].string_value if "name" in meta else "",
+                        cond["reason"].string_value if "reason" in cond else "",
+                        cond["message"].string_value,
+                    ))
+        return out
+
     def field(self, name: str, path: str, default: Any = None) -> Any:
         """The field at ``path`` of observed resource ``name`` (``default`` if absent), as
         :func:`fnplatform.merge.get_path` reads it from the converted body.

@@ -126,6 +126,7 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     hold_unmet(comp)
     add_usages(comp)
     announce_removals(comp)
+    report_unsynced(comp)
     if not_yet is not None:
         comp.condition(not_yet.condition, False, not_yet.reason, not_yet.message)
         if not_yet.condition != COMPOSED:
@@ -142,6 +143,25 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     if comp.notes.unexpressed:
         comp.condition(NAMESPACED_FORM, False, "NotExpressible",
                        unexpressed_summary(comp.notes.unexpressed))
+
+
+UNSYNCED = "ComposedResourceUnsynced"
+
+
+def report_unsynced(comp: Composition) -> None:
+    """A warning on the composite and its claim for each composed resource whose provider
+    reports ``Synced=False`` (the cloud refused it: its error, verbatim).
+
+    Crossplane v2.4 derives the composite's ``Synced`` from applying the composed resources
+    only, never from their own ``Synced`` (internal/controller/apiextensions/composite/
+    reconciler.go), so a resource the cloud keeps refusing would otherwise show on the
+    composite as nothing at all, or as "Unready resources" without the reason. An event, not a
+    condition: Crossplane keeps a function's condition until the function sets it again, and
+    the warning stops with the error.
+    """
+    for name, kind, object_name, reason, message in comp.observed.unsynced():
+        comp.event(f"{name} ({kind} {object_name}) is not synced: {reason}: {message}"[:1024],
+                   warning=True, reason=UNSYNCED)
 
 
 def write(

@@ -258,20 +258,28 @@ def with_ttl(composition: dict[str, Any], ttl: str) -> dict[str, Any]:
     return composition
 
 
+def replica_samples(address: str, name: str) -> list[Any]:
+    """The samples named ``name`` one function replica serves on its metrics port (README
+    "Metrics"); none when it does not answer (down, restarting)."""
+    try:
+        with urllib.request.urlopen(f"http://{address}:{METRICS_PORT}/metrics", timeout=5) as rsp:
+            text = rsp.read().decode()
+    except OSError:
+        return []
+    return [sample for family in text_string_to_metric_families(text)
+            for sample in family.samples if sample.name == name]
+
+
+def replica_calls(address: str) -> float:
+    """RunFunction calls one replica has answered since it started."""
+    return sum(s.value for s in replica_samples(address, "function_platform_requests_total"))
+
+
 def function_calls(live: Live) -> float:
-    """RunFunction calls the function has answered so far (its own metrics, README "Metrics")."""
-    if live.kubelet is None or not live.kubelet.running:
+    """RunFunction calls the function's replicas have answered so far (their own metrics)."""
+    if live.kubelet is None:
         return 0.0
-    address = next(iter(live.kubelet.running.values()))
-    with urllib.request.urlopen(f"http://{address}:{METRICS_PORT}/metrics", timeout=5) as rsp:
-        text = rsp.read().decode()
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        if family.name == "function_platform_requests"
-        for sample in family.samples
-        if sample.name == "function_platform_requests_total"
-    )
+    return sum(replica_calls(a) for a in live.kubelet.addresses())
 
 
 #: Where `crossplane core start` serves its metrics here.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -53,11 +54,22 @@ def add_hosts(names: list[str], address: str = "127.0.0.1") -> None:
     """Map names to address in the namespace's private /etc/hosts, as cluster DNS would."""
     hosts = Path(os.environ["FNPLATFORM_LIVE_HOSTS"])
     text = hosts.read_text()
-    missing = [n for n in names if f" {n}\n" not in text]
+    missing = [n for n in names if f"{address} {n}\n" not in text]
     if missing:
         # write in place (same inode): /etc/hosts is a bind mount of this file
         with hosts.open("a") as f:
             f.writelines(f"{address} {n}\n" for n in missing)
+
+
+def remove_hosts(address: str) -> None:
+    """Drop every name mapped to ``address`` (a pod gone from the headless Service)."""
+    hosts = Path(os.environ["FNPLATFORM_LIVE_HOSTS"])
+    lines = hosts.read_text().splitlines(keepends=True)
+    kept = [line for line in lines if not line.startswith(f"{address} ")]
+    if kept != lines:
+        with hosts.open("r+") as f:  # in place (same inode): /etc/hosts is a bind mount
+            f.write("".join(kept))
+            f.truncate()
 
 
 # --- certificates -------------------------------------------------------------------------
@@ -133,6 +145,30 @@ class Processes:
                 break
         argv, env = self.commands[name]
         self.start(name, argv, env)
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Signal the named process's group and forget it (it is not restarted, and its exit
+        is no failure): a pod killed or removed. Forgotten first: another thread checking the
+        processes meanwhile must not see its exit as a crash."""
+        for i, (n, proc) in enumerate(self.running):
+            if n == name:
+                del self.running[i]
+                if proc.poll() is None:
+                    os.killpg(proc.pid, sig)
+                    try:
+                        proc.wait(25)
+                    except subprocess.TimeoutExpired:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+                return
+
+    def alive(self, name: str) -> bool:
+        """Whether the named process was started and has not exited."""
+        return any(n == name and proc.poll() is None for n, proc in self.running)
+
+    def pid(self, name: str) -> int | None:
+        """The named running process's pid."""
+        return next((proc.pid for n, proc in self.running if n == name), None)
 
     def start(self, name: str, argv: list[str], env: dict[str, str] | None = None) -> None:
         """Start argv in its own process group, logging to logs/<name>.log."""
@@ -254,9 +290,12 @@ class ControlPlane:
         )
 
     def start(self, ready: Callable[[], bool]) -> float:
-        """Start etcd and the apiserver; return the seconds until /readyz answers ok."""
+        """Start etcd and the apiserver; return the seconds until /readyz answers ok. etcd
+        starts empty: a kept run directory (LIVE_DIR) of an interrupted run would otherwise
+        bring its composites back into this one."""
         self.write_pki()
         pki = self.dir / "pki"
+        shutil.rmtree(self.dir / "etcd", ignore_errors=True)
         start = time.monotonic()
         self.procs.start(
             "etcd",

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,16 @@ class CloudStandIn:
         self.xr_kinds = xr_kinds  # (apiVersion, kind) of the composites to follow
         self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
         self._known: dict[tuple[str, str, str, str], None] = {}
+        #: kind -> (the cloud's error, until when: time.monotonic()): fail()
+        self.failing: dict[str, tuple[str, float]] = {}
         self.loop = Loop("cloud-provider-stand-in", self.step)
+
+    def fail(self, kind: str, error: str, seconds: float) -> None:
+        """Let the cloud refuse every resource of ``kind`` with ``error`` for ``seconds``:
+        ``Synced=False, ReconcileError`` with the error, ``Ready`` as it was (an outage of the
+        cloud's API or a revoked permission: the resource exists, the provider cannot sync
+        it), then as before."""
+        self.failing[kind] = (error, time.monotonic() + seconds)
 
     def composed(self) -> list[Any]:
         """Every managed resource of a cloud group that some composite composes."""
@@ -182,14 +192,20 @@ class CloudStandIn:
         # and every resource seen before: once its composite is gone (deleted), a resource is
         # still the provider's to finish (its finalizer) until it is gone
         self._known.update(dict.fromkeys(seen))
+        # one list per kind, not one get per resource: under load (issue 34) a pass over
+        # hundreds of resources must stay within seconds
+        current: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        for api_version, kind in {(k[0], k[1]) for k in self._known}:
+            for obj in self.kube.list(api_version, kind):
+                d = obj.to_dict()
+                meta = d["metadata"]
+                current[(api_version, kind, meta.get("namespace") or "", meta["name"])] = d
         out = []
         for key in list(self._known):
-            api_version, kind, ns, name = key
-            obj = self.kube.get(api_version, kind, name, ns or None)
-            if obj is None:
-                del self._known[key]
+            if key in current:
+                out.append(current[key])
             else:
-                out.append(obj.to_dict())
+                del self._known[key]
         return out
 
     def step(self) -> None:
@@ -226,6 +242,15 @@ class CloudStandIn:
         fp = (mr.get("spec") or {}).get("forProvider") or {}
         refusal = self.refusal(mr, fp, mrs)
         now = _now()
+        error, until = self.failing.get(mr["kind"], ("", 0.0))
+        if error and time.monotonic() < until:
+            ready = [c for c in (mr.get("status") or {}).get("conditions") or []
+                     if c.get("type") == "Ready"]
+            self._status(mr, {"conditions": [
+                {"type": "Synced", "status": "False", "reason": "ReconcileError",
+                 "message": error, "lastTransitionTime": now}, *ready,
+            ]})
+            return
         if refusal:
             self._status(mr, {"conditions": [
                 {"type": "Synced", "status": "False", "reason": "ReconcileError",

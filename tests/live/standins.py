@@ -13,6 +13,8 @@ Each stand-in is a polling loop on a thread (1 s): simple, and fast enough for t
 from __future__ import annotations
 
 import base64
+import os
+import signal
 import socket
 import threading
 import time
@@ -20,11 +22,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.live.controlplane import REPO, Processes, add_hosts
+from tests.live.controlplane import REPO, Processes, add_hosts, remove_hosts
 from tests.live.kube import Kube
 
 FUNCTION_IMAGE_REPO = "/function-platform"  # the package (and runtime) image of this function
 GRPC_PORT = 9443  # Crossplane's function runtime port (internal/controller/pkg/runtime)
+#: What the function's pods run: this checkout's function, or (LIVE_FUNCTION=floor, for
+#: `make bench-scale`) the do-nothing floor composing one Object per composite
+FUNCTION_PROGRAM = {
+    "function-platform": ("-m", "function"),
+    "floor": (str(REPO / "bench/floor_live.py"),),
+}
 #: Where the function serves its metrics here (README "Metrics"; 8080 in a real pod).
 METRICS_PORT = 9102
 
@@ -106,7 +114,12 @@ class KubeletStandIn:
         self.kube = kube
         self.procs = procs
         self.workdir = workdir
-        self.running: dict[str, str] = {}  # namespace/name of a run Deployment -> its address
+        #: namespace/name of a run Deployment -> its replicas' addresses (replica i: [i])
+        self.running: dict[str, list[str]] = {}
+        self.down_until = 0.0  # hold(): no replica starts before this (time.monotonic())
+        #: what the function's replicas run (FUNCTION_PROGRAM); run_as() changes it
+        self.program = os.environ.get("LIVE_FUNCTION", "function-platform")
+        self._next_address = 9
         self.loop = Loop("kubelet-stand-in", self.step)
 
     def step(self) -> None:
@@ -141,10 +154,10 @@ class KubeletStandIn:
             return
         image = pod["containers"][0].get("image", "")
         if FUNCTION_IMAGE_REPO in image.rsplit(":", 1)[0]:
-            address = self.run_function(d)
-            up = _listening(address, GRPC_PORT)
+            addresses = self.run_function(d)
+            up = sum(1 for a in addresses if _listening(a, GRPC_PORT))
             self._deployment_status(
-                d, replicas if up else 0, "True" if up else "False",
+                d, up, "True" if up else "False",
                 "MinimumReplicasAvailable" if up else "MinimumReplicasUnavailable",
                 "Deployment has minimum availability." if up else "function starting",
             )
@@ -153,15 +166,81 @@ class KubeletStandIn:
             d, replicas, "True", "MinimumReplicasAvailable", "Deployment has minimum availability."
         )
 
-    def run_function(self, d: dict[str, Any]) -> str:
-        """Start this checkout's function for the Deployment once, on its own loopback address,
-        with the server certificate Crossplane issued into the secret the pod would mount, and
-        map the Services selecting the pods to that address (headless Service DNS)."""
+    def addresses(self) -> list[str]:
+        """Every running replica's address, of every function Deployment."""
+        return [a for replicas in self.running.values() for a in replicas]
+
+    def replica_names(self, key: str) -> list[str]:
+        """The process names of a Deployment's replicas (``namespace/name``), in order."""
+        name = key.split("/", 1)[1]
+        return [f"function-{name}-{i}" for i in range(len(self.running.get(key, [])))]
+
+    def hold(self, seconds: float) -> None:
+        """Take every function replica down and start none for ``seconds`` (a node outage):
+        afterwards the next pass starts them again."""
+        self.down_until = time.monotonic() + seconds
+        for key in self.running:
+            for name in self.replica_names(key):
+                self.procs.kill(name)
+
+    def run_as(self, program: str) -> None:
+        """Run the function's replicas as ``program`` (FUNCTION_PROGRAM) from now: every
+        replica is stopped and the next pass starts it so (a new image rolled out)."""
+        self.program = program
+        for key in self.running:
+            for name in self.replica_names(key):
+                self.procs.kill(name, signal.SIGTERM)
+
+    def run_function(self, d: dict[str, Any]) -> list[str]:
+        """Run one process of this checkout's function per replica of the Deployment, each on
+        its own loopback address, with the server certificate Crossplane issued into the
+        secret the pod would mount; map the Services selecting the pods to every replica's
+        address (a headless Service's DNS: one A record per pod). A replica whose process
+        exited is started again (the kubelet restarts a killed container); replicas beyond
+        ``spec.replicas`` are stopped and leave the Service."""
         meta = d["metadata"]
         key = f"{meta['namespace']}/{meta['name']}"
-        if key in self.running:
-            return self.running[key]
-        address = f"127.0.0.{10 + len(self.running)}"
+        want = int(d["spec"].get("replicas", 1))
+        addresses = self.running.setdefault(key, [])
+        while len(addresses) > want:  # scaled down: the newest pods go first
+            address = addresses.pop()
+            remove_hosts(address)
+            self.procs.kill(f"function-{meta['name']}-{len(addresses)}", signal.SIGTERM)
+        if time.monotonic() < self.down_until:
+            return addresses
+        pod = d["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        for index in range(want):
+            name = f"function-{meta['name']}-{index}"
+            if index < len(addresses) and self.procs.alive(name):
+                continue
+            if index == len(addresses):
+                self._next_address += 1
+                addresses.append(f"127.0.0.{self._next_address}")
+            address = addresses[index]
+            certs = self._certificates(d)
+            self._map_services(d, address)
+            self.procs.kill(name)  # an exited process: forget it before starting again
+            self.procs.start(
+                name,
+                [
+                    str(REPO / ".venv/bin/python"),
+                    *FUNCTION_PROGRAM[self.program],
+                    *container.get("args", []),
+                    f"--address={address}:{GRPC_PORT}",
+                    # its own address, off 8080: Crossplane and provider-kubernetes serve
+                    # their metrics on :8080 in this one network namespace (a pod would
+                    # have its own)
+                    f"--metrics-address={address}:{METRICS_PORT}",
+                    f"--tls-certs-dir={certs}",
+                    "--debug",
+                ],
+            )
+        return addresses
+
+    def _certificates(self, d: dict[str, Any]) -> Path:
+        """The TLS secret the pod mounts, written where the process reads it."""
+        meta = d["metadata"]
         pod = d["spec"]["template"]["spec"]
         container = pod["containers"][0]
         env = {e["name"]: e.get("value", "") for e in container.get("env") or []}
@@ -177,6 +256,11 @@ class KubeletStandIn:
         data = self.kube.get("v1", "Secret", secret, meta["namespace"]).to_dict().get("data") or {}
         for k, v in data.items():
             (certs / k).write_bytes(base64.b64decode(v))
+        return certs
+
+    def _map_services(self, d: dict[str, Any], address: str) -> None:
+        """Map every Service selecting the Deployment's pods to ``address`` too."""
+        meta = d["metadata"]
         labels = d["spec"]["template"]["metadata"].get("labels") or {}
         names: list[str] = []
         for svc in self.kube.list("v1", "Service", meta["namespace"]):
@@ -185,23 +269,6 @@ class KubeletStandIn:
                 n = f"{svc.metadata.name}.{meta['namespace']}"
                 names += [n, f"{n}.svc", f"{n}.svc.cluster.local"]
         add_hosts(names, address)
-        self.procs.start(
-            f"function-{meta['name']}",
-            [
-                str(REPO / ".venv/bin/python"),
-                "-m",
-                "function",
-                *container.get("args", []),
-                f"--address={address}:{GRPC_PORT}",
-                # its own address, off 8080: Crossplane and provider-kubernetes serve their
-                # metrics on :8080 in this one network namespace (a pod would have its own)
-                f"--metrics-address={address}:{METRICS_PORT}",
-                f"--tls-certs-dir={certs}",
-                "--debug",
-            ],
-        )
-        self.running[key] = address
-        return address
 
     def _deployment_status(
         self, d: dict[str, Any], available: int, status: str, reason: str, message: str

@@ -1,0 +1,352 @@
+"""Many composites at once on the live control plane (issue 34): the mix, applying it, waiting
+for it, what the replicas and Crossplane measured, and what must never be lost.
+
+The mix is made of the namespaced (v2) examples, each copy renamed (and, where a name of its
+own is derived from a field, that field too), so one load exercises every module the way a
+team applies them. Used by tests/live/test_live_scale.py, test_live_faults.py and
+bench/scale.py (`make bench-scale`)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.live.conftest import (
+    CROSSPLANE_METRICS,
+    Live,
+    replica_samples,
+)
+from tests.live.controlplane import REPO
+from tests.live.kube import condition, docs_of, is_true
+from tests.live.standins import GRPC_PORT, _listening
+from tests.live.test_live_examples import ASYA_RUNTIME
+
+#: (template, weight): how often each namespaced example appears in the mix. Clusters compose
+#: about 60-100 resources each, the others 5-30: a few clusters, many small composites.
+#: (template, weight): how often each namespaced example appears in the mix: the clouds the
+#: live examples use (tests/live/test_live_examples.py), whose composed kinds' CRDs
+#: tests/live/crds holds. Clusters compose about 60-100 resources each, the others 5-30: a
+#: few clusters, many small composites.
+MIX: tuple[tuple[str, int], ...] = (
+    ("examples/async-actor/namespaced/xr.yaml", 4),
+    ("examples/environment/namespaced/xr-aws.yaml", 2),
+    ("examples/contact-center/namespaced/xr-azure.yaml", 3),
+    ("examples/cluster/namespaced/xr-aws.yaml", 1),
+)
+
+#: What the mix needs first (EnvironmentConfigs, the actor's runtime ConfigMap, ProviderConfigs)
+NEEDS = (
+    "examples/async-actor/environment.yaml",
+    "examples/environment/environment.yaml",
+    "examples/contact-center/environment-regions.yaml",
+    "examples/contact-center/environment-clouds.yaml",
+    "examples/contact-center/providerconfigs.yaml",
+    *(f"examples/cluster/environment-{n}.yaml"
+      for n in ("baseline", "org", "gcp", "aws", "azure", "production")),
+)
+
+DRC = ("pkg.crossplane.io/v1beta1", "DeploymentRuntimeConfig", "function-platform")
+FUNCTION_DEPLOYMENT_PREFIX = "function-platform"
+
+
+def mix(n: int, prefix: str = "s", max_clusters: int | None = None) -> list[dict[str, Any]]:
+    """``n`` composites drawn from MIX in proportion to the weights, interleaved (the first
+    ``len(MIX)`` are one of each), each renamed ``<name>-<prefix><i>``; past ``max_clusters``
+    clusters (LIVE_SCALE_MAX_CLUSTERS), an actor instead."""
+    if max_clusters is None and os.environ.get("LIVE_SCALE_MAX_CLUSTERS"):
+        max_clusters = int(os.environ["LIVE_SCALE_MAX_CLUSTERS"])
+    rounds = max(weight for _, weight in MIX)
+    order = [path for k in range(rounds) for path, weight in MIX if k < weight]
+    templates = {path: docs_of(REPO / path)[0] for path, _ in MIX}
+    out = []
+    clusters = 0
+    for i in range(n):
+        path = order[i % len(order)]
+        if "/cluster/" in path:
+            clusters += 1
+            if max_clusters is not None and clusters > max_clusters:
+                path = MIX[0][0]
+        doc = copy.deepcopy(templates[path])
+        doc["metadata"]["name"] = f"{doc['metadata']['name']}-{prefix}{i}"
+        frontend = (doc.get("spec") or {}).get("frontend")
+        if frontend and "appName" in frontend:  # the environment names its app's objects
+            frontend["appName"] = f"{frontend['appName']}{prefix}{i}"
+        params = (doc.get("spec") or {}).get("parameters") or {}
+        if "domain" in params:  # a cluster's DNS zone
+            params["domain"] = f"{prefix}{i}.{params['domain']}"
+        out.append(doc)
+    return out
+
+
+def prepare(live: Live) -> None:
+    """Apply what the mix needs (namespaces included)."""
+    kube = live.kube
+    for doc in [*docs_of(*(REPO / p for p in NEEDS)), ASYA_RUNTIME]:
+        ensure_namespace(live, doc)
+        kube.apply(doc)
+
+
+def ensure_namespace(live: Live, doc: dict[str, Any]) -> None:
+    """The namespace ``doc`` goes into exists."""
+    ns = doc["metadata"].get("namespace")
+    if ns:
+        live.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+
+
+def key(doc: dict[str, Any]) -> str:
+    """``Kind/namespace/name``."""
+    meta = doc["metadata"]
+    return f"{doc['kind']}/{meta.get('namespace', '')}/{meta['name']}"
+
+
+def get(live: Live, doc: dict[str, Any]) -> Any:
+    """The composite ``doc`` names, as it is now."""
+    meta = doc["metadata"]
+    return live.kube.get(doc["apiVersion"], doc["kind"], meta["name"], meta.get("namespace"))
+
+
+def refs(xr: Any) -> list[dict[str, Any]]:
+    """The composite's composed resource references."""
+    spec = xr.to_dict().get("spec") or {} if xr is not None else {}
+    return list(spec.get("resourceRefs") or (spec.get("crossplane") or {}).get("resourceRefs")
+                or [])
+
+
+def not_ready(live: Live, docs: list[dict[str, Any]]) -> list[str]:
+    """The composites of ``docs`` that are not Ready, with their Ready/Synced conditions."""
+    out = []
+    for doc in docs:
+        xr = get(live, doc)
+        if not is_true(xr, "Ready"):
+            out.append(f"{key(doc)}: Ready={condition(xr, 'Ready') if xr else None} "
+                       f"Synced={condition(xr, 'Synced') if xr else None}")
+    return out
+
+
+def wait_ready(live: Live, docs: list[dict[str, Any]], timeout: float) -> float:
+    """Wait until every composite of ``docs`` is Ready; the seconds it took. Fails naming the
+    composites that are not, with their conditions."""
+    t = time.monotonic()
+    try:
+        live.wait(f"{len(docs)} composites Ready", lambda: not not_ready(live, docs), timeout)
+    except TimeoutError as e:
+        missing = not_ready(live, docs)
+        raise AssertionError(f"{e}: {len(missing)} not Ready:\n" + "\n".join(missing[:15])) from e
+    return time.monotonic() - t
+
+
+def composed_uids(live: Live, docs: list[dict[str, Any]]) -> dict[str, str | None]:
+    """``Kind/namespace/name`` -> uid of everything the composites compose now (Usages
+    excepted: Crossplane replaces those freely), None for a reference to nothing."""
+    kube = live.kube
+    out: dict[str, str | None] = {}
+    for doc in docs:
+        ns = doc["metadata"].get("namespace")
+        for r in refs(get(live, doc)):
+            if r["kind"].endswith("Usage"):
+                continue
+            rns = r.get("namespace") or ns
+            obj = kube.get(r["apiVersion"], r["kind"], r["name"], rns)
+            out[f"{r['apiVersion']}/{r['kind']}/{rns or ''}/{r['name']}"] = (
+                obj.metadata.uid if obj is not None else None)
+    return out
+
+
+def lost(before: dict[str, str | None], live: Live, docs: list[dict[str, Any]]) -> list[str]:
+    """What was composed in ``before`` and is now gone or replaced (another uid)."""
+    kube = live.kube
+    out = []
+    for ref, uid in before.items():
+        api_version, kind, ns, name = ref.rsplit("/", 3)
+        obj = kube.get(api_version, kind, name, ns or None)
+        if obj is None:
+            out.append(f"{ref}: deleted")
+        elif obj.metadata.uid != uid:
+            out.append(f"{ref}: replaced ({uid} -> {obj.metadata.uid})")
+        elif obj.metadata.deletionTimestamp:
+            out.append(f"{ref}: being deleted")
+    del docs
+    return out
+
+
+def delete_all(live: Live, docs: list[dict[str, Any]], timeout: float = 600) -> float:
+    """Delete the composites and wait until they are gone; the seconds it took."""
+    t = time.monotonic()
+    for doc in docs:
+        meta = doc["metadata"]
+        live.kube.delete(doc["apiVersion"], doc["kind"], meta["name"], meta.get("namespace"))
+    live.wait(f"{len(docs)} composites deleted", lambda: all(get(live, d) is None for d in docs),
+              timeout)
+    return time.monotonic() - t
+
+
+def set_replicas(live: Live, replicas: int) -> None:
+    """The function's DeploymentRuntimeConfig asks for ``replicas`` (Crossplane updates the
+    Deployment; the kubelet stand-in runs one process per replica)."""
+    drc = live.kube.get(*DRC)
+    live.kube.patch(drc, {"spec": {"deploymentTemplate": {"spec": {"replicas": replicas}}}})
+
+
+def replica_addresses(live: Live) -> list[str]:
+    """The function Deployment's replicas' addresses, replica 0 first."""
+    assert live.kubelet is not None
+    for k, addresses in live.kubelet.running.items():
+        if k.split("/", 1)[1].startswith(FUNCTION_DEPLOYMENT_PREFIX):
+            return list(addresses)
+    return []
+
+
+def replica_processes(live: Live) -> list[str]:
+    """The function Deployment's replicas' process names, replica 0 first."""
+    assert live.kubelet is not None
+    for k in live.kubelet.running:
+        if k.split("/", 1)[1].startswith(FUNCTION_DEPLOYMENT_PREFIX):
+            return live.kubelet.replica_names(k)
+    return []
+
+
+def wait_replicas(live: Live, replicas: int, timeout: float = 120) -> list[str]:
+    """Wait until exactly ``replicas`` replicas run and listen on the gRPC port."""
+
+    def serving() -> bool:
+        addresses = replica_addresses(live)
+        return len(addresses) == replicas and all(_listening(a, GRPC_PORT) for a in addresses)
+
+    live.wait(f"{replicas} function replicas serving", serving, timeout)
+    return replica_addresses(live)
+
+
+# --- measurements ---------------------------------------------------------------------------
+
+
+def quantile(buckets: list[tuple[float, float]], q: float) -> float:
+    """The q-quantile of a cumulative histogram [(le, count)], interpolated linearly within
+    the bucket as Prometheus' histogram_quantile does; the highest finite bound if it falls in
+    +Inf."""
+    buckets = sorted(buckets)
+    total = buckets[-1][1] if buckets else 0.0
+    if total <= 0:
+        return float("nan")
+    rank = q * total
+    lower, below = 0.0, 0.0
+    for le, count in buckets:
+        if count >= rank:
+            if le == float("inf"):
+                return lower
+            return lower + (le - lower) * ((rank - below) / (count - below) if count > below
+                                           else 1.0)
+        lower, below = le, count
+    return lower
+
+
+def merged_buckets(samples: list[Any], name: str,
+                   since: dict[float, float] | None = None) -> dict[float, float]:
+    """``le`` -> cumulative count over every series of the ``<name>_bucket`` samples, less
+    ``since`` (a snapshot of the same)."""
+    out: dict[float, float] = {}
+    for s in samples:
+        if s.name == f"{name}_bucket":
+            le = float(s.labels["le"])
+            out[le] = out.get(le, 0.0) + s.value
+    for le, count in (since or {}).items():
+        out[le] = out.get(le, 0.0) - count
+    return out
+
+
+def crossplane_samples() -> list[Any]:
+    """Every sample Crossplane core serves on its metrics port."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(CROSSPLANE_METRICS, timeout=5) as rsp:
+        text = rsp.read().decode()
+    return [s for f in text_string_to_metric_families(text) for s in f.samples]
+
+
+def function_samples(live: Live) -> list[Any]:
+    """Every histogram sample of the function's compose time, over every replica."""
+    return [s for a in replica_addresses(live)
+            for s in replica_samples(a, "function_platform_compose_seconds_bucket")]
+
+
+def process_usage(pid: int) -> tuple[float, float]:
+    """(CPU seconds, peak RSS MiB) of a process and its children (the function with
+    --processes has workers) from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu, peak = 0.0, 0.0
+    for p in [pid, *_children(pid)]:
+        try:
+            stat = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(stat[11]) + int(stat[12])) / tick
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return cpu, peak
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            text = (task / "children").read_text().split()
+            for child in map(int, text):
+                out += [child, *_children(child)]
+    except OSError:
+        pass
+    return out
+
+
+@dataclass
+class Measure:
+    """What one load measured, as bench/results.md "Scale" reports it."""
+
+    composites: int
+    replicas: int
+    ready_s: float = 0.0
+    calls: float = 0.0
+    fn_p50_ms: float = 0.0
+    fn_p99_ms: float = 0.0
+    xp_p50_ms: float = 0.0
+    xp_p99_ms: float = 0.0
+    per_replica: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def json(self) -> str:
+        """One JSON line."""
+        return json.dumps(self.__dict__, sort_keys=True)
+
+
+def snapshot(live: Live) -> dict[str, Any]:
+    """Counters to measure a load from: Crossplane's run_function_seconds buckets and calls."""
+    xp = crossplane_samples()
+    return {
+        "xp": merged_buckets(xp, "function_run_function_seconds"),
+        "fn": merged_buckets(function_samples(live), "function_platform_compose_seconds"),
+    }
+
+
+def measure(live: Live, before: dict[str, Any], composites: int, ready_s: float) -> Measure:
+    """The load's figures since ``before`` (snapshot())."""
+    xp = merged_buckets(crossplane_samples(), "function_run_function_seconds", before["xp"])
+    fn = merged_buckets(function_samples(live), "function_platform_compose_seconds",
+                        before["fn"])
+    xp_b, fn_b = sorted(xp.items()), sorted(fn.items())
+    m = Measure(composites, len(replica_addresses(live)), round(ready_s, 1))
+    m.calls = xp_b[-1][1] if xp_b else 0.0
+    m.xp_p50_ms, m.xp_p99_ms = (round(quantile(xp_b, q) * 1000, 1) for q in (0.5, 0.99))
+    m.fn_p50_ms, m.fn_p99_ms = (round(quantile(fn_b, q) * 1000, 2) for q in (0.5, 0.99))
+    assert live.kubelet is not None
+    for name, address in zip(replica_processes(live), replica_addresses(live), strict=False):
+        pid = live.procs.pid(name)
+        cpu, rss = process_usage(pid) if pid else (0.0, 0.0)
+        calls = sum(s.value for s in replica_samples(address, "function_platform_requests_total"))
+        m.per_replica[name] = {"cpu_s": round(cpu, 1), "peak_rss_mib": round(rss, 1),
+                               "calls": calls}
+    return m
