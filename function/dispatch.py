@@ -19,7 +19,7 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.runner import COMPOSED, Composer, compose
-from fnplatform.structs import struct_to_dict
+from fnplatform.structs import map_order, struct_to_dict
 from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
@@ -140,9 +140,13 @@ def run(
 
 
 def run_with_outcome(
-    request: fnv1.RunFunctionRequest, ttl: PhaseTTL
+    request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
-    """:func:`run`, and the module that answered and how (see :class:`Call`)."""
+    """:func:`run`, and the module that answered and how (see :class:`Call`).
+
+    With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
+    into the response); it is emptied when the answer is an error.
+    """
     module = "unknown"
     try:
         step = parse_input(request)
@@ -150,12 +154,16 @@ def run_with_outcome(
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl)
+        rsp = compose(request, step, _composers()[module], ttl, wire)
         for warning in pruned:
             response.warning(rsp, warning)
     except CompositionError as err:
+        if wire is not None:
+            wire.clear()
         return fatal(request, str(err)), module, "fatal"
     except Exception as err:
+        if wire is not None:
+            wire.clear()
         log_failure(err, module, request.meta.tag)
         message = f"internal error in module {module}: {type(err).__name__}; see function logs"
         return fatal(request, message, INTERNAL_ERROR), module, "error"
@@ -252,15 +260,82 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
         out = rsp.SerializeToString(deterministic=True)
         return Composed(out, Call("unknown", "other", "fatal", 0, len(out)),
                         time.perf_counter() - started)
-    rsp, module, outcome = run_with_outcome(parsed, ttl)
-    out = rsp.SerializeToString(deterministic=True)
+    wire: dict[str, bytes] = {}
+    rsp, module, outcome = run_with_outcome(parsed, ttl, wire)
+    resources = len(rsp.desired.resources) + len(wire)
+    out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
-        rsp = limit_size(parsed, rsp, max_send, len(out))
+        rsp = limit_size(parsed, fnv1.RunFunctionResponse.FromString(out), max_send, len(out))
         out = rsp.SerializeToString(deterministic=True)
+        resources = len(rsp.desired.resources)
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
-    call = Call(module, kind_of(parsed), outcome, len(rsp.desired.resources), len(out))
+    call = Call(module, kind_of(parsed), outcome, resources, len(out))
     return Composed(out, call, time.perf_counter() - started)
+
+
+_DESIRED = 2  # RunFunctionResponse.desired
+
+
+def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
+    """``rsp`` with the resources in ``wire`` (:func:`fnplatform.runner.write`) added, as
+    ``SerializeToString(deterministic=True)`` would write the whole response: byte for byte.
+
+    Deterministic serialization writes fields in number order and map entries sorted by key.
+    So ``rsp`` is serialized without resources, and ``desired`` (field 2; only ``meta``,
+    field 1, comes before it) is rewritten as its composite followed by every resource entry,
+    those already in the message (an earlier step's) and those in ``wire``, in the order
+    deterministic serialization sorts map keys (:func:`fnplatform.structs.map_order`).
+    Every top-level field of a response is length-delimited.
+    """
+    if not wire:
+        return rsp.SerializeToString(deterministic=True)
+    entries = dict(wire)
+    kept = rsp.desired.resources
+    for name in kept:
+        single = fnv1.State()
+        single.resources[name].CopyFrom(kept[name])
+        entries[name] = single.SerializeToString(deterministic=True)
+    rsp.desired.ClearField("resources")
+    body = rsp.SerializeToString(deterministic=True)
+    cut = end = len(body)
+    state = b""
+    at = 0
+    while at < len(body):
+        tag, start = _varint_at(body, at)
+        size, start = _varint_at(body, start)
+        if tag >> 3 >= _DESIRED:
+            cut = end = at
+            if tag >> 3 == _DESIRED:
+                state = body[start:start + size]
+                end = start + size
+            break
+        at = start + size
+    state += b"".join(entries[name] for name in sorted(entries, key=map_order))
+    return b"".join((body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state,
+                     body[end:]))
+
+
+def varint(number: int) -> bytes:
+    """``number`` (not negative) as a protobuf varint."""
+    out = bytearray()
+    while number >= 0x80:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def _varint_at(data: bytes, at: int) -> tuple[int, int]:
+    """The varint starting at ``data[at]`` and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
 
 
 def limit_size(

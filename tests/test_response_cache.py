@@ -11,7 +11,8 @@ order of map entries in the request bytes (Go's marshaler does not sort them).
 
 The Struct encoder behind the faster response writing (``fnplatform.structs.fill_struct``)
 is checked here too: for every body the suites compose, it gives the Struct that
-``Struct.update`` gives, byte for byte.
+``Struct.update`` gives, byte for byte; and the composed resources the server writes as wire
+bytes (``fnplatform.structs.resource_entry``) are what deterministic serialization writes.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.structs import fill_struct, struct_to_dict
+from fnplatform.structs import fill_struct, resource_entry, struct_to_dict
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
@@ -460,6 +461,25 @@ def test_struct_encoder_matches_struct_update_for_every_composed_body(
         assert _encoded_bytes(body) == _update_bytes(body), "and again, remembered"
 
 
+def test_resource_entries_are_what_deterministic_serialization_writes(
+    uncached: Served,
+) -> None:
+    """Map entries in upb's order at every level (``namespace`` before ``name``), the ready
+    field, and the same bytes again when remembered."""
+    bodies = [*EDGE_BODIES, {"name": 1, "namespace": 2, "nam": 3, "b": 4, "B": 5, "é": 6}]
+    for case in module_cases():
+        rendered, _ = converge(uncached.run, case)
+        bodies += list(rendered.resources.values())
+    for index, body in enumerate(bodies):
+        for ready in (fnv1.READY_TRUE, fnv1.READY_FALSE):
+            state = fnv1.State()
+            state.resources[f"r-{index}"].resource.update(body)
+            state.resources[f"r-{index}"].ready = ready
+            expected = state.SerializeToString(deterministic=True)
+            assert resource_entry(f"r-{index}", body, ready) == expected, body
+            assert resource_entry(f"r-{index}", body, ready) == expected, "remembered"
+
+
 @pytest.mark.parametrize("body", [
     {1: "a non-string key"}, {"a": 2**2000}, {"a": object()}, {"a": "\ud800"},
 ], ids=["int key", "too big", "object", "surrogate"])
@@ -468,6 +488,8 @@ def test_struct_encoder_fails_as_struct_update_does(body: dict[Any, Any]) -> Non
         struct_pb2.Struct().update(body)
     with pytest.raises(expected.type):
         fill_struct(struct_pb2.Struct(), body)
+    with pytest.raises(expected.type):
+        resource_entry("r", body, fnv1.READY_TRUE)
 
 
 def test_struct_encoder_accepts_protobuf_values_as_struct_update_does() -> None:

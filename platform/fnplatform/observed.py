@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -35,6 +36,19 @@ def condition_message(resource: Mapping[str, Any] | None, type_: str = "Ready") 
         return "not reported yet"
     parts = [str(cond.get("reason") or ""), str(cond.get("message") or "")]
     return ": ".join(p for p in parts if p) or str(cond.get("status", "Unknown"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _field_names(path: str) -> tuple[str, ...] | None:
+    """The segments of ``path`` when they are all field names (no index), else None.
+
+    Remembered: every node pool reads the same few paths, and parsing them again per read
+    was most of what reading a field cost.
+    """
+    segments = fieldpath.parse(path)
+    if not segments or not all(isinstance(segment, str) for segment in segments):
+        return None
+    return tuple(str(segment) for segment in segments)
 
 
 class ObservedResources(Mapping[str, dict[str, Any]]):
@@ -101,10 +115,8 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         field of every node pool of a thousand-pool cluster must not convert a thousand bodies
         nothing else reads. A path with an index reads the converted body.
         """
-        body = self._bodies.get(name)
-        segments = fieldpath.parse(path)
-        names = [s for s in segments if isinstance(s, str)]
-        if body is None and name in self._resources and names and len(names) == len(segments):
+        names = _field_names(path)
+        if names is not None and name not in self._bodies and name in self._resources:
             fields = self._resources[name].resource.fields
             *parents, last = names
             for part in parents:

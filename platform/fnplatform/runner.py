@@ -26,7 +26,7 @@ from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
-from fnplatform.structs import dict_to_struct, fill_struct, struct_to_dict
+from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 
 Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
@@ -38,10 +38,13 @@ def compose(
     step: Input,
     composer: Composer,
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
+    wire: dict[str, bytes] | None = None,
 ) -> fnv1.RunFunctionResponse:
     """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
 
     The response's TTL follows the phase (:func:`set_ttl`): short while anything waits.
+    With ``wire``, the composed resources go there as wire bytes instead of into the
+    response (see :func:`write`).
     """
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
@@ -58,7 +61,9 @@ def compose(
     if env.pending:
         return rsp
     if step.environment:
-        rsp.context.update({CONTEXT_KEY: env.data})
+        # What ``rsp.context.update({CONTEXT_KEY: env.data})`` does (clear, then fill the
+        # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
+        fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
     comp = Composition(request, step, env.data, composite)
     try:
         composer(comp)
@@ -68,7 +73,7 @@ def compose(
     except NotYet as not_yet:
         declare(rsp, comp.requirements)
         stop_here(comp, not_yet)
-        write(comp, rsp)
+        write(comp, rsp, wire)
         # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
         # derive Ready from an empty set of composed resources).
         rsp.desired.composite.ready = fnv1.READY_FALSE
@@ -77,26 +82,16 @@ def compose(
     check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
     declare(rsp, comp.requirements)
     finish(comp)
-    write(comp, rsp)
-    if comp.notes.held and all_ready(comp, rsp):
+    every_ready = write(comp, rsp, wire)
+    if comp.notes.held and every_ready:
         # Crossplane derives Ready from the resources it was given: every composed one Ready
         # would make the composite Ready while something it promises (an actor's Deployment
         # waiting for its runtime ConfigMap) was never created. Only then: otherwise
         # Crossplane's own "Unready resources: ..." message says more than an explicit False.
         rsp.desired.composite.ready = fnv1.READY_FALSE
-    if settled(comp, rsp):
+    if not comp.notes.held and every_ready:  # settled: everything composed and Ready
         set_ttl(rsp, step.ttl_for(True, ttl))
     return rsp
-
-
-def all_ready(comp: Composition, rsp: fnv1.RunFunctionResponse) -> bool:
-    """Every resource composed in this pass is Ready."""
-    return all(rsp.desired.resources[name].ready == fnv1.READY_TRUE for name in comp.desired)
-
-
-def settled(comp: Composition, rsp: fnv1.RunFunctionResponse) -> bool:
-    """Everything is composed (nothing held back) and every composed resource is Ready."""
-    return not comp.notes.held and all_ready(comp, rsp)
 
 
 def set_ttl(rsp: fnv1.RunFunctionResponse, seconds: float) -> None:
@@ -169,12 +164,29 @@ def report_unsynced(comp: Composition) -> None:
                    warning=True, reason=UNSYNCED)
 
 
-def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
-    """Copy desired resources, status, conditions and results into the response."""
+def write(
+    comp: Composition, rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes] | None = None
+) -> bool:
+    """Copy desired resources, status, conditions and results into the response; whether
+    every resource composed in this pass is Ready.
+
+    With ``wire``, each composed resource goes there instead, by name, as the bytes of its
+    ``State.resources`` entry (:func:`fnplatform.structs.resource_entry`), for the caller to
+    put into the serialized response (``function.dispatch.serialize``): a resource parsed into
+    the response message would only be walked again to serialize it, which was a fifth of a
+    large composition's time (bench/results.md). A resource an earlier pipeline step already
+    put into the response is updated there, keeping what else it carries.
+    """
+    every_ready = True
     for name, emitted in comp.desired.items():
+        ready = readiness(comp, emitted)
+        every_ready = every_ready and ready == fnv1.READY_TRUE
+        if wire is not None and name not in rsp.desired.resources:
+            wire[name] = resource_entry(name, emitted.body, ready)
+            continue
         target = rsp.desired.resources[name]
         fill_struct(target.resource, emitted.body)
-        target.ready = readiness(comp, emitted)
+        target.ready = ready
     if comp.notes.status:
         desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)
         desired_xr = deep_merge(desired_xr, {"status": comp.notes.status})
@@ -183,3 +195,4 @@ def write(comp: Composition, rsp: fnv1.RunFunctionResponse) -> None:
         rsp.desired.composite.connection_details[key] = value
     rsp.conditions.extend(comp.notes.conditions)
     rsp.results.extend(comp.notes.results)
+    return every_ready

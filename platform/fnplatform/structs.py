@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
 
@@ -148,6 +149,23 @@ class EncodedBodies(BoundedBytes):
         return encoded
 
 
+    def entry_bytes(self, name: str, body: dict[str, Any], ready: int) -> bytes:
+        """The ``State.resources`` entry of ``name`` (:func:`resource_entry`)."""
+        if not self.limit_bytes:
+            return encode_entry(name, body, ready)
+        try:
+            content = marshal.dumps((name, ready, body), 4)
+        except ValueError:  # a type marshal refuses: Struct.update decides (encode_entry)
+            return encode_entry(name, body, ready)
+        key = hashlib.blake2b(content, digest_size=20).digest()
+        found = self._get(key)
+        if found is not None:
+            return found
+        encoded = encode_entry(name, body, ready)
+        self._remember(key, encoded)
+        return encoded
+
+
 ENCODED = EncodedBodies(8 * 1024 * 1024)  # sized by function.server.size_memos
 
 
@@ -248,6 +266,16 @@ def encode_struct(value: dict[str, Any]) -> bytes:
     return b"".join(parts)
 
 
+def map_order(key: str) -> bytes:
+    """Sort key of a map entry in protobuf's (upb's) deterministic serialization.
+
+    upb compares the keys' UTF-8 bytes over their common length, and when one key is a prefix
+    of the other puts the longer one first (``namespace`` before ``name``). A byte 0xFF, which
+    UTF-8 never contains, after each key gives that order.
+    """
+    return key.encode() + b"\xff"
+
+
 def _encode_list(items: list[Any] | tuple[Any, ...]) -> bytes:
     parts: list[bytes] = []
     append = parts.append
@@ -295,3 +323,26 @@ def _encode_subclass(value: Any) -> bytes:
         return _prefix(_LIST, len(data)) + data
     msg = f"no Struct encoding for {type(value).__name__}"
     raise TypeError(msg)
+
+
+# -- desired resources as wire bytes ----------------------------------------------------------
+
+def resource_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
+    """One ``State.resources`` entry (tag included), as deterministic serialization writes it.
+
+    Remembered whole by content (:class:`EncodedBodies`): a resource composed again (every
+    pass composes nearly the same resources) costs one ``marshal.dumps`` and a lookup, where
+    filling the response message parsed its bytes into the message and serializing the
+    response walked and sorted them again.
+    """
+    return ENCODED.entry_bytes(name, body, ready)
+
+
+def encode_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
+    """:func:`resource_entry` without the memo: the entry as the response message would hold
+    it (:func:`fill_struct`), serialized by protobuf itself, which sorts every map."""
+    state = fnv1.State()
+    resource = state.resources[name]
+    fill_struct(resource.resource, body)
+    resource.ready = ready  # type: ignore[assignment]
+    return state.SerializeToString(deterministic=True)

@@ -11,6 +11,7 @@ closest valid field (difflib). :func:`parse` also holds booleans to real boolean
 from __future__ import annotations
 
 import difflib
+import functools
 import ipaddress
 import re
 import types
@@ -89,6 +90,7 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
 KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
 
 
+@functools.lru_cache(maxsize=1024)  # the same few ranges are checked on every request
 def check_cidr(value: str) -> str:
     """``value`` if it is an IPv4 or IPv6 network in CIDR notation (``10.0.0.0/20``)."""
     try:
