@@ -124,3 +124,17 @@ def test_deletion_order_lets_every_resource_go_with_its_credentials(histories, c
     # Every Usage protects something: its ``of`` is really deleted after its ``by``.
     for of, by in usage_edges(resources):
         assert rounds[of] > rounds[by], f"{of} deleted with or before its user {by}"
+
+
+# -- what issue 35 added, from nothing to Ready --------------------------------------------
+
+
+def test_an_actor_queue_keeps_the_settings_attributes_from_nothing_to_ready(histories):
+    """The case's settings give a 60 s visibility timeout: every pass that composes the queue
+    says so (none falls back to the guide's 30 s), and the converged actor is Ready."""
+    history = histories["async-actor"]
+    queues = [r.resource("queue")["spec"]["forProvider"] for r in history if "queue" in r.resources]
+    assert queues and {q["visibilityTimeoutSeconds"] for q in queues} == {60}
+    assert {(q["messageRetentionSeconds"], q["receiveWaitTimeSeconds"]) for q in queues} == {
+        (345600, 20)}
+    assert all(history[-1].ready(name) for name in history[-1].resources)

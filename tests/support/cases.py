@@ -411,6 +411,7 @@ def async_actor_case() -> ModuleCase:
             "aws": {"region": "eu-west-1", "accountId": "123456789012"},
             "irsa": {"enabled": True, "serviceAccountName": "asya-actors",
                      "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}"},
+            "queue": {"visibilityTimeoutSeconds": 60},
         }),),
         invalid=(
             Invalid("no-image", _delete("spec.image"), "spec.image"),
