@@ -715,6 +715,75 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     assert gaps is not None and "failover-dns" in gaps.message
 
 
+# -- latency routing (issue 35 item 4) ------------------------------------------------------
+
+
+def _latency(spec: dict[str, Any]) -> None:
+    spec["failoverPolicy"]["routing"] = "latency"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_latency_routing_converges_schema_valid_with_its_status(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    rendered = converged(client, cloud, mutate=_latency)
+    invalid = {n: e for n, b in rendered.resources.items() if (e := catalog.validate(b))}
+    assert invalid == {}
+    assert rendered.status["endpoints"]["routing"] == "latency"
+    assert "DNS latency routing between the healthy sites" in rendered.status["controls"]
+    assert "DNS failover on health check" not in rendered.status["controls"]
+    assert all(rendered.ready(name) for name in rendered.resources)
+
+
+def test_aws_latency_records_one_per_region_each_health_checked(client: FunctionClient) -> None:
+    """Route 53 latency records: an unhealthy site leaves the answers only with its own check."""
+    rendered = converged(client, "aws", mutate=_latency)
+    checks = {rendered.resource(n)["spec"]["forProvider"]["ipAddress"]
+              for n in ("failover", "failover-secondary-check")}
+    assert checks == {"203.0.113.10", "203.0.113.20"}
+    primary = rendered.resource("failover-primary")["spec"]["forProvider"]
+    secondary = rendered.resource("failover-secondary")["spec"]["forProvider"]
+    assert primary["latencyRoutingPolicy"] == {"region": "us-east-1"}
+    assert secondary["latencyRoutingPolicy"] == {"region": "us-west-2"}
+    assert "failoverRoutingPolicy" not in primary and "failoverRoutingPolicy" not in secondary
+    # the set identifiers stay: switching routing updates the records, never replaces them
+    assert (primary["setIdentifier"], secondary["setIdentifier"]) == ("primary", "secondary")
+    assert primary["healthCheckIdRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
+    assert secondary["healthCheckIdRef"] == {
+        "name": "us-east-agent-cluster-x7k2p-failover-secondary-check"}
+
+
+def test_azure_latency_is_traffic_manager_performance_routing(client: FunctionClient) -> None:
+    rendered = converged(client, "azure", mutate=_latency)
+    assert rendered.resource("failover")["spec"]["forProvider"]["trafficRoutingMethod"] == (
+        "Performance")
+    endpoints = for_provider(rendered, "TrafficManagerExternalEndpoint")
+    assert {(e["target"], e["endpointLocation"]) for e in endpoints} == {
+        ("203.0.113.10", "eastus"), ("203.0.113.20", "westus2")}
+    assert all("priority" not in e for e in endpoints)
+
+
+def test_gcp_latency_is_geolocation_routing_and_says_so(client: FunctionClient) -> None:
+    """Cloud DNS has no latency policy: geolocation routing over both health-checked sites,
+    and the CapabilitiesAvailable gap names the substitute."""
+    rendered = converged(client, "gcp", mutate=_latency)
+    policy = rendered.resource("failover-record")["spec"]["forProvider"]["routingPolicy"]
+    assert "primaryBackup" not in policy and policy["enableGeoFencing"] is False
+    assert {(g["location"], g["healthCheckedTargets"]["externalEndpoints"][0])
+            for g in policy["geo"]} == {("us-east1", "203.0.113.10"),
+                                        ("us-west1", "203.0.113.20")}
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "latency-routing" in gaps.message
+    assert "geolocation" in gaps.message
+
+
+def test_an_unknown_routing_is_refused_naming_the_field(client: FunctionClient) -> None:
+    def weighted(spec: dict[str, Any]) -> None:
+        spec["failoverPolicy"]["routing"] = "weighted"
+
+    fatal_on(run(client, "aws", mutate=weighted), "spec.failoverPolicy.routing")
+
+
 # -- the secondary site (issue 22 item 21) ----------------------------------------------------
 
 SECONDARY_KINDS = {"aws": ("VPC", "SecurityGroup"), "gcp": ("Network", None),

@@ -26,6 +26,8 @@ from tests.support.cases import (
     ModuleCase,
     baseline_unavailable,
     cluster_import_case,
+    contact_center_case,
+    contact_center_composite,
     converge_passes,
     module_cases,
 )
@@ -138,3 +140,24 @@ def test_an_actor_queue_keeps_the_settings_attributes_from_nothing_to_ready(hist
     assert {(q["messageRetentionSeconds"], q["receiveWaitTimeSeconds"]) for q in queues} == {
         (345600, 20)}
     assert all(history[-1].ready(name) for name in history[-1].resources)
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_a_latency_routed_endpoint_converges_from_nothing_to_ready(client, cloud):
+    """Latency routing (issue 35 item 4) in as many passes as failover, never dropping
+    anything, everything Ready, and the records routed by latency (GCP: by geolocation)."""
+    composite = contact_center_composite(cloud, failover=True)
+    composite["spec"]["failoverPolicy"]["routing"] = "latency"
+    history = converge_passes(client.run, contact_center_case(cloud).with_composite(composite))
+    assert len(history) == PASSES[f"contact-center-{cloud}"]
+    for before, after in itertools.pairwise(history):
+        assert not set(before.resources) - set(after.resources)
+    last = history[-1]
+    assert not last.fatal and all(last.ready(name) for name in last.resources)
+    composed = _composed(last)
+    assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE
+    assert last.status["endpoints"]["routing"] == "latency"
+    assert any("latencyRoutingPolicy" in b["spec"]["forProvider"] or
+               b["spec"]["forProvider"].get("trafficRoutingMethod") == "Performance" or
+               "geo" in (b["spec"]["forProvider"].get("routingPolicy") or {})
+               for b in last.resources.values() if "forProvider" in b["spec"])

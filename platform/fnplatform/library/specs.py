@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from fnplatform.errors import SpecError
 
@@ -363,10 +363,19 @@ class ResourceGroupSpec:
     group_name: str
 
 
+#: How a health-checked DNS name chooses between its two sites.
+DnsRouting = Literal["failover", "latency"]
+
+
 @dataclass(frozen=True)
 class FailoverDnsSpec:
-    """A DNS name answering with ``primary`` while its health check passes, else ``secondary``.
+    """A health-checked DNS name over two sites, ``primary`` in the placed region and
+    ``secondary`` in ``secondary_region``.
 
+    ``routing`` ``failover``: answers with ``primary`` while its health check passes, else
+    ``secondary``. ``latency``: answers each resolver with the site of lower latency (where the
+    cloud measures it; GCP answers by the nearer region) among those whose checks pass, so
+    either site's failure still moves everyone to the other.
     ``zone`` is the cloud's own zone handle (AWS hosted zone id, GCP managed zone name, Azure:
     the Traffic Manager profile's relative DNS name); targets are host names or IPv4 addresses.
     """
@@ -378,3 +387,4 @@ class FailoverDnsSpec:
     secondary_region: str
     health_check_path: str = "/health"
     port: int = 443
+    routing: DnsRouting = "failover"

@@ -94,6 +94,7 @@ def compose(comp: Composition) -> None:
             zone=policy.dns.zone, record_name=policy.dns.recordName,
             primary=policy.primaryTarget, secondary=policy.secondaryTarget,
             secondary_region=policy.secondaryRegion, health_check_path=policy.healthCheckPath,
+            routing=policy.routing,
         ), fields={"zone": "spec.failoverPolicy.dns.zone",
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
@@ -324,6 +325,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     if spec.failoverPolicy is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
+        comp.set_status("endpoints.routing", spec.failoverPolicy.routing)
         comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
@@ -368,8 +370,11 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("access logging")
     if replica is not None:
         controls.append("recordings replicated to a second region")
+    if spec.failoverPolicy is not None and "failover-dns" not in gaps:
+        controls.append("DNS latency routing between the healthy sites"
+                        if spec.failoverPolicy.routing == "latency"
+                        else "DNS failover on health check")
     if spec.failoverPolicy is not None:
-        controls.append("DNS failover on health check")
         controls.append(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its own "
                         "network with the same SIP/RTP ingress")
     return controls
