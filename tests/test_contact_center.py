@@ -26,6 +26,7 @@ from tests.support.cases import (
     contact_center_composite,
     converge,
     environment_config,
+    family_provider,
     namespaced_twin,
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready
@@ -33,6 +34,7 @@ from tests.support.schemas import Catalog
 
 CLOUDS = ("aws", "gcp", "azure")
 TRUE, FALSE = fnv1.STATUS_CONDITION_TRUE, fnv1.STATUS_CONDITION_FALSE
+UNKNOWN = fnv1.STATUS_CONDITION_UNKNOWN
 EXPECTED_KINDS = {
     "aws": {"VPC", "Subnet", "InternetGateway", "SecurityGroup", "SecurityGroupIngressRule",
             "Key", "Alias", "Bucket", "BucketVersioning", "BucketServerSideEncryptionConfiguration",
@@ -713,6 +715,79 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     assert "failover-record" not in rendered.resources
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "failover-dns" in gaps.message
+
+
+# -- provider health first (issue 35 item 6) -------------------------------------------------
+
+
+def _with_providers(client: FunctionClient, cloud: str, providers: list[dict[str, Any]] | None,
+                    observed: dict[str, Any] | None = None) -> Rendered:
+    case = contact_center_case(cloud)
+    required = case.fetched()
+    if providers is None:
+        del required["providers"]
+    else:
+        required["providers"] = providers
+    return client.run(case.request(observed=observed or {}, required=required))
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_new_endpoint_waits_while_its_provider_is_not_healthy(
+    client: FunctionClient, cloud: str,
+) -> None:
+    rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)])
+    assert not rendered.fatal and rendered.resources == {}
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == FALSE
+    assert f"Provider crossplane-contrib-provider-family-{cloud} (provider-family-{cloud})" in (
+        health.message)
+    assert "cannot pull package: unauthorized" in health.message
+    composed = rendered.condition("Composed")
+    assert composed is not None and composed.status == FALSE
+    assert composed.reason == "WaitingForProvider"
+    assert f"provider-family-{cloud}" in composed.message
+    # the Providers are asked for every pass: all of them, selected by package afterwards
+    assert rendered.requirements["providers"]["kind"] == "Provider"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_an_existing_endpoint_keeps_everything_while_its_provider_is_not_healthy(
+    client: FunctionClient, cloud: str,
+) -> None:
+    ready, observed = converge(client.run, contact_center_case(cloud), passes=10)
+    rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)],
+                               observed=observed)
+    assert not rendered.fatal
+    assert set(rendered.resources) == set(ready.resources)
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == FALSE
+    assert "existing resources are kept" in health.message
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_healthy_provider_is_said_and_composes(client: FunctionClient, cloud: str) -> None:
+    rendered = _with_providers(client, cloud, [family_provider(cloud)])
+    assert rendered.resources
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == TRUE
+
+
+def test_providers_of_other_families_do_not_count(client: FunctionClient) -> None:
+    """An unhealthy GCP provider does not hold an AWS endpoint; no AWS family provider at all
+    is Unknown, naming the package looked for, and composes."""
+    rendered = _with_providers(client, "aws", [family_provider("gcp", healthy=False)])
+    assert rendered.resources
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == UNKNOWN
+    assert "provider-family-aws" in health.message
+
+
+def test_a_new_endpoint_composes_nothing_before_the_providers_are_read(
+    client: FunctionClient,
+) -> None:
+    rendered = _with_providers(client, "aws", None)
+    assert rendered.resources == {} and not rendered.fatal
+    assert "providers" in rendered.requirements
 
 
 # -- latency routing (issue 35 item 4) ------------------------------------------------------

@@ -17,6 +17,7 @@ pinned pass count here.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -29,6 +30,7 @@ from tests.support.cases import (
     contact_center_case,
     contact_center_composite,
     converge_passes,
+    family_provider,
     module_cases,
 )
 from tests.support.deletion import credential_violations, deletion_rounds, usage_edges
@@ -161,3 +163,21 @@ def test_a_latency_routed_endpoint_converges_from_nothing_to_ready(client, cloud
                b["spec"]["forProvider"].get("trafficRoutingMethod") == "Performance" or
                "geo" in (b["spec"]["forProvider"].get("routingPolicy") or {})
                for b in last.resources.values() if "forProvider" in b["spec"])
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_an_endpoint_waiting_for_its_provider_converges_once_it_is_healthy(client, cloud):
+    """Provider health first (issue 35 item 6): while the family provider is unhealthy a new
+    endpoint composes nothing, and passes change nothing; once Healthy it converges from
+    nothing to Ready in the pinned passes."""
+    case = contact_center_case(cloud)
+    sick = dataclasses.replace(case, required={"providers": [family_provider(cloud,
+                                                                             healthy=False)]})
+    waiting = converge_passes(client.run, sick)
+    assert len(waiting) == 1 and waiting[0].resources == {} and not waiting[0].fatal
+    history = converge_passes(client.run, case)
+    assert len(history) == PASSES[f"contact-center-{cloud}"]
+    last = history[-1]
+    assert all(last.ready(name) for name in last.resources)
+    health = last.condition("ProviderHealthy")
+    assert health is not None and health.status == fnv1.STATUS_CONDITION_TRUE

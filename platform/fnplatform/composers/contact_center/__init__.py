@@ -35,6 +35,7 @@ from fnplatform.library.specs import (
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
 from fnplatform.placement import required_scope
+from fnplatform.provider_health import provider_health_first
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -60,6 +61,8 @@ def compose(comp: Composition) -> None:
     secondary_cidr = rules.secondary_cidr(spec)
     _check_updates(comp, spec, storage)
     _place(comp, spec)
+    provider_health_first(comp, spec.cloud,
+                          str(get_path(comp.env, f"providerConfigs.{spec.cloud}") or "default"))
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
 
