@@ -689,8 +689,36 @@ def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> 
                        key=lambda e: e["priority"])
     assert [(e["target"], e["priority"]) for e in endpoints] == [
         ("203.0.113.10", 1), ("203.0.113.20", 2)]
+    # eastus keeps a geo-redundant copy only in its pair, westus: not in westus2, said
     gaps = rendered.condition("CapabilitiesAvailable")
-    assert gaps is not None and "recording-replication" in gaps.message
+    assert gaps is not None and "bucket-replication" in gaps.message
+    assert "paired region westus" in gaps.message and "no copy in westus2" in gaps.message
+    assert rendered.resource("recordings")["spec"]["forProvider"]["accountReplicationType"] == (
+        "ZRS")
+    assert "replicaRegion" not in rendered.status
+
+
+def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_and_key(
+    client: FunctionClient, catalog: Catalog,
+) -> None:
+    """Issue 35 item 5: westeurope's pair is northeurope: the recordings account becomes
+    RA-GZRS, its one container WORM policy and customer-managed key covering the copy."""
+    def eu(spec: dict[str, Any]) -> None:
+        spec["region"] = "westeurope"
+        spec["failoverPolicy"]["secondaryRegion"] = "northeurope"
+
+    rendered = converged(client, "azure", mutate=eu)
+    account = rendered.resource("recordings")["spec"]["forProvider"]
+    assert account["accountReplicationType"] == "RAGZRS"
+    assert account["location"] == "westeurope"
+    assert "customerManagedKey" in account
+    assert rendered.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is True
+    assert rendered.status["replicaRegion"] == "northeurope"
+    assert any(c.startswith("recordings replicated to northeurope")
+               for c in rendered.status["controls"])
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is None or "replication" not in gaps.message
+    assert catalog.validate(rendered.resource("recordings")) == []
 
 
 def test_gcp_failover_with_addresses_is_a_health_checked_routing_policy(

@@ -311,6 +311,11 @@ class BucketSpec:
     noncurrent_expire_after_days: int | None = None
     readers: tuple[BucketReader, ...] = ()
     replicate_to: str | None = None  # composition name of the destination bucket (AWS)
+    #: A second region holding a copy of every object, replicated by the storage service
+    #: inside this bucket (Azure geo-redundant accounts, to the region's pair): the same
+    #: lock, key and settings, no second bucket. Where the cloud replicates only to another
+    #: bucket (``values.bucket_replication``), ``replicate_to`` is used instead.
+    geo_replica_region: str | None = None
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"
     #: Deleting the bucket deletes its objects (and versions) first; else a bucket holding

@@ -78,6 +78,10 @@ bucket_address = Value[[str], BucketAddress](
 bucket_replication = Flag(
     "bucket_replication",
     "The cloud replicates a bucket to another region (BucketSpec.replicate_to).")
+bucket_geo_replication = Flag(
+    "bucket_geo_replication",
+    "The cloud replicates a bucket inside itself to a second region "
+    "(BucketSpec.geo_replica_region).")
 key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.")
 queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.")
 queue_arn = Value[[str], str | None](
@@ -133,6 +137,7 @@ HOMES: dict[Value[Any, Any] | Flag, str] = {
     bucket_name_from: "bucket",
     bucket_address: "bucket",
     bucket_replication: "failover",
+    bucket_geo_replication: "failover",
     key_id: "key",
     queue_name: "queue",
     queue_arn: "queue",

@@ -66,3 +66,8 @@ def failover_address(comp: Composition, name: str) -> str | None:
     """The profile's FQDN once it exists."""
     value = comp.observed_value(name, "status.atProvider.fqdn")
     return str(value) if value else None
+
+
+#: A geo-redundant storage account keeps a copy in its region's pair
+#: (``BucketSpec.geo_replica_region``, ``bucket.py``).
+values.bucket_geo_replication.on("azure")

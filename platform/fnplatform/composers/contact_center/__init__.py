@@ -86,6 +86,7 @@ def compose(comp: Composition) -> None:
         access_logging=storage.access_logging,
         expire_after_days=storage.retention_days,
         replicate_to=replica,
+        geo_replica_region=_geo_replica_region(comp, spec),
     ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
         "retention_days": "spec.recording.retentionDays",
         "expire_after_days": "spec.recording.retentionDays",
@@ -241,10 +242,11 @@ def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
 ) -> str | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
-    cloud replicates buckets; a condition where it can't."""
-    target = spec.recording.replicationRegion or (
-        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
-    if target is None:
+    cloud replicates to a second bucket (AWS); the region the recordings' own bucket keeps a
+    copy in, where the cloud replicates inside it (Azure: :func:`_geo_replica_region`); a
+    condition where it can't."""
+    target = _replica_region(spec)
+    if target is None or values.bucket_geo_replication(comp.cloud):
         return None
     if not values.bucket_replication(comp.cloud):
         comp.gap("recording-replication", f"{comp.cloud} does not replicate a bucket to another "
@@ -257,6 +259,22 @@ def _replica(
         expire_after_days=storage.retention_days,
     ), uses=(REPLICA_KEY,))
     return REPLICA
+
+
+def _replica_region(spec: ContactCenterSpec) -> str | None:
+    """Where recordings are to be copied: the replication region, else the failover one."""
+    return spec.recording.replicationRegion or (
+        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
+
+
+def _geo_copy(spec: ContactCenterSpec, gaps: set[str]) -> str | None:
+    """The region holding the bucket's own copy, unless the cloud said it cannot."""
+    return None if "bucket-replication" in gaps else _replica_region(spec)
+
+
+def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | None:
+    """The copy region the recordings' bucket keeps itself, on clouds that replicate so."""
+    return _replica_region(spec) if values.bucket_geo_replication(comp.cloud) else None
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
@@ -337,6 +355,10 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
+    if values.bucket_geo_replication(comp.cloud):
+        comp.set_status("replicaRegion", _geo_copy(spec, gaps))
+    elif replica is not None:
+        comp.set_status("replicaRegion", _replica_region(spec))
     controls = _controls(spec, storage, replica, gaps)
     comp.set_status("controls", controls)
     missing = sorted(gaps & COMPLIANCE_GAPS)
@@ -373,6 +395,9 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("access logging")
     if replica is not None:
         controls.append("recordings replicated to a second region")
+    elif _geo_copy(spec, gaps) is not None:
+        controls.append(f"recordings replicated to {_geo_copy(spec, gaps)} (geo-redundant "
+                        "storage: the same lock and key)")
     if spec.failoverPolicy is not None and "failover-dns" not in gaps:
         controls.append("DNS latency routing between the healthy sites"
                         if spec.failoverPolicy.routing == "latency"

@@ -185,6 +185,9 @@ class ContactCenterStatus(BaseModel):
     securityGroupId: str | None = None  # noqa: N815
     recordingBucket: BucketStatus | None = None  # noqa: N815
     replicaBucket: BucketStatus | None = None  # noqa: N815
+    #: Where a copy of every recording is kept (AWS: the replica bucket's region; Azure: the
+    #: pair region of the geo-redundant account).
+    replicaRegion: str | None = None  # noqa: N815
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
     secondarySite: SiteStatus | None = None  # noqa: N815
