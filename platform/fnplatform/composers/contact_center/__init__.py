@@ -267,9 +267,12 @@ def _replica_region(spec: ContactCenterSpec) -> str | None:
         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
 
 
-def _geo_copy(spec: ContactCenterSpec, gaps: set[str]) -> str | None:
-    """The region holding the bucket's own copy, unless the cloud said it cannot."""
-    return None if "bucket-replication" in gaps else _replica_region(spec)
+def _geo_copy(comp: Composition, spec: ContactCenterSpec, gaps: set[str]) -> str | None:
+    """The region holding the recordings bucket's own copy, on a cloud that keeps one
+    (Azure), unless it said it cannot."""
+    if not values.bucket_geo_replication(comp.cloud) or "bucket-replication" in gaps:
+        return None
+    return _replica_region(spec)
 
 
 def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | None:
@@ -355,11 +358,9 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
-    if values.bucket_geo_replication(comp.cloud):
-        comp.set_status("replicaRegion", _geo_copy(spec, gaps))
-    elif replica is not None:
-        comp.set_status("replicaRegion", _replica_region(spec))
-    controls = _controls(spec, storage, replica, gaps)
+    geo_copy = _geo_copy(comp, spec, gaps)
+    comp.set_status("replicaRegion", geo_copy)
+    controls = _controls(spec, storage, replica, gaps, geo_copy)
     comp.set_status("controls", controls)
     missing = sorted(gaps & COMPLIANCE_GAPS)
     if missing:
@@ -371,7 +372,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
 
 
 def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
-              gaps: set[str]) -> list[str]:
+              gaps: set[str], geo_copy: str | None) -> list[str]:
     """The controls this endpoint's composition puts in force, in words an auditor reads.
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
@@ -395,8 +396,8 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("access logging")
     if replica is not None:
         controls.append("recordings replicated to a second region")
-    elif _geo_copy(spec, gaps) is not None:
-        controls.append(f"recordings replicated to {_geo_copy(spec, gaps)} (geo-redundant "
+    elif geo_copy is not None:
+        controls.append(f"recordings replicated to {geo_copy} (geo-redundant "
                         "storage: the same lock and key)")
     if spec.failoverPolicy is not None and "failover-dns" not in gaps:
         controls.append("DNS latency routing between the healthy sites"

@@ -185,8 +185,8 @@ class ContactCenterStatus(BaseModel):
     securityGroupId: str | None = None  # noqa: N815
     recordingBucket: BucketStatus | None = None  # noqa: N815
     replicaBucket: BucketStatus | None = None  # noqa: N815
-    #: Where a copy of every recording is kept (AWS: the replica bucket's region; Azure: the
-    #: pair region of the geo-redundant account).
+    #: Where the recordings' own storage keeps a copy of every recording (Azure: the pair
+    #: region of the geo-redundant account; AWS reports its replica in replicaBucket).
     replicaRegion: str | None = None  # noqa: N815
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
