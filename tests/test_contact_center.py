@@ -721,6 +721,16 @@ def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_an
     assert catalog.validate(rendered.resource("recordings")) == []
 
 
+def test_gcp_recordings_are_not_said_to_be_replicated(client: FunctionClient) -> None:
+    """GCP keeps no copy (the pinned provider has no transfer job; a dual-region location is
+    fixed at creation): the gap says so, and neither status nor Compliant claims one."""
+    rendered = converged(client, "gcp")
+    assert "replicaRegion" not in rendered.status
+    assert not any("replicated" in c for c in rendered.status["controls"])
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "recording-replication" in gaps.message
+
+
 def test_gcp_failover_with_addresses_is_a_health_checked_routing_policy(
     client: FunctionClient,
 ) -> None:
