@@ -273,6 +273,83 @@ def test_retry_max_attempts_sets_the_redrive_receive_count(client):
     assert '"maxReceiveCount":7' in policy
 
 
+QUEUE_TIMINGS = ("visibilityTimeoutSeconds", "messageRetentionSeconds", "receiveWaitTimeSeconds")
+
+
+def _timings(rendered) -> tuple[int, ...]:
+    """The actor queue's visibility timeout, retention and receive wait."""
+    for_provider = rendered.resource("queue")["spec"]["forProvider"]
+    return tuple(for_provider[key] for key in QUEUE_TIMINGS)
+
+
+def test_queue_attributes_come_from_the_settings_then_flavors_then_the_claim(client, catalog):
+    """The guide's 30 s / 4 days / 20 s unless the platform's settings say otherwise; a flavor
+    sets its own, the claim has the last word, attribute by attribute."""
+    settings = {**SETTINGS, "queue": {"visibilityTimeoutSeconds": 60,
+                                      "messageRetentionSeconds": 86400}}
+    assert _timings(run(client, composite(), settings=settings)) == (60, 86400, 20)
+    slow = flavor("slow", {"queue": {"visibilityTimeoutSeconds": 900,
+                                     "receiveWaitTimeSeconds": 10},
+                           "resiliency": {"retry": {"maxAttempts": 5}}})
+    rendered = run(client, composite(flavors=["slow"]), settings=settings,
+                   flavors={"slow": [slow]})
+    assert _timings(rendered) == (900, 86400, 10)
+    assert '"maxReceiveCount":5' in rendered.resource("queue")["spec"]["forProvider"][
+        "redrivePolicy"]
+    assert_all_valid(rendered, catalog)
+    own = composite(flavors=["slow"], queue={"receiveWaitTimeSeconds": 0})
+    assert _timings(run(client, own, settings=settings, flavors={"slow": [slow]})) == (
+        900, 86400, 0)
+
+
+def test_the_dead_letter_queue_receive_count_comes_from_the_settings(client):
+    settings = {**SETTINGS, "dlq": {"maxReceiveCount": 9}}
+    policy = run(client, composite(), settings=settings).resource("queue")["spec"][
+        "forProvider"]["redrivePolicy"]
+    assert '"maxReceiveCount":9' in policy
+
+
+@pytest.mark.parametrize(
+    ("settings", "spec", "flavor_data", "field", "reason"),
+    [
+        ({"queue": {"visibilityTimeoutSeconds": 43201}}, {}, None,
+         "environment.queue.visibilityTimeoutSeconds", "43200"),
+        ({"queue": {"receiveWaitTimeSeconds": 21}}, {}, None,
+         "environment.queue.receiveWaitTimeSeconds", "20"),
+        ({"queue": {"messageRetentionSeconds": 59}}, {}, None,
+         "environment.queue.messageRetentionSeconds", "60"),
+        ({"queue": {"pollSeconds": 5}}, {}, None, "environment.queue.pollSeconds", "unknown field"),
+        ({"dlq": {"maxReceiveCount": 1001}}, {}, None, "environment.dlq.maxReceiveCount", "1000"),
+        ({}, {"queue": {"receiveWaitTimeSeconds": -1}}, None,
+         "spec.queue.receiveWaitTimeSeconds", "0"),
+        ({}, {}, {"queue": {"visibilityTimeoutSeconds": "long"}},
+         "spec.queue.visibilityTimeoutSeconds", "flavor slow"),
+        # a dead-letter queue keeping messages for less time than the queue drops them unseen
+        ({"dlq": {"retentionSeconds": 86400}}, {}, None,
+         "environment.queue.messageRetentionSeconds", "dlq.retentionSeconds: 86400"),
+        ({}, {}, {"queue": {"messageRetentionSeconds": 1209600}}, None, None),
+        ({"dlq": {"retentionSeconds": 345600}}, {"queue": {"messageRetentionSeconds": 345601}},
+         None, "spec.queue.messageRetentionSeconds", "expire in the dead-letter queue"),
+    ],
+)
+def test_bad_queue_attributes_are_refused_naming_the_field(
+    client, settings, spec, *, flavor_data, field, reason
+):
+    merged = {**SETTINGS, **settings}
+    flavors = {}
+    if flavor_data is not None:
+        spec = {**spec, "flavors": ["slow"]}
+        flavors = {"slow": [flavor("slow", flavor_data)]}
+    rendered = run(client, composite(**spec), settings=merged, flavors=flavors)
+    if field is None:
+        assert not rendered.fatal, rendered.messages
+        return
+    assert len(rendered.fatal) == 1, rendered.messages
+    assert field in rendered.fatal[0] and reason in rendered.fatal[0], rendered.fatal[0]
+    assert "Traceback" not in rendered.fatal[0]
+    assert rendered.resources == {}
+
+
 def test_a_queue_name_over_the_sqs_limit_is_refused_not_shortened(client):
     """The Asya sidecar looks up exactly asya-<namespace>-<actor>: a shortened name would be a
     queue nobody consumes, so an actor whose name can't fit is refused on spec.actor."""
@@ -807,7 +884,11 @@ def test_xrd_names_columns_and_no_defaults():
     }
     version = xrd["spec"]["versions"][0]
     columns = {c["name"]: c for c in version["additionalPrinterColumns"]}
-    assert list(columns) == ["Actor", "Status", "Ready", "Replicas", "Queue", "Age"]
+    # the guide's columns; Age is the one Crossplane appends to every composite/claim CRD
+    assert list(columns) == ["Actor", "Status", "Ready", "Replicas", "Queue"]
+    assert columns["Ready"] == {"name": "Ready", "type": "integer",
+                                "jsonPath": ".status.infrastructure.workload.readyReplicas"}
+    assert columns["Replicas"]["jsonPath"] == ".status.infrastructure.workload.replicas"
     assert columns["Queue"]["priority"] == 1
     spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert not _keys_named(spec, "default")

@@ -26,6 +26,7 @@ from tests.support.cases import (
     contact_center_composite,
     converge,
     environment_config,
+    family_provider,
     namespaced_twin,
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready
@@ -33,6 +34,7 @@ from tests.support.schemas import Catalog
 
 CLOUDS = ("aws", "gcp", "azure")
 TRUE, FALSE = fnv1.STATUS_CONDITION_TRUE, fnv1.STATUS_CONDITION_FALSE
+UNKNOWN = fnv1.STATUS_CONDITION_UNKNOWN
 EXPECTED_KINDS = {
     "aws": {"VPC", "Subnet", "InternetGateway", "SecurityGroup", "SecurityGroupIngressRule",
             "Key", "Alias", "Bucket", "BucketVersioning", "BucketServerSideEncryptionConfiguration",
@@ -687,6 +689,44 @@ def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> 
                        key=lambda e: e["priority"])
     assert [(e["target"], e["priority"]) for e in endpoints] == [
         ("203.0.113.10", 1), ("203.0.113.20", 2)]
+    # eastus keeps a geo-redundant copy only in its pair, westus: not in westus2, said
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "bucket-replication" in gaps.message
+    assert "paired region westus" in gaps.message and "no copy in westus2" in gaps.message
+    assert rendered.resource("recordings")["spec"]["forProvider"]["accountReplicationType"] == (
+        "ZRS")
+    assert "replicaRegion" not in rendered.status
+
+
+def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_and_key(
+    client: FunctionClient, catalog: Catalog,
+) -> None:
+    """Issue 35 item 5: westeurope's pair is northeurope: the recordings account becomes
+    RA-GZRS, its one container WORM policy and customer-managed key covering the copy."""
+    def eu(spec: dict[str, Any]) -> None:
+        spec["region"] = "westeurope"
+        spec["failoverPolicy"]["secondaryRegion"] = "northeurope"
+
+    rendered = converged(client, "azure", mutate=eu)
+    account = rendered.resource("recordings")["spec"]["forProvider"]
+    assert account["accountReplicationType"] == "RAGZRS"
+    assert account["location"] == "westeurope"
+    assert "customerManagedKey" in account
+    assert rendered.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is True
+    assert rendered.status["replicaRegion"] == "northeurope"
+    assert any(c.startswith("recordings replicated to northeurope")
+               for c in rendered.status["controls"])
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is None or "replication" not in gaps.message
+    assert catalog.validate(rendered.resource("recordings")) == []
+
+
+def test_gcp_recordings_are_not_said_to_be_replicated(client: FunctionClient) -> None:
+    """GCP keeps no copy (the pinned provider has no transfer job; a dual-region location is
+    fixed at creation): the gap says so, and neither status nor Compliant claims one."""
+    rendered = converged(client, "gcp")
+    assert "replicaRegion" not in rendered.status
+    assert not any("replicated" in c for c in rendered.status["controls"])
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "recording-replication" in gaps.message
 
@@ -713,6 +753,148 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     assert "failover-record" not in rendered.resources
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "failover-dns" in gaps.message
+
+
+# -- provider health first (issue 35 item 6) -------------------------------------------------
+
+
+def _with_providers(client: FunctionClient, cloud: str, providers: list[dict[str, Any]] | None,
+                    observed: dict[str, Any] | None = None) -> Rendered:
+    case = contact_center_case(cloud)
+    required = case.fetched()
+    if providers is None:
+        del required["providers"]
+    else:
+        required["providers"] = providers
+    return client.run(case.request(observed=observed or {}, required=required))
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_new_endpoint_waits_while_its_provider_is_not_healthy(
+    client: FunctionClient, cloud: str,
+) -> None:
+    rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)])
+    assert not rendered.fatal and rendered.resources == {}
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == FALSE
+    assert f"Provider crossplane-contrib-provider-family-{cloud} (provider-family-{cloud})" in (
+        health.message)
+    assert "cannot pull package: unauthorized" in health.message
+    composed = rendered.condition("Composed")
+    assert composed is not None and composed.status == FALSE
+    assert composed.reason == "WaitingForProvider"
+    assert f"provider-family-{cloud}" in composed.message
+    # the Providers are asked for every pass: all of them, selected by package afterwards
+    assert rendered.requirements["providers"]["kind"] == "Provider"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_an_existing_endpoint_keeps_everything_while_its_provider_is_not_healthy(
+    client: FunctionClient, cloud: str,
+) -> None:
+    ready, observed = converge(client.run, contact_center_case(cloud), passes=10)
+    rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)],
+                               observed=observed)
+    assert not rendered.fatal
+    assert set(rendered.resources) == set(ready.resources)
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == FALSE
+    assert "existing resources are kept" in health.message
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_healthy_provider_is_said_and_composes(client: FunctionClient, cloud: str) -> None:
+    rendered = _with_providers(client, cloud, [family_provider(cloud)])
+    assert rendered.resources
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == TRUE
+
+
+def test_providers_of_other_families_do_not_count(client: FunctionClient) -> None:
+    """An unhealthy GCP provider does not hold an AWS endpoint; no AWS family provider at all
+    is Unknown, naming the package looked for, and composes."""
+    rendered = _with_providers(client, "aws", [family_provider("gcp", healthy=False)])
+    assert rendered.resources
+    health = rendered.condition("ProviderHealthy")
+    assert health is not None and health.status == UNKNOWN
+    assert "provider-family-aws" in health.message
+
+
+def test_a_new_endpoint_composes_nothing_before_the_providers_are_read(
+    client: FunctionClient,
+) -> None:
+    rendered = _with_providers(client, "aws", None)
+    assert rendered.resources == {} and not rendered.fatal
+    assert "providers" in rendered.requirements
+
+
+# -- latency routing (issue 35 item 4) ------------------------------------------------------
+
+
+def _latency(spec: dict[str, Any]) -> None:
+    spec["failoverPolicy"]["routing"] = "latency"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_latency_routing_converges_schema_valid_with_its_status(
+    client: FunctionClient, catalog: Catalog, cloud: str,
+) -> None:
+    rendered = converged(client, cloud, mutate=_latency)
+    invalid = {n: e for n, b in rendered.resources.items() if (e := catalog.validate(b))}
+    assert invalid == {}
+    assert rendered.status["endpoints"]["routing"] == "latency"
+    assert "DNS latency routing between the healthy sites" in rendered.status["controls"]
+    assert "DNS failover on health check" not in rendered.status["controls"]
+    assert all(rendered.ready(name) for name in rendered.resources)
+
+
+def test_aws_latency_records_one_per_region_each_health_checked(client: FunctionClient) -> None:
+    """Route 53 latency records: an unhealthy site leaves the answers only with its own check."""
+    rendered = converged(client, "aws", mutate=_latency)
+    checks = {rendered.resource(n)["spec"]["forProvider"]["ipAddress"]
+              for n in ("failover", "failover-secondary-check")}
+    assert checks == {"203.0.113.10", "203.0.113.20"}
+    primary = rendered.resource("failover-primary")["spec"]["forProvider"]
+    secondary = rendered.resource("failover-secondary")["spec"]["forProvider"]
+    assert primary["latencyRoutingPolicy"] == {"region": "us-east-1"}
+    assert secondary["latencyRoutingPolicy"] == {"region": "us-west-2"}
+    assert "failoverRoutingPolicy" not in primary and "failoverRoutingPolicy" not in secondary
+    # the set identifiers stay: switching routing updates the records, never replaces them
+    assert (primary["setIdentifier"], secondary["setIdentifier"]) == ("primary", "secondary")
+    assert primary["healthCheckIdRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
+    assert secondary["healthCheckIdRef"] == {
+        "name": "us-east-agent-cluster-x7k2p-failover-secondary-check"}
+
+
+def test_azure_latency_is_traffic_manager_performance_routing(client: FunctionClient) -> None:
+    rendered = converged(client, "azure", mutate=_latency)
+    assert rendered.resource("failover")["spec"]["forProvider"]["trafficRoutingMethod"] == (
+        "Performance")
+    endpoints = for_provider(rendered, "TrafficManagerExternalEndpoint")
+    assert {(e["target"], e["endpointLocation"]) for e in endpoints} == {
+        ("203.0.113.10", "eastus"), ("203.0.113.20", "westus2")}
+    assert all("priority" not in e for e in endpoints)
+
+
+def test_gcp_latency_is_geolocation_routing_and_says_so(client: FunctionClient) -> None:
+    """Cloud DNS has no latency policy: geolocation routing over both health-checked sites,
+    and the CapabilitiesAvailable gap names the substitute."""
+    rendered = converged(client, "gcp", mutate=_latency)
+    policy = rendered.resource("failover-record")["spec"]["forProvider"]["routingPolicy"]
+    assert "primaryBackup" not in policy and policy["enableGeoFencing"] is False
+    assert {(g["location"], g["healthCheckedTargets"]["externalEndpoints"][0])
+            for g in policy["geo"]} == {("us-east1", "203.0.113.10"),
+                                        ("us-west1", "203.0.113.20")}
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "latency-routing" in gaps.message
+    assert "geolocation" in gaps.message
+
+
+def test_an_unknown_routing_is_refused_naming_the_field(client: FunctionClient) -> None:
+    def weighted(spec: dict[str, Any]) -> None:
+        spec["failoverPolicy"]["routing"] = "weighted"
+
+    fatal_on(run(client, "aws", mutate=weighted), "spec.failoverPolicy.routing")
 
 
 # -- the secondary site (issue 22 item 21) ----------------------------------------------------

@@ -17,6 +17,7 @@ pinned pass count here.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -26,7 +27,10 @@ from tests.support.cases import (
     ModuleCase,
     baseline_unavailable,
     cluster_import_case,
+    contact_center_case,
+    contact_center_composite,
     converge_passes,
+    family_provider,
     module_cases,
 )
 from tests.support.deletion import credential_violations, deletion_rounds, usage_edges
@@ -129,3 +133,56 @@ def test_deletion_order_lets_every_resource_go_with_its_credentials(histories, c
     # Every Usage protects something: its ``of`` is really deleted after its ``by``.
     for of, by in usage_edges(resources):
         assert rounds[of] > rounds[by], f"{of} deleted with or before its user {by}"
+
+
+# -- what issue 35 added, from nothing to Ready --------------------------------------------
+
+
+def test_an_actor_queue_keeps_the_settings_attributes_from_nothing_to_ready(histories):
+    """The case's settings give a 60 s visibility timeout: every pass that composes the queue
+    says so (none falls back to the guide's 30 s), and the converged actor is Ready."""
+    history = histories["async-actor"]
+    queues = [r.resource("queue")["spec"]["forProvider"] for r in history if "queue" in r.resources]
+    assert queues and {q["visibilityTimeoutSeconds"] for q in queues} == {60}
+    assert {(q["messageRetentionSeconds"], q["receiveWaitTimeSeconds"]) for q in queues} == {
+        (345600, 20)}
+    assert all(history[-1].ready(name) for name in history[-1].resources)
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_a_latency_routed_endpoint_converges_from_nothing_to_ready(client, cloud):
+    """Latency routing (issue 35 item 4) in as many passes as failover, never dropping
+    anything, everything Ready, and the records routed by latency (GCP: by geolocation)."""
+    composite = contact_center_composite(cloud, failover=True)
+    composite["spec"]["failoverPolicy"]["routing"] = "latency"
+    history = converge_passes(client.run, contact_center_case(cloud).with_composite(composite))
+    assert len(history) == PASSES[f"contact-center-{cloud}"]
+    for before, after in itertools.pairwise(history):
+        assert not set(before.resources) - set(after.resources)
+    last = history[-1]
+    assert not last.fatal and all(last.ready(name) for name in last.resources)
+    composed = _composed(last)
+    assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE
+    assert last.status["endpoints"]["routing"] == "latency"
+    assert any("latencyRoutingPolicy" in b["spec"]["forProvider"] or
+               b["spec"]["forProvider"].get("trafficRoutingMethod") == "Performance" or
+               "geo" in (b["spec"]["forProvider"].get("routingPolicy") or {})
+               for b in last.resources.values() if "forProvider" in b["spec"])
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_an_endpoint_waiting_for_its_provider_converges_once_it_is_healthy(client, cloud):
+    """Provider health first (issue 35 item 6): while the family provider is unhealthy a new
+    endpoint composes nothing, and passes change nothing; once Healthy it converges from
+    nothing to Ready in the pinned passes."""
+    case = contact_center_case(cloud)
+    sick = dataclasses.replace(case, required={"providers": [family_provider(cloud,
+                                                                             healthy=False)]})
+    waiting = converge_passes(client.run, sick)
+    assert len(waiting) == 1 and waiting[0].resources == {} and not waiting[0].fatal
+    history = converge_passes(client.run, case)
+    assert len(history) == PASSES[f"contact-center-{cloud}"]
+    last = history[-1]
+    assert all(last.ready(name) for name in last.resources)
+    health = last.condition("ProviderHealthy")
+    assert health is not None and health.status == fnv1.STATUS_CONDITION_TRUE

@@ -44,6 +44,31 @@ def _digest(text: str, length: int = 12) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
+def _aws_at_provider(
+    group: str, kind: str, for_provider: dict[str, Any], external: str
+) -> dict[str, Any]:
+    """What an AWS provider reports: the ARN, and per kind what the modules read."""
+    at: dict[str, Any] = {}
+    region = for_provider.get("region", "eu-west-1")
+    service = group.split(".", maxsplit=1)[0]
+    at["arn"] = f"arn:aws:{service}:{region}:123456789012:{kind.lower()}/{external}"
+    if kind == "Cluster" and group.startswith("eks."):
+        cluster_id = _digest(external, 32).upper()
+        at["endpoint"] = f"https://{cluster_id}.gr7.{region}.eks.amazonaws.com"
+        at["certificateAuthority"] = [{"data": CA_DATA}]
+        issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
+        at["identity"] = [{"oidc": [{"issuer": issuer}]}]
+    elif kind == "LaunchTemplate":
+        at["latestVersion"] = 1
+    elif kind == "Zone":
+        at["zoneId"] = "Z" + _digest(external, 13).upper()
+    elif kind == "Queue" and group.startswith("sqs."):  # upjet: the queue's URL and ARN
+        name = for_provider.get("name", external)
+        at["url"] = at["id"] = f"https://sqs.{region}.amazonaws.com/123456789012/{name}"
+        at["arn"] = f"arn:aws:sqs:{region}:123456789012:{name}"
+    return at
+
+
 def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
     """Provider-reported fields for ``body``'s kind (what the cloud modules read)."""
     # a namespaced twin's group (s3.aws.m.upbound.io) reports what its cluster-scoped one does
@@ -61,18 +86,7 @@ def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
         elif kind == "ServiceAccount":
             at["email"] = f"{external}@{project}.iam.gserviceaccount.com"
     elif group.endswith("aws.upbound.io"):
-        region = for_provider.get("region", "eu-west-1")
-        at["arn"] = f"arn:aws:{group.split('.')[0]}:{region}:123456789012:{kind.lower()}/{external}"
-        if kind == "Cluster" and group.startswith("eks."):
-            cluster_id = _digest(external, 32).upper()
-            at["endpoint"] = f"https://{cluster_id}.gr7.{region}.eks.amazonaws.com"
-            at["certificateAuthority"] = [{"data": CA_DATA}]
-            issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
-            at["identity"] = [{"oidc": [{"issuer": issuer}]}]
-        elif kind == "LaunchTemplate":
-            at["latestVersion"] = 1
-        elif kind == "Zone":
-            at["zoneId"] = "Z" + _digest(external, 13).upper()
+        at.update(_aws_at_provider(group, kind, for_provider, external))
     elif group.endswith("azure.upbound.io"):
         at["id"] = f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/{external}"
         if kind == "KubernetesCluster":

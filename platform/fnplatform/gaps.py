@@ -22,4 +22,5 @@ class Gap(StrEnum):
     CDN_PRIVATE_BUCKET_ACCESS = "cdn-private-bucket-access"
     CDN_PRIVATE_LINK_APPROVAL = "cdn-private-link-approval"
     FAILOVER_DNS = "failover-dns"
+    LATENCY_ROUTING = "latency-routing"
     RECORDING_REPLICATION = "recording-replication"

@@ -38,7 +38,8 @@ class Requirement:
             selector.namespace = self.namespace
         if self.match_name is not None:
             selector.match_name = self.match_name
-        else:
+        else:  # no labels: every resource of the kind (set even when empty: the oneof)
+            selector.match_labels.SetInParent()
             selector.match_labels.labels.update(dict(self.match_labels or ()))
         return selector
 

@@ -23,6 +23,7 @@ def failover(comp: Composition) -> None:
         zone="probezone", record_name="probe.example.com", primary="203.0.113.1",
         secondary="203.0.113.2", secondary_region=SECONDARY[str(comp.cloud)],
         health_check_path=comp.spec.get("path", "/health"),
+        routing=comp.spec.get("routing", "failover"),
     ))
     comp.set_status("address", values.failover_address(comp, "failover"))
 
@@ -36,6 +37,7 @@ STATUS = {"azure": {"failover": {"atProvider": {"fqdn": ADDRESS["azure"]}}}}
 CASES = [
     Case("health", failover, kinds=KINDS, status=STATUS),
     Case("custom-path", failover, kinds=KINDS, status=STATUS, spec={"path": "/ready"}),
+    Case("latency", failover, kinds=KINDS, status=STATUS, spec={"routing": "latency"}),
 ]
 
 

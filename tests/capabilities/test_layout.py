@@ -27,6 +27,7 @@ OPTIONAL: dict[PerCloud[Any], str] = {
     values.autoscaler_values: "only clouds whose node pools do not resize themselves",
     values.running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
     values.bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
+    values.bucket_geo_replication: "a flag: a cloud says a bucket keeps its own geo copy",
     values.global_private_network: "a flag: a cloud whose one network serves every region",
 }
 

@@ -411,6 +411,7 @@ def async_actor_case() -> ModuleCase:
             "aws": {"region": "eu-west-1", "accountId": "123456789012"},
             "irsa": {"enabled": True, "serviceAccountName": "asya-actors",
                      "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}"},
+            "queue": {"visibilityTimeoutSeconds": 60},
         }),),
         invalid=(
             Invalid("no-image", _delete("spec.image"), "spec.image"),
@@ -642,7 +643,24 @@ def contact_center_case(cloud: str) -> ModuleCase:
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         observed_status=contact_center_observed_status(cloud),
+        required={"providers": [family_provider(cloud)]},
     )
+
+
+def family_provider(cloud: str, *, healthy: bool = True) -> Body:
+    """The family Provider serving ``cloud``'s ProviderConfig, as Crossplane reports it."""
+    health = ({"type": "Healthy", "status": "True", "reason": "HealthyPackageRevision"}
+              if healthy else
+              {"type": "Healthy", "status": "False", "reason": "UnhealthyPackageRevision",
+               "message": "cannot pull package: unauthorized"})
+    version = {"aws": "v2.6.0", "gcp": "v3.0.0", "azure": "v2.7.0"}[cloud]
+    return {"apiVersion": "pkg.crossplane.io/v1", "kind": "Provider",
+            "metadata": {"name": f"crossplane-contrib-provider-family-{cloud}"},
+            "spec": {"package": f"xpkg.crossplane.io/crossplane-contrib/provider-family-{cloud}:"
+                                f"{version}"},
+            "status": {"conditions": [
+                {"type": "Installed", "status": "True", "reason": "ActivePackageRevision"},
+                health]}}
 
 
 # -- environment ---------------------------------------------------------------------------

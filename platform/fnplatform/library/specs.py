@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from fnplatform.errors import SpecError
 
@@ -372,6 +372,11 @@ class BucketSpec:
     noncurrent_expire_after_days: int | None = None
     readers: tuple[BucketReader, ...] = ()
     replicate_to: BucketReplica | None = None  # the destination bucket (AWS)
+    #: A second region holding a copy of every object, replicated by the storage service
+    #: inside this bucket (Azure geo-redundant accounts, to the region's pair): the same
+    #: lock, key and settings, no second bucket. Where the cloud replicates only to another
+    #: bucket (``values.bucket_replication``), ``replicate_to`` is used instead.
+    geo_replica_region: str | None = None
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"
     #: Deleting the bucket deletes its objects (and versions) first; else a bucket holding
@@ -424,10 +429,19 @@ class ResourceGroupSpec:
     group_name: str
 
 
+#: How a health-checked DNS name chooses between its two sites.
+DnsRouting = Literal["failover", "latency"]
+
+
 @dataclass(frozen=True)
 class FailoverDnsSpec:
-    """A DNS name answering with ``primary`` while its health check passes, else ``secondary``.
+    """A health-checked DNS name over two sites, ``primary`` in the placed region and
+    ``secondary`` in ``secondary_region``.
 
+    ``routing`` ``failover``: answers with ``primary`` while its health check passes, else
+    ``secondary``. ``latency``: answers each resolver with the site of lower latency (where the
+    cloud measures it; GCP answers by the nearer region) among those whose checks pass, so
+    either site's failure still moves everyone to the other.
     ``zone`` is the cloud's own zone handle (AWS hosted zone id, GCP managed zone name, Azure:
     the Traffic Manager profile's relative DNS name); targets are host names or IPv4 addresses.
     """
@@ -439,3 +453,4 @@ class FailoverDnsSpec:
     secondary_region: str
     health_check_path: str = "/health"
     port: int = 443
+    routing: DnsRouting = "failover"

@@ -92,6 +92,10 @@ bucket_address = Value[[str], BucketAddress](
 bucket_replication = Flag(
     "bucket_replication",
     "The cloud replicates a bucket to another region (BucketSpec.replicate_to).", home="failover")
+bucket_geo_replication = Flag(
+    "bucket_geo_replication",
+    "The cloud replicates a bucket inside itself to a second region "
+    "(BucketSpec.geo_replica_region).", home="failover")
 key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.",
     home="key")
 queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.",

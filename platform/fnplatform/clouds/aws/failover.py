@@ -1,4 +1,5 @@
-"""AWS failover DNS: a Route 53 health check on the primary and PRIMARY/SECONDARY records.
+"""AWS failover DNS: a Route 53 health check on the primary and PRIMARY/SECONDARY records,
+or latency records with a health check per site.
 
 ``<name>`` is the ``HealthCheck`` (HTTPS on ``port``, ``health_check_path``, from Route 53's
 checkers in several regions, 3 failures to flip), ``<name>-primary`` and ``<name>-secondary``
@@ -31,7 +32,46 @@ def _is_ip(target: str) -> bool:
 
 @add_failover_dns.on("aws")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
-    """Health check ``name`` and the failover records ``<name>-primary``/``-secondary``."""
+    """Health check ``name`` and the records ``<name>-primary``/``-secondary``.
+
+    ``failover``: PRIMARY/SECONDARY failover records, the primary health-checked. ``latency``:
+    one latency record per site (``latencyRoutingPolicy.region``: Route 53 answers with the
+    record of the region of lowest latency to the resolver), each with its own health check
+    (``<name>`` the primary's, ``<name>-secondary-check`` the secondary's), so an unhealthy
+    site is left out of the answers (Route 53 Developer Guide, "Latency-based routing" and
+    "How Amazon Route 53 chooses records when health checking is configured").
+    """
+    comp.emit(name, HEALTH_CHECK.new(_health_check(spec, spec.primary)))
+    latency = spec.routing == "latency"
+    if latency:
+        comp.emit(f"{name}-secondary-check",
+                  HEALTH_CHECK.new(_health_check(spec, spec.secondary)))
+    sites = (("PRIMARY", spec.primary, comp.region, name),
+             ("SECONDARY", spec.secondary, spec.secondary_region,
+              f"{name}-secondary-check" if latency else None))
+    for role, target, region, check in sites:
+        record: dict[str, object] = {
+            "zoneId": spec.zone,
+            "name": spec.record_name.rstrip("."),
+            "type": "A" if _is_ip(target) else "CNAME",
+            "ttl": TTL,
+            "records": [target],
+            # the same in both routings: the record's identity (with zone, name and type)
+            # stays, so changing the routing updates the records in place
+            "setIdentifier": role.lower(),
+        }
+        if latency:
+            record["latencyRoutingPolicy"] = {"region": region}
+        else:
+            record["failoverRoutingPolicy"] = {"type": role}
+        if check is not None:
+            record["healthCheckIdRef"] = comp.ref(check)
+        comp.emit(f"{name}-{role.lower()}", RECORD.new(record),
+                  uses=(check,) if check is not None else ())
+
+
+def _health_check(spec: FailoverDnsSpec, target: str) -> dict[str, object]:
+    """An HTTPS check of ``target`` (an address or a host name, with SNI)."""
     check: dict[str, object] = {
         "type": "HTTPS",
         "port": spec.port,
@@ -40,25 +80,11 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         "requestInterval": REQUEST_INTERVAL,
         "enableSni": True,
     }
-    if _is_ip(spec.primary):
-        check["ipAddress"] = spec.primary
+    if _is_ip(target):
+        check["ipAddress"] = target
     else:
-        check["fqdn"] = spec.primary
-    comp.emit(name, HEALTH_CHECK.new(check))
-    for role, target in (("PRIMARY", spec.primary), ("SECONDARY", spec.secondary)):
-        record: dict[str, object] = {
-                "zoneId": spec.zone,
-            "name": spec.record_name.rstrip("."),
-            "type": "A" if _is_ip(target) else "CNAME",
-            "ttl": TTL,
-            "records": [target],
-            "setIdentifier": role.lower(),
-            "failoverRoutingPolicy": {"type": role},
-        }
-        if role == "PRIMARY":
-            record["healthCheckIdRef"] = comp.ref(name)
-        comp.emit(f"{name}-{role.lower()}", RECORD.new(record),
-                  uses=(name,) if role == "PRIMARY" else ())
+        check["fqdn"] = target
+    return check
 
 
 @values.failover_address.on("aws")

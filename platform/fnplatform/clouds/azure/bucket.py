@@ -120,7 +120,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "resourceGroupName": group,
         "accountKind": "StorageV2",
         "accountTier": "Standard",
-        "accountReplicationType": "ZRS",
+        "accountReplicationType": _redundancy(comp, location, spec.geo_replica_region),
         "httpsTrafficOnlyEnabled": True,
         "minTlsVersion": "TLS1_2",
         "allowNestedItemsToBePublic": False,
@@ -166,6 +166,44 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
                 "roleDefinitionName": WRITER_ROLE if reader.write else READER_ROLE,
                 "principalId": reader.principal,
             }), uses=(name,))
+
+
+#: Azure region pairs (learn.microsoft.com/azure/reliability/cross-region-replication-azure):
+#: a geo-redundant account's secondary copy is always in its region's pair.
+REGION_PAIRS: dict[str, str] = {
+    "australiaeast": "australiasoutheast", "brazilsouth": "southcentralus",
+    "canadacentral": "canadaeast", "centralindia": "southindia", "centralus": "eastus2",
+    "eastasia": "southeastasia", "eastus": "westus", "eastus2": "centralus",
+    "francecentral": "francesouth", "germanywestcentral": "germanynorth",
+    "japaneast": "japanwest", "koreacentral": "koreasouth", "northcentralus": "southcentralus",
+    "northeurope": "westeurope", "norwayeast": "norwaywest", "southcentralus": "northcentralus",
+    "southeastasia": "eastasia", "swedencentral": "swedensouth",
+    "switzerlandnorth": "switzerlandwest", "uksouth": "ukwest", "westcentralus": "westus2",
+    "westeurope": "northeurope", "westus": "eastus", "westus2": "westcentralus",
+    "westus3": "eastus",
+}
+
+
+def _redundancy(comp: Composition, location: str, replica_region: str | None) -> str:
+    """``ZRS``, or ``RAGZRS`` when the account is to keep a copy in ``replica_region``.
+
+    Azure geo-replicates an account only to its region's pair, asynchronously, with read
+    access to the secondary (RA-GZRS: zone-redundant in the primary, as ZRS was). The copy is
+    the same account's: the same container WORM policy (lock), the same customer-managed key,
+    the same settings. ZRS to RA-GZRS is an in-place conversion (the azurerm provider replaces
+    an account only between the LRS/GRS/RAGRS and ZRS/GZRS/RAGZRS families). Another region
+    than the pair cannot hold the copy: that is the ``bucket-replication`` gap.
+    """
+    if replica_region is None:
+        return "ZRS"
+    pair = REGION_PAIRS.get(location)
+    if pair != replica_region:
+        choose = (f"its paired region {pair}: choose {pair} as the replication or secondary "
+                  "region" if pair else f"a paired region, and {location} has none")
+        comp.gap(Gap.BUCKET_REPLICATION, f"Azure geo-replicates a storage account only to "
+                 f"{choose}; no copy in {replica_region}")
+        return "ZRS"
+    return "RAGZRS"
 
 
 def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, Any] | None:

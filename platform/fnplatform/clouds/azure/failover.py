@@ -1,4 +1,7 @@
-"""Azure failover DNS: a Traffic Manager profile with priority routing and two endpoints.
+"""Azure failover DNS: a Traffic Manager profile with priority routing and two endpoints
+(``Performance`` routing for ``latency``: Traffic Manager answers with the healthy endpoint
+whose ``endpointLocation`` has the lowest latency from the resolver's network, by its
+internet latency table; priorities do not apply then, so none is written).
 
 ``<name>`` is the ``TrafficManagerProfile`` (Priority routing, HTTPS probe of
 ``health_check_path``, 30 s interval, 3 tolerated failures; DNS name
@@ -28,13 +31,14 @@ TTL = 60
 @add_failover_dns.on("azure")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Profile ``name`` and its two endpoints."""
+    latency = spec.routing == "latency"
     relative = spec.zone.lower()
     if not relative.replace("-", "").isalnum() or len(relative) > 63:
         raise SpecError("zone", "on Azure the Traffic Manager relative DNS name: letters, "
                         "digits and '-', at most 63")
     comp.emit(name, TRAFFIC_MANAGER_PROFILE.new({
         "resourceGroupName": resource_group(comp),
-        "trafficRoutingMethod": "Priority",
+        "trafficRoutingMethod": "Performance" if latency else "Priority",
         "dnsConfig": {"relativeName": relative, "ttl": TTL},
         "monitorConfig": {
             "protocol": "HTTPS", "port": spec.port, "path": spec.health_check_path,
@@ -45,16 +49,24 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         (("primary", spec.primary, comp.region), ("secondary", spec.secondary,
                                                    spec.secondary_region)), start=1,
     ):
-        comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new({
+        endpoint: dict[str, object] = {
             "profileIdRef": comp.ref(name),
             "target": target,
-            "priority": priority,
-            "endpointLocation": location,
+            "endpointLocation": location,  # Performance routing measures from here
             "enabled": True,
-        }), uses=(name,))
+        }
+        if not latency:
+            endpoint["priority"] = priority
+        comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new(endpoint),
+                  uses=(name,))
 
 
 @values.failover_address.on("azure")
 def failover_address(comp: Composition, name: str) -> str | None:
     """The profile's FQDN once it exists."""
     return comp.observed_string(name, "status.atProvider.fqdn")
+
+
+#: A geo-redundant storage account keeps a copy in its region's pair
+#: (``BucketSpec.geo_replica_region``, ``bucket.py``).
+values.bucket_geo_replication.on("azure")

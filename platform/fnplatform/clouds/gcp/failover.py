@@ -7,6 +7,14 @@ The pinned schemas (provider-upjet-gcp v3.0.0) express it: ``RecordSet.routingPo
 on ``port``, ``health_check_path``, probed from three source regions as Cloud DNS requires)
 and ``<name>-record`` the A ``RecordSet`` in managed zone ``zone``. Host-name targets cannot
 be health-checked by Cloud DNS: that is a condition, and no failover is composed.
+
+Cloud DNS has no latency-based routing policy: its routing policies are weighted round robin,
+geolocation and failover (primary-backup). ``latency`` routing is therefore the nearest
+alternative, the geolocation policy ``routingPolicy.geo``: each resolver is answered with the
+target of the region nearest to where its query comes from, among the health-checked targets
+that pass (with geo-fencing off, an unhealthy region's queries go to the next nearest one).
+That substitute is said in the ``latency-routing`` gap, never silently (Cloud DNS
+"Routing policies overview").
 """
 
 from __future__ import annotations
@@ -53,23 +61,34 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         "sourceRegions": list(PROBE_REGIONS),
     }))
     record = spec.record_name if spec.record_name.endswith(".") else f"{spec.record_name}."
+    policy: dict[str, object] = {"healthCheckRef": comp.ref(name)}
+    if spec.routing == "latency":
+        comp.gap(Gap.LATENCY_ROUTING, "Cloud DNS has no latency-based routing: the record uses "
+                 "geolocation routing instead, answering each resolver with the healthy target "
+                 f"of the nearer of {comp.region} and {spec.secondary_region} (by where the "
+                 "query comes from, not by measured latency)")
+        policy["enableGeoFencing"] = False  # an unhealthy region's queries go to the other
+        policy["geo"] = [
+            {"location": region, "healthCheckedTargets": {"externalEndpoints": [target]}}
+            for region, target in sorted(((comp.region, spec.primary),
+                                          (spec.secondary_region, spec.secondary)))
+        ]
+    else:
+        policy["primaryBackup"] = {
+            "primary": {"externalEndpoints": [spec.primary]},
+            "backupGeo": [{
+                "location": spec.secondary_region,
+                "healthCheckedTargets": {"externalEndpoints": [spec.secondary]},
+            }],
+            "trickleRatio": 0,
+        }
     comp.emit(f"{name}-record", kinds.RECORD_SET.new({
         "project": project(comp),
         "managedZone": spec.zone,
         "name": record,
         "type": "A",
         "ttl": TTL,
-        "routingPolicy": {
-            "healthCheckRef": comp.ref(name),
-            "primaryBackup": {
-                "primary": {"externalEndpoints": [spec.primary]},
-                "backupGeo": [{
-                    "location": spec.secondary_region,
-                    "healthCheckedTargets": {"externalEndpoints": [spec.secondary]},
-                }],
-                "trickleRatio": 0,
-            },
-        },
+        "routingPolicy": policy,
     }), uses=(name,))
 
 

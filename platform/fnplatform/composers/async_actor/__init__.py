@@ -16,6 +16,7 @@ from fnplatform.composers.async_actor.checks import (
     DLQ_SUFFIX,
     check_actor_name,
     check_pod_storage,
+    check_queue_attributes,
     check_settings,
 )
 from fnplatform.composers.async_actor.manifests import Actor
@@ -61,6 +62,7 @@ def compose(comp: Composition) -> None:
         raise InputError("spec.actor", "required when the composite has no claim to name it")
     check_actor_name(comp.composite, namespace, name)
     check_pod_storage(spec, settings.runtime)
+    check_queue_attributes(spec, settings)
     actor = Actor(name=name, namespace=namespace, spec=spec, settings=settings)
     comp.set_status("actor", name)
     _queue(comp, actor)
@@ -149,6 +151,7 @@ def _queue(comp: Composition, actor: Actor) -> None:
         ))
         if not comp.needs_ready(DEAD_LETTER_QUEUE, by=QUEUE):
             return
+    attributes = actor.settings.queue.under(actor.spec.queue)
     max_receive = actor.settings.dlq.maxReceiveCount
     retry = actor.spec.resiliency.retry if actor.spec.resiliency else None
     if retry is not None and retry.maxAttempts is not None:
@@ -158,6 +161,9 @@ def _queue(comp: Composition, actor: Actor) -> None:
         QUEUE,
         QueueSpec(
             queue_name=queue_name,
+            visibility_timeout_seconds=attributes.visibilityTimeoutSeconds,
+            message_retention_seconds=attributes.messageRetentionSeconds,
+            receive_wait_time_seconds=attributes.receiveWaitTimeSeconds,
             dead_letter_arn=dead_letter,
             max_receive_count=max_receive,
             tags={"asya.sh/namespace": actor.namespace, "asya.sh/actor": actor.name},

@@ -14,7 +14,9 @@ from typing import Any
 from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
 from fnplatform.xrd import ApiDefinition, CompositionAlias
 
-READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
+#: The Deployment's replicas as the status reports them (``status.py`` reads the live
+#: Deployment's ``status.readyReplicas`` and ``status.replicas`` through its Object).
+READY_REPLICAS = ".status.infrastructure.workload.readyReplicas"
 REPLICAS = ".status.infrastructure.workload.replicas"
 
 
@@ -52,12 +54,16 @@ API = FlavoredApiDefinition(
     # defaultCompositionRef: every composite it made carries compositionRef asyncactor-sqs.
     aliases=(CompositionAlias(
         "asyncactor-sqs", "Asya's Crossplane integration guide for AsyncActor, Architecture"),),
+    # The guide's status columns: Actor, Status, Ready (ready replicas), Replicas, Queue
+    # (wide), Age. Crossplane appends SYNCED, READY (the Ready condition), its own columns and
+    # AGE to every composite and claim CRD it generates (crossplane-runtime v2.4.0
+    # pkg/xcrd/schemas.go, CompositeResourcePrinterColumns), so Age is Crossplane's: a
+    # second one here would print AGE twice.
     printer_columns=(
         {"name": "Actor", "type": "string", "jsonPath": ".status.actor"},
         {"name": "Status", "type": "string", "jsonPath": ".status.phase"},
-        {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
+        {"name": "Ready", "type": "integer", "jsonPath": READY_REPLICAS},
         {"name": "Replicas", "type": "integer", "jsonPath": REPLICAS},
         {"name": "Queue", "type": "string", "jsonPath": ".status.queueUrl", "priority": 1},
-        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ),
 )

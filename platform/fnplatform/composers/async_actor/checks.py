@@ -92,6 +92,29 @@ def check_role_arn_pattern(settings: ActorSettings) -> None:
         raise InputError(field, f"{irsa.roleArnPattern!r} is not a role ARN: {hint}")
 
 
+def check_queue_attributes(spec: ActorSpec, settings: ActorSettings) -> None:
+    """A message never outlives its place in the dead-letter queue.
+
+    SQS keeps a message's original enqueue time when it moves to a dead-letter queue, so a
+    dead-letter queue that keeps messages for less time than the actor's queue would drop a
+    failed message at once, unseen (SQS Developer Guide, "Using dead-letter queues": set the
+    dead-letter queue's retention longer than the source queue's).
+    """
+    if not settings.dlq.enabled or not settings.aws.accountId:
+        return  # no dead-letter queue, no redrive
+    retention = settings.queue.under(spec.queue).messageRetentionSeconds
+    limit = settings.dlq.retentionSeconds
+    if retention > limit:
+        field = ("spec.queue.messageRetentionSeconds" if spec.queue.messageRetentionSeconds
+                 is not None else "environment.queue.messageRetentionSeconds")
+        raise InputError(
+            field,
+            f"{retention} s is longer than the dead-letter queue keeps messages "
+            f"(environment.dlq.retentionSeconds: {limit} s); SQS counts retention from the "
+            "first enqueue, so a failed message would expire in the dead-letter queue unseen",
+        )
+
+
 def check_pod_storage(spec: ActorSpec, runtime: RuntimeSettings) -> None:
     """Volumes and mounts the API server would accept beside the built-in ones.
 

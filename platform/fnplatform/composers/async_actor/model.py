@@ -157,6 +157,30 @@ class Resiliency(BaseModel):
     )
 
 
+#: SQS attribute ranges (SQS API reference, SetQueueAttributes): VisibilityTimeout 0 s to
+#: 12 h, MessageRetentionPeriod 60 s to 14 days, ReceiveMessageWaitTimeSeconds 0 to 20 s.
+VISIBILITY_MAX, RETENTION_MIN, RETENTION_MAX, RECEIVE_WAIT_MAX = 43200, 60, 1209600, 20
+
+
+class QueueAttributes(BaseModel):
+    """The actor queue's SQS attributes a flavor or claim may set (unset: the settings')."""
+
+    model_config = _Strict
+
+    visibilityTimeoutSeconds: int | None = Field(
+        default=None, ge=0, le=VISIBILITY_MAX,
+        description="Seconds a received message stays hidden from other consumers (0 to 43200).",
+    )
+    messageRetentionSeconds: int | None = Field(
+        default=None, ge=RETENTION_MIN, le=RETENTION_MAX,
+        description="Seconds a message is kept (60 to 1209600, 14 days).",
+    )
+    receiveWaitTimeSeconds: int | None = Field(
+        default=None, ge=0, le=RECEIVE_WAIT_MAX,
+        description="Long polling: seconds a receive waits for a message (0 to 20).",
+    )
+
+
 class ActorSpec(BaseModel):
     """``XAsyncActor.spec``: one queue-driven actor."""
 
@@ -199,6 +223,10 @@ class ActorSpec(BaseModel):
     scaling: Scaling = Field(default_factory=Scaling, description="KEDA autoscaling.")
     sidecar: Sidecar = Field(default_factory=Sidecar, description="Sidecar overrides.")
     resiliency: Resiliency | None = Field(default=None, description="Retries and timeouts.")
+    queue: QueueAttributes = Field(
+        default_factory=QueueAttributes,
+        description="SQS attributes of the actor's queue; unset ones come from the settings.",
+    )
 
     @field_validator("flavors")
     @classmethod
@@ -346,12 +374,33 @@ class DlqSettings(BaseModel):
         description="Compose the namespace's dead-letter queue and redrive to it (with "
         "aws.accountId); false: no redrive.",
     )
-    maxReceiveCount: int = Field(default=3, ge=1, le=1000)
+    maxReceiveCount: int = Field(
+        default=3, ge=1, le=1000,
+        description="Receives before a message moves to the dead-letter queue (SQS allows 1 "
+        "to 1000); a flavor or claim sets its own with resiliency.retry.maxAttempts.",
+    )
     retentionSeconds: int = Field(
         default=1209600, ge=60, le=1209600,
         description="How long failed messages stay in the dead-letter queue (SQS allows 60 s "
         "to 14 days).",
     )
+
+
+class QueueSettings(BaseModel):
+    """The SQS attributes of every actor queue, unless a flavor or the claim sets its own.
+
+    The defaults are the Asya Crossplane integration guide's queue properties.
+    """
+
+    model_config = _Strict
+
+    visibilityTimeoutSeconds: int = Field(default=30, ge=0, le=VISIBILITY_MAX)
+    messageRetentionSeconds: int = Field(default=345600, ge=RETENTION_MIN, le=RETENTION_MAX)
+    receiveWaitTimeSeconds: int = Field(default=20, ge=0, le=RECEIVE_WAIT_MAX)
+
+    def under(self, own: QueueAttributes) -> QueueSettings:
+        """These settings with the attributes ``own`` (a flavor's or the claim's) sets on top."""
+        return self.model_copy(update=own.model_dump(exclude_none=True))
 
 
 class ActorSettings(BaseModel):
@@ -365,6 +414,7 @@ class ActorSettings(BaseModel):
     sidecar: SidecarSettings = Field(default_factory=SidecarSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     dlq: DlqSettings = Field(default_factory=DlqSettings)
+    queue: QueueSettings = Field(default_factory=QueueSettings)
     transport: Literal["sqs"] = "sqs"
     kubernetesProviderConfig: str = Field(default="default", min_length=1)
 

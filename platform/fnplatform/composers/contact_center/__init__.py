@@ -37,6 +37,7 @@ from fnplatform.library.specs import (
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
 from fnplatform.placement import required_scope
+from fnplatform.provider_health import provider_health_first
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -49,7 +50,6 @@ KEY_ROTATION_DAYS = 365
 #: Access logging and the lock are no gap on any cloud: every cloud's bucket builder provides
 #: them (or refuses the spec), so only the TLS minimum can be missing.
 COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
-#: Where each cloud's scope (account, project) is read from in the environment.
 
 
 def compose(comp: Composition) -> None:
@@ -64,6 +64,8 @@ def compose(comp: Composition) -> None:
     secondary_cidr = rules.secondary_cidr(spec)
     _check_updates(comp, spec, storage)
     _place(comp, spec)
+    provider_health_first(comp, spec.cloud,
+                          str(get_path(comp.env, f"providerConfigs.{spec.cloud}") or "default"))
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
 
@@ -87,6 +89,7 @@ def compose(comp: Composition) -> None:
         access_logging=storage.access_logging,
         expire_after_days=storage.retention_days,
         replicate_to=replica,
+        geo_replica_region=_geo_replica_region(comp, spec),
     ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
         "retention_days": "spec.recording.retentionDays",
         "expire_after_days": "spec.recording.retentionDays",
@@ -98,6 +101,7 @@ def compose(comp: Composition) -> None:
             zone=policy.dns.zone, record_name=policy.dns.recordName,
             primary=policy.primaryTarget, secondary=policy.secondaryTarget,
             secondary_region=policy.secondaryRegion, health_check_path=policy.healthCheckPath,
+            routing=policy.routing,
         ), fields={"zone": "spec.failoverPolicy.dns.zone",
                    "primary": "spec.failoverPolicy.primaryTarget",
                    "secondary": "spec.failoverPolicy.secondaryTarget"})
@@ -240,10 +244,11 @@ def _replica(
     comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
 ) -> BucketReplica | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
-    cloud replicates buckets; a condition where it can't."""
-    target = spec.recording.replicationRegion or (
-        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
-    if target is None:
+    cloud replicates to a second bucket (AWS); the region the recordings' own bucket keeps a
+    copy in, where the cloud replicates inside it (Azure: :func:`_geo_replica_region`); a
+    condition where it can't."""
+    target = _replica_region(spec)
+    if target is None or values.bucket_geo_replication(comp.cloud):
         return None
     if not values.bucket_replication(comp.cloud):
         comp.gap(Gap.RECORDING_REPLICATION, f"{comp.cloud} does not replicate a bucket to another "
@@ -256,6 +261,25 @@ def _replica(
         expire_after_days=storage.retention_days,
     ), uses=(REPLICA_KEY,))
     return BucketReplica(REPLICA, region=target, key=REPLICA_KEY)
+
+
+def _replica_region(spec: ContactCenterSpec) -> str | None:
+    """Where recordings are to be copied: the replication region, else the failover one."""
+    return spec.recording.replicationRegion or (
+        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
+
+
+def _geo_copy(comp: Composition, spec: ContactCenterSpec, gaps: set[Gap]) -> str | None:
+    """The region holding the recordings bucket's own copy, on a cloud that keeps one
+    (Azure), unless it said it cannot."""
+    if not values.bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
+        return None
+    return _replica_region(spec)
+
+
+def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | None:
+    """The copy region the recordings' bucket keeps itself, on clouds that replicate so."""
+    return _replica_region(spec) if values.bucket_geo_replication(comp.cloud) else None
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
@@ -327,6 +351,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     if spec.failoverPolicy is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
+        comp.set_status("endpoints.routing", spec.failoverPolicy.routing)
         comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
@@ -335,7 +360,9 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
-    controls = _controls(spec, storage, replica, gaps)
+    geo_copy = _geo_copy(comp, spec, gaps)
+    comp.set_status("replicaRegion", geo_copy)
+    controls = _controls(spec, storage, replica, gaps, geo_copy)
     comp.set_status("controls", controls)
     missing = sorted(gaps & COMPLIANCE_GAPS)
     if missing:
@@ -347,7 +374,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
 
 
 def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
-              gaps: set[Gap]) -> list[str]:
+              gaps: set[Gap], geo_copy: str | None) -> list[str]:
     """The controls this endpoint's composition puts in force, in words an auditor reads.
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
@@ -371,8 +398,14 @@ def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: st
         controls.append("access logging")
     if replica is not None:
         controls.append("recordings replicated to a second region")
+    elif geo_copy is not None:
+        controls.append(f"recordings replicated to {geo_copy} (geo-redundant "
+                        "storage: the same lock and key)")
+    if spec.failoverPolicy is not None and "failover-dns" not in gaps:
+        controls.append("DNS latency routing between the healthy sites"
+                        if spec.failoverPolicy.routing == "latency"
+                        else "DNS failover on health check")
     if spec.failoverPolicy is not None:
-        controls.append("DNS failover on health check")
         controls.append(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its own "
                         "network with the same SIP/RTP ingress")
     return controls

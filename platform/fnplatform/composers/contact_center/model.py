@@ -97,6 +97,10 @@ class FailoverPolicy(BaseModel):
     #: not overlap network.cidr; unset: the sibling block of network.cidr (10.60.0.0/16 ->
     #: 10.61.0.0/16), so the two sites can be peered or routed between later.
     networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)  # noqa: N815
+    #: How DNS chooses between the two sites: failover (the primary while healthy, then the
+    #: secondary) or latency (the healthy site nearer the caller: Route 53 latency records,
+    #: Traffic Manager Performance routing; GCP answers by the nearer region, see the docs).
+    routing: Literal["failover", "latency"] = "failover"
 
 
 #: Compliance levels whose recordings are held under a compliance-mode lock (and logged).
@@ -161,6 +165,7 @@ class EndpointsStatus(BaseModel):
     primary: str | None = None
     secondary: str | None = None
     dns: str | None = None
+    routing: str | None = None  # failover or latency: how dns chooses between the two
 
 
 class SiteStatus(BaseModel):
@@ -180,6 +185,9 @@ class ContactCenterStatus(BaseModel):
     securityGroupId: str | None = None  # noqa: N815
     recordingBucket: BucketStatus | None = None  # noqa: N815
     replicaBucket: BucketStatus | None = None  # noqa: N815
+    #: Where the recordings' own storage keeps a copy of every recording (Azure: the pair
+    #: region of the geo-redundant account; AWS reports its replica in replicaBucket).
+    replicaRegion: str | None = None  # noqa: N815
     kmsKeyId: str | None = None  # noqa: N815
     endpoints: EndpointsStatus | None = None
     secondarySite: SiteStatus | None = None  # noqa: N815
