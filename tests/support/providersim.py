@@ -341,6 +341,12 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
     return observed(body, at, name=name, stamp=stamp, external=external)
 
 
+def helm_release() -> Body:
+    """provider-helm's ``status.atProvider`` of a Release once installed (the Helm release's
+    state, helm.sh/helm/v3 pkg/release)."""
+    return {"state": "deployed", "revision": 1, "releaseDescription": "Install complete"}
+
+
 #: Connection secret keys upjet writes, by kind (the providers' ``config/<group>/config.go``
 #: sensitive attributes and connection details): a cluster's kubeconfig, a database's
 #: endpoint and credentials, a key's secret. Other kinds publish ``attribute.id``.
