@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
+.PHONY: activation-policy configurations uv setup cli render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live package lock lock-check clean
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -63,6 +63,11 @@ generate: setup
 activation-policy: setup
 	$(PY) tools/make_activation_policy.py
 
+## configurations: regenerate configurations/<package>/ (each module's Configuration metadata,
+## dependsOn derived from what it composes, and its ManagedResourceActivationPolicy)
+configurations: setup
+	$(PY) tools/make_configurations.py
+
 ## test: lint and type checks, then every test, the end-to-end renders included
 test: lint
 	$(PY) -m pytest -q
@@ -91,11 +96,14 @@ lint: setup lock-check
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
 	$(PY) tools/make_activation_policy.py --check
+	$(PY) tools/make_configurations.py --check
 
 ## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
-## the package metadata alone otherwise; it says which
-package: cli
+## the package metadata alone otherwise; it says which. Then one Configuration package per module
+## and form, build/platform-<module>[-namespaced].xpkg (tools/make_configurations.py --build)
+package: setup cli
 	tools/build-package.sh
+	$(PY) tools/make_configurations.py --build build
 
 ## uv: bootstrap the pinned uv into .bin/ and print its path (tests use it)
 uv: $(UV)

@@ -19,18 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from fnplatform.kinds import kind_of
 
 from tests.support.schemas import Catalog
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 POLICY = ROOT / "examples" / "install" / "15-activation-policy.yaml"
 GOLDEN = ROOT / "tests" / "golden"
-#: Composed kinds that are no managed resources, so no MRD: Crossplane's own Usages, and the
-#: providers' ProviderConfigs (a safe-start provider keeps those as plain CRDs).
-CROSSPLANE_GROUPS = {"protection.crossplane.io", "apiextensions.crossplane.io"}
-#: ``crossplane render``'s own documents (function results), not composed resources.
-RENDER_GROUP = "render.crossplane.io"
+#: The rendered-document predicates the Configuration packages' policies use too: a composed
+#: provider kind (not the composite, a function result or a Usage) that is a managed resource
+#: (not a ProviderConfig).
+make_configurations = load_tool("make_configurations")
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -52,29 +51,11 @@ def _group(api_version: str) -> str:
     return group if version else ""
 
 
-@functools.cache
-def _composite_kinds() -> frozenset[tuple[str, str]]:
-    """``(group, kind)`` of every composite the XRDs define: the first document of a golden,
-    never a composed resource (an XCluster even has a ``spec.forProvider``)."""
-    kinds: set[tuple[str, str]] = set()
-    for path in ROOT.glob("apis/**/definition.yaml"):
-        xrd = yaml.safe_load(path.read_text())
-        kinds.add((xrd["spec"]["group"], xrd["spec"]["names"]["kind"]))
-    return frozenset(kinds)
-
-
 def _is_composed_managed(doc: dict[str, Any]) -> bool:
     """Whether a rendered document is a composed managed resource: one with a
     ``spec.forProvider``, or of a kind the registry declares managed; never the composite, a
     function result, a Usage or a ProviderConfig."""
-    api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
-    group = _group(api_version)
-    if (group, kind) in _composite_kinds() or group == RENDER_GROUP:
-        return False
-    if group in CROSSPLANE_GROUPS or kind.endswith("ProviderConfig"):
-        return False
-    spec = doc.get("spec")
-    return (isinstance(spec, dict) and "forProvider" in spec) or kind_of(doc).managed
+    return make_configurations.is_provider_kind(doc) and make_configurations.is_managed(doc)
 
 
 @functools.cache
@@ -129,7 +110,8 @@ def test_the_policy_names_exact_mrds_sorted_in_both_forms(catalog: Catalog) -> N
     mrds = {f"{v.plural}.{v.group}": v.kind for v in catalog.entries.values()}
     assert [n for n in names if n not in mrds] == [], "not <plural>.<group> of a CRD"
     not_managed = [n for n in names
-                   if mrds[n].endswith("ProviderConfig") or n.split(".", 1)[1] in CROSSPLANE_GROUPS]
+                   if mrds[n].endswith("ProviderConfig") or n.split(".", 1)[1]
+                   in make_configurations.CROSSPLANE_GROUPS]
     assert not_managed == [], "ProviderConfigs and Usages are no MRDs"
     # The namespaced APIs compose the twins: every cluster-scoped name has its `.m.` twin and
     # every twin its cluster-scoped kind.

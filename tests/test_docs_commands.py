@@ -107,6 +107,12 @@ NOT_RUN: dict[str, str] = {
         "needs the upstream CRDs checked out next to the repository; tests/test_namespaced.py "
         "checks the derived table against schemas/crds"
     ),
+    "crossplane xpkg install configuration "
+    "xpkg.upbound.io/myplatform/platform-async-actor:v0.1.0 platform-async-actor": (
+        "needs a Kubernetes cluster running Crossplane and the published package; "
+        "tests/live/test_live_configuration.py installs the same Configuration from the "
+        "package make package builds"
+    ),
     "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml": (
         "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
     ),

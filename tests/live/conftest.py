@@ -42,15 +42,24 @@ from tests.live.providers import (
 from tests.live.standins import METRICS_PORT, KubeletStandIn, Loop
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Live tests run only when asked for (-m live, as make test-live does): `make test` and
-    a bare pytest stay fast and need no built binaries."""
-    if "live" in (config.getoption("-m") or ""):
+    a bare pytest stay fast and need no built binaries.
+
+    Tests marked ``own_apis`` install module APIs themselves (from a package), which define the
+    kinds the ``platform`` fixture applies from apis/: they run first, before any form of the
+    platform is installed (pytest would otherwise run tests without the parametrized
+    ``platform`` last, while its last form is still installed). Last of the hooks, so after
+    pytest grouped the tests by that fixture's forms."""
+    if "live" not in (config.getoption("-m") or ""):
+        live = [i for i in items if i.get_closest_marker("live")]
+        if live:
+            config.hook.pytest_deselected(items=live)
+            items[:] = [i for i in items if not i.get_closest_marker("live")]
         return
-    live = [i for i in items if i.get_closest_marker("live")]
-    if live:
-        config.hook.pytest_deselected(items=live)
-        items[:] = [i for i in items if not i.get_closest_marker("live")]
+    first = [i for i in items if i.get_closest_marker("own_apis")]
+    items[:] = first + [i for i in items if not i.get_closest_marker("own_apis")]
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import os
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -66,6 +67,32 @@ def publish_function(cp: ControlPlane, cli: Path) -> str:
         [str(cli), "xpkg", "push", "-f", str(xpkg), ref], check=True, capture_output=True
     )
     return ref
+
+
+def configuration_ref(package: str) -> str:
+    """The published reference of a Configuration package (tools/make_configurations.py), the
+    one README "Installing one module" installs: the function's registry and tag."""
+    return FUNCTION_REF.replace("/function-platform:", f"/{package}:")
+
+
+def publish_configurations(cp: ControlPlane, cli: Path, packages: list[str]) -> dict[str, str]:
+    """Build Configuration packages as `make package` does (tools/make_configurations.py
+    --build) and push each where the ImageConfig rewrites its published reference; return
+    package -> published reference."""
+    out = cp.dir / "configurations"
+    subprocess.run(
+        [sys.executable, str(REPO / "tools/make_configurations.py"), "--build", str(out),
+         f"--crossplane={cli}", *(f"--only={p}" for p in packages)],
+        check=True, capture_output=True, cwd=REPO,
+    )
+    refs = {}
+    for package in packages:
+        ref = configuration_ref(package)
+        local = ref.replace(PUBLISHED_PREFIX, f"{REGISTRY}/myplatform/")
+        subprocess.run([str(cli), "xpkg", "push", "-f", str(out / f"{package}.xpkg"), local],
+                       check=True, capture_output=True)
+        refs[package] = ref
+    return refs
 
 
 def prepare(kube: Kube) -> None:
