@@ -1,5 +1,6 @@
 """The cloud stand-in of the live control plane refuses what the cloud refuses (issue 21): run
-as unit tests in `make test`, without a control plane, on the stand-in's own decision."""
+as unit tests in `make test`, without a control plane, on the stand-in's own decision (the
+rules are tests/support/providersim.REFUSALS, each naming the builder rule it mirrors)."""
 
 from __future__ import annotations
 

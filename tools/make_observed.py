@@ -20,9 +20,7 @@ form has its own (``<module>/namespaced/observed-<case>-ready.yaml``, made from 
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 import sys
 import tempfile
 from pathlib import Path
@@ -30,106 +28,23 @@ from typing import Any
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+TOOLS = Path(__file__).resolve().parent
+sys.path[:0] = [str(TOOLS), str(TOOLS.parent)]
 
-import render_examples as tool
+import render_examples as tool  # noqa: E402
+
+from tests.support import providersim  # noqa: E402
 
 MAX_PASSES = 10
-EXTERNAL_NAME = "crossplane.io/external-name"
-CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBexample\n-----END CERTIFICATE-----\n"
-CA_DATA = base64.b64encode(CA_PEM.encode()).decode()
-
-
-def _digest(text: str, length: int = 12) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:length]
-
-
-def _aws_at_provider(
-    group: str, kind: str, for_provider: dict[str, Any], external: str
-) -> dict[str, Any]:
-    """What an AWS provider reports: the ARN, and per kind what the modules read."""
-    at: dict[str, Any] = {}
-    region = for_provider.get("region", "eu-west-1")
-    service = group.split(".", maxsplit=1)[0]
-    at["arn"] = f"arn:aws:{service}:{region}:123456789012:{kind.lower()}/{external}"
-    if kind == "Cluster" and group.startswith("eks."):
-        cluster_id = _digest(external, 32).upper()
-        at["endpoint"] = f"https://{cluster_id}.gr7.{region}.eks.amazonaws.com"
-        at["certificateAuthority"] = [{"data": CA_DATA}]
-        issuer = f"https://oidc.eks.{region}.amazonaws.com/id/{cluster_id}"
-        at["identity"] = [{"oidc": [{"issuer": issuer}]}]
-    elif kind == "LaunchTemplate":
-        at["latestVersion"] = 1
-    elif kind == "Zone":
-        at["zoneId"] = "Z" + _digest(external, 13).upper()
-    elif kind == "Queue" and group.startswith("sqs."):  # upjet: the queue's URL and ARN
-        name = for_provider.get("name", external)
-        at["url"] = at["id"] = f"https://sqs.{region}.amazonaws.com/123456789012/{name}"
-        at["arn"] = f"arn:aws:sqs:{region}:123456789012:{name}"
-    return at
-
-
-def _at_provider(body: dict[str, Any], external: str) -> dict[str, Any]:
-    """Provider-reported fields for ``body``'s kind (what the cloud modules read)."""
-    # a namespaced twin's group (s3.aws.m.upbound.io) reports what its cluster-scoped one does
-    group = body["apiVersion"].split("/")[0].replace(".m.upbound.io", ".upbound.io")
-    kind = body["kind"]
-    for_provider = (body.get("spec") or {}).get("forProvider") or {}
-    at: dict[str, Any] = {"id": external}
-    if group.endswith("gcp.upbound.io"):
-        project = for_provider.get("project", "example-project")
-        location = for_provider.get("location") or for_provider.get("region") or "global"
-        if kind == "Cluster":
-            at["id"] = f"projects/{project}/locations/{location}/clusters/{external}"
-            at["endpoint"] = f"34.{int(_digest(external, 2), 16)}.10.20"
-            at["masterAuth"] = {"clusterCaCertificate": CA_DATA}
-        elif kind == "ServiceAccount":
-            at["email"] = f"{external}@{project}.iam.gserviceaccount.com"
-    elif group.endswith("aws.upbound.io"):
-        at.update(_aws_at_provider(group, kind, for_provider, external))
-    elif group.endswith("azure.upbound.io"):
-        at["id"] = f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/{external}"
-        if kind == "KubernetesCluster":
-            at["fqdn"] = f"{external}-{_digest(external, 8)}.hcp.westeurope.azmk8s.io"
-            tenant = _digest(external, 36)
-            at["oidcIssuerUrl"] = f"https://westeurope.oic.prod-aks.azure.com/{tenant}/"
-            principal = _digest(f"{external}-identity", 32)
-            at["identity"] = {"type": "SystemAssigned", "principalId": principal}
-        elif kind == "UserAssignedIdentity":
-            group_name = for_provider.get("resourceGroupName", "example-group")
-            at["id"] = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/"
-                        f"{group_name}/providers/Microsoft.ManagedIdentity/"
-                        f"userAssignedIdentities/{external}")
-            uuid = _digest(external, 32)
-            at["clientId"] = f"{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"
-            principal = _digest(f"principal-{external}", 32)
-            at["principalId"] = (f"{principal[:8]}-{principal[8:12]}-{principal[12:16]}-"
-                                 f"{principal[16:20]}-{principal[20:]}")
-        elif kind == "Key" and group.startswith("keyvault."):
-            at["versionlessId"] = f"https://{_digest(external, 10)}.vault.azure.net/keys/{external}"
-        elif kind == "TrafficManagerProfile":
-            relative = (for_provider.get("dnsConfig") or {}).get("relativeName", external)
-            at["fqdn"] = f"{relative}.trafficmanager.net"
-    return at
+#: When every condition of the written state last changed (fixed: same input, same file).
+STAMP = "2024-01-01T00:00:00Z"
 
 
 def mark_ready(body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` as the provider would report it once the real resource exists."""
-    observed = yaml.safe_load(yaml.safe_dump(body))
-    metadata = observed.setdefault("metadata", {})
-    annotations = metadata.setdefault("annotations", {})
-    external = annotations.setdefault(EXTERNAL_NAME, metadata.get("name", ""))
-    status: dict[str, Any] = {}
-    if not observed["apiVersion"].startswith(("kubernetes.crossplane.io", "helm.crossplane.io")):
-        status["atProvider"] = _at_provider(observed, external)
-    status["conditions"] = [
-        {"type": "Ready", "status": "True", "reason": "Available",
-         "lastTransitionTime": "2024-01-01T00:00:00Z"},
-        {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
-         "lastTransitionTime": "2024-01-01T00:00:00Z"},
-    ]  # fmt: skip
-    observed["status"] = status
-    return observed
+    """``body`` as the provider would report it once the real resource exists
+    (tests/support/providersim.py: every id, the kind's attributes, the external name)."""
+    return providersim.report(yaml.safe_load(yaml.safe_dump(body)), stamp=STAMP,
+                              external=True)
 
 
 def _composed(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:

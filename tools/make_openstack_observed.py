@@ -4,11 +4,11 @@
 
 For each render case listed in ``OBSERVED`` it composes (through the function, in process) until
 the desired set is stable with every composed resource observed Ready, as providers would
-report it: ``Ready``/``Synced`` conditions, and for the wrapped kinds the status the Objects'
-readiness reads (a Shoot's ``status.lastOperation``, Rook's ``status.phase``, the
-ControlPlane's ``status.services``, an encrypted pool's CephCluster asking Rook for encrypted
-OSDs). The result is the observed state of a steady pass.
-Deterministic: no clocks, no randomness.
+report it (tests/support/providersim.py): ``Ready``/``Synced`` conditions, and for the wrapped
+kinds the status the Objects' readiness reads (a Shoot's ``status.lastOperation``, Rook's
+``status.phase``, the ControlPlane's ``status.services``, an encrypted pool's CephCluster
+asking Rook for encrypted OSDs). The result is the observed state
+of a steady pass. Deterministic: no clocks, no randomness.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
+from tests.support import providersim  # noqa: E402
 from tests.support.harness import FunctionClient, request, start_server  # noqa: E402
 
 CASES = ROOT / "tests" / "render-cases" / "openstack"
@@ -34,6 +35,9 @@ OBSERVED = {
     "observed-st-pool-encrypted-ready.yaml": ("xr-st-pool-encrypted.yaml", None),
 }
 STAMP = "2026-11-20T10:00:00Z"
+#: The controllers of wrapped objects whose status these fixtures show (not the kubelet's:
+#: the Shoot access refresh Job is shown as applied, not yet run).
+CONTROLLERS = ("gardener", "rook", "c5c3")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -43,45 +47,10 @@ class _Dumper(yaml.SafeDumper):
         return True
 
 
-def _wrapped_status(manifest: dict[str, Any]) -> dict[str, Any]:
-    kind = manifest.get("kind")
-    if kind == "Shoot":
-        return {"lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100},
-                "observedGeneration": 1}
-    if str(manifest.get("apiVersion", "")).startswith("ceph.rook.io/"):
-        return {"phase": "Ready"}
-    if kind == "ControlPlane":
-        services = sorted(manifest["spec"]["services"])
-        return {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
-                "services": [{"name": s, "ready": True} for s in services]}
-    return {}
-
-
 def observe(name: str, body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` as its provider reports it once Ready."""
-    observed = {k: v for k, v in body.items() if k != "status"}
-    metadata = dict(observed.get("metadata") or {})
-    metadata["annotations"] = {**(metadata.get("annotations") or {}),
-                               "crossplane.io/composition-resource-name": name}
-    observed["metadata"] = metadata
-    status: dict[str, Any] = {"conditions": [
-        {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": STAMP},
-        {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
-         "lastTransitionTime": STAMP},
-    ]}
-    manifest = (body.get("spec") or {}).get("forProvider", {}).get("manifest")
-    if body.get("kind") == "Object" and isinstance(manifest, dict):
-        wrapped = dict(manifest)
-        wrapped["metadata"] = {**wrapped.get("metadata", {}), "generation": 1}
-        if manifest.get("kind") == "CephCluster":  # read only: the storage operator's own
-            wrapped["spec"] = {"storage": {"useAllNodes": True, "useAllDevices": True,
-                                           "config": {"encryptedDevice": "true"}}}
-        extra = _wrapped_status(manifest)
-        if extra:
-            wrapped["status"] = extra
-        status["atProvider"] = {"manifest": wrapped}
-    observed["status"] = status
-    return observed
+    """``body`` as its provider reports it once Ready (tests/support/providersim.py)."""
+    return providersim.report(body, name=name, stamp=STAMP, ids=False, generation=1,
+                              controllers=CONTROLLERS, keep_empty=False)
 
 
 def _fetched(required: str | None) -> dict[str, list[dict[str, Any]]]:

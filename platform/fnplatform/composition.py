@@ -319,7 +319,8 @@ class Composition:
     # -- writing --------------------------------------------------------------------------
 
     def ref(self, name: str) -> dict[str, str]:
-        """A provider ``*Ref`` to composed resource ``name``, resolved by the provider.
+        """A provider ``*Ref`` to composed resource ``name``, resolved by the provider, which
+        refuses a reference to nothing (rule REFERENCES_RESOLVE, tests/support/providersim.py).
 
         Its emitted ``metadata.name`` when already desired (a caller may have named it),
         else the deterministic name it will get, so referencing never waits on observed IDs.

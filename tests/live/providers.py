@@ -3,23 +3,21 @@ Gardener), and the real provider-kubernetes' launch.
 
 CloudStandIn plays provider-upjet-aws/gcp/azure for every managed resource a composite
 composes (found through the composites' resourceRefs, so it lists only what exists), as upjet's
-managed reconciler does (crossplane-runtime pkg/reconciler/managed):
+managed reconciler does (crossplane-runtime pkg/reconciler/managed). What it reports and
+refuses is the one simulation of the providers, tests/support/providersim.py, which the
+observed-state fixtures and the unit tests use too; on top it has what only a running API
+server has:
 - adds the finalizer `finalizer.managedresource.crossplane.io`; on delete removes it;
-- resolves references first (crossplane-runtime pkg/reference): a `*Ref` naming a resource
-  that does not exist, or a `*Selector` that matches none, leaves the resource
-  `Synced=False, ReconcileError` with "cannot resolve references", as the real provider does;
-- refuses what the cloud refuses where the CRD cannot say it: an SQS redrive policy whose
-  deadLetterTargetArn is no queue's ARN (AWS: "InvalidParameterValue: Value ... for parameter
-  RedrivePolicy is invalid. Reason: Dead-letter target does not exist"), and an Azure storage
-  account encrypted with a Key Vault key through a user-assigned identity before that identity
-  is granted on the vault (Azure Storage checks wrapKey/unwrapKey when the key is set:
-  "The key vault ... does not grant the identity ... the permissions ..."), and an RDS
-  instance in a parameter group of another family than its engine's major (RDS:
-  "InvalidParameterCombination: The parameter group ... can't be used for this instance");
-- else fills `status.atProvider` from `forProvider` plus the computed ids (id, arn, selfLink,
-  URLs: upjet copies the Terraform state, which holds every argument and attribute), sets
-  `Synced=True, ReconcileSuccess` and `Ready=True, Available`, and writes the connection secret
-  named by writeConnectionSecretToRef with the keys upjet writes for the kind.
+- reads a sensitive input's Secret (upjet pkg/resource/sensitive.go), writing it first for
+  `autoGeneratePassword` as provider-upjet-aws's RDS does, else refuses;
+- refuses what providersim.REFUSALS refuses (each names the builder rule it mirrors): a
+  reference to nothing (crossplane-runtime pkg/reference: `Synced=False, ReconcileError`,
+  "cannot resolve references"), and what the cloud refuses where the CRD cannot say it;
+- else fills `status.atProvider` from `forProvider` (upjet copies the Terraform state, which
+  holds every argument), the ids of resolved references, and what providersim.reported says
+  the cloud computes, pruned to the CRD's schema; sets `Synced=True, ReconcileSuccess` and
+  `Ready=True, Available`, and writes the connection secret named by
+  writeConnectionSecretToRef with providersim.connection_details.
 
 HelmStandIn: provider-helm Releases become `Ready=True` with `atProvider.state: deployed`.
 GardenerStandIn: Shoots report the status Gardener reports for a healthy shoot.
@@ -31,7 +29,6 @@ provider-kubernetes itself is real, started with the args examples/install ships
 from __future__ import annotations
 
 import base64
-import hashlib
 import time
 from pathlib import Path
 from typing import Any
@@ -41,109 +38,13 @@ import yaml
 from tests.live.controlplane import REPO, ControlPlane, Processes
 from tests.live.kube import Kube
 from tests.live.standins import Loop, _now
+from tests.support import providersim
 
 FINALIZER = "finalizer.managedresource.crossplane.io"
 CLOUD_SUFFIXES = ("aws.upbound.io", "aws.m.upbound.io", "gcp.upbound.io", "gcp.m.upbound.io",
                   "azure.upbound.io", "azure.m.upbound.io",
                   # provider-helm: a Release is ready once deployed (atProvider.state)
                   "helm.crossplane.io", "helm.m.crossplane.io")
-# Connection secret keys upjet writes, by kind (the providers' config/<group>/config.go
-# "Sensitive"/connection details): a cluster's kubeconfig, a database's endpoint and
-# credentials, a key's secret.
-CONNECTION_KEYS: dict[str, tuple[str, ...]] = {
-    "Cluster": ("kubeconfig", "endpoint", "clusterCA"),
-    "KubernetesCluster": ("kubeconfig", "kube_admin_config", "client_certificate",
-                          "client_key", "cluster_ca_certificate"),
-    "ClusterAuth": ("kubeconfig",),
-    "Instance": ("endpoint", "address", "port", "username", "password"),
-    "DatabaseInstance": ("connectionName", "privateIP", "publicIP", "serverCACertificateCert"),
-    "FlexibleServer": ("fqdn", "administrator_login", "administrator_password"),
-    "User": ("password",),
-    "ServiceAccountKey": ("private_key", "public_key"),
-    "Account": ("primary_access_key", "primary_blob_endpoint", "primary_connection_string"),
-}
-
-
-def _h(*parts: str) -> str:
-    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:12]
-
-
-_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCnN0YW5kLWluCi0tLS0tRU5EIENFUlRJRklDQVRFLS0tLS0K"
-
-
-def attributes(cloud: str, kind: str, name: str, region: str) -> dict[str, Any]:
-    """The attributes the cloud computes on create that the modules wait for, by kind, in the
-    shape the provider's CRD gives them (terraform-provider-aws/-google/-azurerm attribute
-    references): an EKS cluster's endpoint, CA and OIDC issuer, a launch template's version, an
-    Azure key's versionless id... Without them a composer waits for ever."""
-    h = _h(cloud, kind, name)
-    if cloud == "aws":
-        return {
-            "Cluster": {
-                "endpoint": f"https://{h.upper()}.gr7.{region}.eks.amazonaws.com",
-                "certificateAuthority": [{"data": _CA}],
-                "identity": [{"oidc": [{
-                    "issuer": f"https://oidc.eks.{region}.amazonaws.com/id/{h.upper()}"}]}],
-            },
-            "LaunchTemplate": {"latestVersion": 1, "defaultVersion": 1},
-            "Zone": {"zoneId": f"Z{h.upper()}"},
-            "Instance": {"address": f"{name}.{h}.{region}.rds.amazonaws.com",
-                         "endpoint": f"{name}.{h}.{region}.rds.amazonaws.com:5432"},
-            "Distribution": {"domainName": f"d{h}.cloudfront.net"},
-        }.get(kind, {})
-    if cloud == "gcp":
-        return {
-            "ServiceAccount": {"email": f"{name}@live.iam.gserviceaccount.com"},
-            "Cluster": {"endpoint": f"10.{int(h[:2], 16)}.0.2",
-                        "masterAuth": {"clusterCaCertificate": _CA}},
-            "DatabaseInstance": {"privateIpAddress": f"10.{int(h[:2], 16)}.1.3"},
-        }.get(kind, {})
-    return {
-        "KubernetesCluster": {
-            "fqdn": f"{name}-{h[:8]}.hcp.{region}.azmk8s.io",
-            "oidcIssuerUrl": f"https://{region}.oic.prod-aks.azure.com/live/{h}/",
-            "identity": {"principalId": f"{h[:8]}-1111-0000-0000-{h}"},
-        },
-        "UserAssignedIdentity": {"clientId": f"{h[:8]}-2222-0000-0000-{h}"},
-        "Key": {"versionlessId": f"https://{name[:24]}.vault.azure.net/keys/{name}"},
-        "FrontdoorEndpoint": {"hostName": f"{name}-{h[:10]}.z01.azurefd.net"},
-        "FlexibleServer": {"fqdn": f"{name}.postgres.database.azure.com"},
-        "TrafficManagerProfile": {"fqdn": f"{name}.trafficmanager.net"},
-    }.get(kind, {})
-
-
-def computed(cloud: str, group: str, kind: str, name: str, region: str) -> dict[str, str]:
-    """The ids a real provider reports after create (the shapes each cloud gives): an AWS ARN
-    is ``arn:aws:<service>:<region>:<account>:<name>``, the service being the API group's first
-    label (``sqs.aws.upbound.io`` -> ``sqs``; AWS General Reference, "Amazon Resource Names")."""
-    h = _h(cloud, kind, name)
-    if cloud == "aws":
-        service, region = group.split(".", maxsplit=1)[0], region or "us-east-1"
-        ids = {
-            "id": name if kind in {"Bucket", "Queue", "Role", "Policy"} else f"{kind.lower()}-{h}",
-            "arn": f"arn:aws:{service}:{region}:123456789012:{name}",
-        }
-        if kind == "Queue":
-            # terraform-provider-aws aws_sqs_queue: id and url are the queue URL
-            ids["url"] = f"https://sqs.{region}.amazonaws.com/123456789012/{name}"
-        return ids
-    if cloud == "gcp":
-        return {
-            "id": f"projects/live/locations/{region or 'global'}/{kind.lower()}s/{name}",
-            "selfLink": f"https://www.googleapis.com/live/{kind.lower()}s/{name}",
-        }
-    return {
-        "id": f"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/live/"
-        f"providers/{kind}/{name}",
-        "principalId": f"{h[:8]}-0000-0000-0000-{h}",
-    }
-
-
-def _cloud_of(group: str) -> str:
-    for cloud in ("aws", "gcp", "azure", "helm"):
-        if group.startswith(f"{cloud}.") or f".{cloud}." in group:
-            return cloud
-    return "azure"
 
 
 class CloudStandIn:
@@ -257,9 +158,6 @@ class CloudStandIn:
                  "message": refusal, "lastTransitionTime": now},
             ]})
             return
-        group = mr["apiVersion"].split("/")[0]
-        cloud = _cloud_of(group)
-        region = str(fp.get("region") or fp.get("location") or "")
         at = {k: v for k, v in fp.items() if not k.endswith(("Ref", "Refs", "Selector"))}
         # resolved references: crossplane-runtime writes the referenced resource's id (or the
         # extractor's field) into forProvider; upjet's state then has it in atProvider
@@ -269,18 +167,10 @@ class CloudStandIn:
                 target = ((by_name[ref["name"]].get("status") or {}).get("atProvider") or {})
                 if target.get("id"):
                     at.setdefault(field[:-3], target["id"])
-        if cloud == "helm":
-            # provider-helm: atProvider.state from the Helm release (helm.sh/helm/v3 release)
-            at = {"state": "deployed", "revision": 1, "releaseDescription": "Install complete"}
+        if providersim.group_of(mr["apiVersion"]) == "helm.crossplane.io":
+            at = providersim.helm_release()
         else:
-            # the cloud names a resource by its external name: the queue's or the bucket's own
-            # name where forProvider carries one (SQS: arn:aws:sqs:<region>:<account>:<name>)
-            cloud_name = str(
-                (meta.get("annotations") or {}).get("crossplane.io/external-name")
-                or fp.get("name") or meta["name"]
-            )
-            at.update(computed(cloud, group, mr["kind"], cloud_name, region))
-            for key, value in attributes(cloud, mr["kind"], cloud_name, region).items():
+            for key, value in (providersim.reported(mr) or {}).items():
                 old = at.get(key)
                 at[key] = {**old, **value} if isinstance(old, dict) and isinstance(
                     value, dict) else value
@@ -292,26 +182,9 @@ class CloudStandIn:
         ]})
         self.connection_secret(mr)
 
-    @staticmethod
-    def _foreign_parameter_group(mr: dict[str, Any], fp: dict[str, Any],
-                                 mrs: list[dict[str, Any]]) -> str:
-        """RDS refuses a DB parameter group whose family is not the engine's major's."""
-        ref = fp.get("parameterGroupNameRef")
-        if mr["kind"] != "Instance" or not isinstance(ref, dict) or not fp.get("engineVersion"):
-            return ""
-        groups = [m for m in mrs if m["kind"] == "ParameterGroup"
-                  and m["metadata"]["name"] == ref.get("name")]
-        wanted = f"{fp.get('engine', 'postgres')}{str(fp['engineVersion']).split('.')[0]}"
-        family = groups[0]["spec"]["forProvider"].get("family") if groups else wanted
-        if family == wanted:
-            return ""
-        return (f"InvalidParameterCombination: The parameter group {ref['name']} with "
-                f"DBParameterGroupFamily {family} can't be used for this instance. Use a "
-                f"parameter group with DBParameterGroupFamily {wanted}.")
-
     def refusal(self, mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]) -> str:
-        """Why the provider (reference resolution) or the cloud refuses this resource, or ''."""
-        names = {m["metadata"]["name"] for m in mrs}
+        """Why the provider or the cloud refuses this resource, or '': a sensitive input's
+        Secret missing (read from the API server), else providersim.refusal."""
         for field, sel in fp.items():
             # a sensitive input: upjet reads the key of the Secret (pkg/resource/sensitive.go);
             # with autoGeneratePassword (provider-upjet-aws RDS) the provider writes it first
@@ -323,89 +196,15 @@ class CloudStandIn:
                             "apiVersion": "v1", "kind": "Secret",
                             "metadata": {"name": sel["name"], "namespace": sns},
                             "data": {sel["key"]: base64.b64encode(
-                                _h("password", sel["name"]).encode()).decode()},
+                                providersim.digest(f"password/{sel['name']}").encode()
+                            ).decode()},
                         }, self.MANAGER)
                     else:
                         return (
                             f"cannot get sensitive parameters: cannot get secret value for "
                             f"{sns}/{sel['name']}: secrets \"{sel['name']}\" not found"
                         )
-        for field, ref in fp.items():
-            if field.endswith("SecretRef"):
-                continue
-            if (
-                field.endswith("Ref")
-                and isinstance(ref, dict)
-                and ref.get("name")
-                and ref["name"] not in names
-            ):
-                return (
-                    f"cannot resolve references: mg.Spec.ForProvider.{field[:-3]}: "
-                    f"cannot get referenced resource: \"{ref['name']}\" not found"
-                )
-            if field.endswith("Selector") and isinstance(ref, dict):
-                labels = ref.get("matchLabels") or {}
-                ctrl = (mr["metadata"].get("ownerReferences") or [{}])[0].get("uid")
-                hits = [
-                    m for m in mrs
-                    if all((m["metadata"].get("labels") or {}).get(k) == v
-                           for k, v in labels.items())
-                    and (not ref.get("matchControllerRef")
-                         or (m["metadata"].get("ownerReferences") or [{}])[0].get("uid") == ctrl)
-                ]
-                if not hits:
-                    return (
-                        f"cannot resolve references: mg.Spec.ForProvider.{field[:-8]}: "
-                        "no resources matched selector"
-                    )
-        refused = self._key_without_grant(mr, fp, mrs) or self._foreign_parameter_group(mr, fp, mrs)
-        if refused:
-            return refused
-        redrive = fp.get("redrivePolicy")
-        if mr["kind"] in {"Queue", "QueueRedrivePolicy"} and isinstance(redrive, str) and redrive:
-            import json
-
-            target = (json.loads(redrive) or {}).get("deadLetterTargetArn", "")
-            arns = {
-                ((m.get("status") or {}).get("atProvider") or {}).get("arn")
-                for m in mrs if m["kind"] == "Queue"
-            }
-            if target not in arns:
-                return (
-                    "InvalidParameterValue: Value "
-                    f"{redrive} for parameter RedrivePolicy is invalid. "
-                    "Reason: Dead-letter target does not exist."
-                )
-        return ""
-
-    @staticmethod
-    def _key_without_grant(
-        mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]
-    ) -> str:
-        """An Azure storage account whose customer-managed key its identity may not use yet:
-        no Key Vault access policy for the identity's principal exists (Azure Storage reads
-        the key with the identity when the account is created or the key is set)."""
-        cmk = fp.get("customerManagedKey")
-        if mr["kind"] != "Account" or not isinstance(cmk, dict):
-            return ""
-        identity_id = cmk.get("userAssignedIdentityId")
-        principals = {
-            ((m.get("status") or {}).get("atProvider") or {}).get("principalId")
-            for m in mrs if m["kind"] == "UserAssignedIdentity"
-            and ((m.get("status") or {}).get("atProvider") or {}).get("id") == identity_id
-        } - {None}
-        granted = {
-            ((m.get("spec") or {}).get("forProvider") or {}).get("objectId")
-            for m in mrs if m["kind"] == "AccessPolicy"
-        }
-        if identity_id and not principals & granted:
-            return (
-                f"storage.AccountsClient#Create: Failure: StatusCode=400 -- Original Error: "
-                f"Code=\"KeyVaultAccessDenied\" Message=\"The key vault of "
-                f"{cmk.get('keyVaultKeyId')} does not grant the identity {identity_id} the "
-                f"get, wrapKey and unwrapKey permissions\""
-            )
-        return ""
+        return providersim.refusal(mr, mrs)
 
     def _status(self, mr: dict[str, Any], status: dict[str, Any]) -> None:
         old = mr.get("status") or {}
@@ -433,11 +232,8 @@ class CloudStandIn:
         ns = ref.get("namespace") or mr["metadata"].get("namespace")
         if self.kube.get("v1", "Secret", ref["name"], ns) is not None:
             return
-        keys = CONNECTION_KEYS.get(mr["kind"], ("attribute.id",))
-        data = {k: base64.b64encode(f"live-{k}-{mr['metadata']['name']}".encode()).decode()
-                for k in keys}
-        if "kubeconfig" in data:
-            data["kubeconfig"] = base64.b64encode(_kubeconfig(mr["metadata"]["name"])).decode()
+        data = {k: base64.b64encode(v).decode()
+                for k, v in providersim.connection_details(mr).items()}
         self.kube.apply({
             "apiVersion": "v1", "kind": "Secret",
             "metadata": {
@@ -502,16 +298,6 @@ def prune(value: Any, schema: dict[str, Any]) -> Any:
     if kind == "integer" and isinstance(value, bool):
         return None
     return value if isinstance(value, ok) else None
-
-
-def _kubeconfig(name: str) -> bytes:
-    n = name
-    return (
-        f"apiVersion: v1\nkind: Config\nclusters:\n- name: {n}\n  cluster:\n"
-        f"    server: https://{n}.live.invalid\ncontexts:\n- name: {n}\n  context:\n"
-        f"    cluster: {n}\n    user: {n}\ncurrent-context: {n}\nusers:\n- name: {n}\n"
-        "  user:\n    token: live\n"
-    ).encode()
 
 
 class _O:
@@ -668,10 +454,11 @@ SHOOT_CRD: dict[str, Any] = {
 
 class OperatorStandIn:
     """Plays the operators whose objects provider-kubernetes applies (found through the
-    Objects' manifests): Rook reports `status.phase: Ready` with the observed generation
-    (rook pkg/apis/ceph.rook.io/v1 ConditionReady phase), KEDA, cert-manager, Flux and c5c3
-    report a `Ready=True` condition, Gardener a Shoot's `lastOperation` Create/Succeeded and
-    its health conditions (gardener docs/usage/shoot_status.md)."""
+    Objects' manifests), reporting what providersim.wrapped_status says each reports once
+    healthy (Rook `status.phase: Ready`, KEDA `Ready`/`Active`, Gardener a Shoot's
+    `lastOperation` Create/Succeeded, c5c3 a ControlPlane's services; cert-manager and Flux a
+    `Ready=True` condition), plus what a running operator adds: the observed generation,
+    transition times, and a Shoot's health conditions (gardener docs/usage/shoot_status.md)."""
 
     MANAGER = "operator-stand-in"
 
@@ -707,25 +494,26 @@ class OperatorStandIn:
         gen = d["metadata"].get("generation", 1)
         old = d.get("status") or {}
         now = _now()
-        ready = {"type": "Ready", "status": "True", "reason": "Ready",
-                 "message": "stand-in", "lastTransitionTime": now}
-        if group == "ceph.rook.io":
-            status: dict[str, Any] = {"phase": "Ready", "observedGeneration": gen}
-        elif group == "core.gardener.cloud":
-            status = {
-                "observedGeneration": gen,
-                "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100,
-                                  "lastUpdateTime": now, "description": "Shoot cluster created"},
-                "conditions": [
-                    {"type": t, "status": "True", "reason": "HealthCheckSucceeded",
-                     "lastTransitionTime": now}
-                    for t in ("APIServerAvailable", "ControlPlaneHealthy",
-                              "ObservabilityComponentsHealthy", "EveryNodeReady",
-                              "SystemComponentsHealthy")
-                ],
-            }
-        else:
-            status = {"observedGeneration": gen, "conditions": [ready]}
+        # what the operator reports once healthy (providersim.wrapped_status; cert-manager
+        # and Flux: a Ready condition), with what a running operator adds: the generation it
+        # observed, when each condition and operation last changed, Gardener's health checks
+        status = providersim.wrapped_status(manifest) or {"conditions": [
+            {"type": "Ready", "status": "True", "reason": "Ready", "message": "stand-in"}]}
+        status = {**status, "observedGeneration": gen}
+        status["conditions"] = [{**c, "lastTransitionTime": now}
+                                for c in status.get("conditions") or []]
+        if group == "core.gardener.cloud":
+            status["lastOperation"] = {**status["lastOperation"], "lastUpdateTime": now,
+                                       "description": "Shoot cluster created"}
+            status["conditions"] += [
+                {"type": t, "status": "True", "reason": "HealthCheckSucceeded",
+                 "lastTransitionTime": now}
+                for t in ("APIServerAvailable", "ControlPlaneHealthy",
+                          "ObservabilityComponentsHealthy", "EveryNodeReady",
+                          "SystemComponentsHealthy")
+            ]
+        if not status["conditions"]:
+            del status["conditions"]
         # what the operator's CRD declares (KEDA's ScaledObject status has no
         # observedGeneration nor condition times: server-side apply refuses undeclared fields)
         key = (manifest["apiVersion"], manifest["kind"])

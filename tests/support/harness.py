@@ -25,6 +25,11 @@ from fnplatform.structs import struct_to_dict
 from google.protobuf import json_format, struct_pb2
 
 from function.server import ServerConfig, build_server, make_executor
+from tests.support.providersim import observed_ready
+
+#: Tests build requests and observed state together: the simulation's helper, importable here.
+__all__ = ["FunctionClient", "Rendered", "ServerThread", "free_port", "observed_ready",
+           "request", "start_server", "step_input"]
 
 INPUT_API = "platform.fn.crossplane.io/v1beta1"
 
@@ -226,16 +231,3 @@ class Rendered:
     def context(self) -> dict[str, Any]:
         """The response context."""
         return struct_to_dict(self.response.context)
-
-
-def observed_ready(body: Mapping[str, Any], **status: Any) -> dict[str, Any]:
-    """``body`` as Crossplane would observe it once Ready, with extra ``status`` fields."""
-    observed = {k: v for k, v in body.items() if k != "status"}
-    observed["status"] = {
-        **status,
-        "conditions": [
-            {"type": "Ready", "status": "True", "reason": "Available"},
-            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
-        ],
-    }
-    return observed

@@ -2,7 +2,8 @@
 
     .venv/bin/python tests/render-cases/async-actor/make_observed.py
 
-Composes ``examples/async-actor/xr.yaml`` in-process, then plays the providers:
+Composes ``examples/async-actor/xr.yaml`` in-process, then plays the providers
+(tests/support/providersim.py):
 ``observed-queue-ready.yaml`` has the namespace's dead-letter queue, then the actor's queue,
 and the other resources of those passes existing and Ready, the queues with URL and ARN;
 ``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment
@@ -12,7 +13,6 @@ fixed strings so the golden renders stay byte-identical.
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,13 +27,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 from fnplatform.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
+from tests.support import providersim  # noqa: E402
 from tests.support.harness import request, step_input  # noqa: E402
-
-NAME_ANNOTATION = "crossplane.io/composition-resource-name"
-READY = [
-    {"type": "Ready", "status": "True", "reason": "Available"},
-    {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
-]
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -54,53 +49,13 @@ def _compose(observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {n: struct_to_dict(r.resource) for n, r in rsp.desired.resources.items()}
 
 
-def _observed(name: str, body: dict[str, Any], at_provider: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(body)
-    out.setdefault("metadata", {}).setdefault("annotations", {})[NAME_ANNOTATION] = name
-    out["status"] = {"atProvider": at_provider, "conditions": READY}
-    return out
-
-
-def _queue_at_provider(body: dict[str, Any]) -> dict[str, Any]:
-    queue = body["spec"]["forProvider"]["name"]
-    url = f"https://sqs.eu-west-1.amazonaws.com/123456789012/{queue}"
-    arn = f"arn:aws:sqs:eu-west-1:123456789012:{queue}"
-    return {"id": url, "url": url, "arn": arn, "name": queue}
-
-
-def _object_at_provider(body: dict[str, Any], replicas: int | None) -> dict[str, Any]:
-    live = copy.deepcopy(body["spec"]["forProvider"]["manifest"])
-    kind = live["kind"]
-    if kind == "ScaledObject" and replicas is not None:
-        active = "True" if replicas else "False"
-        live["status"] = {
-            "conditions": [
-                {"type": "Ready", "status": "True", "reason": "ScaledObjectReady"},
-                {"type": "Active", "status": active, "reason": "ScalerActive"},
-            ]
-        }
-    if kind == "Deployment" and replicas is not None:
-        status: dict[str, Any] = {
-            "conditions": [
-                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-            ]
-        }
-        if replicas:
-            status.update(replicas=replicas, readyReplicas=replicas, availableReplicas=replicas)
-        live["status"] = status
-    return {"manifest": live}
-
-
 def _stage(desired: dict[str, dict[str, Any]], replicas: int | None) -> dict[str, dict[str, Any]]:
-    observed = {}
-    for name, body in sorted(desired.items()):
-        if body["kind"] == "Queue":
-            observed[name] = _observed(name, body, _queue_at_provider(body))
-        elif body["kind"] == "Object":
-            observed[name] = _observed(name, body, _object_at_provider(body, replicas))
-        else:
-            observed[name] = _observed(name, body, {})
-    return observed
+    """Every resource Ready (the queues with URL and ARN); the workloads running with
+    ``replicas`` (None: not yet)."""
+    running = None if replicas is not None else ()
+    return {name: providersim.report(body, name=name, ids=False, controllers=running,
+                                     replicas=replicas)
+            for name, body in sorted(desired.items())}
 
 
 def _write(name: str, observed: dict[str, dict[str, Any]]) -> None:

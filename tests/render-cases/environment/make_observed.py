@@ -3,19 +3,18 @@
     .venv/bin/python tests/render-cases/environment/make_observed.py
 
 For each case of :data:`CASES` it composes its XR (``xr-<cloud>.yaml``) in-process pass
-after pass, playing the providers: every composed resource exists and is Ready, the database
-reports its private address and publishes connection details (in-process only: ``crossplane
-render`` has no way to pass connection details, which is why the written state already holds
-the Deployment the function composed once they existed), the CDN reports its domain, ACM its
-issued certificate (with the validation records it asks for), and the Deployment is
-Available. ``observed-<case>-ready.yaml`` is the last pass's observed state: the render of
-it fills the status and keeps the Deployment. Values are fixed strings, so goldens stay
-byte-identical.
+after pass, playing the providers (tests/support/providersim.py): every composed resource
+exists and is Ready, the database reports its private address and publishes connection
+details (in-process only: ``crossplane render`` has no way to pass connection details, which
+is why the written state already holds the Deployment the function composed once they
+existed), the CDN reports its domain, ACM its issued certificate (with the validation records
+it asks for), the Deployment is Available and the Job complete. ``observed-<case>-ready.yaml``
+is the last pass's observed state: the render of it fills the status and keeps the
+Deployment. Values are fixed strings (:data:`RECORDED`), so goldens stay byte-identical.
 """
 
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,16 +29,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 from fnplatform.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
+from tests.support import providersim  # noqa: E402
 from tests.support.harness import request, step_input  # noqa: E402
 
-NAME_ANNOTATION = "crossplane.io/composition-resource-name"
-EXTERNAL_NAME = "crossplane.io/external-name"
-READY = [
-    {"type": "Ready", "status": "True", "reason": "Available"},
-    {"type": "Synced", "status": "True", "reason": "ReconcileSuccess"},
-]
-CONNECTION = {"password": b"example-only", "endpoint": b"example-only"}
-AT_PROVIDER: dict[tuple[str, str], dict[str, Any]] = {
+#: What the fixtures show the providers report: the kinds the module reads, with the example
+#: values its goldens pin (the fields are the simulation's, checked by it); None: the
+#: simulation's own values (ACM's validation records depend on the names asked for).
+RECORDED: dict[tuple[str, str], dict[str, Any] | None] = {
     ("rds.aws.upbound.io", "Instance"): {
         "address": "payments-squad-k4x9p-database.cabc123xyz.eu-west-1.rds.amazonaws.com",
         "port": 5432,
@@ -55,27 +51,8 @@ AT_PROVIDER: dict[tuple[str, str], dict[str, Any]] = {
     ("cdn.azure.upbound.io", "FrontdoorEndpoint"): {
         "hostName": "onboarding-squad-r8t3w-cdn-c3d4e5f6a7b8c9d0.z01.azurefd.net",
     },
+    ("acm.aws.upbound.io", "Certificate"): None,
 }
-
-
-#: Composed by name: what a provider reports that depends on the resource's own body.
-def _certificate(body: dict[str, Any]) -> dict[str, Any]:
-    """ACM, once the validation records exist: issued, with one validation record per name."""
-    for_provider = body["spec"]["forProvider"]
-    names = [for_provider["domainName"], *for_provider.get("subjectAlternativeNames", [])]
-    return {
-        "arn": "arn:aws:acm:us-east-1:123456789012:certificate/5d2c6e1a-0b7f-4c39-9e84",
-        "status": "ISSUED",
-        "domainValidationOptions": [
-            {"domainName": host, "resourceRecordName": f"_3f1a9c{i}e.{host}.",
-             "resourceRecordType": "CNAME",
-             "resourceRecordValue": f"_7b2d4e{i}a.acm-validations.aws."}
-            for i, host in enumerate(names)
-        ],
-    }
-
-
-COMPUTED = {("acm.aws.upbound.io", "Certificate"): _certificate}
 #: Each render case's observed state: (the file's case name, the composite it composes).
 CASES = (("aws", "xr-aws.yaml"), ("gcp", "xr-gcp.yaml"), ("azure", "xr-azure.yaml"),
          ("aws-domains", "xr-aws-domains.yaml"))
@@ -86,11 +63,13 @@ def _load(name: str) -> dict[str, Any]:
 
 
 def _compose(xr: str, observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    database = observed.get("database")
     req = request(
         _load(xr),
         step_input("environment", environment=[{"name": "environment-platform"}]),
         observed=observed,
-        observed_connection={"database": CONNECTION} if "database" in observed else None,
+        observed_connection={"database": providersim.connection_details(database)}
+        if database else None,
         required={"environment-0": [_load("environment.yaml")]},
     )
     rsp = run(req)
@@ -99,30 +78,7 @@ def _compose(xr: str, observed: dict[str, dict[str, Any]]) -> dict[str, dict[str
 
 
 def _observed(name: str, body: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(body)
-    metadata = out.setdefault("metadata", {})
-    annotations = metadata.setdefault("annotations", {})
-    annotations[NAME_ANNOTATION] = name
-    annotations.setdefault(EXTERNAL_NAME, metadata.get("name", name))
-    group = out["apiVersion"].split("/")[0]
-    at_provider = copy.deepcopy(AT_PROVIDER.get((group, out["kind"]), {}))
-    if (group, out["kind"]) in COMPUTED:
-        at_provider = COMPUTED[(group, out["kind"])](out)
-    if out["kind"] == "Object":
-        live = copy.deepcopy(out["spec"]["forProvider"]["manifest"])
-        if live["kind"] == "Deployment":
-            replicas = live["spec"].get("replicas", 1)
-            live["status"] = {
-                "replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas,
-                "conditions": [{"type": "Available", "status": "True",
-                                "reason": "MinimumReplicasAvailable"}],
-            }
-        if live["kind"] == "Job":  # the database-user Job has run to completion
-            live["status"] = {"succeeded": 1, "conditions": [
-                {"type": "Complete", "status": "True", "reason": "CompletionsReached"}]}
-        at_provider = {"manifest": live}
-    out["status"] = {"atProvider": at_provider, "conditions": READY}
-    return out
+    return providersim.report(body, name=name, external=True, ids=False, recorded=RECORDED)
 
 
 def converged(xr: str) -> dict[str, dict[str, Any]]:

@@ -109,8 +109,8 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     )
     # One group per major, named by it: a major upgrade composes the new family's group and
     # moves the instance to it in the same modification (RDS refuses a group of another
-    # family); the old group is deleted once no longer composed (RDS retries until the
-    # instance has left it).
+    # family: rule RDS_PARAMETER_GROUP_FAMILY of tests/support/providersim.py); the old group
+    # is deleted once no longer composed (RDS retries until the instance has left it).
     major = spec.engine_version.split(".")[0]
     parameters = f"{name}-parameters-{major}"
     comp.emit(

@@ -132,7 +132,8 @@ def _namespace(comp: Composition) -> str:
 def _queue(comp: Composition, actor: Actor) -> None:
     """The actor's queue ``asya-<namespace>-<actor>``, redriving to the namespace's DLQ.
 
-    SQS refuses a redrive policy whose target does not exist, so the dead-letter queue is
+    SQS refuses a redrive policy whose target does not exist (rule SQS_REDRIVE_TARGET_EXISTS
+    of tests/support/providersim.py), so the dead-letter queue is
     composed too (shared by the namespace's actors: created once, never updated or deleted by
     one of them) and the actor's queue waits for it to be Ready. Its ARN is known before it
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
