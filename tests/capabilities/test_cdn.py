@@ -34,12 +34,11 @@ from tests.support.harness import observed_ready
 
 def site(comp: Composition) -> None:
     reader = values.cdn_bucket_reader(comp, "cdn")
-    add_bucket(comp, "site", BucketSpec(
-        bucket_name=values.bucket_name_from(comp, "acme-capability-test"),
-        readers=(reader,) if reader else ()))
+    wanted = values.bucket_name_from(comp, "acme-capability-test")
+    add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     paths = tuple(CdnPath(name, f"/{name}") for name in comp.spec.get("paths", ["shop"]))
     add_cdn(comp, "cdn", CdnSpec(
-        bucket="site", bucket_name=values.bucket_address(comp, "site")["name"], paths=paths,
+        bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"], paths=paths,
         hostname="shop.apps.acme.example",
     ))
     comp.set_status("domain", values.cdn_domain(comp, "cdn"))
@@ -127,12 +126,11 @@ def shop(comp: Composition) -> None:
     """The site with the composite's custom domains, reporting them as the environment does."""
     site_with = dict(comp.spec)
     reader = values.cdn_bucket_reader(comp, "cdn")
-    add_bucket(comp, "site", BucketSpec(
-        bucket_name=values.bucket_name_from(comp, "acme-capability-test"),
-        readers=(reader,) if reader else ()))
+    wanted = values.bucket_name_from(comp, "acme-capability-test")
+    add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     hosts = tuple(site_with.get("domains", DOMAINS))
     add_cdn(comp, "cdn", CdnSpec(
-        bucket="site", bucket_name=values.bucket_address(comp, "site")["name"],
+        bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"],
         paths=(CdnPath("shop", "/shop"),), hostname="shop.apps.acme.example",
         custom_domains=hosts,
     ), fields={"custom_domains": "spec.domains"})

@@ -144,6 +144,14 @@ class IdentityZone:
 
 
 @dataclass(frozen=True)
+class IdentityBucket:
+    """A composed bucket a ``bucket-writer`` identity writes, as its builder needs it."""
+
+    name: str  # composition name of the bucket
+    bucket_name: str  # its name in the cloud (what values.bucket_address returned)
+
+
+@dataclass(frozen=True)
 class WorkloadIdentitySpec:
     """A cloud identity that a Kubernetes service account assumes without static keys."""
 
@@ -152,8 +160,8 @@ class WorkloadIdentitySpec:
     service_account: str
     purpose: IdentityPurpose
     zones: tuple[IdentityZone, ...] = field(default_factory=tuple)  # the DNS zones it writes
-    #: composition names of the buckets a ``bucket-writer`` identity may write, nothing else
-    buckets: tuple[str, ...] = field(default_factory=tuple)
+    #: the buckets a ``bucket-writer`` identity may write, nothing else
+    buckets: tuple[IdentityBucket, ...] = field(default_factory=tuple)
     #: the service account lives on a cluster this composite does not compose
     external_cluster: ExternalCluster | None = None
 

@@ -87,8 +87,12 @@ bucket_name_rule = Value[[], NameRule](
 bucket_name_from = Value[[str], str](
     "bucket_name_from", "The cloud's bucket name for a composer's wanted ``<prefix>-<app>``.",
     home="bucket")
-bucket_address = Value[[str], BucketAddress](
-    "bucket_address", "Name and (once known) id of composed bucket ``name``.", home="bucket")
+#: Called with the bucket's :attr:`BucketSpec.bucket_name` (None: derived), so the address
+#: follows from the same arguments the builder had, never from what it emitted.
+bucket_address = Value[[str, str | None], BucketAddress](
+    "bucket_address",
+    "Name and (once known) id of composed bucket ``name`` (its BucketSpec.bucket_name).",
+    home="bucket")
 bucket_replication = Flag(
     "bucket_replication",
     "The cloud replicates a bucket to another region (BucketSpec.replicate_to).", home="failover")

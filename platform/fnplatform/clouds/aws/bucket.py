@@ -79,16 +79,6 @@ def bucket_name_from(comp: Composition, wanted: str) -> str:
     return wanted
 
 
-def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) -> str:
-    """The S3 name of composed bucket ``name``: what :func:`named_bucket` makes of the
-    spec's name (this pass's emitted name, for a caller without the spec)."""
-    if spec is None:
-        emitted = comp.desired.get(name)
-        if emitted is not None:
-            return str(emitted.body["metadata"]["name"])
-    return named_bucket(comp, name, spec.bucket_name if spec else None)
-
-
 def named_bucket(comp: Composition, name: str, wanted: str | None) -> str:
     """The S3 name of composed bucket ``name``: ``wanted`` (its spec's), else the one the
     existing bucket has, else derived from the composite's
@@ -103,9 +93,9 @@ def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str
 
 
 @values.bucket_address.on("aws")
-def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
+def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
     """Name and ARN of composed bucket ``name`` (known before it exists: S3 names are ours)."""
-    bucket = bucket_name(comp, name)
+    bucket = named_bucket(comp, name, wanted)
     return {"name": bucket, "id": bucket_arn(comp, bucket)}
 
 
@@ -114,7 +104,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """The bucket ``name`` and every setting resource it needs (see the module docstring)."""
     _check(spec)
     region = spec.region or comp.region
-    s3_name = bucket_name(comp, name, spec)
+    s3_name = named_bucket(comp, name, spec.bucket_name)
     problem = name_problem(BUCKET_NAME_RULE, s3_name)
     if problem:
         raise SpecError("bucket_name", problem)

@@ -21,7 +21,12 @@ from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_workload_identity
-from fnplatform.library.specs import IdentityPurpose, IdentityZone, WorkloadIdentitySpec
+from fnplatform.library.specs import (
+    IdentityBucket,
+    IdentityPurpose,
+    IdentityZone,
+    WorkloadIdentitySpec,
+)
 
 
 @add_workload_identity.on("aws")
@@ -47,10 +52,10 @@ def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) 
     )
 
 
-def bucket_writer_policy(comp: Composition, buckets: Iterable[str], region: str) -> str:
+def bucket_writer_policy(comp: Composition, buckets: Iterable[IdentityBucket], region: str) -> str:
     """Put, overwrite, delete and list the objects of ``buckets`` (``aws s3 sync --delete``),
     nothing else: no bucket configuration, no other bucket."""
-    names = sorted(values.bucket_address(comp, b)["name"] for b in buckets)
+    names = sorted(bucket.bucket_name for bucket in buckets)
     if not names:
         raise SpecError("buckets", "a bucket-writer identity needs at least one bucket")
     arn = f"arn:{partition(region)}:s3:::"

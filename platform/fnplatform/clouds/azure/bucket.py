@@ -89,14 +89,11 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
 
 
 @values.bucket_address.on("azure")
-def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
-    """Account name and (once it exists) the account's resource id."""
-    emitted = comp.desired.get(name)
-    external = None
-    if emitted is not None:
-        external = (emitted.body["metadata"].get("annotations") or {}).get(
-            "crossplane.io/external-name")
-    return {"name": external or account_name(comp, name),
+def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
+    """Account name (an imported account's own) and (once it exists) the account's resource
+    id."""
+    return {"name": comp.import_spec.external_name(name) or wanted
+            or account_name(comp, name),
             "id": comp.observed_string(name, "status.atProvider.id")}
 
 

@@ -67,7 +67,7 @@ def workload_identity(
                 grant_role(comp, f"{name}-dns-{zone.name}", role=DNS_ZONE_CONTRIBUTOR,
                            principal_of=(name, "status.atProvider.principalId"),
                            scope_of=zone.name)
-    for bucket in spec.buckets:
+    for bucket in (written.name for written in spec.buckets):
         # the bucket is a storage account with one container: the role on the account (its
         # only container and nothing else), data plane only (no keys, no account settings)
         grant_role(comp, f"{name}-{bucket}", role=BLOB_DATA_CONTRIBUTOR,

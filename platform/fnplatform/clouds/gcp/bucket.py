@@ -60,9 +60,6 @@ def bucket_name(comp: Composition, name: str, spec: BucketSpec | None = None) ->
     """The Cloud Storage name of composed bucket ``name``: the spec's, else the one the
     existing bucket has, else derived from the composite's
     :attr:`~Composition.global_name_base` (bucket names are global)."""
-    emitted = comp.desired.get(name)
-    if emitted is not None:
-        return str(emitted.body["metadata"]["name"])
     if spec is not None and spec.bucket_name:
         return spec.bucket_name
     return comp.global_name(name, lambda base: _not_goog(dns_label(base, name)))
@@ -74,9 +71,9 @@ def _not_goog(name: str) -> str:
 
 
 @values.bucket_address.on("gcp")
-def bucket_address(comp: Composition, name: str) -> values.BucketAddress:
+def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
     """Name and id (``gs://`` URL) of composed bucket ``name``."""
-    bucket = bucket_name(comp, name)
+    bucket = wanted or bucket_name(comp, name)
     return {"name": bucket, "id": f"gs://{bucket}"}
 
 
@@ -119,12 +116,14 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         uses = (f"{spec.key}-storage-grant",)  # the service agent must be able to use the key
     if spec.access_logging:
         logs = f"{name}-logs"
-        bucket(comp, logs, BucketSpec(
+        log_spec = BucketSpec(
             bucket_name=dns_label(gcs_name, "logs"), key=spec.key, region=spec.region,
             expire_after_days=ACCESS_LOG_DAYS, versioning=False,
             readers=(BucketReader("usage-logs", ANALYTICS_GROUP, write=True),),
-        ))
-        body["logging"] = {"logBucket": bucket_name(comp, logs), "logObjectPrefix": gcs_name}
+        )
+        bucket(comp, logs, log_spec)
+        body["logging"] = {"logBucket": bucket_name(comp, logs, log_spec),
+                           "logObjectPrefix": gcs_name}
         uses = (*uses, f"{logs}-reader-usage-logs")
     comp.emit(name, {**kinds.BUCKET.new(body), "metadata": {"name": gcs_name}}, uses=uses)
     for reader in sorted(spec.readers, key=lambda reader: reader.name):

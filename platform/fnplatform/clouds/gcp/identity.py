@@ -69,7 +69,7 @@ def workload_identity(
     if roles:
         grant_project_roles(comp, name, roles)
     member = f"serviceAccount:{service_account_email(comp, name)}"
-    for bucket in spec.buckets:
+    for bucket in (written.name for written in spec.buckets):
         # objectAdmin on that bucket only: create, overwrite and delete objects (a sync with
         # --delete); objectCreator could not overwrite or delete
         comp.emit(f"{name}-{bucket}", kinds.BUCKET_IAM_MEMBER.new({

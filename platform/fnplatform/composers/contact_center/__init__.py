@@ -312,7 +312,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
         if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
             comp.keep_on_delete(name)
             kept.append(name)
-    buckets = ", ".join(str(values.bucket_address(comp, n).get("name") or n)
+    buckets = ", ".join(str(values.bucket_address(comp, n, None).get("name") or n)
                         for n in (BUCKET, REPLICA) if n in comp.desired)
     if storage.lock:
         comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
@@ -345,7 +345,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
-        address = values.bucket_address(comp, name)
+        address = values.bucket_address(comp, name, None)  # names derived, not given
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
     if spec.failoverPolicy is not None:

@@ -85,7 +85,7 @@ def compose(comp: Composition) -> None:
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
               admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
     assets = _frontend(comp, spec, settings)
-    ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS)
+    ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS, bucket_name=assets)
     _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(
@@ -342,18 +342,14 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     """
     wanted = bucket_name(comp, settings.frontend.bucketPrefix, spec.frontend.appName)
     reader = values.cdn_bucket_reader(comp, CDN)
-    add_bucket(
-        comp,
-        ASSETS,
-        BucketSpec(
-            bucket_name=values.bucket_name_from(comp, wanted),
-            readers=(reader,) if reader else (),
-            noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
-            force_destroy=settings.dataOnDelete == "delete",
-        ),
-        fields={"bucket_name": "spec.frontend.appName"},
+    assets = BucketSpec(
+        bucket_name=values.bucket_name_from(comp, wanted),
+        readers=(reader,) if reader else (),
+        noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
+        force_destroy=settings.dataOnDelete == "delete",
     )
-    name = values.bucket_address(comp, ASSETS)["name"]
+    add_bucket(comp, ASSETS, assets, fields={"bucket_name": "spec.frontend.appName"})
+    name = values.bucket_address(comp, ASSETS, assets.bucket_name)["name"]
     known = comp.recorded("frontendBucketName")
     comp.refuse_change(
         "spec.frontend.appName", known, name,

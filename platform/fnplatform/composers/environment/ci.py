@@ -21,7 +21,12 @@ from fnplatform.composers.environment.model import CiIdentity, EnvironmentSettin
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library import add_workload_identity, values
-from fnplatform.library.specs import ExternalCluster, IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.specs import (
+    ExternalCluster,
+    IdentityBucket,
+    IdentityPurpose,
+    WorkloadIdentitySpec,
+)
 
 CI_IDENTITY = "ci-identity"
 
@@ -39,13 +44,14 @@ def _ci_cluster(cloud: str, settings: EnvironmentSettings) -> ExternalCluster:
 
 
 def ci_identity(comp: Composition, ci: CiIdentity | None, settings: EnvironmentSettings, *,
-                bucket: str) -> None:
-    """Identity ``ci-identity`` writing composed bucket ``bucket``, when the claim opts in."""
+                bucket: str, bucket_name: str) -> None:
+    """Identity ``ci-identity`` writing composed bucket ``bucket`` (``bucket_name`` in the
+    cloud), when the claim opts in."""
     if ci is None:
         return
     spec = WorkloadIdentitySpec(
         cluster="", namespace=ci.namespace, service_account=ci.serviceAccount,
-        purpose=IdentityPurpose.BUCKET_WRITER, buckets=(bucket,),
+        purpose=IdentityPurpose.BUCKET_WRITER, buckets=(IdentityBucket(bucket, bucket_name),),
         external_cluster=_ci_cluster(str(comp.cloud), settings),
     )
     add_workload_identity(comp, CI_IDENTITY, spec,
