@@ -19,13 +19,14 @@ ADDRESS = {"aws": "probe.example.com", "gcp": "probe.example.com.",
 
 
 def failover(comp: Composition) -> None:
-    add_failover_dns(comp, "failover", FailoverDnsSpec(
+    spec = FailoverDnsSpec(
         zone="probezone", record_name="probe.example.com", primary="203.0.113.1",
         secondary="203.0.113.2", secondary_region=SECONDARY[str(comp.cloud)],
         health_check_path=comp.spec.get("path", "/health"),
         routing=comp.spec.get("routing", "failover"),
-    ))
-    comp.set_status("address", values.failover_address(comp, "failover"))
+    )
+    add_failover_dns(comp, "failover", spec)
+    comp.set_status("address", values.failover_address(comp, "failover", spec))
 
 
 KINDS = {

@@ -61,6 +61,10 @@ class ClusterSpec:
     default_machine_type: str | None = None  # for pools the cloud creates with the cluster
     #: The cloud's name for the cluster (its external name); None: derived from the composite.
     cluster_name: str | None = None
+    #: The network's NetworkSpec.private (nodes in private subnets) and .egress_nat (a NAT
+    #: gateway for their egress), so a builder needs not look at what the network emitted.
+    private_network: bool = False
+    network_nat: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,12 @@ class NodePoolSpec:
     taints: tuple[Taint, ...] = ()
     spot: bool = False
     zones: tuple[str, ...] = ()
+    #: The cluster's ClusterSpec.cluster_name (None: derived), for clouds whose pools name it.
+    cluster_name: str | None = None
+    #: The cluster's ClusterSpec.version (None: the cloud picks), for pools that state it.
+    version: str | None = None
+    #: The network's NetworkSpec.private: the nodes live in its private subnets.
+    private_network: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,8 @@ class WorkloadIdentitySpec:
     buckets: tuple[IdentityBucket, ...] = field(default_factory=tuple)
     #: the service account lives on a cluster this composite does not compose
     external_cluster: ExternalCluster | None = None
+    #: the composed cluster's ClusterSpec.cluster_name (None: derived)
+    cluster_name: str | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from fnplatform.library.specs import (
     CdnCustomDomain,
     ClusterSpec,
     DatabaseSpec,
+    FailoverDnsSpec,
     NameRule,
     WorkloadIdentitySpec,
 )
@@ -57,7 +58,7 @@ cluster_name_rule = Value[[], NameRule](
 running_version = Value[[str], str | None](
     "running_version", "The Kubernetes version the cloud reports for the running cluster.",
     home="cluster")
-autoscaler_values = Value[[str], Document](
+autoscaler_values = Value[[str, ClusterSpec], Document](
     "autoscaler_values",
     "cluster-autoscaler values, on clouds whose pools do not resize themselves.", home="cluster")
 
@@ -100,8 +101,8 @@ bucket_geo_replication = Flag(
     "bucket_geo_replication",
     "The cloud replicates a bucket inside itself to a second region "
     "(BucketSpec.geo_replica_region).", home="failover")
-key_id = Value[[str], str | None]("key_id", "The id of composed key ``name``, once known.",
-    home="key")
+key_id = Value[[str, str | None], str | None](
+    "key_id", "The id of composed key ``name`` (in its KeySpec.region), once known.", home="key")
 queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.",
     home="queue")
 queue_arn = Value[[str], str | None](
@@ -145,5 +146,5 @@ cdn_custom_domains = Value[[str, tuple[str, ...]], tuple[CdnCustomDomain, ...]](
 ingress_rules_id = Value[[str], str | None](
     "ingress_rules_id", "The id of the security group/NSG/firewall of rules ``name``.",
     home="ingress")
-failover_address = Value[[str], str | None](
+failover_address = Value[[str, FailoverDnsSpec], str | None](
     "failover_address", "The DNS name that fails over, once composed.", home="failover")

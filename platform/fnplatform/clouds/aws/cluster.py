@@ -28,7 +28,7 @@ from fnplatform.clouds.aws.kinds import (
     NODE_GROUP,
     OIDC_PROVIDER,
 )
-from fnplatform.clouds.aws.network import node_subnets
+from fnplatform.clouds.aws.network import all_subnets, node_subnets
 from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
@@ -142,7 +142,7 @@ def _vpc_config(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
     cluster without it has no public endpoint at all.
     """
     config: dict[str, Any] = {
-        "subnetIdRefs": [comp.ref(s) for s in node_subnets(comp, spec.network)],
+        "subnetIdRefs": [comp.ref(s) for s in node_subnets(spec.network, spec.private_network)],
         "endpointPrivateAccess": True,
         "endpointPublicAccess": False,
     }
@@ -243,7 +243,8 @@ def node_pool(
         "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
         "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
-        "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster)),
+        "tags": autoscaler_discovery_tags(
+            eks_cluster_name(comp, spec.cluster, spec.cluster_name)),
     }
     if spec.taints:
         for_provider["taint"] = [
@@ -276,7 +277,7 @@ def node_pool(
     # (announced, as before); only a change of zones is the user's to make differently.
     running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
     if running_refs and running_refs != for_provider["subnetIdRefs"]:  # else nothing moved
-        running_zones = {subnet[-1] for subnet in _composed_names(comp, running_refs)}
+        running_zones = {subnet[-1] for subnet in _composed_names(comp, spec.network, running_refs)}
         if running_zones != {subnet[-1] for subnet in subnets}:
             raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
@@ -376,7 +377,7 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
 
 
 @values.autoscaler_values.on("aws")
-def autoscaler_values(comp: Composition, cluster: str) -> dict[str, Any]:
+def autoscaler_values(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:
     """cluster-autoscaler chart values of this cloud: discover this cluster's node groups by
     tag, in its region.
 
@@ -385,7 +386,7 @@ def autoscaler_values(comp: Composition, cluster: str) -> dict[str, Any]:
     return {
         "cloudProvider": "aws",
         "awsRegion": comp.region,
-        "autoDiscovery": {"clusterName": eks_cluster_name(comp, cluster)},
+        "autoDiscovery": {"clusterName": eks_cluster_name(comp, cluster, spec.cluster_name)},
     }
 
 
@@ -417,10 +418,10 @@ ROOT_DEVICE = "/dev/xvda"
 
 def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
     """The node subnets in the pool's zones (every zone of the network by default)."""
-    subnets = node_subnets(comp, spec.network)
+    names = node_subnets(spec.network, spec.private_network)
     if not spec.zones:
-        return subnets
-    offered = {f"{comp.region}{subnet[-1]}": subnet for subnet in subnets}
+        return names
+    offered = {f"{comp.region}{subnet[-1]}": subnet for subnet in names}
     unknown = [zone for zone in spec.zones if zone not in offered]
     if unknown:
         raise SpecError("zones", f"{unknown[0]!r}: the network has node subnets in "
@@ -428,10 +429,11 @@ def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
     return [offered[zone] for zone in sorted(set(spec.zones))]
 
 
-def _composed_names(comp: Composition, refs: list[dict[str, Any]]) -> list[str]:
-    """The composition names of the resources ``refs`` (``*Refs`` entries) name, sorted (an
-    adopted network's subnets are desired but not observed; fixtures may name either)."""
-    by_name = {comp.resource_name(composed): composed for composed in comp.desired}
+def _composed_names(comp: Composition, network: str, refs: list[dict[str, Any]]) -> list[str]:
+    """The composition names of the subnets of ``network`` that ``refs`` (``*Refs`` entries)
+    name, sorted (an adopted network's subnets are composed but not observed; fixtures may
+    name either)."""
+    by_name = {comp.resource_name(subnet): subnet for subnet in all_subnets(network)}
     by_name.update({str((body.get("metadata") or {}).get("name")): composed
                     for composed, body in comp.observed.items()})
     names = [str(ref.get("name")) for ref in refs]

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.importing import EXTERNAL_NAME
 
 GLOBAL_REGION = "us-east-1"  # Route53 and IAM are global; the provider still wants a region
 
@@ -40,14 +39,12 @@ def policy_document(statements: list[dict[str, Any]]) -> str:
     )
 
 
-def eks_cluster_name(comp: Composition, cluster: str) -> str:
+def eks_cluster_name(comp: Composition, cluster: str, cluster_name: str | None) -> str:
     """The name of composed cluster ``cluster`` in EKS: its external name when imported, else
-    its ``metadata.name`` (the provider names an EKS cluster after its resource)."""
-    emitted = comp.desired.get(cluster)
-    if emitted is None:
-        return comp.resource_name(cluster)
-    metadata = emitted.body["metadata"]
-    return str((metadata.get("annotations") or {}).get(EXTERNAL_NAME) or metadata["name"])
+    ``cluster_name`` (its ClusterSpec's), else its ``metadata.name`` (the provider names an
+    EKS cluster after its resource), as the cluster builder emits it."""
+    return (comp.import_spec.external_name(cluster) or cluster_name
+            or comp.resource_name(cluster))
 
 
 def name_tag(comp: Composition, name: str) -> dict[str, str]:

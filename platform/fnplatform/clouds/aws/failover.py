@@ -88,10 +88,9 @@ def _health_check(spec: FailoverDnsSpec, target: str) -> dict[str, object]:
 
 
 @values.failover_address.on("aws")
-def failover_address(comp: Composition, name: str) -> str | None:
-    """The DNS name that fails over."""
-    emitted = comp.desired.get(f"{name}-primary")
-    return str(emitted.body["spec"]["forProvider"]["name"]) if emitted else None
+def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
+    """The DNS name that fails over (the records' name, as :func:`failover_dns` writes it)."""
+    return spec.record_name.rstrip(".")
 
 
 #: S3 replicates a bucket to a bucket in another region (``BucketSpec.replicate_to``).

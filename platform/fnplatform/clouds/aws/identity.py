@@ -42,7 +42,8 @@ def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) 
         policy = bucket_writer_policy(comp, spec.buckets, region)
     else:  # IdentityPurpose.NODE_AUTOSCALING
         summary = f"cluster-autoscaler of {comp.name}: its own node groups only"
-        policy = autoscaler_policy(eks_cluster_name(comp, spec.cluster), region)
+        policy = autoscaler_policy(
+            eks_cluster_name(comp, spec.cluster, spec.cluster_name), region)
     add_pod_identity(
         comp, name, cluster=spec.cluster, region=(external and external.region) or region,
         namespace=spec.namespace, service_account=spec.service_account,

@@ -63,14 +63,19 @@ def subnet_cidrs(vpc_cidr: str) -> dict[str, str]:
     }
 
 
-def node_subnets(comp: Composition, network: str) -> list[str]:
-    """Composition names of the subnets nodes and the control plane live in.
+def node_subnets(network: str, private: bool) -> list[str]:
+    """Composition names of the subnets nodes and the control plane live in, in ``network``
+    (``private``: its NetworkSpec's).
 
     Private networks put them in the private subnets (egress through NAT); public ones in the
     public subnets, since without NAT only those reach the Internet.
     """
-    tier = "private" if f"{network}-private-a" in comp.desired else "public"
-    return [f"{network}-{tier}-{zone}" for zone in ZONES]
+    return [f"{network}-{'private' if private else 'public'}-{zone}" for zone in ZONES]
+
+
+def all_subnets(network: str) -> list[str]:
+    """Composition names of every subnet :func:`network` may compose in ``network``."""
+    return [*node_subnets(network, True), *node_subnets(network, False)]
 
 
 @add_network.on("aws")

@@ -75,7 +75,6 @@ from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
-from fnplatform.merge import get_path
 from fnplatform.tagging import TagStyle, render_tags
 
 SYSTEM_POOL = "system"
@@ -180,7 +179,9 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
     system_assigned: ControlPlane = ({"type": "SystemAssigned"}, LOAD_BALANCER, ())
     association = subnet_nat_association_name(spec.network)
     address = nat_ip_association_name(spec.network)
-    if association not in comp.desired or comp.import_spec.adopts(name, "identity"):
+    # the network composes the NAT gateway for a Kubernetes network it does not adopt
+    nat = spec.network_nat and not comp.import_spec.adopts(spec.network)
+    if not nat or comp.import_spec.adopts(name, "identity"):
         return system_assigned
     identity = f"{name}-control-plane"
     grant = f"{identity}-network-contributor"
@@ -341,7 +342,7 @@ def node_pool(
     refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")},
                        what="pool")
     version = comp.setting_of(
-        spec.cluster, "kubernetesVersion", _cluster_version(comp, spec.cluster), by=name)
+        spec.cluster, "kubernetesVersion", _cluster_version(comp, spec), by=name)
     if name in comp.notes.held:
         return  # an adopted cluster: waits to learn the version it runs
     if version:
@@ -351,18 +352,17 @@ def node_pool(
     )
 
 
-def _cluster_version(comp: Composition, cluster_name: str) -> str | None:
-    """The Kubernetes version the cluster ``cluster_name`` is composed with in this pass.
-
-    Read from the desired cluster, so a pool follows whatever version (user's or template's)
-    its control plane gets; None when the cluster states none (AKS then picks it). An adopted
-    cluster keeps its own version: the pool follows the observed one (see ``node_pool``).
+def _cluster_version(comp: Composition, spec: NodePoolSpec) -> str | None:
+    """The Kubernetes version the pool's cluster states in ``forProvider`` (its
+    ClusterSpec.version), so a pool follows whatever version (user's or template's) its
+    control plane gets; None when the cluster states none (AKS then picks it). A cluster
+    adopted without taking ``kubernetesVersion`` over keeps its own version (the import moves
+    it to ``initProvider``): the pool follows the observed one (see ``node_pool``).
     """
-    emitted = comp.desired.get(cluster_name)
-    if emitted is None:
+    imports = comp.import_spec
+    if imports.mode != "observe" and imports.adopts(spec.cluster, "kubernetesVersion"):
         return None
-    version = get_path(emitted.body, "spec.forProvider.kubernetesVersion")
-    return str(version) if version else None
+    return spec.version or None
 
 
 @values.cluster_credentials.on("azure")

@@ -62,7 +62,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
 
 
 @values.failover_address.on("azure")
-def failover_address(comp: Composition, name: str) -> str | None:
+def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
     """The profile's FQDN once it exists."""
     return comp.observed_string(name, "status.atProvider.fqdn")
 

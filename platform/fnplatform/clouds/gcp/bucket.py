@@ -106,7 +106,8 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "lifecycleRule": _lifecycle_rules(spec, versioning),
     }
     if spec.key is not None:
-        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(comp, spec.key)}
+        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(
+            comp, spec.key, spec.region or comp.region)}  # a key in the bucket's location
     if retention:
         body["retentionPolicy"] = {
             "retentionPeriod": retention * DAY_SECONDS, "isLocked": spec.lock,

@@ -60,7 +60,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         "httpsHealthCheck": {"port": spec.port, "requestPath": spec.health_check_path},
         "sourceRegions": list(PROBE_REGIONS),
     }))
-    record = spec.record_name if spec.record_name.endswith(".") else f"{spec.record_name}."
+    record = _record_name(spec)
     policy: dict[str, object] = {"healthCheckRef": comp.ref(name)}
     if spec.routing == "latency":
         comp.gap(Gap.LATENCY_ROUTING, "Cloud DNS has no latency-based routing: the record uses "
@@ -92,8 +92,14 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     }), uses=(name,))
 
 
+def _record_name(spec: FailoverDnsSpec) -> str:
+    """The record set's name: Cloud DNS takes fully qualified names (a trailing dot)."""
+    return spec.record_name if spec.record_name.endswith(".") else f"{spec.record_name}."
+
+
 @values.failover_address.on("gcp")
-def failover_address(comp: Composition, name: str) -> str | None:
-    """The DNS name that fails over (when composed)."""
-    emitted = comp.desired.get(f"{name}-record")
-    return str(emitted.body["spec"]["forProvider"]["name"]) if emitted else None
+def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
+    """The DNS name that fails over, when :func:`failover_dns` composes it (IP targets)."""
+    if not _ips(spec.primary, spec.secondary):
+        return None
+    return _record_name(spec)

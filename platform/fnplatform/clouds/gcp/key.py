@@ -43,14 +43,9 @@ def _ring_name(comp: Composition, key: str) -> str:
     return comp.global_name(f"{key}-ring", lambda base: dns_label(base, key, "ring"))
 
 
-def crypto_key_id(comp: Composition, key: str) -> str:
-    """``projects/<p>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>`` of composed ``key``."""
-    emitted = comp.desired.get(key)
-    region = comp.region
-    if emitted is not None:
-        ring = comp.desired.get(f"{key}-ring")
-        if ring is not None:
-            region = str(ring.body["spec"]["forProvider"]["location"])
+def crypto_key_id(comp: Composition, key: str, region: str) -> str:
+    """``projects/<p>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>`` of composed ``key``
+    whose ring is in ``region`` (its KeySpec.region, else the composite's)."""
     return (f"projects/{project(comp)}/locations/{region}/keyRings/"
             f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}")
 
@@ -86,6 +81,6 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
 
 
 @values.key_id.on("gcp")
-def key_id(comp: Composition, name: str) -> str:
+def key_id(comp: Composition, name: str, region: str | None) -> str:
     """The crypto key's resource id (deterministic)."""
-    return crypto_key_id(comp, name)
+    return crypto_key_id(comp, name, region or comp.region)

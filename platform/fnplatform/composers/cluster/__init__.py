@@ -75,18 +75,14 @@ def compose(comp: Composition) -> None:
     comp.tag_with(params.tags, "spec.parameters.tags")
     comp.import_from(comp.spec.get("parameters", {}).get("import"), "spec.parameters.import")
 
-    add_network(
-        comp,
-        NETWORK,
-        specs.NetworkSpec(
-            subnet_cidr=env.network.subnetCidr,
-            pods_cidr=env.network.podsCidr,
-            services_cidr=env.network.servicesCidr,
-            private=params.privateCluster,
-            kubernetes=True,
-        ),
-        fields=NETWORK_FIELDS,
+    network = specs.NetworkSpec(
+        subnet_cidr=env.network.subnetCidr,
+        pods_cidr=env.network.podsCidr,
+        services_cidr=env.network.servicesCidr,
+        private=params.privateCluster,
+        kubernetes=True,
     )
+    add_network(comp, NETWORK, network, fields=NETWORK_FIELDS)
     cluster = specs.ClusterSpec(
         network=NETWORK,
         private=params.privateCluster,
@@ -97,9 +93,11 @@ def compose(comp: Composition) -> None:
         node_cidr=env.network.subnetCidr,
         default_machine_type=env.defaultMachineType,
         cluster_name=_cluster_name(comp, labels),
+        private_network=network.private,
+        network_nat=network.egress_nat,
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
-    pools = _node_pools(comp, spec, env)
+    pools = _node_pools(comp, spec, env, cluster)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
     _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
     comp.set_status("cloud", labels.cloud)
@@ -156,8 +154,10 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
     comp.publish("clusterCA", status.get("clusterCA"))
 
 
-def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -> list[str]:
-    """The user's pools (or one default pool); their composition names, in name order."""
+def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment,
+                cluster: specs.ClusterSpec) -> list[str]:
+    """The user's pools (or one default pool) of ``cluster``; their composition names, in name
+    order."""
     pools = spec.pools or {DEFAULT_POOL: Pool()}
     for pool_name, pool in sorted(pools.items()):
         machine_type = pool.nodeConfig.machineType or env.defaultMachineType
@@ -183,6 +183,9 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment) -
                 taints=tuple(specs.Taint(t.key, t.value, t.effect) for t in node.taints),
                 spot=node.spot,
                 zones=tuple(node.zones),
+                cluster_name=cluster.cluster_name,
+                version=cluster.version,
+                private_network=cluster.private_network,
             ),
             uses=[CLUSTER],
             fields={attribute: f"spec.pools.{pool_name}.nodeConfig.{field}"

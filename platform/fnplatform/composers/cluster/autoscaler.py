@@ -59,7 +59,7 @@ def add_cluster_autoscaler(
         identity,
         specs.WorkloadIdentitySpec(
             cluster=cluster, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
-            purpose=specs.IdentityPurpose.NODE_AUTOSCALING
+            purpose=specs.IdentityPurpose.NODE_AUTOSCALING, cluster_name=spec.cluster_name,
         ),
         uses=[cluster],
     )
@@ -67,7 +67,7 @@ def add_cluster_autoscaler(
     if not comp.needs_ready(nodes, by=release):
         return
     chart_values = {
-        **values.autoscaler_values(comp, cluster),
+        **values.autoscaler_values(comp, cluster, spec),
         "fullnameOverride": CHART,
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
     }

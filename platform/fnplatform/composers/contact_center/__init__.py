@@ -95,18 +95,21 @@ def compose(comp: Composition) -> None:
         "expire_after_days": "spec.recording.retentionDays",
         "bucket_name": "metadata.name",
     })
+    failover: FailoverDnsSpec | None = None
     if spec.failoverPolicy is not None:
         policy = spec.failoverPolicy
-        add_failover_dns(comp, FAILOVER, FailoverDnsSpec(
+        failover = FailoverDnsSpec(
             zone=policy.dns.zone, record_name=policy.dns.recordName,
             primary=policy.primaryTarget, secondary=policy.secondaryTarget,
             secondary_region=policy.secondaryRegion, health_check_path=policy.healthCheckPath,
             routing=policy.routing,
-        ), fields={"zone": "spec.failoverPolicy.dns.zone",
-                   "primary": "spec.failoverPolicy.primaryTarget",
-                   "secondary": "spec.failoverPolicy.secondaryTarget"})
+        )
+        add_failover_dns(comp, FAILOVER, failover, fields={
+            "zone": "spec.failoverPolicy.dns.zone",
+            "primary": "spec.failoverPolicy.primaryTarget",
+            "secondary": "spec.failoverPolicy.secondaryTarget"})
     _on_delete(comp, spec, storage)
-    _status(comp, spec, storage, replica.bucket if replica else None)
+    _status(comp, spec, storage, replica.bucket if replica else None, failover)
 
 
 def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
@@ -335,24 +338,24 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
 
 
 def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
-            replica: str | None) -> None:
+            replica: str | None, failover: FailoverDnsSpec | None) -> None:
     """Ids of what exists, the endpoints, and the Compliant condition with the controls."""
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
     comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
-    comp.remember("kmsKeyId", values.key_id(comp, KEY))
+    comp.remember("kmsKeyId", values.key_id(comp, KEY, None))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
         address = values.bucket_address(comp, name, None)  # names derived, not given
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
-    if spec.failoverPolicy is not None:
+    if spec.failoverPolicy is not None and failover is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
         comp.set_status("endpoints.routing", spec.failoverPolicy.routing)
-        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER))
+        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER, failover))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
         comp.remember("secondarySite.securityGroupId",
