@@ -37,11 +37,12 @@ def site(comp: Composition) -> None:
     wanted = values.bucket_name_from(comp, "acme-capability-test")
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     paths = tuple(CdnPath(name, f"/{name}") for name in comp.spec.get("paths", ["shop"]))
-    add_cdn(comp, "cdn", CdnSpec(
+    cdn = CdnSpec(
         bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"], paths=paths,
         hostname="shop.apps.acme.example",
-    ))
-    comp.set_status("domain", values.cdn_domain(comp, "cdn"))
+    )
+    add_cdn(comp, "cdn", cdn)
+    comp.set_status("domain", values.cdn_domain(comp, "cdn", cdn))
 
 
 KINDS = {
@@ -129,13 +130,14 @@ def shop(comp: Composition) -> None:
     wanted = values.bucket_name_from(comp, "acme-capability-test")
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     hosts = tuple(site_with.get("domains", DOMAINS))
-    add_cdn(comp, "cdn", CdnSpec(
+    cdn = CdnSpec(
         bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"],
         paths=(CdnPath("shop", "/shop"),), hostname="shop.apps.acme.example",
         custom_domains=hosts,
-    ), fields={"custom_domains": "spec.domains"})
+    )
+    add_cdn(comp, "cdn", cdn, fields={"custom_domains": "spec.domains"})
     comp.set_status("domains", [dataclasses.asdict(d)
-                                for d in values.cdn_custom_domains(comp, "cdn", hosts)])
+                                for d in values.cdn_custom_domains(comp, "cdn", cdn)])
 
 
 def with_domains(cloud: str, *, zone: bool) -> Outcome:

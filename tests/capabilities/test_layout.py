@@ -8,10 +8,12 @@ and say which values are deliberately not answered everywhere.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 from typing import Any
 
 import fnplatform.clouds
@@ -91,3 +93,26 @@ def test_a_value_answers_wherever_its_capability_is_provided(
 def test_every_cloud_has_its_kinds_module(cloud: str) -> None:
     kinds = importlib.import_module(f"fnplatform.clouds.{cloud}.kinds")
     assert kinds.__file__ and kinds.__file__.endswith(f"{cloud}/kinds.py")
+
+
+def desired_reads(source: str) -> list[int]:
+    """Lines of ``source`` that read ``<anything>.desired`` (what a pass emitted so far)."""
+    return sorted(node.lineno for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Attribute) and node.attr == "desired")
+
+
+def test_the_desired_check_finds_a_read() -> None:
+    # the rule below is only as good as its finder: a read in any form is found
+    source = "x = comp.desired.get('a')\nif 'b' in comp.desired:\n    y = 1\nz = comp.spec\n"
+    assert desired_reads(source) == [1, 2]
+
+
+def test_no_cloud_builder_reads_what_was_emitted() -> None:
+    # A builder depends on its arguments only (docs/architecture.md, "Builders see only their
+    # spec"): what it needs of another call's result comes in its spec or value arguments,
+    # passed by the composer that knows it, never from ``comp.desired``.
+    root = Path(fnplatform.clouds.__path__[0])
+    reads = [f"{path.relative_to(root.parent)}:{line}"
+             for path in sorted(root.rglob("*.py"))
+             for line in desired_reads(path.read_text())]
+    assert reads == [], f"cloud modules read comp.desired: {', '.join(reads)}"

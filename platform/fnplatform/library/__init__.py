@@ -2,7 +2,7 @@
 
 1. Agnostic capabilities (:mod:`fnplatform.library.calls`, :mod:`fnplatform.library.values`):
    objects typed by their spec and result. A composer calls ``add_network(comp, name, spec)``
-   or ``values.bucket_address(comp, name)`` and knows nothing about clouds.
+   or ``values.bucket_address(comp, name, bucket_name)`` and knows nothing about clouds.
 2. Cloud modules (:mod:`fnplatform.clouds.aws`, ``gcp``, ``azure``) register on those objects,
    ``@add_network.on("aws")``, a builder that emits the cloud's kinds, or an answer to a value,
    in ``clouds/<cloud>/<home>.py`` (the same file name on every cloud).

@@ -6,9 +6,10 @@ Three shapes, each an object a composer calls and a cloud module registers on:
   a cloud registers ``@add_bucket.on("aws")`` and, for what only it needs after the builder,
   ``@add_cluster.extra("aws")``.
 * :class:`Value` computes something cloud-specific a composer needs (a name, an address,
-  annotations): ``bucket_address(comp, "recordings")``, registered with
+  annotations): ``bucket_address(comp, "recordings", None)``, registered with
   ``@bucket_address.on("gcp")``. It is typed by its arguments and result,
-  ``Value[[str], BucketAddress]``, so mypy checks both the call and every cloud's answer.
+  ``Value[[str, str | None], BucketAddress]``, so mypy checks both the call and every cloud's
+  answer.
 * :class:`Flag` says whether a cloud supports something a composer can do without
   (``bucket_replication("azure")`` is False), declared with ``bucket_replication.on("aws")``.
 
@@ -177,9 +178,10 @@ class Capability(PerCloud[Builder[SpecT]]):
 
 @dataclass(frozen=True, eq=False)
 class Value(PerCloud[Answer[P, R]], Generic[P, R]):
-    """A cloud-specific value a composer needs: ``Value[[str], BucketAddress]("bucket_address")``.
+    """A cloud-specific value a composer needs:
+    ``Value[[str, str | None], BucketAddress]("bucket_address")``.
 
-    Called as ``bucket_address(comp, "recordings")`` (the composite's cloud) or, for another
+    Called as ``bucket_address(comp, "recordings", None)`` (the composite's cloud) or, for another
     cloud or to map a cloud's :class:`~fnplatform.errors.SpecError` to the user's field,
     ``queue_name.at(cloud="aws", fields={"name": "metadata.name"})(comp, ...)``.
     """

@@ -15,6 +15,7 @@ from fnplatform.library.capability import Flag, Value
 from fnplatform.library.specs import (
     BucketReader,
     CdnCustomDomain,
+    CdnSpec,
     ClusterSpec,
     DatabaseSpec,
     FailoverDnsSpec,
@@ -134,11 +135,12 @@ global_private_network = Flag(
     home="database")
 cdn_bucket_reader = Value[[str], BucketReader | None](
     "cdn_bucket_reader", "Who the CDN ``name`` reads the bucket as, once known.", home="cdn")
-cdn_domain = Value[[str], str | None]("cdn_domain", "The CDN's public domain, once observed.",
-    home="cdn")
-cdn_custom_domains = Value[[str, tuple[str, ...]], tuple[CdnCustomDomain, ...]](
+cdn_domain = Value[[str, CdnSpec], str | None](
+    "cdn_domain", "The CDN's public domain, once observed.", home="cdn")
+cdn_custom_domains = Value[[str, CdnSpec], tuple[CdnCustomDomain, ...]](
     "cdn_custom_domains",
-    "Each custom host of the CDN ``name``: served yet, and the DNS records still to create.",
+    "Each custom host of the CDN ``name`` (CdnSpec.custom_domains): served yet, and the DNS "
+    "records still to create.",
     home="cdn")
 
 # -- ingress and failover ------------------------------------------------------------------

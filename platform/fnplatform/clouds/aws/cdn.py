@@ -322,14 +322,14 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
 
 
 @values.cdn_domain.on("aws")
-def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
+def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     """The distribution's ``*.cloudfront.net`` name, once observed."""
     return comp.observed_string(cdn_name, "status.atProvider.domainName")
 
 
 @values.cdn_custom_domains.on("aws")
 def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       hosts: tuple[str, ...]) -> tuple[CdnCustomDomain, ...]:
+                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
     """A host is served once the observed distribution carries it with its certificate (and,
     with a hosted zone, its alias record is Ready). Without a zone: ACM's validation records
     and a CNAME to the distribution, for the platform to create."""
@@ -337,9 +337,9 @@ def cdn_custom_domains(comp: Composition, cdn_name: str,
     served = _served(comp, cdn_name) if comp.is_ready(cdn_name) else None
     target = comp.observed_value(cdn_name, "status.atProvider.domainName")
     options = ({} if settings.certificateArn
-               else _validation_options(comp, certificate_name(cdn_name, hosts)))
+               else _validation_options(comp, certificate_name(cdn_name, spec.custom_domains)))
     domains = []
-    for host in hosts:
+    for host in spec.custom_domains:
         records: tuple[DnsRecord, ...] = ()
         ready = served is not None and host in served.aliases
         if settings.hostedZoneId:

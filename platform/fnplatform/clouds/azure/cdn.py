@@ -265,21 +265,21 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
 
 
 @values.cdn_domain.on("azure")
-def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
+def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
     return comp.observed_string(cdn_name, "status.atProvider.hostName")
 
 
 @values.cdn_custom_domains.on("azure")
 def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       hosts: tuple[str, ...]) -> tuple[CdnCustomDomain, ...]:
+                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its custom domain is Ready (and, with a DNS zone, its TXT and
     CNAME records are). Without a zone: the ``_dnsauth`` TXT record with Front Door's token
     and a CNAME to the endpoint, for the platform to create."""
     zone = _zone(comp)
     target = comp.observed_value(cdn_name, "status.atProvider.hostName")
     domains = []
-    for host in hosts:
+    for host in spec.custom_domains:
         domain = _domain(cdn_name, host)
         ready = comp.is_ready(domain)
         if zone:

@@ -240,37 +240,26 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     )
 
 
-def _current_certificate(comp: Composition, cdn_name: str) -> dict[str, Any] | None:
-    """The desired body of the certificate the proxy serves first (the current one)."""
-    proxy = comp.desired.get(f"{cdn_name}-https-proxy")
-    if proxy is None:
-        return None
-    first = proxy.body["spec"]["forProvider"]["sslCertificatesRefs"][0]["name"]
-    return next((e.body for e in comp.desired.values()
-                 if e.body["kind"] == MANAGED_SSL_CERTIFICATE.kind
-                 and e.body["metadata"]["name"] == first), None)
-
-
 @values.cdn_domain.on("gcp")
-def cdn_domain(comp: Composition, cdn_name: str) -> str | None:
-    """The hostname the managed certificate serves, once the forwarding rule is Ready."""
-    certificate = _current_certificate(comp, cdn_name)
-    if certificate is None or not comp.is_ready(f"{cdn_name}-forwarding-rule"):
+def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
+    """The first host of the current managed certificate (:func:`certificate_name`), once the
+    forwarding rule is Ready; None while no CDN is composed (no host: see :func:`cdn`)."""
+    hosts = _hosts(spec)
+    if not hosts or not comp.is_ready(f"{cdn_name}-forwarding-rule"):
         return None
-    return str(certificate["spec"]["forProvider"]["managed"]["domains"][0])
+    return hosts[0]
 
 
 @values.cdn_custom_domains.on("gcp")
 def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       hosts: tuple[str, ...]) -> tuple[CdnCustomDomain, ...]:
+                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its certificate is issued and the forwarding rule is Ready (and,
     with a managed zone, its A record is Ready). Without a zone: an A record to the address,
     for the platform to create."""
     zone = gcp_environment(comp).cdnDomains.managedZone
-    names = {e.body["metadata"]["name"]: e.name for e in comp.desired.values()}
-    certificate = _current_certificate(comp, cdn_name)
-    issued = bool(certificate and comp.observed_value(names[certificate["metadata"]["name"]],
-                                                     ISSUED_FIELD))
+    hosts = spec.custom_domains
+    issued = bool(_hosts(spec) and comp.observed_value(certificate_name(cdn_name, spec),
+                                                      ISSUED_FIELD))
     serving = issued and comp.is_ready(f"{cdn_name}-forwarding-rule")
     address = comp.observed_value(f"{cdn_name}-address", "status.atProvider.address")
     domains = []

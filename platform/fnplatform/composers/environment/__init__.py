@@ -84,8 +84,8 @@ def compose(comp: Composition) -> None:
     database = _database(comp, spec, remote, settings, admin_ns=admin_ns, network=network)
     _app_user(comp, app, remote, settings, admin_ns=admin_ns,
               admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
-    assets = _frontend(comp, spec, settings)
-    ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS, bucket_name=assets)
+    cdn = _frontend(comp, spec, settings)
+    ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS, bucket_name=cdn.bucket_name)
     _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(
@@ -95,8 +95,8 @@ def compose(comp: Composition) -> None:
               root_password=ROOT_JOB if ROOT_JOB in comp.desired else None,
               connection=CONNECTION_COPY if _copied(comp, remote) else None),
         app=app,
-        bucket_name=assets,
-        custom_domains=tuple(spec.frontend.customDomains),
+        bucket_name=cdn.bucket_name,
+        cdn=cdn,
     )
 
 
@@ -333,8 +333,11 @@ def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:
     return name
 
 
-def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings) -> str:
-    """The private asset bucket and the CDN in front of it; returns the bucket's name.
+def _frontend(
+    comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings,
+) -> CdnSpec:
+    """The private asset bucket and the CDN in front of it; returns the CDN's spec (with the
+    bucket's name).
 
     The bucket is never public: the CDN is its named reader (where the cloud reads buckets
     through a principal). Each asset sync leaves the replaced objects as noncurrent versions;
@@ -359,22 +362,18 @@ def _frontend(comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSet
     )
     domain = settings.frontend.domain
     api = settings.api
-    add_cdn(
-        comp,
-        CDN,
-        CdnSpec(
-            bucket=ASSETS,
-            bucket_name=name,
-            paths=tuple(CdnPath(m.name, m.path) for m in spec.frontend.microFrontends),
-            hostname=f"{spec.frontend.appName}.{domain}" if domain else None,
-            api_origin=api_origin(comp, spec, settings),
-            api_path=API_PATH,
-            api_backend=api.gcpBackendService if api else None,
-            custom_domains=tuple(spec.frontend.customDomains),
-        ),
-        fields={"custom_domains": "spec.frontend.customDomains"},
+    cdn = CdnSpec(
+        bucket=ASSETS,
+        bucket_name=name,
+        paths=tuple(CdnPath(m.name, m.path) for m in spec.frontend.microFrontends),
+        hostname=f"{spec.frontend.appName}.{domain}" if domain else None,
+        api_origin=api_origin(comp, spec, settings),
+        api_path=API_PATH,
+        api_backend=api.gcpBackendService if api else None,
+        custom_domains=tuple(spec.frontend.customDomains),
     )
-    return name
+    add_cdn(comp, CDN, cdn, fields={"custom_domains": "spec.frontend.customDomains"})
+    return cdn
 
 
 def api_origin(comp: Composition, spec: EnvironmentSpec,

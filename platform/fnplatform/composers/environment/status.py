@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
 from fnplatform.library import values
+from fnplatform.library.specs import CdnSpec
 from fnplatform.phase import Phase
 
 PARTS_CONDITION = "PartsReady"
@@ -30,17 +31,17 @@ class Parts:
 
 
 def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str,
-                  custom_domains: tuple[str, ...] = ()) -> None:
+                  cdn: CdnSpec) -> None:
     """Status fields from observed state (remembered while briefly unobserved), ``ready``, and
     a ``PartsReady`` condition listing what is still pending."""
-    _report_custom_domains(comp, parts.cdn, custom_domains)
+    _report_custom_domains(comp, parts.cdn, cdn)
     if comp.is_ready(parts.namespace):
         comp.remember("namespace", app.namespace)
     else:
         comp.remember("namespace", None)
     comp.remember("databaseHost", values.database_host(comp, parts.database))
     comp.remember("frontendBucketName", bucket_name if comp.is_observed(parts.bucket) else None)
-    comp.remember("cdnDomainName", values.cdn_domain(comp, parts.cdn))
+    comp.remember("cdnDomainName", values.cdn_domain(comp, parts.cdn, cdn))
     comp.remember(
         "backendService", service_address(app) if comp.is_ready(parts.service) else None
     )
@@ -64,13 +65,13 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
         comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")
 
 
-def _report_custom_domains(comp: Composition, cdn: str, hosts: tuple[str, ...]) -> None:
+def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
     """``status.customDomains`` and the ``CustomDomainsReady`` condition: which hosts the CDN
     serves yet, and which DNS records the platform must still create itself (a cloud without
     a configured DNS zone can't), so a domain never waits silently."""
-    if not hosts:
+    if not spec.custom_domains:
         return
-    domains = values.cdn_custom_domains(comp, cdn, hosts)
+    domains = values.cdn_custom_domains(comp, cdn, spec)
     comp.set_status("customDomains", [
         {"host": d.host, "ready": d.ready,
          **({"dnsRecords": [{"name": r.name, "type": r.type, "value": r.value}
