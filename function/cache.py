@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.structs import varint
 
 from function.__version__ import __version__
 from function.dispatch import Call
@@ -81,18 +82,9 @@ class Stored:
         return _field(1, meta) + self.rest
 
 
-def _varint(number: int) -> bytes:
-    out = bytearray()
-    while number >= 0x80:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
 def _field(number: int, data: bytes) -> bytes:
     """A length-delimited field."""
-    return _varint(number << 3 | 2) + _varint(len(data)) + data
+    return varint(number << 3 | 2) + varint(len(data)) + data
 
 
 class ResponseCache:

@@ -19,7 +19,7 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.runner import COMPOSED, Composer, compose
-from fnplatform.structs import map_order, struct_to_dict
+from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
@@ -314,16 +314,6 @@ def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
     state += b"".join(entries[name] for name in sorted(entries, key=map_order))
     return b"".join((body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state,
                      body[end:]))
-
-
-def varint(number: int) -> bytes:
-    """``number`` (not negative) as a protobuf varint."""
-    out = bytearray()
-    while number >= 0x80:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
 
 
 def _varint_at(data: bytes, at: int) -> tuple[int, int]:

@@ -219,6 +219,17 @@ _MEMO_MAX = 8192
 _SHORT = 64
 
 
+def varint(number: int) -> bytes:
+    """``number`` (not negative) as a protobuf varint: the wire encoding the response writer
+    (function.dispatch) and the cache key (function.cache) build by hand."""
+    out = bytearray()
+    while number >= 0x80:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
 def _prefix(table: list[bytes], length: int) -> bytes:
     if length < 128:
         return table[length]
