@@ -32,7 +32,7 @@ from tests.live.controlplane import (
     in_private_namespace,
     wait_for,
 )
-from tests.live.kube import Kube, docs_of, is_true
+from tests.live.kube import Kube, docs_of, is_true, xrd_serving
 from tests.live.providers import (
     SHOOT_CRD,
     CloudStandIn,
@@ -359,13 +359,7 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     kube.apply_all(xrds)
 
     def established() -> bool:
-        for doc in xrds:
-            obj = kube.get(*XRD, doc["metadata"]["name"])
-            if not is_true(obj, "Established"):
-                return False
-            if "claimNames" in doc["spec"] and not is_true(obj, "Offered"):
-                return False
-        return True
+        return all(xrd_serving(kube.get(*XRD, doc["metadata"]["name"]), doc) for doc in xrds)
 
     # on a timeout test_every_xrd_becomes_established names which XRDs, with their conditions
     with contextlib.suppress(TimeoutError):

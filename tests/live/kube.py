@@ -162,6 +162,13 @@ def is_true(obj: Any, kind: str) -> bool:
     return bool(c and c.get("status") == "True")
 
 
+def xrd_serving(obj: Any, xrd: dict[str, Any]) -> bool:
+    """The XRD ``xrd`` (as applied) is Established and, where it defines a claim, Offered:
+    its composite (and claim) API is served."""
+    return is_true(obj, "Established") and (
+        "claimNames" not in xrd["spec"] or is_true(obj, "Offered"))
+
+
 def iter_crds(docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     """The CustomResourceDefinitions among docs."""
     return (d for d in docs if d.get("kind") == "CustomResourceDefinition")

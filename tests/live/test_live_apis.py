@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.live.conftest import Live, form_files
-from tests.live.kube import condition, docs_of, is_true
+from tests.live.kube import condition, docs_of, is_true, xrd_serving
 
 pytestmark = pytest.mark.live
 
@@ -21,10 +21,7 @@ def test_every_xrd_becomes_established(platform: Live) -> None:
     problems: dict[str, object] = {}
     for doc in xrds:
         obj = kube.get(*XRD, doc["metadata"]["name"])
-        ok = is_true(obj, "Established") and (
-            "claimNames" not in doc["spec"] or is_true(obj, "Offered")
-        )
-        if not ok:
+        if not xrd_serving(obj, doc):
             problems[doc["metadata"]["name"]] = (
                 condition(obj, "Established"),
                 condition(obj, "Offered"),

@@ -31,7 +31,7 @@ import yaml
 from tests.live import crossplane as xp
 from tests.live.conftest import XRD, Live
 from tests.live.controlplane import REPO
-from tests.live.kube import condition, docs_of, is_true
+from tests.live.kube import condition, docs_of, is_true, xrd_serving
 from tests.live.test_live_examples import EXAMPLES, READY_WITHIN_S
 
 pytestmark = [pytest.mark.live, pytest.mark.own_apis]
@@ -124,13 +124,8 @@ def test_a_module_installs_from_its_configuration_and_composes(
         live.record(f"configuration_healthy_{form}_s", time.monotonic() - t)
 
         def established() -> bool:
-            for doc in xrds:
-                obj = kube.get(*XRD, doc["metadata"]["name"])
-                if not is_true(obj, "Established"):
-                    return False
-                if "claimNames" in doc["spec"] and not is_true(obj, "Offered"):
-                    return False
-            return True
+            return all(xrd_serving(kube.get(*XRD, doc["metadata"]["name"]), doc)
+                       for doc in xrds)
 
         live.wait(f"{package} XRDs Established", established, 180)
         live.record(f"configuration_xrds_established_{form}_s", time.monotonic() - t)

@@ -20,7 +20,7 @@ import yaml
 
 from tests.live.conftest import Live
 from tests.live.controlplane import REPO
-from tests.live.kube import docs_of, is_true
+from tests.live.kube import docs_of, is_true, xrd_serving
 
 pytestmark = pytest.mark.live
 
@@ -74,9 +74,7 @@ def test_the_chart_installs_async_actor_and_its_example_reaches_ready(
     kube.apply(xrd)
 
     def established() -> bool:
-        obj = kube.get(xrd["apiVersion"], xrd["kind"], xrd["metadata"]["name"])
-        return is_true(obj, "Established") and (
-            "claimNames" not in xrd["spec"] or is_true(obj, "Offered"))
+        return xrd_serving(kube.get(xrd["apiVersion"], xrd["kind"], xrd["metadata"]["name"]), xrd)
 
     live.wait("the chart's XRD Established", established, 240)
     kube.invalidate()
