@@ -10,11 +10,8 @@ converged in both forms, every pass's resources counted, and the goldens too.
 
 from __future__ import annotations
 
-import io
-import json
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ from tests.support.cases import cluster_import_case, converge_passes, in_both_fo
 from tests.support.harness import FunctionClient
 from tests.support.schemas import Catalog
 from tests.support.tools import load_tool
+from tests.support.xpkg import xpkg_files
 
 ROOT = Path(__file__).resolve().parent.parent
 make_configurations = load_tool("make_configurations")
@@ -213,14 +211,7 @@ def test_every_package_builds_with_its_apis_policy_and_examples(tmp_path: Path) 
     )
     assert result.returncode == 0, result.stdout + result.stderr
     for package in PACKAGES:
-        files: dict[str, bytes] = {}
-        with tarfile.open(tmp_path / f"{package.name}.xpkg") as image:
-            (manifest,) = json.load(image.extractfile("manifest.json"))  # type: ignore[arg-type]
-            for layer in manifest["Layers"]:
-                blob = image.extractfile(layer).read()  # type: ignore[union-attr]
-                with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as contents:
-                    for member in contents.getmembers():
-                        files[member.name] = contents.extractfile(member).read()  # type: ignore[union-attr]
+        files = xpkg_files(tmp_path / f"{package.name}.xpkg")
         docs = [d for d in yaml.safe_load_all(files["package.yaml"]) if d]
         assert docs[0] == _shipped(package, "crossplane.yaml")
         shipped = sorted((d["kind"], d["metadata"]["name"]) for d in docs[1:])

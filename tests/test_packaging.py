@@ -109,12 +109,9 @@ def test_examples_hold_only_kubernetes_objects():
 @pytest.mark.e2e
 def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
     """``tools/build-package.sh --metadata-only`` (``make package`` without docker)."""
-    import io
-    import json
-    import tarfile
-
     import yaml
 
+    from tests.support.xpkg import xpkg_files
     from tests.test_e2e_render import render_tool
 
     render_tool.ensure_cli()
@@ -125,14 +122,7 @@ def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "no runtime image (--metadata-only)" in result.stdout
-    files: dict[str, bytes] = {}
-    with tarfile.open(out) as image:
-        (manifest,) = json.load(image.extractfile("manifest.json"))  # type: ignore[arg-type]
-        for layer in manifest["Layers"]:
-            blob = image.extractfile(layer).read()  # type: ignore[union-attr]
-            with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as contents:
-                for member in contents.getmembers():
-                    files[member.name] = contents.extractfile(member).read()  # type: ignore[union-attr]
+    files = xpkg_files(out)
     package = [d for d in yaml.safe_load_all(files["package.yaml"]) if d]
     meta = package[0]
     assert (meta["apiVersion"], meta["kind"]) == ("meta.pkg.crossplane.io/v1", "Function")
