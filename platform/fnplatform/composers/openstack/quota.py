@@ -37,9 +37,9 @@ def to_bytes(quantity: str) -> int:
 
 def quantity(size: int) -> str:
     """``size`` bytes as the largest binary unit dividing it (``50Ti``, ``1536Gi``)."""
-    for unit, factor in (("Pi", 2**50), ("Ti", TIB), ("Gi", GIB), ("Mi", 2**20), ("Ki", 2**10)):
-        if size % factor == 0:
-            return f"{size // factor}{unit}"
+    for unit in ("Pi", "Ti", "Gi", "Mi", "Ki"):  # largest first
+        if size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]}{unit}"
     return str(size)
 
 
