@@ -516,14 +516,17 @@ class GardenerStandIn:
             self.failing.pop(key, None)
             error = ""
         self._ca_cluster(namespace, name)
+        # the API server stays where it is while a reconcile fails: addresses are kept
+        addresses = [{"name": "external", "url": APISERVER}]
         if error:
             return {"lastOperation": {"type": "Reconcile", "state": "Failed", "progress": 0,
                                       "description": error, "lastUpdateTime": now},
-                    "lastErrors": [{"description": error, "lastUpdateTime": now}]}
+                    "lastErrors": [{"description": error, "lastUpdateTime": now}],
+                    "advertisedAddresses": addresses}
         return {"lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100,
                                   "description": "Shoot cluster created",
                                   "lastUpdateTime": now},
-                "advertisedAddresses": [{"name": "external", "url": APISERVER}]}
+                "advertisedAddresses": addresses}
 
     def _ca_cluster(self, namespace: str, shoot: str) -> None:
         name = f"{shoot}.ca-cluster"
