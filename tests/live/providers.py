@@ -670,7 +670,8 @@ class OperatorStandIn:
         status = providersim.wrapped_status(manifest) or {"conditions": [
             {"type": "Ready", "status": "True", "reason": "Ready", "message": "stand-in"}]}
         status = {**status, "observedGeneration": gen}
-        status["conditions"] = [{**c, "lastTransitionTime": now}
+        # metav1.Condition (the c5c3 ControlPlane's) requires a message; it may be empty
+        status["conditions"] = [{"message": "", **c, "lastTransitionTime": now}
                                 for c in status.get("conditions") or []]
         if group == "core.gardener.cloud":
             status["lastOperation"] = {**status["lastOperation"], "lastUpdateTime": now,
