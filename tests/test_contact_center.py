@@ -760,20 +760,22 @@ def test_gcp_replicates_recordings_in_a_dual_region_under_the_same_lock_and_key(
         assert catalog.validate(rendered.resource(name)) == []
 
 
-@pytest.mark.parametrize(("primary", "copy", "level", "placement"), [
+@pytest.mark.parametrize(("pair", "level", "placement"), [
     # A predefined dual-region: its own code, its key ring in the same code.
-    ("us-east1", "us-central1", "PCI-DSS", {"location": "NAM4", "rpo": "DEFAULT",
-                                           "key": "nam4"}),
+    (("us-east1", "us-central1"), "PCI-DSS", {"location": "NAM4", "rpo": "DEFAULT",
+                                             "key": "nam4"}),
     # GDPR: both regions in the EU, the key in Cloud KMS's europe multi-region.
-    ("europe-west1", "europe-west3", "GDPR", {
+    (("europe-west1", "europe-west3"), "GDPR", {
         "location": "EU", "customPlacementConfig": {"dataLocations": ["EUROPE-WEST1",
                                                                       "EUROPE-WEST3"]},
         "rpo": "DEFAULT", "key": "europe"}),
 ])
 def test_gcp_dual_regions_and_their_key_locations(
-    client: FunctionClient, catalog: Catalog, primary: str, copy: str, level: str,
+    client: FunctionClient, catalog: Catalog, pair: tuple[str, str], level: str,
     placement: dict[str, Any],
 ) -> None:
+    primary, copy = pair
+
     def place(spec: dict[str, Any]) -> None:
         spec["region"] = primary
         spec["failoverPolicy"]["secondaryRegion"] = copy

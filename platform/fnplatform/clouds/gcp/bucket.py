@@ -165,8 +165,7 @@ def _placement(
     copy = spec.geo_replica_region
     if existing is not None and _is_dual(*existing):
         wanted = dual_region(region, copy) if copy is not None else None
-        if not isinstance(wanted, DualRegion) or (
-                wanted.location, wanted.data_locations) != existing:
+        if not isinstance(wanted, DualRegion) or _where(wanted) != existing:
             raise SpecError("geo_replica_region", f"Cloud Storage bucket {gcs_name} is the "
                             f"dual-region {_describe(*existing)}, fixed at creation: its copy "
                             "cannot move or go (a new bucket would replace the recordings); "
@@ -184,14 +183,14 @@ def _placement(
                  f"{existing[0]} alone: a bucket's location is fixed at creation and replacing "
                  f"it would delete its objects (under a locked retention policy it cannot be "
                  f"deleted at all), so it stays single-region with no copy in {copy}; a new "
-                 f"endpoint gets the dual-region {_describe(placed.location, placed.data_locations)}")
+                 f"endpoint gets the dual-region {_describe(*_where(placed))}")
         return single
     key = (key_location(comp, spec.key, region, copy) if spec.key is not None
            else placed.key_location)
     if key != placed.key_location:
         _no_copy(comp, f"Cloud Storage bucket {gcs_name}: its key ring exists "
                  f"in {key}, and Cloud KMS never moves a key ring; a dual-region "
-                 f"{_describe(placed.location, placed.data_locations)} bucket needs its key in "
+                 f"{_describe(*_where(placed))} bucket needs its key in "
                  f"{placed.key_location}: no copy in {copy}")
         return single
     return _fields(placed)
@@ -222,6 +221,11 @@ def _existing_placement(comp: Composition, name: str) -> tuple[str, tuple[str, .
     data = comp.observed_value(name, "spec.forProvider.customPlacementConfig.dataLocations")
     locations = tuple(sorted(str(r).upper() for r in data)) if isinstance(data, list) else ()
     return location.upper(), locations
+
+
+def _where(placed: DualRegion) -> tuple[str, tuple[str, ...]]:
+    """A dual-region's location and data locations, as :func:`_existing_placement` says them."""
+    return placed.location, placed.data_locations
 
 
 def _is_dual(location: str, data: tuple[str, ...]) -> bool:
