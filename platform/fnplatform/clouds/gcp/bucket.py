@@ -158,10 +158,12 @@ def _placement(
     region stays there, with the ``bucket-replication`` gap saying why there is no copy; a
     dual-region one cannot be told to copy elsewhere (a SpecError on ``geo_replica_region``).
     A new bucket is dual-region where the pair is one with a documented key location and its
-    key ring is (or will be) there; else single-region, with the gap naming why.
+    key ring is (or will be) there; else single-region, with the gap naming why. Whatever the
+    spec, an existing bucket's ``location`` is the one it has.
     """
-    single: dict[str, Any] = {"location": region.upper()}  # the API reports it upper-case
     existing = _existing_placement(comp, name)
+    # the API reports locations upper-case; an existing bucket's own location, whatever it is
+    single: dict[str, Any] = {"location": existing[0] if existing else region.upper()}
     copy = spec.geo_replica_region
     if existing is not None and _is_dual(*existing):
         wanted = dual_region(region, copy) if copy is not None else None
