@@ -62,6 +62,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __init__(self, resources: Any) -> None:
         self._resources = resources  # map<string, Resource> of the request
         self._bodies: dict[str, dict[str, Any]] = {}
+        self._conditions: dict[str, list[tuple[str, str, Any]]] = {}
 
     def __getitem__(self, name: str) -> dict[str, Any]:
         body = self._bodies.get(name)
@@ -81,22 +82,42 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._resources)
 
+    def conditions_of(self, name: str) -> list[tuple[str, str, Any]]:
+        """``(type, status, fields)`` of each condition observed ``name`` reports, read from
+        the request without converting its body ("" where a condition has no such string),
+        remembered for the pass.
+
+        Read once per resource: reporting unsynced resources reads every observed resource's
+        conditions, and readiness the Ready conditions of most of them again; walking the
+        protobuf is most of what either costs (bench/results.md).
+        """
+        found = self._conditions.get(name)
+        if found is not None:
+            return found
+        found = []
+        fields = self._resources[name].resource.fields
+        if "status" in fields:
+            status = fields["status"].struct_value.fields
+            if "conditions" in status:
+                for value in status["conditions"].list_value.values:
+                    cond = value.struct_value.fields
+                    found.append((
+                        cond["type"].string_value if "type" in cond else "",
+                        cond["status"].string_value if "status" in cond else "",
+                        cond,
+                    ))
+        self._conditions[name] = found
+        return found
+
     def unsynced(self) -> list[tuple[str, str, str, str, str]]:
         """(name, kind, metadata.name, reason, message) of each resource whose ``Synced``
         condition is False with a message, read from the request without converting bodies."""
         out = []
         for name in sorted(self._resources):
-            fields = self._resources[name].resource.fields
-            if "status" not in fields:
-                continue
-            status = fields["status"].struct_value.fields
-            if "conditions" not in status:
-                continue
-            for value in status["conditions"].list_value.values:
-                cond = value.struct_value.fields
-                if ("type" in cond and cond["type"].string_value == "Synced"
-                        and "status" in cond and cond["status"].string_value == "False"
+            for type_, status, cond in self.conditions_of(name):
+                if (type_ == "Synced" and status == "False"
                         and "message" in cond and cond["message"].string_value):
+                    fields = self._resources[name].resource.fields
                     meta = fields["metadata"].struct_value.fields if "metadata" in fields else {}
                     out.append((
                         name,
@@ -149,22 +170,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         """Whether observed ``name`` reports ``type_`` True, read without converting its body."""
         if name not in self._resources:
             return False
-        fields = self._resources[name].resource.fields
-        if "status" not in fields:
-            return False
-        status = fields["status"].struct_value.fields
-        if "conditions" not in status:
-            return False
-        for item in status["conditions"].list_value.values:
-            cond = item.struct_value.fields
-            if (
-                "type" in cond
-                and cond["type"].string_value == type_
-                and "status" in cond
-                and cond["status"].string_value == "True"
-            ):
-                return True
-        return False
+        return any(t == type_ and status == "True" for t, status, _ in self.conditions_of(name))
 
     def connection_details(self, name: str) -> dict[str, bytes]:
         """The connection details Crossplane observed for ``name`` (empty when none).
