@@ -95,17 +95,17 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         if found is not None:
             return found
         found = []
-        fields = self._resources[name].resource.fields
-        if "status" in fields:
-            status = fields["status"].struct_value.fields
-            if "conditions" in status:
-                for value in status["conditions"].list_value.values:
-                    cond = value.struct_value.fields
-                    found.append((
-                        cond["type"].string_value if "type" in cond else "",
-                        cond["status"].string_value if "status" in cond else "",
-                        cond,
-                    ))
+        status = self._resources[name].resource.fields.get("status")
+        conditions = status.struct_value.fields.get("conditions") if status is not None else None
+        if conditions is not None:
+            for value in conditions.list_value.values:
+                cond = value.struct_value.fields
+                type_, state = cond.get("type"), cond.get("status")
+                found.append((
+                    type_.string_value if type_ is not None else "",
+                    state.string_value if state is not None else "",
+                    cond,
+                ))
         self._conditions[name] = found
         return found
 
