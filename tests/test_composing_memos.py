@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.observed import ObservedResources
+from fnplatform.observed import ObservedResources, none_false
 from fnplatform.validation import WalkResults
 from google.protobuf import struct_pb2
 
@@ -138,3 +138,43 @@ def test_settle_heap_freezes_what_start_up_loaded() -> None:
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+@pytest.mark.parametrize(("conditions", "shortcut"), [
+    ([{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}], True),
+    ([{"type": "Synced", "status": "False", "reason": "R", "message": "no"}], False),
+    ([{"type": "Ready", "status": "False"}], False),  # any False: conditions are read
+    ([{"type": "Ready", "status": "True", "message": "False"}], False),
+    ([{"type": "Ready", "status": "True", "message": "Falsehood"}], True),  # not the Value "False"
+])
+def test_no_false_anywhere_is_found_in_the_bytes_and_changes_no_answer(
+    conditions: list[dict[str, Any]], shortcut: bool,
+) -> None:
+    """``none_false`` is exact one way: a request with a condition False is never skipped,
+    whatever serializer wrote it; without one, unsynced has nothing to report anyway."""
+    observed = _observed(conditions)
+    request = fnv1.RunFunctionRequest()
+    request.observed.resources["thing"].CopyFrom(observed["thing"])
+    for raw in (request.SerializeToString(), request.SerializeToString(deterministic=True)):
+        assert none_false(raw) is shortcut
+        read = ObservedResources(request.observed.resources)
+        read.none_false = none_false(raw)
+        assert read.unsynced() == ObservedResources(request.observed.resources).unsynced()
+
+
+def test_a_refused_resource_is_reported_through_the_served_bytes(
+    client: FunctionClient,
+) -> None:
+    """Over gRPC (``compose_bytes`` passes the request's bytes): the warning still comes."""
+    case = cluster_case("gcp").with_composite(cluster_composite("gcp", "memo-sync", pools=1))
+    first = client.run(case.request())
+    name = sorted(first.resources)[0]
+    body = copy.deepcopy(first.resources[name])
+    body["status"] = {"conditions": [
+        {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "denied"}]}
+    refused = client.run(case.request(observed={name: body}))
+    assert any(w.startswith(f"{name} (") and w.endswith("ReconcileError: denied")
+               for w in refused.warnings), refused.messages
+    body["status"]["conditions"][0]["status"] = "True"
+    assert not [w for w in client.run(case.request(observed={name: body})).warnings
+                if "is not synced" in w]
