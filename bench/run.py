@@ -579,17 +579,38 @@ def from_scratch(before: Path | None = None) -> None:
         if before is not None:
             servers["before"] = stack.enter_context(
                 serving(*_composing(before), root=before))
-        header = comparison_header(servers)
+        header = [*comparison_header(servers), *(f"{name} CPU ms" for name in servers),
+                  "CPU cache off / floor", *(["CPU before / cache off"] if before else [])]
         report = Report()
-        rows, _ = comparison_rows(servers, [*pools, *changing])
+        rows = with_cpu(servers, [*pools, *changing])
         report.section("One cluster by node pool count (cache off)", header, rows)
-        example_rows, _ = comparison_rows(servers, examples)
+        example_rows = with_cpu(servers, examples)
         report.section("Render cases (cache off)", header, example_rows)
-    column = header.index("cache off / floor")
-    ratios = [float(row[column].rstrip("x")) for row in example_rows]
-    print(f"render cases, cache off / floor: median {statistics.median(ratios):.2f}x, "
-          f"max {max(ratios):.2f}x")
+    for title, column in (("p50", "cache off / floor"), ("CPU", "CPU cache off / floor")):
+        at = header.index(column)
+        ratios = [float(row[at].rstrip("x")) for row in example_rows]
+        print(f"render cases, {title} cache off / floor: median "
+              f"{statistics.median(ratios):.2f}x, max {max(ratios):.2f}x")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+def with_cpu(servers: dict[str, Served], loads: list[Workload]) -> list[list[Any]]:
+    """:func:`comparison_rows`, and each server's CPU time per call (user + system, from
+    /proc) with its ratios: what a call costs the server whatever else the machine runs,
+    where wall-clock p50s under load measure the scheduler as much as the server."""
+    rows = []
+    for load in loads:
+        started = {name: cpu_seconds(served.process.pid) for name, served in servers.items()}
+        (row,), _ = comparison_rows(servers, [load])
+        calls = iterations(load.resources) + 2  # the warm-up calls count too
+        cpu = {name: (cpu_seconds(served.process.pid) - started[name]) * 1000 / calls
+               for name, served in servers.items()}
+        row += [f"{cpu[name]:.2f}" for name in servers]
+        row.append(f"{cpu['cache off'] / cpu['floor']:.2f}x" if cpu["floor"] else "-")
+        if "before" in servers:
+            row.append(f"{cpu['before'] / cpu['cache off']:.2f}x" if cpu["cache off"] else "-")
+        rows.append(row)
+    return rows
 
 
 #: Where the sections this benchmark does not measure begin in bench/results.md: the live
