@@ -3,8 +3,11 @@ that the composed resources (and the objects inside provider-kubernetes Objects 
 Releases' manifests) are accepted by its API server.
 
 Which kinds: every apiVersion/kind in the golden renders (tests/golden/**), in the
-manifests that composed provider-kubernetes Objects carry, and in the openstack GitOps tree
-(examples/openstack: Flux sources, Kustomizations, HelmReleases). Each CRD is copied with its
+manifests that composed provider-kubernetes Objects carry, in the openstack GitOps tree
+(examples/openstack: Flux sources, Kustomizations, HelmReleases), and every kind a module
+declares it may compose (fnplatform.kinds.registered(), with its namespaced twin): options no
+golden shows (a CephFilesystem, Azure's DNS zones, access-log workspaces) must be accepted by
+the live API server too. Each CRD is copied with its
 `description` fields removed (they are most of the bytes and change no validation), so the
 committed copy stays small; everything else is as upstream. Gardener publishes no CRD for
 Shoot (it is served by an aggregated API server), so none is derived for it: the live tests
@@ -23,6 +26,7 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(REPO / "platform")]
 OUT = REPO / "tests/live/crds"
 # served by Kubernetes or by Crossplane itself: no CRD to install
 BUILTIN_GROUPS = {
@@ -63,6 +67,21 @@ def _walk_kinds(doc: Any, found: set[tuple[str, str]]) -> None:
             _walk_kinds(v, found)
 
 
+def declared_kinds() -> set[tuple[str, str]]:
+    """(group, kind) of every kind a module declares (fnplatform.kinds.register), and of its
+    namespaced twin."""
+    from fnplatform.composers import composers
+    from fnplatform.kinds import Kind, namespaced_twin, registered
+
+    composers()  # imports every cloud and composer: they declare their kinds on import
+    found = set()
+    for kind in registered():
+        for each in (kind, namespaced_twin(kind)):
+            if isinstance(each, Kind):
+                found.add((group_of(each.api_version), each.kind))
+    return found
+
+
 def composed_kinds() -> set[tuple[str, str]]:
     """(group, kind) of everything the goldens compose, minus built-in and Crossplane kinds."""
     found: set[tuple[str, str]] = set()
@@ -87,6 +106,7 @@ def composed_kinds() -> set[tuple[str, str]]:
         ("helm.m.crossplane.io", "ProviderConfig"),
         ("helm.m.crossplane.io", "ClusterProviderConfig"),
     }
+    found |= declared_kinds()
     xr_kinds = set()  # composites and claims: Crossplane makes their CRDs from the XRDs
     for f in (REPO / "apis").rglob("definition.yaml"):
         for doc in yaml.safe_load_all(f.read_text()):
@@ -125,7 +145,9 @@ def upstream_crds(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def derive(root: Path) -> tuple[dict[str, str], list[str]]:
     """{file name: content} of the derived CRDs, and the kinds with no upstream CRD."""
-    crds = upstream_crds(root)
+    # and the upstream CRDs the repository fetched itself because ../shared lacks them
+    # (schemas/README.md: Azure's DNS record kinds)
+    crds = upstream_crds(REPO / "schemas/crds/provider-upjet-azure-fetched") | upstream_crds(root)
     files: dict[str, str] = {}
     missing: list[str] = []
     for group, kind in sorted(composed_kinds()):
