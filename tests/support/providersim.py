@@ -39,6 +39,8 @@ from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.merge import deep_merge
+
 Body = dict[str, Any]
 
 EXTERNAL_NAME = "crossplane.io/external-name"
@@ -283,6 +285,10 @@ ATTRIBUTES: dict[tuple[str, str], Callable[[Resource], Body]] = {
     ("network.azure.upbound.io", "TrafficManagerProfile"): _traffic_manager,
     ("dbforpostgresql.azure.upbound.io", "FlexibleServer"):
         lambda r: {"fqdn": f"{r.external}.postgres.database.azure.com"},
+    ("compute.gcp.upbound.io", "ManagedSSLCertificate"):
+        lambda r: {"expireTime": "2027-02-01T00:00:00Z"},  # set once issued
+    ("cdn.azure.upbound.io", "FrontdoorCustomDomain"):
+        lambda r: {"validationToken": f"token-{digest(r.external, 8)}"},
     ("cdn.azure.upbound.io", "FrontdoorEndpoint"):
         lambda r: {"hostName": f"{r.external}-{digest(r.external, 16)}.z01.azurefd.net"},
 }
@@ -325,12 +331,17 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
            external: bool = False, ids: bool = True,
            recorded: Mapping[tuple[str, str], Body | None] | None = None,
            controllers: Container[str] | None = None, replicas: int | None = None,
-           generation: int | None = None, keep_empty: bool = True) -> Body:
+           generation: int | None = None, keep_empty: bool = True,
+           over: Mapping[str, Any] | None = None) -> Body:
     """``body`` observed Ready as its provider reports it (see :func:`observed` for ``name``,
     ``stamp`` and ``external``): :func:`reported` for a managed resource (``ids``,
     ``recorded``); for a provider-kubernetes Object its manifest as observed
     (:func:`live_manifest`: ``controllers``, ``replicas``, ``generation``). ``keep_empty``
-    False leaves out an empty ``atProvider`` rather than writing ``{}``."""
+    False leaves out an empty ``atProvider`` rather than writing ``{}``.
+
+    ``over`` is laid over the status (maps merge, anything else replaces): what a test
+    observes deliberately unlike the simulation (a failure, a missing field, an adopted
+    resource's own version), each with its reason where the test writes it."""
     at = reported(body, ids=ids, recorded=recorded)
     manifest = ((body.get("spec") or {}).get("forProvider") or {}).get("manifest")
     if body.get("kind") == "Object" and isinstance(manifest, dict):
@@ -338,7 +349,16 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
                                         generation=generation)}
     if at is not None and not at and not keep_empty:
         at = None
-    return observed(body, at, name=name, stamp=stamp, external=external)
+    out = observed(body, at, name=name, stamp=stamp, external=external)
+    if over:
+        out["status"] = deep_merge(out["status"], copy.deepcopy(dict(over)))
+    return out
+
+
+def ready(body: Mapping[str, Any], over: Mapping[str, Any] | None = None) -> Body:
+    """``body`` as a test feeds it back once Ready: :func:`report` with every id and
+    attribute the simulation reports, and ``over`` laid over its status."""
+    return report(body, over=over)
 
 
 def helm_release() -> Body:
