@@ -92,8 +92,7 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
 def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
     """Account name (an imported account's own) and (once it exists) the account's resource
     id."""
-    return {"name": comp.import_spec.external_name(name) or wanted
-            or account_name(comp, name),
+    return {"name": comp.cloud_name(name, wanted or account_name(comp, name)),
             "id": comp.observed_string(name, "status.atProvider.id")}
 
 
