@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,26 +160,33 @@ def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, l
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
 
 
-def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
-    """Every pass from nothing until the desired set is stable, each fed back Ready.
+def each_pass(run: Runner, case: ModuleCase,
+              limit: int) -> Iterator[tuple[Rendered, dict[str, Body]]]:
+    """Each pass from nothing (at most ``limit``) and the observed state it was given, until
+    the desired set is stable with every resource fed back Ready.
 
-    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready, with the case's
-    ``observed_status`` and what the function required fetched. The last pass desires nothing
-    new (or ``limit`` passes were made: the caller asserts on the count).
+    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready as the providers
+    report it (:func:`as_reported`), and what the function required fetched.
     """
-    observed_now: dict[str, Body] = {}
+    observed: dict[str, Body] = {}
     fetched = case.fetched()
-    history = [run(case.request(observed=observed_now, required=fetched))]
-    while len(history) < limit:
-        rendered = history[-1]
+    rendered = run(case.request(observed=observed, required=fetched))
+    yield rendered, observed
+    for _ in range(limit - 1):
         fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
         now = as_reported(case, rendered.resources)
-        if set(now) == set(observed_now) and not rendered.fatal:
-            break
-        observed_now = now
-        history.append(run(case.request(observed=observed_now, required=fetched,
-                                        connection=published(case, observed_now))))
-    return history
+        if set(now) == set(observed) and not rendered.fatal:
+            return
+        observed = now
+        rendered = run(case.request(observed=observed, required=fetched,
+                                    connection=published(case, observed)))
+        yield rendered, observed
+
+
+def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
+    """Every pass until the desired set is stable (:func:`each_pass`): the last desires nothing
+    new (or ``limit`` passes were made: the caller asserts on the count)."""
+    return [rendered for rendered, _ in each_pass(run, case, limit)]
 
 
 def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
@@ -188,18 +195,8 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
     Returns the last response and the observed state that produced it: the state of a composite
     whose resources all exist, as after the first reconciles.
     """
-    observed_now: dict[str, Body] = {}
-    fetched = case.fetched()
-    rendered = run(case.request(observed=observed_now, required=fetched))
-    for _ in range(passes):
-        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
-        now = as_reported(case, rendered.resources)
-        if set(now) == set(observed_now) and not rendered.fatal:
-            break
-        observed_now = now
-        rendered = run(case.request(observed=observed_now, required=fetched,
-                                    connection=published(case, observed_now)))
-    return rendered, observed_now
+    *_, last = each_pass(run, case, passes + 1)
+    return last
 
 
 def as_reported(case: ModuleCase, desired: Mapping[str, Body]) -> dict[str, Body]:
