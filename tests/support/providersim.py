@@ -6,8 +6,11 @@ Everything that plays a provider reads it from here:
 - the observed-state fixtures: ``tools/make_observed.py`` (cluster, contact-center),
   ``tools/make_openstack_observed.py`` and ``tests/render-cases/<module>/make_observed.py``
   (async-actor, environment);
-- the tests: :func:`observed_ready` (``tests/support/harness.py`` re-exports it), the module
-  cases of ``tests/support/cases.py`` and the capability harness (``tests/capabilities``);
+- the tests: :func:`ready` (what a provider reports, with an explicit ``over`` only where a
+  test observes something deliberately unlike it) in the module cases of
+  ``tests/support/cases.py``, the capability harness (``tests/capabilities``) and the module
+  tests, which assert on what it reported; :func:`observed_ready` (``tests/support/harness.py``
+  re-exports it) where only the conditions matter;
 - the live control plane's stand-ins (``tests/live/providers.py``), which add what only a
   running API server has on top: finalizers, connection Secrets as objects, the provider
   CRD's schema (``prune``), references resolved to ids, generated passwords, time stamps.
