@@ -142,8 +142,10 @@ bench-live: setup cli live-binaries
 ## bench-scale: N composites (default 200) of a mixed load at once on the live control plane,
 ## the function at 2 replicas and the do-nothing floor side by side (two live runs; bench/results.md "Scale")
 BENCH_SCALE_N ?= 200
+# the run dir (control plane, logs, scale-*.json); kept
+BENCH_SCALE_OUT ?= /tmp/bench-scale
 bench-scale: setup cli live-binaries
-	$(PY) bench/scale.py --n $(BENCH_SCALE_N)
+	$(PY) bench/scale.py --n $(BENCH_SCALE_N) --out $(BENCH_SCALE_OUT)
 
 clean:
 	rm -rf $(VENV) .bin build dist .pytest_cache .mypy_cache .ruff_cache

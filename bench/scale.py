@@ -51,7 +51,9 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     rows = [
         ("composites", lambda m: f"{m['composites']}"),
         ("replicas", lambda m: f"{m['replicas']}"),
-        ("until all Ready, s", lambda m: f"{m['ready_s']:.0f}"),
+        ("Ready / openstack tenants Pending on their pools",
+         lambda m: f"{m.get('ready', '?')} / {m.get('pending_on_pools', '?')}"),
+        ("until all settled (Ready, or Pending on pools), s", lambda m: f"{m['ready_s']:.0f}"),
         ("RunFunction calls (Crossplane)", lambda m: f"{m['calls']:.0f}"),
         ("function's own histogram p50 / p99, ms",
          lambda m: f"{m['fn_p50_ms']:.2f} / {m['fn_p99_ms']:.2f}"),

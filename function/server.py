@@ -14,6 +14,7 @@ import concurrent.futures
 import os
 import signal
 import sys
+import time
 from dataclasses import dataclass, field
 
 import grpc
@@ -331,7 +332,10 @@ async def serve(config: ServerConfig) -> None:
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
     log.info("stopping", grace_period=config.grace_period)
+    stopping_at = time.monotonic()
     await server.stop(grace=config.grace_period)
+    # how long the calls in flight took to finish (at most the grace: then they are cancelled)
+    log.info("stopped", drained_s=round(time.monotonic() - stopping_at, 3))
     executor.shutdown(wait=False, cancel_futures=True)
     if metrics_server is not None:
         metrics_server.shutdown()

@@ -186,3 +186,91 @@ def test_an_endpoint_waiting_for_its_provider_converges_once_it_is_healthy(clien
     assert all(last.ready(name) for name in last.resources)
     health = last.condition("ProviderHealthy")
     assert health is not None and health.status == fnv1.STATUS_CONDITION_TRUE
+
+
+# -- openstack (issue 35 items 2 and 3), from nothing to Ready -----------------------------
+
+
+def _converged_openstack(client, case: ModuleCase) -> list:
+    """The passes of ``case``; asserts what every openstack convergence asserts: the pinned
+    passes of a tenant, no pass dropping anything, no fatal result, everything Ready."""
+    history = converge_passes(client.run, case)
+    for number, rendered in enumerate(history, 1):
+        assert not rendered.fatal, f"pass {number}: {rendered.fatal}"
+    for before, after in itertools.pairwise(history):
+        assert not set(before.resources) - set(after.resources)
+    last = history[-1]
+    composed = _composed(last)
+    assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE
+    assert len(history) == PASSES["openstack-cluster"]
+    assert all(last.ready(name) for name in last.resources)
+    assert last.status["phase"] == "Ready"
+    return history
+
+
+def _ceph_quotas(rendered) -> dict[str, str]:
+    """Composed Ceph block pool name -> its quota, as sent to Rook."""
+    return {name: body["spec"]["forProvider"]["manifest"]["spec"]["quotas"]["maxSize"]
+            for name, body in rendered.resources.items()
+            if body["kind"] == "Object"
+            and body["spec"]["forProvider"]["manifest"]["kind"] == "CephBlockPool"}
+
+
+def test_a_tenant_with_quotas_cut_to_its_share_converges_from_nothing_to_ready(client):
+    """Quotas on shared pools (issue 35 item 2): an xlarge tenant on the shared st-pool-a
+    (500Ti) in a region that overrides the preset's volumes quota (100Ti) and lets one tenant
+    take 20 %: every pass that composes the Ceph pools sends the same quotas, cut by one
+    factor to within the share (never the preset first and the cut later: a quota Ceph
+    enforced cannot be taken back from written data), status and StorageQuota say why, and
+    the tenant is Ready in as many passes as any tenant."""
+    from fnplatform.composers.openstack.quota import to_bytes
+
+    from tests.support import openstack as o
+    from tests.support.cases import openstack_cluster_case
+
+    env = o.environment()
+    env["data"]["storageQuotas"] = {"xlarge": {"volumes": "100Ti"}}
+    env["data"]["maxTenantShare"] = 20
+    case = dataclasses.replace(
+        openstack_cluster_case(), composite=o.openstack(size="xlarge"), environment=(env,))
+    history = _converged_openstack(client, case)
+    sent = [q for r in history if (q := _ceph_quotas(r))]
+    assert sent and all(q == sent[0] for q in sent), sent
+    quotas = sent[0]
+    assert set(quotas) == {"ceph-volumes", "ceph-images", "ceph-ephemeral"}
+    raw = sum(to_bytes(q) * (2 if name == "ceph-ephemeral" else 3) for name, q in quotas.items())
+    assert raw <= to_bytes("500Ti") * 20 // 100, quotas
+    # one factor: the override's 100Ti of volumes against the preset's 40Ti of ephemeral
+    ratio = to_bytes(quotas["ceph-volumes"]) / to_bytes(quotas["ceph-ephemeral"])
+    assert 2.3 < ratio < 2.7, quotas
+    last = history[-1]
+    (storage,) = last.status["consumedPools"]["storage"]
+    assert storage["quotas"] == {p.removeprefix("ceph-"): q for p, q in quotas.items()}
+    assert "20% of the shared storage pool st-pool-a (500Ti)" in storage["quotaReason"]
+    quota = last.condition("StorageQuota")
+    assert quota is not None and quota.status == fnv1.STATUS_CONDITION_FALSE
+    assert quota.reason == "ClampedToShare"
+
+
+def test_the_gitops_trees_internal_tenant_converges_from_nothing_to_ready(client):
+    """The GitOps tree (issue 35 item 3): internal-prod, verbatim from
+    examples/openstack/tenants/internal/prod.yaml, on hv-pool-b and on two storage pools
+    (st-pool-a, st-pool-b): its Ceph pools and client on each pool (the second pool's named
+    after it), and everything Ready in as many passes as any tenant."""
+    from tests.support import openstack as o
+    from tests.support.cases import openstack_cluster_case
+
+    pools = [o.ready(o.control_plane_cluster()), o.ready(o.hypervisor("hv-pool-b", workers=100)),
+             o.ready(o.storage("st-pool-a")), o.ready(o.storage("st-pool-b", capacity="1Pi"))]
+    case = dataclasses.replace(
+        openstack_cluster_case(), composite=o.example_claim("internal/prod.yaml"),
+        required=o.pools_and_holders(*pools))
+    history = _converged_openstack(client, case)
+    last = history[-1]
+    assert set(_ceph_quotas(last)) == {
+        "ceph-volumes", "ceph-images", "ceph-ephemeral",
+        "ceph-volumes-st-pool-b", "ceph-images-st-pool-b", "ceph-ephemeral-st-pool-b"}
+    assert {"ceph-client", "ceph-client-st-pool-b"} <= set(last.resources)
+    assert [s["name"] for s in last.status["consumedPools"]["storage"]] == [
+        "st-pool-a", "st-pool-b"]
+    assert [h["name"] for h in last.status["consumedPools"]["hypervisor"]] == ["hv-pool-b"]

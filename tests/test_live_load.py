@@ -9,19 +9,40 @@ from pathlib import Path
 import pytest
 
 from tests.live import load
+from tests.live.controlplane import REPO as ROOT
 from tests.live.controlplane import add_hosts, remove_hosts
+from tests.live.kube import docs_of
 
 
 def test_the_mix_is_interleaved_named_apart_and_caps_clusters():
     docs = load.mix(25)
     assert len({load.key(d) for d in docs}) == 25
-    assert [d["kind"] for d in docs[:4]] == [
-        "XAsyncActor", "UnifiedEnvironment", "ContactCenterEndpoint", "XCluster"]
-    assert Counter(d["kind"] for d in docs)["XCluster"] == 3
+    assert [d["kind"] for d in docs[:5]] == [
+        "XAsyncActor", "UnifiedEnvironment", "ContactCenterEndpoint", "XCluster",
+        "XOpenStackCluster"]
+    assert Counter(d["kind"] for d in docs)["XCluster"] == 2
     capped = load.mix(200, max_clusters=4)
     assert Counter(d["kind"] for d in capped)["XCluster"] == 4
     apps = [d["spec"]["frontend"]["appName"] for d in capped if d["kind"] == "UnifiedEnvironment"]
     assert len(set(apps)) == len(apps)
+
+
+def test_openstack_tenants_are_namespaced_composites_each_in_its_own_namespace():
+    tenants = [d for d in load.mix(200, max_clusters=4) if d["kind"] == "XOpenStackCluster"]
+    assert len(tenants) >= 30
+    assert {d["apiVersion"] for d in tenants} == {"c5c3.io/v1alpha1"}
+    namespaces = [d["metadata"]["namespace"] for d in tenants]
+    assert len(set(namespaces)) == len(tenants)
+    assert all(n.startswith("tenant-") for n in namespaces)
+    # on the shared pools prepare() applies, as namespaced composites in poolNamespace
+    pools = [load.namespaced(d) for d in docs_of(*(ROOT / p for p in load.OPENSTACK_POOLS))]
+    assert {d["kind"] for d in pools} == {
+        "XControlPlaneCluster", "XHypervisorCluster", "XStorageCluster"}
+    assert {d["metadata"]["namespace"] for d in pools} == {"infrastructure"}
+    names = {d["spec"].get("name") for d in pools}
+    for tenant in tenants:
+        spec = tenant["spec"]
+        assert set(spec["hypervisorClusters"] + spec["storageClusters"]) <= names
 
 
 def test_the_quantile_interpolates_within_the_bucket_as_prometheus_does():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -186,11 +187,15 @@ def wait_serving(address: str, process: subprocess.Popen[str], timeout: float = 
         channel.close()
 
 
+#: The served process's --grace-period: what the SIGTERM test holds the server to
+GRACE_PERIOD = 15.0
+
+
 @pytest.fixture
 def served() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """A function process serving insecurely on a free port; stopped after the test."""
     address = f"127.0.0.1:{free_port()}"
-    process = spawn("--insecure", "--address", address, "--grace-period", "15")
+    process = spawn("--insecure", "--address", address, "--grace-period", str(GRACE_PERIOD))
     wait_serving(address, process)
     yield address, process
     if process.poll() is None:
@@ -233,6 +238,11 @@ def big_cluster() -> tuple[fnv1.RunFunctionRequest, int]:
 
 
 def test_sigterm_lets_in_flight_requests_finish_then_exits(served):
+    """SIGTERM with four slow calls in flight: each gets its whole answer (a call still running
+    at the grace would be cancelled), the server drains within its configured grace by its own
+    clock (the "stopping" and "stopped" log events), and the process then exits. Measured by
+    the server's events rather than the test's wall clock: on a loaded machine the signal's
+    delivery and the interpreter's exit take seconds that say nothing about the server."""
     address, process = served
     big, _ = big_cluster()
     requests = []
@@ -251,12 +261,19 @@ def test_sigterm_lets_in_flight_requests_finish_then_exits(served):
         time.sleep(0.5)
         assert not all(f.done() for f in in_flight), "requests finished before SIGTERM"
         process.send_signal(signal.SIGTERM)
-        stopped_at = time.monotonic()
         answers = [fnv1.RunFunctionResponse.FromString(f.result()) for f in in_flight]
-    process.wait(timeout=20)
+    # exits at all (a hang fails here), however slowly a loaded machine tears a process down
+    out, err = process.communicate(timeout=GRACE_PERIOD + 60)
     channel.close()
-    assert time.monotonic() - stopped_at < 15 + 2, "exceeded the grace period"
-    assert process.returncode in (0, -signal.SIGTERM)
+    assert process.returncode in (0, -signal.SIGTERM), err
+    lines = [line for line in (out + err).splitlines() if line.startswith("{")]
+    wanted = ("stopping", "stopped")
+    events = {e["msg"]: e for e in map(json.loads, lines) if e.get("msg") in wanted}
+    assert set(events) == {"stopping", "stopped"}, (out, err)
+    assert events["stopping"]["grace_period"] == GRACE_PERIOD
+    # grpc cancels what is still running at the grace, so a drain past it (plus the event
+    # loop's turn) means the grace was not kept
+    assert events["stopped"]["drained_s"] <= GRACE_PERIOD + 1, events["stopped"]
     for answer in answers:
         assert not [r for r in answer.results if r.severity == fnv1.SEVERITY_FATAL]
         assert len(answer.desired.resources) > 1000

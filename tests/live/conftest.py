@@ -35,7 +35,9 @@ from tests.live.controlplane import (
 from tests.live.kube import Kube, docs_of, is_true, xrd_serving
 from tests.live.providers import (
     SHOOT_CRD,
+    SHOOT_DELETION_CONFIRMATION,
     CloudStandIn,
+    GardenerStandIn,
     OperatorStandIn,
     start_provider_kubernetes,
 )
@@ -74,6 +76,7 @@ class Live:
     form: str = ""  # the platform form installed now (FORMS)
     cloud: CloudStandIn | None = None
     operators: OperatorStandIn | None = None
+    garden: GardenerStandIn | None = None
     responsive: ResponsiveWatch | None = None
 
     def record(self, key: str, seconds: float) -> None:
@@ -231,6 +234,7 @@ def providers(provider_crds: Live) -> Live:
         ),
         120,
     )
+    kube.apply_all(SHOOT_DELETION_CONFIRMATION)
     start_provider_kubernetes(live.cp, live.procs, bins, kube)
     # the install step a user on v2.4 applies: the providers here are processes with their
     # CRDs applied directly (no MRDs to activate), so this proves the policy is one core v2.4
@@ -246,7 +250,10 @@ def providers(provider_crds: Live) -> Live:
     live.responsive.loop.start()
     live.cloud = CloudStandIn(kube, xr_kinds())
     live.cloud.loop.start()
-    live.operators = OperatorStandIn(kube)
+    live.garden = GardenerStandIn(kube, live.cp)
+    if live.kubelet is not None:
+        live.kubelet.garden = live.garden  # the refresher Jobs' pods call the garden
+    live.operators = OperatorStandIn(kube, live.garden)
     live.operators.loop.start()
     return live
 

@@ -95,9 +95,12 @@ def _cert(
     ca: bool = False,
     dns: tuple[str, ...] = (),
     ips: tuple[str, ...] = (),
+    organizations: tuple[str, ...] = (),
+    valid_for: datetime.timedelta = datetime.timedelta(days=1),
 ) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)] + [
+        x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations])
     builder = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -105,7 +108,7 @@ def _cert(
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
+        .not_valid_after(now + valid_for)
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )
     if dns or ips:
@@ -117,6 +120,19 @@ def _cert(
 
 def _pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def client_certificate(ca_pem: bytes, ca_key_pem: bytes, user: str, groups: tuple[str, ...],
+                       valid_for: datetime.timedelta) -> tuple[bytes, bytes, datetime.datetime]:
+    """A client certificate (PEM certificate, PEM key, not-after) of ``user`` in ``groups``
+    signed by the API server's client CA: the Kubernetes x509 authenticator takes the common
+    name as the user and each organization as a group."""
+    ca = x509.load_pem_x509_certificate(ca_pem)
+    ca_key = serialization.load_pem_private_key(ca_key_pem, None)
+    assert isinstance(ca_key, rsa.RSAPrivateKey)
+    key = _key()
+    cert = _cert(user, key, (ca, ca_key), organizations=groups, valid_for=valid_for)
+    return _pem(cert), _pem_key(key), cert.not_valid_after_utc
 
 
 # --- processes ----------------------------------------------------------------------------
@@ -231,6 +247,9 @@ class ControlPlane:
     procs: Processes
     kubeconfig: Path = field(init=False)
     ca_pem: bytes = field(init=False, default=b"")
+    #: the CA's key: it signs the API server's client certificates (--client-ca-file), so
+    #: the Gardener stand-in can issue a Shoot's admin kubeconfig for this API server
+    ca_key_pem: bytes = field(init=False, default=b"")
 
     def __post_init__(self) -> None:
         self.kubeconfig = self.dir / "kubeconfig"
@@ -257,6 +276,7 @@ class ControlPlane:
         )
         sa_key = _key()
         self.ca_pem = _pem(ca)
+        self.ca_key_pem = _pem_key(ca_key)
         (pki / "ca.crt").write_bytes(self.ca_pem)
         (pki / "apiserver.crt").write_bytes(_pem(srv))
         (pki / "apiserver.key").write_bytes(_pem_key(srv_key))

@@ -20,7 +20,12 @@ server has:
   writeConnectionSecretToRef with providersim.connection_details.
 
 HelmStandIn: provider-helm Releases become `Ready=True` with `atProvider.state: deployed`.
-GardenerStandIn: Shoots report the status Gardener reports for a healthy shoot.
+GardenerStandIn: what Gardener does for what the openstack module depends on: a Shoot reports
+the status Gardener reports for a healthy shoot (through OperatorStandIn), its advertised
+API server address and the project's `<shoot>.ca-cluster` ConfigMap, and the garden answers
+the `shoots/adminkubeconfig` subresource with a short-lived client-certificate kubeconfig
+(admin_kubeconfig; the kubelet stand-in calls it for the refresher Job the module composes).
+The Shoot's cluster is this API server (see GardenerStandIn).
 
 provider-kubernetes itself is real, started with the args examples/install ships
 (`provider_kubernetes_command`) plus only process-local ports.
@@ -29,13 +34,14 @@ provider-kubernetes itself is real, started with the args examples/install ships
 from __future__ import annotations
 
 import base64
+import datetime
 import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.live.controlplane import REPO, ControlPlane, Processes
+from tests.live.controlplane import APISERVER, REPO, ControlPlane, Processes, client_certificate
 from tests.live.kube import Kube
 from tests.live.standins import Loop, _now
 from tests.support import providersim
@@ -256,7 +262,10 @@ def status_schema(kube: Kube, api_version: str, kind: str) -> dict[str, Any]:
                    f"{res.name}.{res.group}").to_dict()
     version = api_version.split("/")[1]
     schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)
-    props: dict[str, Any] = schema["schema"]["openAPIV3Schema"].get("properties") or {}
+    root = schema["schema"]["openAPIV3Schema"]
+    props: dict[str, Any] = root.get("properties") or {}
+    if "status" not in props and root.get("x-kubernetes-preserve-unknown-fields"):
+        return {"x-kubernetes-preserve-unknown-fields": True}  # the stand-in Shoot CRD
     return dict(props.get("status") or {})
 
 
@@ -452,6 +461,166 @@ SHOOT_CRD: dict[str, Any] = {
 }
 
 
+class RefusedError(Exception):
+    """An API request the garden refuses, with the status reason and message it answers."""
+
+
+class GardenerStandIn:
+    """Gardener, for what the openstack module depends on (gardener/gardener sources):
+
+    - a Shoot's status (OperatorStandIn): ``lastOperation`` Create/Succeeded for the current
+      generation, the health conditions, and ``advertisedAddresses`` (the gardenlet fills
+      them on reconcile, docs/usage/shoot/shoot_status.md "Shoot Advertised Addresses"); a
+      failing Shoot (fail()) reports ``lastOperation`` Reconcile/Failed with the error, as
+      Gardener does when a reconcile fails, until it succeeds again;
+    - the project namespace gets ``<shoot>.ca-cluster``, a ConfigMap with the cluster CA
+      (``ca.crt``) Gardener publishes for each Shoot;
+    - ``shoots/adminkubeconfig`` (admin_kubeconfig): as KubeconfigREST.Create in
+      pkg/apiserver/registry/core/shoot/storage/kubeconfig.go: refused while the Shoot has no
+      API server address in ``status.advertisedAddresses`` ("no suitable advertised address
+      for kube-apiserver found"), else a kubeconfig per address with the cluster CA and a
+      client certificate whose common name is ``gardener.cloud:admin:<user>`` and whose
+      group is the project admins group (admin_kubeconfig.go, getAdminUserGroups: a project
+      member without cluster-wide secret access), valid ``expirationSeconds`` capped at the
+      apiserver's maximum (default 24 h); Gardener binds that group to cluster-admin in the
+      Shoot (gardenlet's shoot-system component, ``adminClusterRoleBindings``), done here
+      on the first request. Not the legacy static ``<shoot>.kubeconfig`` Secret: Gardener
+      no longer writes it (GEP-16; docs/openstack.md "Access to a new Shoot").
+
+    The Shoot's cluster is this API server: a Shoot here has no nodes of its own, so what the
+    module applies inside a pool (Rook pools, the c5c3 ControlPlane, the CephCluster it
+    reads) lands next to everything else, and the operator stand-ins play those operators.
+    Every pool is the same cluster, so two pools' objects of the same name and namespace
+    are one object here (docs/live.md)."""
+
+    PROJECT_ADMINS = "gardener.cloud:project:admins"
+    USER_PREFIX = "gardener.cloud:admin:"
+    MAX_EXPIRATION_S = 24 * 3600
+
+    def __init__(self, kube: Kube, cp: ControlPlane) -> None:
+        self.kube = kube
+        self.cp = cp
+        #: namespace/shoot -> (the error its reconcile fails with, until: time.monotonic())
+        self.failing: dict[str, tuple[str, float]] = {}
+        self._bound = False
+
+    def fail(self, namespace: str, shoot: str, error: str, seconds: float) -> None:
+        """The Shoot's reconciles fail with ``error`` for ``seconds``."""
+        self.failing[f"{namespace}/{shoot}"] = (error, time.monotonic() + seconds)
+
+    def status(self, namespace: str, name: str, now: str) -> dict[str, Any]:
+        """What Gardener adds to a Shoot's status (merged over wrapped_status)."""
+        key = f"{namespace}/{name}"
+        error, until = self.failing.get(key, ("", 0.0))
+        if time.monotonic() >= until:
+            self.failing.pop(key, None)
+            error = ""
+        self._ca_cluster(namespace, name)
+        # the API server stays where it is while a reconcile fails: addresses are kept
+        addresses = [{"name": "external", "url": APISERVER}]
+        if error:
+            return {"lastOperation": {"type": "Reconcile", "state": "Failed", "progress": 0,
+                                      "description": error, "lastUpdateTime": now},
+                    "lastErrors": [{"description": error, "lastUpdateTime": now}],
+                    "advertisedAddresses": addresses}
+        return {"lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100,
+                                  "description": "Shoot cluster created",
+                                  "lastUpdateTime": now},
+                "advertisedAddresses": addresses}
+
+    def _ca_cluster(self, namespace: str, shoot: str) -> None:
+        name = f"{shoot}.ca-cluster"
+        if self.kube.get("v1", "ConfigMap", name, namespace) is None:
+            self.kube.apply({"apiVersion": "v1", "kind": "ConfigMap",
+                             "metadata": {"name": name, "namespace": namespace},
+                             "data": {"ca.crt": self.cp.ca_pem.decode()}}, "gardener-stand-in")
+
+    def admin_kubeconfig(self, namespace: str, shoot: str, expiration_seconds: int,
+                         user: str) -> tuple[str, str]:
+        """POST .../namespaces/<namespace>/shoots/<shoot>/adminkubeconfig: (kubeconfig,
+        expirationTimestamp), or RefusedError as the garden refuses it."""
+        obj = self.kube.get("core.gardener.cloud/v1beta1", "Shoot", shoot, namespace)
+        if obj is None:
+            raise RefusedError(f'NotFound: shoots.core.gardener.cloud "{shoot}" not found')
+        addresses = [a for a in (obj.to_dict().get("status") or {}).get(
+            "advertisedAddresses") or [] if a.get("name") in (
+                "external", "internal", "wildcard-tls-seed-bound", "unmanaged")]
+        if not addresses:
+            raise RefusedError("Invalid: status.status: no suitable advertised address for "
+                          "kube-apiserver found in .status.advertisedAddresses")
+        ca = self.kube.get("v1", "ConfigMap", f"{shoot}.ca-cluster", namespace)
+        if ca is None:
+            raise RefusedError("InternalError: could not get cluster CA config map")
+        self._bind_admins()
+        seconds = min(expiration_seconds, self.MAX_EXPIRATION_S)
+        cert, key, not_after = client_certificate(
+            self.cp.ca_pem, self.cp.ca_key_pem, self.USER_PREFIX + user,
+            (self.PROJECT_ADMINS,), datetime.timedelta(seconds=seconds))
+        auth = f"{namespace}--{shoot}"
+        clusters = [{"name": f"{auth}-{a['name']}", "cluster": {
+            "server": a["url"],
+            "certificate-authority-data": base64.b64encode(ca.data["ca.crt"].encode()).decode(),
+        }} for a in addresses]
+        kubeconfig = {
+            "apiVersion": "v1", "kind": "Config",
+            "clusters": clusters,
+            "users": [{"name": auth, "user": {
+                "client-certificate-data": base64.b64encode(cert).decode(),
+                "client-key-data": base64.b64encode(key).decode()}}],
+            "contexts": [{"name": c["name"], "context": {"cluster": c["name"], "user": auth}}
+                         for c in clusters],
+            "current-context": clusters[0]["name"],
+        }
+        return yaml.safe_dump(kubeconfig), not_after.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def _bind_admins(self) -> None:
+        if self._bound:
+            return
+        self.kube.apply({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": self.PROJECT_ADMINS},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": "cluster-admin"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                          "name": self.PROJECT_ADMINS}],
+        }, "gardener-stand-in")
+        self._bound = True
+
+
+#: Gardener's ``ShootDeletionConfirmation`` admission plugin (plugin/pkg/global/
+#: deletionconfirmation): a Shoot is deleted only with the annotation
+#: ``confirmation.gardener.cloud/deletion: "true"``. Played by a ValidatingAdmissionPolicy.
+SHOOT_DELETION_CONFIRMATION: list[dict[str, Any]] = [
+    {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": "gardener-shoot-deletion-confirmation"},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{
+                "apiGroups": ["core.gardener.cloud"], "apiVersions": ["*"],
+                "resources": ["shoots"], "operations": ["DELETE"]}]},
+            "validations": [{
+                "expression": "has(oldObject.metadata.annotations) && "
+                              "'confirmation.gardener.cloud/deletion' in "
+                              "oldObject.metadata.annotations && "
+                              "oldObject.metadata.annotations['confirmation.gardener.cloud/"
+                              "deletion'] == 'true'",
+                "message": "must have a \"confirmation.gardener.cloud/deletion\" annotation "
+                           "to delete",
+            }],
+        },
+    },
+    {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "gardener-shoot-deletion-confirmation"},
+        "spec": {"policyName": "gardener-shoot-deletion-confirmation",
+                 "validationActions": ["Deny"]},
+    },
+]
+
+
 class OperatorStandIn:
     """Plays the operators whose objects provider-kubernetes applies (found through the
     Objects' manifests), reporting what providersim.wrapped_status says each reports once
@@ -462,8 +631,9 @@ class OperatorStandIn:
 
     MANAGER = "operator-stand-in"
 
-    def __init__(self, kube: Kube) -> None:
+    def __init__(self, kube: Kube, garden: GardenerStandIn | None = None) -> None:
         self.kube = kube
+        self.garden = garden
         self.loop = Loop("operator-stand-in", self.step)
         self._schemas: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -500,13 +670,19 @@ class OperatorStandIn:
         status = providersim.wrapped_status(manifest) or {"conditions": [
             {"type": "Ready", "status": "True", "reason": "Ready", "message": "stand-in"}]}
         status = {**status, "observedGeneration": gen}
-        status["conditions"] = [{**c, "lastTransitionTime": now}
+        # metav1.Condition (the c5c3 ControlPlane's) requires a message; it may be empty
+        status["conditions"] = [{"message": "", **c, "lastTransitionTime": now}
                                 for c in status.get("conditions") or []]
         if group == "core.gardener.cloud":
             status["lastOperation"] = {**status["lastOperation"], "lastUpdateTime": now,
                                        "description": "Shoot cluster created"}
+            failed = False
+            if self.garden is not None:
+                status.update(self.garden.status(ns, meta["name"], now))
+                failed = status["lastOperation"]["state"] == "Failed"
             status["conditions"] += [
-                {"type": t, "status": "True", "reason": "HealthCheckSucceeded",
+                {"type": t, "status": "False" if failed else "True",
+                 "reason": "HealthCheckFailed" if failed else "HealthCheckSucceeded",
                  "lastTransitionTime": now}
                 for t in ("APIServerAvailable", "ControlPlaneHealthy",
                           "ObservabilityComponentsHealthy", "EveryNodeReady",

@@ -5,7 +5,9 @@
   package runtime creates) is run as a local process of this checkout, with the TLS secret its
   pod would mount; every other Deployment/Job becomes available only when every ConfigMap,
   Secret, ServiceAccount and PersistentVolumeClaim its pods name exists, else it reports the
-  pod's CreateContainerConfigError as a kubelet does.
+  pod's CreateContainerConfigError as a kubelet does. For the Job scripts this repository
+  ships, it does what the script does (_what_the_containers_write), against the stand-ins
+  the script would call (the openstack refresher: the garden's shoots/adminkubeconfig).
 
 Each stand-in is a polling loop on a thread (1 s): simple, and fast enough for these tests.
 """
@@ -22,7 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.live.controlplane import REPO, Processes, add_hosts, remove_hosts
+import yaml
+
+from tests.live.controlplane import ADMIN_TOKEN, REPO, Processes, add_hosts, remove_hosts
 from tests.live.kube import Kube
 
 FUNCTION_IMAGE_REPO = "/function-platform"  # the package (and runtime) image of this function
@@ -116,10 +120,13 @@ class KubeletStandIn:
         self.workdir = workdir
         #: namespace/name of a run Deployment -> its replicas' addresses (replica i: [i])
         self.running: dict[str, list[str]] = {}
+        self.errors: list[str] = []  # what the scripts it plays failed with (last 20)
         self.down_until = 0.0  # hold(): no replica starts before this (time.monotonic())
         #: what the function's replicas run (FUNCTION_PROGRAM); run_as() changes it
         self.program = os.environ.get("LIVE_FUNCTION", "function-platform")
         self._next_address = 9
+        #: the garden the openstack refresher's pods call (GardenerStandIn), if any
+        self.garden: Any = None
         self.loop = Loop("kubelet-stand-in", self.step)
 
     def step(self) -> None:
@@ -301,15 +308,23 @@ class KubeletStandIn:
     #: Secret keys the environment's database-user Job writes (composers/environment/user.py)
     USER_SECRET_KEYS = ("host", "port", "username", "password", "database", "sslmode")
 
-    def _what_the_containers_write(self, namespace: str, pod: dict[str, Any]) -> None:
-        """What a container's script would have done, for the scripts this repository ships.
+    def _what_the_containers_write(self, namespace: str, pod: dict[str, Any]) -> bool:
+        """What a container's script would have done, for the scripts this repository ships;
+        False when the script fails (the pod restarts, the Job stays active).
 
         No container runs here. The environment's database-user Job's ``credentials`` step
         (kubectl) writes the app's Secret ``$SECRET`` into ``$APP_NAMESPACE``
         (composers/environment/user.py): written here with stand-in values, so the backend
-        that waits for it can start, as on a cluster where the Job really ran."""
+        that waits for it can start, as on a cluster where the Job really ran. The openstack
+        refresher's ``refresh`` step (composers/openstack/access.py) asks the garden for the
+        Shoot's admin kubeconfig and writes it to ``$TARGET_SECRET``: done here against the
+        Gardener stand-in, with the identity of the garden kubeconfig the pod mounts."""
         for container in [*(pod.get("initContainers") or []), *(pod.get("containers") or [])]:
             env = {e["name"]: e.get("value") for e in container.get("env") or [] if "value" in e}
+            refresher = container.get("name") == "refresh" and env.get("SHOOT") and env.get(
+                "TARGET_SECRET")
+            if refresher and not self._refresh(namespace, pod, env):
+                return False
             if container.get("name") == "credentials" and env.get("SECRET") and env.get(
                     "APP_NAMESPACE"):
                 self.kube.apply({
@@ -317,6 +332,35 @@ class KubeletStandIn:
                     "metadata": {"name": env["SECRET"], "namespace": env["APP_NAMESPACE"]},
                     "stringData": {key: f"stand-in-{key}" for key in self.USER_SECRET_KEYS},
                 }, self.MANAGER)
+        return True
+
+    def _refresh(self, namespace: str, pod: dict[str, Any], env: dict[str, Any]) -> bool:
+        """The refresher script: ``kubectl create --raw .../shoots/$SHOOT/adminkubeconfig``
+        with the garden kubeconfig, then the kubeconfig applied to ``$TARGET_SECRET``."""
+        garden = next((v["secret"]["secretName"] for v in pod.get("volumes") or []
+                       if v.get("name") == "garden" and v.get("secret")), None)
+        secret = self.kube.get("v1", "Secret", garden, namespace) if garden else None
+        if self.garden is None or secret is None:
+            return False
+        config = yaml.safe_load(base64.b64decode((secret.data or {}).get("kubeconfig", "")))
+        tokens = [(u.get("user") or {}).get("token") for u in (config or {}).get("users") or []]
+        if ADMIN_TOKEN not in tokens:  # the one identity this API server authenticates
+            self.errors.append(f"{garden}: Unauthorized")
+            return False
+        try:
+            kubeconfig, _ = self.garden.admin_kubeconfig(
+                env["PROJECT_NAMESPACE"], env["SHOOT"], int(env["EXPIRATION_SECONDS"]),
+                "live-admin")
+        except Exception as e:  # the garden's refusal: kubectl exits non-zero
+            self.errors.append(f"adminkubeconfig {env['SHOOT']}: {e}")
+            del self.errors[:-20]
+            return False
+        self.kube.apply({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": env["TARGET_SECRET"], "namespace": env["TARGET_NAMESPACE"]},
+            "data": {"kubeconfig": base64.b64encode(kubeconfig.encode()).decode()},
+        }, self.MANAGER)
+        return True
 
     def job(self, j: dict[str, Any]) -> None:
         """A Job completes when its pod could start, else reports CreateContainerConfigError."""
@@ -333,7 +377,12 @@ class KubeletStandIn:
             return
         if old.get("succeeded"):
             return
-        self._what_the_containers_write(meta["namespace"], j["spec"]["template"]["spec"])
+        if not self._what_the_containers_write(meta["namespace"], j["spec"]["template"]["spec"]):
+            # the script failed: restartPolicy OnFailure restarts it; the Job stays active
+            if old.get("active") != 1:
+                self.kube.patch_status(
+                    _Obj(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER)
+            return
         now = _now()
         self.kube.patch_status(
             _Obj(j),

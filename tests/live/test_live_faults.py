@@ -5,7 +5,9 @@ before keeps its uid, none is deleted) and every composite is Ready again; where
 act, the composite says why (a Warning event naming the field or the cloud's error).
 
 The faults share one load (module fixture), in the namespaced form: each test adds its own
-composites to it mid-fault, so the next test's "nothing lost" covers them too."""
+composites to it mid-fault, so the next test's "nothing lost" covers them too. The shared pool
+fault runs on the openstack GitOps tree's claims (the v1 form it uses), with pools of its own
+(tests/live/openstack.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.live import crossplane as xp
-from tests.live import load
+from tests.live import load, openstack
 from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true
@@ -206,3 +208,75 @@ def test_an_oversized_composite_gets_a_clear_result_and_the_others_are_unaffecte
         platform.record("fault_oversized_others_s", base.recovered("beside an oversized one"))
     finally:
         load.delete_all(platform, [big])
+
+
+@pytest.mark.parametrize("platform", ["v1-claims"], indirect=True)
+def test_openstack_a_shared_pool_going_away_from_under_a_tenant(platform: Live) -> None:
+    """A shared storage pool a Ready tenant runs on, taken from under it.
+
+    Deleting the pool's claim does not take it: the tenant's ClusterUsage makes Crossplane
+    refuse to delete the pool's composite, which stays Ready (docs/openstack.md "Deletion").
+    What an operator does hit is the pool's cluster failing: Gardener reports its Shoot's
+    reconcile Failed (here for 60 s). Then the pool is not Ready, the tenant is Degraded with
+    PoolsReady naming the pool, and nothing of the tenant's is removed (every composed uid
+    kept); once the Shoot reconciles again the tenant is Ready. Then the tenant goes, and the
+    pool's deletion, asked for long before, proceeds."""
+    assert platform.garden is not None
+    kube = platform.kube
+    openstack.install(platform)
+    pools = [openstack.pool(p) for p in ("eu-de-1-control-plane", "hv-pool-a", "st-pool-a")]
+    docs = openstack.tenant("customer-b", "customer-b-staging")
+    claim = docs[-1]
+    kube.apply_all(pools)
+    kube.apply_all(docs)
+    st_pool = pools[-1]
+    try:
+        load.wait_ready(platform, [*pools, claim], 2 * RECOVERS_WITHIN_S)
+        tenant_xr = openstack.composite(platform, claim)
+        pool_xr = openstack.composite(platform, st_pool)
+        assert tenant_xr is not None and pool_xr is not None
+        uids = load.composed_uids(platform, [tenant_xr])
+        assert uids and None not in uids.values(), uids
+
+        # 1. the pool's claim deleted: the Usage keeps its composite, Ready, the tenant Ready
+        kube.delete(st_pool["apiVersion"], st_pool["kind"], "st-pool-a", "infrastructure")
+        time.sleep(20)
+        xr = load.get(platform, pool_xr)
+        assert xr is not None and not xr.metadata.deletionTimestamp, "the Usage held it"
+        assert is_true(xr, "Ready")
+        assert openstack.status(platform, claim).get("phase") == "Ready"
+
+        # 2. the pool's Shoot failing in the garden
+        shoot = str(openstack.status(platform, st_pool).get("clusterName") or
+                    (xr.to_dict().get("status") or {}).get("clusterName"))
+        platform.garden.fail("garden-c5c3", shoot, "infrastructure reconcile failed: "
+                             "machine pool ironcore-storage-rack-1 has no free machines "
+                             "(stand-in outage)", 60)
+        t = time.monotonic()
+
+        def degraded() -> bool:
+            pools_ready = openstack.conditions(platform, claim).get("PoolsReady") or {}
+            return (openstack.status(platform, claim).get("phase") == "Degraded"
+                    and pools_ready.get("status") == "False"
+                    and "st-pool-a" in pools_ready.get("message", ""))
+
+        platform.wait("the tenant Degraded naming st-pool-a", degraded, 90)
+        platform.record("fault_openstack_pool_degraded_s", time.monotonic() - t)
+        assert load.lost(uids, platform, [tenant_xr]) == [], "lost while the pool failed"
+        storage = openstack.status(platform, claim)["consumedPools"]["storage"]
+        assert [(s["name"], s["status"]) for s in storage] == [("st-pool-a", "NotReady")]
+        time.sleep(max(0.0, 60 - (time.monotonic() - t)))
+        platform.wait("the tenant Ready again", lambda: openstack.status(
+            platform, claim).get("phase") == "Ready", RECOVERS_WITHIN_S)
+        platform.record("fault_openstack_pool_recovered_s", time.monotonic() - t)
+        assert load.lost(uids, platform, [tenant_xr]) == [], "lost once the pool recovered"
+    finally:
+        load.delete_all(platform, [claim])
+        for doc in pools:
+            kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
+                        doc["metadata"]["namespace"])
+        time.sleep(10)
+        openstack.confirm_shoot_deletion(platform)
+        platform.wait("the pools and their Shoots gone", lambda: all(
+            load.get(platform, d) is None for d in pools) and not openstack.shoots(platform),
+            300)

@@ -7,13 +7,16 @@ Server-side dry run: validated and admitted (webhooks included) but not stored.
 Then the tenants for real (issue 35, 3): the tenant ClusterRole, each tenant's namespace and
 RoleBinding applied as Flux would; a tenant's user (impersonated: its group) may create an
 OpenStackCluster in its own namespace and nowhere else; and the design's finance-prod claim,
-verbatim, applied in its namespace, reaches the function, whose answer (the pools are not
-provisioned here: Gardener is a stand-in) is Pending with the missing pools named."""
+verbatim, applied in its namespace: Pending with the missing pools named while the region has
+none, then Ready once the tree's pools are (Gardener and Rook as stand-ins that issue the
+pools' kubeconfigs and hold their CephCluster, tests/live/openstack.py), beside the tree's
+other tenants on one storage pool; all deleted in the order the Usages imply."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ import yaml
 from kubernetes import config, dynamic
 from kubernetes.dynamic.exceptions import ForbiddenError
 
+from tests.live import load, openstack
 from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import docs_of
@@ -120,30 +124,74 @@ def test_a_tenant_creates_openstack_clusters_in_its_namespace_only(platform: Liv
     assert not _can_create(as_customer_a, finance, "tenant-finance")
 
 
+#: the tree's region eu-de-1 pools the examples' tenants below run on
+POOLS = ("eu-de-1-control-plane", "hv-pool-a", "hv-pool-b", "hv-pool-compliance", "st-pool-a",
+         "st-pool-encrypted")
+#: (tenants/<folder>, claim): every tenant of the tree on one storage pool (module doc of
+#: tests/live/openstack.py)
+TENANTS = (("finance", "finance-prod"), ("customer-a", "customer-a-prod"),
+           ("customer-b", "customer-b-staging"))
+READY_WITHIN_S = 420.0
+
+
+def _phase(live: Live, doc: dict[str, Any]) -> str:
+    return str(openstack.status(live, doc).get("phase", ""))
+
+
 @pytest.mark.parametrize("platform", ["v1-claims"], indirect=True)
-def test_the_documents_finance_claim_is_applied_and_answered(platform: Live) -> None:
+def test_the_documents_finance_claim_pending_then_ready_with_the_examples(platform: Live) -> None:
     """The verbatim claim (examples/openstack/tenants/finance/prod.yaml), with the region's
-    EnvironmentConfig, in a control plane without the pools: Pending, PoolsReady naming
-    them, never an error."""
+    EnvironmentConfig, before the pools exist: Pending, PoolsReady naming them, never an
+    error. Then the platform as the tree has it (the pools; Gardener and Rook as stand-ins,
+    tests/live/openstack.py): every pool and every tenant Ready, finance-prod on the
+    encrypted pool; deleted in the order the Usages imply (tenants, then pools; the Shoots
+    once an operator confirms their deletion)."""
     kube = platform.kube
-    kube.apply_all(docs_of(TREE / "apps/platform-config/environment-eu-de-1.yaml"))
-    built = _kustomize(TREE / "tenants/finance")
-    kube.apply_all(d for d in built if d["kind"] == "Namespace")
-    (claim,) = [d for d in built if d["kind"] == "OpenStackCluster"]
-    kube.apply(claim)
-    message: dict[str, str] = {}
-
-    def pending() -> bool:
-        obj = kube.get(claim["apiVersion"], claim["kind"], "finance-prod", "tenant-finance")
-        status = (obj.to_dict().get("status") or {}) if obj is not None else {}
-        cond = next((c for c in status.get("conditions") or []
-                     if c.get("type") == "PoolsReady"), None)
-        message["PoolsReady"] = (cond or {}).get("message", "")
-        return status.get("phase") == "Pending" and cond is not None
-
+    openstack.install(platform)
+    tenants = {name: openstack.tenant(folder, name) for folder, name in TENANTS}
+    claims = {name: docs[-1] for name, docs in tenants.items()}
+    kube.apply_all(tenants["finance-prod"])
+    finance = claims["finance-prod"]
+    pools = [openstack.pool(p) for p in POOLS]
     try:
+        def pending() -> bool:
+            return _phase(platform, finance) == "Pending" and "PoolsReady" in \
+                openstack.conditions(platform, finance)
+
         platform.wait("finance-prod Pending with PoolsReady", pending, 120)
-        assert "st-pool-encrypted" in message["PoolsReady"], message
-        assert "hv-pool-compliance" in message["PoolsReady"], message
+        message = openstack.conditions(platform, finance)["PoolsReady"].get("message", "")
+        assert "st-pool-encrypted" in message, message
+        assert "hv-pool-compliance" in message, message
+
+        kube.apply_all(pools)
+        platform.record("openstack_pools_ready_s", load.wait_ready(platform, pools,
+                                                                    READY_WITHIN_S))
+        encrypted = openstack.status(platform, openstack.pool("st-pool-encrypted"))
+        assert encrypted.get("encrypted") is True, encrypted
+        for name, docs in tenants.items():
+            if name != "finance-prod":
+                kube.apply_all(docs)
+        platform.record("openstack_tenants_ready_s", load.wait_ready(
+            platform, list(claims.values()), READY_WITHIN_S))
+        platform.wait("every tenant's phase Ready", lambda: all(
+            _phase(platform, c) == "Ready" for c in claims.values()), 120)
+        storage = openstack.status(platform, finance)["consumedPools"]["storage"]
+        assert [(s["name"], s["status"], s["encrypted"]) for s in storage] == [
+            ("st-pool-encrypted", "Ready", True)], storage
     finally:
-        kube.delete(claim["apiVersion"], claim["kind"], "finance-prod", "tenant-finance")
+        t = time.monotonic()
+        # tenants first: each pool is in use (a ClusterUsage) while a tenant runs on it
+        load.delete_all(platform, list(claims.values()))
+        for doc in pools:
+            kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
+                        doc["metadata"]["namespace"])
+        # Gardener deletes a Shoot only once someone confirms it; the function never does
+        platform.wait("the pools' Shoots asked to be deleted", lambda: all(
+            (c := openstack.composite(platform, d)) is None
+            or (xr := load.get(platform, c)) is None or xr.metadata.deletionTimestamp
+            for d in pools), 120)
+        openstack.confirm_shoot_deletion(platform)
+        platform.wait("every pool and its Shoot gone", lambda: all(
+            load.get(platform, d) is None for d in pools) and not openstack.shoots(platform),
+            300)
+        platform.record("openstack_deleted_s", time.monotonic() - t)

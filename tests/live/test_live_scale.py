@@ -65,6 +65,11 @@ def _one_load(live: Live, variant: str) -> None:
     load.wait_ready(live, docs, READY_WITHIN_S)
     ready_s = time.monotonic() - t
     measured = load.measure(live, before, N, ready_s)
+    measured.ready = load.ready_count(live, docs)
+    measured.pending_on_pools = N - measured.ready
+    # only openstack tenants may settle without Ready (their pools cannot be Ready here)
+    tenants = sum(d["kind"] == "XOpenStackCluster" for d in docs)
+    assert measured.pending_on_pools <= tenants, measured
     live.record(f"scale_{variant}_{N}_ready_s", ready_s)
     live.record(f"scale_{variant}_{N}_calls", measured.calls)
     (live.cp.dir / f"scale-{variant}-{N}.json").write_text(measured.json())
