@@ -17,7 +17,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composers import composite_apis
 from fnplatform.errors import CompositionError
 from fnplatform.structs import struct_to_dict
-from fnplatform.validation import unknown_fields
+from fnplatform.validation import unknown_fields_of
 from fnplatform.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
 from fnplatform.xrspec import CROSSPLANE_SPEC_FIELDS
 from google.protobuf import struct_pb2
@@ -74,7 +74,7 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
     own = {k: v for k, v in struct_to_dict(spec).items() if k not in CROSSPLANE_SPEC_FIELDS}
     _check_not_nested_in_parameters(api, own)
     warnings = []
-    for path, suggestion in unknown_fields(api.spec_model, own, ()):
+    for path, suggestion in unknown_fields_of(api.spec_model, own):
         _delete(spec, path)
         warnings.append(
             f"spec.{'.'.join(path)}: unknown field, ignored (an API server serving the XRD "

@@ -140,12 +140,14 @@ def run(
 
 
 def run_with_outcome(
-    request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None
+    request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None,
+    raw: bytes | None = None,
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
     """:func:`run`, and the module that answered and how (see :class:`Call`).
 
     With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
-    into the response); it is emptied when the answer is an error.
+    into the response); it is emptied when the answer is an error. ``raw``: the bytes
+    ``request`` was parsed from, when there are any (``fnplatform.runner.compose``).
     """
     module = "unknown"
     try:
@@ -154,7 +156,7 @@ def run_with_outcome(
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire)
+        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw)
         for warning in pruned:
             response.warning(rsp, warning)
     except CompositionError as err:
@@ -261,7 +263,7 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
         return Composed(out, Call("unknown", "other", "fatal", 0, len(out)),
                         time.perf_counter() - started)
     wire: dict[str, bytes] = {}
-    rsp, module, outcome = run_with_outcome(parsed, ttl, wire)
+    rsp, module, outcome = run_with_outcome(parsed, ttl, wire, request)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time

@@ -722,14 +722,176 @@ def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_an
     assert catalog.validate(rendered.resource("recordings")) == []
 
 
-def test_gcp_recordings_are_not_said_to_be_replicated(client: FunctionClient) -> None:
-    """GCP keeps no copy (the pinned provider has no transfer job; a dual-region location is
-    fixed at creation): the gap says so, and neither status nor Compliant claims one."""
+def _gcp_placement(rendered: Rendered, name: str = "recordings") -> dict[str, Any]:
+    """The location fields of GCP bucket ``name``, and the location of its key."""
+    bucket = rendered.resource(name)["spec"]["forProvider"]
+    key = bucket["encryption"]["defaultKmsKeyName"].split("/locations/")[1].split("/")[0]
+    return {**{k: bucket[k] for k in ("location", "customPlacementConfig", "rpo")
+               if k in bucket}, "key": key}
+
+
+def _ring_location(rendered: Rendered) -> str:
+    return str(rendered.resource("recordings-key-ring")["spec"]["forProvider"]["location"])
+
+
+def test_gcp_replicates_recordings_in_a_dual_region_under_the_same_lock_and_key(
+    client: FunctionClient, catalog: Catalog,
+) -> None:
+    """Issue 35 item 5: us-east1 and us-west1 are a configurable dual-region of the US
+    multi-region: the recordings bucket (and its log bucket) is that dual-region, its key ring
+    in Cloud KMS's ``us`` as Cloud Storage requires, the one locked retention policy covering
+    both copies."""
     rendered = converged(client, "gcp")
+    dual = {"location": "US", "customPlacementConfig": {"dataLocations": ["US-EAST1",
+                                                                          "US-WEST1"]},
+            "rpo": "DEFAULT", "key": "us"}
+    assert _gcp_placement(rendered) == dual
+    assert _gcp_placement(rendered, "recordings-logs") == dual
+    assert _ring_location(rendered) == "us"
+    bucket = rendered.resource("recordings")["spec"]["forProvider"]
+    assert bucket["retentionPolicy"] == {"retentionPeriod": 400 * 86400, "isLocked": True}
+    assert bucket["labels"]["costcenter"] == "cc-4711"
+    assert rendered.status["replicaRegion"] == "us-west1"
+    assert "/locations/us/keyRings/" in rendered.status["kmsKeyId"]
+    assert any(c.startswith("recordings replicated to us-west1")
+               for c in rendered.status["controls"])
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is None or "replication" not in gaps.message
+    for name in ("recordings", "recordings-logs", "recordings-key-ring"):
+        assert catalog.validate(rendered.resource(name)) == []
+
+
+@pytest.mark.parametrize(("pair", "level", "placement"), [
+    # A predefined dual-region: its own code, its key ring in the same code.
+    (("us-east1", "us-central1"), "PCI-DSS", {"location": "NAM4", "rpo": "DEFAULT",
+                                             "key": "nam4"}),
+    # GDPR: both regions in the EU, the key in Cloud KMS's europe multi-region.
+    (("europe-west1", "europe-west3"), "GDPR", {
+        "location": "EU", "customPlacementConfig": {"dataLocations": ["EUROPE-WEST1",
+                                                                      "EUROPE-WEST3"]},
+        "rpo": "DEFAULT", "key": "europe"}),
+])
+def test_gcp_dual_regions_and_their_key_locations(
+    client: FunctionClient, catalog: Catalog, pair: tuple[str, str], level: str,
+    placement: dict[str, Any],
+) -> None:
+    primary, copy = pair
+
+    def place(spec: dict[str, Any]) -> None:
+        spec["region"] = primary
+        spec["failoverPolicy"]["secondaryRegion"] = copy
+        spec["taggingPolicy"]["complianceLevel"] = level
+
+    rendered = converged(client, "gcp", mutate=place)
+    assert _gcp_placement(rendered) == placement
+    assert _ring_location(rendered) == placement["key"]
+    assert rendered.status["replicaRegion"] == copy
+    assert catalog.validate(rendered.resource("recordings")) == []
+
+
+@pytest.mark.parametrize(("primary", "copy", "why"), [
+    ("us-east1", "northamerica-northeast1",
+     "us-east1 and northamerica-northeast1 are in no dual-region"),
+    # EUR7 exists, but Cloud Storage names no Cloud KMS location for its key.
+    ("europe-west2", "europe-west3", "predefined dual-region EUR7"),
+])
+def test_gcp_regions_in_no_keyed_dual_region_are_a_gap_naming_why(
+    client: FunctionClient, primary: str, copy: str, why: str,
+) -> None:
+    def place(spec: dict[str, Any]) -> None:
+        spec["region"] = primary
+        spec["failoverPolicy"]["secondaryRegion"] = copy
+
+    rendered = converged(client, "gcp", mutate=place)
+    assert _gcp_placement(rendered) == {"location": primary.upper(), "key": primary}
+    assert _ring_location(rendered) == primary
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "bucket-replication" in gaps.message
+    assert why in gaps.message and f"no copy in {copy}" in gaps.message
     assert "replicaRegion" not in rendered.status
     assert not any("replicated" in c for c in rendered.status["controls"])
+
+
+def _gcp_existing(client: FunctionClient, edit: Any) -> dict[str, Any]:
+    """The converged GCP endpoint's observed state, its recordings estate changed by ``edit``
+    (bucket bodies and the key ring's forProvider) as an older version had created it."""
+    case = contact_center_case("gcp")
+    _, observed = converge(client.run, case, passes=10)
+    observed = copy.deepcopy(observed)
+    edit(observed)
+    return observed
+
+
+def _single_region(observed: dict[str, Any]) -> None:
+    for name in ("recordings", "recordings-logs"):
+        body = observed[name]["spec"]["forProvider"]
+        body["location"] = "US-EAST1"
+        body.pop("customPlacementConfig")
+        body.pop("rpo")
+        body["encryption"]["defaultKmsKeyName"] = body["encryption"][
+            "defaultKmsKeyName"].replace("/locations/us/", "/locations/us-east1/")
+    observed["recordings-key-ring"]["spec"]["forProvider"]["location"] = "us-east1"
+
+
+def test_gcp_existing_single_region_recordings_stay_where_they_are(
+    client: FunctionClient,
+) -> None:
+    """An endpoint whose bucket was created in one region keeps it (a location is fixed at
+    creation; the locked bucket could never be replaced) and its key ring (Cloud KMS never
+    moves one): the gap says why there is no copy, status claims none."""
+    observed = _gcp_existing(client, _single_region)
+    rendered = client.run(contact_center_case("gcp").request(observed=observed))
+    assert not rendered.fatal, rendered.fatal
+    assert _gcp_placement(rendered) == {"location": "US-EAST1", "key": "us-east1"}
+    assert _gcp_placement(rendered, "recordings-logs") == {"location": "US-EAST1",
+                                                           "key": "us-east1"}
+    assert _ring_location(rendered) == "us-east1"
+    assert "/locations/us-east1/" in rendered.status["kmsKeyId"]
     gaps = rendered.condition("CapabilitiesAvailable")
-    assert gaps is not None and "recording-replication" in gaps.message
+    assert gaps is not None and "exists in US-EAST1 alone" in gaps.message
+    assert "no copy in us-west1" in gaps.message
+    assert "replicaRegion" not in rendered.status
+    assert not any("replicated" in c for c in rendered.status["controls"])
+
+
+def test_gcp_a_new_bucket_whose_key_ring_exists_elsewhere_stays_with_its_key(
+    client: FunctionClient,
+) -> None:
+    """A key ring that exists in the primary region (and the recordings bucket not yet): the
+    bucket is made where its key can encrypt it, single-region, and the gap says so."""
+    def ring_only(observed: dict[str, Any]) -> None:
+        _single_region(observed)
+        del observed["recordings"]
+
+    observed = _gcp_existing(client, ring_only)
+    rendered = client.run(contact_center_case("gcp").request(observed=observed))
+    assert not rendered.fatal, rendered.fatal
+    assert _gcp_placement(rendered) == {"location": "US-EAST1", "key": "us-east1"}
+    gaps = rendered.condition("CapabilitiesAvailable")
+    assert gaps is not None and "its key ring exists in us-east1" in gaps.message
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"recording": {"retentionDays": 400, "replicationRegion": "us-east4"}},
+     "spec.recording.replicationRegion"),
+    ({"failoverPolicy": None}, "spec.recording.replicationRegion"),
+])
+def test_gcp_a_dual_region_copy_cannot_move_or_go(
+    client: FunctionClient, change: dict[str, Any], field: str,
+) -> None:
+    """The dual-region is fixed at creation: moving the copy, or dropping the region it comes
+    from, is refused on the field to keep, before anything changes."""
+    case = contact_center_case("gcp")
+    _, observed = converge(client.run, case, passes=10)
+    composite = contact_center_composite("gcp", failover=True)
+    for key, value in change.items():
+        if value is None:
+            composite["spec"].pop(key)
+        else:
+            composite["spec"][key] = value
+    rendered = client.run(case.request(composite=composite, observed=observed))
+    message = fatal_on(rendered, field)
+    assert "dual-region US (US-EAST1+US-WEST1), fixed at creation" in message
 
 
 def test_gcp_failover_with_addresses_is_a_health_checked_routing_policy(

@@ -170,6 +170,26 @@ def test_a_latency_routed_endpoint_converges_from_nothing_to_ready(client, cloud
                for b in last.resources.values() if "forProvider" in b["spec"])
 
 
+def test_gcp_recordings_converge_into_a_dual_region_from_nothing_to_ready(histories):
+    """Recording replication on GCP (issue 35 item 5): the seed's us-east1 endpoint failing
+    over to us-west1 converges in the pinned passes with its recordings bucket the US
+    dual-region from the first pass that composes it (a location is fixed at creation: no pass
+    may create it single-region), its key ring in Cloud KMS's us from the first pass, and
+    everything Ready with the copy in status."""
+    history = histories["contact-center-gcp"]
+    assert len(history) == PASSES["contact-center-gcp"]
+    rings = [r.resource("recordings-key-ring")["spec"]["forProvider"]["location"]
+             for r in history if "recordings-key-ring" in r.resources]
+    assert rings and set(rings) == {"us"}
+    buckets = [r.resource(name)["spec"]["forProvider"] for r in history
+               for name in ("recordings", "recordings-logs") if name in r.resources]
+    assert buckets and {(b["location"], tuple(b["customPlacementConfig"]["dataLocations"]))
+                        for b in buckets} == {("US", ("US-EAST1", "US-WEST1"))}
+    last = history[-1]
+    assert not last.fatal and all(last.ready(name) for name in last.resources)
+    assert last.status["replicaRegion"] == "us-west1"
+
+
 @pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
 def test_an_endpoint_waiting_for_its_provider_converges_once_it_is_healthy(client, cloud):
     """Provider health first (issue 35 item 6): while the family provider is unhealthy a new

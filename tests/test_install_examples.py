@@ -24,7 +24,7 @@ CROSSPLANE_GROUPS = {"apiextensions.crossplane.io", "protection.crossplane.io"}
 #: The provider releases whose CRDs schemas/crds holds (the versions composed bodies are
 #: validated against); every provider installed must be one of them.
 PINNED = {"aws": "v2.6.0", "gcp": "v3.0.0", "azure": "v2.7.0",
-          "provider-kubernetes": "v1.3.1", "provider-helm": "v1.4.0"}
+          "provider-kubernetes": "v1.2.1", "provider-helm": "v1.4.0"}
 
 
 #: The fallback, never applied by default (docs/install.md, "Static keys: the fallback").

@@ -111,6 +111,11 @@ class Composition:
         self.import_field = "spec.parameters.import"
         self._user_tags: dict[str, str] = {}
         self._provider_configs: dict[str, str] = {}
+        # What tags() and provider_config() answer, worked out once per pass: every emitted
+        # resource asks again (emit), and nothing they read changes but through
+        # tag_with / use_provider_configs, which forget them.
+        self._tags: dict[str, str] | None = None
+        self._configs_by_provider: dict[str, str] = {}
 
     # -- what the composer decides ------------------------------------------------------
 
@@ -153,6 +158,7 @@ class Composition:
         """ProviderConfig names by provider (``aws=...``, ``kubernetes=...``) that a module's
         own settings name; they win over the environment's ``providerConfigs.<provider>``."""
         self._provider_configs.update(by_provider)
+        self._configs_by_provider.clear()
 
     def tag_with(self, tags: Mapping[str, Any] | None, field: str) -> None:
         """User tags (from ``field``) layered over platform and environment tags."""
@@ -161,6 +167,7 @@ class Composition:
         if not isinstance(tags, Mapping):
             raise InputError(field, "must be a map of tag names to values")
         self._user_tags.update({str(k): str(v) for k, v in tags.items()})
+        self._tags = None
 
     def import_from(self, raw: Any, field: str) -> None:
         """Adopt existing resources as ``raw`` (an :class:`ImportSpec`) says; errors on
@@ -368,7 +375,8 @@ class Composition:
             raise ValueError(msg)
         kind = kind_of(body)
         metadata = body.setdefault("metadata", {})
-        metadata.setdefault("name", self.resource_name(name))
+        if "name" not in metadata:
+            metadata["name"] = self.resource_name(name)
         if external_name is not None:
             metadata.setdefault("annotations", {})[EXTERNAL_NAME] = external_name
         if kind.managed:
@@ -389,24 +397,31 @@ class Composition:
         """The ProviderConfig for ``kind``'s provider, one rule for every module: what the
         composer set (:meth:`use_provider_configs`), else environment
         ``providerConfigs.<provider>``, else ``default``."""
-        configured = self._provider_configs.get(kind.provider) or get_path(
-            self.env, f"providerConfigs.{kind.provider}"
-        )
-        return str(configured or "default")
+        found = self._configs_by_provider.get(kind.provider)
+        if found is None:
+            configured = self._provider_configs.get(kind.provider) or get_path(
+                self.env, f"providerConfigs.{kind.provider}"
+            )
+            found = self._configs_by_provider[kind.provider] = str(configured or "default")
+        return found
 
     def tags(self) -> dict[str, str]:
         """Platform tags for every cloud resource: who owns it, then environment and user tags.
 
         ``crossplane-claim`` is ``<namespace>.<name>`` of what the user created: the claim of a
-        cluster-scoped composite, or the namespaced composite itself.
+        cluster-scoped composite, or the namespaced composite itself. A new dict each time:
+        the caller may change it.
         """
-        base = {"crossplane-composite": self.name, "platform-module": self.step.module}
-        if self.claim_name and self.namespace:
-            base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"
-        env_tags = self.env.get("tags") or {}
-        if not isinstance(env_tags, Mapping):
-            raise InputError("environment.tags", "must be a map of tag names to values")
-        return {**base, **{str(k): str(v) for k, v in env_tags.items()}, **self._user_tags}
+        if self._tags is None:
+            base = {"crossplane-composite": self.name, "platform-module": self.step.module}
+            if self.claim_name and self.namespace:
+                base["crossplane-claim"] = f"{self.namespace}.{self.claim_name}"
+            env_tags = self.env.get("tags") or {}
+            if not isinstance(env_tags, Mapping):
+                raise InputError("environment.tags", "must be a map of tag names to values")
+            self._tags = {**base, **{str(k): str(v) for k, v in env_tags.items()},
+                          **self._user_tags}
+        return dict(self._tags)
 
     def set_status(self, path: str, value: Any) -> None:
         """Write ``status.<path>`` of the composite, only when ``value`` is known."""

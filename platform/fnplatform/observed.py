@@ -51,6 +51,24 @@ def _field_names(path: str) -> tuple[str, ...] | None:
     return tuple(str(segment) for segment in segments)
 
 
+#: How a protobuf Value holding the string "False" is written: ``string_value`` (field 3,
+#: length-delimited, tag 0x1A), length 5, the text. Every serializer writes it so.
+FALSE_STRING = b"\x1a\x05False"
+
+
+def none_false(request_bytes: bytes) -> bool:
+    """Whether a serialized request holds no Value ``"False"`` anywhere, so that no observed
+    condition can have status False: a C search of the bytes the request arrived as.
+
+    A steady composite (everything Ready and Synced) has none, and then reporting unsynced
+    resources need not read every observed resource's conditions from protobuf, which was a
+    tenth of composing at any size (bench/results.md). A Value "False" of anything else (a
+    message, a label) only means the conditions are read as before; a longer string that
+    starts with it is written with another length and does not match.
+    """
+    return FALSE_STRING not in request_bytes
+
+
 class ObservedResources(Mapping[str, dict[str, Any]]):
     """Observed composed resources by name, converted from protobuf on first read.
 
@@ -62,6 +80,10 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __init__(self, resources: Any) -> None:
         self._resources = resources  # map<string, Resource> of the request
         self._bodies: dict[str, dict[str, Any]] = {}
+        self._conditions: dict[str, list[tuple[str, str, Any]]] = {}
+        #: Set when the request's bytes hold no string "False" (:func:`none_false`): then no
+        #: condition is False, and there is nothing unsynced to look for.
+        self.none_false = False
 
     def __getitem__(self, name: str) -> dict[str, Any]:
         body = self._bodies.get(name)
@@ -81,22 +103,44 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._resources)
 
+    def conditions_of(self, name: str) -> list[tuple[str, str, Any]]:
+        """``(type, status, fields)`` of each condition observed ``name`` reports, read from
+        the request without converting its body ("" where a condition has no such string),
+        remembered for the pass.
+
+        Read once per resource: reporting unsynced resources reads every observed resource's
+        conditions, and readiness the Ready conditions of most of them again; walking the
+        protobuf is most of what either costs (bench/results.md).
+        """
+        found = self._conditions.get(name)
+        if found is not None:
+            return found
+        found = []
+        status = self._resources[name].resource.fields.get("status")
+        conditions = status.struct_value.fields.get("conditions") if status is not None else None
+        if conditions is not None:
+            for value in conditions.list_value.values:
+                cond = value.struct_value.fields
+                type_, state = cond.get("type"), cond.get("status")
+                found.append((
+                    type_.string_value if type_ is not None else "",
+                    state.string_value if state is not None else "",
+                    cond,
+                ))
+        self._conditions[name] = found
+        return found
+
     def unsynced(self) -> list[tuple[str, str, str, str, str]]:
         """(name, kind, metadata.name, reason, message) of each resource whose ``Synced``
         condition is False with a message, read from the request without converting bodies."""
+        if self.none_false:
+            return []
         out = []
         for name in sorted(self._resources):
-            fields = self._resources[name].resource.fields
-            if "status" not in fields:
-                continue
-            status = fields["status"].struct_value.fields
-            if "conditions" not in status:
-                continue
-            for value in status["conditions"].list_value.values:
-                cond = value.struct_value.fields
-                if ("type" in cond and cond["type"].string_value == "Synced"
-                        and "status" in cond and cond["status"].string_value == "False"
+            for type_, status, cond in self.conditions_of(name):
+                if (type_ == "Synced" and status == "False"
                         and "message" in cond and cond["message"].string_value):
+                    fields = self._resources[name].resource.fields
                     meta = fields["metadata"].struct_value.fields if "metadata" in fields else {}
                     out.append((
                         name,
@@ -149,22 +193,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         """Whether observed ``name`` reports ``type_`` True, read without converting its body."""
         if name not in self._resources:
             return False
-        fields = self._resources[name].resource.fields
-        if "status" not in fields:
-            return False
-        status = fields["status"].struct_value.fields
-        if "conditions" not in status:
-            return False
-        for item in status["conditions"].list_value.values:
-            cond = item.struct_value.fields
-            if (
-                "type" in cond
-                and cond["type"].string_value == type_
-                and "status" in cond
-                and cond["status"].string_value == "True"
-            ):
-                return True
-        return False
+        return any(t == type_ and status == "True" for t, status, _ in self.conditions_of(name))
 
     def connection_details(self, name: str) -> dict[str, bytes]:
         """The connection details Crossplane observed for ``name`` (empty when none).

@@ -22,6 +22,7 @@ from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
+from fnplatform.observed import none_false
 from fnplatform.readiness import readiness
 from fnplatform.requirements import declare, fetched
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
@@ -39,12 +40,15 @@ def compose(
     composer: Composer,
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
     wire: dict[str, bytes] | None = None,
+    *,
+    raw: bytes | None = None,
 ) -> fnv1.RunFunctionResponse:
     """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
 
     The response's TTL follows the phase (:func:`set_ttl`): short while anything waits.
     With ``wire``, the composed resources go there as wire bytes instead of into the
-    response (see :func:`write`).
+    response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
+    byte searches stand in for protobuf walks (:func:`fnplatform.observed.none_false`).
     """
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
@@ -65,6 +69,7 @@ def compose(
         # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
     comp = Composition(request, step, env.data, composite)
+    comp.observed.none_false = raw is not None and none_false(raw)
     try:
         composer(comp)
     except Pending:

@@ -354,6 +354,10 @@ class KeySpec:
     description: str
     rotation_days: int = 365
     region: str | None = None  # None: the placed region (a replica's key lives by its replica)
+    #: The key encrypts a bucket keeping a copy there (:attr:`BucketSpec.geo_replica_region`):
+    #: a cloud whose key must be where both copies are puts it there (GCP: a dual-region
+    #: bucket's key ring in that dual-region's Cloud KMS location); others ignore it.
+    geo_replica_region: str | None = None
     #: Principals besides the storage service that may decrypt with the key, in the cloud's
     #: form (see :class:`BucketReader`): a CDN reading objects it encrypts, say.
     decrypters: tuple[BucketReader, ...] = ()
@@ -393,9 +397,10 @@ class BucketSpec:
     readers: tuple[BucketReader, ...] = ()
     replicate_to: BucketReplica | None = None  # the destination bucket (AWS)
     #: A second region holding a copy of every object, replicated by the storage service
-    #: inside this bucket (Azure geo-redundant accounts, to the region's pair): the same
-    #: lock, key and settings, no second bucket. Where the cloud replicates only to another
-    #: bucket (``values.bucket_replication``), ``replicate_to`` is used instead.
+    #: inside this bucket (Azure geo-redundant accounts, to the region's pair; GCP dual-region
+    #: buckets): the same lock, key and settings, no second bucket. Where the cloud replicates
+    #: only to another bucket (``values.bucket_replication``), ``replicate_to`` is used instead.
+    #: Its key is given the same region (:attr:`KeySpec.geo_replica_region`).
     geo_replica_region: str | None = None
     region: str | None = None  # None: the placed region
     min_tls: str = "1.2"

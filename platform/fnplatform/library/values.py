@@ -102,8 +102,9 @@ bucket_geo_replication = Flag(
     "bucket_geo_replication",
     "The cloud replicates a bucket inside itself to a second region "
     "(BucketSpec.geo_replica_region).", home="failover")
-key_id = Value[[str, str | None], str | None](
-    "key_id", "The id of composed key ``name`` (in its KeySpec.region), once known.", home="key")
+key_id = Value[[str, str | None, str | None], str | None](
+    "key_id", "The id of composed key ``name`` (its KeySpec.region and geo_replica_region), once "
+    "known.", home="key")
 queue_name = Value[..., str]("queue_name", "The queue's cloud name from its parts, exactly.",
     home="queue")
 queue_arn = Value[[str], str | None](

@@ -94,6 +94,7 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
 
 
 @values.key_id.on("aws")
-def key_id(comp: Composition, name: str, region: str | None) -> str | None:
+def key_id(comp: Composition, name: str, region: str | None,
+           replica_region: str | None) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
     return comp.observed_string(name, "status.atProvider.arn")

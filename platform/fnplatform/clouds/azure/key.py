@@ -131,6 +131,7 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
 
 
 @values.key_id.on("azure")
-def key_id(comp: Composition, name: str, region: str | None) -> str | None:
+def key_id(comp: Composition, name: str, region: str | None,
+           replica_region: str | None) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
     return comp.observed_string(name, "status.atProvider.versionlessId")

@@ -9,6 +9,12 @@ the retention ends, and usage logs into ``<name>-logs`` (a second bucket; the Cl
 analytics group gets object-create on it, ``<name>-logs-writer``). Readers get
 ``roles/storage.objectViewer`` (``<name>-reader-<reader>``), writers objectCreator.
 
+A bucket keeping a copy in ``geo_replica_region`` is a dual-region bucket (:mod:`.dual_region`):
+Cloud Storage replicates it itself, under its one retention policy, default key and labels.
+Its key ring is in the location Cloud Storage requires for that dual-region's key
+(:func:`.key.key_location`), its log bucket is the same dual-region under the same key. A
+location is fixed at creation, so a bucket that exists keeps the one it has (:func:`_placement`).
+
 Gaps (conditions, not silent): a bucket with a retention policy cannot have Object Versioning,
 so versioning is off while a retention policy holds every object; and Cloud Storage has no
 bucket setting that refuses plain-HTTP or older-TLS requests (no bucket policy, no IAM
@@ -21,8 +27,10 @@ from typing import Any
 
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
-from fnplatform.clouds.gcp.key import crypto_key_id
+from fnplatform.clouds.gcp.dual_region import PREDEFINED, DualRegion, dual_region
+from fnplatform.clouds.gcp.key import crypto_key_id, key_location
 from fnplatform.composition import Composition
+from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
@@ -81,7 +89,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Bucket ``name`` (see the module docstring), its log bucket and reader grants."""
     spec.check_retention()
     gcs_name = check_name(BUCKET_NAME_RULE, bucket_name(comp, name, spec), "bucket_name")
-    region = (spec.region or comp.region).upper()  # the API reports locations upper-case
+    region = spec.region or comp.region
     retention = spec.retention_days
     versioning = spec.versioning and not retention
     if spec.versioning and retention:
@@ -93,7 +101,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
              f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
     body: dict[str, Any] = {
         "project": project(comp),
-        "location": region,
+        **_placement(comp, name, gcs_name, spec, region),
         "storageClass": "STANDARD",
         "uniformBucketLevelAccess": True,
         "publicAccessPrevention": "enforced",
@@ -102,8 +110,8 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "lifecycleRule": _lifecycle_rules(spec, versioning),
     }
     if spec.key is not None:
-        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(
-            comp, spec.key, spec.region or comp.region)}  # a key in the bucket's location
+        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(  # where the data is
+            comp, spec.key, key_location(comp, spec.key, region, spec.geo_replica_region))}
     if retention:
         body["retentionPolicy"] = {
             "retentionPeriod": retention * DAY_SECONDS, "isLocked": spec.lock,
@@ -115,6 +123,7 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         logs = f"{name}-logs"
         log_spec = BucketSpec(
             bucket_name=dns_label(gcs_name, "logs"), key=spec.key, region=spec.region,
+            geo_replica_region=spec.geo_replica_region,  # where its key can encrypt it
             expire_after_days=ACCESS_LOG_DAYS, versioning=False,
             readers=(BucketReader("usage-logs", ANALYTICS_GROUP, write=True),),
         )
@@ -134,6 +143,98 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
                  "multi-region location, not to a second bucket: no replication composed")
 
 
+
+def _placement(
+    comp: Composition, name: str, gcs_name: str, spec: BucketSpec, region: str,
+) -> dict[str, Any]:
+    """The bucket's location fields: ``region``, or the dual-region of ``region`` and
+    ``spec.geo_replica_region`` (``location``, ``customPlacementConfig``, ``rpo``).
+
+    The location is fixed at creation (replacing a bucket deletes its objects, and a locked one
+    cannot be deleted at all), so a bucket that exists keeps its own: one created in a single
+    region stays there, with the ``bucket-replication`` gap saying why there is no copy; a
+    dual-region one cannot be told to copy elsewhere (a SpecError on ``geo_replica_region``).
+    A new bucket is dual-region where the pair is one with a documented key location and its
+    key ring is (or will be) there; else single-region, with the gap naming why. Whatever the
+    spec, an existing bucket's ``location`` is the one it has.
+    """
+    existing = _existing_placement(comp, name)
+    # the API reports locations upper-case; an existing bucket's own location, whatever it is
+    single: dict[str, Any] = {"location": existing[0] if existing else region.upper()}
+    copy = spec.geo_replica_region
+    if existing is not None and _is_dual(*existing):
+        wanted = dual_region(region, copy) if copy is not None else None
+        if not isinstance(wanted, DualRegion) or _where(wanted) != existing:
+            raise SpecError("geo_replica_region", f"Cloud Storage bucket {gcs_name} is the "
+                            f"dual-region {_describe(*existing)}, fixed at creation: its copy "
+                            "cannot move or go (a new bucket would replace the recordings); "
+                            "keep the copy region as it is")
+        return _fields(wanted)
+    if copy is None:
+        return single
+    placed = dual_region(region, copy)
+    if isinstance(placed, str):
+        _no_copy(comp, f"Cloud Storage bucket {gcs_name}: {placed}; no copy "
+                 f"in {copy}")
+        return single
+    if existing is not None:
+        _no_copy(comp, f"Cloud Storage bucket {gcs_name} exists in "
+                 f"{existing[0]} alone: a bucket's location is fixed at creation and replacing "
+                 f"it would delete its objects (under a locked retention policy it cannot be "
+                 f"deleted at all), so it stays single-region with no copy in {copy}; a new "
+                 f"endpoint gets the dual-region {_describe(*_where(placed))}")
+        return single
+    key = (key_location(comp, spec.key, region, copy) if spec.key is not None
+           else placed.key_location)
+    if key != placed.key_location:
+        _no_copy(comp, f"Cloud Storage bucket {gcs_name}: its key ring exists "
+                 f"in {key}, and Cloud KMS never moves a key ring; a dual-region "
+                 f"{_describe(*_where(placed))} bucket needs its key in "
+                 f"{placed.key_location}: no copy in {copy}")
+        return single
+    return _fields(placed)
+
+
+def _no_copy(comp: Composition, message: str) -> None:
+    """The ``bucket-replication`` gap, each bucket's reason kept (a log bucket's too)."""
+    previous = comp.notes.gaps.get(Gap.BUCKET_REPLICATION)
+    comp.gap(Gap.BUCKET_REPLICATION, f"{previous}; {message}" if previous else message)
+
+
+def _fields(placed: DualRegion) -> dict[str, Any]:
+    """A dual-region bucket's location fields; replication at the default RPO (turbo
+    replication, ``ASYNC_TURBO``, is a premium the module does not buy, as S3 replication
+    here runs without Replication Time Control)."""
+    fields: dict[str, Any] = {"location": placed.location}
+    if placed.data_locations:
+        fields["customPlacementConfig"] = {"dataLocations": list(placed.data_locations)}
+    fields["rpo"] = "DEFAULT"
+    return fields
+
+
+def _existing_placement(comp: Composition, name: str) -> tuple[str, tuple[str, ...]] | None:
+    """The location and data locations bucket ``name`` exists with, None while it doesn't."""
+    location = comp.observed_string(name, "spec.forProvider.location")
+    if location is None:
+        return None
+    data = comp.observed_value(name, "spec.forProvider.customPlacementConfig.dataLocations")
+    locations = tuple(sorted(str(r).upper() for r in data)) if isinstance(data, list) else ()
+    return location.upper(), locations
+
+
+def _where(placed: DualRegion) -> tuple[str, tuple[str, ...]]:
+    """A dual-region's location and data locations, as :func:`_existing_placement` says them."""
+    return placed.location, placed.data_locations
+
+
+def _is_dual(location: str, data: tuple[str, ...]) -> bool:
+    """A configurable dual-region (its data locations) or a predefined one (its code)."""
+    return bool(data) or location in PREDEFINED.values()
+
+
+def _describe(location: str, data: tuple[str, ...]) -> str:
+    """``US (US-EAST1+US-WEST1)``, or a predefined dual-region's code alone."""
+    return f"{location} ({'+'.join(data)})" if data else location
 
 
 def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]:

@@ -103,3 +103,8 @@ def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str
     if not _ips(spec.primary, spec.secondary):
         return None
     return _record_name(spec)
+
+
+#: A dual-region bucket keeps its own copy in the failover region, where the two regions form
+#: one (``BucketSpec.geo_replica_region``, ``bucket.py`` and ``dual_region.py``).
+values.bucket_geo_replication.on("gcp")

@@ -9,12 +9,20 @@ project id and cannot be derived from it.
 
 Key rings and crypto keys cannot be deleted in Cloud KMS (deleting the resource only forgets
 it; a key's versions are destroyed after ``destroyScheduledDuration``): both are stateful.
+
+The ring is where the data it encrypts is: the key's region, or, for a key whose bucket keeps
+a copy in a second region (``KeySpec.geo_replica_region``), the Cloud KMS location Cloud
+Storage requires for that dual-region's key (:mod:`.dual_region`: ``nam4``, ``us``,
+``europe``...). A ring that exists stays where it is (:func:`key_location`): Cloud KMS
+resources "can't be moved to a different location after creation"
+(https://cloud.google.com/kms/docs/locations).
 """
 
 from __future__ import annotations
 
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
+from fnplatform.clouds.gcp.dual_region import DualRegion, dual_region
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
@@ -43,11 +51,26 @@ def _ring_name(comp: Composition, key: str) -> str:
     return comp.global_name(f"{key}-ring", lambda base: dns_label(base, key, "ring"))
 
 
-def crypto_key_id(comp: Composition, key: str, region: str) -> str:
-    """``projects/<p>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>`` of composed ``key``
-    whose ring is in ``region`` (its KeySpec.region, else the composite's)."""
-    return (f"projects/{project(comp)}/locations/{region}/keyRings/"
+def crypto_key_id(comp: Composition, key: str, location: str) -> str:
+    """``projects/<p>/locations/<location>/keyRings/<ring>/cryptoKeys/<key>`` of composed
+    ``key`` whose ring is in ``location`` (:func:`key_location`)."""
+    return (f"projects/{project(comp)}/locations/{location}/keyRings/"
             f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}")
+
+
+def key_location(comp: Composition, key: str, region: str, replica_region: str | None) -> str:
+    """The Cloud KMS location of composed key ``key``'s ring: where the ring exists (it never
+    moves), else the location Cloud Storage requires for the key of a dual-region bucket of
+    ``region`` and ``replica_region``, else ``region``. The bucket builder asks the same, so a
+    bucket and its key always agree on where the key is."""
+    existing = comp.observed_string(f"{key}-ring", "spec.forProvider.location")
+    if existing:
+        return existing
+    if replica_region is not None:
+        placed = dual_region(region, replica_region)
+        if isinstance(placed, DualRegion):
+            return placed.key_location
+    return region
 
 
 @add_key.on("gcp")
@@ -55,9 +78,9 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
     """Key ring ``<name>-ring``, crypto key ``name``, and the storage service agent's grant."""
     if spec.rotation_days < 1:
         raise SpecError("rotation_days", "must be at least 1 day")
-    region = spec.region or comp.region
+    location = key_location(comp, name, spec.region or comp.region, spec.geo_replica_region)
     ring = f"{name}-ring"
-    comp.emit(ring, {**kinds.KEY_RING.new({"project": project(comp), "location": region}),
+    comp.emit(ring, {**kinds.KEY_RING.new({"project": project(comp), "location": location}),
                      "metadata": {"name": _ring_name(comp, name)}})
     comp.emit(name, kinds.CRYPTO_KEY.new({
         "keyRingRef": comp.ref(ring),
@@ -81,6 +104,8 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
 
 
 @values.key_id.on("gcp")
-def key_id(comp: Composition, name: str, region: str | None) -> str:
-    """The crypto key's resource id (deterministic)."""
-    return crypto_key_id(comp, name, region or comp.region)
+def key_id(comp: Composition, name: str, region: str | None,
+           replica_region: str | None) -> str:
+    """The crypto key's resource id (deterministic), in its ring's :func:`key_location`."""
+    return crypto_key_id(comp, name, key_location(comp, name, region or comp.region,
+                                                  replica_region))

@@ -79,8 +79,10 @@ def compose(comp: Composition) -> None:
     ), fields={"rules": "spec.sip.trustedCidrs"})
     if spec.failoverPolicy is not None and secondary_cidr is not None:
         _secondary_site(comp, spec, secondary_cidr, ingress, group_uses)
+    geo_copy = _geo_replica_region(comp, spec)
     add_key(comp, KEY, KeySpec(description=f"Call recordings of {comp.name}",
-                               rotation_days=KEY_ROTATION_DAYS), uses=group_uses)
+                               rotation_days=KEY_ROTATION_DAYS, geo_replica_region=geo_copy),
+            uses=group_uses)
     replica = _replica(comp, spec, storage)
     add_bucket(comp, BUCKET, BucketSpec(
         key=KEY,
@@ -89,11 +91,12 @@ def compose(comp: Composition) -> None:
         access_logging=storage.access_logging,
         expire_after_days=storage.retention_days,
         replicate_to=replica,
-        geo_replica_region=_geo_replica_region(comp, spec),
+        geo_replica_region=geo_copy,
     ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
         "retention_days": "spec.recording.retentionDays",
         "expire_after_days": "spec.recording.retentionDays",
         "bucket_name": "metadata.name",
+        "geo_replica_region": _replica_region_field(spec),
     })
     failover: FailoverDnsSpec | None = None
     if spec.failoverPolicy is not None:
@@ -248,8 +251,8 @@ def _replica(
 ) -> BucketReplica | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
     cloud replicates to a second bucket (AWS); the region the recordings' own bucket keeps a
-    copy in, where the cloud replicates inside it (Azure: :func:`_geo_replica_region`); a
-    condition where it can't."""
+    copy in, where the cloud replicates inside it (Azure's geo-redundant account, GCP's
+    dual-region bucket: :func:`_geo_replica_region`); a condition where it can't."""
     target = _replica_region(spec)
     if target is None or values.bucket_geo_replication(comp.cloud):
         return None
@@ -272,9 +275,16 @@ def _replica_region(spec: ContactCenterSpec) -> str | None:
         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
 
 
+def _replica_region_field(spec: ContactCenterSpec) -> str:
+    """The field :func:`_replica_region` comes from (the one to change, or to set)."""
+    if spec.recording.replicationRegion or spec.failoverPolicy is None:
+        return "spec.recording.replicationRegion"
+    return "spec.failoverPolicy.secondaryRegion"
+
+
 def _geo_copy(comp: Composition, spec: ContactCenterSpec, gaps: set[Gap]) -> str | None:
     """The region holding the recordings bucket's own copy, on a cloud that keeps one
-    (Azure), unless it said it cannot."""
+    (Azure, GCP), unless it said it cannot."""
     if not values.bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
         return None
     return _replica_region(spec)
@@ -344,7 +354,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
     comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
-    comp.remember("kmsKeyId", values.key_id(comp, KEY, None))
+    comp.remember("kmsKeyId", values.key_id(comp, KEY, None, _geo_replica_region(comp, spec)))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
