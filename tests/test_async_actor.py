@@ -14,14 +14,23 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from tests.support import providersim
 from tests.support.cases import asya_runtime_configmap
 from tests.support.harness import observed_ready, request, step_input
 
 NAMESPACE, ACTOR = "team-a", "text-processor"
 QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
-QUEUE_URL = f"https://sqs.eu-west-1.amazonaws.com/123456789012/{QUEUE_NAME}"
-QUEUE_ARN = f"arn:aws:sqs:eu-west-1:123456789012:{QUEUE_NAME}"
-DLQ_ARN = f"arn:aws:sqs:eu-west-1:123456789012:asya-{NAMESPACE}-dlq"
+
+
+def _sqs(name: str) -> dict[str, Any]:
+    """What SQS reports for queue ``name`` in eu-west-1 (tests/support/providersim.py)."""
+    return providersim.reported({
+        "apiVersion": "sqs.aws.upbound.io/v1beta1", "kind": "Queue", "metadata": {"name": name},
+        "spec": {"forProvider": {"region": "eu-west-1", "name": name}}}) or {}
+
+
+QUEUE_URL, QUEUE_ARN = _sqs(QUEUE_NAME)["url"], _sqs(QUEUE_NAME)["arn"]
+DLQ_ARN = _sqs(f"asya-{NAMESPACE}-dlq")["arn"]
 SETTINGS: dict[str, Any] = {
     "aws": {"region": "eu-west-1", "accountId": "123456789012", "providerConfig": "aws-main"},
     "irsa": {
@@ -86,13 +95,11 @@ def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1"
     first = send(None)
     seen: dict[str, Any] = {}
     if "dead-letter-queue" in first.resources:  # the actor's queue waits for it
-        seen["dead-letter-queue"] = observed_ready(first.resource("dead-letter-queue"),
-                                                   atProvider={"arn": DLQ_ARN})
+        seen["dead-letter-queue"] = providersim.ready(first.resource("dead-letter-queue"))
         first = send(seen)
     if "queue" not in first.resources:
         return first
-    seen["queue"] = observed_ready(first.resource("queue"), atProvider={
-        "url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN})
+    seen["queue"] = providersim.ready(first.resource("queue"))
     return send(seen)
 
 
@@ -128,9 +135,7 @@ def condition(type_: str, status: str = "True") -> dict[str, Any]:
 def stage_queue_ready(rendered) -> dict[str, dict[str, Any]]:
     """Observed state once the queue reports its URL; the Objects exist but aren't live yet."""
     observed = {name: observed_ready(body) for name, body in rendered.resources.items()}
-    observed["queue"] = observed_ready(
-        rendered.resource("queue"), atProvider={"url": QUEUE_URL, "id": QUEUE_URL, "arn": QUEUE_ARN}
-    )
+    observed["queue"] = providersim.ready(rendered.resource("queue"))
     return observed
 
 
@@ -187,8 +192,7 @@ def test_first_pass_composes_the_dead_letter_queue_identity_and_auth_first(
 
 def dlq_ready(first) -> dict[str, Any]:
     """Observed: the namespace's dead-letter queue of ``first``, Ready with its ARN."""
-    return {"dead-letter-queue": observed_ready(first.resource("dead-letter-queue"),
-                                                atProvider={"arn": DLQ_ARN})}
+    return {"dead-letter-queue": providersim.ready(first.resource("dead-letter-queue"))}
 
 
 def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_deleted(
@@ -1032,7 +1036,7 @@ def _with_runtime(client, runtime: list[dict[str, Any]] | None, observed=None):
     """The pass after the queue is Ready, with ``runtime`` as the fetched ConfigMap(s)."""
     ready = run(client, composite())
     seen = observed if observed is not None else {
-        name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+        name: providersim.ready(body)
         for name, body in ready.resources.items() if body["kind"] == "Queue"}
     required = {} if runtime is None else {"runtime-configmap": runtime}
     req = request(composite(), step_input("async-actor", settings=SETTINGS), observed=seen,
@@ -1069,7 +1073,7 @@ def test_the_actor_is_not_ready_while_its_deployment_is_held(client):
         if set(held.resources) == set(everything_ready):
             break
         everything_ready = {
-            name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+            name: providersim.ready(body)
             for name, body in held.resources.items()}
     assert "deployment" not in held.resources
     assert all(r.ready == fnv1.READY_TRUE for r in held.response.desired.resources.values())
@@ -1083,7 +1087,7 @@ def test_the_actor_is_not_ready_while_its_deployment_is_held(client):
 
 def test_a_running_deployment_is_kept_when_the_configmap_goes(client):
     ready = run(client, composite())
-    running = {name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+    running = {name: providersim.ready(body)
                for name, body in ready.resources.items()}
     assert "deployment" in _with_runtime(client, [], observed=running).resources
 
@@ -1097,11 +1101,11 @@ def test_the_runtime_configmap_name_and_key_follow_the_settings(client):
                     required={"runtime-configmap": [configmap]})
     rendered = client.run(first)
     assert rendered.response.requirements.resources["runtime-configmap"].match_name == "asya-rt"
-    seen = {name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+    seen = {name: providersim.ready(body)
             for name, body in rendered.resources.items()}
     second = client.run(request(composite(), step_input("async-actor", settings=settings),
                                 observed=seen, required={"runtime-configmap": [configmap]}))
-    seen.update({name: observed_ready(body, atProvider={"arn": DLQ_ARN, "url": QUEUE_URL})
+    seen.update({name: providersim.ready(body)
                  for name, body in second.resources.items()})
     third = client.run(request(composite(), step_input("async-actor", settings=settings),
                                observed=seen, required={"runtime-configmap": [configmap]}))

@@ -1,8 +1,8 @@
 """The cluster module on AWS, end to end over gRPC: VPC, EKS, node groups, Route53, identity.
 
 Each test sends an ``XCluster`` labelled ``cloud: aws`` to the real function server and reads
-the desired state back. Observed state is simulated with :func:`observed_ready` plus the
-provider status fields the module reads (``STATUS``), pass after pass, as Crossplane would.
+the desired state back. Observed state is what the simulated providers report once Ready
+(tests/support/providersim.py), pass after pass, as Crossplane would.
 """
 
 from __future__ import annotations
@@ -13,30 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import Rendered, observed_ready, request, step_input
+from tests.support import providersim
+from tests.support.harness import Rendered, request, step_input
 
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
-ENDPOINT = "https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com"
-CA_DATA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t"
-OIDC_ISSUER = "https://oidc.eks.eu-west-1.amazonaws.com/id/0123456789ABCDEF"
-PUBLIC_ZONE_ID, PRIVATE_ZONE_ID = "Z0PUBLIC0000001", "Z0PRIVATE000002"
-
-# What the provider reports once resources exist: the fields the AWS module reads.
-STATUS: dict[str, dict[str, Any]] = {
-    "cluster": {
-        "atProvider": {
-            "id": "prod-cluster",
-            "endpoint": ENDPOINT,
-            "certificateAuthority": [{"data": CA_DATA}],
-            "identity": [{"oidc": [{"issuer": OIDC_ISSUER}]}],
-        }
-    },
-    "dns-public": {"atProvider": {"zoneId": PUBLIC_ZONE_ID}},
-    "cluster-nodes": {"atProvider": {"latestVersion": 3}},
-    "cluster-vpc-cni": {"atProvider": {"arn": f"arn:aws:iam::{ACCOUNT}:role/prod-cluster-vpc-cni"}},
-    "dns-private": {"atProvider": {"zoneId": PRIVATE_ZONE_ID}},
-}
 SETTINGS: dict[str, Any] = {
     "defaultMachineType": "m6i.xlarge", "network": {"subnetCidr": "10.0.0.0/20"}}
 CLUSTER_HELPERS = ("cluster-role", "cluster-role-cluster-policy", "cluster-node-role")
@@ -79,11 +60,13 @@ def run(client: Any, xr: dict[str, Any], observed: dict[str, Any] | None = None,
 
 
 def observe(rendered: Rendered, observed: dict[str, Any]) -> dict[str, Any]:
-    """Everything desired, observed Ready with the provider's status fields."""
-    return {
-        **observed,
-        **{n: observed_ready(b, **STATUS.get(n, {})) for n, b in rendered.resources.items()},
-    }
+    """Everything desired, observed Ready as the simulated providers report it."""
+    return {**observed, **{n: providersim.ready(b) for n, b in rendered.resources.items()}}
+
+
+def at_provider(observed: dict[str, Any], name: str) -> dict[str, Any]:
+    """What the simulated provider reported for ``name``."""
+    return dict(observed[name]["status"]["atProvider"])
 
 
 def converge(client: Any, xr: dict[str, Any], settings: dict[str, Any] | None = None,
@@ -208,12 +191,13 @@ def test_observed_ready_resources_are_ready(converged):
 
 
 def test_status_carries_endpoint_ca_name_and_issuer(converged):
-    rendered, _ = converged
+    rendered, observed = converged
     status = rendered.status
-    assert status["clusterEndpoint"] == ENDPOINT
-    assert status["clusterCA"] == CA_DATA
-    assert status["clusterName"] == "prod-cluster"
-    assert status["oidcIssuer"] == OIDC_ISSUER
+    cluster = at_provider(observed, "cluster")
+    assert status["clusterEndpoint"] == cluster["endpoint"]
+    assert status["clusterCA"] == cluster["certificateAuthority"][0]["data"]
+    assert status["clusterName"] == cluster["id"] == "prod-cluster"
+    assert status["oidcIssuer"] == cluster["identity"][0]["oidc"][0]["issuer"]
     assert status["cloud"] == "aws"
 
 
@@ -372,15 +356,16 @@ def test_dns_zones_and_the_private_zone_vpc(converged):
 
 
 def test_cert_manager_identity_uses_pod_identity_scoped_to_the_zones(converged):
-    rendered, _ = converged
+    rendered, observed = converged
     trust = json.loads(for_provider(rendered, "cert-manager-identity")["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(trust["Statement"][0]["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     policy = json.loads(for_provider(rendered, "cert-manager-identity-policy")["policy"])
     change = next(s for s in policy["Statement"]
                   if s["Action"] == ["route53:ChangeResourceRecordSets"])
-    assert change["Resource"] == [f"arn:aws:route53:::hostedzone/{PRIVATE_ZONE_ID}",
-                                  f"arn:aws:route53:::hostedzone/{PUBLIC_ZONE_ID}"]
+    assert change["Resource"] == sorted(
+        f"arn:aws:route53:::hostedzone/{at_provider(observed, zone)['zoneId']}"
+        for zone in ("dns-private", "dns-public"))
     names = change["Condition"]["ForAllValues:StringLike"][
         "route53:ChangeResourceRecordSetsNormalizedRecordNames"]
     assert "_acme-challenge.example.com" in names

@@ -13,15 +13,17 @@ from typing import Any
 
 import pytest
 
+from tests.support import providersim
 from tests.support.deletion import deletion_rounds, usage_edges
 from tests.support.harness import observed_ready, request, step_input
 
 RESOURCE_GROUP = "rg-platform-team-a"
 LOCATION = "westeurope"
 DOMAIN = "team-a.example.com"
+#: An issuer an earlier reconcile remembered in the composite's status.
 OIDC_ISSUER = "https://westeurope.oic.prod-aks.azure.com/tenant-id/issuer-id/"
+#: The API server the cluster's kubeconfig (its connection detail) names.
 FQDN = "team-a-cluster-abc123.hcp.westeurope.azmk8s.io"
-CLIENT_ID = "00000000-1111-2222-3333-444444444444"
 CA_DATA = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 ).decode()
@@ -44,11 +46,6 @@ users:
     client-certificate-data: Y2VydA==
     client-key-data: a2V5
 """
-
-CONTROL_PLANE_ID = (
-    f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
-    "Microsoft.ManagedIdentity/userAssignedIdentities/team-a-cluster-control-plane"
-)
 
 ENVIRONMENT_CONFIG: dict[str, Any] = {
     "apiVersion": "apiextensions.crossplane.io/v1beta1",
@@ -73,24 +70,17 @@ STEP_INPUT = step_input(
     environment=[{"matchLabels": {"cloud": {"fromFieldPath": "metadata.labels.cloud"}}}],
 )
 
-# What the provider reports in status.atProvider once each kind is ready, by composed name.
-AT_PROVIDER: dict[str, dict[str, Any]] = {
-    "cluster": {
-        "id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
-        "Microsoft.ContainerService/managedClusters/team-a-cluster",
-        "fqdn": FQDN,
-        "oidcIssuerUrl": OIDC_ISSUER,
-        "identity": {"type": "SystemAssigned", "principalId": "p-cluster"},
-    },
-    "cert-manager-identity": {"clientId": CLIENT_ID, "principalId": "p-1", "tenantId": "t-1"},
-    # The private cluster's control-plane identity (its Azure id goes into the cluster).
-    "cluster-control-plane": {"id": CONTROL_PLANE_ID, "principalId": "p-control-plane"},
-    # Azure ids the role assignments are scoped to.
-    "network-nodes": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
-                            "Microsoft.Network/virtualNetworks/team-a-network/subnets/nodes"},
-    "dns-public": {"id": f"/subscriptions/sub/resourceGroups/{RESOURCE_GROUP}/providers/"
-                         "Microsoft.Network/dnszones/example.com"},
-}
+#: The NAT gateway, its association and the control-plane identity a new private cluster
+#: waits for.
+NAT_READY = ("network", "network-nodes", "network-nat", "network-nodes-nat", "network-nat-ip",
+             "network-nat-ip-association", "cluster-control-plane",
+             "cluster-control-plane-network-contributor")
+
+
+def at(observed: dict[str, Any], name: str) -> dict[str, Any]:
+    """What the simulated provider reported for ``name`` (tests/support/providersim.py)."""
+    return dict(observed[name]["status"]["atProvider"])
+
 
 HELD_UNTIL_CLUSTER = (
     "pool-general",
@@ -150,11 +140,11 @@ def run(
 
 
 def observe(rendered: Any, observed: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything desired in ``rendered`` as observed Ready, with provider status fields."""
+    """Everything desired in ``rendered`` as observed Ready, as the providers report it."""
     result = dict(observed or {})
     for name, body in rendered.resources.items():
         if name not in result:
-            result[name] = observed_ready(body, atProvider=AT_PROVIDER.get(name, {}))
+            result[name] = providersim.ready(body)
     return result
 
 
@@ -177,14 +167,10 @@ def converge(client: Any, xr: dict[str, Any], passes: int = 8) -> tuple[Any, dic
     raise AssertionError(f"not converged after {passes} passes: {rendered.messages}")
 
 
-def nat_ready() -> dict[str, Any]:
+def nat_ready(client: Any) -> dict[str, Any]:
     """Observed: the network and what a new private cluster waits for, all Ready."""
-    return {
-        name: observed_ready({"apiVersion": "x", "kind": "y"}, atProvider=AT_PROVIDER.get(name, {}))
-        for name in ("network", "network-nodes", "network-nat", "network-nodes-nat",
-                     "network-nat-ip", "network-nat-ip-association",
-                     "cluster-control-plane", "cluster-control-plane-network-contributor")
-    }
+    _, observed = converge(client, composite())
+    return {name: observed[name] for name in NAT_READY}
 
 
 def assert_all_valid(catalog: Any, rendered: Any) -> None:
@@ -278,19 +264,20 @@ def test_observed_cluster_releases_pools_addons_identity_and_usages(
 
 
 def test_status_carries_endpoint_ca_name_and_issuer(client: Any) -> None:
-    rendered, _ = converge(client, composite())
+    rendered, observed = converge(client, composite())
     status = rendered.status
-    assert status["clusterEndpoint"] == f"https://{FQDN}:443"
+    assert status["clusterEndpoint"] == f"https://{FQDN}:443"  # the kubeconfig's server
     assert status["clusterCA"] == CA_DATA
     assert status["clusterName"] == "main"  # the claim's name: the AKS cluster is named after it
-    assert status["oidcIssuer"] == OIDC_ISSUER
+    assert status["oidcIssuer"] == at(observed, "cluster")["oidcIssuerUrl"]
     assert status["cloud"] == "azure"
 
 
 def test_status_endpoint_falls_back_to_fqdn_and_keeps_remembered_values(client: Any) -> None:
     _, observed = converge(client, composite())
     without_kubeconfig = run(client, composite(), observed)
-    assert without_kubeconfig.status["clusterEndpoint"] == f"https://{FQDN}:443"
+    assert without_kubeconfig.status["clusterEndpoint"] == (
+        f"https://{at(observed, 'cluster')['fqdn']}:443")
     xr = composite()
     xr["status"] = {"clusterCA": CA_DATA, "oidcIssuer": OIDC_ISSUER}
     remembered = run(client, xr, observed)
@@ -298,25 +285,25 @@ def test_status_endpoint_falls_back_to_fqdn_and_keeps_remembered_values(client: 
 
 
 def test_workload_identity_federates_cert_manager_with_the_aks_issuer(client: Any) -> None:
-    rendered, _ = converge(client, composite())
+    rendered, observed = converge(client, composite())
     identity = for_provider(rendered, "cert-manager-identity")
     assert identity["name"] == "team-a-cert-manager-identity"
     assert identity["location"] == LOCATION
     assert identity["resourceGroupName"] == RESOURCE_GROUP
     federation = for_provider(rendered, "cert-manager-identity-federation")
-    assert federation["issuer"] == OIDC_ISSUER
+    assert federation["issuer"] == at(observed, "cluster")["oidcIssuerUrl"]
     assert federation["subject"] == "system:serviceaccount:cert-manager:cert-manager"
     assert federation["audience"] == ["api://AzureADTokenExchange"]
     assert federation["parentIdRef"] == {"name": "team-a-cert-manager-identity"}
     values = for_provider(rendered, "release-cert-manager")["values"]
     assert values["serviceAccount"]["annotations"] == {
-        "azure.workload.identity/client-id": CLIENT_ID
+        "azure.workload.identity/client-id": at(observed, "cert-manager-identity")["clientId"]
     }
     assert values["podLabels"] == {"azure.workload.identity/use": "true"}
 
 
 def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any) -> None:
-    rendered, _ = converge(client, composite())
+    rendered, observed = converge(client, composite())
     for name in ("providers-helm", "providers-kubernetes"):
         spec = rendered.resource(name)["spec"]
         assert spec["credentials"] == {
@@ -339,7 +326,7 @@ def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any
     grant = rendered.resource("cluster-crossplane-admin")["spec"]["forProvider"]
     assert grant["roleDefinitionName"] == "Azure Kubernetes Service RBAC Cluster Admin"
     assert grant["principalId"] == "p-crossplane"
-    assert grant["scope"] == AT_PROVIDER["cluster"]["id"]
+    assert grant["scope"] == at(observed, "cluster")["id"]
     usages = set(rendered.resources)
     for reader in ("providers-helm", "release-ingress-nginx"):
         assert f"usage-cluster-crossplane-admin-by-{reader}" in usages
@@ -365,7 +352,7 @@ def test_private_ingress_gets_an_internal_azure_load_balancer(client: Any) -> No
 
 
 def test_aks_key_fields(client: Any) -> None:
-    rendered, _ = converge(client, composite())
+    rendered, observed = converge(client, composite())
     body = rendered.resource("cluster")
     aks = body["spec"]["forProvider"]
     assert aks["location"] == LOCATION
@@ -374,7 +361,8 @@ def test_aks_key_fields(client: Any) -> None:
     assert aks["privateClusterEnabled"] is True
     assert aks["oidcIssuerEnabled"] is True
     assert aks["workloadIdentityEnabled"] is True
-    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert aks["identity"] == {"type": "UserAssigned",
+                               "identityIds": [at(observed, "cluster-control-plane")["id"]]}
     assert aks["dnsPrefix"] == "team-a-cluster"
     assert aks["networkProfile"] == {
         "networkPlugin": "azure",
@@ -475,7 +463,7 @@ def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
                   "clusterIdentity": ENVIRONMENT_CONFIG["data"]["azure"]["clusterIdentity"]},
     }
     rsp = client.run(
-        request(composite(), step_input("cluster", settings=settings), observed=nat_ready())
+        request(composite(), step_input("cluster", settings=settings), observed=nat_ready(client))
     )
     system = rsp.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]
     assert (system["vmSize"], system["minCount"], system["maxCount"]) == ("Standard_D2ds_v5", 3, 5)
@@ -588,9 +576,10 @@ def test_private_cluster_subnet_egresses_through_a_standard_nat_gateway(
 def test_private_cluster_uses_its_user_assigned_identity_and_the_nat_gateway(
     client: Any, catalog: Any
 ) -> None:
-    rendered, _ = converge(client, composite(privateCluster=True))
+    rendered, observed = converge(client, composite(privateCluster=True))
+    control_plane = at(observed, "cluster-control-plane")
     aks = for_provider(rendered, "cluster")
-    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [control_plane["id"]]}
     assert aks["networkProfile"]["outboundType"] == "userAssignedNATGateway"
     assert "loadBalancerProfile" not in aks["networkProfile"]
     assert for_provider(rendered, "cluster-control-plane") == {
@@ -601,9 +590,9 @@ def test_private_cluster_uses_its_user_assigned_identity_and_the_nat_gateway(
     }
     grant = for_provider(rendered, "cluster-control-plane-network-contributor")
     assert grant == {
-        "principalId": "p-control-plane",
+        "principalId": control_plane["principalId"],
         "principalType": "ServicePrincipal",
-        "scope": AT_PROVIDER["network-nodes"]["id"],
+        "scope": at(observed, "network-nodes")["id"],
         "roleDefinitionName": "Network Contributor",
         "skipServicePrincipalAadCheck": True,
     }
@@ -639,7 +628,7 @@ def test_new_private_cluster_waits_until_identity_grant_and_association_are_read
     client: Any,
 ) -> None:
     """AKS checks the identity's subnet grant and the subnet's NAT gateway at creation."""
-    ready = nat_ready()
+    ready = nat_ready(client)
     assert run(client, composite(), ready).kinds["cluster"] == "KubernetesCluster"
     for missing in ("cluster-control-plane-network-contributor", "network-nodes-nat",
                     "network-nat-ip-association"):
@@ -667,10 +656,9 @@ def _legacy_private_cluster(client: Any) -> dict[str, Any]:
     cluster = copy.deepcopy(legacy["cluster"])
     cluster["spec"]["forProvider"]["identity"] = {"type": "SystemAssigned"}
     cluster["spec"]["forProvider"]["networkProfile"]["outboundType"] = "loadBalancer"
-    cluster["status"]["atProvider"] = AT_PROVIDER["cluster"]
     legacy["cluster"] = cluster
     grant = copy.deepcopy(legacy["cluster-crossplane-admin"])
-    grant["spec"]["forProvider"]["principalId"] = "p-cluster"
+    grant["spec"]["forProvider"]["principalId"] = at(legacy, "cluster")["identity"]["principalId"]
     legacy["cluster-network-contributor"] = grant
     return legacy
 
@@ -698,7 +686,8 @@ def test_existing_private_cluster_keeps_load_balancer_until_nat_is_ready_then_mo
     assert "network-nat" in passes[0].resources  # the prerequisites appear beside it
     assert "usage-cluster-control-plane-by-cluster" not in passes[0].resources
     last = for_provider(passes[-1], "cluster")
-    assert last["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    assert last["identity"] == {"type": "UserAssigned",
+                                "identityIds": [at(observed, "cluster-control-plane")["id"]]}
     assert last["networkProfile"]["outboundType"] == "userAssignedNATGateway"
     assert "cluster-network-contributor" not in passes[-1].resources
     # It moves only in the pass after the grant and both associations were observed Ready.
@@ -723,25 +712,26 @@ def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserv
     del blind["network-nodes"]["status"]["atProvider"]
     rendered = run(client, composite(), blind)
     aks = for_provider(rendered, "cluster")
-    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [CONTROL_PLANE_ID]}
+    control_plane = at(observed, "cluster-control-plane")
+    assert aks["identity"] == {"type": "UserAssigned", "identityIds": [control_plane["id"]]}
     assert aks["networkProfile"]["outboundType"] == "userAssignedNATGateway"
     # Nor is its grant dropped (that would revoke the role): it keeps principal and scope.
     grant = for_provider(rendered, "cluster-control-plane-network-contributor")
     assert (grant["principalId"], grant["scope"]) == (
-        "p-control-plane", AT_PROVIDER["network-nodes"]["id"])
+        control_plane["principalId"], at(observed, "network-nodes")["id"])
 
 
 def test_public_cluster_keeps_its_system_identity_and_load_balancer_egress(
     client: Any, catalog: Any
 ) -> None:
-    rendered, _ = converge(client, composite(privateCluster=False))
+    rendered, observed = converge(client, composite(privateCluster=False))
     assert not set(NAT_KINDS) & set(rendered.resources)
     aks = for_provider(rendered, "cluster")
     assert aks["identity"] == {"type": "SystemAssigned"}
     assert aks["networkProfile"]["outboundType"] == "loadBalancer"
     grant = for_provider(rendered, "cluster-network-contributor")
-    assert grant["principalId"] == "p-cluster"
-    assert grant["scope"] == AT_PROVIDER["network-nodes"]["id"]
+    assert grant["principalId"] == at(observed, "cluster")["identity"]["principalId"]
+    assert grant["scope"] == at(observed, "network-nodes")["id"]
     assert_all_valid(catalog, rendered)
 
 

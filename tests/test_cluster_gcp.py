@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.harness import observed_ready, request, step_input
+from tests.support import providersim
+from tests.support.harness import request, step_input
 
 PROJECT = "acme-prod-1234"
 REGION = "europe-west3"
@@ -34,11 +35,6 @@ GCP_KINDS = {
 }
 
 #: What the provider reports once the cluster is up (the fields the gcp module reads).
-CLUSTER_AT_PROVIDER = {
-    "endpoint": "34.89.10.20",
-    "masterAuth": {"clusterCaCertificate": "LS0tLS1CRUdJTi1DQS0tLS0t"},
-    "id": f"projects/{PROJECT}/locations/{REGION}/clusters/{XR_NAME}-cluster",
-}
 
 
 def composite(**parameters: Any) -> dict[str, Any]:
@@ -113,16 +109,10 @@ def run(client, xr: dict[str, Any], observed: dict[str, dict[str, Any]] | None =
 
 
 def observe_all(rendered, *names: str) -> dict[str, dict[str, Any]]:
-    """The desired bodies of ``names`` (all when none given) as observed Ready."""
-    chosen = names or tuple(rendered.resources)
-    observed = {}
-    for name in chosen:
-        body = rendered.resource(name)
-        status: dict[str, Any] = {"atProvider": {}}
-        if name == "cluster":
-            status["atProvider"] = dict(CLUSTER_AT_PROVIDER)
-        observed[name] = observed_ready(body, **status)
-    return observed
+    """The desired bodies of ``names`` (all when none given) as observed Ready, as the
+    simulated providers report them."""
+    return {name: providersim.ready(rendered.resource(name))
+            for name in names or tuple(rendered.resources)}
 
 
 def converge(client, xr: dict[str, Any], passes: int = 4, **env):
@@ -218,14 +208,18 @@ def test_converged_pass_emits_everything_valid_and_ready(client, catalog):
 
 
 def test_converged_pass_writes_cluster_status(client):
-    rendered, _ = converge(client, composite())
+    rendered, observed = converge(client, composite())
     status = rendered.status
-    assert status["clusterEndpoint"] == "https://34.89.10.20"
-    assert status["clusterCA"] == CLUSTER_AT_PROVIDER["masterAuth"]["clusterCaCertificate"]
-    assert status["clusterName"] == f"{XR_NAME}-cluster"
+    cluster = observed["cluster"]["status"]["atProvider"]
+    # GKE knows the cluster by its external name; its id ends with it
+    name = observed["cluster"]["metadata"]["annotations"]["crossplane.io/external-name"]
+    assert status["clusterEndpoint"] == f"https://{cluster['endpoint']}"
+    assert status["clusterCA"] == cluster["masterAuth"]["clusterCaCertificate"]
+    assert cluster["id"] == f"projects/{PROJECT}/locations/{REGION}/clusters/{name}"
+    assert status["clusterName"] == name
     assert status["oidcIssuer"] == (
         f"https://container.googleapis.com/v1/projects/{PROJECT}/locations/{REGION}"
-        f"/clusters/{XR_NAME}-cluster"
+        f"/clusters/{name}"
     )
     assert status["cloud"] == "gcp"
 

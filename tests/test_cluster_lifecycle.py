@@ -418,10 +418,10 @@ def _managed_import(cloud: str, manage: list[str], *, private: bool = False,
     if not network:
         del resources["network"]
     composite["spec"]["parameters"]["privateCluster"] = private
-    status = copy.deepcopy(case.observed_status)
-    at_provider = status["cluster"]["atProvider"]
-    at_provider["kubernetesVersion"] = ADOPTED_VERSION
-    at_provider["privateClusterConfig"] = {"masterIpv4CidrBlock": ADOPTED_MASTER_RANGE}
+    # the adopted cluster reports what it really runs, unlike what the module would compose
+    status = {**case.observed_status, "cluster": {"atProvider": {
+        "kubernetesVersion": ADOPTED_VERSION,
+        "privateClusterConfig": {"masterIpv4CidrBlock": ADOPTED_MASTER_RANGE}}}}
     return dataclasses.replace(case, composite=composite, observed_status=status)
 
 

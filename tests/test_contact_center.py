@@ -19,9 +19,11 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.kinds import kind_of
 from fnplatform.tagging import TagStyle, render_tags
 
+from tests.support import providersim
 from tests.support.cases import (
     CONTACT_CENTER_ENVIRONMENT,
     CONTACT_CENTER_SECONDARY,
+    as_reported,
     contact_center_case,
     contact_center_composite,
     converge,
@@ -29,7 +31,7 @@ from tests.support.cases import (
     family_provider,
     namespaced_twin,
 )
-from tests.support.harness import FunctionClient, Rendered, observed_ready
+from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
 
 CLOUDS = ("aws", "gcp", "azure")
@@ -119,8 +121,7 @@ def test_convergence_from_nothing_only_grows(client: FunctionClient, cloud: str)
         if names == seen:
             break
         seen = names
-        observed = {n: observed_ready(b, **case.observed_status.get(n, {}))
-                    for n, b in rendered.resources.items()}
+        observed = as_reported(case, rendered.resources)
     assert rendered.condition("Composed").status == TRUE  # type: ignore[union-attr]
 
 
@@ -648,8 +649,8 @@ def test_aws_failover_replica_replication_health_check_and_records(
     (rule,) = replication["forProvider"]["rule"]
     assert rule["destination"]["bucketRef"] == {
         "name": "us-east-agent-cluster-x7k2p-recordings-replica"}
-    assert rule["destination"]["encryptionConfiguration"] == {
-        "replicaKmsKeyId": "arn:aws:kms:us-west-2:123456789012:key/3333"}
+    assert rule["destination"]["encryptionConfiguration"] == {  # the key the replica reports
+        "replicaKmsKeyId": (providersim.reported(rendered.resource("replica-key")) or {})["arn"]}
     assert replication["forProvider"]["role"] == (
         "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication")
     versioning = rendered.resource("recordings-replica-versioning")["spec"]["forProvider"]

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from tests.support import providersim
 from tests.support.cases import ENVIRONMENT_SETTINGS, environment_composite
-from tests.support.harness import FunctionClient, Rendered, observed_ready
+from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
 from tests.test_environment_module import BUCKET, run
 
@@ -35,26 +36,27 @@ def _ci_parts(rendered: Rendered) -> dict[str, dict[str, Any]]:
     return {n: b for n, b in rendered.resources.items() if n.startswith("ci-identity")}
 
 
-def _passes(client: FunctionClient, cloud: str) -> Rendered:
-    """Passes with everything observed Ready (the Azure assignment needs observed ids)."""
+def _passes(client: FunctionClient, cloud: str) -> tuple[Rendered, dict[str, Any]]:
+    """Passes with everything observed Ready as the simulated providers report it (the Azure
+    assignment needs observed ids); the last pass and the state it observed."""
     composite = environment_composite(cloud, ci=CI)
     rendered = run(client, composite, settings=SETTINGS)
+    observed: dict[str, Any] = {}
     for _ in range(4):
-        observed = {
-            name: observed_ready(body, atProvider={
-                "arn": "arn:aws:iam::123456789012:role/ci", "clientId": "client-1",
-                "principalId": "principal-1", "id": f"/subscriptions/s/{name}"})
-            for name, body in rendered.resources.items()
-        }
+        observed = {name: providersim.ready(body) for name, body in rendered.resources.items()}
         rendered = run(client, composite, settings=SETTINGS, observed=observed)
-    return rendered
+    return rendered, observed
+
+
+def _reported(observed: dict[str, Any], name: str) -> dict[str, Any]:
+    return dict(observed[name]["status"]["atProvider"])
 
 
 @pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
 def test_the_ci_identity_writes_the_asset_bucket_and_nothing_else(
     client: FunctionClient, catalog: Catalog, cloud: str,
 ) -> None:
-    rendered = _passes(client, cloud)
+    rendered, observed = _passes(client, cloud)
     assert rendered.fatal == []
     parts = _ci_parts(rendered)
     assert set(parts) == PARTS[cloud]
@@ -72,7 +74,7 @@ def test_the_ci_identity_writes_the_asset_bucket_and_nothing_else(
         assert (association["clusterName"], association["region"]) == ("ci-runners",
                                                                         "eu-central-1")
         assert (association["namespace"], association["serviceAccount"]) == ("ci", "deployer")
-        assert status["id"] == "arn:aws:iam::123456789012:role/ci"
+        assert status["id"] == _reported(observed, "ci-identity")["arn"]
         assert "annotations" not in status  # Pod Identity: no service account annotation
     if cloud == "gcp":
         grant = parts["ci-identity-assets"]["spec"]["forProvider"]
@@ -87,12 +89,14 @@ def test_the_ci_identity_writes_the_asset_bucket_and_nothing_else(
     if cloud == "azure":
         grant = parts["ci-identity-assets"]["spec"]["forProvider"]
         assert grant["roleDefinitionName"] == "Storage Blob Data Contributor"
-        assert grant["scope"] == "/subscriptions/s/assets"  # the asset storage account only
+        # the asset storage account only
+        assert grant["scope"] == _reported(observed, "assets")["id"]
         credential = parts["ci-identity-federation"]["spec"]["forProvider"]
         assert credential["issuer"] == "https://oidc.example/issuer/"
         assert credential["subject"] == "system:serviceaccount:ci:deployer"
-        assert status["id"] == "client-1"
-        assert status["annotations"] == {"azure.workload.identity/client-id": "client-1"}
+        client_id = _reported(observed, "ci-identity")["clientId"]
+        assert status["id"] == client_id
+        assert status["annotations"] == {"azure.workload.identity/client-id": client_id}
 
 
 def test_without_the_opt_in_nothing_of_it_is_composed(client: FunctionClient) -> None:

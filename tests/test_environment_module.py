@@ -15,9 +15,8 @@ from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.library.specs import CdnSpec
 
+from tests.support import providersim
 from tests.support.cases import (
-    CDN_STATUS,
-    DATABASE_STATUS,
     ENVIRONMENT_REGION,
     ENVIRONMENT_SETTINGS,
     converge,
@@ -62,13 +61,15 @@ def run(
     ))
 
 
-def all_ready(rendered: Rendered, cloud: str) -> dict[str, dict[str, Any]]:
-    """Every desired resource observed Ready, the database with its address."""
-    status = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
-    return {
-        name: observed_ready(body, **status.get(name, {}))
-        for name, body in rendered.resources.items()
-    }
+def all_ready(rendered: Rendered) -> dict[str, dict[str, Any]]:
+    """Every desired resource observed Ready as the simulated providers report it (the
+    database with its address, the CDN with its domain)."""
+    return {name: providersim.ready(body) for name, body in rendered.resources.items()}
+
+
+def at_provider(observed: dict[str, Any], name: str) -> dict[str, Any]:
+    """What the simulated provider reported for ``name``."""
+    return dict(observed[name]["status"]["atProvider"])
 
 
 def settle(
@@ -79,7 +80,7 @@ def settle(
     observed: dict[str, dict[str, Any]] = {}
     rendered = run(client, composite, **kwargs)
     for _ in range(6):
-        now = all_ready(rendered, cloud)
+        now = all_ready(rendered)
         if set(now) == set(observed):
             break
         observed = now
@@ -330,14 +331,15 @@ def test_converges_to_ready_with_status_from_observed_state(
     assert {"namespace", "database", "backend-deployment", "backend-service"} <= set(observed)
     status = rendered.status
     assert status["namespace"] == NAMESPACE
-    assert status["databaseHost"] == next(iter(DATABASE_STATUS[cloud]["atProvider"].values()))
+    host = {"aws": "address", "gcp": "privateIpAddress", "azure": "fqdn"}[cloud]
+    assert status["databaseHost"] == at_provider(observed, "database")[host]
     assert status["backendService"] == f"backend.{NAMESPACE}.svc.cluster.local:8000"
     assert status["frontendBucketName"] == {"azure": "acmemfepayments7d3f9a12"}.get(cloud, BUCKET)
     assert status["cdnDomainName"] == {
-        "aws": "d111111abcdef8.cloudfront.net",
-        "gcp": "payments.apps.acme.example",
-        "azure": "payments-cdn-c3d4e5f6.z01.azurefd.net",
-    }[cloud]
+        "aws": lambda: at_provider(observed, "cdn")["domainName"],
+        "gcp": lambda: "payments.apps.acme.example",  # the platform's domain: no CDN host
+        "azure": lambda: at_provider(observed, "cdn")["hostName"],
+    }[cloud]()
     assert status["ready"] is True
     assert status["pending"] == []
     condition = rendered.condition("PartsReady")
@@ -753,12 +755,6 @@ def test_a_micro_frontend_may_not_take_the_api_path(client: FunctionClient) -> N
 # -- custom CDN domains with their certificates (issue 22 item 17) --------------------------
 
 DOMAINS = ["shop.example.com", "www.shop.example.com"]
-CERTIFICATE_ARN = "arn:aws:acm:us-east-1:123456789012:certificate/0f1e2d3c-4b5a-6978-8a9b"
-VALIDATION = [
-    {"domainName": host, "resourceRecordName": f"_a1b2c3{i}.{host}.",
-     "resourceRecordType": "CNAME", "resourceRecordValue": f"_d4e5f6{i}.acm-validations.aws."}
-    for i, host in enumerate(DOMAINS)
-]
 ZONES: dict[str, dict[str, Any]] = {
     "aws": {"cdnDomains": {"hostedZoneId": "Z0123456789ABCDEFGHIJ"}},
     "gcp": {"cdnDomains": {"managedZone": "example-com"}},
@@ -770,29 +766,24 @@ ZONES: dict[str, dict[str, Any]] = {
 
 def _domain_case(cloud: str, *, zone: bool, issued: bool = True,
                  settings: dict[str, Any] | None = None) -> Any:
-    """The payments environment with custom domains, providers reporting what they would."""
+    """The payments environment with custom domains, providers reporting what they would
+    (tests/support/providersim.py); ``issued`` False: the certificate is not issued yet."""
     settings = copy.deepcopy(settings or ENVIRONMENT_SETTINGS)
     if zone:
         settings[cloud] = {**settings[cloud], **ZONES[cloud]}
     composite = environment_composite(cloud)
     composite["spec"]["frontend"]["customDomains"] = DOMAINS
-    status: dict[str, Any] = {"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]}
-    if cloud == "aws":
+    status: dict[str, Any] = {}
+    if cloud == "aws" and not issued:  # ACM validates: the records exist, no certificate yet
         status[acm_certificate("cdn", tuple(DOMAINS))] = {"atProvider": {
-            "arn": CERTIFICATE_ARN, "status": "ISSUED" if issued else "PENDING_VALIDATION",
-            "domainValidationOptions": VALIDATION}}
-    elif cloud == "gcp":
-        status["cdn-address"] = {"atProvider": {"address": "34.120.0.10"}}
+            "status": "PENDING_VALIDATION"}}
+    elif cloud == "gcp" and not issued:  # a managed certificate reports no expiry until issued
         hostname = None if settings["frontend"].get("domain") is None else (
             f"payments.{settings['frontend']['domain']}")
         current = certificate_name("cdn", CdnSpec(bucket="assets", bucket_name="-",
                                                   hostname=hostname,
                                                   custom_domains=tuple(DOMAINS)))
-        if issued:
-            status[current] = {"atProvider": {"expireTime": "2027-02-01T00:00:00Z"}}
-    else:
-        status.update({f"cdn-domain-{h.replace('.', '-')}": {"atProvider": {
-            "validationToken": f"token-{i}"}} for i, h in enumerate(DOMAINS)})
+        status[current] = {"atProvider": {"expireTime": None}}
     return dataclasses.replace(
         environment_case(cloud), composite=composite,
         environment=(environment_config("environment-platform", settings),),
@@ -824,20 +815,22 @@ def test_custom_domains_are_served_with_their_certificates(
 def test_without_a_zone_the_claim_names_the_dns_records_the_platform_must_create(
     client: FunctionClient,
 ) -> None:
-    rendered, _ = converge(client.run, _domain_case("aws", zone=False, issued=False))
+    rendered, observed = converge(client.run, _domain_case("aws", zone=False, issued=False))
     assert rendered.fatal == []
+    validation = at_provider(observed, acm_certificate("cdn", tuple(DOMAINS)))[
+        "domainValidationOptions"][0]
+    record = validation["resourceRecordName"].rstrip(".")
+    cdn = at_provider(observed, "cdn")["domainName"]
     distribution = rendered.resource("cdn")["spec"]["forProvider"]
     assert "aliases" not in distribution  # CloudFront refuses aliases without a valid certificate
     condition = rendered.condition("CustomDomainsReady")
     assert condition is not None and condition.reason == "DnsRecordsNeeded"
-    assert "_a1b2c30.shop.example.com" in condition.message
-    assert "CNAME shop.example.com d111111abcdef8.cloudfront.net" in condition.message
+    assert record in condition.message
+    assert f"CNAME shop.example.com {cdn}" in condition.message
     assert rendered.status["customDomains"][0] == {
         "host": "shop.example.com", "ready": False, "dnsRecords": [
-            {"name": "_a1b2c30.shop.example.com", "type": "CNAME",
-             "value": "_d4e5f60.acm-validations.aws."},
-            {"name": "shop.example.com", "type": "CNAME",
-             "value": "d111111abcdef8.cloudfront.net"}]}
+            {"name": record, "type": "CNAME", "value": validation["resourceRecordValue"]},
+            {"name": "shop.example.com", "type": "CNAME", "value": cdn}]}
 
 
 def test_custom_domains_make_gcps_platform_domain_unnecessary(client: FunctionClient) -> None:

@@ -45,7 +45,7 @@ def passes_until_stable(client: FunctionClient, composite: dict[str, Any],
     observed: dict[str, dict[str, Any]] = {}
     passes = [run(client, composite, settings=settings)]
     for _ in range(8):
-        now = all_ready(passes[-1], cloud)
+        now = all_ready(passes[-1])
         if set(now) == set(observed):
             break
         observed = now
@@ -132,7 +132,7 @@ def test_keep_data_keeps_the_generated_password_with_the_database(
     assert last.resource("database")["spec"]["deletionPolicy"] == "Orphan"
     delete = run(client, environment_composite("gcp"),
                  settings=generated_settings(dataOnDelete="delete"),
-                 observed=all_ready(last, "gcp"))
+                 observed=all_ready(last))
     assert "deletionPolicy" not in delete.resource("db-root-namespace")["spec"]
 
 
@@ -159,7 +159,7 @@ def test_namespaced_form_writes_the_secret_where_the_instance_reads_it(
 def test_a_job_not_complete_holds_the_instance(client: FunctionClient) -> None:
     passes = passes_until_stable(client, environment_composite("gcp"), generated_settings())
     first = next(p for p in passes if "db-root" in p.resources)
-    observed = all_ready(first, "gcp")
+    observed = all_ready(first)
     observed["db-root"]["status"] = {"conditions": [
         {"type": "Ready", "status": "False", "reason": "Unavailable"}]}
     second = run(client, environment_composite("gcp"), settings=generated_settings(),

@@ -23,6 +23,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from function.server import ServerConfig
+from tests.support import providersim
 from tests.support.cases import ModuleCase, cluster_case, cluster_composite, converge, module_cases
 from tests.support.harness import (
     FunctionClient,
@@ -228,6 +229,11 @@ def big_cluster() -> tuple[fnv1.RunFunctionRequest, int]:
     case = cluster_case("aws")
     big = case.with_composite(cluster_composite("aws", pools=1000))  # same observed status
     rendered, observed = converge(lambda req: Rendered(run(req)), big)
+    # Each kind's attributes only, without the ids every resource reports: with them, three
+    # thousand observed resources exceed the 4 MiB the server receives by default, and this
+    # is about the response.
+    observed = {name: providersim.report(body, ids=False, keep_empty=False)
+                for name, body in observed.items()}
     return big.request(observed=observed), rendered.response.ByteSize()
 
 

@@ -214,6 +214,18 @@ class Composition:
         kept = self.kept_metadata_name(name) if in_metadata else self.observed_external_name(name)
         return kept or derive(self.global_name_base)
 
+    def cloud_name(self, name: str, default: str) -> str:
+        """The name the cloud knows composed resource ``name`` by: the external name it is
+        imported as (``spec.parameters.import``, what :func:`~fnplatform.importing.apply_import`
+        annotates), else ``default``, the one its builder gives it (a spec's name, a derived
+        one).
+
+        One rule for every value that names a resource before reading it back (an EKS
+        cluster's name in IAM policies, a storage account's, a service account's email), so
+        none of them names the composed resource while the import adopts another.
+        """
+        return self.import_spec.external_name(name) or default
+
     @property
     def uid_suffix(self) -> str:
         """8 hex digits of this composite's uid (dashes dropped): one composite, not its name.

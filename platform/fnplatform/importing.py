@@ -100,16 +100,21 @@ class ImportSpec(BaseModel):
         ),
     )
 
+    def imported(self, name: str) -> ImportedResource | None:
+        """How composed resource ``name`` is imported: listed under ``resources`` while the
+        import is enabled; None otherwise (a listed name is ignored while it is disabled)."""
+        return self.resources.get(name) if self.enabled else None
+
     def external_name(self, name: str) -> str | None:
         """The cloud name ``name`` is imported as (what :func:`apply_import` annotates), or
-        None when it is not imported."""
-        imported = self.resources.get(name) if self.enabled else None
+        None when it is not imported. Builders ask :meth:`Composition.cloud_name`."""
+        imported = self.imported(name)
         return imported.externalName if imported is not None else None
 
     def adopts(self, name: str, field: str | None = None) -> bool:
         """Whether ``name`` is imported with its own settings (``field`` of ``forProvider``, or
         all of them): observed, or managed without the user taking ``field`` over."""
-        imported = self.resources.get(name) if self.enabled else None
+        imported = self.imported(name)
         if imported is None:
             return False
         if self.mode == "observe" or field is None:
@@ -150,7 +155,7 @@ def apply_import(
 ) -> None:
     """Mark ``body`` (composed as ``name``) for import when the composite asks for it; ``field``
     is where the import settings came from, for errors."""
-    imported = spec.resources.get(name) if spec.enabled else None
+    imported = spec.imported(name)
     if imported is None:
         return
     annotations = body.setdefault("metadata", {}).setdefault("annotations", {})

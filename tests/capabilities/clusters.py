@@ -2,25 +2,19 @@
 
 A cluster is only ever composed with a node pool (on EKS the CoreDNS add-on waits for a node
 group), so every row asks for the network, the cluster and at least one pool, with the names
-and observed status of ``tests.support.cases`` (the cluster module's own test data).
+of ``tests.support.cases`` (the cluster module's own test data); what the providers report
+once Ready is the simulation's (tests/support/providersim.py).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from fnplatform.composition import Composition
 from fnplatform.library.calls import add_cluster, add_network, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NetworkSpec, NodePoolSpec
 
-from tests.support.cases import CLUSTER_MACHINE, CLUSTER_OBSERVED, CLUSTER_STATUS
+from tests.support.cases import CLUSTER_MACHINE
 
 PODS, SERVICES = "10.80.0.0/14", "10.90.0.0/16"
-#: By cloud: what the providers report once the cluster and its helpers are Ready.
-STATUS: dict[str, dict[str, Any]] = {
-    cloud: {"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]}
-    for cloud in CLUSTER_STATUS
-}
 
 
 def cluster(comp: Composition, *, private: bool = False, pools: tuple[str, ...] = ("default",),

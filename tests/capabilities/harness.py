@@ -6,7 +6,7 @@ cloud, and runs one pass through :func:`fnplatform.runner.compose`, so everythin
 applied exactly as in production (environment merge, tags, holds, Usages, readiness,
 conditions). A :class:`~fnplatform.errors.CompositionError` becomes a fatal result, as
 ``function.dispatch`` reports it. :func:`converge` plays Crossplane: pass after pass, every
-desired body fed back observed Ready (plus the status a provider would report), until nothing
+desired body fed back observed Ready as tests/support/providersim.py reports it, until nothing
 new appears; every body of every pass must validate against the provider CRDs, because every
 pass's bodies are applied. No gRPC: the server is covered elsewhere, and capability tables
 stay fast enough to run over every cloud.
@@ -29,8 +29,9 @@ from fnplatform.merge import deep_merge
 from fnplatform.runner import compose
 from fnplatform.structs import struct_to_dict
 
+from tests.support import providersim
 from tests.support.cases import CLUSTER_API_ALLOWLIST, ENVIRONMENT_SETTINGS
-from tests.support.harness import observed_ready, request, step_input
+from tests.support.harness import request, step_input
 from tests.support.schemas import load_catalog
 
 Body = dict[str, Any]
@@ -67,6 +68,11 @@ class Outcome:
         """One desired body; fails listing what was composed when it is missing."""
         assert name in self.desired, f"{name} not desired; desired: {sorted(self.desired)}"
         return self.desired[name]
+
+    def reported(self, name: str) -> Body:
+        """``status.atProvider`` the simulated provider reports for desired body ``name`` once
+        Ready (tests/support/providersim.py): what a test expects the composite to carry."""
+        return providersim.reported(self.body(name)) or {}
 
     def for_provider(self, name: str) -> Body:
         """``spec.forProvider`` of one desired body."""
@@ -134,8 +140,8 @@ def converge(
     settings: Mapping[str, Any] | None = None,
     limit: int = 8,
 ) -> Outcome:
-    """Compose until the desired set is stable, everything observed Ready with ``status``
-    (by composition name: the ids and addresses providers report).
+    """Compose until the desired set is stable, everything observed Ready as the providers
+    report it (:func:`observe`), with ``status`` laid over by composition name.
 
     Fails the test unless every pass is free of fatal results and every body validates, the
     last pass has composed everything (no hold left: ``Composed`` is True), and composing
@@ -160,9 +166,17 @@ def converge(
                     == outcome.response.SerializeToString(deterministic=True)), (
                 f"{cloud}: the same input composed a different response")
             return dataclasses.replace(outcome, passes=passes)
-        observed = {name: observed_ready(body, **(status or {}).get(name, {}))
-                    for name, body in outcome.desired.items()}
+        observed = observe(outcome.desired, status)
     pytest.fail(f"{cloud}: still composing new resources after {limit} passes")
+
+
+def observe(desired: Mapping[str, Body],
+            over: Mapping[str, Body] | None = None) -> dict[str, Body]:
+    """Every ``desired`` body observed Ready as its provider reports it
+    (:func:`providersim.ready`), with ``over`` (by composition name) laid over its status:
+    only what a test observes deliberately unlike the simulation."""
+    return {name: providersim.ready(body, (over or {}).get(name))
+            for name, body in desired.items()}
 
 
 @dataclass(frozen=True)
@@ -173,7 +187,8 @@ class Case:
     ask: Ask
     #: Kinds each cloud must compose for it (at least these).
     kinds: Mapping[str, frozenset[str]]
-    #: By cloud, then composition name: what the provider reports once Ready.
+    #: By cloud, then composition name: status laid over what the simulation reports once
+    #: Ready (:func:`observe`), where a row needs something unlike it.
     status: Mapping[str, Mapping[str, Body]] = field(default_factory=dict)
     spec: Mapping[str, Any] = field(default_factory=dict)
 

@@ -26,16 +26,6 @@ READER = {
     "gcp": ("serviceAccount:cdn@acme-probe.iam.gserviceaccount.com", None),
     "azure": ("00000000-0000-0000-0000-00000000dddd", None),
 }
-AZURE = "/subscriptions/0000/resourceGroups/rg-probe/providers"
-STATUS: dict[str, dict[str, Any]] = {
-    "key": {"atProvider": {"versionlessId": "https://kv.vault.azure.net/keys/key",
-                           "arn": "arn:aws:kms:eu-west-1:123456789012:key/2222"}},
-    "key-identity": {"atProvider": {
-        "id": f"{AZURE}/Microsoft.ManagedIdentity/userAssignedIdentities/i",
-        "principalId": "00000000-0000-0000-0000-00000000cccc"}},
-    "bucket": {"atProvider": {"id": f"{AZURE}/Microsoft.Storage/storageAccounts/a"}},
-    "bucket-logs": {"atProvider": {"id": f"{AZURE}/Microsoft.OperationalInsights/workspaces/w"}},
-}
 
 
 def recordings(comp: Composition) -> None:
@@ -68,13 +58,13 @@ CASES = [
         "azure": frozenset({"Vault", "AccessPolicy", "Key", "UserAssignedIdentity", "Account",
                             "Container", "ContainerImmutabilityPolicy", "Workspace",
                             "MonitorDiagnosticSetting", "RoleAssignment"}),
-    }, status=dict.fromkeys(READER, STATUS)),
+    }),
     Case("defaults", defaults, kinds={
         "aws": frozenset({"Bucket", "BucketPolicy", "BucketPublicAccessBlock",
                           "BucketServerSideEncryptionConfiguration", "BucketVersioning"}),
         "gcp": frozenset({"Bucket"}),
         "azure": frozenset({"Account", "Container"}),
-    }, status=dict.fromkeys(READER, STATUS)),
+    }),
 ]
 
 
@@ -88,7 +78,7 @@ def policy(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_aws_bucket_has_one_policy_with_tls_deny_and_each_reader() -> None:
-    done = converge("aws", recordings, status=STATUS)
+    done = converge("aws", recordings)
     # S3 keeps one policy per bucket: a second BucketPolicy would overwrite the first.
     policies = {name: body["spec"]["forProvider"]["bucketRef"]["name"]
                 for name, body in done.desired.items() if body["kind"] == "BucketPolicy"}
@@ -111,7 +101,7 @@ def test_aws_bucket_has_one_policy_with_tls_deny_and_each_reader() -> None:
 
 
 def test_aws_bucket_is_locked_private_encrypted_and_logged() -> None:
-    done = converge("aws", recordings, status=STATUS)
+    done = converge("aws", recordings)
     spec = {name: body["spec"].get("forProvider", {}) for name, body in done.desired.items()}
     assert spec["bucket"]["objectLockEnabled"] is True  # only possible at creation
     assert spec["bucket-lock"]["rule"]["defaultRetention"] == {"mode": "COMPLIANCE", "days": 30}
@@ -130,7 +120,7 @@ def test_aws_bucket_is_locked_private_encrypted_and_logged() -> None:
 
 
 def test_gcp_bucket_is_private_locked_encrypted_and_logged() -> None:
-    done = converge("gcp", recordings, status=STATUS)
+    done = converge("gcp", recordings)
     bucket = done.for_provider("bucket")
     assert bucket["publicAccessPrevention"] == "enforced"
     assert bucket["uniformBucketLevelAccess"] is True
@@ -152,11 +142,11 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
     # The vault and the identity come first; the key waits for the provider's vault access.
     assert {"key-vault", "key-identity"} <= set(first.desired)
     assert "key" not in first.desired
-    done = converge("azure", recordings, status=STATUS)
+    done = converge("azure", recordings)
     account = done.for_provider("bucket")
     assert account["customerManagedKey"] == {
-        "keyVaultKeyId": "https://kv.vault.azure.net/keys/key",
-        "userAssignedIdentityId": STATUS["key-identity"]["atProvider"]["id"]}
+        "keyVaultKeyId": done.reported("key")["versionlessId"],
+        "userAssignedIdentityId": done.reported("key-identity")["id"]}
     assert account["minTlsVersion"] == "TLS1_2"
     assert account["allowNestedItemsToBePublic"] is False
     assert account["infrastructureEncryptionEnabled"] is True
@@ -167,7 +157,7 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
 @pytest.mark.parametrize(("cloud", "maximum"), [("aws", 63), ("gcp", 63), ("azure", 24)])
 def test_bucket_name_rule_is_a_cloud_value(cloud: str, maximum: int) -> None:
     assert sorted(values.bucket_name_rule.clouds()) == sorted(add_bucket.clouds())
-    assert converge(cloud, recordings, status=STATUS).status["nameRule"] == {
+    assert converge(cloud, recordings).status["nameRule"] == {
         "min": 3, "max": maximum}
     bad = compose_once(cloud, recordings, spec={"bucketName": "Not_A-Valid.Name!"})
     assert bad.fatal and all(m.startswith("spec.bucketName") for m in bad.fatal), bad.fatal

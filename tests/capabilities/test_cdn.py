@@ -26,10 +26,10 @@ from tests.capabilities.harness import (
     check_converges,
     compose_once,
     converge,
+    observe,
     table,
 )
-from tests.support.cases import CDN_STATUS
-from tests.support.harness import observed_ready
+from tests.support import providersim
 
 
 def site(comp: Composition) -> None:
@@ -54,10 +54,9 @@ KINDS = {
     "azure": frozenset({"cdn/FrontdoorProfile", "cdn/FrontdoorEndpoint",
                         "cdn/FrontdoorOriginGroup", "cdn/FrontdoorOrigin", "cdn/FrontdoorRoute"}),
 }
-STATUS = {cloud: {"cdn": status} for cloud, status in CDN_STATUS.items()}
 CASES = [
-    Case("one-path", site, kinds=KINDS, status=STATUS),
-    Case("two-paths", site, kinds=KINDS, status=STATUS, spec={"paths": ["shop", "wallet"]}),
+    Case("one-path", site, kinds=KINDS),
+    Case("two-paths", site, kinds=KINDS, spec={"paths": ["shop", "wallet"]}),
 ]
 
 
@@ -70,13 +69,13 @@ def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> N
 
 
 def test_the_cdn_is_a_named_reader_of_the_private_bucket_on_aws() -> None:
-    arn = CDN_STATUS["aws"]["atProvider"]["arn"]
     done = check_converges(CASES[0], "aws")
+    arn = done.reported("cdn")["arn"]
     policy = done.for_provider("site-policy")["policy"]
     assert '"Service":"cloudfront.amazonaws.com"' in policy
     assert f'"AWS:SourceArn":"{arn}"' in policy
     assert '"Principal":"*","Action":"s3:GetObject"' not in policy  # never public
-    assert done.status["domain"] == CDN_STATUS["aws"]["atProvider"]["domainName"]
+    assert done.status["domain"] == done.reported("cdn")["domainName"]
 
 
 def test_gcp_cdn_reads_the_bucket_through_the_cloud_cdn_service_agent() -> None:
@@ -101,26 +100,14 @@ ZONES: dict[str, Body] = {
     "gcp": {"gcp": {"cdnDomains": {"managedZone": "example-com"}}},
     "azure": {"azure": {"cdnDomains": {"dnsZoneId": AZURE_ZONE}}},
 }
-CERTIFICATE_ARN = ("arn:aws:acm:us-east-1:123456789012:certificate/"
-                   "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
-VALIDATION = [
-    {"domainName": host, "resourceRecordName": f"_a1b2c3{i}.{host}.",
-     "resourceRecordType": "CNAME", "resourceRecordValue": f"_d4e5f6{i}.acm-validations.aws."}
-    for i, host in enumerate(DOMAINS)
-]
 ACM_CERTIFICATE = acm_certificate("cdn", DOMAINS)
 GCP_CERTIFICATE = certificate_name("cdn", CdnSpec(
     bucket="site", bucket_name="-", hostname="shop.apps.acme.example", custom_domains=DOMAINS))
-ADDRESS = "34.120.0.10"
-DOMAIN_STATUS: dict[str, dict[str, Body]] = {
-    "aws": {**STATUS["aws"], ACM_CERTIFICATE: {"atProvider": {
-        "arn": CERTIFICATE_ARN, "status": "ISSUED", "domainValidationOptions": VALIDATION}}},
-    "gcp": {GCP_CERTIFICATE: {"atProvider": {"expireTime": "2027-02-01T00:00:00Z"}},
-            "cdn-address": {"atProvider": {"address": ADDRESS}}},
-    "azure": {**STATUS["azure"], **{
-        f"cdn-domain-{host.replace('.', '-')}": {"atProvider": {"validationToken": f"token-{i}"}}
-        for i, host in enumerate(DOMAINS)}},
-}
+#: A certificate the platform brings itself (environment.aws.cdnDomains.certificateArn).
+PLATFORM_CERTIFICATE = ("arn:aws:acm:us-east-1:123456789012:certificate/"
+                        "99992d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
+#: ACM before it issues: the validation records exist, the certificate is not usable yet.
+PENDING = {"atProvider": {"status": "PENDING_VALIDATION"}}
 
 
 def shop(comp: Composition) -> None:
@@ -142,7 +129,7 @@ def shop(comp: Composition) -> None:
 
 def with_domains(cloud: str, *, zone: bool) -> Outcome:
     settings = deep_merge(SETTINGS, ZONES[cloud]) if zone else SETTINGS
-    return converge(cloud, shop, status=DOMAIN_STATUS[cloud], settings=settings)
+    return converge(cloud, shop, settings=settings)
 
 
 def _of_kind(done: Outcome, kind: str) -> dict[str, Body]:
@@ -168,6 +155,7 @@ def test_custom_domains_converge_schema_valid_and_say_what_dns_they_need(
 
 def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
     done = with_domains("aws", zone=True)
+    issued = done.reported(ACM_CERTIFICATE)
     certificate = done.for_provider(ACM_CERTIFICATE)
     assert certificate["region"] == "us-east-1"  # CloudFront's only region, bucket in eu-west-1
     assert (certificate["domainName"], certificate["subjectAlternativeNames"]) == (
@@ -176,35 +164,30 @@ def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
     distribution = done.for_provider("cdn")
     assert distribution["aliases"] == list(DOMAINS)
     assert distribution["viewerCertificate"] == {
-        "acmCertificateArn": CERTIFICATE_ARN, "sslSupportMethod": "sni-only",
+        "acmCertificateArn": issued["arn"], "sslSupportMethod": "sni-only",
         "minimumProtocolVersion": "TLSv1.2_2021"}
     records = {body["spec"]["forProvider"]["name"]: body["spec"]["forProvider"]
                for body in _of_kind(done, "Record").values()}
-    for option in VALIDATION:
+    for option in issued["domainValidationOptions"]:
         record = records[option["resourceRecordName"].rstrip(".")]
         assert (record["type"], record["records"]) == ("CNAME", [option["resourceRecordValue"]])
     aliases = [b["spec"]["forProvider"] for b in _of_kind(done, "Record").values()
                if "alias" in b["spec"]["forProvider"]]
     assert sorted((r["name"], r["type"]) for r in aliases) == sorted(
         (host, kind) for host in DOMAINS for kind in ("A", "AAAA"))
-    assert all(r["alias"] == {"name": CDN_STATUS["aws"]["atProvider"]["domainName"],
+    assert all(r["alias"] == {"name": done.reported("cdn")["domainName"],
                               "zoneId": "Z2FDTNDATAQYW2", "evaluateTargetHealth": False}
                for r in aliases)
     validation = done.for_provider(f"{ACM_CERTIFICATE}-validation")
     assert validation["region"] == "us-east-1"
     assert validation["validationRecordFqdns"] == sorted(
-        o["resourceRecordName"].rstrip(".") for o in VALIDATION)
+        o["resourceRecordName"].rstrip(".") for o in issued["domainValidationOptions"])
 
 
 def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> None:
     settings = deep_merge(SETTINGS, ZONES["aws"])
     first = compose_once("aws", shop, settings=settings)
-    observed = {name: observed_ready(body, **STATUS["aws"].get(name, {}))
-                for name, body in first.desired.items()}
-    observed[ACM_CERTIFICATE] = observed_ready(
-        first.body(ACM_CERTIFICATE), atProvider={"arn": CERTIFICATE_ARN,
-                                                   "status": "PENDING_VALIDATION",
-                                                   "domainValidationOptions": VALIDATION})
+    observed = observe(first.desired, {ACM_CERTIFICATE: PENDING})
     pending = compose_once("aws", shop, settings=settings, observed=observed)
     distribution = pending.for_provider("cdn")
     assert "aliases" not in distribution
@@ -219,20 +202,19 @@ def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> N
 
 
 def test_cloudfront_may_serve_the_platforms_own_certificate() -> None:
-    given = CERTIFICATE_ARN.replace("0f1e", "9999")
+    given = PLATFORM_CERTIFICATE
     settings = deep_merge(SETTINGS, {"aws": {"cdnDomains": {"certificateArn": given}}})
-    done = converge("aws", shop, status=STATUS["aws"], settings=settings)
+    done = converge("aws", shop, settings=settings)
     assert "Certificate" not in done.kinds
     assert done.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == given
     # no zone: the platform points the hosts at the distribution itself
     assert done.status["domains"][0]["records"] == [
-        {"name": DOMAINS[0], "type": "CNAME",
-         "value": CDN_STATUS["aws"]["atProvider"]["domainName"]}]
+        {"name": DOMAINS[0], "type": "CNAME", "value": done.reported("cdn")["domainName"]}]
 
 
 def test_a_certificate_outside_us_east_1_is_refused_naming_the_setting() -> None:
     settings = deep_merge(SETTINGS, {"aws": {"cdnDomains": {
-        "certificateArn": CERTIFICATE_ARN.replace("us-east-1", "eu-west-1")}}})
+        "certificateArn": PLATFORM_CERTIFICATE.replace("us-east-1", "eu-west-1")}}})
     outcome = compose_once("aws", shop, settings=settings)
     assert outcome.fatal and outcome.fatal[0].startswith(
         "environment.aws.cdnDomains.certificateArn:"), outcome.fatal
@@ -248,7 +230,8 @@ def test_cloud_cdn_certificate_covers_every_host_and_dns_points_at_the_address()
     records = sorted((r["name"], r["type"], r["rrdatas"][0], r["managedZone"])
                      for r in (b["spec"]["forProvider"]
                                for b in _of_kind(done, "RecordSet").values()))
-    assert records == [(f"{host}.", "A", ADDRESS, "example-com") for host in sorted(DOMAINS)]
+    address = done.reported("cdn-address")["address"]
+    assert records == [(f"{host}.", "A", address, "example-com") for host in sorted(DOMAINS)]
 
 
 def test_a_new_domain_list_is_a_new_certificate_beside_the_old_one_until_issued() -> None:
@@ -256,13 +239,12 @@ def test_a_new_domain_list_is_a_new_certificate_beside_the_old_one_until_issued(
     is composed beside the old, both served, and the old goes once the new one is issued."""
     old = converge("gcp", shop, spec={"domains": [DOMAINS[0]]})
     old_name = next(n for n in old.desired if n.startswith("cdn-certificate-"))
-    observed = {name: observed_ready(body) for name, body in old.desired.items()}
+    observed = observe(old.desired)
     changed = compose_once("gcp", shop, observed=observed)
     assert changed.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
         {"name": f"probe-{GCP_CERTIFICATE}"}, {"name": f"probe-{old_name}"}]
     assert changed.for_provider(old_name) == old.for_provider(old_name)
-    observed[GCP_CERTIFICATE] = observed_ready(changed.body(GCP_CERTIFICATE),
-                                               **DOMAIN_STATUS["gcp"][GCP_CERTIFICATE])
+    observed[GCP_CERTIFICATE] = providersim.ready(changed.body(GCP_CERTIFICATE))
     issued = compose_once("gcp", shop, observed=observed)
     assert issued.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
         {"name": f"probe-{GCP_CERTIFICATE}"}]
@@ -284,14 +266,17 @@ def test_front_door_custom_domains_are_on_every_route_and_validated_in_the_zone(
             "cdnFrontdoorCustomDomainIdsRefs"]) == refs
     txt = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
            for b in _of_kind(done, "DNSTXTRecord").values()}
+    tokens = {host: done.reported(f"cdn-domain-{host.replace('.', '-')}")["validationToken"]
+              for host in DOMAINS}
     assert {name: r["record"] for name, r in txt.items()} == {
-        "_dnsauth.shop": [{"value": "token-0"}], "_dnsauth.www.shop": [{"value": "token-1"}]}
+        "_dnsauth.shop": [{"value": tokens[DOMAINS[0]]}],
+        "_dnsauth.www.shop": [{"value": tokens[DOMAINS[1]]}]}
     assert {r["zoneName"] for r in txt.values()} == {"example.com"}
     assert {r["resourceGroupName"] for r in txt.values()} == {"acme-dns"}
     cname = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
              for b in _of_kind(done, "DNSCNAMERecord").values()}
     assert {name: r["record"] for name, r in cname.items()} == dict.fromkeys(
-        ("shop", "www.shop"), CDN_STATUS["azure"]["atProvider"]["hostName"])
+        ("shop", "www.shop"), done.reported("cdn")["hostName"])
 
 
 def test_front_door_refuses_a_host_outside_the_platforms_zone() -> None:
@@ -305,10 +290,10 @@ def test_front_door_refuses_a_host_outside_the_platforms_zone() -> None:
 
 def test_front_door_without_a_zone_names_the_validation_and_cname_records() -> None:
     done = with_domains("azure", zone=False)
+    token = done.reported(f"cdn-domain-{DOMAINS[0].replace('.', '-')}")["validationToken"]
     assert done.status["domains"][0]["records"] == [
-        {"name": "_dnsauth.shop.example.com", "type": "TXT", "value": "token-0"},
-        {"name": "shop.example.com", "type": "CNAME",
-         "value": CDN_STATUS["azure"]["atProvider"]["hostName"]}]
+        {"name": "_dnsauth.shop.example.com", "type": "TXT", "value": token},
+        {"name": "shop.example.com", "type": "CNAME", "value": done.reported("cdn")["hostName"]}]
 
 
 def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_issued() -> None:
@@ -318,13 +303,12 @@ def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_i
     settings = deep_merge(SETTINGS, ZONES["aws"])
     old_hosts = (DOMAINS[0],)
     old_name = acm_certificate("cdn", old_hosts)
-    old_arn = CERTIFICATE_ARN.replace("0f1e", "0001")
-    status = {**STATUS["aws"], old_name: {"atProvider": {
-        "arn": old_arn, "status": "ISSUED", "domainValidationOptions": VALIDATION[:1]}}}
+    # the simulation gives every ACM certificate one ARN: the old one needs its own here
+    old_arn = PLATFORM_CERTIFICATE.replace("9999", "0001")
+    status = {old_name: {"atProvider": {"arn": old_arn}}}
     before = converge("aws", shop, spec={"domains": list(old_hosts)}, status=status,
                       settings=settings)
-    observed = {name: observed_ready(body, **status.get(name, {}))
-                for name, body in before.desired.items()}
+    observed = observe(before.desired, status)
     changed = compose_once("aws", shop, settings=settings, observed=observed)
     distribution = changed.for_provider("cdn")
     assert distribution["aliases"] == list(old_hosts)
@@ -332,10 +316,9 @@ def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_i
     assert changed.for_provider(old_name) == before.for_provider(old_name)
     assert "cdn-alias-shop-example-com" in changed.desired  # still served
     assert "cdn-alias-www-shop-example-com" not in changed.desired
-    observed[ACM_CERTIFICATE] = observed_ready(changed.body(ACM_CERTIFICATE),
-                                               **DOMAIN_STATUS["aws"][ACM_CERTIFICATE])
+    observed[ACM_CERTIFICATE] = providersim.ready(changed.body(ACM_CERTIFICATE))
     issued = compose_once("aws", shop, settings=settings, observed=observed)
     assert issued.for_provider("cdn")["aliases"] == list(DOMAINS)
     assert issued.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == (
-        CERTIFICATE_ARN)
+        issued.reported(ACM_CERTIFICATE)["arn"])
     assert old_name not in issued.desired

@@ -6,7 +6,7 @@ import pytest
 from fnplatform.composition import Composition
 from fnplatform.library.calls import add_cluster
 
-from tests.capabilities.clusters import STATUS, cluster
+from tests.capabilities.clusters import cluster
 from tests.capabilities.harness import Case, check_converges, table
 
 
@@ -24,8 +24,8 @@ KINDS = {
     "azure": frozenset({"containerservice/KubernetesCluster"}),
 }
 CASES = [
-    Case("public", public, kinds=KINDS, status=STATUS),
-    Case("private", private, kinds=KINDS, status=STATUS),
+    Case("public", public, kinds=KINDS),
+    Case("private", private, kinds=KINDS),
 ]
 
 

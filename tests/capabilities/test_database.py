@@ -2,7 +2,7 @@
 
 The environment module's settings name the private network per cloud; the call passes the one
 of the probe's region (``DatabaseSpec.network``), as the environment composer does. The server
-reports its private host once Ready (``DATABASE_STATUS``), read by
+reports its private host once Ready (tests/support/providersim.py), read by
 ``database_host``.
 """
 
@@ -15,7 +15,7 @@ from fnplatform.library.calls import add_database
 from fnplatform.library.specs import DatabaseSpec, PrivateNetwork
 
 from tests.capabilities.harness import REGION, Case, check_converges, compose_once, table
-from tests.support.cases import DATABASE_STATUS, ENVIRONMENT_SETTINGS
+from tests.support.cases import ENVIRONMENT_SETTINGS
 
 
 def network(cloud: str) -> PrivateNetwork:
@@ -42,10 +42,9 @@ KINDS = {
     "gcp": frozenset({"sql/DatabaseInstance"}),
     "azure": frozenset({"dbforpostgresql/FlexibleServer", "network/PrivateDNSZone"}),
 }
-STATUS = {cloud: {"db": status} for cloud, status in DATABASE_STATUS.items()}
 CASES = [
-    Case("small", database, kinds=KINDS, status=STATUS),
-    Case("large-no-snapshot", database, kinds=KINDS, status=STATUS,
+    Case("small", database, kinds=KINDS),
+    Case("large-no-snapshot", database, kinds=KINDS,
          spec={"size": "large", "finalSnapshot": False}),
 ]
 HOST = {"aws": "address", "gcp": "privateIpAddress", "azure": "fqdn"}
@@ -54,7 +53,7 @@ HOST = {"aws": "address", "gcp": "privateIpAddress", "azure": "fqdn"}
 @pytest.mark.parametrize(("case", "cloud"), table(add_database, CASES))
 def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
     done = check_converges(case, cloud)
-    assert done.status["host"] == DATABASE_STATUS[cloud]["atProvider"][HOST[cloud]]
+    assert done.status["host"] == done.reported("db")[HOST[cloud]]
 
 
 @pytest.mark.parametrize("cloud", add_database.clouds())

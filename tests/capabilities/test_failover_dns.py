@@ -14,8 +14,8 @@ from fnplatform.library.specs import FailoverDnsSpec
 from tests.capabilities.harness import Case, check_converges, table
 
 SECONDARY = {"aws": "eu-central-1", "gcp": "europe-west4", "azure": "northeurope"}
-ADDRESS = {"aws": "probe.example.com", "gcp": "probe.example.com.",
-           "azure": "probezone.trafficmanager.net"}
+#: The name each cloud serves, where the builder knows it (Azure's is the profile's fqdn).
+ADDRESS = {"aws": "probe.example.com", "gcp": "probe.example.com."}
 
 
 def failover(comp: Composition) -> None:
@@ -34,16 +34,15 @@ KINDS = {
     "gcp": frozenset({"HealthCheck", "RecordSet"}),
     "azure": frozenset({"TrafficManagerProfile", "TrafficManagerExternalEndpoint"}),
 }
-STATUS = {"azure": {"failover": {"atProvider": {"fqdn": ADDRESS["azure"]}}}}
 CASES = [
-    Case("health", failover, kinds=KINDS, status=STATUS),
-    Case("custom-path", failover, kinds=KINDS, status=STATUS, spec={"path": "/ready"}),
-    Case("latency", failover, kinds=KINDS, status=STATUS, spec={"routing": "latency"}),
+    Case("health", failover, kinds=KINDS),
+    Case("custom-path", failover, kinds=KINDS, spec={"path": "/ready"}),
+    Case("latency", failover, kinds=KINDS, spec={"routing": "latency"}),
 ]
 
 
 @pytest.mark.parametrize(("case", "cloud"), table(add_failover_dns, CASES))
 def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
     done = check_converges(case, cloud)
-    assert done.status["address"] == ADDRESS[cloud]
+    assert done.status["address"] == (ADDRESS.get(cloud) or done.reported("failover")["fqdn"])
     assert case.spec.get("path", "/health") in str(done.desired)

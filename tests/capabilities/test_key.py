@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
 
 import pytest
 from fnplatform.composition import Composition
@@ -21,14 +20,6 @@ CDN = {
                         "arn:aws:cloudfront::123456789012:distribution/EDFDVBD6EXAMPLE"),
     "gcp": BucketReader("cdn", "serviceAccount:cdn@acme-probe.iam.gserviceaccount.com"),
     "azure": BucketReader("cdn", "00000000-0000-0000-0000-00000000dddd"),
-}
-STATUS: dict[str, dict[str, Any]] = {
-    "key": {"atProvider": {"versionlessId": "https://kv.vault.azure.net/keys/key",
-                           "arn": "arn:aws:kms:eu-west-1:123456789012:key/2222"}},
-    "key-identity": {"atProvider": {
-        "id": "/subscriptions/0000/resourceGroups/rg-probe/providers/"
-              "Microsoft.ManagedIdentity/userAssignedIdentities/i",
-        "principalId": "00000000-0000-0000-0000-00000000cccc"}},
 }
 
 
@@ -47,8 +38,8 @@ KINDS = {
     "azure": frozenset({"Vault", "AccessPolicy", "Key", "UserAssignedIdentity"}),
 }
 CASES = [
-    Case("storage", storage, kinds=KINDS, status=dict.fromkeys(KINDS, STATUS)),
-    Case("decrypter", decrypter, kinds=KINDS, status=dict.fromkeys(KINDS, STATUS)),
+    Case("storage", storage, kinds=KINDS),
+    Case("decrypter", decrypter, kinds=KINDS),
 ]
 
 

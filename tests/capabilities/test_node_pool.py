@@ -6,7 +6,7 @@ import pytest
 from fnplatform.composition import Composition
 from fnplatform.library.calls import add_node_pool
 
-from tests.capabilities.clusters import STATUS, cluster
+from tests.capabilities.clusters import cluster
 from tests.capabilities.harness import Case, check_converges, table
 
 
@@ -24,8 +24,8 @@ KINDS = {
     "azure": frozenset({"containerservice/KubernetesClusterNodePool"}),
 }
 CASES = [
-    Case("one", one, kinds=KINDS, status=STATUS),
-    Case("two", two, kinds=KINDS, status=STATUS),
+    Case("one", one, kinds=KINDS),
+    Case("two", two, kinds=KINDS),
 ]
 
 

@@ -14,7 +14,7 @@ from fnplatform.library.specs import (
     WorkloadIdentitySpec,
 )
 
-from tests.capabilities.clusters import STATUS, cluster
+from tests.capabilities.clusters import cluster
 from tests.capabilities.harness import Case, check_converges, table
 
 IDENTITY = WorkloadIdentitySpec(
@@ -37,7 +37,7 @@ CASES = [Case("dns-solver", dns_solver, kinds={
     "gcp": frozenset({"cloudplatform/ServiceAccount", "cloudplatform/ServiceAccountIAMMember"}),
     "azure": frozenset({"managedidentity/UserAssignedIdentity",
                         "managedidentity/FederatedIdentityCredential"}),
-}, status=STATUS)]
+})]
 
 
 @pytest.mark.parametrize(("case", "cloud"), table(add_workload_identity, CASES))

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support.harness import Rendered, observed_ready, request, step_input
+from tests.support import providersim
+from tests.support.harness import Rendered, request, step_input
 from tests.support.namespaced import namespaced_composite
 
 ENVIRONMENT_API = "apiextensions.crossplane.io/v1beta1"
@@ -63,7 +64,9 @@ class ModuleCase:
     required: Mapping[str, list[Body]] = field(default_factory=dict)  # composer requirements
     invalid: tuple[Invalid, ...] = ()
     secrets: Mapping[str, bytes] = field(default_factory=dict)  # connection details to observe
-    observed_status: Mapping[str, Body] = field(default_factory=dict)  # status once Ready
+    #: By composition name: status laid over what the simulation reports once Ready
+    #: (:func:`as_reported`), only where a case observes something deliberately unlike it.
+    observed_status: Mapping[str, Body] = field(default_factory=dict)
     #: Composed resources that publish connection details (``secrets``) once they exist.
     publishes: tuple[str, ...] = ()
     #: The composite composes without labels (a composite made without a claim).
@@ -157,27 +160,33 @@ def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, l
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
 
 
-def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
-    """Every pass from nothing until the desired set is stable, each fed back Ready.
+def each_pass(run: Runner, case: ModuleCase,
+              limit: int) -> Iterator[tuple[Rendered, dict[str, Body]]]:
+    """Each pass from nothing (at most ``limit``) and the observed state it was given, until
+    the desired set is stable with every resource fed back Ready.
 
-    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready, with the case's
-    ``observed_status`` and what the function required fetched. The last pass desires nothing
-    new (or ``limit`` passes were made: the caller asserts on the count).
+    Pass ``n`` sees as observed exactly what pass ``n-1`` desired, all Ready as the providers
+    report it (:func:`as_reported`), and what the function required fetched.
     """
     observed: dict[str, Body] = {}
     fetched = case.fetched()
-    history = [run(case.request(observed=observed, required=fetched))]
-    while len(history) < limit:
-        rendered = history[-1]
+    rendered = run(case.request(observed=observed, required=fetched))
+    yield rendered, observed
+    for _ in range(limit - 1):
         fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
-        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
-               for name, body in rendered.resources.items()}
+        now = as_reported(case, rendered.resources)
         if set(now) == set(observed) and not rendered.fatal:
-            break
+            return
         observed = now
-        history.append(run(case.request(observed=observed, required=fetched,
-                                        connection=published(case, observed))))
-    return history
+        rendered = run(case.request(observed=observed, required=fetched,
+                                    connection=published(case, observed)))
+        yield rendered, observed
+
+
+def converge_passes(run: Runner, case: ModuleCase, limit: int = 12) -> list[Rendered]:
+    """Every pass until the desired set is stable (:func:`each_pass`): the last desires nothing
+    new (or ``limit`` passes were made: the caller asserts on the count)."""
+    return [rendered for rendered, _ in each_pass(run, case, limit)]
 
 
 def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, dict[str, Body]]:
@@ -186,19 +195,15 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
     Returns the last response and the observed state that produced it: the state of a composite
     whose resources all exist, as after the first reconciles.
     """
-    observed: dict[str, Body] = {}
-    fetched = case.fetched()
-    rendered = run(case.request(observed=observed, required=fetched))
-    for _ in range(passes):
-        fetched = {**fetched, **fulfil(rendered, {**case.required, **fetched})}
-        now = {name: observed_ready(body, **case.observed_status.get(name, {}))
-               for name, body in rendered.resources.items()}
-        if set(now) == set(observed) and not rendered.fatal:
-            break
-        observed = now
-        rendered = run(case.request(observed=observed, required=fetched,
-                                    connection=published(case, observed)))
-    return rendered, observed
+    *_, last = each_pass(run, case, passes + 1)
+    return last
+
+
+def as_reported(case: ModuleCase, desired: Mapping[str, Body]) -> dict[str, Body]:
+    """Every ``desired`` body observed Ready as the providers report it
+    (:func:`providersim.ready`), with the case's :attr:`ModuleCase.observed_status` laid over."""
+    return {name: providersim.ready(body, case.observed_status.get(name))
+            for name, body in desired.items()}
 
 
 def published(case: ModuleCase, observed: Mapping[str, Body]) -> dict[str, dict[str, bytes]]:
@@ -262,52 +267,6 @@ def _delete(path: str) -> Callable[[Body, Body], None]:
     return mutate
 
 
-#: What each cloud's provider reports for a Ready cluster (the rest is fed back from desired).
-CLUSTER_STATUS: dict[str, Body] = {
-    "aws": {"atProvider": {
-        "endpoint": "https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com", "version": "1.33",
-        "id": "acme-prod-cluster",
-        "identity": [{"oidc": [{"issuer": "https://oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"}]}],
-    }},
-    "gcp": {"atProvider": {
-        "endpoint": "203.0.113.10",
-        "id": "projects/plane-1/locations/europe-west1/clusters/acme-prod-cluster",
-    }},
-    "azure": {"atProvider": {
-        "id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1/"
-              "providers/Microsoft.ContainerService/managedClusters/acme-prod-cluster",
-        "fqdn": "acme-prod-cluster.hcp.westeurope.azmk8s.io",
-        "oidcIssuerUrl": "https://westeurope.oic.prod-aks.azure.com/tenant/issuer/",
-        "identity": {"type": "SystemAssigned",
-                     "principalId": "00000000-0000-0000-0000-0000000000c1"},
-    }},
-}
-_AZURE_GROUP = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/plane-1"
-#: Other observed fields the clouds read once a resource is Ready (ids, principals).
-CLUSTER_OBSERVED: dict[str, dict[str, Body]] = {
-    "aws": {
-        "cluster-nodes": {"atProvider": {"latestVersion": 1}},
-        "cluster-vpc-cni": {"atProvider": {
-            "arn": "arn:aws:iam::123456789012:role/acme-prod-cluster-vpc-cni"}},
-    },
-    "gcp": {},
-    "azure": {
-        "network-nodes": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
-                                               "virtualNetworks/acme-prod-network/subnets/nodes"}},
-        "dns-public": {"atProvider": {"id": f"{_AZURE_GROUP}/providers/Microsoft.Network/"
-                                            "dnszones/acme.example.com"}},
-        "cert-manager-identity": {"atProvider": {
-            "principalId": "00000000-0000-0000-0000-0000000000d1",
-            "clientId": "00000000-0000-0000-0000-0000000000d2"}},
-        # A private cluster's control-plane identity: its id goes into the cluster.
-        "cluster-control-plane": {"atProvider": {
-            "id": f"{_AZURE_GROUP}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/"
-                  "acme-prod-cluster-control-plane",
-            "principalId": "00000000-0000-0000-0000-0000000000f1"}},
-    },
-}
-
-
 #: Who Crossplane's providers are on AKS (local accounts are disabled).
 AZURE_CLUSTER_IDENTITY: Body = {
     "type": "AzureWorkloadIdentityCredentials",
@@ -352,7 +311,6 @@ def cluster_case(cloud: str) -> ModuleCase:
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
                  "password": b"hunter2-cluster-pw-91c"},
-        observed_status={"cluster": CLUSTER_STATUS[cloud], **CLUSTER_OBSERVED[cloud]},
     )
 
 
@@ -373,8 +331,8 @@ def cluster_import_case(cloud: str, mode: str) -> ModuleCase:
     composite["spec"]["parameters"]["import"] = {
         "enabled": True, "mode": mode, "resources": resources,
         "include": ["pool-pool0", "pool-pool1"]}
-    status = copy.deepcopy(case.observed_status)
-    status["cluster"]["atProvider"]["kubernetesVersion"] = "1.32"
+    # the adopted cluster runs its own version, older than the one the composite asks for
+    status = {**case.observed_status, "cluster": {"atProvider": {"kubernetesVersion": "1.32"}}}
     return dataclasses.replace(case, id=f"cluster-{cloud}-import-{mode}", composite=composite,
                                observed_status=status)
 
@@ -422,16 +380,6 @@ def async_actor_case() -> ModuleCase:
         ),
         secrets={"password": b"actor-s3cr3t-queue-pw-55d"},
         required={"runtime-configmap": [asya_runtime_configmap("default")]},
-        observed_status={
-            "queue": {"atProvider": {
-                "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-text-processor",
-                "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-text-processor",
-            }},
-            "dead-letter-queue": {"atProvider": {
-                "url": "https://sqs.eu-west-1.amazonaws.com/123456789012/asya-default-dlq",
-                "arn": "arn:aws:sqs:eu-west-1:123456789012:asya-default-dlq",
-            }},
-        },
     )
 
 
@@ -463,8 +411,6 @@ def openstack_pool_case() -> ModuleCase:
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-shoot-admin-4b1e"},
-        observed_status={"shoot": {"atProvider": {"manifest": {"status": {
-            "lastOperation": {"type": "Create", "state": "Succeeded"}}}}}},
     )
 
 
@@ -485,8 +431,6 @@ def openstack_cluster_case() -> ModuleCase:
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         secrets={"userKey": b"AQBceph-s3cr3t-client-key-99e==", "password": b"os-admin-pw-2c7"},
-        observed_status={"control-plane": {"atProvider": {"manifest": {"status": {
-            "services": [{"name": "keystone", "ready": True}]}}}}},
     )
 
 
@@ -505,8 +449,6 @@ def openstack_encrypted_pool_case() -> ModuleCase:
                     "spec.ceph.targetCapacity"),
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-storage-admin-77c1"},
-        observed_status={"shoot": {"atProvider": {"manifest": {"status": {
-            "lastOperation": {"type": "Create", "state": "Succeeded"}}}}}},
     )
 
 
@@ -530,8 +472,6 @@ def openstack_encrypted_cluster_case() -> ModuleCase:
                     "spec.encryptedStorage"),
         ),
         secrets={"userKey": b"AQBceph-s3cr3t-finance-key-41a=="},
-        observed_status={"control-plane": {"atProvider": {"manifest": {"status": {
-            "services": [{"name": "keystone", "ready": True}]}}}}},
     )
 
 
@@ -584,45 +524,6 @@ def contact_center_composite(
     }
 
 
-def contact_center_observed_status(cloud: str) -> dict[str, Body]:
-    """What providers report once resources exist: the ids the module and library read."""
-    azure = "/subscriptions/0000/resourceGroups/rg/providers"
-    return {
-        "aws": {
-            "network": {"atProvider": {"id": "vpc-0abc"}},
-            "sip-ingress": {"atProvider": {"id": "sg-0abc"}},
-            "secondary-network": {"atProvider": {"id": "vpc-0def"}},
-            "secondary-sip-ingress": {"atProvider": {"id": "sg-0def"}},
-            "recordings-key": {"atProvider": {
-                "arn": "arn:aws:kms:us-east-1:123456789012:key/1111"}},
-            "replica-key": {"atProvider": {
-                "arn": "arn:aws:kms:us-west-2:123456789012:key/3333"}},
-        },
-        "gcp": {"network": {"atProvider": {"id": "projects/acme-contact/global/networks/n"}},
-                "secondary-network": {"atProvider": {
-                    "id": "projects/acme-contact/global/networks/s"}}},
-        "azure": {
-            "network": {"atProvider": {"id": f"{azure}/Microsoft.Network/virtualNetworks/n"}},
-            "sip-ingress": {"atProvider": {
-                "id": f"{azure}/Microsoft.Network/networkSecurityGroups/n"}},
-            "secondary-network": {"atProvider": {
-                "id": f"{azure}/Microsoft.Network/virtualNetworks/s"}},
-            "secondary-sip-ingress": {"atProvider": {
-                "id": f"{azure}/Microsoft.Network/networkSecurityGroups/s"}},
-            "recordings-key": {"atProvider": {
-                "versionlessId": "https://kv.vault.azure.net/keys/recordings-key"}},
-            "recordings-key-identity": {"atProvider": {
-                "id": f"{azure}/Microsoft.ManagedIdentity/userAssignedIdentities/i",
-                "principalId": "00000000-0000-0000-0000-00000000cccc"}},
-            "recordings": {"atProvider": {
-                "id": f"{azure}/Microsoft.Storage/storageAccounts/a"}},
-            "recordings-logs": {"atProvider": {
-                "id": f"{azure}/Microsoft.OperationalInsights/workspaces/w"}},
-            "failover": {"atProvider": {"fqdn": "acme-agents.trafficmanager.net"}},
-        },
-    }[cloud]
-
-
 def contact_center_case(cloud: str) -> ModuleCase:
     """The seed's PCI-DSS endpoint on ``cloud``, with failover."""
     return ModuleCase(
@@ -642,7 +543,6 @@ def contact_center_case(cloud: str) -> ModuleCase:
             Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
-        observed_status=contact_center_observed_status(cloud),
         required={"providers": [family_provider(cloud)]},
     )
 
@@ -683,20 +583,6 @@ ENVIRONMENT_SETTINGS: Body = {
         "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
                             "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}}},
 }
-DATABASE_STATUS: dict[str, Body] = {
-    "aws": {"atProvider": {"address": "payments.c1x2y3.eu-west-1.rds.amazonaws.com"}},
-    "gcp": {"atProvider": {"privateIpAddress": "10.60.0.5"}},
-    "azure": {"atProvider": {"fqdn": "payments.private.postgres.database.azure.com"}},
-}
-
-
-CDN_STATUS: dict[str, Body] = {
-    "aws": {"atProvider": {"arn": "arn:aws:cloudfront::123456789012:distribution/E2QWRUHEXAMPLE",
-                           "domainName": "d111111abcdef8.cloudfront.net"}},
-    "gcp": {},
-    "azure": {"atProvider": {"hostName": "payments-cdn-c3d4e5f6.z01.azurefd.net"}},
-}
-
 
 def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec: Any) -> Body:
     """The seed's payments-squad environment as a UnifiedEnvironment on ``cloud``."""
@@ -743,7 +629,6 @@ def environment_case(cloud: str) -> ModuleCase:
         secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
         publishes=("database",),
         label_free=True,
-        observed_status={"database": DATABASE_STATUS[cloud], "cdn": CDN_STATUS[cloud]},
     )
 
 

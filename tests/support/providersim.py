@@ -6,8 +6,11 @@ Everything that plays a provider reads it from here:
 - the observed-state fixtures: ``tools/make_observed.py`` (cluster, contact-center),
   ``tools/make_openstack_observed.py`` and ``tests/render-cases/<module>/make_observed.py``
   (async-actor, environment);
-- the tests: :func:`observed_ready` (``tests/support/harness.py`` re-exports it), the module
-  cases of ``tests/support/cases.py`` and the capability harness (``tests/capabilities``);
+- the tests: :func:`ready` (what a provider reports, with an explicit ``over`` only where a
+  test observes something deliberately unlike it) in the module cases of
+  ``tests/support/cases.py``, the capability harness (``tests/capabilities``) and the module
+  tests, which assert on what it reported; :func:`observed_ready` (``tests/support/harness.py``
+  re-exports it) where only the conditions matter;
 - the live control plane's stand-ins (``tests/live/providers.py``), which add what only a
   running API server has on top: finalizers, connection Secrets as objects, the provider
   CRD's schema (``prune``), references resolved to ids, generated passwords, time stamps.
@@ -38,6 +41,8 @@ import json
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from fnplatform.merge import deep_merge
 
 Body = dict[str, Any]
 
@@ -283,6 +288,10 @@ ATTRIBUTES: dict[tuple[str, str], Callable[[Resource], Body]] = {
     ("network.azure.upbound.io", "TrafficManagerProfile"): _traffic_manager,
     ("dbforpostgresql.azure.upbound.io", "FlexibleServer"):
         lambda r: {"fqdn": f"{r.external}.postgres.database.azure.com"},
+    ("compute.gcp.upbound.io", "ManagedSSLCertificate"):
+        lambda r: {"expireTime": "2027-02-01T00:00:00Z"},  # set once issued
+    ("cdn.azure.upbound.io", "FrontdoorCustomDomain"):
+        lambda r: {"validationToken": f"token-{digest(r.external, 8)}"},
     ("cdn.azure.upbound.io", "FrontdoorEndpoint"):
         lambda r: {"hostName": f"{r.external}-{digest(r.external, 16)}.z01.azurefd.net"},
 }
@@ -325,12 +334,17 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
            external: bool = False, ids: bool = True,
            recorded: Mapping[tuple[str, str], Body | None] | None = None,
            controllers: Container[str] | None = None, replicas: int | None = None,
-           generation: int | None = None, keep_empty: bool = True) -> Body:
+           generation: int | None = None, keep_empty: bool = True,
+           over: Mapping[str, Any] | None = None) -> Body:
     """``body`` observed Ready as its provider reports it (see :func:`observed` for ``name``,
     ``stamp`` and ``external``): :func:`reported` for a managed resource (``ids``,
     ``recorded``); for a provider-kubernetes Object its manifest as observed
     (:func:`live_manifest`: ``controllers``, ``replicas``, ``generation``). ``keep_empty``
-    False leaves out an empty ``atProvider`` rather than writing ``{}``."""
+    False leaves out an empty ``atProvider`` rather than writing ``{}``.
+
+    ``over`` is laid over the status (maps merge, anything else replaces): what a test
+    observes deliberately unlike the simulation (a failure, a missing field, an adopted
+    resource's own version), each with its reason where the test writes it."""
     at = reported(body, ids=ids, recorded=recorded)
     manifest = ((body.get("spec") or {}).get("forProvider") or {}).get("manifest")
     if body.get("kind") == "Object" and isinstance(manifest, dict):
@@ -338,7 +352,16 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
                                         generation=generation)}
     if at is not None and not at and not keep_empty:
         at = None
-    return observed(body, at, name=name, stamp=stamp, external=external)
+    out = observed(body, at, name=name, stamp=stamp, external=external)
+    if over:
+        out["status"] = deep_merge(out["status"], copy.deepcopy(dict(over)))
+    return out
+
+
+def ready(body: Mapping[str, Any], over: Mapping[str, Any] | None = None) -> Body:
+    """``body`` as a test feeds it back once Ready: :func:`report` with every id and
+    attribute the simulation reports, and ``over`` laid over its status."""
+    return report(body, over=over)
 
 
 def helm_release() -> Body:

@@ -65,3 +65,13 @@ def name_problem(rule: NameRule, value: str) -> str | None:
     if not re.fullmatch(rule.pattern, value):
         return f"{value!r} must be {rule.description}"
     return None
+
+
+def check_name(rule: NameRule, value: str, attribute: str) -> str:
+    """``value``, refused with :func:`name_problem`'s reason as a :class:`SpecError` on the
+    spec's ``attribute`` (which the call maps to the user's field) when it breaks ``rule``:
+    the one refusal of a cloud name for every builder (S3, GCS, Azure storage accounts)."""
+    problem = name_problem(rule, value)
+    if problem:
+        raise SpecError(attribute, problem)
+    return value

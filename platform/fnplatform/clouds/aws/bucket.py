@@ -47,7 +47,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import name_problem
+from fnplatform.library.rules import check_name
 from fnplatform.library.specs import BucketReader, BucketReplica, BucketSpec, NameRule
 from fnplatform.naming import dns_label
 
@@ -104,10 +104,8 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """The bucket ``name`` and every setting resource it needs (see the module docstring)."""
     _check(spec)
     region = spec.region or comp.region
-    s3_name = named_bucket(comp, name, spec.bucket_name)
-    problem = name_problem(BUCKET_NAME_RULE, s3_name)
-    if problem:
-        raise SpecError("bucket_name", problem)
+    s3_name = check_name(BUCKET_NAME_RULE, named_bucket(comp, name, spec.bucket_name),
+                         "bucket_name")
     body: dict[str, Any] = {"region": region, "forceDestroy": spec.force_destroy}
     if spec.lock:
         body["objectLockEnabled"] = True

@@ -43,8 +43,7 @@ def eks_cluster_name(comp: Composition, cluster: str, cluster_name: str | None) 
     """The name of composed cluster ``cluster`` in EKS: its external name when imported, else
     ``cluster_name`` (its ClusterSpec's), else its ``metadata.name`` (the provider names an
     EKS cluster after its resource), as the cluster builder emits it."""
-    return (comp.import_spec.external_name(cluster) or cluster_name
-            or comp.resource_name(cluster))
+    return comp.cloud_name(cluster, cluster_name or comp.resource_name(cluster))
 
 
 def name_tag(comp: Composition, name: str) -> dict[str, str]:

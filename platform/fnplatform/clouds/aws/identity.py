@@ -73,8 +73,7 @@ def bucket_writer_policy(comp: Composition, buckets: Iterable[IdentityBucket], r
 @values.identity_id.on("aws")
 def identity_id(comp: Composition, name: str) -> str | None:
     """The role's ARN, once observed."""
-    arn = comp.observed_value(name, "status.atProvider.arn")
-    return str(arn) if arn else None
+    return comp.observed_string(name, "status.atProvider.arn")
 
 
 @values.identity_binding.on("aws")

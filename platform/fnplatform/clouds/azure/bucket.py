@@ -40,12 +40,11 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
-from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
 from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import name_problem
+from fnplatform.library.rules import check_name
 from fnplatform.library.specs import BucketSpec, NameRule
 
 ACCOUNT_NAME_RULE = NameRule(
@@ -92,8 +91,7 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
 def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
     """Account name (an imported account's own) and (once it exists) the account's resource
     id."""
-    return {"name": comp.import_spec.external_name(name) or wanted
-            or account_name(comp, name),
+    return {"name": comp.cloud_name(name, wanted or account_name(comp, name)),
             "id": comp.observed_string(name, "status.atProvider.id")}
 
 
@@ -101,10 +99,7 @@ def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.B
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Storage account ``name``, its container, immutability, logs and readers."""
     spec.check_retention()
-    account = account_name(comp, name, spec)
-    problem = name_problem(ACCOUNT_NAME_RULE, account)
-    if problem:
-        raise SpecError("bucket_name", problem)
+    account = check_name(ACCOUNT_NAME_RULE, account_name(comp, name, spec), "bucket_name")
     if spec.min_tls != "1.2":
         comp.gap(Gap.BUCKET_MIN_TLS, f"Azure storage account {account}: TLS 1.2 is the highest "
                  f"minimum Azure Storage offers; TLS {spec.min_tls} cannot be required")

@@ -341,8 +341,11 @@ def node_pool(
     # Disk, zones and size rotate through temporaryNameForRotation; the priority can't.
     refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")},
                        what="pool")
-    version = comp.setting_of(
-        spec.cluster, "kubernetesVersion", _cluster_version(comp, spec), by=name)
+    # The version the pool's cluster states (its ClusterSpec.version, user's or template's;
+    # None: AKS picks it), unless the cluster is adopted with its own version: then the one
+    # it runs (Composition.setting_of holds the import rule).
+    version = comp.setting_of(spec.cluster, "kubernetesVersion", spec.version or None,
+                              by=name)
     if name in comp.notes.held:
         return  # an adopted cluster: waits to learn the version it runs
     if version:
@@ -352,17 +355,6 @@ def node_pool(
     )
 
 
-def _cluster_version(comp: Composition, spec: NodePoolSpec) -> str | None:
-    """The Kubernetes version the pool's cluster states in ``forProvider`` (its
-    ClusterSpec.version), so a pool follows whatever version (user's or template's) its
-    control plane gets; None when the cluster states none (AKS then picks it). A cluster
-    adopted without taking ``kubernetesVersion`` over keeps its own version (the import moves
-    it to ``initProvider``): the pool follows the observed one (see ``node_pool``).
-    """
-    imports = comp.import_spec
-    if imports.mode != "observe" and imports.adopts(spec.cluster, "kubernetesVersion"):
-        return None
-    return spec.version or None
 
 
 @values.cluster_credentials.on("azure")

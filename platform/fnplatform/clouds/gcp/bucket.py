@@ -34,7 +34,7 @@ from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import name_problem
+from fnplatform.library.rules import check_name
 from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
 from fnplatform.naming import dns_label
 
@@ -88,10 +88,7 @@ def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.B
 def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """Bucket ``name`` (see the module docstring), its log bucket and reader grants."""
     spec.check_retention()
-    gcs_name = bucket_name(comp, name, spec)
-    problem = name_problem(BUCKET_NAME_RULE, gcs_name)
-    if problem:
-        raise SpecError("bucket_name", problem)
+    gcs_name = check_name(BUCKET_NAME_RULE, bucket_name(comp, name, spec), "bucket_name")
     region = spec.region or comp.region
     retention = spec.retention_days
     versioning = spec.versioning and not retention

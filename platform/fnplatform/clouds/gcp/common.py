@@ -50,7 +50,7 @@ def service_account_email(comp: Composition, name: str) -> str:
     observed = comp.observed_string(name, "status.atProvider.email")
     if observed:
         return observed
-    account = comp.import_spec.external_name(name) or service_account_id(comp, name)
+    account = comp.cloud_name(name, service_account_id(comp, name))
     return f"{account}@{project(comp)}.iam.gserviceaccount.com"
 
 

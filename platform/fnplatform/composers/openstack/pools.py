@@ -33,6 +33,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
+from fnplatform.phase import Phase
 from fnplatform.validation import parse
 from fnplatform.xrspec import user_spec
 
@@ -136,7 +137,7 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
                        "(yet) encrypt its OSDs: it needs spec.storage.config.encryptedDevice "
                        "\"true\" or encrypted: true on every storageClassDeviceSet")
         if comp.is_ready(SHOOT):
-            comp.set_status("phase", "Provisioning")
+            comp.set_phase(Phase.PROVISIONING)
 
 
 def _ironcore_worker(
