@@ -154,16 +154,35 @@ def settled(xr: Any) -> bool:
     return is_true(xr, "Synced") and pools is not None and pools.get("status") == "False"
 
 
-def not_ready(live: Live, docs: list[dict[str, Any]]) -> list[str]:
-    """The composites of ``docs`` that are not settled (Ready, or an openstack tenant answered
-    Pending on its pools), with their Ready/Synced conditions."""
+def not_ready(live: Live, docs: list[dict[str, Any]], *,
+              pending_on_pools: bool = False) -> list[str]:
+    """The composites of ``docs`` that are not Ready (with ``pending_on_pools``: not settled,
+    an openstack tenant answered Pending on its pools counting as settled), with their
+    Ready/Synced conditions."""
+    accept = settled if pending_on_pools else (lambda xr: is_true(xr, "Ready"))
     out = []
     for doc in docs:
         xr = get(live, doc)
-        if not settled(xr):
+        if not accept(xr):
             out.append(f"{key(doc)}: Ready={condition(xr, 'Ready') if xr else None} "
                        f"Synced={condition(xr, 'Synced') if xr else None}")
     return out
+
+
+def wait_ready(live: Live, docs: list[dict[str, Any]], timeout: float, *,
+               pending_on_pools: bool = False) -> float:
+    """Wait until every composite of ``docs`` is Ready (with ``pending_on_pools``: settled, see
+    :func:`settled`, for the mixed load whose tenants' pools the load does not make Ready);
+    the seconds it took. Fails naming the composites that are not, with their conditions."""
+    t = time.monotonic()
+    what = "settled" if pending_on_pools else "Ready"
+    try:
+        live.wait(f"{len(docs)} composites {what}",
+                  lambda: not not_ready(live, docs, pending_on_pools=pending_on_pools), timeout)
+    except TimeoutError as e:
+        missing = not_ready(live, docs, pending_on_pools=pending_on_pools)
+        raise AssertionError(f"{e}: {len(missing)} not {what}:\n" + "\n".join(missing[:15])) from e
+    return time.monotonic() - t
 
 
 def ready_count(live: Live, docs: list[dict[str, Any]]) -> int:

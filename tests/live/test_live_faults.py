@@ -49,7 +49,7 @@ class Load:
     def recovered(self, what: str) -> float:
         """Every composite Ready again and nothing composed before lost; then remember what is
         composed now. The seconds it took."""
-        took = load.wait_ready(self.live, self.docs, RECOVERS_WITHIN_S)
+        took = load.wait_ready(self.live, self.docs, RECOVERS_WITHIN_S, pending_on_pools=True)
         lost = load.lost(self.uids, self.live, self.docs)
         assert lost == [], f"{what}: lost {lost}"
         self.uids = load.composed_uids(self.live, self.docs)

@@ -62,7 +62,7 @@ def _one_load(live: Live, variant: str) -> None:
         live.kube.apply(doc)
     if not FIXED_REPLICAS:
         _scale_out_under_load(live, first)
-    load.wait_ready(live, docs, READY_WITHIN_S)
+    load.wait_ready(live, docs, READY_WITHIN_S, pending_on_pools=True)
     ready_s = time.monotonic() - t
     measured = load.measure(live, before, N, ready_s)
     measured.ready = load.ready_count(live, docs)
