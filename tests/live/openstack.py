@@ -96,6 +96,14 @@ def shoots(live: Live) -> list[Any]:
     return live.kube.list("core.gardener.cloud/v1beta1", "Shoot", "garden-c5c3")
 
 
+def shoots_gone_once_confirmed(live: Live) -> bool:
+    """One poll of an operator letting Gardener delete: every Shoot there is now gets the
+    confirmation (a Shoot the provider re-created, or one whose Object asks for its deletion
+    only after the last poll, is confirmed on the next), then whether none is left."""
+    confirm_shoot_deletion(live)
+    return not shoots(live)
+
+
 def confirm_shoot_deletion(live: Live) -> None:
     """What an operator does to let Gardener delete the Shoots (docs/openstack.md: the
     function never confirms): annotate each with confirmation.gardener.cloud/deletion."""

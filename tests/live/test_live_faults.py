@@ -276,7 +276,6 @@ def test_openstack_a_shared_pool_going_away_from_under_a_tenant(platform: Live) 
             kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
                         doc["metadata"]["namespace"])
         time.sleep(10)
-        openstack.confirm_shoot_deletion(platform)
         platform.wait("the pools and their Shoots gone", lambda: all(
-            load.get(platform, d) is None for d in pools) and not openstack.shoots(platform),
-            300)
+            load.get(platform, d) is None for d in pools)
+            and openstack.shoots_gone_once_confirmed(platform), 300)
