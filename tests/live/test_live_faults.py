@@ -276,6 +276,6 @@ def test_openstack_a_shared_pool_going_away_from_under_a_tenant(platform: Live) 
             kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
                         doc["metadata"]["namespace"])
         time.sleep(10)
-        platform.wait("the pools and their Shoots gone", lambda: all(
-            load.get(platform, d) is None for d in pools)
-            and openstack.shoots_gone_once_confirmed(platform), 300)
+        platform.wait("the pools and their Shoots gone", lambda: (
+            openstack.shoots_gone_once_confirmed(platform)
+            and all(load.get(platform, d) is None for d in pools)), 300)

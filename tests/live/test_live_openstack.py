@@ -190,7 +190,6 @@ def test_the_documents_finance_claim_pending_then_ready_with_the_examples(platfo
             (c := openstack.composite(platform, d)) is None
             or (xr := load.get(platform, c)) is None or xr.metadata.deletionTimestamp
             for d in pools), 120)
-        platform.wait("every pool and its Shoot gone", lambda: all(
-            load.get(platform, d) is None for d in pools)
-            and openstack.shoots_gone_once_confirmed(platform), 300)
+        platform.wait("every pool and its Shoot gone", lambda: openstack.shoots_gone_once_confirmed(
+            platform) and all(load.get(platform, d) is None for d in pools), 300)
         platform.record("openstack_deleted_s", time.monotonic() - t)
