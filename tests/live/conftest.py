@@ -403,7 +403,7 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
             for name in crds
         )
 
-    live.wait(f"every {live.form} XRD and its CRDs deleted", gone, 180)
+    live.wait(f"every {live.form} XRD and its CRDs deleted", gone, 420)
     # The other form defines the same kinds with the other scope. Observed here: a Crossplane
     # that served the cluster-scoped kinds never reconciles their namespaced re-definitions
     # (the composites get no status at all), as if it kept the kinds' old scope; a restarted
