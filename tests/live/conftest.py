@@ -353,6 +353,23 @@ class ResponsiveWatch:
                 if k in names or k.split("/", 1)[1] in names}
 
 
+def delete_composites(live: Live, xrds: list[dict[str, Any]]) -> None:
+    """Delete every composite of the XRDs that is left (tests' shared ones, e.g. the load's
+    pools), each in its namespace, as an uninstall must (docs/namespaced.md, "Uninstalling"):
+    Crossplane core v2.4.0 deletes an XRD's composites with one cluster-wide delete-collection
+    (internal/controller/apiextensions/definition/reconciler.go:421), which the API server
+    answers 404 for a namespaced kind; Crossplane ignores that and waits for them forever
+    (reconciler.go:442, "waiting for defined composite resources to be deleted")."""
+    for doc in xrds:
+        spec = doc["spec"]
+        served = [v["name"] for v in spec["versions"] if v.get("served", True)]
+        api_version = f"{spec['group']}/{served[0]}"  # one served version lists them all
+        with contextlib.suppress(Exception):  # the kind is not served (any more)
+            for xr in live.kube.list(api_version, spec["names"]["kind"]):
+                live.kube.delete(api_version, xr.kind, xr.metadata.name,
+                                 xr.metadata.get("namespace"))
+
+
 @pytest.fixture(scope="session", params=FORMS)
 def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     """One form of the platform installed as a user installs it: every XRD and Composition
@@ -378,6 +395,7 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
              docs_of(*form_files(live.form, "composition.yaml"))]
     kube.apply_all(comps)
     yield live
+    delete_composites(live, xrds)
     for doc in comps:
         kube.delete("apiextensions.crossplane.io/v1", "Composition", doc["metadata"]["name"])
     for doc in xrds:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.live import openstack
 from tests.live.conftest import (
     CROSSPLANE_METRICS,
     Live,
@@ -109,8 +110,12 @@ def mix(n: int, prefix: str = "s", max_clusters: int | None = None) -> list[dict
 
 
 def prepare(live: Live) -> None:
-    """Apply what the mix needs (namespaces included), the openstack tenants' shared pools too."""
+    """Apply what the mix needs (namespaces included), the openstack tenants' shared pools too,
+    with the openstack platform's ProviderConfigs (openstack.install): a pool's Objects need
+    them to be deleted as much as to be created (provider-kubernetes connects before it removes
+    an Object's finalizer), and the pools stay until the form is uninstalled."""
     kube = live.kube
+    openstack.install(live)
     pools = [namespaced(d) for d in docs_of(*(REPO / p for p in OPENSTACK_POOLS))]
     for doc in [*docs_of(*(REPO / p for p in NEEDS)), ASYA_RUNTIME, *pools]:
         ensure_namespace(live, doc)
