@@ -31,7 +31,7 @@ from fnplatform.placement import UNPLACED, Placement, Sourced
 from fnplatform.requirements import Requirement, fetched, namespaced_requirement
 from fnplatform.scope import to_namespaced
 from fnplatform.structs import struct_to_dict
-from fnplatform.tagging import render_tags
+from fnplatform.tagging import TagStyle, render_tags
 from fnplatform.validation import parse
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
@@ -115,6 +115,7 @@ class Composition:
         # resource asks again (emit), and nothing they read changes but through
         # tag_with / use_provider_configs, which forget them.
         self._tags: dict[str, str] | None = None
+        self._tags_in: dict[TagStyle, dict[str, str]] = {}
         self._configs_by_provider: dict[str, str] = {}
 
     # -- what the composer decides ------------------------------------------------------
@@ -168,6 +169,7 @@ class Composition:
             raise InputError(field, "must be a map of tag names to values")
         self._user_tags.update({str(k): str(v) for k, v in tags.items()})
         self._tags = None
+        self._tags_in.clear()
 
     def import_from(self, raw: Any, field: str) -> None:
         """Adopt existing resources as ``raw`` (an :class:`ImportSpec`) says; errors on
@@ -386,7 +388,7 @@ class Composition:
         if kind.tag_style is not None:
             for_provider = body["spec"].setdefault("forProvider", {})
             own = for_provider.get(kind.tags_field) or {}
-            for_provider[kind.tags_field] = {**render_tags(kind.tag_style, self.tags()), **own}
+            for_provider[kind.tags_field] = {**self.tags_in(kind.tag_style), **own}
         apply_import(self.import_spec, name, body, kind.managed, self.import_field)
         if self.namespaced and not to_namespaced(self, name, body, kind):
             return body  # no namespaced twin: named in the NamespacedForm condition
@@ -422,6 +424,14 @@ class Composition:
             self._tags = {**base, **{str(k): str(v) for k, v in env_tags.items()},
                           **self._user_tags}
         return dict(self._tags)
+
+    def tags_in(self, style: TagStyle) -> dict[str, str]:
+        """:meth:`tags` in the form ``style`` accepts (:func:`~fnplatform.tagging.render_tags`),
+        worked out once per style and pass: every tagged resource asks. A new dict each time."""
+        found = self._tags_in.get(style)
+        if found is None:
+            found = self._tags_in[style] = render_tags(style, self.tags())
+        return dict(found)
 
     def set_status(self, path: str, value: Any) -> None:
         """Write ``status.<path>`` of the composite, only when ``value`` is known."""

@@ -160,14 +160,18 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         nothing else reads. A path with an index reads the converted body.
         """
         names = _field_names(path)
-        if names is not None and name not in self._bodies and name in self._resources:
-            fields = self._resources[name].resource.fields
-            *parents, last = names
-            for part in parents:
-                if part not in fields or fields[part].WhichOneof("kind") != "struct_value":
-                    return default  # not found, or not an object: no value, as get_path says
-                fields = fields[part].struct_value.fields
-            return value_of(fields[last]) if last in fields else default
+        if names is not None and name not in self._bodies:
+            resource = self._resources.get(name)  # get: indexing would insert the key
+            if resource is not None:
+                fields = resource.resource.fields
+                *parents, last = names
+                for part in parents:
+                    value = fields.get(part)
+                    if value is None or value.WhichOneof("kind") != "struct_value":
+                        return default  # not found, or not an object: no value, as get_path
+                    fields = value.struct_value.fields
+                value = fields.get(last)
+                return default if value is None else value_of(value)
         return get_path(self.get(name), path, default)
 
     def type_of(self, name: str) -> tuple[str, str]:

@@ -88,7 +88,8 @@ def fill_struct(target: struct_pb2.Struct, value: dict[str, Any]) -> None:
 
 
 class BoundedBytes:
-    """A thread-safe LRU of byte strings by digest, bounded in bytes (entry overhead counted).
+    """A thread-safe LRU of byte strings by a byte-string key (a digest, or the content
+    itself), bounded in bytes (keys, values and entry overhead counted).
 
     One eviction rule for every memo of this module; an entry over a quarter of the bound is
     never kept (it would evict everything else for one request).
@@ -117,7 +118,7 @@ class BoundedBytes:
             return found
 
     def _remember(self, key: bytes, encoded: bytes) -> None:
-        cost = len(encoded) + self.ENTRY_OVERHEAD
+        cost = len(key) + len(encoded) + self.ENTRY_OVERHEAD
         if cost > self.limit_bytes // 4:
             return
         with self._lock:
@@ -125,22 +126,25 @@ class BoundedBytes:
                 self._entries[key] = encoded
                 self.size += cost
                 while self.size > self.limit_bytes:
-                    _, dropped = self._entries.popitem(last=False)
-                    self.size -= len(dropped) + self.ENTRY_OVERHEAD
+                    dropped_key, dropped = self._entries.popitem(last=False)
+                    self.size -= len(dropped_key) + len(dropped) + self.ENTRY_OVERHEAD
 
 
 class EncodedBodies(BoundedBytes):
-    """Wire bytes of recently written bodies, by a digest of their exact content (LRU, bytes).
+    """Wire bytes of recently written bodies, by their exact content (LRU, bytes).
 
-    The content key is ``marshal.dumps``: C speed, and exact about types (``True`` is not
-    ``1``, ``1`` is not ``1.0``, a str subclass is refused), so equal keys mean equal Structs.
+    The key is ``marshal.dumps`` of the content itself: C speed, and exact about types
+    (``True`` is not ``1``, ``1`` is not ``1.0``, a str subclass is refused), so equal keys
+    mean equal Structs. The key is not digested: the dictionary hashes it once (bytes keep
+    their hash) and compares it on a hit, which costs less than a BLAKE2 of it, a twentieth of
+    writing a large response (bench/results.md); the bound counts its bytes.
     """
 
     def struct_bytes(self, value: dict[str, Any]) -> bytes:
         """The wire bytes of a Struct holding ``value``."""
         if not self.limit_bytes:
             return encode_struct(value)
-        key = hashlib.blake2b(marshal.dumps(value, 4), digest_size=20).digest()
+        key = marshal.dumps(value, 4)
         found = self._get(key)
         if found is not None:
             return found
@@ -148,16 +152,14 @@ class EncodedBodies(BoundedBytes):
         self._remember(key, encoded)
         return encoded
 
-
     def entry_bytes(self, name: str, body: dict[str, Any], ready: int) -> bytes:
         """The ``State.resources`` entry of ``name`` (:func:`resource_entry`)."""
         if not self.limit_bytes:
             return encode_entry(name, body, ready)
         try:
-            content = marshal.dumps((name, ready, body), 4)
+            key = marshal.dumps((name, ready, body), 4)
         except ValueError:  # a type marshal refuses: Struct.update decides (encode_entry)
             return encode_entry(name, body, ready)
-        key = hashlib.blake2b(content, digest_size=20).digest()
         found = self._get(key)
         if found is not None:
             return found

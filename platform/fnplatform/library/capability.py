@@ -22,7 +22,7 @@ cloud's implementation, and no registry module imports the clouds (they are load
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Concatenate, Generic, ParamSpec, Protocol, TypeVar
 
 from fnplatform.cloud import CLOUDS, Cloud
@@ -165,15 +165,15 @@ class Capability(PerCloud[Builder[SpecT]]):
         target, build = self._on_placed(comp, cloud)
         try:
             build(comp, name, spec)
-            for extra in self.extras(target):
+            for extra in self._extras.get(target, ()):
                 extra(comp, name, spec)
         except SpecError as err:
             field_path = (fields or {}).get(err.attribute, f"{self.name}.{err.attribute}")
             raise InputError(field_path, err.reason) from None
-        needed = tuple(uses)
-        if needed and name in comp.desired:
-            emitted = comp.desired[name]
-            comp.desired[name] = replace(emitted, uses=(*emitted.uses, *needed))
+        if uses:
+            emitted = comp.desired.get(name)
+            if emitted is not None:  # the pass's own record: updated in place, not copied
+                emitted.uses = (*emitted.uses, *uses)
 
 
 @dataclass(frozen=True, eq=False)

@@ -75,7 +75,7 @@ from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import TagStyle
 
 SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
@@ -264,7 +264,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "temporaryNameForRotation": f"{SYSTEM_POOL}tmp",
         "upgradeSettings": {"maxSurge": MAX_SURGE},
         "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
-        "tags": render_tags(TagStyle.AZURE, comp.tags()),
+        "tags": comp.tags_in(TagStyle.AZURE),
     }
     if spec.version:
         pool["orchestratorVersion"] = spec.version

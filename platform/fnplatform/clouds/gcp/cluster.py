@@ -27,7 +27,7 @@ from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import TagStyle
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
 #: recommends, and workloads use their own identities through workload identity.
@@ -252,7 +252,7 @@ def node_pool(
             "enableIntegrityMonitoring": True,
         },
         "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
-        "resourceLabels": render_tags(TagStyle.GCP, comp.tags()),
+        "resourceLabels": comp.tags_in(TagStyle.GCP),
         # Stated either way: spot is fixed at creation (refused below once the pool exists).
         "spot": spec.spot,
     }

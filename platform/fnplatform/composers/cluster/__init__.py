@@ -7,6 +7,8 @@ identity for cert-manager's DNS01 solver. Status carries the endpoint and CA onc
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler
 from fnplatform.composers.cluster.charts import CHARTS, values_template
 from fnplatform.composers.cluster.model import (
@@ -54,6 +56,23 @@ POOL_FIELDS = {
     "machine_type": "machineType", "disk_size_gb": "diskSizeGb", "disk_type": "diskType",
     "labels": "labels", "taints": "taints", "spot": "spot", "zones": "zones",
 }
+
+
+class _PoolFields(Mapping[str, str]):
+    """:data:`POOL_FIELDS` under ``spec.pools.<pool>.nodeConfig``, spelt out only when a
+    builder's SpecError asks: a thousand-pool cluster built a thousand such maps per pass."""
+
+    def __init__(self, pool: str) -> None:
+        self.pool = pool
+
+    def __getitem__(self, attribute: str) -> str:
+        return f"spec.pools.{self.pool}.nodeConfig.{POOL_FIELDS[attribute]}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(POOL_FIELDS)
+
+    def __len__(self) -> int:
+        return len(POOL_FIELDS)
 
 
 def compose(comp: Composition) -> None:
@@ -188,8 +207,7 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment,
                 private_network=cluster.private_network,
             ),
             uses=[CLUSTER],
-            fields={attribute: f"spec.pools.{pool_name}.nodeConfig.{field}"
-                    for attribute, field in POOL_FIELDS.items()},
+            fields=_PoolFields(pool_name),
         )
     return [f"pool-{pool_name}" for pool_name in sorted(pools)]
 
