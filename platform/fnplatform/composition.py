@@ -378,21 +378,25 @@ class Composition:
         kind = kind_of(body)
         metadata = body.setdefault("metadata", {})
         if "name" not in metadata:
-            metadata["name"] = self.resource_name(name)
+            metadata["name"] = dns_label(self.name, name)  # resource_name(name)
         if external_name is not None:
             metadata.setdefault("annotations", {})[EXTERNAL_NAME] = external_name
         if kind.managed:
-            body["spec"].setdefault(
-                "providerConfigRef", {"name": provider_config or self.provider_config(kind)}
-            )
+            spec = body["spec"]
+            if "providerConfigRef" not in spec:
+                spec["providerConfigRef"] = {
+                    "name": provider_config or self.provider_config(kind)}
         if kind.tag_style is not None:
             for_provider = body["spec"].setdefault("forProvider", {})
             own = for_provider.get(kind.tags_field) or {}
             for_provider[kind.tags_field] = {**self.tags_in(kind.tag_style), **own}
-        apply_import(self.import_spec, name, body, kind.managed, self.import_field)
+        if self.import_spec.enabled:
+            apply_import(self.import_spec, name, body, kind.managed, self.import_field)
         if self.namespaced and not to_namespaced(self, name, body, kind):
             return body  # no namespaced twin: named in the NamespacedForm condition
-        self.desired[name] = Emitted(name, body, tuple(uses), ready, dict(reasons or {}))
+        self.desired[name] = Emitted(
+            name, body, uses if type(uses) is tuple else tuple(uses), ready,
+            dict(reasons) if reasons else {})
         return body
 
     def provider_config(self, kind: Any) -> str:

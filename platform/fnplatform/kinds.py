@@ -120,8 +120,10 @@ _TWIN_OF: dict[tuple[str, str], Kind | str] = {}
 
 def kind_of(body: dict[str, Any]) -> Kind:
     """The declared traits of ``body``; undeclared kinds are unmanaged and stateless."""
-    key = (str(body.get("apiVersion", "")), str(body.get("kind", "")))
-    return _KINDS.get(key) or Kind(key[0], key[1], managed=False)
+    api_version, kind = body.get("apiVersion", ""), body.get("kind", "")
+    if type(api_version) is not str or type(kind) is not str:  # every emitted body has strs
+        api_version, kind = str(api_version), str(kind)
+    return _KINDS.get((api_version, kind)) or Kind(api_version, kind, managed=False)
 
 
 def wrapped_kind(body: dict[str, Any]) -> Kind | None:

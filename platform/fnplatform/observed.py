@@ -195,9 +195,12 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
 
     def condition_true(self, name: str, type_: str = "Ready") -> bool:
         """Whether observed ``name`` reports ``type_`` True, read without converting its body."""
-        if name not in self._resources:
+        if name not in self._conditions and name not in self._resources:
             return False
-        return any(t == type_ and status == "True" for t, status, _ in self.conditions_of(name))
+        for found, status, _ in self.conditions_of(name):
+            if found == type_ and status == "True":
+                return True
+        return False
 
     def connection_details(self, name: str) -> dict[str, bytes]:
         """The connection details Crossplane observed for ``name`` (empty when none).
