@@ -8,8 +8,10 @@ the module, while the traceback goes to the function's own log only.
 from __future__ import annotations
 
 import functools
+import threading
 import time
 import traceback
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -32,9 +34,49 @@ def _composers() -> dict[str, Composer]:
     return composers()
 
 
+class ParsedInputs:
+    """Step inputs parsed before, by their deterministic wire bytes (the most recent ``limit``).
+
+    Every call of a Composition's step carries the same input, and parsing it (the strict
+    boolean walk, pydantic) was a twentieth of composing a small composite from scratch
+    (bench/results.md). An :class:`Input` is only read once parsed (composers see its
+    settings through a deep merge), so one instance serves every call with those bytes. An
+    input that fails to parse is not remembered: it raises on every call.
+    """
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[bytes, Input] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parse(self, request: fnv1.RunFunctionRequest) -> Input:
+        """:func:`parse_input` of ``request``, remembered."""
+        if not request.HasField("input"):
+            return _parse_input({})
+        key = request.input.SerializeToString(deterministic=True)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        step = _parse_input(struct_to_dict(request.input))
+        with self._lock:
+            self._entries[key] = step
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+        return step
+
+
+INPUTS = ParsedInputs()
+
+
 def parse_input(request: fnv1.RunFunctionRequest) -> Input:
-    """The step input, or a CompositionError naming each invalid field."""
-    raw: dict[str, Any] = struct_to_dict(request.input) if request.HasField("input") else {}
+    """The step input, or a CompositionError naming each invalid field (see
+    :class:`ParsedInputs`)."""
+    return INPUTS.parse(request)
+
+
+def _parse_input(raw: dict[str, Any]) -> Input:
     module = raw.get("module")
     if isinstance(module, str):
         require_module(module)

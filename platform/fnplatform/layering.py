@@ -10,12 +10,12 @@ layers giving it is a conflict, the user's item replaces the layer's.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fnplatform.errors import InputError
+from fnplatform.merge import copied
 
 USER_LAYER = "spec"
 
@@ -94,7 +94,7 @@ class _Pass:
             child = f"{path}.{key}" if path else str(key)
             current = target.get(key)
             if key not in target:
-                target[key] = copy.deepcopy(value)
+                target[key] = copied(value)
                 self._own(child, value)
             elif isinstance(current, dict) and isinstance(value, Mapping):
                 self.merge(current, value, child)
@@ -103,7 +103,7 @@ class _Pass:
             elif self.strict:
                 self._conflict(child)
             else:
-                target[key] = copy.deepcopy(value)
+                target[key] = copied(value)
                 self._own(child, value)
 
     def _merge_list(self, current: list[Any], items: list[Any], path: str) -> list[Any]:
@@ -113,16 +113,16 @@ class _Pass:
         for item in items:
             item_key = item.get(key_field) if key_field and isinstance(item, Mapping) else None
             if item_key is None:
-                result.append(copy.deepcopy(item))
+                result.append(copied(item))
                 continue
             item_path = f"{path}[{key_field}={item_key}]"
             index = _index_of(result, key_field, item_key)
             if index is None:
-                result.append(copy.deepcopy(item))
+                result.append(copied(item))
             elif self.strict:
                 self._conflict(item_path)
             else:
-                result[index] = copy.deepcopy(item)
+                result[index] = copied(item)
             self.merged.owners[item_path] = self.layer.describe()
         self.merged.owners.setdefault(path, self.layer.describe())
         return result

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+from google.protobuf import struct_pb2
 
 from fnplatform import fieldpath
 from fnplatform.merge import get_path
@@ -69,6 +73,50 @@ def none_false(request_bytes: bytes) -> bool:
     return FALSE_STRING not in request_bytes
 
 
+#: ``(type, status, reason, message)`` of one observed condition ("" for a missing string).
+Condition = tuple[str, str, str, str]
+
+
+def _strings(fields: Any) -> Condition:
+    """A condition's strings from its Struct fields ("" where absent or not a string)."""
+    type_, status = fields.get("type"), fields.get("status")
+    reason, message = fields.get("reason"), fields.get("message")
+    return (
+        type_.string_value if type_ is not None else "",
+        status.string_value if status is not None else "",
+        reason.string_value if reason is not None else "",
+        message.string_value if message is not None else "",
+    )
+
+
+class ReadConditions:
+    """Conditions read from protobuf, by the deterministic wire bytes of their ListValue (the
+    most recent ``limit``): equal bytes are equal conditions, so the answer is exact."""
+
+    def __init__(self, limit: int = 8192) -> None:
+        self.limit = limit
+        self._entries: OrderedDict[bytes, tuple[Condition, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, conditions: struct_pb2.ListValue) -> tuple[Condition, ...]:
+        """The conditions of ``conditions`` (``status.conditions`` of an observed resource)."""
+        key = conditions.SerializeToString(deterministic=True)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        found = tuple(_strings(value.struct_value.fields) for value in conditions.values)
+        with self._lock:
+            self._entries[key] = found
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+        return found
+
+
+CONDITIONS = ReadConditions()
+
+
 class ObservedResources(Mapping[str, dict[str, Any]]):
     """Observed composed resources by name, converted from protobuf on first read.
 
@@ -80,7 +128,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __init__(self, resources: Any) -> None:
         self._resources = resources  # map<string, Resource> of the request
         self._bodies: dict[str, dict[str, Any]] = {}
-        self._conditions: dict[str, list[tuple[str, str, Any]]] = {}
+        self._conditions: dict[str, tuple[Condition, ...]] = {}
         #: Set when the request's bytes hold no string "False" (:func:`none_false`): then no
         #: condition is False, and there is nothing unsynced to look for.
         self.none_false = False
@@ -103,30 +151,23 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._resources)
 
-    def conditions_of(self, name: str) -> list[tuple[str, str, Any]]:
-        """``(type, status, fields)`` of each condition observed ``name`` reports, read from
-        the request without converting its body ("" where a condition has no such string),
-        remembered for the pass.
+    def conditions_of(self, name: str) -> tuple[Condition, ...]:
+        """``(type, status, reason, message)`` of each condition observed ``name`` reports,
+        read from the request without converting its body ("" where a condition has no such
+        string), remembered for the pass.
 
         Read once per resource: reporting unsynced resources reads every observed resource's
         conditions, and readiness the Ready conditions of most of them again; walking the
-        protobuf is most of what either costs (bench/results.md).
+        protobuf is most of what either costs (bench/results.md). The walk itself is
+        remembered by the conditions' wire bytes (:data:`CONDITIONS`): a provider rewrites
+        them only when one changes, so the next pass finds them by a serialization in C.
         """
         found = self._conditions.get(name)
         if found is not None:
             return found
-        found = []
         status = self._resources[name].resource.fields.get("status")
         conditions = status.struct_value.fields.get("conditions") if status is not None else None
-        if conditions is not None:
-            for value in conditions.list_value.values:
-                cond = value.struct_value.fields
-                type_, state = cond.get("type"), cond.get("status")
-                found.append((
-                    type_.string_value if type_ is not None else "",
-                    state.string_value if state is not None else "",
-                    cond,
-                ))
+        found = () if conditions is None else CONDITIONS.of(conditions.list_value)
         self._conditions[name] = found
         return found
 
@@ -137,17 +178,16 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
             return []
         out = []
         for name in sorted(self._resources):
-            for type_, status, cond in self.conditions_of(name):
-                if (type_ == "Synced" and status == "False"
-                        and "message" in cond and cond["message"].string_value):
+            for type_, status, reason, message in self.conditions_of(name):
+                if type_ == "Synced" and status == "False" and message:
                     fields = self._resources[name].resource.fields
                     meta = fields["metadata"].struct_value.fields if "metadata" in fields else {}
                     out.append((
                         name,
                         fields["kind"].string_value if "kind" in fields else "",
                         meta["name"].string_value if "name" in meta else "",
-                        cond["reason"].string_value if "reason" in cond else "",
-                        cond["message"].string_value,
+                        reason,
+                        message,
                     ))
         return out
 
@@ -197,7 +237,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         """Whether observed ``name`` reports ``type_`` True, read without converting its body."""
         if name not in self._conditions and name not in self._resources:
             return False
-        for found, status, _ in self.conditions_of(name):
+        for found, status, _, _ in self.conditions_of(name):
             if found == type_ and status == "True":
                 return True
         return False

@@ -23,7 +23,7 @@ from fnplatform.importing import check_import_names
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
 from fnplatform.observed import none_false
-from fnplatform.readiness import readiness
+from fnplatform.readiness import is_ready
 from fnplatform.requirements import declare, fetched
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
@@ -183,10 +183,11 @@ def write(
     put into the response is updated there, keeping what else it carries.
     """
     every_ready = True
+    earlier = rsp.desired.resources  # what earlier pipeline steps put there, usually nothing
     for name, emitted in comp.desired.items():
-        ready = readiness(comp, emitted)
+        ready = fnv1.READY_TRUE if is_ready(comp, emitted) else fnv1.READY_FALSE
         every_ready = every_ready and ready == fnv1.READY_TRUE
-        if wire is not None and name not in rsp.desired.resources:
+        if wire is not None and (not earlier or name not in earlier):
             wire[name] = resource_entry(name, emitted.body, ready)
             continue
         target = rsp.desired.resources[name]

@@ -14,7 +14,7 @@ from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.layering import Layer, Merged, merge_layers
 from fnplatform.lookup import require_labelled_configs
-from fnplatform.validation import field_path, non_booleans, parse, validation_problems
+from fnplatform.validation import WALKS, field_path, non_booleans, parse, validation_problems
 from fnplatform.xrspec import user_spec
 
 FLAVOR_LABEL = "asya.sh/flavor"
@@ -42,7 +42,8 @@ def _validate(merged: Merged) -> ActorSpec:
         owner = merged.owner_of(path)
         return f" (from {owner})" if owner and owner.startswith("flavor") else ""
 
-    loose = non_booleans(ActorSpec, merged.data, "")
+    loose = WALKS.get("booleans", ActorSpec, merged.data, "",
+                      lambda: non_booleans(ActorSpec, merged.data, ""))
     if loose:
         problems = [f"spec.{path}: must be true or false{source(path)}" for path in loose]
         raise InputError("spec", "; ".join(problems))
