@@ -69,13 +69,24 @@ def _identity(data: bytes) -> bytes:
     return data
 
 
+#: Requests up to this size are composed on the event loop itself, in thread mode: a first
+#: pass (nothing observed yet) of a few KiB composes in about a millisecond, and handing it to
+#: a composing thread and back cost a quarter of its CPU time and more of its latency
+#: (bench/results.md, "From scratch vs the floor"). The largest composition that fits (a cluster
+#: with some 60 node pools spelt out compactly, nothing observed) takes a few milliseconds,
+#: which is as long as the loop may wait for it; everything larger goes to the executor.
+INLINE_MAX_BYTES = 6 * 1024
+
+
 class Handler:
     """Answers from the response cache, else composes in an executor, off the event loop.
 
     The cache is looked up on the event loop: a hit costs a parse, a deterministic
     serialization and a digest of the request, about what the SDK's own server spends
-    reading it, and no hand-over to a composing thread. Metrics, when on, are recorded here,
-    in the server process, whatever the executor.
+    reading it, and no hand-over to a composing thread. A request of at most ``inline_max``
+    bytes is composed on the loop too (:data:`INLINE_MAX_BYTES`; 0 when worker processes
+    compose, which the server process has not loaded the composers for). Metrics, when on,
+    are recorded here, in the server process, whatever the executor.
     """
 
     def __init__(
@@ -87,8 +98,10 @@ class Handler:
         ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
         metrics: Metrics | None = None,
         workers: Workers | None = None,
+        inline_max: int = 0,
     ) -> None:
         self.executor = executor
+        self.inline_max = inline_max
         self.max_send = max_send
         self.cache = cache
         self.ttl = ttl
@@ -112,14 +125,17 @@ class Handler:
             if self.metrics is not None and lookup.call is not None:  # stored by _answer
                 self.metrics.answered(lookup.call)
             return lookup.response
-        loop = asyncio.get_running_loop()
-        self.workers.busy += 1
-        try:
-            composed = await loop.run_in_executor(
-                self.executor, compose_bytes, request, self.max_send, self.ttl
-            )
-        finally:
-            self.workers.busy -= 1
+        if len(request) <= self.inline_max:
+            composed = compose_bytes(request, self.max_send, self.ttl)
+        else:
+            loop = asyncio.get_running_loop()
+            self.workers.busy += 1
+            try:
+                composed = await loop.run_in_executor(
+                    self.executor, compose_bytes, request, self.max_send, self.ttl
+                )
+            finally:
+                self.workers.busy -= 1
         if lookup is not None and self.cache is not None:
             self.cache.store(lookup, composed.response, composed.call)
         if self.metrics is not None:
@@ -168,7 +184,7 @@ def build_server(
     workers = metrics.workers if metrics is not None else Workers(pool_size(config.processes))
     handler = Handler(
         executor, config.max_send_message_size, cache, ttl=config.ttl, metrics=metrics,
-        workers=workers,
+        workers=workers, inline_max=INLINE_MAX_BYTES if config.processes <= 0 else 0,
     )
     if metrics is not None:
         metrics.cache = cache

@@ -24,9 +24,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from function import dispatch
 from function.cache import ResponseCache
 from function.metrics import Metrics, Workers, parse_address
-from function.server import MIB, ServerConfig, build_server, pool_size
-from tests.support.cases import module_cases
-from tests.support.harness import FunctionClient, ServerThread, free_port, step_input
+from function.server import INLINE_MAX_BYTES, MIB, ServerConfig, build_server, pool_size
+from tests.support.cases import converge, module_cases
+from tests.support.harness import FunctionClient, Rendered, ServerThread, free_port, step_input
 from tests.support.harness import request as make_request
 from tests.test_server import ENV, ROOT, wait_serving
 
@@ -170,7 +170,13 @@ def test_evictions_are_counted(served):
 
 
 def test_in_flight_and_busy_workers_while_composing(served, monkeypatch):
+    """A request composed in the executor counts as in flight and as a busy worker until it
+    is answered. Converged, so that it is over the size composed on the event loop
+    (``function.server.INLINE_MAX_BYTES``)."""
     case = CASES[0]
+    _, observed = converge(lambda req: Rendered(dispatch.run(req)), case)
+    request = case.request(observed=observed)
+    assert request.ByteSize() > INLINE_MAX_BYTES
     started, release = threading.Event(), threading.Event()
     compose = dispatch._composers()[case.module]
 
@@ -181,7 +187,7 @@ def test_in_flight_and_busy_workers_while_composing(served, monkeypatch):
 
     monkeypatch.setitem(dispatch._composers(), case.module, slow)
     assert served.value("function_platform_compose_workers") == pool_size(0)
-    call = served.client.v1.RunFunction.future(case.request(), timeout=60)
+    call = served.client.v1.RunFunction.future(request, timeout=60)
     assert started.wait(30)
     assert served.value("function_platform_requests_in_flight") == 1
     assert served.value("function_platform_compose_workers_busy") == 1

@@ -425,3 +425,48 @@ def test_thousand_pool_cluster_fits_the_default_limit_or_fails_clearly(client):
         assert len(rendered.resources) > 1000
     else:
         assert any("exceeds the send limit" in m for m in rendered.fatal)
+
+
+# -- where a request is composed --------------------------------------------------------------
+
+
+class _CountingExecutor(ThreadPoolExecutor):
+    """A thread pool that counts what it is given to run."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+@pytest.mark.parametrize("processes", [0, 2])
+def test_small_requests_are_composed_on_the_event_loop_and_the_rest_in_the_executor(processes):
+    """A first pass of a few KiB is composed on the event loop (no hand-over to a thread and
+    back, a quarter of its cost); anything larger, and everything when worker processes
+    compose, goes to the executor. Both answers are what composing gives."""
+    import asyncio
+
+    from fnplatform.input import PhaseTTL
+
+    from function.dispatch import compose_bytes, run
+    from function.server import INLINE_MAX_BYTES, Handler
+
+    case = cluster_case("gcp")
+    small = case.request().SerializeToString()
+    _, observed = converge(lambda req: Rendered(run(req)), case)
+    large = case.request(observed=observed).SerializeToString()
+    assert len(small) <= INLINE_MAX_BYTES < len(large)
+    executor = _CountingExecutor()
+    handler = Handler(executor, 4 * 1024 * 1024,
+                      inline_max=INLINE_MAX_BYTES if processes == 0 else 0)
+    try:
+        for body, submitted in ((small, 0 if processes == 0 else 1), (large, 1)):
+            executor.submitted = 0
+            answer = asyncio.run(handler.run_function(body, None))  # type: ignore[arg-type]
+            assert answer == compose_bytes(body, 4 * 1024 * 1024, PhaseTTL()).response
+            assert executor.submitted == submitted
+    finally:
+        executor.shutdown()
