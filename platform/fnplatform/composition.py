@@ -148,12 +148,14 @@ class Composition:
     @property
     def region(self) -> str:
         """The placed region; an InputError on the user's region field when unset."""
-        return self.placement.required("region", "the region to create resources in")
+        return self.placement.region.value or self.placement.required(
+            "region", "the region to create resources in")
 
     @property
     def scope(self) -> str:
         """The placed account, project or resource group; an InputError when unset."""
-        return self.placement.required("scope", f"the {self.cloud or 'cloud'} scope to use")
+        return self.placement.scope.value or self.placement.required(
+            "scope", f"the {self.cloud or 'cloud'} scope to use")
 
     def use_provider_configs(self, **by_provider: str) -> None:
         """ProviderConfig names by provider (``aws=...``, ``kubernetes=...``) that a module's

@@ -94,11 +94,20 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
 KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
 
 
+@functools.lru_cache(maxsize=4096)
+def ip_network(value: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    """``ipaddress.ip_network(value, strict=strict)``, remembered: the same few ranges (a VPC's,
+    every trusted source of every ingress rule) are parsed on every pass, and parsing them was
+    a fifth of composing a contact-center endpoint from scratch (bench/results.md). Networks
+    are immutable; a value that is no network raises ``ValueError`` on every call."""
+    return ipaddress.ip_network(value, strict=strict)
+
+
 @functools.lru_cache(maxsize=1024)  # the same few ranges are checked on every request
 def check_cidr(value: str) -> str:
     """``value`` if it is an IPv4 or IPv6 network in CIDR notation (``10.0.0.0/20``)."""
     try:
-        ipaddress.ip_network(value, strict=True)
+        ip_network(value, strict=True)
     except ValueError:
         msg = "must be an IP range in CIDR notation with its host bits zero, such as 10.0.0.0/20"
         raise ValueError(msg) from None

@@ -7,12 +7,13 @@ drops every later rule. The same hash orders rules wherever a cloud needs an ord
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import ipaddress
 import re
 
 from fnplatform.errors import SpecError
 from fnplatform.library.specs import IngressRule, NameRule
+from fnplatform.validation import ip_network
 
 PROTOCOLS = ("tcp", "udp")
 
@@ -24,6 +25,7 @@ def rule_key(rule: IngressRule) -> str:
     return f"{rule.protocol.lower()}:{rule.from_port}-{rule.to_port}:{rule.source}"
 
 
+@functools.lru_cache(maxsize=4096)  # every pass names (and sorts) every rule again
 def rule_id(rule: IngressRule) -> str:
     """A short stable id of ``rule``: hex digits of the SHA-256 of :func:`rule_key`."""
     return hashlib.sha256(rule_key(rule).encode()).hexdigest()[:RULE_ID_LENGTH]
@@ -53,7 +55,7 @@ def _check(index: int, rule: IngressRule) -> None:
         raise SpecError("rules", f"rule {index}: ports {rule.from_port}-{rule.to_port} are not "
                         "a range within 1-65535, low to high")
     try:
-        ipaddress.ip_network(rule.source, strict=False)
+        ip_network(rule.source, strict=False)
     except ValueError:
         raise SpecError("rules", f"rule {index}: {rule.source!r} is not a CIDR range") from None
 

@@ -10,14 +10,13 @@ the group keeps AWS's default allow-all egress.
 
 from __future__ import annotations
 
-import ipaddress
-
 from fnplatform.clouds.aws.kinds import SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_id, unique_rules
 from fnplatform.library.specs import IngressRulesSpec
+from fnplatform.validation import ip_network
 
 
 @add_ingress_rules.on("aws")
@@ -35,7 +34,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     }, initProvider={"description": spec.description or f"Ingress of {comp.name}"}),
         uses=(spec.network,))
     for rule in unique_rules(spec.rules):
-        source = ipaddress.ip_network(rule.source, strict=False)
+        source = ip_network(rule.source, strict=False)
         body = {
             "region": region,
             "securityGroupIdRef": comp.ref(name),

@@ -11,7 +11,6 @@ Composed names (``<name>`` is the caller's): ``<name>`` (VPC), ``<name>-igw``,
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +30,7 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
+from fnplatform.validation import ip_network
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
 ANYWHERE = "0.0.0.0/0"
@@ -46,7 +46,7 @@ def subnet_cidrs(vpc_cidr: str) -> dict[str, str]:
     never changes (and so never replaces) an existing subnet.
     """
     try:
-        network = ipaddress.ip_network(vpc_cidr)
+        network = ip_network(vpc_cidr)
     except ValueError as err:
         raise SpecError("subnet_cidr", str(err)) from None
     if network.version != 4 or not MIN_VPC_PREFIX <= network.prefixlen <= MAX_VPC_PREFIX:

@@ -14,8 +14,6 @@ happens. Every rule allows; their relative order therefore never changes what is
 
 from __future__ import annotations
 
-import ipaddress
-
 from fnplatform.clouds.azure.common import (
     resource_group,
     subnet_name,
@@ -31,6 +29,7 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_digest, rule_id, unique_rules
 from fnplatform.library.specs import IngressRule, IngressRulesSpec
+from fnplatform.validation import ip_network
 
 #: Priorities of composed rules: 100 (the first allowed) up to 3099, leaving 3100-4096 for
 #: rules a platform team adds by hand (deny rules, say) after every composed allow.
@@ -63,7 +62,7 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     rules = unique_rules(spec.rules)
     placed = priorities(rules)
     for rule in rules:
-        source = ipaddress.ip_network(rule.source, strict=False)
+        source = ip_network(rule.source, strict=False)
         ports = (str(rule.from_port) if rule.from_port == rule.to_port
                  else f"{rule.from_port}-{rule.to_port}")
         body = {

@@ -56,6 +56,7 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
+from fnplatform.validation import ip_network
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -130,7 +131,7 @@ def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec)
 
 def _parse_range(field: str, value: str) -> Network:
     try:
-        return ipaddress.ip_network(value, strict=True)
+        return ip_network(value, strict=True)
     except ValueError as err:
         raise SpecError(field, f"not a CIDR range ({err})") from None
 
@@ -154,7 +155,7 @@ def _check_ranges(spec: NetworkSpec) -> None:
 
 def dns_service_ip(services_cidr: str) -> str:
     """The cluster DNS Service address: the conventional 10th address of the services range."""
-    return str(ipaddress.ip_network(services_cidr)[10])
+    return str(ip_network(services_cidr)[10])
 
 
 @values.internal_load_balancer.on("azure")

@@ -6,7 +6,6 @@ anything is composed; what is allowed is then turned into library specs here.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 
 from fnplatform.composers.contact_center.model import (
@@ -15,6 +14,7 @@ from fnplatform.composers.contact_center.model import (
 )
 from fnplatform.errors import InputError
 from fnplatform.library.specs import IngressRule
+from fnplatform.validation import ip_network
 
 #: The TLS versions each platform's trunks negotiate for SIP signaling. Genesys Cloud BYOC
 #: Cloud trunks accept TLS 1.2 only (the issue's design source); for NICE CXone no such
@@ -48,7 +48,7 @@ def trusted_ranges(spec: ContactCenterSpec) -> list[str]:
     for index, raw in enumerate(spec.sip.trustedCidrs):
         field = f"spec.sip.trustedCidrs[{index}]"
         try:
-            network = ipaddress.ip_network(raw.strip(), strict=False)
+            network = ip_network(raw.strip(), strict=False)
         except ValueError:
             raise InputError(field, f"{raw!r} is not a CIDR range") from None
         if network.prefixlen == 0:
@@ -88,11 +88,11 @@ def secondary_cidr(spec: ContactCenterSpec) -> str | None:
     """
     if spec.failoverPolicy is None:
         return None
-    primary = ipaddress.ip_network(spec.network.cidr)
+    primary = ip_network(spec.network.cidr)
     field = "spec.failoverPolicy.networkCidr"
     wanted = spec.failoverPolicy.networkCidr
     if wanted is not None:
-        chosen = ipaddress.ip_network(wanted)
+        chosen = ip_network(wanted)
         if chosen.version != 4:
             raise InputError(field, f"{wanted} must be an IPv4 range, like network.cidr")
         if chosen.overlaps(primary):
