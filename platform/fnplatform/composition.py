@@ -391,7 +391,7 @@ class Composition:
         if kind.tag_style is not None:
             for_provider = body["spec"].setdefault("forProvider", {})
             own = for_provider.get(kind.tags_field) or {}
-            for_provider[kind.tags_field] = {**self.tags_in(kind.tag_style), **own}
+            for_provider[kind.tags_field] = {**self._rendered_tags(kind.tag_style), **own}
         if self.import_spec.enabled:
             apply_import(self.import_spec, name, body, kind.managed, self.import_field)
         if self.namespaced and not to_namespaced(self, name, body, kind):
@@ -434,10 +434,14 @@ class Composition:
     def tags_in(self, style: TagStyle) -> dict[str, str]:
         """:meth:`tags` in the form ``style`` accepts (:func:`~fnplatform.tagging.render_tags`),
         worked out once per style and pass: every tagged resource asks. A new dict each time."""
+        return dict(self._rendered_tags(style))
+
+    def _rendered_tags(self, style: TagStyle) -> dict[str, str]:
+        """:meth:`tags_in` without the copy: for callers that copy it themselves (emit)."""
         found = self._tags_in.get(style)
         if found is None:
             found = self._tags_in[style] = render_tags(style, self.tags())
-        return dict(found)
+        return found
 
     def set_status(self, path: str, value: Any) -> None:
         """Write ``status.<path>`` of the composite, only when ``value`` is known."""

@@ -298,6 +298,7 @@ def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | Non
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
 #: log bucket and replication role), their keys with the grants that let storage use them.
 RECORDINGS_ESTATE = (BUCKET, KEY, REPLICA_KEY)
+_ESTATE_PREFIXES = tuple(f"{prefix}-" for prefix in RECORDINGS_ESTATE)
 
 
 def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy) -> None:
@@ -319,8 +320,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     """
     kept: list[str] = []
     for name in sorted(comp.desired):
-        estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(
-            tuple(f"{prefix}-" for prefix in RECORDINGS_ESTATE))
+        estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(_ESTATE_PREFIXES)
         key_only = name == KEY or name.startswith(f"{KEY}-")
         if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
             comp.keep_on_delete(name)
