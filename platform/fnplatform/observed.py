@@ -91,7 +91,11 @@ def _strings(fields: Any) -> Condition:
 
 class ReadConditions:
     """Conditions read from protobuf, by the deterministic wire bytes of their ListValue (the
-    most recent ``limit``): equal bytes are equal conditions, so the answer is exact."""
+    most recent ``limit``): equal bytes are equal conditions, so the answer is exact.
+
+    Every observed resource has its own (its transition times), so ``limit`` holds those of a
+    few thousand composed resources: at most about 4 MiB of keys and strings.
+    """
 
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
