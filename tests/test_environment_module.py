@@ -73,7 +73,7 @@ def at_provider(observed: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def settle(
-    client: FunctionClient, composite: dict[str, Any], cloud: str, **kwargs: Any
+    client: FunctionClient, composite: dict[str, Any], **kwargs: Any
 ) -> tuple[Rendered, dict[str, dict[str, Any]]]:
     """Pass after pass with everything desired observed Ready, until nothing new appears
     (without connection details unless given): the state just before the backend."""
@@ -106,7 +106,7 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
     client: FunctionClient, catalog: Catalog, cloud: str, size: str
 ) -> None:
     composite = environment_composite(cloud, database={"size": size})
-    rendered, _ = settle(client, composite, cloud)
+    rendered, _ = settle(client, composite)
     assert rendered.fatal == []
     db = rendered.resource("database")
     assert (db["apiVersion"], db["kind"]) == DB_KIND[cloud]
@@ -164,7 +164,7 @@ def test_deployment_waits_for_the_apps_own_database_user(
     client: FunctionClient, catalog: Catalog, cloud: str
 ) -> None:
     composite = environment_composite(cloud)
-    held, observed = settle(client, composite, cloud)
+    held, observed = settle(client, composite)
     assert "backend-deployment" not in held.resources and "db-user" not in held.resources
     composed = held.condition("Composed")
     assert composed is not None
@@ -285,7 +285,7 @@ def test_on_another_cluster_the_secret_is_copied_at_apply_time(
     composite = environment_composite("aws")
     first = run(client, composite, settings=settings)
     assert first.resource("namespace")["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
-    settled, observed = settle(client, composite, "aws", settings=settings)
+    settled, observed = settle(client, composite, settings=settings)
     db = settled.resource("database")
     source = db["spec"]["writeConnectionSecretToRef"]
     assert source == {"name": "payments-squad-k4x9p-database-connection",
@@ -422,7 +422,7 @@ def test_missing_platform_settings_name_the_environment_key(
 ) -> None:
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
     del settings[cloud][drop]
-    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    rendered, _ = settle(client, environment_composite(cloud), settings=settings)
     assert len(rendered.fatal) == 1
     assert field in rendered.fatal[0]
 
@@ -529,7 +529,7 @@ def test_the_database_joins_the_private_network_of_its_region(
 ) -> None:
     composite = environment_composite(cloud)
     composite["spec"]["region"] = OTHER_REGION[cloud]
-    rendered, _ = settle(client, composite, cloud, settings=_per_region(cloud))
+    rendered, _ = settle(client, composite, settings=_per_region(cloud))
     assert not rendered.fatal, rendered.fatal
     assert "database" in rendered.resources
     text = str(rendered.resources)
@@ -569,7 +569,7 @@ def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
     settings = _per_region(cloud)
     region = ENVIRONMENT_REGION[cloud]
     settings[cloud]["privateNetworks"][region][key] = value
-    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    rendered, _ = settle(client, environment_composite(cloud), settings=settings)
     assert len(rendered.fatal) == 1
     assert rendered.fatal[0].startswith(
         f"environment.{cloud}.privateNetworks.{region}.{key}: "), rendered.fatal
@@ -603,7 +603,7 @@ def test_one_gcp_network_serves_every_region(client: FunctionClient) -> None:
     in the instance's own region, so the single form is right for a claim in any region."""
     composite = environment_composite("gcp")
     composite["spec"]["region"] = OTHER_REGION["gcp"]
-    rendered, _ = settle(client, composite, "gcp")
+    rendered, _ = settle(client, composite)
     assert rendered.fatal == [], rendered.messages
     database = rendered.resource("database")["spec"]["forProvider"]
     assert database["region"] == OTHER_REGION["gcp"]
@@ -617,7 +617,7 @@ def test_the_documents_claim_without_a_region_takes_the_platform_default(
     composite = environment_composite("aws")
     del composite["spec"]["region"]
     settings = _per_region("aws", default="eu-west-1")
-    rendered, _ = settle(client, composite, "aws", settings=settings)
+    rendered, _ = settle(client, composite, settings=settings)
     assert not rendered.fatal, rendered.fatal
     assert rendered.resource("database")["spec"]["forProvider"]["region"] == "eu-west-1"
     del settings["aws"]["defaultRegion"]
@@ -649,7 +649,7 @@ def test_by_default_deleting_an_environment_keeps_its_data_and_says_so(
 def test_an_environment_class_may_delete_everything(client: FunctionClient, cloud: str) -> None:
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
     settings["dataOnDelete"] = "delete"
-    settled, _ = settle(client, environment_composite(cloud), cloud, settings=settings)
+    settled, _ = settle(client, environment_composite(cloud), settings=settings)
     assert all("deletionPolicy" not in body["spec"] for body in settled.resources.values())
     if cloud in ("aws", "gcp"):  # a bucket holding objects is deleted with them
         assert settled.resource("assets")["spec"]["forProvider"]["forceDestroy"] is True
@@ -692,7 +692,7 @@ def _with_api(**extra: Any) -> dict[str, Any]:
 def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
     client: FunctionClient, catalog: Catalog, cloud: str
 ) -> None:
-    rendered, _ = settle(client, environment_composite(cloud), cloud, settings=_with_api())
+    rendered, _ = settle(client, environment_composite(cloud), settings=_with_api())
     assert rendered.fatal == []
     ingress = _manifest(rendered, "backend-ingress")
     assert ingress["kind"] == "Ingress" and ingress["metadata"]["namespace"] == NAMESPACE
@@ -728,7 +728,7 @@ def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
 
 
 def test_without_api_settings_nothing_is_routed_to_the_backend(client: FunctionClient) -> None:
-    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    rendered, _ = settle(client, environment_composite("aws"))
     assert "backend-ingress" not in rendered.resources
     assert len(rendered.resource("cdn")["spec"]["forProvider"]["origin"]) == 1
 
@@ -736,7 +736,7 @@ def test_without_api_settings_nothing_is_routed_to_the_backend(client: FunctionC
 def test_gcp_without_a_backend_service_says_so(client: FunctionClient) -> None:
     settings = _with_api()
     del settings["api"]["gcpBackendService"]
-    rendered, _ = settle(client, environment_composite("gcp"), "gcp", settings=settings)
+    rendered, _ = settle(client, environment_composite("gcp"), settings=settings)
     assert rendered.fatal == []
     gap = rendered.condition("CapabilitiesAvailable")
     assert gap is not None and "cdn-api: " in gap.message and "api.gcpBackendService" in (
@@ -901,7 +901,7 @@ def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, clou
     """Autoresize/auto-grow grows the disk; a preset value below it would be a shrink the
     cloud refuses (GCP, Azure), or is ignored by the provider (AWS maxAllocatedStorage)."""
     composite = environment_composite(cloud, database={"size": "small"})
-    _, observed = settle(client, composite, cloud)
+    _, observed = settle(client, composite)
     grown = {"aws": {}, "gcp": {"settings": {"diskSize": 37}},
              "azure": {"storageMb": 65536}}[cloud]
     observed["database"]["status"]["atProvider"].update(grown)
@@ -926,11 +926,11 @@ def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, clou
 
 
 def test_a_major_upgrade_is_allowed_in_place(client: FunctionClient) -> None:
-    rendered, _ = settle(client, environment_composite("aws"), "aws")
+    rendered, _ = settle(client, environment_composite("aws"))
     assert rendered.resource("database")["spec"]["forProvider"]["allowMajorVersionUpgrade"]
     composite = environment_composite("azure", database={"size": "medium",
                                                         "engineVersion": "17"})
-    _, observed = settle(client, composite, "azure")
+    _, observed = settle(client, composite)
     assert "createMode" not in run(client, composite, observed=observed).resource(
         "database")["spec"]["forProvider"]
     observed["database"]["status"]["atProvider"]["version"] = "16"
@@ -946,7 +946,7 @@ def test_rds_requires_tls_through_a_parameter_group_of_the_major(client: Functio
     moves the instance to it in the same modification (RDS refuses another family's group).
     """
     rendered, observed = settle(client, environment_composite(
-        "aws", database={"size": "medium", "engineVersion": "14"}), "aws")
+        "aws", database={"size": "medium", "engineVersion": "14"}))
     group = rendered.resource("database-parameters-14")
     for_provider = group["spec"]["forProvider"]
     assert for_provider["family"] == "postgres14"

@@ -364,10 +364,13 @@ def delete_composites(live: Live, xrds: list[dict[str, Any]]) -> None:
         spec = doc["spec"]
         served = [v["name"] for v in spec["versions"] if v.get("served", True)]
         api_version = f"{spec['group']}/{served[0]}"  # one served version lists them all
-        with contextlib.suppress(Exception):  # the kind is not served (any more)
-            for xr in live.kube.list(api_version, spec["names"]["kind"]):
-                live.kube.delete(api_version, xr.kind, xr.metadata.name,
-                                 xr.metadata.get("namespace"))
+        # claims first: a claim whose composite went would only compose it again
+        kinds = [(spec.get("claimNames") or {}).get("kind"), spec["names"]["kind"]]
+        for kind in filter(None, kinds):
+            with contextlib.suppress(Exception):  # the kind is not served (any more)
+                for obj in live.kube.list(api_version, kind):
+                    live.kube.delete(api_version, kind, obj.metadata.name,
+                                     obj.metadata.get("namespace"))
 
 
 @pytest.fixture(scope="session", params=FORMS)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import datetime
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,16 @@ class CloudStandIn:
 
     MANAGER = "upjet-provider-stand-in"
 
+    #: Reconciles at once: an upjet provider's controllers run up to ``--max-reconcile-rate``
+    #: (default 10, provider-upjet-aws/gcp/azure cmd/provider) concurrent reconciles, so one
+    #: slow API call does not hold every other resource back.
+    WORKERS = 10
+    #: How long a settled resource (Ready, its references resolved, nothing changed since) is
+    #: left alone before it is checked again: a provider reconciles on its own resource's
+    #: watch events and re-checks drift every ``--poll`` (10 m in upjet providers); shorter
+    #: here, so that what a test changes around a resource is still seen within a minute.
+    POLL_S = 60.0
+
     def __init__(self, kube: Kube, xr_kinds: list[tuple[str, str]]) -> None:
         self.kube = kube
         self.xr_kinds = xr_kinds  # (apiVersion, kind) of the composites to follow
@@ -65,6 +76,11 @@ class CloudStandIn:
         self._known: dict[tuple[str, str, str, str], None] = {}
         #: kind -> (the cloud's error, until when: time.monotonic()): fail()
         self.failing: dict[str, tuple[str, float]] = {}
+        #: uid -> (resourceVersion, time.monotonic()) of each resource whose last reconcile
+        #: found it settled and wrote nothing: it is not reconciled again until it changes,
+        #: POLL_S passes or its kind fails (the watch-driven part of a provider)
+        self._settled: dict[str, tuple[str, float]] = {}
+        self._workers = ThreadPoolExecutor(self.WORKERS, thread_name_prefix="cloud-reconcile")
         self.loop = Loop("cloud-provider-stand-in", self.step)
 
     def fail(self, kind: str, error: str, seconds: float) -> None:
@@ -116,14 +132,39 @@ class CloudStandIn:
         return out
 
     def step(self) -> None:
-        """One pass over every composed managed resource (one failing does not stop the rest)."""
+        """One pass over every composed managed resource that is due (see ``_due``), WORKERS
+        at a time (one failing does not stop the rest)."""
         mrs = self.composed()
-        for mr in mrs:
+        by_name = {m["metadata"]["name"]: m for m in mrs}
+
+        def one(mr: dict[str, Any]) -> None:
+            meta = mr["metadata"]
             try:
-                self.reconcile(mr, mrs)
+                if self.reconcile(mr, mrs, by_name):
+                    self._settled[meta["uid"]] = (meta["resourceVersion"], time.monotonic())
+                else:
+                    self._settled.pop(meta["uid"], None)
             except Exception as e:  # kept for the test's failure message
-                self.loop.errors.append(f"{mr['kind']}/{mr['metadata']['name']}: {e}"[:500])
+                self._settled.pop(meta["uid"], None)
+                self.loop.errors.append(f"{mr['kind']}/{meta['name']}: {e}"[:500])
                 del self.loop.errors[:-20]
+
+        list(self._workers.map(one, [mr for mr in mrs if self._due(mr)]))
+        alive = {mr["metadata"]["uid"] for mr in mrs}
+        for uid in [u for u in self._settled if u not in alive]:
+            del self._settled[uid]
+
+    def _due(self, mr: dict[str, Any]) -> bool:
+        """Whether ``mr`` is reconciled in this pass: not settled at its current
+        resourceVersion, or settled POLL_S ago, or its kind failing since."""
+        meta = mr["metadata"]
+        seen = self._settled.get(meta["uid"])
+        if seen is None or seen[0] != meta["resourceVersion"]:
+            return True
+        if time.monotonic() - seen[1] > self.POLL_S:
+            return True
+        _, until = self.failing.get(mr["kind"], ("", 0.0))
+        return until > seen[1]  # failing began (or ended) after it settled
 
     def at_provider_schema(self, api_version: str, kind: str) -> dict[str, Any]:
         """The CRD's schema of status.atProvider for the version (cached)."""
@@ -133,19 +174,25 @@ class CloudStandIn:
             self._schemas[key] = status.get("properties", {}).get("atProvider", {})
         return self._schemas[key]
 
-    def reconcile(self, mr: dict[str, Any], mrs: list[dict[str, Any]]) -> None:
-        """Reconcile one managed resource as upjet's managed reconciler would."""
+    def reconcile(self, mr: dict[str, Any], mrs: list[dict[str, Any]],
+                  by_name: dict[str, dict[str, Any]] | None = None) -> bool:
+        """Reconcile one managed resource as upjet's managed reconciler would; whether it is
+        settled: Ready, every reference resolved, nothing written (``_due``)."""
         meta = mr["metadata"]
         obj = _O(mr)
+        if by_name is None:
+            by_name = {m["metadata"]["name"]: m for m in mrs}
         if meta.get("deletionTimestamp"):
             if FINALIZER in (meta.get("finalizers") or []):
                 rest = [f for f in meta["finalizers"] if f != FINALIZER]
                 self.kube.patch(obj, {"metadata": {"finalizers": rest}})
-            return
+            return False
+        wrote = False
         if FINALIZER not in (meta.get("finalizers") or []):
             self.kube.patch(
                 obj, {"metadata": {"finalizers": [*(meta.get("finalizers") or []), FINALIZER]}}
             )
+            wrote = True
         fp = (mr.get("spec") or {}).get("forProvider") or {}
         refusal = self.refusal(mr, fp, mrs)
         now = _now()
@@ -157,22 +204,24 @@ class CloudStandIn:
                 {"type": "Synced", "status": "False", "reason": "ReconcileError",
                  "message": error, "lastTransitionTime": now}, *ready,
             ]})
-            return
+            return False
         if refusal:
             self._status(mr, {"conditions": [
                 {"type": "Synced", "status": "False", "reason": "ReconcileError",
                  "message": refusal, "lastTransitionTime": now},
             ]})
-            return
+            return False
         at = {k: v for k, v in fp.items() if not k.endswith(("Ref", "Refs", "Selector"))}
         # resolved references: crossplane-runtime writes the referenced resource's id (or the
         # extractor's field) into forProvider; upjet's state then has it in atProvider
-        by_name = {m["metadata"]["name"]: m for m in mrs}
+        resolved = True
         for field, ref in fp.items():
             if field.endswith("Ref") and isinstance(ref, dict) and ref.get("name") in by_name:
                 target = ((by_name[ref["name"]].get("status") or {}).get("atProvider") or {})
                 if target.get("id"):
                     at.setdefault(field[:-3], target["id"])
+                else:
+                    resolved = False  # looked at again next pass, as a requeue would
         if providersim.group_of(mr["apiVersion"]) == "helm.crossplane.io":
             at = providersim.helm_release()
         else:
@@ -181,12 +230,13 @@ class CloudStandIn:
                 at[key] = {**old, **value} if isinstance(old, dict) and isinstance(
                     value, dict) else value
         at = prune(at, self.at_provider_schema(mr["apiVersion"], mr["kind"]))
-        self._status(mr, {"atProvider": at, "conditions": [
+        wrote = self._status(mr, {"atProvider": at, "conditions": [
             {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
              "lastTransitionTime": now},
             {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": now},
-        ]})
-        self.connection_secret(mr)
+        ]}) or wrote
+        wrote = self.connection_secret(mr) or wrote
+        return resolved and not wrote
 
     def refusal(self, mr: dict[str, Any], fp: dict[str, Any], mrs: list[dict[str, Any]]) -> str:
         """Why the provider or the cloud refuses this resource, or '': a sensitive input's
@@ -212,7 +262,8 @@ class CloudStandIn:
                         )
         return providersim.refusal(mr, mrs)
 
-    def _status(self, mr: dict[str, Any], status: dict[str, Any]) -> None:
+    def _status(self, mr: dict[str, Any], status: dict[str, Any]) -> bool:
+        """Write ``status`` unless the resource reports it already; whether it wrote."""
         old = mr.get("status") or {}
         same = all(
             next((c for c in old.get("conditions") or [] if c["type"] == n["type"]), {}).get(
@@ -222,22 +273,24 @@ class CloudStandIn:
             for n in status["conditions"]
         ) and ("atProvider" not in status or old.get("atProvider") == status["atProvider"])
         if same:
-            return
+            return False
         # keep the lastTransitionTime of a condition whose status did not change
         for n in status["conditions"]:
             o = next((c for c in old.get("conditions") or [] if c["type"] == n["type"]), None)
             if o and o.get("status") == n["status"]:
                 n["lastTransitionTime"] = o.get("lastTransitionTime", n["lastTransitionTime"])
         self.kube.patch_status(_O(mr), status, self.MANAGER)
+        return True
 
-    def connection_secret(self, mr: dict[str, Any]) -> None:
-        """Write the connection secret the resource names, with upjet's keys for its kind."""
+    def connection_secret(self, mr: dict[str, Any]) -> bool:
+        """Write the connection secret the resource names, with upjet's keys for its kind;
+        whether it wrote."""
         ref = (mr.get("spec") or {}).get("writeConnectionSecretToRef")
         if not ref:
-            return
+            return False
         ns = ref.get("namespace") or mr["metadata"].get("namespace")
         if self.kube.get("v1", "Secret", ref["name"], ns) is not None:
-            return
+            return False
         data = {k: base64.b64encode(v).decode()
                 for k, v in providersim.connection_details(mr).items()}
         self.kube.apply({
@@ -253,6 +306,7 @@ class CloudStandIn:
             "type": "connection.crossplane.io/v1alpha1",
             "data": data,
         }, self.MANAGER)
+        return True
 
 
 def status_schema(kube: Kube, api_version: str, kind: str) -> dict[str, Any]:

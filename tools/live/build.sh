@@ -13,6 +13,11 @@
 # Crossplane's cluster/ folder and provider-kubernetes' package/crds of the same release are
 # copied beside the binary (.bin/crossplane-<v>.cluster/, .bin/provider-kubernetes-<v>.package/).
 #
+# Patches: tools/live/<name>/*.patch (unified diffs against the release's module, -p1) are
+# applied to a copy of its source before building, and the binary's name says so:
+# .bin/<name>-<version>-patched-<digest of the patches>. provider-kubernetes carries one, the
+# client cache of v1.4 (client-cache.patch; docs/live.md says why).
+#
 # Usage: tools/live/build.sh [name...]   (default: every binary; prints "<name> <path>" lines)
 set -euo pipefail
 
@@ -64,12 +69,31 @@ for name in "${names[@]}"; do
   [[ -n "${pkg[$name]:-}" ]] || { echo "build.sh: unknown binary $name (one of: ${order[*]})" >&2; exit 2; }
   v="$(version "$name")"
   [[ -n "$v" ]] || { echo "build.sh: no version of ${pkg[$name]%%|*} in tools/live/$name/go.mod" >&2; exit 1; }
+  patches=()
+  for p in "$live/$name"/*.patch; do [[ -e "$p" ]] && patches+=("$p"); done
   out="$bin/$name-$v"
+  release_out="$out"  # the release's own files (cluster/, package/) are the same when patched
+  if [[ ${#patches[@]} -gt 0 ]]; then
+    out="$out-patched-$(cat "${patches[@]}" | sha256sum | cut -c1-12)"
+  fi
   if [[ ! -x "$out" ]]; then
-    echo "build.sh: building $name $v (cached afterwards at $out)" >&2
+    echo "build.sh: building $name $v${patches:+ with ${#patches[@]} patch(es)} (cached afterwards at $out)" >&2
     start=$SECONDS
+    modflags=()
+    if [[ ${#patches[@]} -gt 0 ]]; then
+      # the release's source, patched, in place of the module: a temporary go.mod replaces it
+      work="$(mktemp -d)"
+      trap 'rm -rf "$work"' EXIT
+      mod="${pkg[$name]%%|*}"
+      cp -r "$(cd "$live/$name" && "$go" list -m -f '{{.Dir}}' "$mod")" "$work/src"
+      chmod -R u+w "$work/src"
+      for p in "${patches[@]}"; do (cd "$work/src" && git apply -p1 "$p"); done
+      cp "$live/$name/go.mod" "$live/$name/go.sum" "$work/"
+      (cd "$live/$name" && "$go" mod edit -modfile "$work/go.mod" -replace "$mod=$work/src")
+      modflags=(-modfile "$work/go.mod")
+    fi
     # build to a temporary name: an interrupted build never leaves a binary that looks cached
-    (cd "$live/$name" && "$go" build -ldflags "$(ldflags "$name" "$v")" -o "$out.tmp.$$" "${pkg[$name]#*|}")
+    (cd "$live/$name" && "$go" build "${modflags[@]}" -ldflags "$(ldflags "$name" "$v")" -o "$out.tmp.$$" "${pkg[$name]#*|}")
     mv "$out.tmp.$$" "$out"
     echo "build.sh: built $name $v in $((SECONDS - start)) s" >&2
   fi
@@ -82,6 +106,7 @@ for name in "${names[@]}"; do
     provider-kubernetes) extra="package"; files=(crds) ;;
     *) extra="" ;;
   esac
+  out="$release_out"
   if [[ -n "$extra" ]]; then
     if [[ ! -d "$out.$extra" ]]; then
       src="$(cd "$live/$name" && "$go" list -m -f '{{.Dir}}' "${pkg[$name]%%|*}")/$extra"

@@ -8,6 +8,7 @@ composite (:meth:`fnplatform.composition.Composition.place`) and builders read i
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -479,3 +480,14 @@ class FailoverDnsSpec:
     health_check_path: str = "/health"
     port: int = 443
     routing: DnsRouting = "failover"
+
+    @staticmethod
+    def is_address(target: str) -> bool:
+        """Whether ``target`` is an IPv4 address (else a host name): clouds health-check and
+        record the two differently (an A record and an address check, or a CNAME and a host
+        name check), and some take only addresses."""
+        try:
+            ipaddress.IPv4Address(target)
+        except ValueError:
+            return False
+        return True

@@ -10,8 +10,6 @@ Targets that are IPv4 addresses give A records, host names CNAME records.
 
 from __future__ import annotations
 
-import ipaddress
-
 from fnplatform.clouds.aws.kinds import HEALTH_CHECK, RECORD
 from fnplatform.composition import Composition
 from fnplatform.library import values
@@ -20,14 +18,6 @@ from fnplatform.library.specs import FailoverDnsSpec
 
 TTL = 60  # seconds: how long resolvers may keep answering with a failed primary
 FAILURE_THRESHOLD, REQUEST_INTERVAL = 3, 30
-
-
-def _is_ip(target: str) -> bool:
-    try:
-        ipaddress.IPv4Address(target)
-    except ValueError:
-        return False
-    return True
 
 
 @add_failover_dns.on("aws")
@@ -53,7 +43,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         record: dict[str, object] = {
             "zoneId": spec.zone,
             "name": spec.record_name.rstrip("."),
-            "type": "A" if _is_ip(target) else "CNAME",
+            "type": "A" if spec.is_address(target) else "CNAME",
             "ttl": TTL,
             "records": [target],
             # the same in both routings: the record's identity (with zone, name and type)
@@ -80,7 +70,7 @@ def _health_check(spec: FailoverDnsSpec, target: str) -> dict[str, object]:
         "requestInterval": REQUEST_INTERVAL,
         "enableSni": True,
     }
-    if _is_ip(target):
+    if spec.is_address(target):
         check["ipAddress"] = target
     else:
         check["fqdn"] = target

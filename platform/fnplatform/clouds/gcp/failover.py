@@ -19,8 +19,6 @@ That substitute is said in the ``latency-routing`` gap, never silently (Cloud DN
 
 from __future__ import annotations
 
-import ipaddress
-
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
 from fnplatform.composition import Composition
@@ -34,19 +32,10 @@ TTL = 60
 PROBE_REGIONS = ("europe-west1", "us-central1", "us-east4")
 
 
-def _ips(*targets: str) -> bool:
-    try:
-        for target in targets:
-            ipaddress.IPv4Address(target)
-    except ValueError:
-        return False
-    return True
-
-
 @add_failover_dns.on("gcp")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and record set ``<name>-record``, or a condition."""
-    if not _ips(spec.primary, spec.secondary):
+    if not (spec.is_address(spec.primary) and spec.is_address(spec.secondary)):
         comp.gap(Gap.FAILOVER_DNS, "Cloud DNS health-checked routing takes IPv4 addresses of "
                  "external endpoints, not host names: give primaryTarget and secondaryTarget "
                  "as addresses for failover on GCP; none composed")
@@ -100,7 +89,7 @@ def _record_name(spec: FailoverDnsSpec) -> str:
 @values.failover_address.on("gcp")
 def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
     """The DNS name that fails over, when :func:`failover_dns` composes it (IP targets)."""
-    if not _ips(spec.primary, spec.secondary):
+    if not (spec.is_address(spec.primary) and spec.is_address(spec.secondary)):
         return None
     return _record_name(spec)
 
