@@ -366,6 +366,9 @@ class Measure:
     composites: int
     replicas: int
     ready_s: float = 0.0
+    #: every composite settled within the test's bound (else ``ready_s`` is that bound and
+    #: ``ready`` says how many were Ready by then)
+    converged: bool = True
     #: of ``composites``, how many are Ready and how many are openstack tenants answered
     #: Pending on their pools (load.settled: the live plane has no Gardener kubeconfigs)
     ready: int = 0

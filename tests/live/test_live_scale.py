@@ -42,15 +42,21 @@ def test_a_mixed_load_becomes_ready_and_replicas_added_under_it_get_calls(platfo
     live = platform
     assert live.kubelet is not None
     load.prepare(live)
+    failures = []
     for variant in VARIANTS:
         if variant != live.kubelet.program:
             live.kubelet.run_as(variant)
-        _one_load(live, variant)
+        failures += _one_load(live, variant)
+    assert failures == [], "\n".join(failures)
 
 
-def _one_load(live: Live, variant: str) -> None:
+def _one_load(live: Live, variant: str) -> list[str]:
     """Apply N composites at once (fixed replicas, or 1 scaled to 3 under load), wait until
-    all are Ready, record the figures, delete them."""
+    all are Ready (at most READY_WITHIN_S), record the figures, delete them; what failed.
+
+    A load that does not settle in time is still measured (``converged`` false, how many are
+    Ready) and deleted, so that the next variant runs on the same plane and a bench that does
+    not converge still has both columns side by side; the test fails at the end."""
     load.set_replicas(live, FIXED_REPLICAS or 1)
     first, *_ = load.wait_replicas(live, FIXED_REPLICAS or 1)
     docs = load.mix(N, prefix=VARIANT_PREFIX.get(variant, "s"))
@@ -62,23 +68,35 @@ def _one_load(live: Live, variant: str) -> None:
         live.kube.apply(doc)
     if not FIXED_REPLICAS:
         _scale_out_under_load(live, first)
-    load.wait_ready(live, docs, READY_WITHIN_S, pending_on_pools=True)
+    failures = []
+    try:
+        load.wait_ready(live, docs, READY_WITHIN_S, pending_on_pools=True)
+    except AssertionError as e:
+        failures.append(f"{variant}: {e}")
     ready_s = time.monotonic() - t
     measured = load.measure(live, before, N, ready_s)
+    measured.converged = not failures
     measured.ready = load.ready_count(live, docs)
     measured.pending_on_pools = N - measured.ready
     # only openstack tenants may settle without Ready (their pools cannot be Ready here)
     tenants = sum(d["kind"] == "XOpenStackCluster" for d in docs)
-    assert measured.pending_on_pools <= tenants, measured
     live.record(f"scale_{variant}_{N}_ready_s", ready_s)
     live.record(f"scale_{variant}_{N}_calls", measured.calls)
     (live.cp.dir / f"scale-{variant}-{N}.json").write_text(measured.json())
     names = {d["metadata"]["name"] for d in docs}
     assert live.responsive is not None
-    assert live.responsive.of(names) == {}, (
-        f"Responsive=False seen: {live.responsive.of(names)}")
-    assert all(r["calls"] > 0 for r in measured.per_replica.values()), measured.per_replica
-    live.record(f"scale_{variant}_{N}_delete_s", load.delete_all(live, docs))
+    if not failures and measured.pending_on_pools > tenants:
+        failures.append(f"{variant}: more not Ready than openstack tenants: {measured}")
+    if live.responsive.of(names):
+        failures.append(f"{variant}: Responsive=False seen: {live.responsive.of(names)}")
+    if not all(r["calls"] > 0 for r in measured.per_replica.values()):
+        failures.append(f"{variant}: a replica answered no call: {measured.per_replica}")
+    try:
+        live.record(f"scale_{variant}_{N}_delete_s",
+                    load.delete_all(live, docs, timeout=max(600.0, 3.0 * N)))
+    except TimeoutError as e:  # the next variant still runs, beside what is left
+        failures.append(f"{variant}: {e}")
+    return failures
 
 
 def _scale_out_under_load(live: Live, first: str) -> None:
