@@ -8,10 +8,8 @@ the module, while the traceback goes to the function's own log only.
 from __future__ import annotations
 
 import functools
-import threading
 import time
 import traceback
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
+from fnplatform.memo import BoundedMemo
 from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
@@ -45,26 +44,14 @@ class ParsedInputs:
     """
 
     def __init__(self, limit: int = 64) -> None:
-        self.limit = limit
-        self._entries: OrderedDict[bytes, Input] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: BoundedMemo[Input] = BoundedMemo(limit)
 
     def parse(self, request: fnv1.RunFunctionRequest) -> Input:
         """:func:`parse_input` of ``request``, remembered."""
         if not request.HasField("input"):
             return _parse_input({})
-        key = request.input.SerializeToString(deterministic=True)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found
-        step = _parse_input(struct_to_dict(request.input))
-        with self._lock:
-            self._entries[key] = step
-            while len(self._entries) > self.limit:
-                self._entries.popitem(last=False)
-        return step
+        return self._memo.get(request.input.SerializeToString(deterministic=True),
+                              lambda: _parse_input(struct_to_dict(request.input)))
 
 
 INPUTS = ParsedInputs()

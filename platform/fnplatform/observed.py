@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from google.protobuf import struct_pb2
 
 from fnplatform import fieldpath
+from fnplatform.memo import BoundedMemo
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import TWINS
 from fnplatform.structs import struct_to_dict, value_of
@@ -98,24 +97,13 @@ class ReadConditions:
     """
 
     def __init__(self, limit: int = 8192) -> None:
-        self.limit = limit
-        self._entries: OrderedDict[bytes, tuple[Condition, ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: BoundedMemo[tuple[Condition, ...]] = BoundedMemo(limit)
 
     def of(self, conditions: struct_pb2.ListValue) -> tuple[Condition, ...]:
         """The conditions of ``conditions`` (``status.conditions`` of an observed resource)."""
-        key = conditions.SerializeToString(deterministic=True)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return found
-        found = tuple(_strings(value.struct_value.fields) for value in conditions.values)
-        with self._lock:
-            self._entries[key] = found
-            while len(self._entries) > self.limit:
-                self._entries.popitem(last=False)
-        return found
+        return self._memo.get(
+            conditions.SerializeToString(deterministic=True),
+            lambda: tuple(_strings(value.struct_value.fields) for value in conditions.values))
 
 
 CONDITIONS = ReadConditions()

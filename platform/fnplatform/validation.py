@@ -16,15 +16,14 @@ import hashlib
 import ipaddress
 import marshal
 import re
-import threading
 import types
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from fnplatform.memo import BoundedMemo
 from fnplatform.xrd import RuleViolationError
 
 M = TypeVar("M", bound=BaseModel)
@@ -353,12 +352,10 @@ class WalkResults:
     """
 
     def __init__(self, limit: int = 512) -> None:
-        self.limit = limit
-        self._entries: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._memo: BoundedMemo[tuple[Any, ...]] = BoundedMemo(limit)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._memo)
 
     def get(self, walk: str, annotation: Any, value: Any, path: Any,
             compute: Any) -> list[Any]:
@@ -368,17 +365,7 @@ class WalkResults:
         except ValueError:
             return list(compute())
         key = (walk, annotation, path, hashlib.blake2b(content, digest_size=20).digest())
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                return list(found)
-        result = tuple(compute())
-        with self._lock:
-            self._entries[key] = result
-            while len(self._entries) > self.limit:
-                self._entries.popitem(last=False)
-        return list(result)
+        return list(self._memo.get(key, lambda: tuple(compute())))
 
 
 WALKS = WalkResults()
