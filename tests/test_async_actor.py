@@ -539,8 +539,18 @@ def test_objects_use_the_kubernetes_provider_config_and_watch(client):
         body = rendered.resource(name)
         assert body["apiVersion"] == "kubernetes.crossplane.io/v1alpha2"
         assert body["spec"]["providerConfigRef"] == {"name": "in-cluster"}
-        assert body["spec"]["watch"] is True
+    for name in ("deployment", "trigger-auth"):
+        assert rendered.resource(name)["spec"]["watch"] is True
     assert rendered.resource("deployment")["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
+
+
+def test_the_shared_service_account_is_not_watched(client):
+    """Every actor of the namespace applies the same ServiceAccount: watched, each Object's
+    first apply (a new field manager on it) would re-reconcile every actor's Object, n^2."""
+    rendered = run(client, composite())
+    body = rendered.resource("service-account")
+    assert "watch" not in body["spec"]
+    assert manifest(rendered, "service-account")["metadata"]["name"] == "asya-actors"
 
 
 def test_shared_service_account_carries_the_role_and_survives_actor_deletion(client):

@@ -69,10 +69,16 @@ def compose(comp: Composition) -> None:
     comp.status_from(QUEUE, "status.atProvider.arn", "queueIdentifier")
     # Watched Objects: the actor's phase follows the live objects within seconds. The
     # ScaledObject and the Deployment watch by default (their readiness reads the live
-    # object: library.kubernetes.watches_by_default); the ServiceAccount and the
-    # TriggerAuthentication (SuccessfulCreate) watch too, so drift is repaired at once.
+    # object: library.kubernetes.watches_by_default); the TriggerAuthentication
+    # (SuccessfulCreate) watches too, so its drift is repaired at once. The ServiceAccount
+    # is the namespace's, shared: every actor's Object applies the same one (under a field
+    # manager of its own), so each Object's first apply changes it, and a watch would
+    # re-reconcile every actor's Object of the namespace on each of those changes: n actors,
+    # n^2 reconciles, each writing the Object's observed manifest. 143 actors in one
+    # namespace kept the API server saturated for over 20 minutes (bench/results.md,
+    # "Scale"). Unwatched, its drift is repaired at the provider's poll (10 minutes).
     if settings.irsa.enabled:  # shared by the namespace's actors: never deleted with one
-        add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=True,
+        add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=False,
                    orphan=True)
     # The URL is remembered: a briefly unobserved queue keeps it in the pods and KEDA.
     if spec.scaling.enabled:
