@@ -96,8 +96,8 @@ def needed_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
             needs.setdefault(used, [])
     # Kahn's algorithm on "user before used": a node is done once every user of it is.
     users_left = dict.fromkeys(needs, 0)
-    for direct in needs.values():
-        for used in set(direct):
+    for needed in needs.values():
+        for used in set(needed):
             users_left[used] += 1
     order = [name for name, count in users_left.items() if count == 0]
     for name in order:  # grows while iterating: order is the topological order
@@ -132,8 +132,8 @@ def add_usages(comp: Composition) -> None:
     handler.go``, ``inUseMessage``), so it explains that one pair. The used resource is then
     held by the last Usage of the kept path, which carries its own user's reason, if any."""
     pairs = [(u, e.name) for e in comp.desired.values() for u in e.uses if u in comp.desired]
-    for used_name, user_name in needed_pairs(pairs):
-        user = comp.desired[user_name]
+    for used_name, by in needed_pairs(pairs):
+        user = comp.desired[by]
         used = comp.desired[used_name].body
         spec: dict[str, Any] = {"of": _reference(used), "by": _reference(user.body)}
         if used_name in user.reasons:  # ``by`` already says who; a reason says why, if given

@@ -64,9 +64,9 @@ def deletion_order(resources: Mapping[str, Body]) -> set[tuple[str, str]]:
     for of, by in usage_edges(resources):
         below.setdefault(by, set()).add(of)
     order = set()
-    for by in below:
+    for by, direct in below.items():
         seen: set[str] = set()
-        stack = list(below[by])
+        stack = list(direct)
         while stack:
             of = stack.pop()
             if of not in seen:
