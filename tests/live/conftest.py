@@ -120,6 +120,7 @@ def control_plane(live_dir: Path) -> Iterator[Live]:
         for standin in (live.kubelet, live.cloud, live.operators, live.responsive):
             if standin:
                 standin.loop.stop()
+        kube.stop_informers()
         procs.stop()
 
 
@@ -321,7 +322,8 @@ def counter_delta(
 
 
 class ResponsiveWatch:
-    """Every composite's ``Responsive`` condition, polled once a second for the whole session:
+    """Every composite's ``Responsive`` condition, read from its kind's informer once a second
+    for the whole session:
     each composite ever seen ``Responsive=False`` (core v2.4 sets it, reason
     ``WatchCircuitOpen``, while the composite's watch circuit breaker is open: it then drops
     the watch events of its composed resources for the cooldown, 5 minutes by default) is kept
@@ -336,14 +338,14 @@ class ResponsiveWatch:
 
     def step(self) -> None:
         for api_version, kind in self.kinds:
-            try:
-                items = self.kube.list(api_version, kind)
-            except Exception:  # the kind is not served in this form (yet): nothing to watch
+            try:  # the kind's informer: a list a second of every composite loaded the plane
+                items = self.kube.cached(api_version, kind).items()
+            except LookupError:  # the kind is not served in this form (yet): nothing to watch
                 continue
             for obj in items:
-                for cond in (obj.to_dict().get("status") or {}).get("conditions") or []:
+                for cond in (obj.get("status") or {}).get("conditions") or []:
                     if cond.get("type") == "Responsive" and cond.get("status") == "False":
-                        key = f"{kind}/{obj.metadata.name}"
+                        key = f"{kind}/{obj['metadata']['name']}"
                         self.unresponsive.setdefault(
                             key, f"{cond.get('reason')}: {cond.get('message')}")
 

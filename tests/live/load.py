@@ -23,7 +23,7 @@ from tests.live.conftest import (
     replica_samples,
 )
 from tests.live.controlplane import REPO
-from tests.live.kube import condition, docs_of, is_true
+from tests.live.kube import View, condition, docs_of, is_true
 from tests.live.standins import GRPC_PORT, _listening
 from tests.live.test_live_examples import ASYA_RUNTIME
 
@@ -136,9 +136,15 @@ def key(doc: dict[str, Any]) -> str:
 
 
 def get(live: Live, doc: dict[str, Any]) -> Any:
-    """The composite ``doc`` names, as it is now."""
+    """The composite ``doc`` names, as its kind's informer has it (None: not there): the
+    waits read every composite of the load every few seconds, as many gets each time."""
     meta = doc["metadata"]
-    return live.kube.get(doc["apiVersion"], doc["kind"], meta["name"], meta.get("namespace"))
+    try:
+        found = live.kube.cached(doc["apiVersion"], doc["kind"]).get(
+            meta["name"], meta.get("namespace"))
+    except LookupError:  # the kind is not served (any more)
+        return None
+    return View(found) if found is not None else None
 
 
 def refs(xr: Any) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ from typing import Any
 import yaml
 
 from tests.live.controlplane import APISERVER, REPO, ControlPlane, Processes, client_certificate
-from tests.live.kube import Kube
+from tests.live.kube import Kube, View
 from tests.live.standins import Loop, _now
 from tests.support import providersim
 
@@ -95,11 +95,10 @@ class CloudStandIn:
         seen: dict[tuple[str, str, str, str], None] = {}
         for api_version, kind in self.xr_kinds:
             try:
-                xrs = self.kube.list(api_version, kind)
-            except Exception:  # the XRD of the other form: not served now
+                xrs = self.kube.cached(api_version, kind).items()
+            except LookupError:  # the XRD of the other form: not served now
                 continue
-            for xr in xrs:
-                d = xr.to_dict()
+            for d in xrs:
                 spec = d.get("spec") or {}
                 refs = spec.get("resourceRefs") or (spec.get("crossplane") or {}).get(
                     "resourceRefs"
@@ -115,12 +114,15 @@ class CloudStandIn:
         # and every resource seen before: once its composite is gone (deleted), a resource is
         # still the provider's to finish (its finalizer) until it is gone
         self._known.update(dict.fromkeys(seen))
-        # one list per kind, not one get per resource: under load (issue 34) a pass over
-        # hundreds of resources must stay within seconds
+        # read from each kind's informer, as a provider's controllers read theirs: under load
+        # (issue 34) listing thousands of resources once a second saturated the API server
         current: dict[tuple[str, str, str, str], dict[str, Any]] = {}
         for api_version, kind in {(k[0], k[1]) for k in self._known}:
-            for obj in self.kube.list(api_version, kind):
-                d = obj.to_dict()
+            try:
+                listed = self.kube.cached(api_version, kind).items()
+            except LookupError:  # its CRD went with the form
+                continue
+            for d in listed:
                 meta = d["metadata"]
                 current[(api_version, kind, meta.get("namespace") or "", meta["name"])] = d
         out = []
@@ -697,10 +699,14 @@ class OperatorStandIn:
             "kubernetes.crossplane.io/v1alpha2",
             "kubernetes.m.crossplane.io/v1alpha1",
         ):
-            for obj in self.kube.list(api_version, "Object"):
-                m = ((obj.to_dict().get("spec") or {}).get("forProvider") or {}).get("manifest")
+            try:  # the Objects' informer, as provider-kubernetes' own controller reads
+                objects = self.kube.cached(api_version, "Object").items()
+            except LookupError:
+                continue
+            for obj in objects:
+                m = ((obj.get("spec") or {}).get("forProvider") or {}).get("manifest")
                 if isinstance(m, dict):
-                    self.reconcile(m, obj.metadata.namespace)
+                    self.reconcile(m, obj["metadata"].get("namespace"))
 
     def reconcile(self, manifest: dict[str, Any], object_ns: str | None) -> None:
         """Report the status the object's operator would report."""
@@ -711,10 +717,13 @@ class OperatorStandIn:
             return
         meta = manifest.get("metadata") or {}
         ns = meta.get("namespace") or object_ns
-        live = self.kube.get(manifest["apiVersion"], manifest["kind"], meta["name"], ns)
-        if live is None:
+        try:  # an operator watches its own kinds: their informer, not a get a second
+            d = self.kube.cached(manifest["apiVersion"], manifest["kind"]).get(meta["name"], ns)
+        except LookupError:  # the operator's CRD is not installed
             return
-        d = live.to_dict()
+        if d is None:
+            return
+        live = View(d)
         gen = d["metadata"].get("generation", 1)
         old = d.get("status") or {}
         now = _now()

@@ -130,18 +130,19 @@ class KubeletStandIn:
         self.loop = Loop("kubelet-stand-in", self.step)
 
     def step(self) -> None:
-        """One pass over every Deployment and Job."""
-        for d in self.kube.list("apps/v1", "Deployment"):
-            self.deployment(d.to_dict())
-        for j in self.kube.list("batch/v1", "Job"):
-            self.job(j.to_dict())
+        """One pass over every Deployment and Job, read from their informers (the kubelet and
+        the Deployment and Job controllers watch, they do not list once a second)."""
+        for d in self.kube.cached("apps/v1", "Deployment").items():
+            self.deployment(d)
+        for j in self.kube.cached("batch/v1", "Job").items():
+            self.job(j)
 
     def missing(self, namespace: str, spec: dict[str, Any]) -> list[str]:
         """'Kind/name' of what the pod spec names and the namespace lacks."""
         return [
             f"{kind}/{name}"
             for kind, name in pod_references(spec)
-            if self.kube.get("v1", kind, name, namespace) is None
+            if self.kube.cached("v1", kind).get(name, namespace) is None
         ]
 
     def deployment(self, d: dict[str, Any]) -> None:
