@@ -95,25 +95,27 @@ def needed_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         if used != user:
             needs.setdefault(user, []).append(used)
             needs.setdefault(used, [])
-    # Kahn's algorithm on "user before used": a node is done once every user of it is.
-    users_left = dict.fromkeys(needs, 0)
+    # Kahn's algorithm on "user before used": a node is next once every user of it is placed
+    # (a repeated pair counts once more on both sides).
+    users_left: dict[str, int] = {}
     for needed in needs.values():
-        for used in set(needed):
-            users_left[used] += 1
-    order = [name for name, count in users_left.items() if count == 0]
+        for used in needed:
+            users_left[used] = users_left.get(used, 0) + 1
+    order = [name for name in needs if name not in users_left]
     for name in order:  # grows while iterating: order is the topological order
-        for used in set(needs[name]):
-            users_left[used] -= 1
-            if users_left[used] == 0:
+        for used in needs[name]:
+            left = users_left[used] - 1
+            users_left[used] = left
+            if not left:
                 order.append(used)
     if len(order) < len(needs):
         return list(pairs)  # a cycle: keep every pair (see above)
-    bit = {name: 1 << index for index, name in enumerate(needs)}
+    bit: dict[str, int] = {}
     below: dict[str, int] = {}  # name -> bitset of everything it reaches, itself excluded
     implied: dict[str, int] = {}  # user -> bitset of what it reaches through another need
-    for name in reversed(order):
-        through = 0
-        direct = 0
+    for index, name in enumerate(reversed(order)):  # leaves first
+        bit[name] = 1 << index
+        through = direct = 0
         for used in needs[name]:
             through |= below[used]
             direct |= bit[used]
