@@ -210,6 +210,7 @@ class ReductionCase:
     id: str
     pairs: tuple[tuple[str, str], ...]  # (used, user), in emission order
     needed: tuple[tuple[str, str], ...]  # what deletion order needs, in the same order
+    exists: tuple[str, ...] | None = None  # the observed resources (None: all)
 
 
 REDUCTION_CASES = [
@@ -227,13 +228,19 @@ REDUCTION_CASES = [
     ReductionCase("cycle", (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
                   (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b"))),
     ReductionCase("self", (("a", "a"), ("b", "a")), (("a", "a"), ("b", "a"))),
+    # b is desired again but doesn't exist (deleted from under a): its Usage holds nothing yet
+    ReductionCase("intermediate-missing", (("b", "a"), ("c", "b"), ("c", "a")),
+                  (("b", "a"), ("c", "b"), ("c", "a")), exists=("a", "c")),
+    ReductionCase("deep-intermediate-missing",
+                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")), exists=("a", "b", "c")),
     ReductionCase("empty", (), ()),
 ]
 
 
 @pytest.mark.parametrize("case", REDUCTION_CASES, ids=lambda c: c.id)
 def test_needed_pairs_is_the_transitive_reduction(case: ReductionCase) -> None:
-    needed = needed_pairs(case.pairs)
+    needed = needed_pairs(case.pairs, case.exists)
     assert needed == list(case.needed)
     assert _closure(needed) == _closure(case.pairs)  # deletion order is unchanged
 
@@ -256,16 +263,19 @@ def test_needed_pairs_on_a_few_hundred_pairs_is_cheap() -> None:
 
 
 @pytest.mark.parametrize(
-    ("observed", "usages"),
+    ("observed", "usages", "held"),
     [
-        (("a", "b", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b"}),
+        (("a", "b", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b"}, set()),
         # b waits for x, so isn't desired this pass: a's own Usage of c orders deletion meanwhile
-        (("a", "c"), {"usage-c-by-a"}),
+        (("a", "c"), {"usage-c-by-a"}, {"b"}),
+        # b was deleted from under a and is desired again: until it exists, so is a's own Usage
+        (("a", "c", "x"),
+         {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"}, set()),
     ],
-    ids=["implied-usage-dropped", "intermediate-held-back"],
+    ids=["implied-usage-dropped", "intermediate-held-back", "intermediate-missing"],
 )
 def test_usages_are_only_those_deletion_order_needs(
-    observed: tuple[str, ...], usages: set[str],
+    observed: tuple[str, ...], usages: set[str], held: set[str],
 ) -> None:
     comp = composition(observed={n: thing(f"demo-{n}") for n in observed})
     comp.emit("c", thing())
@@ -275,8 +285,7 @@ def test_usages_are_only_those_deletion_order_needs(
     hold_unmet(comp)
     add_usages(comp)
     assert {n for n in comp.desired if n.startswith("usage-")} == usages
-    held = set(comp.notes.held)
-    assert held == (set() if "b" in observed else {"b"})
+    assert set(comp.notes.held) == held
     if "usage-c-by-a" in comp.desired:  # kept: its own reason stays on it
         assert comp.desired["usage-c-by-a"].body["spec"]["reason"] == "a reads c"
 

@@ -22,7 +22,7 @@ protected the same way with :meth:`fnplatform.composition.Composition.protect`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from fnplatform.composition import Composition, Emitted
@@ -66,7 +66,9 @@ def usage_name(used: str, user: str) -> str:
     return f"usage-{used}-by-{user}"
 
 
-def needed_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def needed_pairs(
+    pairs: Sequence[tuple[str, str]], exists: Container[str] | None = None,
+) -> list[tuple[str, str]]:
     """The ``(used, user)`` pairs deletion order needs: ``pairs`` without those implied by
     the others (their transitive reduction), in the order given.
 
@@ -79,8 +81,12 @@ def needed_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     (``internal/controller/protection/usage/reconciler.go``, ``Reconcile``, around
     L468-L510). On the goldens this drops 89 of 507 Usages between composed resources.
 
-    Only this pass's ``pairs`` count as paths: when the resource in between is held back
-    (not desired), the direct pair is kept, so deletion stays ordered while it's missing.
+    Only this pass's ``pairs`` count as paths, and only through resources in ``exists`` (the
+    observed ones; all when None): a Usage whose user doesn't exist holds nothing, so when
+    the resource in between is held back (not desired) or missing (deleted from under a
+    composite whose other resources stay), the direct pair is kept and deletion stays
+    ordered meanwhile. Composing from scratch changes nothing: a resource is desired only
+    once what it uses exists (``hold_unmet``), so everything below it exists already.
 
     How: Kahn's topological order over the users, then from the leaves up, each node's
     descendants as an int bitset; a pair is redundant when ``used`` is a descendant of
@@ -117,7 +123,8 @@ def needed_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
         bit[name] = 1 << index
         through = direct = 0
         for used in needs[name]:
-            through |= below[used]
+            if exists is None or used in exists:
+                through |= below[used]
             direct |= bit[used]
         implied[name] = through
         below[name] = through | direct
@@ -135,7 +142,7 @@ def add_usages(comp: Composition) -> None:
     handler.go``, ``inUseMessage``), so it explains that one pair. The used resource is then
     held by the last Usage of the kept path, which carries its own user's reason, if any."""
     pairs = [(u, e.name) for e in comp.desired.values() for u in e.uses if u in comp.desired]
-    for used_name, by in needed_pairs(pairs):
+    for used_name, by in needed_pairs(pairs, comp.observed):
         user = comp.desired[by]
         used = comp.desired[used_name].body
         spec: dict[str, Any] = {"of": _reference(used), "by": _reference(user.body)}
