@@ -82,7 +82,8 @@ def needed_pairs(
     L468-L510). On the goldens this drops 89 of 507 Usages between composed resources.
 
     Only this pass's ``pairs`` count as paths, and only through resources in ``exists`` (the
-    observed ones; all when None): a Usage whose user doesn't exist holds nothing, so when
+    observed ones; all when None): when the composite is deleted, a Usage whose user is not
+    found goes at once (the same file's ``meta.WasDeleted`` branch), so it holds nothing. When
     the resource in between is held back (not desired) or missing (deleted from under a
     composite whose other resources stay), the direct pair is kept and deletion stays
     ordered meanwhile. Composing from scratch changes nothing: a resource is desired only
