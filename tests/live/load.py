@@ -77,24 +77,36 @@ def namespaced(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def mix(n: int, prefix: str = "s", max_clusters: int | None = None) -> list[dict[str, Any]]:
+def caps_from(text: str) -> dict[str, int]:
+    """``cluster=4,contact-center=10`` -> {module: at most that many} (LIVE_SCALE_MAX)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        module, _, count = part.partition("=")
+        out[module.strip()] = int(count)
+    return out
+
+
+def mix(n: int, prefix: str = "s", caps: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """``n`` composites drawn from MIX in proportion to the weights, interleaved (the first
-    ``len(MIX)`` are one of each), each renamed ``<name>-<prefix><i>``; past ``max_clusters``
-    clusters (LIVE_SCALE_MAX_CLUSTERS), an actor instead. Each openstack tenant gets a
-    namespace of its own, ``tenant-<prefix><i>``: a tenant is its namespace."""
-    if max_clusters is None and os.environ.get("LIVE_SCALE_MAX_CLUSTERS"):
-        max_clusters = int(os.environ["LIVE_SCALE_MAX_CLUSTERS"])
+    ``len(MIX)`` are one of each), each renamed ``<name>-<prefix><i>``. ``caps`` (default:
+    LIVE_SCALE_MAX, e.g. ``cluster=4,contact-center=10``) bounds how many of a module's
+    composites there are; past it, an async actor instead: the heavy composites (a cluster
+    composes about 110 resources, a contact-center endpoint 60, an environment 45, an actor
+    8) are what the API server of a 2-core plane spends its time applying. Each openstack
+    tenant gets a namespace of its own, ``tenant-<prefix><i>``: a tenant is its namespace."""
+    if caps is None:
+        caps = caps_from(os.environ.get("LIVE_SCALE_MAX", ""))
     rounds = max(weight for _, weight in MIX)
     order = [path for k in range(rounds) for path, weight in MIX if k < weight]
     templates = {path: namespaced(docs_of(REPO / path)[0]) for path, _ in MIX}
     out = []
-    clusters = 0
+    counts: dict[str, int] = {}
     for i in range(n):
         path = order[i % len(order)]
-        if "/cluster/" in path:
-            clusters += 1
-            if max_clusters is not None and clusters > max_clusters:
-                path = MIX[0][0]
+        module = path.split("/")[1]
+        counts[module] = counts.get(module, 0) + 1
+        if module in caps and counts[module] > caps[module]:
+            path = MIX[0][0]
         doc = copy.deepcopy(templates[path])
         doc["metadata"]["name"] = f"{doc['metadata']['name']}-{prefix}{i}"
         if path == OPENSTACK_TENANT:
@@ -379,6 +391,8 @@ class Measure:
     #: Pending on their pools (load.settled: the live plane has no Gardener kubeconfigs)
     ready: int = 0
     pending_on_pools: int = 0
+    #: composite kind -> how many of the load (mix(): MIX and LIVE_SCALE_MAX)
+    mix: dict[str, int] = field(default_factory=dict)
     calls: float = 0.0
     fn_p50_ms: float = 0.0
     fn_p99_ms: float = 0.0

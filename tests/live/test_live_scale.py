@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 
 import pytest
 
 from function.server import ServerConfig
 from tests.live import load
 from tests.live.conftest import Live, replica_calls
+from tests.live.kube import is_true
 
 pytestmark = pytest.mark.live
 
@@ -77,7 +79,9 @@ def _one_load(live: Live, variant: str) -> list[str]:
     measured = load.measure(live, before, N, ready_s)
     measured.converged = not failures
     measured.ready = load.ready_count(live, docs)
-    measured.pending_on_pools = N - measured.ready
+    measured.pending_on_pools = sum(
+        1 for d in docs if load.settled(xr := load.get(live, d)) and not is_true(xr, "Ready"))
+    measured.mix = dict(sorted(Counter(d["kind"] for d in docs).items()))
     # only openstack tenants may settle without Ready (their pools cannot be Ready here)
     tenants = sum(d["kind"] == "XOpenStackCluster" for d in docs)
     live.record(f"scale_{variant}_{N}_ready_s", ready_s)
