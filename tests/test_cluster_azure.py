@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.support import providersim
-from tests.support.deletion import deletion_rounds, usage_edges
+from tests.support.deletion import deletion_order, deletion_rounds
 from tests.support.harness import observed_ready, request, step_input
 
 RESOURCE_GROUP = "rg-platform-team-a"
@@ -249,13 +249,12 @@ def test_observed_cluster_releases_pools_addons_identity_and_usages(
     assert kinds["dns-private-link"] == "PrivateDNSZoneVirtualNetworkLink"
     for chart in ("cert-manager", "ingress-nginx", "kube-prometheus-stack"):
         assert kinds[f"release-{chart}"] == "Release"
-    usages = {n for n, k in kinds.items() if k == "ClusterUsage"}
     assert {
-        "usage-network-by-cluster",
-        "usage-cluster-by-pool-general",
-        "usage-cluster-by-providers-helm",
-        "usage-dns-private-by-dns-private-link",
-    } <= usages
+        ("network", "cluster"),
+        ("cluster", "pool-general"),
+        ("cluster", "providers-helm"),
+        ("dns-private", "dns-private-link"),
+    } <= deletion_order(rendered.resources)  # directly or through other Usages
     assert_all_valid(catalog, rendered)
     composed = rendered.condition("Composed")
     assert composed is not None and composed.reason == "AllResourcesComposed"
@@ -327,9 +326,9 @@ def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any
     assert grant["roleDefinitionName"] == "Azure Kubernetes Service RBAC Cluster Admin"
     assert grant["principalId"] == "p-crossplane"
     assert grant["scope"] == at(observed, "cluster")["id"]
-    usages = set(rendered.resources)
+    order = deletion_order(rendered.resources)
     for reader in ("providers-helm", "release-ingress-nginx"):
-        assert f"usage-cluster-crossplane-admin-by-{reader}" in usages
+        assert ("cluster-crossplane-admin", reader) in order, reader
 
 
 def test_missing_cluster_identity_is_a_fatal_result_naming_the_field(client: Any) -> None:
@@ -603,7 +602,7 @@ def test_private_cluster_uses_its_user_assigned_identity_and_the_nat_gateway(
 
 def test_private_cluster_is_deleted_before_its_identity_grant_and_nat(client: Any) -> None:
     rendered, _ = converge(client, composite(privateCluster=True))
-    edges = set(usage_edges(rendered.resources))
+    edges = deletion_order(rendered.resources)
     assert {
         ("cluster-control-plane", "cluster"),
         ("cluster-control-plane-network-contributor", "cluster"),

@@ -18,7 +18,7 @@ from fnplatform.importing import IDENTITY_FIELDS
 from fnplatform.merge import get_path
 
 from tests.support.cases import cluster_case, converge
-from tests.support.deletion import deletion_rounds, usage_edges
+from tests.support.deletion import deletion_order, deletion_rounds, usage_edges
 from tests.support.harness import Rendered
 
 CLOUDS = ("aws", "gcp", "azure")
@@ -82,7 +82,7 @@ def test_every_release_waits_with_a_timeout_and_is_retried(converged, catalog, c
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_releases_are_deleted_before_the_node_pool_their_hooks_run_on(converged, cloud):
     rendered, _ = converged[cloud]
-    edges = set(usage_edges(rendered.resources))
+    edges = deletion_order(rendered.resources)
     for release in _releases(rendered):
         assert ("pool-pool0", release) in edges, release
 
@@ -99,11 +99,31 @@ def test_kubeconfig_writer_is_kept_until_every_reader_is_gone(converged, cloud):
     assert resources[writer]["spec"]["writeConnectionSecretToRef"]["name"] == secret
     readers = [n for n, b in resources.items()
                if b["kind"] in ("Release", "ProviderConfig")]
-    edges = set(usage_edges(resources))
+    edges = deletion_order(resources)
     rounds = deletion_rounds(resources)
     for reader in readers:
         assert (writer, reader) in edges, reader
         assert rounds[writer] > rounds[reader], reader
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_only_the_usages_deletion_order_needs_are_emitted(converged, cloud):
+    """Every release uses the cluster, and so does the Helm ProviderConfig it uses: the
+    cluster outlives the release through the ProviderConfig's Usage, so "cluster by release"
+    isn't emitted (each Usage costs the control plane a GET and an UPDATE per poll), and
+    deletion still goes release, ProviderConfig, cluster."""
+    rendered, _ = converged[cloud]
+    resources = rendered.resources
+    edges = usage_edges(resources)
+    assert len(edges) == len(set(edges))
+    for of, by in edges:  # none is implied by the others
+        rest = deletion_order({n: b for n, b in resources.items()
+                               if n != f"usage-{of}-by-{by}"})
+        assert (of, by) not in rest, f"usage-{of}-by-{by} is implied by the other Usages"
+    rounds = deletion_rounds(resources)
+    for release in _releases(rendered):
+        assert f"usage-cluster-by-{release}" not in resources, release
+        assert rounds[release] < rounds["providers-helm"] < rounds["cluster"], release
 
 
 # -- 15. ingress-nginx goes before the network, waiting for its load balancer ---------------
@@ -112,7 +132,7 @@ def test_kubeconfig_writer_is_kept_until_every_reader_is_gone(converged, cloud):
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_ingress_release_waits_on_uninstall_and_goes_before_the_network(converged, cloud):
     rendered, _ = converged[cloud]
-    assert ("network", "release-ingress-nginx") in set(usage_edges(rendered.resources))
+    assert ("network", "release-ingress-nginx") in deletion_order(rendered.resources)
     # provider-helm passes ``wait`` and ``waitTimeout`` to Helm's uninstall as well.
     assert rendered.resource("release-ingress-nginx")["spec"]["forProvider"]["wait"] is True
 
@@ -283,7 +303,7 @@ def test_grafana_uses_the_platforms_admin_secret(client):
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_scraped_charts_get_service_monitors_and_wait_for_the_operator(converged, cloud):
     rendered, _ = converged[cloud]
-    edges = set(usage_edges(rendered.resources))
+    edges = deletion_order(rendered.resources)
     ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
     assert ingress == {"enabled": True, "serviceMonitor": {"enabled": True}}
     assert _values(rendered, "release-cert-manager")["prometheus"]["servicemonitor"] == {
@@ -555,7 +575,7 @@ def test_eks_cluster_gets_an_iam_oidc_provider_for_its_issuer(client, converged,
     issuer = observed["cluster"]["status"]["atProvider"]["identity"][0]["oidc"][0]["issuer"]
     assert provider["spec"]["forProvider"]["url"] == issuer
     assert provider["spec"]["forProvider"]["clientIdList"] == ["sts.amazonaws.com"]
-    assert ("cluster", "cluster-oidc") in set(usage_edges(rendered.resources))
+    assert ("cluster", "cluster-oidc") in deletion_order(rendered.resources)
     arn = "arn:aws:iam::123456789012:oidc-provider/oidc.eks.eu-west-1.amazonaws.com/id/ABCDEF"
     seen = dict(observed)
     seen["cluster-oidc"] = copy.deepcopy(observed["cluster-oidc"])
@@ -600,7 +620,7 @@ def test_private_aks_control_plane_identity_is_network_contributor_on_the_node_s
     assert spec["principalId"] == (
         observed["cluster-control-plane"]["status"]["atProvider"]["principalId"])
     assert "cluster-network-contributor" not in rendered.resources
-    edges = set(usage_edges(rendered.resources))
+    edges = deletion_order(rendered.resources)
     assert {("cluster-control-plane", "cluster-control-plane-network-contributor"),
             ("network-nodes", "cluster-control-plane-network-contributor"),
             ("cluster-control-plane-network-contributor", "cluster")} <= edges
@@ -619,7 +639,7 @@ def test_public_aks_identity_is_network_contributor_on_the_node_subnet(client, c
     assert spec["principalId"] == (
         observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
     assert "cluster-control-plane" not in rendered.resources
-    edges = set(usage_edges(rendered.resources))
+    edges = deletion_order(rendered.resources)
     assert {("cluster", "cluster-network-contributor"),
             ("network-nodes", "cluster-network-contributor")} <= edges
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
-from fnplatform.dependencies import add_usages, hold_unmet
+from fnplatform.dependencies import add_usages, hold_unmet, needed_pairs
 from fnplatform.errors import InputError, NotYet, SpecError
 from fnplatform.guard import dropped_stateful
 from fnplatform.holds import Hold, Wait
@@ -203,6 +203,91 @@ def test_usages_are_cluster_usages_from_user_to_used_with_reasons() -> None:
         "reason": "b stores into a",
         "replayDeletion": True,
     }
+
+
+@dataclass(frozen=True)
+class ReductionCase:
+    id: str
+    pairs: tuple[tuple[str, str], ...]  # (used, user), in emission order
+    needed: tuple[tuple[str, str], ...]  # what deletion order needs, in the same order
+    exists: tuple[str, ...] | None = None  # the observed resources (None: all)
+
+
+REDUCTION_CASES = [
+    ReductionCase("single", (("b", "a"),), (("b", "a"),)),
+    ReductionCase("chain", (("b", "a"), ("c", "b"), ("c", "a")), (("b", "a"), ("c", "b"))),
+    ReductionCase("long-chain", (("d", "a"), ("b", "a"), ("c", "b"), ("d", "c"), ("c", "a")),
+                  (("b", "a"), ("c", "b"), ("d", "c"))),
+    # a uses b and c, both use d: a's own Usage of d is implied through either
+    ReductionCase("diamond", (("b", "a"), ("c", "a"), ("d", "a"), ("d", "b"), ("d", "c")),
+                  (("b", "a"), ("c", "a"), ("d", "b"), ("d", "c"))),
+    ReductionCase("independent-needs", (("b", "a"), ("c", "a")), (("b", "a"), ("c", "a"))),
+    # b held back this pass: its pairs are missing, so a keeps its own Usage of c
+    ReductionCase("intermediate-held-back", (("c", "a"),), (("c", "a"),)),
+    # a cycle's reduction isn't unique: keep every pair (deletion order never loses one)
+    ReductionCase("cycle", (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+                  (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b"))),
+    ReductionCase("self", (("a", "a"), ("b", "a")), (("a", "a"), ("b", "a"))),
+    # b is desired again but doesn't exist (deleted from under a): its Usage holds nothing yet
+    ReductionCase("intermediate-missing", (("b", "a"), ("c", "b"), ("c", "a")),
+                  (("b", "a"), ("c", "b"), ("c", "a")), exists=("a", "c")),
+    ReductionCase("deep-intermediate-missing",
+                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")), exists=("a", "b", "c")),
+    ReductionCase("empty", (), ()),
+]
+
+
+@pytest.mark.parametrize("case", REDUCTION_CASES, ids=lambda c: c.id)
+def test_needed_pairs_is_the_transitive_reduction(case: ReductionCase) -> None:
+    needed = needed_pairs(case.pairs, case.exists)
+    assert needed == list(case.needed)
+    assert _closure(needed) == _closure(case.pairs)  # deletion order is unchanged
+
+
+def _closure(pairs: Any) -> set[tuple[str, str]]:
+    closure = set(pairs)
+    while True:
+        more = {(c, a) for (b, a) in closure for (c, b2) in closure if b == b2} - closure
+        if not more:
+            return closure
+        closure |= more
+
+
+def test_needed_pairs_on_a_few_hundred_pairs_is_cheap() -> None:
+    """Every pool uses every shared resource below it: quadratic pairs, linear Usages."""
+    chain = [f"n{i}" for i in range(300)]
+    pairs = [(chain[j], chain[i]) for i in range(len(chain)) for j in range(i + 1, len(chain))]
+    needed = needed_pairs(pairs)
+    assert needed == [(chain[i + 1], chain[i]) for i in range(len(chain) - 1)]
+
+
+@pytest.mark.parametrize(
+    ("observed", "usages", "held"),
+    [
+        (("a", "b", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b"}, set()),
+        # b waits for x, so isn't desired this pass: a's own Usage of c orders deletion meanwhile
+        (("a", "c"), {"usage-c-by-a"}, {"b"}),
+        # b was deleted from under a and is desired again: until it exists, so is a's own Usage
+        (("a", "c", "x"),
+         {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"}, set()),
+    ],
+    ids=["implied-usage-dropped", "intermediate-held-back", "intermediate-missing"],
+)
+def test_usages_are_only_those_deletion_order_needs(
+    observed: tuple[str, ...], usages: set[str], held: set[str],
+) -> None:
+    comp = composition(observed={n: thing(f"demo-{n}") for n in observed})
+    comp.emit("c", thing())
+    comp.emit("x", thing())
+    comp.emit("b", thing(), uses=["c", "x"])
+    comp.emit("a", thing(), uses=["b", "c"], reasons={"c": "a reads c"})
+    hold_unmet(comp)
+    add_usages(comp)
+    assert {n for n in comp.desired if n.startswith("usage-")} == usages
+    assert set(comp.notes.held) == held
+    if "usage-c-by-a" in comp.desired:  # kept: its own reason stays on it
+        assert comp.desired["usage-c-by-a"].body["spec"]["reason"] == "a reads c"
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,10 @@ When a composite is deleted, Crossplane deletes every composed resource at once;
 ``ClusterUsage`` refuses the deletion of its ``of`` while its ``by`` exists, and the Usage
 itself goes when its ``by`` is gone. :func:`deletion_rounds` replays that in rounds: each round
 deletes every resource no living user holds. It fails on a cycle (nothing deletable, something
-left). :func:`credential_violations` then checks that no resource lost its credentials first:
+left). :func:`deletion_order` is what the Usages imply: every ``(of, by)`` where ``of`` outlives
+``by``, directly or through other Usages (the function emits only the Usages that order
+needs, so a test of "X goes before Y" asks this, not for one Usage).
+:func:`credential_violations` then checks that no resource lost its credentials first:
 a resource's composed ProviderConfig, and whatever writes the kubeconfig Secret that
 ProviderConfig reads, must both be deleted in a later round than the resource.
 """
@@ -52,6 +55,25 @@ def usage_edges(resources: Mapping[str, Body]) -> list[tuple[str, str]]:
             continue
         edges.append((of_name, by_name))
     return edges
+
+
+def deletion_order(resources: Mapping[str, Body]) -> set[tuple[str, str]]:
+    """``(of, by)`` for every ``of`` the Usages keep until ``by`` is gone, directly or
+    transitively (the transitive closure of :func:`usage_edges`)."""
+    below: dict[str, set[str]] = {}
+    for of, by in usage_edges(resources):
+        below.setdefault(by, set()).add(of)
+    order = set()
+    for by, direct in below.items():
+        seen: set[str] = set()
+        stack = list(direct)
+        while stack:
+            of = stack.pop()
+            if of not in seen:
+                seen.add(of)
+                stack.extend(below.get(of, ()))
+        order |= {(of, by) for of in seen}
+    return order
 
 
 def deletion_rounds(resources: Mapping[str, Body]) -> dict[str, int]:
