@@ -120,6 +120,8 @@ def control_plane(live_dir: Path) -> Iterator[Live]:
         for standin in (live.kubelet, live.cloud, live.operators, live.responsive):
             if standin:
                 standin.loop.stop()
+        if live.cloud:
+            live.cloud.shutdown()
         kube.stop_informers()
         procs.stop()
 

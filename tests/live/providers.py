@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -81,6 +82,8 @@ class CloudStandIn:
         #: POLL_S passes or its kind fails (the watch-driven part of a provider)
         self._settled: dict[str, tuple[str, float]] = {}
         self._workers = ThreadPoolExecutor(self.WORKERS, thread_name_prefix="cloud-reconcile")
+        self._inflight: set[str] = set()  # uids queued or being reconciled
+        self._lock = threading.Lock()
         self.loop = Loop("cloud-provider-stand-in", self.step)
 
     def fail(self, kind: str, error: str, seconds: float) -> None:
@@ -134,27 +137,49 @@ class CloudStandIn:
         return out
 
     def step(self) -> None:
-        """One pass over every composed managed resource that is due (see ``_due``), WORKERS
-        at a time (one failing does not stop the rest)."""
+        """Queue every composed managed resource that is due (see ``_due``) and not being
+        reconciled already; WORKERS reconcile them, one failing does not stop the rest.
+
+        A controller's work queue has no pass: a worker takes the next item as soon as it is
+        free. Waiting for a whole pass before the next one, as this did until 2026-11-27, let
+        one slow API call hold every other resource: under load (one request in many taking
+        tens of seconds) nine of the ten workers sat idle."""
         mrs = self.composed()
         by_name = {m["metadata"]["name"]: m for m in mrs}
+        for mr in mrs:
+            uid = mr["metadata"]["uid"]
+            with self._lock:
+                if uid in self._inflight or not self._due(mr):
+                    continue
+                self._inflight.add(uid)
+            self._workers.submit(self._one, mr, mrs, by_name)
+        alive = {mr["metadata"]["uid"] for mr in mrs}
+        with self._lock:
+            for uid in [u for u in self._settled if u not in alive]:
+                del self._settled[uid]
 
-        def one(mr: dict[str, Any]) -> None:
-            meta = mr["metadata"]
-            try:
-                if self.reconcile(mr, mrs, by_name):
+    def shutdown(self) -> None:
+        """Stop queueing and drop what is queued (the control plane is going away)."""
+        self.loop.stop()
+        self._workers.shutdown(wait=False, cancel_futures=True)
+
+    def _one(self, mr: dict[str, Any], mrs: list[dict[str, Any]],
+             by_name: dict[str, dict[str, Any]]) -> None:
+        """Reconcile one queued resource and remember whether it settled."""
+        meta = mr["metadata"]
+        settled = False
+        try:
+            settled = self.reconcile(mr, mrs, by_name)
+        except Exception as e:  # kept for the test's failure message
+            self.loop.errors.append(f"{mr['kind']}/{meta['name']}: {e}"[:500])
+            del self.loop.errors[:-20]
+        finally:
+            with self._lock:
+                if settled:
                     self._settled[meta["uid"]] = (meta["resourceVersion"], time.monotonic())
                 else:
                     self._settled.pop(meta["uid"], None)
-            except Exception as e:  # kept for the test's failure message
-                self._settled.pop(meta["uid"], None)
-                self.loop.errors.append(f"{mr['kind']}/{meta['name']}: {e}"[:500])
-                del self.loop.errors[:-20]
-
-        list(self._workers.map(one, [mr for mr in mrs if self._due(mr)]))
-        alive = {mr["metadata"]["uid"] for mr in mrs}
-        for uid in [u for u in self._settled if u not in alive]:
-            del self._settled[uid]
+                self._inflight.discard(meta["uid"])
 
     def _due(self, mr: dict[str, Any]) -> bool:
         """Whether ``mr`` is reconciled in this pass: not settled at its current
