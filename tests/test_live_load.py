@@ -14,21 +14,28 @@ from tests.live.controlplane import add_hosts, remove_hosts
 from tests.live.kube import docs_of
 
 
-def test_the_mix_is_interleaved_named_apart_and_caps_clusters():
-    docs = load.mix(25)
+def test_the_mix_is_interleaved_named_apart_and_caps_modules():
+    docs = load.mix(25, caps={})
     assert len({load.key(d) for d in docs}) == 25
     assert [d["kind"] for d in docs[:5]] == [
         "XAsyncActor", "UnifiedEnvironment", "ContactCenterEndpoint", "XCluster",
         "XOpenStackCluster"]
     assert Counter(d["kind"] for d in docs)["XCluster"] == 2
-    capped = load.mix(200, max_clusters=4)
+    capped = load.mix(200, caps={"cluster": 4})
     assert Counter(d["kind"] for d in capped)["XCluster"] == 4
+    # past a module's cap, an async actor takes the slot
+    bench = Counter(d["kind"] for d in load.mix(200, caps=load.caps_from(
+        "cluster=4,contact-center=10,environment=10")))
+    assert (bench["XCluster"], bench["ContactCenterEndpoint"], bench["UnifiedEnvironment"]) == (
+        4, 10, 10)
+    assert sum(bench.values()) == 200
+    assert bench["XAsyncActor"] == 200 - 4 - 10 - 10 - bench["XOpenStackCluster"]
     apps = [d["spec"]["frontend"]["appName"] for d in capped if d["kind"] == "UnifiedEnvironment"]
     assert len(set(apps)) == len(apps)
 
 
 def test_openstack_tenants_are_namespaced_composites_each_in_its_own_namespace():
-    tenants = [d for d in load.mix(200, max_clusters=4) if d["kind"] == "XOpenStackCluster"]
+    tenants = [d for d in load.mix(200, caps={"cluster": 4}) if d["kind"] == "XOpenStackCluster"]
     assert len(tenants) >= 30
     assert {d["apiVersion"] for d in tenants} == {"c5c3.io/v1alpha1"}
     namespaces = [d["metadata"]["namespace"] for d in tenants]
