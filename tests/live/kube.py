@@ -252,11 +252,10 @@ class Informer:
             raise LookupError(f"{self.api_version} {self.kind} is not served")
 
     def stop(self) -> None:
-        """Stop watching (closes the open watch)."""
+        """Stop watching: the thread (a daemon) ends at the watch's next event or bookmark, or
+        with the API server. Closing the response from here would wait for the reading thread's
+        buffer lock, that is for the next event: up to a minute per informer."""
         self._stop.set()
-        with contextlib.suppress(Exception):
-            if self._response is not None:
-                self._response.close()
 
     def _request(self, path: str, query: list[tuple[str, Any]], timeout: Any) -> Any:
         """The urllib3 response of a GET, unread (a watch streams); the dynamic client's
