@@ -153,11 +153,13 @@ def response_cache(config: ServerConfig) -> ResponseCache | None:
 
 def size_memos(response_cache_mib: int) -> None:
     """Bound this process's composing memos by its share of ``--response-cache-mib``."""
+    from fnplatform.reuse import PASSES
     from fnplatform.structs import DECODED, ENCODED
 
     _, each = budget(response_cache_mib * MIB)
     ENCODED.configure(each)
     DECODED.configure(each)
+    PASSES.configure(each)
 
 
 def build_server(

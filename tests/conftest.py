@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+
+# Every reused pass is composed again and compared (fnplatform.reuse): the whole suite checks
+# that reusing a pass never changes an answer. Set before fnplatform is imported, and
+# inherited by every function server a test starts.
+os.environ.setdefault("FNPLATFORM_VERIFY_REUSE", "1")
 
 # What the function does at start (fnplatform.composers.composers): the clouds register on the
 # capabilities, so tests calling a capability directly find every cloud's builder.

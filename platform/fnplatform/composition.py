@@ -77,6 +77,7 @@ class Composition:
         step: Input,
         environment: Mapping[str, Any],
         composite: dict[str, Any] | None = None,
+        observed: ObservedResources | None = None,
     ) -> None:
         self.request = request
         self.step = step
@@ -102,7 +103,10 @@ class Composition:
         self.composed_provider_configs: set[tuple[str, str]] = set()  # (provider, name)
         self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
-        self.observed = ObservedResources(request.observed.resources)
+        #: Every read of observed composed resources goes through this (a pass is reused
+        #: while they answer the same: :mod:`fnplatform.reuse`).
+        self.observed = (observed if observed is not None
+                         else ObservedResources(request.observed.resources))
         self.desired: dict[str, Emitted] = {}
         self.notes = Notes()
         self.requirements: list[Requirement] = []
@@ -274,13 +278,13 @@ class Composition:
         Name functions of stateful resources return it before deriving one, so a resource that
         exists is never renamed (which would replace it) when the derivation changes.
         """
-        body = self.observed.get(name)
-        metadata = body.get("metadata") if isinstance(body, Mapping) else None
-        if not isinstance(metadata, Mapping):
+        if name not in self.observed:
             return None
-        annotations = metadata.get("annotations")
-        external = annotations.get(EXTERNAL_NAME) if isinstance(annotations, Mapping) else None
-        value = external if isinstance(external, str) and external else metadata.get("name")
+        # Field reads, not the body: the body changes with every write (resourceVersion), these
+        # only when the name does (fnplatform.reuse).
+        external = self.observed.field(name, f"metadata.annotations[{EXTERNAL_NAME}]")
+        value = external if isinstance(external, str) and external else self.observed.field(
+            name, "metadata.name")
         return value if isinstance(value, str) and value else None
 
     def kept_metadata_name(self, name: str) -> str | None:

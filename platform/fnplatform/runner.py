@@ -16,15 +16,16 @@ from google.protobuf import duration_pb2
 from fnplatform.composition import Composition
 from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
-from fnplatform.errors import InputError, NotYet, Pending
+from fnplatform.errors import CompositionError, InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
 from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
-from fnplatform.observed import none_false
-from fnplatform.readiness import is_ready
+from fnplatform.observed import ObservedResources, none_false
+from fnplatform.readiness import exists_is_ready, ready_now
 from fnplatform.requirements import declare, fetched
+from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Settled, digest_of
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
@@ -68,35 +69,67 @@ def compose(
         # What ``rsp.context.update({CONTEXT_KEY: env.data})`` does (clear, then fill the
         # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
-    comp = Composition(request, step, env.data, composite)
-    comp.observed.none_false = raw is not None and none_false(raw)
-    try:
-        composer(comp)
-    except Pending:
-        declare(rsp, comp.requirements)
+    observed = ObservedResources(request.observed.resources)
+    observed.none_false = raw is not None and none_false(raw)
+    settled = PASSES.settle(
+        composer, digest_of(request), observed,
+        lambda read: settle(Composition(request, step, env.data, composite, read), composer),
+    )
+    if settled.error is not None:
+        raise settled.error.with_traceback(None)
+    declare(rsp, settled.requirements)
+    if settled.outcome == PENDING:
         return rsp
-    except NotYet as not_yet:
-        declare(rsp, comp.requirements)
-        stop_here(comp, not_yet)
-        write(comp, rsp, wire)
+    every_ready = write(settled, observed, rsp, wire)
+    if settled.outcome == NOT_YET:
         # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
         # derive Ready from an empty set of composed resources).
         rsp.desired.composite.ready = fnv1.READY_FALSE
         return rsp
-    # Only a composer that ran to the end has named every resource an import may mean.
-    check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
-    declare(rsp, comp.requirements)
-    finish(comp)
-    every_ready = write(comp, rsp, wire)
-    if comp.notes.held and every_ready:
+    held = settled.notes.held
+    if held and every_ready:
         # Crossplane derives Ready from the resources it was given: every composed one Ready
         # would make the composite Ready while something it promises (an actor's Deployment
         # waiting for its runtime ConfigMap) was never created. Only then: otherwise
         # Crossplane's own "Unready resources: ..." message says more than an explicit False.
         rsp.desired.composite.ready = fnv1.READY_FALSE
-    if not comp.notes.held and every_ready:  # settled: everything composed and Ready
+    if not held and every_ready:  # settled: everything composed and Ready
         set_ttl(rsp, step.ttl_for(True, ttl))
     return rsp
+
+
+def settle(comp: Composition, composer: Composer) -> Settled:
+    """Run ``composer`` and the library's rules after it: what the pass decided, before
+    readiness (:class:`fnplatform.reuse.Settled`; a bad input is its ``error``).
+
+    Everything it reads comes from ``comp``, so a pass whose reads answer the same is reused
+    (:mod:`fnplatform.reuse`).
+    """
+    try:
+        try:
+            composer(comp)
+        except Pending:
+            return Settled(PENDING, comp.requirements)
+        except NotYet as not_yet:
+            stop_here(comp, not_yet)
+            return Settled(NOT_YET, comp.requirements, composed(comp), comp.notes)
+        # Only a composer that ran to the end has named every resource an import may mean.
+        check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
+        finish(comp)
+    except CompositionError as err:
+        return Settled(DONE, error=err)
+    return Settled(DONE, comp.requirements, composed(comp), comp.notes)
+
+
+def composed(comp: Composition) -> list[Composed]:
+    """The desired resources of ``comp`` as the response writes them."""
+    return [
+        Composed(
+            name, resource_entry(name, emitted.body, fnv1.READY_TRUE), emitted.ready,
+            exists_is_ready(emitted.body), emitted.body,
+        )
+        for name, emitted in comp.desired.items()
+    ]
 
 
 def set_ttl(rsp: fnv1.RunFunctionResponse, seconds: float) -> None:
@@ -170,35 +203,44 @@ def report_unsynced(comp: Composition) -> None:
 
 
 def write(
-    comp: Composition, rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes] | None = None
+    settled: Settled,
+    observed: ObservedResources,
+    rsp: fnv1.RunFunctionResponse,
+    wire: dict[str, bytes] | None = None,
 ) -> bool:
     """Copy desired resources, status, conditions and results into the response; whether
-    every resource composed in this pass is Ready.
+    every resource composed in this pass is Ready (read from ``observed`` now: readiness is
+    never part of a reused pass).
 
     With ``wire``, each composed resource goes there instead, by name, as the bytes of its
-    ``State.resources`` entry (:func:`fnplatform.structs.resource_entry`), for the caller to
-    put into the serialized response (``function.dispatch.serialize``): a resource parsed into
-    the response message would only be walked again to serialize it, which was a fifth of a
-    large composition's time (bench/results.md). A resource an earlier pipeline step already
-    put into the response is updated there, keeping what else it carries.
+    ``State.resources`` entry, for the caller to put into the serialized response
+    (``function.dispatch.serialize``): a resource parsed into the response message would
+    only be walked again to serialize it, which was a fifth of a large composition's time
+    (bench/results.md). A resource an earlier pipeline step already put into the response is
+    updated there, keeping what else it carries.
     """
     every_ready = True
     earlier = rsp.desired.resources  # what earlier pipeline steps put there, usually nothing
-    for name, emitted in comp.desired.items():
-        ready = fnv1.READY_TRUE if is_ready(comp, emitted) else fnv1.READY_FALSE
-        every_ready = every_ready and ready == fnv1.READY_TRUE
-        if wire is not None and (not earlier or name not in earlier):
-            wire[name] = resource_entry(name, emitted.body, ready)
-            continue
-        target = rsp.desired.resources[name]
-        fill_struct(target.resource, emitted.body)
-        target.ready = ready
-    if comp.notes.status:
+    for resource in settled.resources:
+        name = resource.name
+        is_ready = ready_now(observed, name, resource.explicit, resource.exists_is_ready)
+        ready = fnv1.READY_TRUE if is_ready else fnv1.READY_FALSE
+        every_ready = every_ready and is_ready
+        if earlier and name in earlier:
+            target = earlier[name]
+            fill_struct(target.resource, resource.body or {})
+            target.ready = ready
+        elif wire is not None:
+            wire[name] = resource.entry_with(ready)
+        else:
+            rsp.desired.MergeFromString(resource.entry_with(ready))
+    notes = settled.notes
+    if notes.status:
         desired_xr: dict[str, Any] = struct_to_dict(rsp.desired.composite.resource)
-        desired_xr = deep_merge(desired_xr, {"status": comp.notes.status})
+        desired_xr = deep_merge(desired_xr, {"status": notes.status})
         rsp.desired.composite.resource.CopyFrom(dict_to_struct(desired_xr))
-    for key, value in sorted(comp.notes.connection.items()):
+    for key, value in sorted(notes.connection.items()):
         rsp.desired.composite.connection_details[key] = value
-    rsp.conditions.extend(comp.notes.conditions)
-    rsp.results.extend(comp.notes.results)
+    rsp.conditions.extend(notes.conditions)
+    rsp.results.extend(notes.results)
     return every_ready

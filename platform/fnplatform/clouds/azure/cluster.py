@@ -410,10 +410,7 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
 
 def _observed_kubeconfig(comp: Composition, cluster_name: str) -> str:
     """The kubeconfig Crossplane read from the cluster's connection secret ('' if none)."""
-    observed = comp.request.observed.resources.get(cluster_name)
-    if observed is None:
-        return ""
-    raw = observed.connection_details.get(KUBECONFIG_KEY, b"")
+    raw = comp.observed.connection_details(cluster_name).get(KUBECONFIG_KEY, b"")
     return raw.decode("utf-8", errors="replace")
 
 
