@@ -19,6 +19,7 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.memo import BoundedMemo
+from fnplatform.reuse import PASSES
 from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
@@ -141,7 +142,8 @@ class Call:
     ``module`` is one this release composes (or ``unknown``), ``kind`` a composite kind one
     of its modules composes (or ``other``): both bounded, whatever a request carries.
     ``outcome``: ``error`` is an internal error (a bug), ``fatal`` bad input reported to the
-    user, ``warning`` a response carrying warnings.
+    user, ``warning`` a response carrying warnings. ``reused``: the pass was not composed
+    again, because every observed field it read was unchanged (:mod:`fnplatform.reuse`).
     """
 
     module: str
@@ -149,6 +151,7 @@ class Call:
     outcome: Outcome
     resources: int
     size: int
+    reused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +295,7 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
         return Composed(out, Call("unknown", "other", "fatal", 0, len(out)),
                         time.perf_counter() - started)
     wire: dict[str, bytes] = {}
+    PASSES.last_reused = False
     rsp, module, outcome = run_with_outcome(parsed, ttl, wire, request)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
@@ -301,7 +305,7 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
         resources = len(rsp.desired.resources)
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
-    call = Call(module, kind_of(parsed), outcome, resources, len(out))
+    call = Call(module, kind_of(parsed), outcome, resources, len(out), PASSES.last_reused)
     return Composed(out, call, time.perf_counter() - started)
 
 

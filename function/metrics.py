@@ -73,6 +73,11 @@ class Metrics:
             "--max-send-message-size (over 0.8 carries a warning; over 1 is refused).",
             ["module"], buckets=LIMIT_RATIOS, registry=registry,
         )
+        self.reused = Counter(
+            f"{PREFIX}_passes_reused", "Composed answers whose pass was reused, not composed "
+            "again: every observed field it read was unchanged (fnplatform.reuse).",
+            ["module"], registry=registry,
+        )
         self.in_flight = Gauge(
             f"{PREFIX}_requests_in_flight", "RunFunction calls being answered now.",
             registry=registry,
@@ -101,6 +106,8 @@ class Metrics:
                 self.response_ratio.labels(call.module),
             ))
         duration, resources, ratio = children
+        if call.reused:
+            self.reused.labels(call.module).inc()
         duration.observe(seconds)
         resources.observe(call.resources)
         ratio.observe(call.size / self.max_send)

@@ -72,6 +72,8 @@ def none_false(request_bytes: bytes) -> bool:
     return FALSE_STRING not in request_bytes
 
 
+_ABSENT = object()  # a field not there (None may be a value)
+
 #: ``(type, status, reason, message)`` of one observed condition ("" for a missing string).
 Condition = tuple[str, str, str, str]
 
@@ -126,7 +128,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
             {} if sharing is None else sharing._conditions)
         #: Set when the request's bytes hold no string "False" (:func:`none_false`): then no
         #: condition is False, and there is nothing unsynced to look for.
-        self.none_false = False if sharing is None else sharing.none_false
+        self.none_false: bool = False if sharing is None else sharing.none_false
 
     @property
     def resources(self) -> Any:
@@ -213,6 +215,27 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
                 value = fields.get(last)
                 return default if value is None else value_of(value)
         return get_path(self.get(name), path, default)
+
+    def part(self, name: str, path: str) -> dict[str, Any] | None:
+        """Observed ``name`` holding only the field at ``path`` (field names only), None when
+        not observed.
+
+        For helpers that take a body (a condition's message, a wrapped object's status): the
+        rest of the body, ``resourceVersion`` and all, is then no input of the pass
+        (:mod:`fnplatform.reuse`).
+        """
+        if name not in self:
+            return None
+        value = self.field(name, path, _ABSENT)
+        body: dict[str, Any] = {}
+        names = _field_names(path)
+        if value is not _ABSENT and names is not None:
+            target = body
+            *parents, last = names
+            for segment in parents:
+                target = target.setdefault(segment, {})
+            target[last] = value
+        return body
 
     def type_of(self, name: str) -> tuple[str, str]:
         """``(apiVersion, kind)`` of observed resource ``name``, without converting its body."""

@@ -230,6 +230,17 @@ class PassMemo:
         self.verify = os.environ.get("FNPLATFORM_VERIFY_REUSE") == "1"
         self._entries: OrderedDict[Key, Entry] = OrderedDict()
         self._lock = threading.Lock()
+        self._thread = threading.local()
+
+    @property
+    def last_reused(self) -> bool:
+        """Whether this thread's latest :meth:`settle` reused a pass (for the call's metrics:
+        composing runs on a worker thread or process, which reports it with the answer)."""
+        return bool(getattr(self._thread, "reused", False))
+
+    @last_reused.setter
+    def last_reused(self, value: bool) -> None:
+        self._thread.reused = value
 
     def configure(self, limit_bytes: int) -> None:
         """Set the bound (0: never reuse) and forget every pass."""
@@ -259,6 +270,7 @@ class PassMemo:
         if found is not None and answers_same(found[0], observed):
             if self.verify:
                 check_same(found[1], compose(observed))
+            self.last_reused = True
             return found[1]
         reads = RecordedReads(observed)
         settled = compose(reads)

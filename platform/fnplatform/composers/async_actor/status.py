@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from fnplatform.composition import Composition
 from fnplatform.kubernetes_status import (
+    MANIFEST_STATUS,
     manifest_condition_message,
     manifest_condition_true,
     manifest_value,
@@ -41,7 +42,7 @@ def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> Phase:
 
 def _queue(comp: Composition, name: str) -> bool:
     ready = comp.is_ready(name)
-    observed = comp.observed.get(name)
+    observed = comp.observed.part(name, "status.conditions")
     message = (
         "Available"
         if ready
@@ -55,7 +56,7 @@ def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
     if not scaling:
         comp.set_status("infrastructure.keda", {"ready": True, "message": "scaling disabled"})
         return True
-    observed = comp.observed.get(name)
+    observed = comp.observed.part(name, MANIFEST_STATUS)
     ready = manifest_condition_true(observed, "Ready")
     message = (
         "Ready"
@@ -73,7 +74,7 @@ def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
 
 
 def _workload(comp: Composition, name: str) -> tuple[bool, int]:
-    observed = comp.observed.get(name)
+    observed = comp.observed.part(name, MANIFEST_STATUS)
     ready = manifest_condition_true(observed, "Available")
     replicas = int(manifest_value(observed, "replicas", 0) or 0)
     ready_replicas = int(manifest_value(observed, "readyReplicas", 0) or 0)

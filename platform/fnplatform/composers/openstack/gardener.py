@@ -168,8 +168,8 @@ def shoot_manifest(request: ShootRequest, gardener: Gardener) -> dict[str, Any]:
     return {"apiVersion": SHOOT_API, "kind": "Shoot", "metadata": metadata, "spec": spec}
 
 
-def shoot_phase(observed_object: dict[str, Any] | None, ready: bool) -> Phase:
+def shoot_phase(exists: bool, ready: bool) -> Phase:
     """Pending (no Object yet), Provisioning, or Ready."""
-    if observed_object is None:
+    if not exists:
         return Phase.PENDING
     return Phase.READY if ready else Phase.PROVISIONING

@@ -208,9 +208,7 @@ def _compose_pool(
     body = access.provider_config(pc_name, access_settings)
     comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
         "metadata": body["metadata"]}, uses=(SHOOT,))
-    ready = comp.is_ready(SHOOT)
-    observed = comp.observed.get(SHOOT)
-    comp.set_phase(shoot_phase(observed, ready))
+    comp.set_phase(shoot_phase(comp.is_observed(SHOOT), comp.is_ready(SHOOT)))
     comp.set_status("clusterName", request.name)
     comp.set_status("providerConfig", pc_name)
     comp.set_status("nodeCount", node_count)
