@@ -560,8 +560,9 @@ def from_scratch(before: Path | None = None) -> None:
     """Only what the from-scratch goal is judged by: **cache off / floor**, side by side.
 
     ``python bench/run.py floor``: the pool sizes, the same with observed state changing on
-    every call, and the render cases, on the function with its response cache off, the floor
-    (and ``--before``, cache off too); printed, not written to bench/results.md. The load
+    every call, and the render cases, on the function with its response cache off, the floor,
+    the function with no pass reused either (**from scratch**: every call composes every
+    resource) and ``--before`` (cache off too); printed, not written to bench/results.md. The load
     average is printed before and after: above about 1 on this 2-core machine, the floor
     ratios come out worse than on a quiet one (the floor does the least Python per call).
     """
@@ -575,18 +576,22 @@ def from_scratch(before: Path | None = None) -> None:
             "cache off": stack.enter_context(serving(*NO_CACHE)),
             "floor": stack.enter_context(
                 serving(floor=True, answers=[*pools, *changing, *examples])),
+            # no pass reused either (fnplatform.reuse): every call composes everything
+            "from scratch": stack.enter_context(serving(*NO_CACHE, "--no-reuse-passes")),
         }
         if before is not None:
             servers["before"] = stack.enter_context(
                 serving(*_composing(before), root=before))
         header = [*comparison_header(servers), *(f"{name} CPU ms" for name in servers),
-                  "CPU cache off / floor", *(["CPU before / cache off"] if before else [])]
+                  *(f"CPU {name} / floor" for name in servers if name != "floor"),
+                  *(["CPU before / cache off"] if before else [])]
         report = Report()
         rows = with_cpu(servers, [*pools, *changing])
         report.section("One cluster by node pool count (cache off)", header, rows)
         example_rows = with_cpu(servers, examples)
         report.section("Render cases (cache off)", header, example_rows)
-    for title, column in (("p50", "cache off / floor"), ("CPU", "CPU cache off / floor")):
+    for title, column in (("p50", "cache off / floor"), ("CPU", "CPU cache off / floor"),
+                          ("CPU from scratch", "CPU from scratch / floor")):
         at = header.index(column)
         ratios = [float(row[at].rstrip("x")) for row in example_rows]
         print(f"render cases, {title} cache off / floor: median "
@@ -606,7 +611,8 @@ def with_cpu(servers: dict[str, Served], loads: list[Workload]) -> list[list[Any
         cpu = {name: (cpu_seconds(served.process.pid) - started[name]) * 1000 / calls
                for name, served in servers.items()}
         row += [f"{cpu[name]:.2f}" for name in servers]
-        row.append(f"{cpu['cache off'] / cpu['floor']:.2f}x" if cpu["floor"] else "-")
+        row += [f"{cpu[name] / cpu['floor']:.2f}x" if cpu["floor"] else "-"
+                for name in servers if name != "floor"]
         if "before" in servers:
             row.append(f"{cpu['before'] / cpu['cache off']:.2f}x" if cpu["cache off"] else "-")
         rows.append(row)

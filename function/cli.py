@@ -144,6 +144,12 @@ class Address(click.ParamType):
     "within this many MiB (least recently used first); 0 composes every request.",
 )
 @click.option(
+    "--reuse-passes/--no-reuse-passes", default=True, show_default=True,
+    help="Reuse a composite's last pass while every observed field it read is unchanged "
+    "(a new resourceVersion, a field nothing reads); within the memos' share of "
+    "--response-cache-mib. --no-reuse-passes composes every pass from scratch.",
+)
+@click.option(
     "--metrics-address", default=":8080", show_default=True, type=Address(),
     help="Serve Prometheus metrics at this address (host:port, :port); empty: off.",
 )
@@ -170,6 +176,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
     processes: int,
     switch_interval_ms: float,
     response_cache_mib: int,
+    reuse_passes: bool,
     metrics_address: str,
     ttl_waiting: float,
     ttl_ready: float,
@@ -189,6 +196,7 @@ def cli(  # noqa: PLR0917 - one parameter per flag
         switch_interval_ms=switch_interval_ms,
         log_requests=debug,
         response_cache_mib=response_cache_mib,
+        reuse_passes=reuse_passes,
         ttl=PhaseTTL(waiting=ttl_waiting, ready=ttl_ready),
         metrics_address=metrics_address,
     )

@@ -55,6 +55,7 @@ class ServerConfig:
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
+    reuse_passes: bool = True  # reuse a pass whose observed reads are unchanged (fnplatform.reuse)
     log_requests: bool = False  # one debug line per request (function/requestlog.py)
     ttl: PhaseTTL = field(default_factory=PhaseTTL)  # step inputs without a ttl get these
     metrics_address: str = ""  # "": no metrics endpoint (the CLI's default is :8080)
@@ -151,15 +152,16 @@ def response_cache(config: ServerConfig) -> ResponseCache | None:
     return ResponseCache(responses, config.max_send_message_size, settings=config.settings)
 
 
-def size_memos(response_cache_mib: int) -> None:
-    """Bound this process's composing memos by its share of ``--response-cache-mib``."""
+def size_memos(response_cache_mib: int, reuse_passes: bool = True) -> None:
+    """Bound this process's composing memos by its share of ``--response-cache-mib``
+    (``reuse_passes`` off: no pass is reused, :mod:`fnplatform.reuse`)."""
     from fnplatform.reuse import PASSES
     from fnplatform.structs import DECODED, ENCODED
 
     _, each = budget(response_cache_mib * MIB)
     ENCODED.configure(each)
     DECODED.configure(each)
-    PASSES.configure(each)
+    PASSES.configure(each if reuse_passes else 0)
 
 
 def build_server(
@@ -268,14 +270,16 @@ def pool_size(processes: int) -> int:
     return processes if processes > 0 else min(32, (os.cpu_count() or 1) + 4)
 
 
-def make_executor(processes: int, response_cache_mib: int = 64) -> concurrent.futures.Executor:
+def make_executor(
+    processes: int, response_cache_mib: int = 64, reuse_passes: bool = True
+) -> concurrent.futures.Executor:
     """Threads by default; a process pool when ``processes`` > 0."""
     if processes > 0:
         import multiprocessing
 
         return concurrent.futures.ProcessPoolExecutor(
             processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm,
-            initargs=(response_cache_mib,),
+            initargs=(response_cache_mib, reuse_passes),
         )
     return concurrent.futures.ThreadPoolExecutor(pool_size(0), thread_name_prefix="compose")
 
@@ -288,9 +292,9 @@ def load_composers() -> None:
     _composers()
 
 
-def _warm(response_cache_mib: int = 64) -> None:
+def _warm(response_cache_mib: int = 64, reuse_passes: bool = True) -> None:
     """Import the composers in a new worker before its first request; size its memos."""
-    size_memos(response_cache_mib)
+    size_memos(response_cache_mib, reuse_passes)
     load_composers()
     settle_heap()
 
@@ -343,11 +347,11 @@ async def serve(config: ServerConfig) -> None:
     log = logging.get_logger()
     limit_malloc_arenas()
     sys.setswitchinterval(config.switch_interval_ms / 1000)
-    size_memos(config.response_cache_mib)
+    size_memos(config.response_cache_mib, config.reuse_passes)
     if config.processes <= 0:
         load_composers()  # worker processes load them as they start (_warm)
         settle_heap()
-    executor = make_executor(config.processes, config.response_cache_mib)
+    executor = make_executor(config.processes, config.response_cache_mib, config.reuse_passes)
     metrics = (
         Metrics(config.max_send_message_size, Workers(pool_size(config.processes)))
         if config.metrics_address else None
@@ -363,7 +367,8 @@ async def serve(config: ServerConfig) -> None:
     await server.start()
     log.info(
         "serving", address=config.address, insecure=config.insecure, processes=config.processes,
-        response_cache_mib=config.response_cache_mib, metrics_address=config.metrics_address,
+        response_cache_mib=config.response_cache_mib, reuse_passes=config.reuse_passes,
+        metrics_address=config.metrics_address,
         max_connection_age=config.max_connection_age,
         max_connection_age_grace=config.max_connection_age_grace,
         ttl_waiting=config.ttl.waiting, ttl_ready=config.ttl.ready,
