@@ -116,6 +116,18 @@ def test_a_composed_request_then_a_cache_hit(served, case):
     assert served.value("function_platform_compose_workers_busy") == 0
 
 
+def test_a_pass_reused_is_counted(served):
+    """A new resourceVersion misses the response cache, but the pass is reused."""
+    case = CASES[0].renamed("reuse-counted")  # a composite no other test composed
+    for version in ("1", "2"):
+        composite = {**case.composite,
+                     "metadata": {**case.composite["metadata"], "resourceVersion": version}}
+        assert not served.client.run(case.request(composite=composite)).fatal
+    assert served.value("function_platform_response_cache_misses_total") == 2
+    assert served.value("function_platform_compose_seconds_count", module=case.module) == 2
+    assert served.value("function_platform_passes_reused_total", module=case.module) == 1
+
+
 def test_outcomes_warning_fatal_and_internal_error(served, monkeypatch):
     case = CASES[0]
     kind = case.composite["kind"]

@@ -10,9 +10,12 @@ nothing gives (the memo emptied). The whole suite also runs with ``FNPLATFORM_VE
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import fnplatform
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.input import PhaseTTL
@@ -210,3 +213,24 @@ def test_an_entrys_readiness_is_its_last_byte(body: Body) -> None:
     assert composed.entry_with(fnv1.READY_TRUE) == true_entry
     assert composed.entry_with(fnv1.READY_FALSE) == encode_entry(
         "some-name", body, fnv1.READY_FALSE)
+
+
+#: What would make a pass depend on more than reuse compares: the request read around
+#: ObservedResources and Composition.require, a clock, the environment, randomness.
+UNSEEN_INPUTS = re.compile(
+    r"\bcomp\.request\b|\.request\.observed\b|\bimport (time|random|datetime|uuid)\b"
+    r"|\bfrom (time|random|datetime|uuid) import\b|\bos\.environ\b|\bos\.getenv\b"
+)
+
+
+def test_composing_reads_nothing_reuse_does_not_compare() -> None:
+    """docs/architecture.md, "Passes reused while their reads are unchanged": what makes a
+    reused pass exact. (fnplatform.reuse itself reads FNPLATFORM_VERIFY_REUSE at import.)"""
+    root = Path(fnplatform.__file__).parent
+    offenders = [
+        f"{path.relative_to(root)}:{number}: {line.strip()}"
+        for path in sorted(root.rglob("*.py")) if path.name != "reuse.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if UNSEEN_INPUTS.search(line.split("#")[0])
+    ]
+    assert offenders == []

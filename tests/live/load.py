@@ -429,6 +429,9 @@ def measure(live: Live, before: dict[str, Any], composites: int, ready_s: float)
         pid = live.procs.pid(name)
         cpu, rss = process_usage(pid) if pid else (0.0, 0.0)
         calls = sum(s.value for s in replica_samples(address, "function_platform_requests_total"))
+        # passes not composed again: only their observed reads were compared (fnplatform.reuse)
+        reused = sum(s.value for s in replica_samples(
+            address, "function_platform_passes_reused_total"))
         m.per_replica[name] = {"cpu_s": round(cpu, 1), "peak_rss_mib": round(rss, 1),
-                               "calls": calls}
+                               "calls": calls, "reused": reused}
     return m

@@ -206,7 +206,7 @@ class CloudStandIn:
         """Reconcile one managed resource as upjet's managed reconciler would; whether it is
         settled: Ready, every reference resolved, nothing written (``_due``)."""
         meta = mr["metadata"]
-        obj = _O(mr)
+        obj = View(mr)
         if by_name is None:
             by_name = {m["metadata"]["name"]: m for m in mrs}
         if meta.get("deletionTimestamp"):
@@ -306,7 +306,7 @@ class CloudStandIn:
             o = next((c for c in old.get("conditions") or [] if c["type"] == n["type"]), None)
             if o and o.get("status") == n["status"]:
                 n["lastTransitionTime"] = o.get("lastTransitionTime", n["lastTransitionTime"])
-        self.kube.patch_status(_O(mr), status, self.MANAGER)
+        self.kube.patch_status(View(mr), status, self.MANAGER)
         return True
 
     def connection_secret(self, mr: dict[str, Any]) -> bool:
@@ -388,13 +388,6 @@ def prune(value: Any, schema: dict[str, Any]) -> Any:
     if kind == "integer" and isinstance(value, bool):
         return None
     return value if isinstance(value, ok) else None
-
-
-class _O:
-    def __init__(self, d: dict[str, Any]) -> None:
-        self.apiVersion = d["apiVersion"]
-        self.kind = d["kind"]
-        self.metadata = type("M", (), dict(d["metadata"]))
 
 
 INSTALL = REPO / "examples" / "install"

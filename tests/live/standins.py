@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from tests.live.controlplane import ADMIN_TOKEN, REPO, Processes, add_hosts, remove_hosts
-from tests.live.kube import Kube
+from tests.live.kube import Kube, View
 
 FUNCTION_IMAGE_REPO = "/function-platform"  # the package (and runtime) image of this function
 GRPC_PORT = 9443  # Crossplane's function runtime port (internal/controller/pkg/runtime)
@@ -304,7 +304,7 @@ class KubeletStandIn:
             and old_avail.get("message") == message
         ):
             return
-        self.kube.patch_status(_Obj(d), want, self.MANAGER)
+        self.kube.patch_status(View(d), want, self.MANAGER)
 
     #: Secret keys the environment's database-user Job writes (composers/environment/user.py)
     USER_SECRET_KEYS = ("host", "port", "username", "password", "database", "sslmode")
@@ -373,7 +373,7 @@ class KubeletStandIn:
             if old.get("active") == 1 and not old.get("succeeded"):
                 return
             self.kube.patch_status(
-                _Obj(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER
+                View(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER
             )
             return
         if old.get("succeeded"):
@@ -382,11 +382,11 @@ class KubeletStandIn:
             # the script failed: restartPolicy OnFailure restarts it; the Job stays active
             if old.get("active") != 1:
                 self.kube.patch_status(
-                    _Obj(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER)
+                    View(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER)
             return
         now = _now()
         self.kube.patch_status(
-            _Obj(j),
+            View(j),
             {
                 "startTime": old.get("startTime") or now,
                 "completionTime": now,
@@ -405,10 +405,3 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-class _Obj:
-    """Attribute access to a dict's apiVersion/kind/metadata, for Kube.patch_status."""
-
-    def __init__(self, d: dict[str, Any]) -> None:
-        self.apiVersion = d["apiVersion"]
-        self.kind = d["kind"]
-        self.metadata = type("M", (), dict(d["metadata"]))
