@@ -19,7 +19,8 @@ import fnplatform
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.input import PhaseTTL
-from fnplatform.reuse import PASSES, Composed, digest_of
+from fnplatform.observed import ObservedResources
+from fnplatform.reuse import PASSES, Composed, RecordedReads, digest_of
 from fnplatform.structs import encode_entry
 
 from function.dispatch import compose_bytes
@@ -234,3 +235,16 @@ def test_composing_reads_nothing_reuse_does_not_compare() -> None:
         if UNSEEN_INPUTS.search(line.split("#")[0])
     ]
     assert offenders == []
+
+
+def test_a_read_that_cannot_be_compared_is_never_reused() -> None:
+    """A default that is not hashable (or an answer marshal refuses) leaves the pass
+    unremembered rather than guessed."""
+    req = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+                       {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
+                       observed={"r": {"apiVersion": "v1", "kind": "R", "spec": {"n": 1}}})
+    reads = RecordedReads(ObservedResources(req.observed.resources))
+    assert reads.field("r", "spec.n") == 1
+    assert not reads.unhashable
+    assert reads.field("r", "spec.missing", []) == []
+    assert reads.unhashable

@@ -92,11 +92,11 @@ class RecordedReads(ObservedResources):
             answer = _ask(self, read)
         finally:
             self._depth -= 1
-        if read not in self.reads:
-            try:
+        try:
+            if read not in self.reads:
                 self.reads[read] = marshal.dumps(answer, 2)
-            except (TypeError, ValueError):  # arguments that can't be a key, or an answer
-                self.unhashable = True       # marshal refuses: this pass is not reused
+        except (TypeError, ValueError):  # arguments that can't be a key, or an answer marshal
+            self.unhashable = True       # refuses: this pass is not reused
         return answer
 
     def __getitem__(self, name: str) -> dict[str, Any]:
