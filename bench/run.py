@@ -113,7 +113,8 @@ def serving(*args: str, floor: bool = False, root: Path = ROOT,
                    "--max-send-message-size", "64", "--max-recv-message-size", "64", *args]
         if root == ROOT:  # metrics on, as shipped, each server on a port of its own
             command += ["--metrics-address", f"127.0.0.1:{free_port()}"]
-    env = {**ENV, "PYTHONPATH": f"{root}{os.pathsep}{root / 'platform'}"}
+    env = {**ENV, "PYTHONPATH": f"{root}{os.pathsep}{root / 'platform'}",
+           "FNPLATFORM_VERIFY_REUSE": "0"}  # as shipped (tests set it: tests/conftest.py)
     process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
