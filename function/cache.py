@@ -18,7 +18,7 @@ be reused. What makes this safe:
 The bound is in bytes (responses plus a fixed per-entry overhead), least recently used first.
 ``--response-cache-mib`` bounds everything the process remembers between requests: a quarter
 of it (at most 16 MiB) goes to the composing memos (encoded bodies and decoded Structs in
-``fnplatform.structs``), the rest to whole responses. With 0 there is no response cache and
+``fnplatform.structs``, reusable passes in ``fnplatform.reuse``), the rest to whole responses. With 0 there is no response cache and
 the memos keep 16 MiB.
 """
 
@@ -38,14 +38,17 @@ from function.dispatch import Call
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
 MEMOS_MAX = 16 * 1024 * 1024
 MEMOS_SHARE = 4
+#: Memos sharing the budget: encoded bodies, decoded Structs (fnplatform.structs) and
+#: reusable passes (fnplatform.reuse).
+MEMOS = 3
 
 
 def budget(total_bytes: int) -> tuple[int, int]:
-    """``--response-cache-mib`` in bytes split into (responses, each of the two memos)."""
+    """``--response-cache-mib`` in bytes split into (responses, each of the :data:`MEMOS`)."""
     if total_bytes <= 0:
-        return 0, MEMOS_MAX // 2
+        return 0, MEMOS_MAX // MEMOS
     memos = min(MEMOS_MAX, total_bytes // MEMOS_SHARE)
-    return total_bytes - memos, memos // 2
+    return total_bytes - memos, memos // MEMOS
 
 
 @dataclass(frozen=True)

@@ -419,9 +419,9 @@ def test_zero_turns_the_cache_off(uncached: Served) -> None:
     default = response_cache(ServerConfig())
     assert default is not None
     assert default.limit_bytes == 48 * MIB, "a quarter of 64 MiB goes to the composing memos"
-    assert budget(64 * MIB) == (48 * MIB, 8 * MIB)
-    assert budget(400 * MIB) == (384 * MIB, 8 * MIB), "the memos take at most 16 MiB"
-    assert budget(0) == (0, 8 * MIB)
+    assert budget(64 * MIB) == (48 * MIB, 16 * MIB // 3)
+    assert budget(400 * MIB) == (384 * MIB, 16 * MIB // 3), "the memos take at most 16 MiB"
+    assert budget(0) == (0, 16 * MIB // 3)
 
 
 # -- the Struct encoder -----------------------------------------------------------------------
