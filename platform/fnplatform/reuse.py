@@ -252,15 +252,19 @@ class PassMemo:
     def settle(
         self,
         composer: Hashable,
-        digest: bytes | None,
+        request: fnv1.RunFunctionRequest,
         observed: ObservedResources,
         compose: Callable[[ObservedResources], Settled],
     ) -> Settled:
-        """The settled pass of ``composer`` for ``digest`` when ``observed`` answers its
-        reads as before, else ``compose`` (given the observed resources to read), remembered.
+        """The settled pass of ``composer`` for ``request`` when ``observed`` (its observed
+        resources) answers its reads as before, else ``compose`` (given the observed
+        resources to read), remembered.
 
         The key holds ``composer`` itself, so it is never another one's that got its id."""
-        if digest is None or not self.limit_bytes:
+        if not self.limit_bytes:
+            return compose(observed)
+        digest = digest_of(request)
+        if digest is None:
             return compose(observed)
         key = (composer, digest)
         with self._lock:

@@ -25,7 +25,7 @@ from fnplatform.merge import deep_merge
 from fnplatform.observed import ObservedResources, none_false
 from fnplatform.readiness import exists_is_ready, ready_now
 from fnplatform.requirements import declare, fetched
-from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Settled, digest_of
+from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Settled
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
@@ -72,7 +72,7 @@ def compose(
     observed = ObservedResources(request.observed.resources)
     observed.none_false = raw is not None and none_false(raw)
     settled = PASSES.settle(
-        composer, digest_of(request), observed,
+        composer, request, observed,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
     )
     if settled.error is not None:
