@@ -20,7 +20,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.input import PhaseTTL
 from fnplatform.observed import ObservedResources
-from fnplatform.reuse import PASSES, Composed, RecordedReads, digest_of
+from fnplatform.reuse import PASSES, Composed, RecordedReads, answers_same, digest_of
 from fnplatform.structs import encode_entry
 
 from function.dispatch import compose_bytes
@@ -248,3 +248,18 @@ def test_a_read_that_cannot_be_compared_is_never_reused() -> None:
     assert not reads.unhashable
     assert reads.field("r", "spec.missing", []) == []
     assert reads.unhashable
+
+
+def test_a_read_of_something_absent_is_compared_too() -> None:
+    req = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+                       {"apiVersion": "v1", "kind": "Input", "module": "cluster"})
+    reads = RecordedReads(ObservedResources(req.observed.resources))
+    with pytest.raises(KeyError):
+        reads["r"]
+    assert reads.get("r") is None
+    assert not reads.unhashable
+    later = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+                         {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
+                         observed={"r": {"apiVersion": "v1", "kind": "R"}})
+    assert answers_same(reads.reads, ObservedResources(req.observed.resources))
+    assert not answers_same(reads.reads, ObservedResources(later.observed.resources))

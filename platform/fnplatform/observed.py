@@ -121,19 +121,15 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
 
     def __init__(self, resources: Any, *, sharing: ObservedResources | None = None) -> None:
         """``resources``: the request's ``map<string, Resource>``. ``sharing``: another view
-        of the same request whose converted bodies and read conditions this one shares."""
-        self._resources = resources
+        of the same request (``resources`` is then None) whose converted bodies and read
+        conditions this one shares."""
+        self._resources: Any = resources if sharing is None else sharing._resources
         self._bodies: dict[str, dict[str, Any]] = {} if sharing is None else sharing._bodies
         self._conditions: dict[str, tuple[Condition, ...]] = (
             {} if sharing is None else sharing._conditions)
         #: Set when the request's bytes hold no string "False" (:func:`none_false`): then no
         #: condition is False, and there is nothing unsynced to look for.
         self.none_false: bool = False if sharing is None else sharing.none_false
-
-    @property
-    def resources(self) -> Any:
-        """The request's ``map<string, Resource>`` this reads."""
-        return self._resources
 
     def __getitem__(self, name: str) -> dict[str, Any]:
         body = self._bodies.get(name)

@@ -46,14 +46,9 @@ VOLATILE_METADATA = ("resourceVersion", "managedFields", "generation")
 _LEFT_OUT = frozenset({"meta", "observed"})
 
 
-class Missing:
-    """The answer to a read of something absent (a ``KeyError``)."""
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING = Missing()
+#: The answer to a read of something absent (a ``KeyError``): one ``marshal`` writes, and no
+#: observed read ever answers.
+MISSING: Any = Ellipsis
 Read = tuple[Any, ...]  # (method name, *arguments)
 
 
@@ -76,7 +71,7 @@ class RecordedReads(ObservedResources):
     """
 
     def __init__(self, observed: ObservedResources) -> None:
-        super().__init__(observed.resources, sharing=observed)
+        super().__init__(None, sharing=observed)
         #: Each question and its answer as ``marshal`` writes it: exact about types (``True``
         #: is not ``1``, ``1`` is not ``1.0``), so equal bytes are equal answers (a dict in
         #: another order only reads as different: never reused wrongly).
