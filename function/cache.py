@@ -18,8 +18,8 @@ be reused. What makes this safe:
 The bound is in bytes (responses plus a fixed per-entry overhead), least recently used first.
 ``--response-cache-mib`` bounds everything the process remembers between requests: a quarter
 of it (at most 16 MiB) goes to the composing memos (encoded bodies and decoded Structs in
-``fnplatform.structs``, reusable passes in ``fnplatform.reuse``), the rest to whole responses. With 0 there is no response cache and
-the memos keep 16 MiB.
+``fnplatform.structs``, reusable passes in ``fnplatform.reuse``), the rest to whole
+responses. With 0 there is no response cache and the memos keep 16 MiB.
 """
 
 from __future__ import annotations
