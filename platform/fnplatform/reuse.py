@@ -122,6 +122,9 @@ class RecordedReads(ObservedResources):
     def field(self, name: str, path: str, default: Any = None) -> Any:
         return self._note(("field", name, path, default))
 
+    def part(self, name: str, path: str) -> Any:
+        return self._note(("part", name, path))
+
     def type_of(self, name: str) -> Any:
         return self._note(("type_of", name))
 
