@@ -265,12 +265,14 @@ def test_a_read_of_something_absent_is_compared_too() -> None:
     assert not answers_same(reads.reads, ObservedResources(later.observed.resources))
 
 
+MAPPING_READS = {"__getitem__", "__contains__", "__iter__", "__len__"}
+
+
 def test_every_read_of_observed_resources_is_recorded() -> None:
     """A public read of ObservedResources that RecordedReads does not note would be an input
     of the pass that reuse never compares."""
     def reads(cls: type) -> set[str]:
         return {name for name, value in vars(cls).items()
-                if callable(value) and (not name.startswith("_") or name in DUNDER_READS)}
+                if callable(value) and (not name.startswith("_") or name in MAPPING_READS)}
 
-    DUNDER_READS = {"__getitem__", "__contains__", "__iter__", "__len__"}
     assert reads(ObservedResources) <= reads(RecordedReads) | {"__init__"}
