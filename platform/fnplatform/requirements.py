@@ -8,6 +8,7 @@ pass declares the same requirements in the same way. A requirement absent from t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -95,6 +96,14 @@ def _name(resource: dict[str, Any]) -> str:
 
 
 def declare(response: fnv1.RunFunctionResponse, requirements: list[Requirement]) -> None:
-    """Declare ``requirements`` on the response."""
+    """Declare ``requirements`` on the response (each selector built once: every pass of a
+    composite declares the same ones)."""
     for requirement in requirements:
-        response.requirements.resources[requirement.key].CopyFrom(requirement.selector())
+        target = response.requirements.resources[requirement.key]
+        target.Clear()
+        target.MergeFromString(_selector_bytes(requirement))
+
+
+@functools.lru_cache(maxsize=4096)
+def _selector_bytes(requirement: Requirement) -> bytes:
+    return requirement.selector().SerializeToString(deterministic=True)

@@ -188,27 +188,43 @@ class Settled:
 def digest_of(request: fnv1.RunFunctionRequest) -> bytes | None:
     """The digest of what a pass reads besides observed composed resources, or None when a
     pass of ``request`` is never reused: an earlier step put resources into desired state
-    (the response updates those in place, from the bodies themselves)."""
+    (the response updates those in place, from the bodies themselves).
+
+    Every part is serialized deterministically (Go sends map entries in any order) and
+    written with its field number, key and length, so two digests are equal only when the
+    parts are: each top-level field but ``meta`` and ``observed``, map fields entry by entry,
+    and the composite with its fields but the volatile metadata.
+    """
     if request.desired.resources:
         return None
-    probe = fnv1.RunFunctionRequest()
+    digest = hashlib.blake2b(digest_size=20)
+
+    def part(label: str, message: Any) -> None:
+        data = message.SerializeToString(deterministic=True)
+        digest.update(b"%s %d\n" % (label.encode(), len(data)))
+        digest.update(data)
+
     for descriptor, value in request.ListFields():
         if descriptor.name in _LEFT_OUT:
             continue
-        target = getattr(probe, descriptor.name)
         if descriptor.message_type.GetOptions().map_entry:
-            for key in value:
-                target[key].CopyFrom(value[key])
+            for key in sorted(value):
+                part(f"{descriptor.number}[{key}]", value[key])
         else:
-            target.CopyFrom(value)
-    composite = probe.observed.composite
-    composite.CopyFrom(request.observed.composite)
-    metadata = composite.resource.fields.get("metadata")
-    if metadata is not None:
-        for volatile in VOLATILE_METADATA:
-            if volatile in metadata.struct_value.fields:
-                del metadata.struct_value.fields[volatile]
-    return hashlib.blake2b(probe.SerializeToString(deterministic=True), digest_size=20).digest()
+            part(str(descriptor.number), value)
+    composite = request.observed.composite
+    part("connection", fnv1.Resource(connection_details=composite.connection_details,
+                                     ready=composite.ready))
+    fields = composite.resource.fields
+    for key in sorted(fields):
+        if key != "metadata":
+            part(f"composite.{key}", fields[key])
+            continue
+        metadata = fields[key].struct_value.fields
+        for name in sorted(metadata):
+            if name not in VOLATILE_METADATA:
+                part(f"composite.metadata.{name}", metadata[name])
+    return digest.digest()
 
 
 Key = tuple[Hashable, bytes]  # (composer, digest_of(request))
