@@ -19,7 +19,7 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.memo import BoundedMemo
-from fnplatform.reuse import PASSES
+from fnplatform.reuse import PASSES, NotReused
 from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
@@ -173,7 +173,7 @@ def run(
 
 def run_with_outcome(
     request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None,
+    raw: bytes | None = None, *, reuse_only: bool = False,
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
     """:func:`run`, and the module that answered and how (see :class:`Call`).
 
@@ -188,9 +188,12 @@ def run_with_outcome(
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw)
+        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw,
+                      reuse_only=reuse_only)
         for warning in pruned:
             response.warning(rsp, warning)
+    except NotReused:
+        raise
     except CompositionError as err:
         if wire is not None:
             wire.clear()
@@ -284,6 +287,22 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
     Runs in the executor (a thread or a worker process): what it returns is small and
     picklable, so the server process records the metrics whatever the executor.
     """
+    composed = _compose_bytes(request, max_send, ttl, reuse_only=False)
+    if composed is None:  # only reuse_only answers None
+        msg = "composing answered nothing"
+        raise RuntimeError(msg)
+    return composed
+
+
+def reused_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed | None:
+    """:func:`compose_bytes` when the request's pass is reused (or needs no composing), else
+    None without composing: what the server answers on its event loop
+    (``function.server.INLINE_REUSE_MAX_BYTES``)."""
+    return _compose_bytes(request, max_send, ttl, reuse_only=True)
+
+
+def _compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL, *,
+                   reuse_only: bool) -> Composed | None:
     started = time.perf_counter()
     parsed = fnv1.RunFunctionRequest()
     try:
@@ -296,7 +315,11 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
                         time.perf_counter() - started)
     wire: dict[str, bytes] = {}
     PASSES.last_reused = False
-    rsp, module, outcome = run_with_outcome(parsed, ttl, wire, request)
+    try:
+        rsp, module, outcome = run_with_outcome(parsed, ttl, wire, request,
+                                                reuse_only=reuse_only)
+    except NotReused:
+        return None
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time

@@ -26,7 +26,7 @@ from fnplatform.input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
-from function.dispatch import compose_bytes
+from function.dispatch import Composed, compose_bytes, reused_bytes
 from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 
@@ -77,6 +77,12 @@ def _identity(data: bytes) -> bytes:
 #: with some 60 node pools spelt out compactly, nothing observed) takes a few milliseconds,
 #: which is as long as the loop may wait for it; everything larger goes to the executor.
 INLINE_MAX_BYTES = 6 * 1024
+#: Requests up to this size whose pass is reused (fnplatform.reuse) are answered on the event
+#: loop too: a reused pass of a composite this size (some 50 node pools, every resource
+#: observed) costs a few milliseconds, and the hand-over to a thread was a sixth of the CPU
+#: time of a reused 40-resource pass (bench/results.md). A pass that is not reused stops
+#: before composing (``function.dispatch.reused_bytes``) and goes to the executor.
+INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
 class Handler:
@@ -86,7 +92,9 @@ class Handler:
     serialization and a digest of the request, about what the SDK's own server spends
     reading it, and no hand-over to a composing thread. A request of at most ``inline_max``
     bytes is composed on the loop too (:data:`INLINE_MAX_BYTES`; 0 when worker processes
-    compose, which the server process has not loaded the composers for). Metrics, when on,
+    compose, which the server process has not loaded the composers for), and so is one of at
+    most :data:`INLINE_REUSE_MAX_BYTES` whose pass is reused (thread mode only: worker
+    processes remember their own passes). Metrics, when on,
     are recorded here, in the server process, whatever the executor.
     """
 
@@ -126,9 +134,12 @@ class Handler:
             if self.metrics is not None and lookup.call is not None:  # stored by _answer
                 self.metrics.answered(lookup.call)
             return lookup.response
+        composed: Composed | None = None
         if len(request) <= self.inline_max:
             composed = compose_bytes(request, self.max_send, self.ttl)
-        else:
+        elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
+            composed = reused_bytes(request, self.max_send, self.ttl)
+        if composed is None:
             loop = asyncio.get_running_loop()
             self.workers.busy += 1
             try:

@@ -445,25 +445,29 @@ class _CountingExecutor(ThreadPoolExecutor):
 @pytest.mark.parametrize("processes", [0, 2])
 def test_small_requests_are_composed_on_the_event_loop_and_the_rest_in_the_executor(processes):
     """A first pass of a few KiB is composed on the event loop (no hand-over to a thread and
-    back, a quarter of its cost); anything larger, and everything when worker processes
-    compose, goes to the executor. Both answers are what composing gives."""
+    back, a quarter of its cost), and so is a larger one whose pass is reused
+    (fnplatform.reuse); anything else, and everything when worker processes compose, goes to
+    the executor. Every answer is what composing gives."""
     import asyncio
 
     from fnplatform.input import PhaseTTL
 
     from function.dispatch import compose_bytes, run
-    from function.server import INLINE_MAX_BYTES, Handler
+    from function.server import INLINE_MAX_BYTES, INLINE_REUSE_MAX_BYTES, Handler
 
-    case = cluster_case("gcp")
+    case = cluster_case("gcp").renamed(f"where-composed-{processes}")  # nothing reused yet
     small = case.request().SerializeToString()
     _, observed = converge(lambda req: Rendered(run(req)), case)
     large = case.request(observed=observed).SerializeToString()
-    assert len(small) <= INLINE_MAX_BYTES < len(large)
+    again = case.request(observed=observed, tag="again").SerializeToString()
+    assert len(small) <= INLINE_MAX_BYTES < len(large) <= INLINE_REUSE_MAX_BYTES
     executor = _CountingExecutor()
     handler = Handler(executor, 4 * 1024 * 1024,
                       inline_max=INLINE_MAX_BYTES if processes == 0 else 0)
     try:
-        for body, submitted in ((small, 0 if processes == 0 else 1), (large, 1)):
+        expected = ((small, 0 if processes == 0 else 1), (large, 1),
+                    (again, 0 if processes == 0 else 1))  # the pass of ``large``, reused
+        for body, submitted in expected:
             executor.submitted = 0
             answer = asyncio.run(handler.run_function(body, None))  # type: ignore[arg-type]
             assert answer == compose_bytes(body, 4 * 1024 * 1024, PhaseTTL()).response

@@ -146,6 +146,12 @@ def answers_same(reads: dict[Read, bytes], observed: ObservedResources) -> bool:
 PENDING, NOT_YET, DONE = "pending", "not yet", "done"
 
 
+class NotReused(Exception):  # noqa: N818 - a signal, not an error
+    """Raised instead of composing when only a reused pass was asked for (the server answers
+    reused passes on its event loop and composes the rest on a thread)."""
+
+
+
 @dataclass
 class Composed:
     """One desired resource as the response writes it, and how its readiness is derived."""
@@ -269,16 +275,18 @@ class PassMemo:
         request: fnv1.RunFunctionRequest,
         observed: ObservedResources,
         compose: Callable[[ObservedResources], Settled],
+        *,
+        reuse_only: bool = False,
     ) -> Settled:
         """The settled pass of ``composer`` for ``request`` when ``observed`` (its observed
         resources) answers its reads as before, else ``compose`` (given the observed
-        resources to read), remembered.
+        resources to read), remembered; with ``reuse_only``, :class:`NotReused` instead.
 
         The key holds ``composer`` itself, so it is never another one's that got its id."""
-        if not self.limit_bytes:
-            return compose(observed)
-        digest = digest_of(request)
+        digest = digest_of(request) if self.limit_bytes else None
         if digest is None:
+            if reuse_only:
+                raise NotReused
             return compose(observed)
         key = (composer, digest)
         with self._lock:
@@ -290,6 +298,8 @@ class PassMemo:
                 check_same(found[1], compose(observed))
             self.last_reused = True
             return found[1]
+        if reuse_only:
+            raise NotReused
         reads = RecordedReads(observed)
         settled = compose(reads)
         if not reads.unhashable:

@@ -43,6 +43,7 @@ def compose(
     wire: dict[str, bytes] | None = None,
     *,
     raw: bytes | None = None,
+    reuse_only: bool = False,
 ) -> fnv1.RunFunctionResponse:
     """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
 
@@ -50,6 +51,8 @@ def compose(
     With ``wire``, the composed resources go there as wire bytes instead of into the
     response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
     byte searches stand in for protobuf walks (:func:`fnplatform.observed.none_false`).
+    ``reuse_only``: raise :class:`fnplatform.reuse.NotReused` rather than compose, unless the
+    composite's last pass is reused (or there is nothing to compose yet).
     """
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
@@ -74,6 +77,7 @@ def compose(
     settled = PASSES.settle(
         composer, request, observed,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
+        reuse_only=reuse_only,
     )
     if settled.error is not None:
         raise settled.error.with_traceback(None)
