@@ -19,7 +19,8 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.memo import BoundedMemo
-from fnplatform.reuse import PASSES, NotReused
+from fnplatform.observed import ObservedResources
+from fnplatform.reuse import PASSES, digest_of
 from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
@@ -173,13 +174,14 @@ def run(
 
 def run_with_outcome(
     request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None, *, reuse_only: bool = False,
+    raw: bytes | None = None, digest: bytes | None = None,
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
     """:func:`run`, and the module that answered and how (see :class:`Call`).
 
     With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
     into the response); it is emptied when the answer is an error. ``raw``: the bytes
-    ``request`` was parsed from, when there are any (``fnplatform.runner.compose``).
+    ``request`` was parsed from, when there are any, and ``digest`` the digest taken of them
+    (``fnplatform.runner.compose``).
     """
     module = "unknown"
     try:
@@ -188,12 +190,9 @@ def run_with_outcome(
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw,
-                      reuse_only=reuse_only)
+        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw, digest=digest)
         for warning in pruned:
             response.warning(rsp, warning)
-    except NotReused:
-        raise
     except CompositionError as err:
         if wire is not None:
             wire.clear()
@@ -287,27 +286,46 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
     Runs in the executor (a thread or a worker process): what it returns is small and
     picklable, so the server process records the metrics whatever the executor.
     """
-    composed = _compose_bytes(request, max_send, ttl, reuse_only=False)
-    if composed is None:  # only reuse_only answers None
-        msg = "composing answered nothing"
-        raise RuntimeError(msg)
-    return composed
+    return compose_parsed(parse_request(request), max_send, ttl)
 
 
-def reused_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed | None:
-    """:func:`compose_bytes` when the request's pass is reused (or needs no composing), else
-    None without composing: what the server answers on its event loop
-    (``function.server.INLINE_REUSE_MAX_BYTES``)."""
-    return _compose_bytes(request, max_send, ttl, reuse_only=True)
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A request as received, parsed (None: not a RunFunctionRequest), with its
+    :func:`fnplatform.reuse.digest_of` taken before anything changes it (None: no pass of it
+    is reused), and the seconds that took."""
+
+    raw: bytes
+    request: fnv1.RunFunctionRequest | None
+    digest: bytes | None
+    seconds: float
 
 
-def _compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL, *,
-                   reuse_only: bool) -> Composed | None:
+def parse_request(raw: bytes) -> Parsed:
+    """``raw`` parsed, and its digest when passes are reused."""
     started = time.perf_counter()
-    parsed = fnv1.RunFunctionRequest()
+    request = fnv1.RunFunctionRequest()
     try:
-        parsed.ParseFromString(request)
+        request.ParseFromString(raw)
     except Exception:
+        return Parsed(raw, None, None, time.perf_counter() - started)
+    digest = digest_of(request) if PASSES.limit_bytes else None
+    return Parsed(raw, request, digest, time.perf_counter() - started)
+
+
+def would_reuse(parsed: Parsed) -> bool:
+    """Whether composing ``parsed`` would reuse a pass: the server answers those on its event
+    loop (``function.server.INLINE_REUSE_MAX_BYTES``). Costs the digest (taken already) and
+    the pass's observed reads, up to the first that answers differently."""
+    return parsed.request is not None and PASSES.would_reuse(
+        parsed.digest, ObservedResources(parsed.request.observed.resources))
+
+
+def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
+    """:func:`compose_bytes` of a request already parsed (:func:`parse_request`)."""
+    started = time.perf_counter() - parsed.seconds
+    request = parsed.request
+    if request is None:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         out = rsp.SerializeToString(deterministic=True)
@@ -315,20 +333,16 @@ def _compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL, *,
                         time.perf_counter() - started)
     wire: dict[str, bytes] = {}
     PASSES.last_reused = False
-    try:
-        rsp, module, outcome = run_with_outcome(parsed, ttl, wire, request,
-                                                reuse_only=reuse_only)
-    except NotReused:
-        return None
+    rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.digest)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
-        rsp = limit_size(parsed, fnv1.RunFunctionResponse.FromString(out), max_send, len(out))
+        rsp = limit_size(request, fnv1.RunFunctionResponse.FromString(out), max_send, len(out))
         out = rsp.SerializeToString(deterministic=True)
         resources = len(rsp.desired.resources)
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
-    call = Call(module, kind_of(parsed), outcome, resources, len(out), PASSES.last_reused)
+    call = Call(module, kind_of(request), outcome, resources, len(out), PASSES.last_reused)
     return Composed(out, call, time.perf_counter() - started)
 
 

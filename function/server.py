@@ -16,7 +16,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from crossplane.function import logging
@@ -26,7 +28,7 @@ from fnplatform.input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
-from function.dispatch import Composed, compose_bytes, reused_bytes
+from function.dispatch import Composed, compose_bytes, compose_parsed, parse_request, would_reuse
 from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 
@@ -80,8 +82,9 @@ INLINE_MAX_BYTES = 6 * 1024
 #: Requests up to this size whose pass is reused (fnplatform.reuse) are answered on the event
 #: loop too: a reused pass of a composite this size (some 50 node pools, every resource
 #: observed) costs a few milliseconds, and the hand-over to a thread was a sixth of the CPU
-#: time of a reused 40-resource pass (bench/results.md). A pass that is not reused stops
-#: before composing (``function.dispatch.reused_bytes``) and goes to the executor.
+#: time of a reused 40-resource pass (bench/results.md). The question costs a parse, which
+#: the executor then goes on from, the digest and the pass's observed reads up to the first
+#: changed one (``function.dispatch.would_reuse``).
 INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
@@ -138,21 +141,29 @@ class Handler:
         if len(request) <= self.inline_max:
             composed = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
-            composed = reused_bytes(request, self.max_send, self.ttl)
-        if composed is None:
-            loop = asyncio.get_running_loop()
-            self.workers.busy += 1
-            try:
-                composed = await loop.run_in_executor(
-                    self.executor, compose_bytes, request, self.max_send, self.ttl
-                )
-            finally:
-                self.workers.busy -= 1
+            parsed = parse_request(request)  # thread mode: the executor goes on from it
+            if would_reuse(parsed):
+                composed = compose_parsed(parsed, self.max_send, self.ttl)
+            else:
+                composed = await self._in_executor(compose_parsed, parsed)
+        else:
+            composed = await self._in_executor(compose_bytes, request)
         if lookup is not None and self.cache is not None:
             self.cache.store(lookup, composed.response, composed.call)
         if self.metrics is not None:
             self.metrics.composed(composed.call, composed.seconds)
         return composed.response
+
+    async def _in_executor(self, compose: Callable[[Any, int, PhaseTTL], Composed],
+                           request: Any) -> Composed:
+        """``compose(request, max_send, ttl)`` in the executor, counted as a busy worker."""
+        loop = asyncio.get_running_loop()
+        self.workers.busy += 1
+        try:
+            return await loop.run_in_executor(
+                self.executor, compose, request, self.max_send, self.ttl)
+        finally:
+            self.workers.busy -= 1
 
 
 def response_cache(config: ServerConfig) -> ResponseCache | None:

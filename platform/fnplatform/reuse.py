@@ -146,10 +146,6 @@ def answers_same(reads: dict[Read, bytes], observed: ObservedResources) -> bool:
 PENDING, NOT_YET, DONE = "pending", "not yet", "done"
 
 
-class NotReused(Exception):  # noqa: N818 - a signal, not an error
-    """Raised instead of composing when only a reused pass was asked for (the server answers
-    reused passes on its event loop and composes the rest on a thread)."""
-
 
 
 @dataclass
@@ -233,8 +229,8 @@ def digest_of(request: fnv1.RunFunctionRequest) -> bytes | None:
     return digest.digest()
 
 
-Key = tuple[Hashable, bytes]  # (composer, digest_of(request))
-Entry = tuple[dict[Read, bytes], Settled, int]  # (reads, the settled pass, bytes counted)
+#: (composer, reads, the settled pass, bytes counted), by :func:`digest_of`
+Entry = tuple[Hashable, dict[Read, bytes], Settled, int]
 
 
 class PassMemo:
@@ -248,7 +244,7 @@ class PassMemo:
         self.limit_bytes = limit_bytes
         self.size = 0
         self.verify = os.environ.get("FNPLATFORM_VERIFY_REUSE") == "1"
-        self._entries: OrderedDict[Key, Entry] = OrderedDict()
+        self._entries: OrderedDict[bytes, Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._thread = threading.local()
 
@@ -269,44 +265,46 @@ class PassMemo:
             self._entries.clear()
             self.size = 0
 
+    def would_reuse(self, digest: bytes | None, observed: ObservedResources) -> bool:
+        """Whether a pass of the request with ``digest`` and ``observed`` resources would be
+        reused (by whichever composer): a cheap question, asked before composing anything."""
+        if digest is None or not self.limit_bytes:
+            return False
+        with self._lock:
+            found = self._entries.get(digest)
+        return found is not None and answers_same(found[1], observed)
+
     def settle(
         self,
         composer: Hashable,
-        request: fnv1.RunFunctionRequest,
+        digest: bytes | None,
         observed: ObservedResources,
         compose: Callable[[ObservedResources], Settled],
-        *,
-        reuse_only: bool = False,
     ) -> Settled:
-        """The settled pass of ``composer`` for ``request`` when ``observed`` (its observed
-        resources) answers its reads as before, else ``compose`` (given the observed
-        resources to read), remembered; with ``reuse_only``, :class:`NotReused` instead.
+        """The settled pass of ``composer`` for the request with ``digest`` (:func:`digest_of`,
+        None: never reused) when ``observed`` (its observed resources) answers the pass's
+        reads as before, else ``compose`` (given the observed resources to read), remembered.
 
-        The key holds ``composer`` itself, so it is never another one's that got its id."""
-        digest = digest_of(request) if self.limit_bytes else None
-        if digest is None:
-            if reuse_only:
-                raise NotReused
+        An entry holds its ``composer`` itself, so it is never another one's that got its id."""
+        if digest is None or not self.limit_bytes:
             return compose(observed)
-        key = (composer, digest)
         with self._lock:
-            found = self._entries.get(key)
+            found = self._entries.get(digest)
             if found is not None:
-                self._entries.move_to_end(key)
-        if found is not None and answers_same(found[0], observed):
+                self._entries.move_to_end(digest)
+        if found is not None and found[0] is composer and answers_same(found[1], observed):
             if self.verify:
-                check_same(found[1], compose(observed))
+                check_same(found[2], compose(observed))
             self.last_reused = True
-            return found[1]
-        if reuse_only:
-            raise NotReused
+            return found[2]
         reads = RecordedReads(observed)
         settled = compose(reads)
         if not reads.unhashable:
-            self._remember(key, reads.reads, settled)
+            self._remember(digest, composer, reads.reads, settled)
         return settled
 
-    def _remember(self, key: Key, reads: dict[Read, bytes], settled: Settled) -> None:
+    def _remember(self, digest: bytes, composer: Hashable, reads: dict[Read, bytes],
+                  settled: Settled) -> None:
         cost = settled.cost() + 200 * len(reads)
         if cost > self.limit_bytes // 4:
             return
@@ -315,13 +313,13 @@ class PassMemo:
         kept = Settled(settled.outcome, settled.requirements, resources, settled.notes,
                        settled.error, reused=True)
         with self._lock:
-            old = self._entries.pop(key, None)
+            old = self._entries.pop(digest, None)
             if old is not None:
-                self.size -= old[2]
-            self._entries[key] = (reads, kept, cost)
+                self.size -= old[3]
+            self._entries[digest] = (composer, reads, kept, cost)
             self.size += cost
             while self.size > self.limit_bytes:
-                _, (_, _, dropped) = self._entries.popitem(last=False)
+                _, (_, _, _, dropped) = self._entries.popitem(last=False)
                 self.size -= dropped
 
 
