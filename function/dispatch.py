@@ -19,8 +19,7 @@ from fnplatform.composers import composers
 from fnplatform.errors import CompositionError
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.memo import BoundedMemo
-from fnplatform.observed import ObservedResources
-from fnplatform.reuse import PASSES, digest_of
+from fnplatform.reuse import PASSES, Probe
 from fnplatform.runner import COMPOSED, Composer, compose
 from fnplatform.structs import map_order, struct_to_dict, varint
 from fnplatform.validation import closest, describe_validation_error, non_booleans
@@ -174,13 +173,13 @@ def run(
 
 def run_with_outcome(
     request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None, digest: bytes | None = None,
+    raw: bytes | None = None, probe: Probe | None = None,
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
     """:func:`run`, and the module that answered and how (see :class:`Call`).
 
     With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
     into the response); it is emptied when the answer is an error. ``raw``: the bytes
-    ``request`` was parsed from, when there are any, and ``digest`` the digest taken of them
+    ``request`` was parsed from, when there are any, and ``probe`` what reuse learned of them
     (``fnplatform.runner.compose``).
     """
     module = "unknown"
@@ -190,7 +189,7 @@ def run_with_outcome(
         check_composite_shape(request)
         require_module(module)
         pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw, digest=digest)
+        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw, probe=probe)
         for warning in pruned:
             response.warning(rsp, warning)
     except CompositionError as err:
@@ -291,34 +290,26 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """A request as received, parsed (None: not a RunFunctionRequest), with its
-    :func:`fnplatform.reuse.digest_of` taken before anything changes it (None: no pass of it
-    is reused), and the seconds that took."""
+    """A request as received, parsed (None: not a RunFunctionRequest), with what reuse
+    learned of it before anything changes it (:meth:`fnplatform.reuse.PassMemo.probe`), and
+    the seconds that took."""
 
     raw: bytes
     request: fnv1.RunFunctionRequest | None
-    digest: bytes | None
+    probe: Probe
     seconds: float
 
 
 def parse_request(raw: bytes) -> Parsed:
-    """``raw`` parsed, and its digest when passes are reused."""
+    """``raw`` parsed, and probed for a pass to reuse: whether there is one is what the
+    server answers on its event loop (``function.server.INLINE_REUSE_MAX_BYTES``)."""
     started = time.perf_counter()
     request = fnv1.RunFunctionRequest()
     try:
         request.ParseFromString(raw)
     except Exception:
-        return Parsed(raw, None, None, time.perf_counter() - started)
-    digest = digest_of(request) if PASSES.limit_bytes else None
-    return Parsed(raw, request, digest, time.perf_counter() - started)
-
-
-def would_reuse(parsed: Parsed) -> bool:
-    """Whether composing ``parsed`` would reuse a pass: the server answers those on its event
-    loop (``function.server.INLINE_REUSE_MAX_BYTES``). Costs the digest (taken already) and
-    the pass's observed reads, up to the first that answers differently."""
-    return parsed.request is not None and PASSES.would_reuse(
-        parsed.digest, ObservedResources(parsed.request.observed.resources))
+        return Parsed(raw, None, Probe(None), time.perf_counter() - started)
+    return Parsed(raw, request, PASSES.probe(request), time.perf_counter() - started)
 
 
 def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
@@ -333,7 +324,7 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
                         time.perf_counter() - started)
     wire: dict[str, bytes] = {}
     PASSES.last_reused = False
-    rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.digest)
+    rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.probe)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time

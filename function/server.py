@@ -28,7 +28,7 @@ from fnplatform.input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
-from function.dispatch import Composed, compose_bytes, compose_parsed, parse_request, would_reuse
+from function.dispatch import Composed, compose_bytes, compose_parsed, parse_request
 from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 
@@ -84,7 +84,7 @@ INLINE_MAX_BYTES = 6 * 1024
 #: observed) costs a few milliseconds, and the hand-over to a thread was a sixth of the CPU
 #: time of a reused 40-resource pass (bench/results.md). The question costs a parse, which
 #: the executor then goes on from, the digest and the pass's observed reads up to the first
-#: changed one (``function.dispatch.would_reuse``).
+#: changed one (``function.dispatch.parse_request``).
 INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
@@ -142,7 +142,7 @@ class Handler:
             composed = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
             parsed = parse_request(request)  # thread mode: the executor goes on from it
-            if would_reuse(parsed):
+            if parsed.probe.reused:
                 composed = compose_parsed(parsed, self.max_send, self.ttl)
             else:
                 composed = await self._in_executor(compose_parsed, parsed)

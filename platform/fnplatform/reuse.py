@@ -233,6 +233,20 @@ def digest_of(request: fnv1.RunFunctionRequest) -> bytes | None:
 Entry = tuple[Hashable, dict[Read, bytes], Settled, int]
 
 
+@dataclass(frozen=True)
+class Probe:
+    """What :meth:`PassMemo.probe` learned of a request before composing it."""
+
+    digest: bytes | None  # None: no pass of it is reused
+    observed: ObservedResources | None = None  # its observed resources, reads cached
+    entry: Entry | None = None  # the pass they would reuse
+
+    @property
+    def reused(self) -> bool:
+        """Whether a pass would be reused."""
+        return self.entry is not None
+
+
 class PassMemo:
     """Settled passes by digest, each with its reads (the most recent, within a byte bound).
 
@@ -265,14 +279,19 @@ class PassMemo:
             self._entries.clear()
             self.size = 0
 
-    def would_reuse(self, digest: bytes | None, observed: ObservedResources) -> bool:
-        """Whether a pass of the request with ``digest`` and ``observed`` resources would be
-        reused (by whichever composer): a cheap question, asked before composing anything."""
-        if digest is None or not self.limit_bytes:
-            return False
+    def probe(self, request: fnv1.RunFunctionRequest) -> Probe:
+        """What :meth:`settle` will need of ``request``, taken before anything changes it:
+        its digest, and the pass it would reuse (by whichever composer), if any. Cheap: the
+        digest and the pass's observed reads up to the first that answers differently."""
+        digest = digest_of(request) if self.limit_bytes else None
+        if digest is None:
+            return Probe(None)
+        observed = ObservedResources(request.observed.resources)
         with self._lock:
             found = self._entries.get(digest)
-        return found is not None and answers_same(found[1], observed)
+        if found is None or not answers_same(found[1], observed):
+            return Probe(digest, observed)
+        return Probe(digest, observed, found)
 
     def settle(
         self,
@@ -280,10 +299,12 @@ class PassMemo:
         digest: bytes | None,
         observed: ObservedResources,
         compose: Callable[[ObservedResources], Settled],
+        known: Entry | None = None,
     ) -> Settled:
         """The settled pass of ``composer`` for the request with ``digest`` (:func:`digest_of`,
         None: never reused) when ``observed`` (its observed resources) answers the pass's
         reads as before, else ``compose`` (given the observed resources to read), remembered.
+        ``known``: the entry :meth:`probe` found these observed resources answer.
 
         An entry holds its ``composer`` itself, so it is never another one's that got its id."""
         if digest is None or not self.limit_bytes:
@@ -292,7 +313,11 @@ class PassMemo:
             found = self._entries.get(digest)
             if found is not None:
                 self._entries.move_to_end(digest)
-        if found is not None and found[0] is composer and answers_same(found[1], observed):
+        if known is not None and known[0] is composer:
+            found = known
+        elif found is not None and not answers_same(found[1], observed):
+            found = None
+        if found is not None and found[0] is composer:
             if self.verify:
                 check_same(found[2], compose(observed))
             self.last_reused = True

@@ -25,7 +25,7 @@ from fnplatform.merge import deep_merge
 from fnplatform.observed import ObservedResources, none_false
 from fnplatform.readiness import exists_is_ready, ready_now
 from fnplatform.requirements import declare, fetched
-from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Settled, digest_of
+from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled, digest_of
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
@@ -43,7 +43,7 @@ def compose(
     wire: dict[str, bytes] | None = None,
     *,
     raw: bytes | None = None,
-    digest: bytes | None = None,
+    probe: Probe | None = None,
 ) -> fnv1.RunFunctionResponse:
     """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
 
@@ -51,8 +51,8 @@ def compose(
     With ``wire``, the composed resources go there as wire bytes instead of into the
     response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
     byte searches stand in for protobuf walks (:func:`fnplatform.observed.none_false`).
-    ``digest``: the request's :func:`fnplatform.reuse.digest_of`, when the caller took it
-    (before anything changed the request: ``function.dispatch``); else it is taken here.
+    ``probe``: what :meth:`fnplatform.reuse.PassMemo.probe` learned of the request before
+    anything changed it (``function.dispatch``); else the digest is taken here.
     """
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
@@ -72,13 +72,14 @@ def compose(
         # What ``rsp.context.update({CONTEXT_KEY: env.data})`` does (clear, then fill the
         # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
-    observed = ObservedResources(request.observed.resources)
+    if probe is None:
+        probe = Probe(digest_of(request) if PASSES.limit_bytes else None)
+    observed = probe.observed or ObservedResources(request.observed.resources)
     observed.none_false = raw is not None and none_false(raw)
-    if digest is None and PASSES.limit_bytes:
-        digest = digest_of(request)
     settled = PASSES.settle(
-        composer, digest, observed,
+        composer, probe.digest, observed,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
+        probe.entry,
     )
     if settled.error is not None:
         raise settled.error.with_traceback(None)
