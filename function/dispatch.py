@@ -309,7 +309,7 @@ def parse_request(raw: bytes) -> Parsed:
         request.ParseFromString(raw)
     except Exception:
         return Parsed(raw, None, Probe(None), time.perf_counter() - started)
-    return Parsed(raw, request, PASSES.probe(request), time.perf_counter() - started)
+    return Parsed(raw, request, PASSES.probe(request, raw), time.perf_counter() - started)
 
 
 def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:

@@ -36,7 +36,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.composition import Notes
 from fnplatform.errors import CompositionError
-from fnplatform.observed import ObservedResources
+from fnplatform.observed import ObservedResources, none_false
 from fnplatform.requirements import Requirement
 
 #: What every write to the composite changes and no composer reads.
@@ -279,14 +279,16 @@ class PassMemo:
             self._entries.clear()
             self.size = 0
 
-    def probe(self, request: fnv1.RunFunctionRequest) -> Probe:
-        """What :meth:`settle` will need of ``request``, taken before anything changes it:
-        its digest, and the pass it would reuse (by whichever composer), if any. Cheap: the
-        digest and the pass's observed reads up to the first that answers differently."""
+    def probe(self, request: fnv1.RunFunctionRequest, raw: bytes | None = None) -> Probe:
+        """What :meth:`settle` will need of ``request`` (parsed from ``raw``), taken before
+        anything changes it: its digest, and the pass it would reuse (by whichever composer),
+        if any. Cheap: the digest and the pass's observed reads up to the first that answers
+        differently."""
         digest = digest_of(request) if self.limit_bytes else None
         if digest is None:
             return Probe(None)
         observed = ObservedResources(request.observed.resources)
+        observed.none_false = raw is not None and none_false(raw)
         with self._lock:
             found = self._entries.get(digest)
         if found is None or not answers_same(found[1], observed):

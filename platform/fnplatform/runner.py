@@ -74,8 +74,10 @@ def compose(
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
     if probe is None:
         probe = Probe(digest_of(request) if PASSES.limit_bytes else None)
-    observed = probe.observed or ObservedResources(request.observed.resources)
-    observed.none_false = raw is not None and none_false(raw)
+    observed = probe.observed
+    if observed is None:
+        observed = ObservedResources(request.observed.resources)
+        observed.none_false = raw is not None and none_false(raw)
     settled = PASSES.settle(
         composer, probe.digest, observed,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
