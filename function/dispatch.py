@@ -309,7 +309,17 @@ def parse_request(raw: bytes) -> Parsed:
         request.ParseFromString(raw)
     except Exception:
         return Parsed(raw, None, Probe(None), time.perf_counter() - started)
-    return Parsed(raw, request, PASSES.probe(request, raw), time.perf_counter() - started)
+    return Parsed(raw, request, PASSES.probe(_composer_of(request), request, raw),
+                  time.perf_counter() - started)
+
+
+def _composer_of(request: fnv1.RunFunctionRequest) -> Composer | None:
+    """The composer the step input names, None when it names none or is not valid (the
+    pass then says why)."""
+    try:
+        return _composers().get(parse_input(request).module)
+    except CompositionError:
+        return None
 
 
 def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:

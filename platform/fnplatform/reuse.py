@@ -279,19 +279,20 @@ class PassMemo:
             self._entries.clear()
             self.size = 0
 
-    def probe(self, request: fnv1.RunFunctionRequest, raw: bytes | None = None) -> Probe:
-        """What :meth:`settle` will need of ``request`` (parsed from ``raw``), taken before
-        anything changes it: its digest, and the pass it would reuse (by whichever composer),
-        if any. Cheap: the digest and the pass's observed reads up to the first that answers
-        differently."""
-        digest = digest_of(request) if self.limit_bytes else None
+    def probe(self, composer: Hashable | None, request: fnv1.RunFunctionRequest,
+              raw: bytes | None = None) -> Probe:
+        """What :meth:`settle` will need of ``request`` (parsed from ``raw``, composed by
+        ``composer``; None: not known, nothing reused), taken before anything changes it: its
+        digest, and the pass it would reuse, if any. Cheap: the digest and the pass's
+        observed reads up to the first that answers differently."""
+        digest = digest_of(request) if self.limit_bytes and composer is not None else None
         if digest is None:
             return Probe(None)
         observed = ObservedResources(request.observed.resources)
         observed.none_false = raw is not None and none_false(raw)
         with self._lock:
             found = self._entries.get(digest)
-        if found is None or not answers_same(found[1], observed):
+        if found is None or found[0] is not composer or not answers_same(found[1], observed):
             return Probe(digest, observed)
         return Probe(digest, observed, found)
 
