@@ -81,10 +81,10 @@ def _identity(data: bytes) -> bytes:
 INLINE_MAX_BYTES = 6 * 1024
 #: Requests up to this size whose pass is reused (fnplatform.reuse) are answered on the event
 #: loop too: a reused pass of a composite this size (some 50 node pools, every resource
-#: observed) costs a few milliseconds, and the hand-over to a thread was a sixth of the CPU
-#: time of a reused 40-resource pass (bench/results.md). The question costs a parse, which
-#: the executor then goes on from, the digest and the pass's observed reads up to the first
-#: changed one (``function.dispatch.parse_request``).
+#: observed) costs a few milliseconds, and the hand-over to a thread cost a reused
+#: 40-resource pass a sixth of its CPU time (bench/results.md, "Fourth round"). The question
+#: costs a parse, which the executor then goes on from, the digest and the pass's observed
+#: reads up to the first changed one (``function.dispatch.parse_request``).
 INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
