@@ -299,3 +299,35 @@ def test_phase_ttl_defaults_are_part_of_the_cache_key():
     key_a = ResponseCache(MIB, MAX_SEND, settings=a).key(request)
     key_b = ResponseCache(MIB, MAX_SEND, settings=b).key(request)
     assert key_a != key_b
+
+
+@pytest.mark.parametrize(("flags", "reused"), [((), 1.0), (("--no-reuse-passes",), 0.0)],
+                         ids=["default", "no-reuse-passes"])
+def test_the_server_process_reuses_passes_unless_told_not_to(flags, reused):
+    """``python -m function`` as shipped: a new resourceVersion misses the response cache and
+    reuses the pass; ``--no-reuse-passes`` composes it again. The answers are the same."""
+    grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "function", "--insecure", "--address", grpc_address,
+         "--metrics-address", f"127.0.0.1:{port}", *flags],
+        cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_serving(grpc_address, process)
+        client = FunctionClient(grpc_address)
+        case = CASES[0]
+        answers = []
+        for version in ("1", "2"):
+            composite = {**case.composite,
+                         "metadata": {**case.composite["metadata"], "resourceVersion": version}}
+            answers.append(client.run(case.request(composite=composite)).response)
+        client.close()
+        assert answers[0] == answers[1] and not answers[0].results
+        values = {(sample.name, sample.labels.get("module")): sample.value
+                  for family in text_string_to_metric_families(scrape(port))
+                  for sample in family.samples}
+        assert values[("function_platform_response_cache_misses_total", None)] == 2
+        assert values.get(("function_platform_passes_reused_total", case.module), 0.0) == reused
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
