@@ -359,7 +359,7 @@ def check_same(reused: Settled, composed: Settled) -> None:
             [(r.selector().SerializeToString(deterministic=True), r.key)
              for r in settled.requirements],
             [(r.name, r.entry, r.explicit, r.exists_is_ready) for r in settled.resources],
-            settled.notes.status, settled.notes.connection,
+            settled.notes.status, settled.notes.connection, sorted(settled.notes.held),
             [c.SerializeToString(deterministic=True) for c in settled.notes.conditions],
             [r.SerializeToString(deterministic=True) for r in settled.notes.results],
             repr(settled.error),
