@@ -146,8 +146,6 @@ def answers_same(reads: dict[Read, bytes], observed: ObservedResources) -> bool:
 PENDING, NOT_YET, DONE = "pending", "not yet", "done"
 
 
-
-
 @dataclass
 class Composed:
     """One desired resource as the response writes it, and how its readiness is derived."""
@@ -180,7 +178,6 @@ class Settled:
     resources: list[Composed] = field(default_factory=list)
     notes: Notes = field(default_factory=Notes)
     error: CompositionError | None = None
-    reused: bool = False
 
     def cost(self) -> int:
         """Bytes it holds, roughly: the entries and a share for everything else."""
@@ -339,7 +336,7 @@ class PassMemo:
         resources = [Composed(r.name, r.entry, r.explicit, r.exists_is_ready)
                      for r in settled.resources]
         kept = Settled(settled.outcome, settled.requirements, resources, settled.notes,
-                       settled.error, reused=True)
+                       settled.error)
         with self._lock:
             old = self._entries.pop(digest, None)
             if old is not None:
