@@ -25,11 +25,10 @@ responses. With 0 there is no response cache and the memos keep 16 MiB.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.memo import SizedMemo
 from fnplatform.structs import varint
 
 from function.__version__ import __version__
@@ -90,26 +89,20 @@ def _field(number: int, data: bytes) -> bytes:
     return varint(number << 3 | 2) + varint(len(data)) + data
 
 
-class ResponseCache:
-    """Responses by canonical request content; LRU within ``limit_bytes``."""
+class ResponseCache(SizedMemo[bytes, Stored]):
+    """Responses by canonical request content; LRU within ``limit_bytes`` (a response may
+    take all of it)."""
 
     def __init__(
         self, limit_bytes: int, max_send: int, version: str = __version__, settings: str = ""
     ) -> None:
         """``settings``: the server's flags that change answers (the TTL defaults), in the key."""
-        self.limit_bytes = limit_bytes
+        super().__init__(limit_bytes, largest_share=1)
         self.max_send = max_send
         self.version = version
         self.settings = settings
-        self.size = 0
-        self.hits = 0
+        self.hits = 0  # lookups happen on the event loop only
         self.misses = 0
-        self.evictions = 0
-        self._entries: OrderedDict[bytes, Stored] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
     def key(self, request: fnv1.RunFunctionRequest) -> bytes:
         """The digest of everything in ``request`` but its tag, the version and the limit.
@@ -135,31 +128,20 @@ class ResponseCache:
             return None
         tag = parsed.meta.tag
         key = self.key(parsed)
-        with self._lock:
-            stored = self._entries.get(key)
-            if stored is None:
-                self.misses += 1
-                return Lookup(key, tag, None)
-            self._entries.move_to_end(key)
-            self.hits += 1
+        stored = self._get(key)
+        if stored is None:
+            self.misses += 1
+            return Lookup(key, tag, None)
+        self.hits += 1
         return Lookup(key, tag, stored.answer(tag), stored.call)
 
     def store(self, lookup: Lookup, response: bytes, call: Call | None = None) -> None:
         """Remember ``response`` (the answer to ``lookup``'s request) if it is safe to reuse."""
         stored = _storable(response, lookup.tag)
-        if stored is None or stored.cost > self.limit_bytes:
+        if stored is None:
             return
         stored.call = call
-        with self._lock:
-            previous = self._entries.pop(lookup.key, None)
-            if previous is not None:
-                self.size -= previous.cost
-            self._entries[lookup.key] = stored
-            self.size += stored.cost
-            while self.size > self.limit_bytes:
-                _, dropped = self._entries.popitem(last=False)
-                self.size -= dropped.cost
-                self.evictions += 1
+        self._keep(lookup.key, stored, stored.cost)
 
 
 def _storable(response: bytes, tag: str) -> Stored | None:

@@ -296,7 +296,7 @@ class Parsed:
 
     raw: bytes
     request: fnv1.RunFunctionRequest | None
-    probe: Probe
+    probe: Probe | None  # None with the request
     seconds: float
 
 
@@ -308,7 +308,7 @@ def parse_request(raw: bytes) -> Parsed:
     try:
         request.ParseFromString(raw)
     except Exception:
-        return Parsed(raw, None, Probe(None), time.perf_counter() - started)
+        return Parsed(raw, None, None, time.perf_counter() - started)
     return Parsed(raw, request, PASSES.probe(_composer_of(request), request, raw),
                   time.perf_counter() - started)
 

@@ -142,7 +142,7 @@ class Handler:
             composed = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
             parsed = parse_request(request)  # thread mode: the executor goes on from it
-            if parsed.probe.reused:
+            if parsed.probe is not None and parsed.probe.reused:
                 composed = compose_parsed(parsed, self.max_send, self.ttl)
             else:
                 composed = await self._in_executor(compose_parsed, parsed)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-
 from fnplatform.composition import Composition, Emitted
 from fnplatform.kinds import Readiness, kind_of
 from fnplatform.observed import ObservedResources
@@ -36,8 +34,3 @@ def ready_now(
     if name not in observed:
         return False
     return exists_ready or observed.condition_true(name)
-
-
-def readiness(comp: Composition, emitted: Emitted) -> int:
-    """The protobuf readiness of ``emitted``."""
-    return fnv1.READY_TRUE if is_ready(comp, emitted) else fnv1.READY_FALSE

@@ -12,7 +12,8 @@ requirements, or the error) is kept under a digest of the first five, beside the
 answer). A later request with the same digest asks the same questions of its own observed
 resources; the same answers mean the same pass, byte for byte, and its outcome is reused.
 Readiness of each resource is not part of it: it is read again on every pass
-(``fnplatform.runner.write``), as are the unsynced warnings' source, the conditions.
+(``fnplatform.runner.write``). The unsynced warnings are: their source, every ``Synced``
+condition, is one of the recorded reads.
 
 The reads are exact, not a heuristic: every observed read a composer or the library makes goes
 through :class:`~fnplatform.observed.ObservedResources` (``comp.request`` is read only for the
@@ -27,7 +28,6 @@ import hashlib
 import marshal
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +36,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.composition import Notes
 from fnplatform.errors import CompositionError
+from fnplatform.memo import SizedMemo
 from fnplatform.observed import ObservedResources, none_false
 from fnplatform.requirements import Requirement
 
@@ -226,17 +227,17 @@ def digest_of(request: fnv1.RunFunctionRequest) -> bytes | None:
     return digest.digest()
 
 
-#: (composer, reads, the settled pass, bytes counted), by :func:`digest_of`
-Entry = tuple[Hashable, dict[Read, bytes], Settled, int]
+#: (composer, reads, the settled pass), by :func:`digest_of`
+Entry = tuple[Hashable, dict[Read, bytes], Settled]
 
 
 @dataclass(frozen=True)
 class Probe:
     """What :meth:`PassMemo.probe` learned of a request before composing it."""
 
-    digest: bytes | None  # None: no pass of it is reused
-    observed: ObservedResources | None = None  # its observed resources, reads cached
-    entry: Entry | None = None  # the pass they would reuse
+    observed: ObservedResources  # its observed resources, reads cached
+    digest: bytes | None = None  # None: no pass of it is reused
+    entry: Entry | None = None  # the pass its observed resources answer as before
 
     @property
     def reused(self) -> bool:
@@ -244,7 +245,7 @@ class Probe:
         return self.entry is not None
 
 
-class PassMemo:
+class PassMemo(SizedMemo[bytes, Entry]):
     """Settled passes by digest, each with its reads (the most recent, within a byte bound).
 
     One entry per digest: a composite converging asks new questions as it goes, and only
@@ -252,11 +253,8 @@ class PassMemo:
     """
 
     def __init__(self, limit_bytes: int) -> None:
-        self.limit_bytes = limit_bytes
-        self.size = 0
+        super().__init__(limit_bytes)
         self.verify = os.environ.get("FNPLATFORM_VERIFY_REUSE") == "1"
-        self._entries: OrderedDict[bytes, Entry] = OrderedDict()
-        self._lock = threading.Lock()
         self._thread = threading.local()
 
     @property
@@ -269,83 +267,46 @@ class PassMemo:
     def last_reused(self, value: bool) -> None:
         self._thread.reused = value
 
-    def configure(self, limit_bytes: int) -> None:
-        """Set the bound (0: never reuse) and forget every pass."""
-        with self._lock:
-            self.limit_bytes = limit_bytes
-            self._entries.clear()
-            self.size = 0
-
     def probe(self, composer: Hashable | None, request: fnv1.RunFunctionRequest,
               raw: bytes | None = None) -> Probe:
-        """What :meth:`settle` will need of ``request`` (parsed from ``raw``, composed by
+        """What :meth:`settle` needs of ``request`` (parsed from ``raw``, composed by
         ``composer``; None: not known, nothing reused), taken before anything changes it: its
-        digest, and the pass it would reuse, if any. Cheap: the digest and the pass's
-        observed reads up to the first that answers differently."""
-        digest = digest_of(request) if self.limit_bytes and composer is not None else None
-        if digest is None:
-            return Probe(None)
+        observed resources, its digest, and the pass it would reuse, if any. Cheap: the
+        digest and the pass's observed reads up to the first that answers differently."""
         observed = ObservedResources(request.observed.resources)
         observed.none_false = raw is not None and none_false(raw)
-        with self._lock:
-            found = self._entries.get(digest)
+        digest = digest_of(request) if self.limit_bytes and composer is not None else None
+        if digest is None:
+            return Probe(observed)
+        found = self._get(digest)
         if found is None or found[0] is not composer or not answers_same(found[1], observed):
-            return Probe(digest, observed)
-        return Probe(digest, observed, found)
+            return Probe(observed, digest)
+        return Probe(observed, digest, found)
 
     def settle(
-        self,
-        composer: Hashable,
-        digest: bytes | None,
-        observed: ObservedResources,
-        compose: Callable[[ObservedResources], Settled],
-        known: Entry | None = None,
+        self, composer: Hashable, probe: Probe, compose: Callable[[ObservedResources], Settled]
     ) -> Settled:
-        """The settled pass of ``composer`` for the request with ``digest`` (:func:`digest_of`,
-        None: never reused) when ``observed`` (its observed resources) answers the pass's
-        reads as before, else ``compose`` (given the observed resources to read), remembered.
-        ``known``: the entry :meth:`probe` found these observed resources answer.
+        """The pass :meth:`probe` found ``composer``'s request answers as before, else
+        ``compose`` (given the observed resources to read), remembered with its reads.
 
         An entry holds its ``composer`` itself, so it is never another one's that got its id."""
-        if digest is None or not self.limit_bytes:
-            return compose(observed)
-        with self._lock:
-            found = self._entries.get(digest)
-            if found is not None:
-                self._entries.move_to_end(digest)
-        if known is not None and known[0] is composer:
-            found = known
-        elif found is not None and not answers_same(found[1], observed):
-            found = None
-        if found is not None and found[0] is composer:
+        if probe.entry is not None and probe.entry[0] is composer:
             if self.verify:
-                check_same(found[2], compose(observed))
+                check_same(probe.entry[2], compose(probe.observed))
             self.last_reused = True
-            return found[2]
-        reads = RecordedReads(observed)
+            return probe.entry[2]
+        if probe.digest is None:
+            return compose(probe.observed)
+        reads = RecordedReads(probe.observed)
         settled = compose(reads)
         if not reads.unhashable:
-            self._remember(digest, composer, reads.reads, settled)
+            resources = [Composed(r.name, r.entry, r.explicit, r.exists_is_ready)
+                         for r in settled.resources]  # the bodies are not kept
+            kept = Settled(settled.outcome, settled.requirements, resources, settled.notes,
+                           settled.error)
+            self._keep(probe.digest, (composer, reads.reads, kept),
+                       kept.cost() + 200 * len(reads.reads))
         return settled
-
-    def _remember(self, digest: bytes, composer: Hashable, reads: dict[Read, bytes],
-                  settled: Settled) -> None:
-        cost = settled.cost() + 200 * len(reads)
-        if cost > self.limit_bytes // 4:
-            return
-        resources = [Composed(r.name, r.entry, r.explicit, r.exists_is_ready)
-                     for r in settled.resources]
-        kept = Settled(settled.outcome, settled.requirements, resources, settled.notes,
-                       settled.error)
-        with self._lock:
-            old = self._entries.pop(digest, None)
-            if old is not None:
-                self.size -= old[3]
-            self._entries[digest] = (composer, reads, kept, cost)
-            self.size += cost
-            while self.size > self.limit_bytes:
-                _, (_, _, _, dropped) = self._entries.popitem(last=False)
-                self.size -= dropped
 
 
 def check_same(reused: Settled, composed: Settled) -> None:

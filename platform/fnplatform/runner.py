@@ -22,10 +22,10 @@ from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
-from fnplatform.observed import ObservedResources, none_false
+from fnplatform.observed import ObservedResources
 from fnplatform.readiness import exists_is_ready, ready_now
 from fnplatform.requirements import declare, fetched
-from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled, digest_of
+from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
 from fnplatform.scope import CONDITION as NAMESPACED_FORM
 from fnplatform.scope import settle_secret_refs, unexpressed_summary
 from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
@@ -52,7 +52,7 @@ def compose(
     response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
     byte searches stand in for protobuf walks (:func:`fnplatform.observed.none_false`).
     ``probe``: what :meth:`fnplatform.reuse.PassMemo.probe` learned of the request before
-    anything changed it (``function.dispatch``); else the digest is taken here.
+    anything changed it (``function.dispatch``); else the request is probed here.
     """
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
@@ -73,22 +73,17 @@ def compose(
         # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
     if probe is None:
-        probe = Probe(digest_of(request) if PASSES.limit_bytes else None)
-    observed = probe.observed
-    if observed is None:
-        observed = ObservedResources(request.observed.resources)
-        observed.none_false = raw is not None and none_false(raw)
+        probe = PASSES.probe(composer, request, raw)
     settled = PASSES.settle(
-        composer, probe.digest, observed,
+        composer, probe,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
-        probe.entry,
     )
     if settled.error is not None:
         raise settled.error.with_traceback(None)
     declare(rsp, settled.requirements)
     if settled.outcome == PENDING:
         return rsp
-    every_ready = write(settled, observed, rsp, wire)
+    every_ready = write(settled, probe.observed, rsp, wire)
     if settled.outcome == NOT_YET:
         # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
         # derive Ready from an empty set of composed resources).

@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 import marshal
 import struct as binary
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
+
+from fnplatform.memo import SizedMemo
 
 
 def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -87,47 +87,15 @@ def fill_struct(target: struct_pb2.Struct, value: dict[str, Any]) -> None:
     target.MergeFromString(encoded)
 
 
-class BoundedBytes:
+class BoundedBytes(SizedMemo[bytes, bytes]):
     """A thread-safe LRU of byte strings by a byte-string key (a digest, or the content
-    itself), bounded in bytes (keys, values and entry overhead counted).
-
-    One eviction rule for every memo of this module; an entry over a quarter of the bound is
-    never kept (it would evict everything else for one request).
-    """
+    itself), bounded in bytes (keys, values and entry overhead counted), by the one eviction
+    rule of :class:`fnplatform.memo.SizedMemo`."""
 
     ENTRY_OVERHEAD = 200  # dict slot, OrderedDict link, bytes headers: bytes per entry
 
-    def __init__(self, limit_bytes: int) -> None:
-        self.limit_bytes = limit_bytes
-        self.size = 0
-        self._entries: OrderedDict[bytes, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def configure(self, limit_bytes: int) -> None:
-        """Set the bound (0 disables remembering) and drop what is remembered."""
-        with self._lock:
-            self.limit_bytes = limit_bytes
-            self._entries.clear()
-            self.size = 0
-
-    def _get(self, key: bytes) -> bytes | None:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-            return found
-
     def _remember(self, key: bytes, encoded: bytes) -> None:
-        cost = len(key) + len(encoded) + self.ENTRY_OVERHEAD
-        if cost > self.limit_bytes // 4:
-            return
-        with self._lock:
-            if key not in self._entries:
-                self._entries[key] = encoded
-                self.size += cost
-                while self.size > self.limit_bytes:
-                    dropped_key, dropped = self._entries.popitem(last=False)
-                    self.size -= len(dropped_key) + len(dropped) + self.ENTRY_OVERHEAD
+        self._keep(key, encoded, len(key) + len(encoded) + self.ENTRY_OVERHEAD)
 
 
 class EncodedBodies(BoundedBytes):
