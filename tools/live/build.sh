@@ -62,6 +62,16 @@ ldflags() {
   esac
 }
 
+# module_dir <name> <module path>: the module's source in the module cache, downloaded first.
+# `go list -m -f '{{.Dir}}'` prints nothing for a module not yet in the cache (a cold machine),
+# so download it explicitly (the version and hash come from tools/live/<name>/go.sum).
+module_dir() {
+  local dir
+  dir="$(cd "$live/$1" && "$go" mod download "$2" && "$go" list -m -f '{{.Dir}}' "$2")"
+  [[ -n "$dir" && -d "$dir" ]] || { echo "build.sh: no source of $2 for $1 (go mod download failed?)" >&2; return 1; }
+  echo "$dir"
+}
+
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=("${order[@]}")
 mkdir -p "$bin"
@@ -85,7 +95,8 @@ for name in "${names[@]}"; do
       work="$(mktemp -d)"
       trap 'rm -rf "$work"' EXIT
       mod="${pkg[$name]%%|*}"
-      cp -r "$(cd "$live/$name" && "$go" list -m -f '{{.Dir}}' "$mod")" "$work/src"
+      src="$(module_dir "$name" "$mod")"
+      cp -r "$src" "$work/src"
       chmod -R u+w "$work/src"
       for p in "${patches[@]}"; do (cd "$work/src" && git apply -p1 "$p"); done
       cp "$live/$name/go.mod" "$live/$name/go.sum" "$work/"
@@ -109,7 +120,7 @@ for name in "${names[@]}"; do
   out="$release_out"
   if [[ -n "$extra" ]]; then
     if [[ ! -d "$out.$extra" ]]; then
-      src="$(cd "$live/$name" && "$go" list -m -f '{{.Dir}}' "${pkg[$name]%%|*}")/$extra"
+      src="$(module_dir "$name" "${pkg[$name]%%|*}")/$extra"
       mkdir -p "$out.$extra.tmp.$$"
       for f in "${files[@]}"; do cp -r "$src/$f" "$out.$extra.tmp.$$/"; done
       chmod -R u+w "$out.$extra.tmp.$$"
