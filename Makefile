@@ -9,7 +9,16 @@ PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
 
-.PHONY: activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
+.DEFAULT_GOAL := help
+
+.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
+
+## help: list the targets and what they do (the default goal)
+help:
+	@awk '/^## [a-z-]+: / { if (name) print_entry(); name = $$2; sub(/:$$/, "", name); text = substr($$0, length($$2) + 5); next } \
+	  /^## / && name { text = text " " substr($$0, 4); next } \
+	  name { print_entry(); name = "" } \
+	  function print_entry() { printf "  make %-18s %s\n", name, text }' $(MAKEFILE_LIST)
 
 # Dependencies come from the locks only: uv.lock (every closure: runtime + dev/test tools, with
 # hashes) and requirements.lock (the image's runtime closure, exported from uv.lock). uv itself is
@@ -52,7 +61,7 @@ render: setup cli
 ## serve: run the function for `crossplane composition render` (Development runtime dials
 ## localhost:9443)
 serve: setup
-	$(PY) -m function --insecure --debug --address localhost:9443
+	$(PY) -m function --insecure --debug --address localhost:9443 --metrics-address=
 
 ## generate: regenerate XRDs and the Input CRD from the pydantic models, and the asya-crossplane
 ## chart's API templates from apis/async-actor/

@@ -86,7 +86,7 @@ class Address(click.ParamType):
         return text
 
 
-@click.command()
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="function-platform")
 @click.option(
     "--debug", "-d", is_flag=True,

@@ -10,6 +10,7 @@ is wanted, so the flag costs nothing when off.
 from __future__ import annotations
 
 import logging as stdlib_logging
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -49,6 +50,8 @@ def configure(debug: bool, log_format: str = "auto") -> None:
     level = stdlib_logging.DEBUG if debug else stdlib_logging.INFO
     structlog.configure(
         processors=processors,
+        # stderr: stdout stays clean for what a caller reads (a render's YAML, --version)
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         wrapper_class=structlog.make_filtering_bound_logger(level),
         cache_logger_on_first_use=False,
     )

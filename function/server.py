@@ -282,7 +282,8 @@ def _bind(add_port: object, address: str) -> None:
     if port == 0:
         msg = (
             f"cannot listen on {address}: the port is already in use (another function server, "
-            "`make serve`?) or the address does not exist on this machine"
+            "`make serve`?) or the address does not exist on this machine; choose another "
+            "with --address"
         )
         raise StartupError(msg)
 
@@ -384,7 +385,11 @@ async def serve(config: ServerConfig) -> None:
         try:
             metrics_server, _ = serve_metrics(metrics, config.metrics_address)
         except OSError as err:
-            msg = f"cannot serve metrics on {config.metrics_address}: {err.strerror}"
+            msg = (
+                f"cannot serve metrics on {config.metrics_address}: {err.strerror}; choose "
+                "another address with --metrics-address (for example "
+                "--metrics-address=localhost:9090), or turn metrics off with --metrics-address="
+            )
             raise StartupError(msg) from None
     await server.start()
     log.info(

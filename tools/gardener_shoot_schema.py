@@ -36,6 +36,7 @@ regenerate ``schemas/crds/gardener/core.gardener.cloud_shoots.yaml``.
 
 from __future__ import annotations
 
+import argparse
 import html
 import re
 from dataclasses import dataclass
@@ -285,3 +286,10 @@ def shoot_crd(proto_text: str, reference_text: str) -> dict[str, Any]:
             }],
         },
     }
+
+
+if __name__ == "__main__":
+    # A library of tools/derive_schemas.py (which writes the schema): run alone, it only explains.
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Writes nothing by itself: tools/derive_schemas.py calls it.").parse_args()

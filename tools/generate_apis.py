@@ -23,6 +23,7 @@ that very name). They are optional: installed only where claims name them.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import textwrap
@@ -183,8 +184,17 @@ def generated_files() -> dict[Path, str]:
     return files
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a generated file is out of date")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
+    check = _arguments(argv).check
     stale = []
     for relative, content in sorted(generated_files().items()):
         path = ROOT / relative

@@ -16,6 +16,7 @@ compares what it installs with apis/.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -72,8 +73,17 @@ def generated_files() -> dict[Path, str]:
     }
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a generated file is out of date")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
+    check = _arguments(argv).check
     stale = False
     for relative, content in generated_files().items():
         path = ROOT / relative

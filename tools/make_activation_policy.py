@@ -27,6 +27,7 @@ managed kind of every golden render, in both forms.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -155,8 +156,17 @@ def policy_text() -> str:
     return HEADER + body
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a generated file is out of date")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
+    check = _arguments(argv).check
     path = ROOT / POLICY_PATH
     content = policy_text()
     if path.exists() and path.read_text() == content:

@@ -20,7 +20,9 @@ form has its own (``<module>/namespaced/observed-<case>-ready.yaml``, made from 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import difflib
 import sys
 import tempfile
 from pathlib import Path
@@ -107,17 +109,34 @@ def converged_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict
 CONVERGED_MODULES = ("contact-center",)
 
 
+def _arguments(argv: list[str], known: list[str]) -> argparse.Namespace:
+    """The case ids to write, each one of the registered render cases."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("cases", nargs="+", metavar="CASE",
+                        help="a render case id, <module>/<case> or <module>/namespaced/<case> "
+                        "(tests/render-cases/<module>.yaml)")
+    args = parser.parse_args(argv)
+    for case_id in args.cases:
+        if case_id not in known:
+            near = difflib.get_close_matches(case_id, known, n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            parser.error(f"unknown case {case_id!r}{hint}")
+    return args
+
+
 def main(argv: list[str]) -> int:
+    cases = {c.id: c for c in tool.load_cases()}
+    chosen = _arguments(argv, sorted(cases)).cases
     cli = tool.find_cli()
     if cli is None:
         print("Crossplane CLI not found: run `make cli` (tools/install-cli.sh)", file=sys.stderr)
         return 2
     # Observed states are written for the cases as written; twins convert them when rendering
     # unless a namespaced id (<module>/namespaced/<case>) writes the namespaced form's own.
-    cases = {c.id: c for c in tool.load_cases()}
     port = tool.free_port()
     with tempfile.TemporaryDirectory() as tmp, tool.serve_function(port):
-        for case_id in argv:
+        for case_id in chosen:
             case = cases[case_id]
             make = converged_for if case.module in CONVERGED_MODULES else observed_for
             documents = make(cli, case, port, Path(tmp))

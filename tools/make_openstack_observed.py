@@ -13,6 +13,7 @@ of a steady pass. Deterministic: no clocks, no randomness.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -82,11 +83,25 @@ def converge(client: FunctionClient, xr: dict[str, Any], required: str | None) -
     return [observed[n] for n in sorted(observed)]
 
 
-def main() -> int:
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("observed", nargs="*", metavar="FILE",
+                        help="an observed file to write (default: all): "
+                        + ", ".join(sorted(OBSERVED)))
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.observed) - set(OBSERVED))
+    if unknown:
+        parser.error(f"unknown observed file(s) {', '.join(unknown)}: "
+                     f"one of {', '.join(sorted(OBSERVED))}")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    only = set(_arguments(argv).observed)  # names of observed files to write; default all
     server, address = start_server()
     client = FunctionClient(address)
     try:
-        only = set(sys.argv[1:])  # names of observed files to write; default all
         for target, (xr_file, required) in OBSERVED.items():
             if only and target not in only:
                 continue
@@ -103,4 +118,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

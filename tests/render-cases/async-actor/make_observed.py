@@ -13,6 +13,7 @@ fixed strings so the golden renders stay byte-identical.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,8 @@ def _write(name: str, observed: dict[str, dict[str, Any]]) -> None:
 
 def main() -> None:
     """Write the three observed-state files."""
+    argparse.ArgumentParser(  # --help prints the docstring and writes nothing
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     first = _compose({})  # the dead-letter queue first: the actor's queue redrives to it
     second = _compose(_stage(first, None))
     queue_ready = _stage(second, None)

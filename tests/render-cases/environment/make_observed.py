@@ -15,6 +15,7 @@ Deployment. Values are fixed strings (:data:`RECORDED`), so goldens stay byte-id
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,8 @@ def converged(xr: str) -> dict[str, dict[str, Any]]:
 
 def main() -> None:
     """Write observed-<case>-ready.yaml for every case."""
+    argparse.ArgumentParser(  # --help prints the docstring and writes nothing
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     for case, xr in CASES:
         observed = converged(xr)
         name = f"observed-{case}-ready.yaml"
