@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tomllib
@@ -130,3 +131,49 @@ def test_without_debug_there_is_no_request_line(tmp_path: Path):
         output = _stop(process)
     assert '"msg": "serving"' in output
     assert '"msg": "request"' not in output
+
+
+def test_short_help_is_the_help():
+    short, long = _function("-h"), _function("--help")
+    assert short.returncode == 0, short.stderr
+    assert short.stdout == long.stdout
+
+
+def test_logs_go_to_stderr_and_stdout_stays_clean():
+    """A by-hand render reads YAML from the CLI while the function runs beside it in the same
+    terminal: nothing of the function's may land on stdout."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
+         "--metrics-address=", "--debug", "--log-format", "json"],
+        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        render_tool.wait_for_port(port, process)
+        client = FunctionClient(f"localhost:{port}")
+        client.run(cluster_case("gcp").request())
+        client.close()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    assert out == ""
+    messages = [json.loads(line)["msg"] for line in err.splitlines() if line.startswith("{")]
+    assert "serving" in messages and "request" in messages
+
+
+def test_a_busy_metrics_port_is_one_line_naming_the_flag():
+    """The metrics default (:8080) is often taken on a laptop: say which flag moves it."""
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    try:
+        taken = busy.getsockname()[1]
+        result = _function("--insecure", "--address", f"localhost:{free_port()}",
+                           "--metrics-address", f"127.0.0.1:{taken}")
+    finally:
+        busy.close()
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"cannot serve metrics on 127.0.0.1:{taken}" in lines[0]
+    assert "--metrics-address" in lines[0] and "Traceback" not in result.stderr
