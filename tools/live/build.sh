@@ -18,12 +18,26 @@
 # .bin/<name>-<version>-patched-<digest of the patches>. provider-kubernetes carries one, the
 # client cache of v1.4 (client-cache.patch; docs/live.md says why).
 #
-# Usage: tools/live/build.sh [name...]   (default: every binary; prints "<name> <path>" lines)
+# Usage: tools/live/build.sh [--prepare-only] [name...]
+#   default: every binary; prints "<name> <path>" lines.
+#   --prepare-only: everything but compiling: download each module, copy and patch its source,
+#   copy the release's files; prints "<name>-source <dir>" for a patched module (left in place
+#   for inspection). What a cold module cache exercises, in seconds: tests/test_live_build.py
+#   runs it with an empty GOMODCACHE and LIVE_BIN (the output folder, default .bin/).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 live="$repo/tools/live"
-bin="$repo/.bin"
+bin="${LIVE_BIN:-$repo/.bin}"
+prepare_only=false
+if [[ "${1:-}" == "--prepare-only" ]]; then
+  prepare_only=true
+  shift
+fi
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 go="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
 export GOFLAGS="${GOFLAGS:--buildvcs=false} -mod=readonly"
 # No cgo: static binaries, no C toolchain needed.
@@ -86,14 +100,15 @@ for name in "${names[@]}"; do
   if [[ ${#patches[@]} -gt 0 ]]; then
     out="$out-patched-$(cat "${patches[@]}" | sha256sum | cut -c1-12)"
   fi
-  if [[ ! -x "$out" ]]; then
-    echo "build.sh: building $name $v${patches:+ with ${#patches[@]} patch(es)} (cached afterwards at $out)" >&2
+  if [[ ! -x "$out" || "$prepare_only" == true ]]; then
+    [[ "$prepare_only" == true ]] \
+      || echo "build.sh: building $name $v${patches:+ with ${#patches[@]} patch(es)} (cached afterwards at $out)" >&2
     start=$SECONDS
     modflags=()
     if [[ ${#patches[@]} -gt 0 ]]; then
       # the release's source, patched, in place of the module: a temporary go.mod replaces it
       work="$(mktemp -d)"
-      trap 'rm -rf "$work"' EXIT
+      [[ "$prepare_only" == true ]] || trap 'rm -rf "$work"' EXIT
       mod="${pkg[$name]%%|*}"
       src="$(module_dir "$name" "$mod")"
       cp -r "$src" "$work/src"
@@ -102,13 +117,19 @@ for name in "${names[@]}"; do
       cp "$live/$name/go.mod" "$live/$name/go.sum" "$work/"
       (cd "$live/$name" && "$go" mod edit -modfile "$work/go.mod" -replace "$mod=$work/src")
       modflags=(-modfile "$work/go.mod")
+      [[ "$prepare_only" == false ]] || echo "$name-source $work/src"
     fi
-    # build to a temporary name: an interrupted build never leaves a binary that looks cached
-    (cd "$live/$name" && "$go" build "${modflags[@]}" -ldflags "$(ldflags "$name" "$v")" -o "$out.tmp.$$" "${pkg[$name]#*|}")
-    mv "$out.tmp.$$" "$out"
-    echo "build.sh: built $name $v in $((SECONDS - start)) s" >&2
+    if [[ "$prepare_only" == true ]]; then
+      echo "build.sh: prepared $name $v (not compiled: --prepare-only)" >&2
+      out=""
+    else
+      # build to a temporary name: an interrupted build never leaves a binary that looks cached
+      (cd "$live/$name" && "$go" build "${modflags[@]}" -ldflags "$(ldflags "$name" "$v")" -o "$out.tmp.$$" "${pkg[$name]#*|}")
+      mv "$out.tmp.$$" "$out"
+      echo "build.sh: built $name $v in $((SECONDS - start)) s" >&2
+    fi
   fi
-  echo "$name $out"
+  [[ -z "$out" ]] || echo "$name $out"
   # Files of the same release beside the binary: Crossplane's cluster/ folder (core CRDs and
   # webhook configurations, which `crossplane core init` reads: the image has them at /crds and
   # /webhookconfigurations), provider-kubernetes' package/crds (what its package installs).
