@@ -61,6 +61,9 @@ UNREADY_PREFIX = "Unready resources: "
 # Node roles.
 COMPOSED = "composed"
 HELD = "held"
+#: Of the composite, but neither composed nor held in this pass: a hold waits for it, and the
+#: composer emits it once what it needs exists.
+UNCOMPOSED = "uncomposed"
 OUTSIDE = "outside"
 COMPOSITE = "composite"
 # Edge roles.
@@ -161,11 +164,12 @@ def composed_graph(
             if wait.resource is None:
                 target = f"outside: {wait.detail}"
                 nodes.setdefault(target, Node(target, OUTSIDE, (
-                    *textwrap.wrap(wait.detail, WRAP), "outside the composite")))
+                    *textwrap.wrap(wait.detail, WRAP, break_long_words=False,
+                                   break_on_hyphens=False), "outside the composite")))
                 edges.add(Edge(name, target, WAITS, ""))
                 continue
-            nodes.setdefault(wait.resource, Node(wait.resource, OUTSIDE, (
-                wait.resource, "not in this render")))
+            nodes.setdefault(wait.resource, Node(wait.resource, UNCOMPOSED, (
+                wait.resource, "not composed in this pass")))
             edges.add(Edge(name, wait.resource, WAITS, wait.detail))
     for usage in usages:
         spec = usage.get("spec") or {}
@@ -300,6 +304,7 @@ _DOT_STYLE: dict[str, dict[str, str]] = {
     "unready": {"fillcolor": "#fff4d6", "color": "#b7791f"},
     "unknown": {"fillcolor": "#eeeeee"},
     "held": {"style": "rounded,dashed", "color": "#777777"},
+    "uncomposed": {"style": "rounded,dashed", "color": "#777777", "fontcolor": "#555555"},
     "outside": {"shape": "note", "style": "dotted", "color": "#777777"},
     "composite": {"shape": "box3d", "style": "filled", "fillcolor": "#e8eef7"},
 }
@@ -308,6 +313,7 @@ _MERMAID_STYLE = {
     "unready": "fill:#fff4d6,stroke:#b7791f",
     "unknown": "fill:#eeeeee,stroke:#555555",
     "held": "fill:#ffffff,stroke:#777777,stroke-dasharray:5 5",
+    "uncomposed": "fill:#ffffff,stroke:#777777,stroke-dasharray:5 5,color:#555555",
     "outside": "fill:#ffffff,stroke:#777777,stroke-dasharray:2 2",
     "composite": "fill:#e8eef7,stroke:#555555",
 }
