@@ -26,7 +26,7 @@ from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from fnplatform.composition import Composition, Emitted
-from fnplatform.holds import Hold, Wait
+from fnplatform.holds import Wait, waiting_summary
 from fnplatform.kinds import Readiness, register
 from fnplatform.naming import dns_label
 
@@ -199,11 +199,6 @@ def _namespaced_reference(
             return False
         of["resourceRef"]["namespace"] = namespace
     return True
-
-
-def waiting_summary(held: Mapping[str, Hold]) -> str:
-    """``a (waits for b), c (waits for d)``: a message that says what waits for what."""
-    return ", ".join(f"{name} (waits for {need})" for name, need in sorted(held.items()))
 
 
 __all__ = ["PROTECTS_LABEL", "Emitted", "add_usages", "hold_unmet", "needed_pairs", "protects",

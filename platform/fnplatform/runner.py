@@ -14,10 +14,11 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import duration_pb2
 
 from fnplatform.composition import Composition
-from fnplatform.dependencies import add_usages, hold_unmet, waiting_summary
+from fnplatform.dependencies import add_usages, hold_unmet
 from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
 from fnplatform.errors import CompositionError, InputError, NotYet, Pending
 from fnplatform.guard import announce_removals
+from fnplatform.holds import WAITING, waiting_summary
 from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
 from fnplatform.input import Input, PhaseTTL
@@ -173,7 +174,7 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
         if not_yet.condition != COMPOSED:
             comp.condition(COMPOSED, False, not_yet.reason, not_yet.message)
     elif comp.notes.held:
-        comp.condition(COMPOSED, False, "WaitingForDependencies", waiting_summary(comp.notes.held))
+        comp.condition(COMPOSED, False, WAITING, waiting_summary(comp.notes.held))
     else:
         comp.condition(COMPOSED, True, "AllResourcesComposed")
     if comp.notes.gaps:
