@@ -218,8 +218,8 @@ FORMS = ("cluster-scoped", "namespaced")
      "no pool can run them: held back, saying why"),
 ])
 def test_the_addons_wait_for_the_pool_the_rule_picks(
-    client: FunctionClient, form: str, pools: dict[str, Any] | None, addon_pool: str | None,
-    expected: str | None, reason: str,
+    client: FunctionClient, *, form: str, pools: dict[str, Any] | None,
+    addon_pool: str | None, expected: str | None, reason: str,
 ) -> None:
     case = _pools_case(pools, addon_pool, form)
     rendered = client.run(case.request(required=case.fetched()))

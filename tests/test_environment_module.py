@@ -1006,7 +1006,7 @@ def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> 
     ("azure", "westeuropa", "did you mean westeurope?", "Azure: its location names"),
 ])
 def test_a_region_the_cloud_does_not_have_is_refused(
-    client: FunctionClient, form: str, cloud: str, region: str, hint: str, reason: str
+    client: FunctionClient, *, form: str, cloud: str, region: str, hint: str, reason: str
 ) -> None:
     from tests.support.namespaced import namespaced_composite
 
