@@ -51,7 +51,6 @@ def add_cluster_autoscaler(
     Ready (Helm waits for the autoscaler's pod, which needs a node; None: no pool can run it,
     ``addon_pool.nodes_ready``).
     """
-
     if not values.autoscaler_values.provided_on(comp.cloud):
         return
     if settings is not None and settings.disabled:
