@@ -815,7 +815,7 @@ def test_a_broken_spec_on_an_existing_actor_never_drops_its_queue(client, spec, 
         ({"flavors": ["Not A Label"]}, "spec.flavors"),
         ({"scaling": {"minReplicaCount": 5, "maxReplicaCount": 2}}, "spec.scaling"),
         ({"scaling": {"queueLength": 0}}, "spec.scaling.queueLength"),
-        ({"resources": {"limits": {"cpu": "lots"}}}, "spec.resources.limits"),
+        ({"resources": {"limits": {"cpu": "lots"}}}, "spec.resources.limits.cpu"),
         ({"env": [{"name": "X", "value": "1", "valueFrom": {"secretKeyRef": {}}}]}, "spec.env[0]"),
         ({"resiliency": {"actorTimeout": "forever"}}, "spec.resiliency.actorTimeout"),
         ({"resiliency": {"retry": {"policy": "random"}}}, "spec.resiliency.retry.policy"),
@@ -833,6 +833,49 @@ def test_spec_validation_names_the_field(client, spec, field):
     assert len(rendered.fatal) == 1, rendered.messages
     assert field in rendered.fatal[0]
     assert "Traceback" not in rendered.fatal[0]
+
+
+QUANTITY_WORDS = "must be a Kubernetes quantity such as 500m, 2 or 4Gi"
+NOT_A_QUANTITY_TYPE = "must be a string or a whole number"
+
+
+@pytest.mark.parametrize(
+    ("spec", "flavors", "message", "reason"),
+    [
+        ({"resources": {"requests": {"cpu": "lots"}}}, {},
+         f"spec.resources.requests.cpu: {QUANTITY_WORDS}",
+         "the message names the key holding the bad amount, not the map around it"),
+        ({"resources": {"limits": {"memory": "1 Gi"}}}, {},
+         f"spec.resources.limits.memory: {QUANTITY_WORDS}", "a space is not part of a quantity"),
+        ({"resources": {"requests": {"cpu": 0.5}}}, {},
+         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
+         "a YAML float is neither form a Pod takes here (write 500m): one reason for both "
+         "members of the union, at the key, not at .str and .int"),
+        ({"resources": {"requests": {"cpu": True}}}, {},
+         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
+         "a boolean is no amount (lax parsing would have read it as 1)"),
+        ({"resources": {"requests": {"cpu": [1]}}}, {},
+         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}", "a list is no amount"),
+        ({"sidecar": {"resources": {"limits": {"cpu": "lots"}}}}, {},
+         f"spec.sidecar.resources.limits.cpu: {QUANTITY_WORDS}",
+         "the sidecar's amounts are checked the same way, at the same depth"),
+        ({"flavors": ["big"]}, {"big": [flavor("big", {"resources": {"limits": {"cpu": "lots"}}})]},
+         f"spec.resources.limits.cpu: {QUANTITY_WORDS} (from flavor big)",
+         "a flavor's bad amount is named at its key, and the flavor that set it"),
+    ],
+)
+def test_a_bad_resource_amount_names_its_key(client, spec, flavors, message, reason):
+    rendered = run(client, composite(**spec), flavors=flavors)
+    assert rendered.fatal == [message], (reason, rendered.fatal)
+
+
+def test_resource_amounts_in_either_form_pass(client):
+    rendered = run(client, composite(resources={"requests": {"cpu": 2, "memory": "512Mi"},
+                                                "limits": {"cpu": "1500m", "memory": "1Gi"}}))
+    assert not rendered.fatal, rendered.fatal
+    runtime = manifest(rendered, "deployment")["spec"]["template"]["spec"]["containers"]
+    assert {"requests": {"cpu": 2, "memory": "512Mi"},
+            "limits": {"cpu": "1500m", "memory": "1Gi"}} in [c.get("resources") for c in runtime]
 
 
 def test_missing_required_spec_fields_are_named(client):

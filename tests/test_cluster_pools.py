@@ -1,4 +1,4 @@
-"""Node pools take what platform teams set on every cloud (issue 22 §11): disk size and type,
+"""Node pools take what platform teams set on every cloud: disk size and type,
 node labels, taints, spot capacity and zones, each in the cloud's own form, schema-valid; a
 value the cloud refuses is an error naming the pool's field; and a change the cloud can only
 make by replacing an existing pool is refused, naming the field, instead of replacing it.
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fnplatform.merge import get_path
 
-from tests.support.cases import ModuleCase, cluster_case, converge
+from tests.support.cases import ModuleCase, cluster_case, converge, namespaced_twin
 from tests.support.harness import FunctionClient
 from tests.support.schemas import Catalog
 
@@ -154,3 +154,156 @@ def test_an_eks_group_keeps_its_launch_template(client: FunctionClient) -> None:
     assert not again.fatal
     template = again.resource(f"{POOL}-template")["spec"]["forProvider"]
     assert template["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 300
+
+
+# -- the pool the add-ons wait for and protect ---------------------------------------------
+
+#: A pool's autoscaling and nodeConfig, by what makes it unfit for the add-ons.
+ON_DEMAND: dict[str, Any] = {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 3}}
+TAINTED: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"taints": [
+    {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}}
+SOFT_TAINT: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"taints": [
+    {"key": "workload", "value": "batch", "effect": "PreferNoSchedule"}]}}
+SPOT: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"spot": True}}
+TO_ZERO: dict[str, Any] = {"autoscaling": {"minNodeCount": 0, "maxNodeCount": 4}}
+#: The Composed condition's words for a release held back without a pool.
+NO_POOL = ("a pool that can run add-ons: every pool is tainted, spot or may scale to zero "
+           "(minNodeCount 0); set spec.parameters.addonPool")
+ADDON_RELEASES = ("release-cert-manager", "release-ingress-nginx",
+                  "release-kube-prometheus-stack")
+
+
+def _pools_case(pools: dict[str, Any] | None, addon_pool: str | None = None,
+                form: str = "cluster-scoped") -> ModuleCase:
+    """The GCP cluster case with ``pools`` (None: no pools, the default one) and
+    ``spec.parameters.addonPool``."""
+    case = cluster_case("gcp")
+    composite = copy.deepcopy(case.composite)
+    if pools is None:
+        composite["spec"].pop("pools", None)
+    else:
+        composite["spec"]["pools"] = copy.deepcopy(pools)
+    if addon_pool is not None:
+        composite["spec"]["parameters"]["addonPool"] = addon_pool
+    case = dataclasses.replace(case, composite=composite)
+    return namespaced_twin(case) if form == "namespaced" else case
+
+
+def _waits(rendered: Any) -> str:
+    composed = rendered.condition("Composed")
+    assert composed is not None
+    return str(composed.message)
+
+
+FORMS = ("cluster-scoped", "namespaced")
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize(("pools", "addon_pool", "expected", "reason"), [
+    ({"web": ON_DEMAND, "general": ON_DEMAND}, None, "pool-general",
+     "every pool can run them: ties are broken by name"),
+    ({"accel": TAINTED, "general": ON_DEMAND}, None, "pool-general",
+     "a tainted GPU pool that sorts first is skipped"),
+    ({"aaa": SOFT_TAINT, "general": ON_DEMAND}, None, "pool-general",
+     "any taint makes a pool unfit, PreferNoSchedule too: the rule says untainted"),
+    ({"batch": TO_ZERO, "general": ON_DEMAND}, None, "pool-general",
+     "a pool that may scale to zero is skipped (the examples' batch pool)"),
+    ({"cheap": SPOT, "general": ON_DEMAND}, None, "pool-general",
+     "a spot pool is skipped: its nodes are reclaimed under the add-ons"),
+    (None, None, "pool-default", "no pools: the default pool, as before"),
+    ({"accel": TAINTED, "general": ON_DEMAND}, "accel", "pool-accel",
+     "spec.parameters.addonPool wins over the rule, even for a pool the rule skips"),
+    (None, "default", "pool-default", "addonPool may name the default pool when none is listed"),
+    ({"accel": TAINTED, "batch": TO_ZERO, "cheap": SPOT}, None, None,
+     "no pool can run them: held back, saying why"),
+])
+def test_the_addons_wait_for_the_pool_the_rule_picks(
+    client: FunctionClient, *, form: str, pools: dict[str, Any] | None,
+    addon_pool: str | None, expected: str | None, reason: str,
+) -> None:
+    case = _pools_case(pools, addon_pool, form)
+    rendered = client.run(case.request(required=case.fetched()))
+    assert not rendered.fatal, (reason, rendered.fatal)
+    waits = _waits(rendered)
+    wanted = f"waits for {expected} Ready" if expected else f"waits for {NO_POOL}"
+    for release in ADDON_RELEASES:
+        assert f"{release} ({wanted})" in waits, (reason, waits)
+
+
+@pytest.mark.parametrize(("pools", "addon_pool", "reason"), [
+    ({"general": ON_DEMAND}, "gneral", "a misspelt pool"),
+    (None, "general", "without pools the only pool is default"),
+    ({"general": ON_DEMAND}, "default", "default exists only when no pool is listed"),
+])
+def test_an_addon_pool_that_is_no_pool_of_the_claim_is_refused(
+    client: FunctionClient, pools: dict[str, Any] | None, addon_pool: str, reason: str,
+) -> None:
+    case = _pools_case(pools, addon_pool)
+    rendered = client.run(case.request(required=case.fetched()))
+    assert rendered.fatal == [
+        "spec.parameters.addonPool: must name one of spec.pools (default when spec.pools is "
+        "empty)"], reason
+
+
+def _addon_usages(resources: dict[str, Any]) -> set[str]:
+    """The pools the add-on releases' Usages protect."""
+    return {name.removeprefix("usage-").split("-by-")[0] for name in resources
+            if name.startswith("usage-pool-")
+            and name.endswith(tuple(f"-by-{r}" for r in ADDON_RELEASES))}
+
+
+def _again(client: FunctionClient, case: ModuleCase, observed: dict[str, Any]) -> Any:
+    rendered = client.run(case.request(observed=observed, required=case.fetched()))
+    assert not rendered.fatal, rendered.fatal
+    return rendered
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_an_existing_composite_keeps_the_pool_its_addons_use(
+    client: FunctionClient, form: str) -> None:
+    """A composite made before the rule has its add-ons on the first pool by name (the
+    examples' ``batch``, which may scale to zero): moving them would rename their Usages
+    (``usage-<pool>-by-<release>``), so they stay, and nothing composed is renamed or dropped.
+    The claim's addonPool moves them."""
+    pools = {"batch": TO_ZERO, "general": ON_DEMAND}
+    before, observed = converge(client.run, _pools_case(pools, "batch", form))
+    assert _addon_usages(before.resources) == {"pool-batch"}
+    after = _again(client, _pools_case(pools, None, form), observed)
+    assert set(after.resources) == set(before.resources)
+    assert _addon_usages(after.resources) == {"pool-batch"}
+    moved = _again(client, _pools_case(pools, "general", form), observed)
+    assert _addon_usages(moved.resources) == {"pool-general"}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_tainted_pool_added_later_leaves_the_addons_where_they_are(
+    client: FunctionClient, form: str) -> None:
+    """Before the rule, adding ``accel`` (sorting first) moved the add-ons onto it."""
+    pools: dict[str, Any] = {"general": ON_DEMAND}
+    before, observed = converge(client.run, _pools_case(pools, None, form))
+    assert _addon_usages(before.resources) == {"pool-general"}
+    after = _again(client, _pools_case({**pools, "accel": TAINTED}, None, form), observed)
+    assert _addon_usages(after.resources) == {"pool-general"}
+    assert set(before.resources) <= set(after.resources)
+
+
+def test_installed_addons_are_kept_when_no_pool_can_run_them_any_more(
+    client: FunctionClient) -> None:
+    """Their pool removed and every other pool unfit: the releases exist, so they are kept
+    (dropping one would uninstall it), just no longer tied to a pool."""
+    before, observed = converge(client.run, _pools_case({"batch": TO_ZERO, "general": ON_DEMAND}))
+    assert _addon_usages(before.resources) == {"pool-general"}
+    after = _again(client, _pools_case({"batch": TO_ZERO}), observed)
+    assert set(ADDON_RELEASES) <= set(after.resources)
+    assert _addon_usages(after.resources) == set()
+    assert NO_POOL not in _waits(after)
+
+
+def test_the_autoscaler_waits_for_the_addon_pool_too(client: FunctionClient) -> None:
+    """EKS: the cluster autoscaler is an add-on like the others (its pod needs a node)."""
+    case = cluster_case("aws")
+    composite = copy.deepcopy(case.composite)
+    composite["spec"]["pools"] = {"accel": TAINTED, "general": ON_DEMAND}
+    case = dataclasses.replace(case, composite=composite)
+    rendered = client.run(case.request(required=case.fetched()))
+    assert "cluster-autoscaler-release (waits for pool-general Ready" in _waits(rendered)

@@ -196,6 +196,43 @@ def test_allowlist_comes_from_the_environment(client: FunctionClient) -> None:
     assert not ok.fatal, ok.fatal
 
 
+@pytest.mark.parametrize(("key", "listed", "field", "reason"), [
+    ("allowedRegions", {"aws": {"genesys-cloud": ["eu-west-1", "eu-wset-2"]}},
+     "allowedRegions.aws.genesys-cloud[1]",
+     "a typo in the platform's allowlist would allow a region no claim can use"),
+    ("residency", {"GDPR": {"aws": ["eu-west-1", "mars-1"]}}, "residency.GDPR.aws[1]",
+     "a residency list names regions the same way"),
+])
+def test_a_region_the_platform_lists_must_be_one_of_the_clouds(
+    client: FunctionClient, key: str, listed: dict[str, Any], field: str, reason: str
+) -> None:
+    environment = {"aws": CONTACT_CENTER_ENVIRONMENT["aws"], "contactCenter": {key: listed}}
+
+    def gdpr(spec: dict[str, Any]) -> None:
+        spec["taggingPolicy"]["complianceLevel"] = "GDPR"
+        spec["failoverPolicy"]["secondaryRegion"] = "eu-west-2"
+
+    rendered = run(client, "aws", environment=environment, region="eu-west-1",
+                   mutate=gdpr if key == "residency" else None)
+    message = fatal_on(rendered, f"environment.contactCenter.{field}")
+    assert " is not a region of aws; " in message, (reason, message)
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_the_default_region_lists_hold_only_the_clouds_regions(cloud: str) -> None:
+    """The module's own tables (allowed per platform, EU residency) are subsets of the one
+    table of the cloud's regions (clouds/<cloud>/regions.py)."""
+    from fnplatform.composers.contact_center.regions import DEFAULT_REGIONS, EU_REGIONS
+    from fnplatform.library import values
+
+    answer = values.regions.answer(cloud)
+    assert answer is not None
+    known = answer(None)  # type: ignore[arg-type]  # the table reads nothing of a composite
+    for platform, allowed in DEFAULT_REGIONS[cloud].items():
+        assert set(allowed) <= known, (platform, set(allowed) - known)
+    assert set(EU_REGIONS[cloud]) <= known, set(EU_REGIONS[cloud]) - known
+
+
 def test_secondary_and_replication_regions_are_checked_too(client: FunctionClient) -> None:
     def secondary(value: str) -> Any:
         return lambda spec: spec["failoverPolicy"].update(secondaryRegion=value)

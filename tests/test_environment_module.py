@@ -989,3 +989,48 @@ def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> 
     twin, _ = converge(client.run, namespaced_twin(environment_case("azure")))
     assert twin.resource("database")["spec"]["managementPolicies"] == [
         "Observe", "Create", "Update"]  # kept on delete, still no LateInitialize
+
+
+# -- the region is one of the cloud's ------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ("cluster-scoped", "namespaced"))
+@pytest.mark.parametrize(("cloud", "region", "hint", "reason"), [
+    ("gcp", "mars-central1", "did you mean us-central1?",
+     "an invented region: GCP's one global network would otherwise take it to Cloud SQL"),
+    ("gcp", "europe-wset1", "did you mean europe-west1?", "a typo names the closest region"),
+    ("gcp", "eu", "its regions: africa-south1, asia-east1, ",
+     "nothing close: every region of the cloud is listed"),
+    ("aws", "eu-wset-1", "did you mean eu-west-1?",
+     "AWS: refused before the region's private network is looked up"),
+    ("azure", "westeuropa", "did you mean westeurope?", "Azure: its location names"),
+])
+def test_a_region_the_cloud_does_not_have_is_refused(
+    client: FunctionClient, *, form: str, cloud: str, region: str, hint: str, reason: str
+) -> None:
+    from tests.support.namespaced import namespaced_composite
+
+    composite = environment_composite(cloud, region=region)
+    if form == "namespaced":
+        composite = namespaced_composite(composite)
+    rendered = run(client, composite)
+    assert len(rendered.fatal) == 1, (reason, rendered.fatal)
+    assert rendered.fatal[0].startswith(
+        f"spec.region: {region} is not a region of {cloud}; {hint}"), (reason, rendered.fatal)
+    assert not rendered.resources, reason
+
+
+@pytest.mark.parametrize("form", ("cluster-scoped", "namespaced"))
+def test_a_default_region_the_cloud_does_not_have_is_refused_on_the_platform_key(
+    client: FunctionClient, form: str
+) -> None:
+    """Without spec.region the platform's defaultRegion is used, and named when it is wrong."""
+    from tests.support.namespaced import namespaced_composite
+
+    composite = environment_composite("gcp")
+    del composite["spec"]["region"]
+    if form == "namespaced":
+        composite = namespaced_composite(composite)
+    rendered = run(client, composite, settings=_per_region("gcp", default="europe-wset1"))
+    assert rendered.fatal == ["environment.gcp.defaultRegion: europe-wset1 is not a region of gcp; "
+                              "did you mean europe-west1?"]

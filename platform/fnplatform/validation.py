@@ -116,6 +116,25 @@ def check_cidr(value: str) -> str:
     return value
 
 
+def matching(pattern: str) -> AfterValidator:
+    """A validator: the value, as text, matches ``pattern`` (registered with
+    :func:`describe_pattern`; the message says what a valid value looks like, never the value).
+
+    For a value that may be a number or a string (a Kubernetes quantity: ``2`` or ``500m``),
+    which ``Field(pattern=...)`` can't check; put it on the value's own type
+    (``dict[str, Annotated[..., matching(P)]]``), so an error names the value's key.
+    """
+    words = _PATTERN_WORDS[pattern]
+
+    def check(value: Any) -> Any:
+        if not re.match(pattern, str(value)):
+            msg = f"must be {words}"
+            raise ValueError(msg)
+        return value
+
+    return AfterValidator(check)
+
+
 #: A CIDR range, checked the same way wherever the platform reads one (every cloud).
 Cidr = Annotated[str, AfterValidator(check_cidr)]
 
@@ -179,6 +198,50 @@ def _annotation_at(model: type[BaseModel] | None, loc: Iterable[int | str]) -> A
         if annotation is None:
             return None
     return _unwrap(annotation)
+
+
+def _member_tag(member: Any) -> str:
+    """The tag pydantic puts in an error's location for union member ``member``: a class's
+    name (``str``, ``Pool``), else the type as written (``list[int]``)."""
+    member = _unwrap(member)
+    return member.__name__ if isinstance(member, type) else str(member)
+
+
+def user_location(
+    model: type[BaseModel] | None, loc: tuple[int | str, ...]
+) -> tuple[tuple[int | str, ...], bool]:
+    """``loc`` as the user wrote the path, and whether it went through a union.
+
+    pydantic puts the member it tried into the location of an error inside a union
+    (``("requests", "cpu", "str")`` for ``requests: dict[str, str | int]``): a type, not a
+    field the user wrote, so it is left out, and the walk goes on in the member it names.
+    Without ``model`` the location is kept as it is.
+    """
+    if model is None:
+        return loc, False
+    path: list[int | str] = []
+    annotation: Any = model
+    through_union = False
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
+        annotation = _unwrap(annotation) if annotation is not None else None
+        if get_origin(annotation) in (Union, types.UnionType):
+            members = [m for m in get_args(annotation) if m is not type(None)]
+            through_union = True
+            annotation = next((m for m in members if _member_tag(m) == part), None)
+            continue
+        path.append(part)
+        annotation = _annotation_at(annotation, (part,)) if annotation is not None else None
+    return tuple(path), through_union
+
+
+def _either(reasons: list[str]) -> str:
+    """The reasons a value failed each member of a union, as one: ``must be a string or a
+    whole number``."""
+    if len(reasons) > 1 and all(r.startswith("must be ") for r in reasons):
+        return " or ".join([reasons[0], *(r.removeprefix("must be ") for r in reasons[1:])])
+    return "; ".join(reasons)
 
 
 def closest(name: str, choices: Iterable[str]) -> str | None:
@@ -271,14 +334,24 @@ def validation_problems(
     ``model`` (the model that was validated) lets an unknown field suggest a valid one.
     """
     problems: dict[tuple[tuple[int | str, ...], str], None] = {}
+    #: Location -> why the value fits none of a union's members, one reason per member.
+    alternatives: dict[tuple[int | str, ...], list[str]] = {}
     for item in err.errors(include_url=False, include_input=True):
         loc = tuple(p for p in item["loc"] if not str(p).startswith("function-"))
+        loc, through_union = user_location(model, loc)
         broken = (item.get("ctx") or {}).get("error")
         if isinstance(broken, RuleViolationError):
             # A claim rule names its field relative to the model the error is located at.
             loc = (*loc, *broken.rule.field.split("."))
-        problems[(loc, _reason(item, model, loc))] = None
-    return list(problems)
+        reason = _reason(item, model, loc)
+        if through_union:
+            known = alternatives.setdefault(loc, [])
+            if reason not in known:
+                known.append(reason)
+            problems[(loc, "")] = None  # the place of the combined reason, in order
+        else:
+            problems[(loc, reason)] = None
+    return [(loc, reason or _either(alternatives[loc])) for loc, reason in problems]
 
 
 def describe_validation_error(

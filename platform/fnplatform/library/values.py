@@ -65,6 +65,9 @@ autoscaler_values = Value[[str, ClusterSpec], Document](
 
 # -- network and identity ------------------------------------------------------------------
 
+regions = Value[[], frozenset[str]](
+    "regions", "The cloud's regions (Azure: locations), by the names its APIs take.",
+    home="network")
 internal_load_balancer = Value[[], Labels](
     "internal_load_balancer", "Annotations that make a LoadBalancer Service internal.",
     home="network")

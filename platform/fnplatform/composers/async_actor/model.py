@@ -12,9 +12,17 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
-from fnplatform.validation import DNS_LABEL, describe_pattern
+from fnplatform.validation import DNS_LABEL, describe_pattern, matching
 from fnplatform.xrd import ordered
 
 HANDLER = describe_pattern(
@@ -31,6 +39,8 @@ ENV_NAME = describe_pattern(
 QUANTITY = describe_pattern(
     r"^[+-]?([0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$", "a Kubernetes quantity such as 500m, 2 or 4Gi"
 )
+#: A resource amount: ``2`` or ``"500m"`` (a number or a string, as in a Pod; never a bool).
+Quantity = Annotated[StrictStr | StrictInt, matching(QUANTITY)]
 ABSOLUTE_PATH = describe_pattern(r"^/", "an absolute path (starting with /)")
 AWS_REGION = describe_pattern(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$", "an AWS region such as eu-west-1")
 MAX_FLAVORS = 8
@@ -75,17 +85,8 @@ class Resources(BaseModel):
 
     model_config = _Strict
 
-    requests: dict[str, str | int] | None = Field(default=None, description="Requested resources.")
-    limits: dict[str, str | int] | None = Field(default=None, description="Resource limits.")
-
-    @field_validator("requests", "limits")
-    @classmethod
-    def _quantities(cls, value: dict[str, str | int] | None) -> dict[str, str | int] | None:
-        for key, quantity in (value or {}).items():
-            if not re.match(QUANTITY, str(quantity)):
-                msg = f"{key}: {quantity!r} is not a Kubernetes quantity such as 500m or 1Gi"
-                raise ValueError(msg)
-        return value
+    requests: dict[str, Quantity] | None = Field(default=None, description="Requested resources.")
+    limits: dict[str, Quantity] | None = Field(default=None, description="Resource limits.")
 
     def manifest(self) -> dict[str, Any]:
         """The ``resources`` block of a container."""

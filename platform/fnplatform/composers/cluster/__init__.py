@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler
-from fnplatform.composers.cluster.charts import CHARTS, values_template
+from fnplatform.composers.cluster.addon_pool import addon_pool, nodes_ready, pool_name
+from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler, release_name
+from fnplatform.composers.cluster.charts import CHARTS, chart_release, values_template
 from fnplatform.composers.cluster.model import (
+    DEFAULT_POOL,
     MONITORING_ALIAS,
     ClusterEnvironment,
     ClusterSpec,
@@ -39,8 +41,9 @@ from fnplatform.validation import closest, parse
 
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"
-DEFAULT_POOL = "default"
-MONITORING_RELEASE = "release-kube-prometheus-stack"
+MONITORING_RELEASE = chart_release("kube-prometheus-stack")
+#: Every add-on release: what waits for, and is protected by, the add-on pool.
+ADDON_RELEASES = (*(chart_release(chart.name) for chart in CHARTS), release_name(CLUSTER))
 #: Charts whose values ask for a ServiceMonitor when monitoring is on.
 SCRAPED = frozenset({"cert-manager", "ingress-nginx"})
 #: Where the library specs' attributes come from, so builder errors name the user's field.
@@ -116,9 +119,10 @@ def compose(comp: Composition) -> None:
         network_nat=network.egress_nat,
     )
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
-    pools = _node_pools(comp, spec, env, cluster)
+    _node_pools(comp, spec, env, cluster)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
-    _addons(comp, cluster, env, params.privateCluster, zones, nodes=pools[0])
+    _addons(comp, cluster, env, params.privateCluster, zones,
+            nodes=addon_pool(comp, spec, ADDON_RELEASES))
     comp.set_status("cloud", labels.cloud)
     values.cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
@@ -174,25 +178,24 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
 
 
 def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment,
-                cluster: specs.ClusterSpec) -> list[str]:
-    """The user's pools (or one default pool) of ``cluster``; their composition names, in name
-    order."""
+                cluster: specs.ClusterSpec) -> None:
+    """The user's pools (or one default pool) of ``cluster``."""
     pools = spec.pools or {DEFAULT_POOL: Pool()}
-    for pool_name, pool in sorted(pools.items()):
+    for name, pool in sorted(pools.items()):
         machine_type = pool.nodeConfig.machineType or env.defaultMachineType
         if not machine_type:
             raise InputError(
-                f"spec.pools.{pool_name}.nodeConfig.machineType",
+                f"spec.pools.{name}.nodeConfig.machineType",
                 "not set, and the environment has no defaultMachineType",
             )
         node = pool.nodeConfig
         add_node_pool(
             comp,
-            f"pool-{pool_name}",
+            pool_name(name),
             specs.NodePoolSpec(
                 cluster=CLUSTER,
                 network=NETWORK,
-                pool=pool_name,
+                pool=name,
                 machine_type=machine_type,
                 min_nodes=pool.autoscaling.minNodeCount,
                 max_nodes=pool.autoscaling.maxNodeCount,
@@ -207,9 +210,8 @@ def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment,
                 private_network=cluster.private_network,
             ),
             uses=[CLUSTER],
-            fields=_PoolFields(pool_name),
+            fields=_PoolFields(name),
         )
-    return [f"pool-{pool_name}" for pool_name in sorted(pools)]
 
 
 def _dns_zones(
@@ -237,7 +239,7 @@ def _addons(
     private: bool,
     zones: tuple[specs.IdentityZone, ...],
     *,
-    nodes: str,
+    nodes: str | None,
 ) -> None:
     """ProviderConfigs from the kubeconfig, and the charts installed through them.
 
@@ -247,7 +249,8 @@ def _addons(
     for the node pool ``nodes`` to be Ready, not just created: cert-manager, ingress-nginx and
     kube-prometheus-stack run hook Jobs that need a schedulable node (AKS's system pool is
     tainted for critical add-ons only), and use it so on deletion their uninstall hooks still
-    have a node.
+    have a node. ``nodes`` is the pool ``addon_pool.addon_pool`` chose; None when no
+    pool can run them (they are held back, ``addon_pool.nodes_ready``).
     """
     kubeconfig = values.kubeconfig_source(comp, CLUSTER)
     access = values.cluster_access(comp, CLUSTER)
@@ -283,8 +286,8 @@ def _addons(
             continue
         if chart.name == "kube-prometheus-stack" and not env.monitoring.enabled:
             continue
-        release = f"release-{chart.name}"
-        if not comp.needs_ready(nodes, by=release):
+        release = chart_release(chart.name)
+        if not nodes_ready(comp, nodes, by=release):
             continue
         # ingress-nginx's LoadBalancer Service puts a cloud load balancer into the network:
         # the release (which waits on uninstall) goes before the network does.
@@ -301,7 +304,8 @@ def _addons(
             values=deep_merge(render_values(chart.name, values_template(chart.name), variables),
                               settings.values if settings else {}),
             provider_config=helm_config,
-            uses=[f"{PROVIDERS}-helm", *in_cluster, nodes, *network, *monitors,
+            uses=[f"{PROVIDERS}-helm", *in_cluster, *([nodes] if nodes else []), *network,
+                  *monitors,
                   *waits_for.get(chart.name, ())],
             reasons=reasons,
         )

@@ -10,6 +10,7 @@ region, how node groups are discovered) and the identity (``workload_identity`` 
 
 from __future__ import annotations
 
+from fnplatform.composers.cluster.addon_pool import nodes_ready
 from fnplatform.composers.cluster.model import ChartEnvironment
 from fnplatform.composition import Composition
 from fnplatform.library import add_helm_release, add_workload_identity, specs, values
@@ -41,13 +42,14 @@ def add_cluster_autoscaler(
     *,
     helm_config: str,
     waits_for: tuple[str, ...],
-    nodes: str,
+    nodes: str | None,
 ) -> None:
-    """The autoscaler release ``<cluster>-autoscaler-release`` and its identity.
+    """The autoscaler release (:func:`release_name`) and its identity.
 
     The release waits for the identity binding: an autoscaler started without credentials
     crash-loops until restarted; and, like every release, for the node pool ``nodes`` to be
-    Ready (Helm waits for the autoscaler's pod, which needs a node).
+    Ready (Helm waits for the autoscaler's pod, which needs a node; None: no pool can run it,
+    ``addon_pool.nodes_ready``).
     """
     if not values.autoscaler_values.provided_on(comp.cloud):
         return
@@ -63,8 +65,8 @@ def add_cluster_autoscaler(
         ),
         uses=[cluster],
     )
-    release = f"{identity}-release"
-    if not comp.needs_ready(nodes, by=release):
+    release = release_name(cluster)
+    if not nodes_ready(comp, nodes, by=release):
         return
     chart_values = {
         **values.autoscaler_values(comp, cluster, spec),
@@ -81,8 +83,14 @@ def add_cluster_autoscaler(
         values=deep_merge(chart_values, settings.values if settings else {}),
         provider_config=helm_config,
         uses=list(dict.fromkeys(
-            [*waits_for, cluster, nodes, values.identity_binding(comp, identity)])),
+            [*waits_for, cluster, *([nodes] if nodes else []),
+             values.identity_binding(comp, identity)])),
     )
+
+
+def release_name(cluster: str) -> str:
+    """The composition name of ``cluster``'s autoscaler release."""
+    return f"{cluster}-autoscaler-release"
 
 
 def _minor_key(minor: str) -> tuple[int, int] | None:

@@ -33,6 +33,11 @@ CHARTS: tuple[Chart, ...] = (
 )
 
 
+def chart_release(chart: str) -> str:
+    """The composition name of ``chart``'s release."""
+    return f"release-{chart}"
+
+
 @functools.cache
 def values_template(chart: str) -> str:
     """The Jinja2 values template of ``chart``."""

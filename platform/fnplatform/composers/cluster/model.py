@@ -21,7 +21,7 @@ from fnplatform.validation import (
     KubernetesLabels,
     describe_pattern,
 )
-from fnplatform.xrd import ordered
+from fnplatform.xrd import ClaimRule, claim_rule, ordered
 
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
 KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")
@@ -80,6 +80,14 @@ class Pool(BaseModel):
     autoscaling: Autoscaling = Field(default_factory=Autoscaling)
     nodeConfig: NodeConfig = Field(default_factory=NodeConfig)  # noqa: N815
 
+    @property
+    def runs_addons(self) -> bool:
+        """Whether the add-ons may land here unasked: no taints (their pods tolerate none),
+        not spot (reclaimed under them) and at least one node (their hook Jobs need one now,
+        and on deletion their uninstall hooks do too)."""
+        return (not self.nodeConfig.taints and not self.nodeConfig.spot
+                and self.autoscaling.minNodeCount >= 1)
+
 
 class Parameters(BaseModel):
     """``spec.parameters``."""
@@ -100,6 +108,33 @@ class Parameters(BaseModel):
     import_: ImportSpec = Field(
         default_factory=ImportSpec, alias="import", description="Adopt existing resources."
     )
+    addonPool: str | None = Field(  # noqa: N815
+        None, min_length=1, max_length=40,
+        description="The pool cert-manager, ingress-nginx, kube-prometheus-stack and the "
+        "cluster autoscaler wait for (Ready) and keep until they are uninstalled; default: "
+        "the first by name of the pools without taints, not spot, with minNodeCount at least "
+        "1.")
+
+
+#: The one pool of a cluster whose claim lists none.
+DEFAULT_POOL = "default"
+
+
+def _addon_pool_named(spec: ClusterSpec) -> bool:
+    """``parameters.addonPool`` unset, or the name of one of the cluster's pools."""
+    named = spec.parameters.addonPool
+    return named is None or named in (spec.pools or (DEFAULT_POOL,))
+
+
+#: ``parameters.addonPool`` names a pool of this claim (the API server checks it at admission).
+ADDON_POOL_RULE = ClaimRule(
+    "parameters.addonPool",
+    f"must name one of spec.pools ({DEFAULT_POOL} when spec.pools is empty)",
+    "!has(self.parameters) || !has(self.parameters.addonPool) || "
+    "((has(self.pools) && size(self.pools) > 0) ? self.parameters.addonPool in self.pools : "
+    f"self.parameters.addonPool == '{DEFAULT_POOL}')",
+    _addon_pool_named,
+)
 
 
 class ForProvider(BaseModel):
@@ -134,6 +169,8 @@ class ClusterSpec(BaseModel):
                     "(lowercase letters, digits and '-')",
                 )
         return self
+
+    _addon_pool = claim_rule(ADDON_POOL_RULE)
 
 
 class Labels(BaseModel):

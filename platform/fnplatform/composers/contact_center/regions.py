@@ -4,7 +4,8 @@ The seed's ``validate-region`` step. The platform team lists allowed regions in 
 EnvironmentConfig the Composition selects (``contactCenter.allowedRegions.<cloud>.<platform>``,
 see ``examples/contact-center/environment-regions.yaml``); without one the defaults below
 apply: regions near each CCaaS platform's own media regions, where a BYOC trunk's latency to
-the platform stays low.
+the platform stays low. Every region listed, here or by the platform team, is one of the
+cloud's own (``clouds/<cloud>/regions.py``, read through ``library.regions``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
+from fnplatform.library.regions import region_problem
 from fnplatform.validation import parse
 
 ENVIRONMENT_KEY = "contactCenter"
@@ -79,11 +81,24 @@ def settings(comp: Composition) -> ContactCenterEnvironment:
 
 
 def allowed_regions(comp: Composition, cloud: str, platform: str) -> tuple[str, ...]:
-    """The regions ``platform`` endpoints may use on ``cloud``."""
+    """The regions ``platform`` endpoints may use on ``cloud``: the platform team's list, each
+    checked against the cloud's regions (a typo there would allow a region no claim can use),
+    else the defaults (tests hold them to the cloud's regions)."""
     configured = settings(comp).allowedRegions.get(cloud)
     if configured is not None:
-        return tuple(sorted(configured.get(platform, ())))
+        listed = configured.get(platform, [])
+        _check_listed(comp, cloud, listed, f"allowedRegions.{cloud}.{platform}")
+        return tuple(sorted(listed))
     return DEFAULT_REGIONS[cloud][platform]
+
+
+def _check_listed(comp: Composition, cloud: str, listed: list[str], key: str) -> None:
+    """An InputError on ``environment.contactCenter.<key>[i]`` naming the first entry of
+    ``listed`` that is no region of ``cloud``."""
+    for index, region in enumerate(listed):
+        problem = region_problem(comp, cloud, region)
+        if problem:
+            raise InputError(f"environment.{ENVIRONMENT_KEY}.{key}[{index}]", problem)
 
 
 def check_region(comp: Composition, cloud: str, platform: str, region: str, field: str) -> None:
@@ -102,6 +117,8 @@ def check_residency(comp: Composition, cloud: str, level: str, region: str, fiel
     a replica in us-east-1 would move EU recordings out of the EU.
     """
     configured = settings(comp).residency.get(level, {}).get(cloud)
+    if configured is not None:
+        _check_listed(comp, cloud, configured, f"residency.{level}.{cloud}")
     allowed = (tuple(configured) if configured is not None
                else DEFAULT_RESIDENCY.get(level, {}).get(cloud))
     if allowed is not None and region not in allowed:

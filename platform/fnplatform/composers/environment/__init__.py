@@ -43,6 +43,7 @@ from fnplatform.library import (
     add_object,
     values,
 )
+from fnplatform.library.regions import check_region
 from fnplatform.library.specs import (
     BucketSpec,
     CdnPath,
@@ -111,6 +112,8 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> PrivateNetwork | None:
     if not isinstance(region, str) or not region:
         raise InputError("spec.region", f"required: the platform sets no "
                          f"environment.{group}.defaultRegion")
+    check_region(comp, group, region,
+                 "spec.region" if spec.region else f"environment.{group}.defaultRegion")
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",

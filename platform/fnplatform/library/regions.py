@@ -1,0 +1,34 @@
+"""Whether a region a user or platform team wrote is one of the cloud's.
+
+Each cloud lists its regions once (``clouds/<cloud>/regions.py``, answered as
+:data:`fnplatform.library.values.regions`); every module that takes a region from a claim or
+an EnvironmentConfig checks it here, before anything is composed. Without the check a typo
+(``europe-wset1``) or an invented region reaches the provider, which fails only when the
+cloud refuses the first resource, or, where a network is global (GCP), never before the
+database is attempted.
+"""
+
+from __future__ import annotations
+
+from fnplatform.composition import Composition
+from fnplatform.errors import InputError
+from fnplatform.library import values
+from fnplatform.validation import closest
+
+
+def region_problem(comp: Composition, cloud: str, region: str) -> str | None:
+    """Why ``region`` is no region of ``cloud`` (naming the closest one, else all), or None."""
+    known = values.regions.at(cloud=cloud)(comp)
+    if region in known:
+        return None
+    ordered = sorted(known)  # a set's order varies between processes: the message must not
+    guess = closest(region, ordered)
+    hint = f"did you mean {guess}?" if guess else f"its regions: {', '.join(ordered)}"
+    return f"{region} is not a region of {cloud}; {hint}"
+
+
+def check_region(comp: Composition, cloud: str, region: str, field: str) -> None:
+    """An InputError on ``field`` when ``region`` is no region of ``cloud``."""
+    problem = region_problem(comp, cloud, region)
+    if problem:
+        raise InputError(field, problem)
