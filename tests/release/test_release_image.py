@@ -44,7 +44,8 @@ configurations = load_tool("make_configurations")
 @pytest.fixture(scope="session")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``tools/release.py`` (what ``make release`` runs) into a temporary directory."""
-    cli = load_tool("render_examples").ensure_cli()
+    render_tool = load_tool("render_examples")  # the release needs the CLI, not the engine
+    cli = render_tool.CLI if render_tool.CLI.exists() else render_tool.ensure_cli()
     out = tmp_path_factory.mktemp("release")
     started = time.monotonic()
     result = subprocess.run(
@@ -174,15 +175,28 @@ def test_the_image_answers_a_run_function_as_uid_65532(release, rootfs, client):
 
 def test_the_function_package_embeds_the_image(release):
     """``crossplane xpkg build --embed-runtime-image-tarball``: the package's image is the
-    runtime image with the package layer on top (its files: the venv and package.yaml)."""
+    runtime image with the package's layers on top."""
     package = release / f"function-platform-v{__version__}.xpkg"
-    files = xpkg_files(package)
-    meta = next(d for d in yaml.safe_load_all(files["package.yaml"]) if d)
-    assert (meta["kind"], meta["metadata"]["name"]) == ("Function", "function-platform")
-    assert any(name.startswith("venv/bin/function-platform") for name in files)
+    names: list[list[str]] = []  # each layer's entries, in order
+    package_yaml = b""
     with tarfile.open(package) as image:
         (manifest,) = json.load(image.extractfile("manifest.json"))  # type: ignore[arg-type]
         config = json.load(image.extractfile(manifest["Config"]))  # type: ignore[arg-type]
+        for layer in manifest["Layers"]:
+            blob = image.extractfile(layer)
+            assert blob is not None
+            with tarfile.open(fileobj=blob, mode="r:*") as contents:
+                members = contents.getmembers()
+                names.append([m.name for m in members])
+                for member in members:
+                    if member.name == "package.yaml" and member.isfile():
+                        package_yaml = contents.extractfile(member).read()  # type: ignore[union-attr]
+    # the runtime image's layer, then the package's layers (package.yaml, the examples)
+    assert "venv/bin/function-platform" in names[0]
+    assert ["package.yaml"] in names[1:]
+    assert [".up/examples.yaml"] in names[1:]
+    meta = next(d for d in yaml.safe_load_all(package_yaml) if d)
+    assert (meta["kind"], meta["metadata"]["name"]) == ("Function", "function-platform")
     assert config["config"]["Entrypoint"] == ["function-platform"]
     assert config["config"]["User"] == f"{UID}:{UID}"
 
