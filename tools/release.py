@@ -93,9 +93,13 @@ def run(command: list[str]) -> None:
 
 
 def install_step(registry: str, version: str) -> str:
-    """``examples/install/40-function.yaml`` with its Function installing the release: only the
-    package reference changes (the runtime config and the comments stay)."""
-    text = make_configurations.FUNCTION.read_text()
+    """``examples/install/40-function.yaml`` with its Function installing the release: the
+    package reference and the opening comment (about the placeholder) change, the runtime
+    config and its comments stay."""
+    lines = make_configurations.FUNCTION.read_text().splitlines(keepends=True)
+    opening = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    text = (f"# Step 5: this function, release v{version} for {registry}, built by make release "
+            "(docs/release.md).\n" + "".join(lines[opening:]))
     published = ":".join(make_configurations.function_package())
     released = f"{registry}/{make_configurations.FUNCTION_NAME}:v{version}"
     line = f"  package: {published}\n"
