@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the function's runtime image without a Docker daemon or a registry: a docker-archive
 # tarball, as `docker save` writes one, that `crossplane xpkg build --embed-runtime-image-tarball`
-# embeds (tools/release.sh calls this; docs/release.md says how it matches the Dockerfile).
+# embeds (tools/release.py calls this; docs/release.md says how it matches the Dockerfile).
 #
 #   tools/build-image.sh --tag localhost:5000/platform/function-platform:v0.1.0 --out image.tar
 #
@@ -128,7 +128,8 @@ cp requirements.lock "$work"/dist/*.whl "$rootfs/tmp/build/"
 cp /etc/ssl/certs/ca-certificates.crt "$rootfs/tmp/build/ca.crt"
 cp -L /etc/resolv.conf "$rootfs/etc/resolv.conf"
 log "installing requirements.lock (--require-hashes) and $(basename "$work"/dist/*.whl) into /venv"
-in_root "$rootfs" sh -ec '
+# SOURCE_DATE_EPOCH: the byte code pip compiles is checked by hash, not stamped with the time
+in_root "$rootfs" env SOURCE_DATE_EPOCH="$epoch" sh -ec '
   export PIP_CERT=/tmp/build/ca.crt PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1
   python3 -m venv /venv
   /venv/bin/pip install --quiet --require-hashes -r /tmp/build/requirements.lock
