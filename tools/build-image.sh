@@ -18,7 +18,11 @@
 #    copied in, `buildah config` (user 65532:65532, ENTRYPOINT function-platform, CMD
 #    --address=0.0.0.0:9443, EXPOSE 9443, the Dockerfile's ENV), `buildah commit` straight to a
 #    docker-archive file. buildah's storage is a private vfs store under the work directory,
-#    removed afterwards: nothing is left in /var/lib/containers.
+#    removed afterwards: no image or container is left in /var/lib/containers.
+#
+# From the same cached base, commit and requirements.lock the tarball is the same byte for byte:
+# file times and the image's creation time are the last commit's (--timestamp), pip's byte code
+# is checked by hash (SOURCE_DATE_EPOCH), and the OCI config format records no container id.
 #
 # Needs root (debootstrap, chroot, buildah) and Debian's packages; the tools are installed with
 # apt-get when missing. The image's architecture is this machine's.
@@ -163,7 +167,7 @@ version="${tag##*:v}"
   "$container"
 mkdir -p "$(dirname "$out")"
 rm -f "$out"
-"${buildah[@]}" commit --quiet --format docker --timestamp "$epoch" --rm "$container" \
+"${buildah[@]}" commit --quiet --format oci --timestamp "$epoch" --rm "$container" \
   "docker-archive:$out:$tag" >/dev/null
 container=""
 log "$out: $tag ($(du -h "$out" | cut -f1))"

@@ -10,6 +10,7 @@ a RunFunction over gRPC exactly as this checkout's code does, as uid 65532.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -230,3 +231,18 @@ def test_the_install_step_installs_the_released_function(release):
             assert after["spec"]["package"] == TAG
             after["spec"]["package"] = before["spec"]["package"]
         assert after == before
+
+
+def test_the_image_builds_again_byte_for_byte(release, tmp_path):
+    """Same input, same image: tools/build-image.sh again, from the same cached base, commit and
+    requirements.lock, writes the release's tarball byte for byte."""
+    again = tmp_path / "image.tar"
+    result = subprocess.run(
+        [str(ROOT / "tools" / "build-image.sh"), "--tag", TAG, "--out", str(again),
+         "--python", sys.executable],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    first = release / f"function-platform-v{__version__}-image.tar"
+    assert hashlib.sha256(again.read_bytes()).hexdigest() == \
+        hashlib.sha256(first.read_bytes()).hexdigest(), "two builds of one input differ"
