@@ -138,7 +138,7 @@ release: setup cli
 ## test-release: build a release into a temporary directory and run its image's entrypoint from
 ## the unpacked root file system (chroot, no Docker): one RunFunction answered as uid 65532
 test-release: setup cli
-	$(PY) -m pytest -q -m release tests/test_release_image.py
+	$(PY) -m pytest -q -m release tests/release
 
 ## uv: bootstrap the pinned uv into .bin/ and print its path (tests use it)
 uv: $(UV)
