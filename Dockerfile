@@ -6,7 +6,9 @@
 # The base image is pinned to a Python patch release; pin its digest too when you publish
 # (`docker buildx imagetools inspect python:3.11.14-slim-bookworm` prints it):
 #   docker build --build-arg PYTHON_IMAGE=python:3.11.14-slim-bookworm@sha256:<digest> .
-# Multi-arch: docker buildx build --platform linux/amd64,linux/arm64 (README, "Installing").
+# Multi-arch: docker buildx build --platform linux/amd64,linux/arm64 (docs/install.md).
+# Without a Docker daemon, `make release` builds the equivalent image with debootstrap and
+# buildah (tools/build-image.sh; docs/release.md has the two side by side): keep them in step.
 ARG PYTHON_IMAGE=python:3.11.14-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS build

@@ -11,7 +11,7 @@ CASE ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package lock lock-check clean
+.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package release test-release lock lock-check clean
 
 ## help: list the targets and what they do (the default goal)
 help:
@@ -121,6 +121,24 @@ lint: setup lock-check
 package: setup cli
 	tools/build-package.sh
 	$(PY) tools/make_configurations.py --build build
+
+## release: VERSION=x.y.z (= function/__version__.py) REGISTRY=<repo> (default localhost:5000/platform):
+## the runtime image without a Docker daemon, the function package embedding it and the ten
+## Configuration packages, into build/release/ (docs/release.md)
+REGISTRY ?= localhost:5000/platform
+# refused before anything is set up or built
+ifneq ($(filter release,$(MAKECMDGOALS)),)
+ifeq ($(VERSION),)
+$(error make release needs VERSION=<version>, the one in function/__version__.py (docs/release.md))
+endif
+endif
+release: setup cli
+	$(PY) tools/release.py --version $(VERSION) --registry $(REGISTRY)
+
+## test-release: build a release into a temporary directory and run its image's entrypoint from
+## the unpacked root file system (chroot, no Docker): one RunFunction answered as uid 65532
+test-release: setup cli
+	$(PY) -m pytest -q -m release tests/release
 
 ## uv: bootstrap the pinned uv into .bin/ and print its path (tests use it)
 uv: $(UV)

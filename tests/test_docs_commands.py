@@ -121,6 +121,27 @@ NOT_RUN: dict[str, str] = {
         "tests/live/test_live_configuration.py installs the same Configuration from the "
         "package make package builds"
     ),
+    # docs/release.md: cutting, pushing and installing a release
+    "make release VERSION=0.1.0 REGISTRY=registry.example.com/platform": (
+        "builds a whole release as root in minutes; tests/release/test_release_image.py "
+        "(make test-release, in CI) builds one and runs its image"
+    ),
+    ".bin/crossplane xpkg push -f build/release/function-platform-v0.1.0.xpkg "
+    "registry.example.com/platform/function-platform:v0.1.0": (
+        "needs a built release and registry credentials"
+    ),
+    ".bin/crossplane xpkg push -f build/release/platform-async-actor-v0.1.0.xpkg "
+    "registry.example.com/platform/platform-async-actor:v0.1.0": (
+        "needs a built release and registry credentials"
+    ),
+    "kubectl apply -f build/release/40-function.yaml": (
+        "needs a Kubernetes cluster running Crossplane; tests/release/test_release_image.py "
+        "checks the file"
+    ),
+    "crossplane xpkg install configuration "
+    "registry.example.com/platform/platform-async-actor:v0.1.0 platform-async-actor": (
+        "needs a Kubernetes cluster running Crossplane and the pushed release"
+    ),
     "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml": (
         "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
     ),

@@ -5,6 +5,8 @@
 # the examples (examples/). With a working container engine (docker) it also embeds the
 # runtime image built from the Dockerfile, so the package can run the function; without one,
 # or with --metadata-only, it holds the metadata alone. It always says which it built.
+# `make release` (tools/release.py) builds the package with its runtime image on a machine
+# without Docker (docs/release.md).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +32,6 @@ if [[ "$metadata_only" == false ]] && command -v docker >/dev/null 2>&1 && docke
 else
   "${build[@]}"
   reason="--metadata-only"
-  [[ "$metadata_only" == true ]] || reason="no working container engine (docker info failed)"
+  [[ "$metadata_only" == true ]] || reason="no working container engine (docker info failed); make release builds one without Docker"
   echo "build-package: $out: package metadata, Input CRD and examples only, no runtime image ($reason)"
 fi

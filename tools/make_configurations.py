@@ -4,8 +4,11 @@
     python tools/make_configurations.py --check            # exit 1 when configurations/ is stale
     python tools/make_configurations.py --build build      # build/<package>.xpkg, every package
     python tools/make_configurations.py --build DIR --only platform-async-actor
+    python tools/make_configurations.py --build DIR --registry localhost:5000/platform
 
-``make configurations`` runs the first, ``make lint`` the second, ``make package`` the third.
+``make configurations`` runs the first, ``make lint`` the second, ``make package`` the third,
+``make release`` (tools/release.py) the last: the release's packages, named
+``<package>-v<version>.xpkg``, depending on ``<registry>/function-platform``.
 
 A module's two forms define the same kinds (the v1 claims of ``apis/<module>/`` and the v2
 namespaced composites of ``apis/<module>/namespaced/``), so each form is its own package:
@@ -14,7 +17,8 @@ no other file says, derived and checked like ``examples/install/15-activation-po
 
 * ``configurations/<package>/crossplane.yaml``: the ``meta.pkg.crossplane.io/v1``
   Configuration: the Crossplane range of the function's own package (``package/crossplane.yaml``)
-  and ``dependsOn`` the function (its reference in ``examples/install/40-function.yaml``) and
+  and ``dependsOn`` the function (its repository in ``examples/install/40-function.yaml``, at
+  ``^v<version>`` of ``function/__version__.py``: that release or a later compatible one) and
   exactly the provider packages whose kinds the module composes in that form, at the release
   ``examples/install/10-providers.yaml`` pins as the floor (``^<pin>``: that release or a later
   one of the same major; the schemas the tests validate against are the pin's);
@@ -59,6 +63,8 @@ sys.path[:0] = [str(ROOT / "platform"), str(ROOT), str(ROOT / "tools")]
 
 import make_activation_policy  # noqa: E402
 from fnplatform.kinds import Kind, kind_of, namespaced_twin, registered  # noqa: E402
+
+from function.__version__ import __version__  # noqa: E402
 
 OUT = ROOT / "configurations"
 APIS = ROOT / "apis"
@@ -325,6 +331,18 @@ def function_package() -> tuple[str, str]:
     raise SystemExit(msg)
 
 
+#: The function package's name in a registry: ``<registry>/function-platform``.
+FUNCTION_NAME = "function-platform"
+
+
+def function_dependency(registry: str | None = None) -> tuple[str, str]:
+    """The function's (repository, release) a Configuration depends on: the repository of
+    ``examples/install/40-function.yaml`` (or ``<registry>/function-platform`` for a release
+    built for that registry) at ``v`` + ``function/__version__.py``, the one version."""
+    repository = f"{registry}/{FUNCTION_NAME}" if registry else function_package()[0]
+    return repository, f"v{__version__}"
+
+
 def providers(package: Package) -> list[str]:
     """The provider packages the package's module composes kinds of, sorted."""
     return sorted({provider_of(group_of(av)) for av, _ in composed(package)})
@@ -335,8 +353,9 @@ def _dependency(kind: str, repository: str, tag: str) -> dict[str, str]:
             "version": f"^{tag}"}
 
 
-def meta(package: Package) -> dict[str, Any]:
-    """The package's ``crossplane.yaml``."""
+def meta(package: Package, registry: str | None = None) -> dict[str, Any]:
+    """The package's ``crossplane.yaml`` (depending on the function in ``registry`` when
+    given: a release's)."""
     pins = pinned_providers()
     unpinned = [p for p in providers(package) if p not in pins]
     if unpinned:
@@ -368,7 +387,7 @@ def meta(package: Package) -> dict[str, Any]:
         "spec": {
             "crossplane": {"version": function_meta["spec"]["crossplane"]["version"]},
             "dependsOn": [
-                _dependency("Function", *function_package()),
+                _dependency("Function", *function_dependency(registry)),
                 *(_dependency("Provider", *pins[p]) for p in providers(package)),
             ],
         },
@@ -419,13 +438,16 @@ def all_files() -> dict[Path, str]:
     return out
 
 
-def stage(package: Package, into: Path) -> tuple[Path, Path]:
-    """The package root and examples root of ``package``, assembled under ``into``."""
+def stage(package: Package, into: Path, registry: str | None = None) -> tuple[Path, Path]:
+    """The package root and examples root of ``package``, assembled under ``into`` (its
+    metadata depending on the function in ``registry`` when given)."""
     root, examples = into / "package", into / "examples"
     root.mkdir(parents=True)
     examples.mkdir(parents=True)
     for name in ("crossplane.yaml", "activation-policy.yaml"):
         shutil.copy(package.directory / name, root / name)
+    if registry:
+        (root / "crossplane.yaml").write_text(_dump(meta(package, registry)))
     for path in package.api_files():
         target = root / path.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -437,8 +459,12 @@ def stage(package: Package, into: Path) -> tuple[Path, Path]:
     return root, examples
 
 
-def build(out: Path, only: Iterable[str] = (), cli: Path = CLI) -> Iterator[Path]:
-    """Build ``out/<package>.xpkg`` for every package (or those named), yielding each file."""
+def build(
+    out: Path, only: Iterable[str] = (), cli: Path = CLI, registry: str | None = None
+) -> Iterator[Path]:
+    """Build ``out/<package>.xpkg`` for every package (or those named), yielding each file;
+    with ``registry``, a release's: ``out/<package>-v<version>.xpkg`` depending on
+    ``<registry>/function-platform``."""
     wanted = set(only)
     known = {p.name for p in packages()}
     if wanted - known:
@@ -449,8 +475,9 @@ def build(out: Path, only: Iterable[str] = (), cli: Path = CLI) -> Iterator[Path
         if wanted and package.name not in wanted:
             continue
         with tempfile.TemporaryDirectory(prefix=f"{package.name}-") as tmp:
-            root, examples = stage(package, Path(tmp))
-            target = (out / f"{package.name}.xpkg").resolve()
+            root, examples = stage(package, Path(tmp), registry)
+            name = f"{package.name}-v{__version__}" if registry else package.name
+            target = (out / f"{name}.xpkg").resolve()
             result = subprocess.run(
                 [str(cli), "xpkg", "build", f"--package-root={root}",
                  f"--examples-root={examples}", f"--package-file={target}"],
@@ -478,6 +505,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--build", type=Path, metavar="DIR", help="build DIR/<package>.xpkg")
     parser.add_argument("--only", action="append", default=[], metavar="PACKAGE",
                         help="with --build: only this package (repeatable)")
+    parser.add_argument("--registry", metavar="REGISTRY",
+                        help="with --build: a release's packages, depending on "
+                             "REGISTRY/function-platform (make release)")
     parser.add_argument("--crossplane", type=Path, default=CLI, help="the crossplane CLI")
     args = parser.parse_args(argv)
     problems = stale()
@@ -486,7 +516,7 @@ def main(argv: list[str]) -> int:
             print("out of date: " + ", ".join(problems) + " (run make configurations)")
             return 1
         if args.build:
-            for path in build(args.build, args.only, args.crossplane):
+            for path in build(args.build, args.only, args.crossplane, args.registry):
                 print(f"make_configurations: {path}")
         return 0
     for path, text in all_files().items():
