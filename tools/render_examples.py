@@ -8,7 +8,7 @@ Each ``tests/render-cases/<module>.yaml`` lists that module's render cases, path
 the repository root::
 
     - {name: gcp, xr: examples/cluster/xr-gcp.yaml,
-       environment: [examples/cluster/environment-baseline.yaml], observed: null, required: []}
+       environment: [examples/cluster/platform/environment-baseline.yaml], observed: null, required: []}
 
 A module serving several APIs names the API each case renders with (``api: <plural>``: the
 Composition and XRD in ``apis/<module>/<plural>/``); otherwise ``apis/<module>/`` is used.
