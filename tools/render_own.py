@@ -301,10 +301,13 @@ def summary(rendered: Rendered) -> list[str]:
     return lines
 
 
-def case_for(target: Target, xr_file: Path, required: tuple[Path, ...]) -> tool.Case:
-    """The render case of ``target``: its API's Composition (or the one its composition
-    fields select), the module's platform settings, ``required`` after them."""
+def case_for(target: Target, workdir: Path, required: tuple[Path, ...]) -> tool.Case:
+    """The render case of ``target``, its composite written to ``workdir``: its API's
+    Composition (or the one its composition fields select), the module's platform settings
+    (the folder's files in name order, as the CLI reads a folder), ``required`` after them."""
     api = target.api
+    xr_file = workdir / "xr.yaml"
+    xr_file.write_text(yaml.safe_dump(target.composite, sort_keys=False))
     settings = tuple(sorted(p for p in PLATFORM_SETTINGS[api.module].iterdir()
                             if p.suffix in (".yaml", ".yml")))
     fields = target.composite["spec"]
@@ -332,13 +335,19 @@ def main(argv: list[str]) -> int:
                         help="more objects the cluster holds, after the module's platform "
                              "settings (an OpenStack tenant's pools...) (make: REQUIRED=<file>)")
     args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        return _render(args, Path(tmp))
+
+
+def _render(args: argparse.Namespace, workdir: Path) -> int:
+    """:func:`main` in a work folder: check the input, render, print, summarize."""
     try:
         target = target_of(args.xr)
         observed = None if args.observed is None else observed_resources(args.observed, target)
         for extra in args.required:
             if not extra.is_file():
                 raise BadInputError(f"{extra}: no such file")
-        case = case_for(target, Path("xr.yaml"), tuple(p.resolve() for p in args.required))
+        case = case_for(target, workdir, tuple(p.resolve() for p in args.required))
         composition = case.composition
     except BadInputError as error:
         print(f"render: {error}", file=sys.stderr)
@@ -356,17 +365,13 @@ def main(argv: list[str]) -> int:
           f"{target.composite['metadata']['name']} ({target.form}), module {target.api.module}, "
           f"{composition.relative_to(ROOT)}, settings "
           f"{PLATFORM_SETTINGS[target.api.module].relative_to(ROOT)}/", file=sys.stderr)
+    observed_file = None
+    if observed is not None:
+        observed_file = workdir / "observed.yaml"
+        observed_file.write_text(yaml.safe_dump_all(observed, sort_keys=False))
     port = tool.free_port()
-    with tempfile.TemporaryDirectory() as tmp, \
-            tool.serve_function(port, Path(tmp) / "function.log"):
-        workdir = Path(tmp)
-        xr_file = workdir / "xr.yaml"
-        xr_file.write_text(yaml.safe_dump(target.composite, sort_keys=False))
-        observed_file = None
-        if observed is not None:
-            observed_file = workdir / "observed.yaml"
-            observed_file.write_text(yaml.safe_dump_all(observed, sort_keys=False))
-        run = Run(cli, port, workdir, dataclasses.replace(case, xr=xr_file))
+    with tool.serve_function(port, workdir / "function.log"):
+        run = Run(cli, port, workdir, case)
         try:
             if args.converge:
                 stdout, rendered = _converged(run, observed_file)
