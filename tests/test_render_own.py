@@ -348,7 +348,7 @@ def test_a_first_pass_summary_names_what_is_held_back(cli: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout == (GOLDEN / "cluster" / "gcp.yaml").read_text()
     lines = result.stderr.splitlines()
-    summary = lines.index("summary: XCluster prod-eu-gcp-7xk2p: 16 composed, 15 held back, "
+    summary = lines.index("summary: XCluster prod-eu-gcp-7xk2p: 7 composed, 15 held back, "
                           "0 warnings, 0 fatal")
     assert "  held back: pool-batch (waits for cluster, cluster-nodes)" in lines[summary:]
 
