@@ -17,8 +17,9 @@ Composition the composite names (``compositionRef``/``compositionSelector``, cho
 Crossplane's rules), else its API's own.
 
 ``--converge`` plays the providers (``tests/support/providersim.py``, as
-``tools/make_observed.py`` does): every composed resource observed Ready, rendered again,
-until a pass composes nothing new; the converged pass is printed, one line per pass on stderr.
+``tools/make_observed.py`` does): every composed resource observed Ready with the connection
+Secret it writes, rendered again, until a pass composes nothing new; the converged pass is
+printed, one line per pass on stderr.
 ``--observed`` renders against a live composite's exported composed resources instead.
 Every run ends with a summary on stderr: composed, held back (on what), warnings, fatal.
 The rendered documents go to stdout, as ``make render CASE=...`` prints them.
@@ -45,7 +46,7 @@ sys.path[:0] = [p for p in (str(TOOLS), str(TOOLS.parent)) if p not in sys.path]
 import make_observed  # noqa: E402
 import render_examples as tool  # noqa: E402
 
-from tests.support import composition_selection  # noqa: E402
+from tests.support import composition_selection, providersim  # noqa: E402
 
 ROOT = tool.ROOT
 EXAMPLES = tool.EXAMPLES
@@ -254,8 +255,11 @@ class Run:
     workdir: Path
     case: tool.Case
 
-    def render(self, observed: Path | None) -> tuple[str, Rendered]:
+    def render(self, observed: Path | None,
+               connection_secrets: Path | None = None) -> tuple[str, Rendered]:
         case = dataclasses.replace(self.case, observed=observed)
+        if connection_secrets is not None:
+            case = dataclasses.replace(case, required=(*case.required, connection_secrets))
         result = tool.render(self.cli, case, self.port, self.workdir)
         if result.returncode != 0:
             raise RenderFailedError(result.stderr.strip())
@@ -268,22 +272,31 @@ class RenderFailedError(Exception):
 
 def converge(run: Run, observed: Path | None) -> Iterator[tuple[int, str, Rendered, set[str]]]:
     """Pass after pass (number, stdout, read back, names new in it): every composed resource
-    observed Ready as its provider reports it (``make_observed.mark_ready``), until a pass
-    composes nothing new."""
+    observed Ready as its provider reports it (``make_observed.mark_ready``), with the
+    connection Secret it writes (``providersim.connection_secret``, given to the engine as a
+    required resource: it reads connection details from the Secret), until a pass composes
+    nothing new."""
     seen: set[str] = set()
     if observed is not None:
         seen = {((d.get("metadata") or {}).get("annotations") or {}).get(
             COMPOSITION_RESOURCE_NAME, "") for d in yaml.safe_load_all(observed.read_text()) if d}
+    secrets: Path | None = None
     for number in range(1, MAX_PASSES + 1):
-        stdout, rendered = run.render(observed)
+        stdout, rendered = run.render(observed, secrets)
         new = set(rendered.composed) - seen
         yield number, stdout, rendered, new
         if not new:
             return
         seen |= new
-        ready = [make_observed.mark_ready(body) for _, body in sorted(rendered.composed.items())]
+        bodies = [body for _, body in sorted(rendered.composed.items())]
         observed = run.workdir / f"observed-pass-{number}.yaml"
-        observed.write_text(yaml.safe_dump_all(ready, sort_keys=False))
+        observed.write_text(yaml.safe_dump_all([make_observed.mark_ready(b) for b in bodies],
+                                               sort_keys=False))
+        written = [s for b in bodies if (s := providersim.connection_secret(b)) is not None]
+        secrets = None
+        if written:
+            secrets = run.workdir / f"connection-secrets-pass-{number}.yaml"
+            secrets.write_text(yaml.safe_dump_all(written, sort_keys=False))
 
 
 def summary(rendered: Rendered) -> list[str]:
