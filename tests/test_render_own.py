@@ -146,7 +146,9 @@ BAD = [
     Bad("unserved-version", "apiVersion: myplatform.io/v9\nkind: Cluster\nspec: {}\n",
         "Cluster is served as myplatform.io/v1alpha1, not myplatform.io/v9"),
     Bad("no-spec", "apiVersion: myplatform.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\n",
-        "has no spec"),
+        "Cluster a has no spec"),
+    Bad("no-name", "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\nspec: {}\n",
+        "XCluster has no metadata.name"),
     Bad("observed-missing", "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\n"
         "metadata: {name: a}\nspec: {}\n", "observed.yaml: no such file",
         ("--observed", "{tmp}/observed.yaml")),
@@ -185,6 +187,21 @@ def test_held_back_reads_the_composed_condition_the_function_writes() -> None:
     assert held["release-cert-manager"] == "pool-batch Ready"
     assert len(held) == 15
     assert not set(held) & set(rendered.composed)
+
+
+@pytest.mark.parametrize(("message", "expected", "why"), [
+    ("a (waits for b, c Ready), d (waits for e)", [("a", "b, c Ready"), ("d", "e")],
+     "commas inside the parentheses belong to what a resource waits for"),
+    ("deployment (waits for ConfigMap asya-runtime (key asya_runtime.py) in namespace ml)",
+     [("deployment", "ConfigMap asya-runtime (key asya_runtime.py) in namespace ml")],
+     "what it waits for may hold parentheses"),
+    ("pool-a (waits\n      for cluster)", [("pool-a", "cluster")],
+     "YAML folds a long message: line breaks read as spaces"),
+    ("", [], "nothing held back"),
+], ids=["commas", "parentheses", "folded", "empty"])
+def test_held_back_splits_the_message(message: str, expected: list[tuple[str, str]],
+                                      why: str) -> None:
+    assert own.held_back(message) == expected, why
 
 
 def test_summary_lines() -> None:
@@ -361,3 +378,14 @@ def test_make_render_xr_says_what_is_wrong_with_the_file(cli: Path, tmp_path: Pa
     assert result.returncode != 0
     assert f"render: {tmp_path / 'nothing.yaml'}: no such file" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_composite_that_composes_nothing_says_why() -> None:
+    """``Composed`` False for another reason than waiting (the AWS provider not Healthy): the
+    summary says why instead of listing what is held back."""
+    golden = (GOLDEN / "contact-center" / "aws-provider-unhealthy.yaml").read_text()
+    rendered = own.read_output(golden, "ContactCenterEndpoint")
+    assert rendered.held_back == []
+    lines = own.summary(rendered)
+    assert lines[1].startswith("  not composed: WaitingForProvider: nothing is created until "
+                               "then: Provider crossplane-contrib-provider-family-aws")

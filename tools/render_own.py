@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import copy
 import dataclasses
-import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -145,18 +144,19 @@ def target_of(path: Path) -> Target:
         if version not in api.versions:
             served = ", ".join(sorted(api.versions))
             raise BadInputError(f"{path}: {kind} is served as {group}/{served}, not "
-                           f"{document['apiVersion']}")
+                                f"{document['apiVersion']}")
+        metadata = document.get("metadata")
+        if not isinstance(metadata, dict) or not metadata.get("name"):
+            raise BadInputError(f"{path}: {kind} has no metadata.name")
         if not isinstance(document.get("spec"), dict):
-            raise BadInputError(f"{path}: {kind} {(document.get('metadata') or {}).get('name')} "
-                           "has no spec")
+            raise BadInputError(f"{path}: {kind} {metadata['name']} has no spec")
         if kind == api.claim_kind:
             composite = composition_selection.composite_of_claim(document, api.xrd)
             return Target(api, composite, namespaced=False, given="claim")
         return Target(api, *_composite_as_given(document), given="composite")
-    kinds = sorted({f"{a.kind}" for a in known} | {f"{a.claim_kind}" for a in known
-                                                   if a.claim_kind})
-    raise BadInputError(f"{path}: {document['apiVersion']} {kind} is not a composite or claim of "
-                   f"any module (known kinds: {', '.join(kinds)})")
+    kinds = sorted({a.kind for a in known} | {a.claim_kind for a in known if a.claim_kind})
+    raise BadInputError(f"{path}: {document['apiVersion']} {kind} is not a composite or claim "
+                        f"of any module (known kinds: {', '.join(kinds)})")
 
 
 def _composite_as_given(document: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -164,9 +164,7 @@ def _composite_as_given(document: dict[str, Any]) -> tuple[dict[str, Any], bool]
     Crossplane's fields under ``spec.crossplane``; one without a namespace gets ``default``,
     as ``kubectl apply`` would put it."""
     composite = copy.deepcopy(document)
-    metadata = composite.setdefault("metadata", {})
-    if not metadata.get("name"):
-        raise BadInputError("the composite has no metadata.name")
+    metadata = composite["metadata"]
     namespaced = bool(metadata.get("namespace")) or "crossplane" in composite["spec"]
     if namespaced:
         metadata.setdefault("namespace", DEFAULT_NAMESPACE)
@@ -186,8 +184,10 @@ def observed_resources(path: Path, target: Target) -> list[dict[str, Any]]:
         raise BadInputError(f"{path}: not YAML ({str(error).splitlines()[0]})") from None
     items: list[Any] = []
     for document in documents:
-        is_list = isinstance(document, dict) and str(document.get("kind", "")).endswith("List")
-        items.extend(document.get("items") or [] if is_list else [document])
+        if isinstance(document, dict) and str(document.get("kind", "")).endswith("List"):
+            items.extend(document.get("items") or [])
+        else:
+            items.append(document)
     resources = []
     for item in items:
         if not isinstance(item, dict) or not item.get("apiVersion") or not item.get("kind"):
@@ -212,7 +212,19 @@ class Rendered:
 
     @property
     def held_back(self) -> list[tuple[str, str]]:
-        return held_back(composed_condition_message(self.composite))
+        condition = composed_condition(self.composite)
+        if condition.get("reason") != WAITING:
+            return []
+        return held_back(str(condition.get("message") or ""))
+
+    @property
+    def not_composed(self) -> str | None:
+        """Why the function composed nothing, when it says so (``Composed`` False for another
+        reason than waiting: a provider not Healthy, a setting missing)."""
+        condition = composed_condition(self.composite)
+        if condition.get("status") != "False" or condition.get("reason") == WAITING:
+            return None
+        return f"{condition.get('reason')}: {' '.join(str(condition.get('message')).split())}"
 
 
 def read_output(stdout: str, composite_kind: str) -> Rendered:
@@ -227,23 +239,36 @@ def read_output(stdout: str, composite_kind: str) -> Rendered:
     )
 
 
-def composed_condition_message(composite: dict[str, Any]) -> str:
-    """The message of the composite's ``Composed`` condition while resources wait."""
-    for condition in (composite.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == "Composed" and condition.get("status") == "False" \
-                and condition.get("reason") == "WaitingForDependencies":
-            return str(condition.get("message") or "")
-    return ""
+def composed_condition(composite: dict[str, Any]) -> dict[str, Any]:
+    """The composite's ``Composed`` condition (empty when it has none)."""
+    conditions = (composite.get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c.get("type") == "Composed"), {})
 
 
-HOLD = re.compile(r"(?:^|, )(?P<name>[^\s,()]+) \(waits for (?P<on>[^()]*)\)")
+WAITING = "WaitingForDependencies"
+WAITS_FOR = " (waits for "
 
 
 def held_back(message: str) -> list[tuple[str, str]]:
     """``[(resource, what it waits for)]`` of the ``Composed`` message the function writes
-    (``fnplatform.dependencies.waiting_summary``: ``a (waits for b, c Ready), d (waits for
-    e)``). The only place this tool reads that message."""
-    return [(m["name"], " ".join(m["on"].split())) for m in HOLD.finditer(message)]
+    while resources wait (``fnplatform.dependencies.waiting_summary``: ``a (waits for b, c
+    Ready), d (waits for e)``): split at the commas outside parentheses. The only place this
+    tool reads that message."""
+    parts, depth, current = [], 0, ""
+    for char in " ".join(message.split()):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    held = []
+    for part in (p.strip() for p in parts):
+        name, found, rest = part.partition(WAITS_FOR)
+        if found and rest.endswith(")"):
+            held.append((name, rest[:-1]))
+    return held
 
 
 @dataclass
@@ -308,6 +333,8 @@ def summary(rendered: Rendered) -> list[str]:
     lines = [f"summary: {composite.get('kind')} {where}{metadata.get('name')}: "
              f"{len(rendered.composed)} composed, {len(held)} held back, "
              f"{len(rendered.warnings)} warnings, {len(rendered.fatal)} fatal"]
+    if rendered.not_composed:
+        lines.append(f"  not composed: {rendered.not_composed}")
     lines += [f"  held back: {name} (waits for {on})" for name, on in held]
     lines += [f"  warning: {message}" for message in rendered.warnings]
     lines += [f"  fatal: {message}" for message in rendered.fatal]
