@@ -8,6 +8,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 RENDER_OUT ?=
 CASE ?=
+# make render XR=<claim or composite> [CONVERGE=1] [OBSERVED=<file>] [REQUIRED=<file>]
+XR ?=
+CONVERGE ?=
+OBSERVED ?=
+REQUIRED ?=
 
 .DEFAULT_GOAL := help
 
@@ -54,9 +59,16 @@ cli:
 	tools/install-cli.sh
 
 ## render: serve the function locally and `crossplane composition render` every case
-## (CASE=<module>/<case> renders one, RENDER_OUT=dir writes files)
+## (CASE=<module>/<case> renders one, RENDER_OUT=dir writes files); XR=<file> renders your own
+## claim or composite with the module's shipped settings (tools/render_own.py, docs/rendering.md:
+## CONVERGE=1 plays the providers until nothing new appears, OBSERVED=<file> renders against a
+## live composite's exported resources, REQUIRED=<file> adds objects the cluster holds)
 render: setup cli
+ifneq ($(XR),)
+	$(PY) tools/render_own.py $(XR) $(if $(CONVERGE),--converge,) $(if $(OBSERVED),--observed $(OBSERVED),) $(foreach f,$(REQUIRED),--required $(f))
+else
 	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
+endif
 
 ## serve: run the function for `crossplane composition render` (Development runtime dials
 ## localhost:9443)

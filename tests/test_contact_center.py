@@ -1224,7 +1224,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "contact-center
 
 
 def test_provider_configs_use_injected_identities_and_validate(catalog: Catalog) -> None:
-    documents = list(yaml.safe_load_all((EXAMPLES / "providerconfigs.yaml").read_text()))
+    providerconfigs = EXAMPLES / "platform" / "providerconfigs.yaml"
+    documents = list(yaml.safe_load_all(providerconfigs.read_text()))
     assert {d["apiVersion"].split(".")[0] for d in documents} == {"aws", "gcp", "azure"}
     for document in documents:
         assert catalog.validate(document) == [], document["metadata"]["name"]

@@ -59,7 +59,7 @@ def test_the_environment_documents_claim_composes_with_the_shipped_settings(
     The shipped settings name a default region, and the database joins that region's own
     private network (the per-region form), never another region's subnets."""
     (claim,) = document(ENVIRONMENT_DOCUMENT, "claim.yaml")
-    settings = shipped("examples/environment/environment.yaml")
+    settings = shipped("examples/environment/platform/environment.yaml")
     aws = settings[0]["data"]["aws"]
     region = aws["defaultRegion"]
     network = aws["privateNetworks"][region]
@@ -158,7 +158,7 @@ def test_the_cluster_documents_claim_composes_with_the_shipped_examples(
     GCP config's allowlist applies (the condition says so)."""
     (claim,) = document(CLUSTER_DOCUMENT, "claim-gcp.yaml")
     composite = composite_of(claim, "XCluster")
-    store = shipped("examples/cluster")
+    store = shipped("examples/cluster/platform")
     rendered = play(client, composite, step_of(CLUSTER_STEP), store)
     assert rendered.fatal == [], rendered.messages
     cluster = rendered.resource("cluster")["spec"]["forProvider"]

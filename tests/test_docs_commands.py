@@ -9,6 +9,12 @@ that no longer appears in the docs fails ``test_not_run_lists_only_printed_comma
 Blocks that serve the function on the fixed port 9443 run in their own network namespace when
 the machine allows one (``unshare -n``), so a developer's ``make serve`` or another test run
 cannot answer in their place.
+
+A block that says it reproduces a golden render carries the comment ``# golden:
+tests/golden/<module>/<case>.yaml``: what it prints, from its first document on (``make`` echoes
+its commands first) and with the engine's events in the order ``make render`` prints them
+(``render_examples.stable_events``: the engine records them in Go map order), must be that
+file byte for byte.
 """
 
 from __future__ import annotations
@@ -62,6 +68,12 @@ CLUSTER_COMMANDS = (
     "kubectl apply -f examples/install/30-keda.yaml",
     "kubectl apply -f examples/install/40-function.yaml",
     "kubectl apply -f apis/cluster/definition.yaml -f apis/cluster/composition.yaml",
+    # docs/rendering.md: exporting a live composite to render it offline
+    "kubectl get managed -l crossplane.io/composite=prod-eu-gcp-7xk2p -o yaml "
+    "> build/live/observed.yaml",
+    "kubectl get environmentconfigs -o json | .venv/bin/python -c 'import json, sys, yaml; "
+    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' "
+    "> build/live/platform/environment.yaml",
 )
 
 # Printed commands this test does not run, and why. Keys are the command as printed, without
@@ -152,12 +164,17 @@ NOT_RUN: dict[str, str] = {
     "-f apis/cluster/namespaced/composition.yaml": (
         "installs into a live Crossplane cluster; tests/test_apis.py validates both files"
     ),
+    "make render XR=build/live/xr.yaml OBSERVED=build/live/observed.yaml": (
+        "renders what the kubectl commands before it export from a live cluster; "
+        "tests/test_render_own.py renders recorded observed states the same way"
+    ),
     "kubectl apply -f examples/cluster/namespaced/xr-gcp.yaml": (
         "needs a live Crossplane cluster; tests/test_e2e_render.py renders and validates it"
     ),
 }
 
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
+GOLDEN_MARKER = re.compile(r"^\s*#\s*golden:\s*(?P<path>\S+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -167,6 +184,7 @@ class Block:
     document: Path
     line: int
     commands: tuple[str, ...]
+    golden: Path | None = None  # the golden render the block's output must be
 
     @property
     def id(self) -> str:
@@ -200,12 +218,15 @@ def shell_blocks(document: Path) -> list[Block]:
         if opening["lang"] not in SHELL_LANGUAGES:
             continue
         commands: list[str] = []
+        golden: Path | None = None
         for text in body:
             if commands and commands[-1].rstrip().endswith("\\"):
                 commands[-1] += "\n" + text
+            elif (marker := GOLDEN_MARKER.match(text)) is not None:
+                golden = ROOT / marker["path"]
             elif text.strip() and not text.lstrip().startswith("#"):
                 commands.append(text)
-        blocks.append(Block(document, start, tuple(commands)))
+        blocks.append(Block(document, start, tuple(commands), golden))
     return blocks
 
 
@@ -276,6 +297,33 @@ def test_printed_commands_run(block: Block, user_setup: None) -> None:
         f"{block.id} failed ({result.returncode}):\n{block.script}\n"
         f"--- stdout (tail)\n{result.stdout[-3000:]}\n--- stderr (tail)\n{result.stderr[-3000:]}"
     )
+    if block.golden is not None:
+        from tests.test_e2e_render import render_tool
+
+        printed = render_tool.stable_events(rendered_documents(result.stdout))
+        assert printed == block.golden.read_text(), (
+            f"{block.id} says it reproduces {block.golden.relative_to(ROOT)}, but prints "
+            f"something else:\n{printed[:3000]}"
+        )
+
+
+def rendered_documents(stdout: str) -> str:
+    """``stdout`` from its first YAML document on: a render's output after what ``make``
+    echoed before it."""
+    lines = stdout.splitlines(keepends=True)
+    first = next((i for i, line in enumerate(lines)
+                  if line == "---\n" or line.startswith("apiVersion: ")), len(lines))
+    return "".join(lines[first:])
+
+
+GOLDEN_BLOCKS = [block for block in BLOCKS if block.golden is not None]
+
+
+def test_golden_markers_name_goldens() -> None:
+    """Each block that claims to reproduce a golden names one that exists; the rendering
+    guide's hand-render and offline recipes are among them."""
+    assert [b.id for b in GOLDEN_BLOCKS if b.golden is None or not b.golden.is_file()] == []
+    assert len([b for b in GOLDEN_BLOCKS if b.document.name == "rendering.md"]) >= 3
 
 
 def test_docs_print_commands() -> None:

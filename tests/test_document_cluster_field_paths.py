@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = ROOT / "tests/fixtures/design-documents/multi-cloud-cluster-python.composition.txt"
 CONTEXT_KEY = "apiextensions.crossplane.io/environment"
 CONFIGS = [yaml.safe_load(p.read_text())
-           for p in sorted((ROOT / "examples/cluster").glob("environment-*.yaml"))]
+           for p in sorted((ROOT / "examples/cluster/platform").glob("environment-*.yaml"))]
 FORMS = {  # composition, and the XRs a user applies with it
     "cluster-scoped": ("apis/cluster/composition.yaml", "examples/cluster/xr-*.yaml"),
     "namespaced": ("apis/cluster/namespaced/composition.yaml",

@@ -76,6 +76,15 @@ def test_the_wheel_carries_every_module_and_template(tmp_path):
     assert expected - shipped == set()
 
 
+def _reported_package_health(doc: dict) -> bool:
+    """A package (``pkg.crossplane.io`` Provider) with the health Crossplane reports for it:
+    the contact-center module reads it before composing, so its platform settings folder
+    (``examples/contact-center/platform/providers.yaml``) holds the providers as a cluster has
+    them, for renders; ``kubectl apply`` ignores a status."""
+    return str(doc.get("apiVersion", "")).startswith("pkg.crossplane.io/") and \
+        doc.get("kind") == "Provider"
+
+
 def test_examples_hold_only_kubernetes_objects():
     """``crossplane xpkg build`` parses every YAML file under the examples root as an object.
 
@@ -101,7 +110,7 @@ def test_examples_hold_only_kubernetes_objects():
                 continue
             if not isinstance(doc, dict) or not doc.get("apiVersion") or not doc.get("kind"):
                 problems.append(f"{where}: a document without apiVersion/kind")
-            elif "status" in doc:
+            elif "status" in doc and not _reported_package_health(doc):
                 problems.append(f"{where}: {doc['kind']} carries a status (an observed state?)")
     assert problems == []
 

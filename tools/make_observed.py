@@ -49,7 +49,7 @@ def mark_ready(body: dict[str, Any]) -> dict[str, Any]:
                               external=True)
 
 
-def _composed(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:
+def composed_by_name(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:
     """Rendered composed resources by composition-resource-name."""
     out = {}
     for doc in yaml.safe_load_all(stdout):
@@ -71,7 +71,7 @@ def _render(cli: Path, case: tool.Case, port: int, tmp: Path) -> str:
 def observed_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[str, Any]]:
     """Every resource the passes before the last composed, all Ready."""
     xr_kind = yaml.safe_load(case.xr.read_text())["kind"]
-    composed = _composed(_render(cli, case, port, tmp), xr_kind)
+    composed = composed_by_name(_render(cli, case, port, tmp), xr_kind)
     ready: dict[str, dict[str, Any]] = {}
     for number in range(1, MAX_PASSES):
         new = {name: body for name, body in composed.items() if name not in ready}
@@ -81,7 +81,7 @@ def observed_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict[
         observed_file = tmp / f"observed-pass-{number}.yaml"
         observed_file.write_text(yaml.safe_dump_all(list(ready.values()), sort_keys=False))
         next_case = dataclasses.replace(case, observed=observed_file)
-        composed = _composed(_render(cli, next_case, port, tmp), xr_kind)
+        composed = composed_by_name(_render(cli, next_case, port, tmp), xr_kind)
     return [ready[name] for name in sorted(ready)]
 
 
@@ -96,7 +96,7 @@ def converged_for(cli: Path, case: tool.Case, port: int, tmp: Path) -> list[dict
     ready: dict[str, dict[str, Any]] = {}
     for attempt in range(10):
         current = dataclasses.replace(case, observed=observed_file)
-        rendered = _composed(_render(cli, current, port, tmp), xr_kind)
+        rendered = composed_by_name(_render(cli, current, port, tmp), xr_kind)
         if set(rendered) == set(ready):
             break
         ready = {name: mark_ready(body) for name, body in rendered.items()}

@@ -8,7 +8,8 @@ Each ``tests/render-cases/<module>.yaml`` lists that module's render cases, path
 the repository root::
 
     - {name: gcp, xr: examples/cluster/xr-gcp.yaml,
-       environment: [examples/cluster/environment-baseline.yaml], observed: null, required: []}
+       environment: [examples/cluster/platform/environment-baseline.yaml], observed: null,
+       required: []}
 
 A module serving several APIs names the API each case renders with (``api: <plural>``: the
 Composition and XRD in ``apis/<module>/<plural>/``); otherwise ``apis/<module>/`` is used.
@@ -50,6 +51,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import difflib
 import os
 import shutil
 import socket
@@ -98,6 +100,9 @@ class Case:
     form: str = CLUSTER_SCOPED
     #: Crossplane's composition fields the composite carries instead of its own (v1 form).
     reference: dict[str, Any] | None = field(default=None, hash=False)
+    #: The XR (and observed) files are already in this form, as a user wrote or exported them
+    #: (``tools/render_own.py``): rendered as they are, never converted.
+    as_written: bool = False
 
     @property
     def namespaced(self) -> bool:
@@ -166,6 +171,8 @@ class Case:
         composition fields, turned namespaced for the namespaced form (which moves them under
         ``spec.crossplane``)."""
         xr: dict[str, Any] = yaml.safe_load(self.xr.read_text())
+        if self.as_written:
+            return xr
         if self.reference is not None:
             from tests.support.composition_selection import with_reference
 
@@ -180,7 +187,7 @@ class Case:
         """The XR and observed files the CLI reads: as written, or turned namespaced (the
         observed resources then controlled by the namespaced XR, as Crossplane would have
         them: the engine refuses an observed resource another uid controls)."""
-        if not self.namespaced and self.reference is None:
+        if self.as_written or (not self.namespaced and self.reference is None):
             return self.xr, self.observed
         from tests.support.namespaced import namespaced_observed
 
@@ -459,7 +466,12 @@ def main(argv: list[str]) -> int:
     cases, unknown = select_cases(all_cases, args.case)
     if unknown:
         valid = "\n  ".join(c.id for c in all_cases)
-        print(f"unknown case {', '.join(unknown)}; valid cases:\n  {valid}", file=sys.stderr)
+        known = sorted({c.id for c in all_cases} | {c.module for c in all_cases})
+        hints = [f"{name}: did you mean {nearest[0]}?" for name in unknown
+                 if (nearest := difflib.get_close_matches(name, known, n=1))]
+        print(f"unknown case {', '.join(unknown)}; "
+              + "".join(f"{hint} " for hint in hints)
+              + f"valid cases:\n  {valid}", file=sys.stderr)
         return 2
     cli = find_cli()
     if cli is None:

@@ -54,13 +54,13 @@ OPENSTACK_POOLS = tuple(
 
 #: What the mix needs first (EnvironmentConfigs, the actor's runtime ConfigMap, ProviderConfigs)
 NEEDS = (
-    "examples/async-actor/environment.yaml",
-    "examples/environment/environment.yaml",
-    "examples/contact-center/environment-regions.yaml",
-    "examples/contact-center/environment-clouds.yaml",
-    "examples/contact-center/providerconfigs.yaml",
+    "examples/async-actor/platform/environment.yaml",
+    "examples/environment/platform/environment.yaml",
+    "examples/contact-center/platform/environment-regions.yaml",
+    "examples/contact-center/platform/environment-clouds.yaml",
+    "examples/contact-center/platform/providerconfigs.yaml",
     "examples/openstack/apps/platform-config/environment-eu-de-1.yaml",
-    *(f"examples/cluster/environment-{n}.yaml"
+    *(f"examples/cluster/platform/environment-{n}.yaml"
       for n in ("baseline", "org", "gcp", "aws", "azure", "production")),
 )
 

@@ -72,23 +72,23 @@ ASYA_RUNTIME = {
 
 
 EXAMPLES = [
-    Example("async-actor", ("examples/async-actor/environment.yaml",),
+    Example("async-actor", ("examples/async-actor/platform/environment.yaml",),
             "examples/async-actor/claim.yaml", "examples/async-actor/namespaced/xr.yaml",
             (ASYA_RUNTIME,)),
-    Example("cluster", tuple(f"examples/cluster/environment-{n}.yaml" for n in
+    Example("cluster", tuple(f"examples/cluster/platform/environment-{n}.yaml" for n in
                              ("baseline", "org", "gcp", "aws", "azure", "production")),
             "examples/cluster/claim-aws.yaml", "examples/cluster/namespaced/xr-aws.yaml",
             connection_keys=("kubeconfig",),
             change=Change("spec.pools.extra", {"autoscaling": {"minNodeCount": 1,
                                                                "maxNodeCount": 2}},
                           shows='"platform.fn.crossplane.io/pool": "extra"')),
-    Example("contact-center", ("examples/contact-center/environment-regions.yaml",
-                               "examples/contact-center/environment-clouds.yaml",
-                               "examples/contact-center/providerconfigs.yaml"),
+    Example("contact-center", ("examples/contact-center/platform/environment-regions.yaml",
+                               "examples/contact-center/platform/environment-clouds.yaml",
+                               "examples/contact-center/platform/providerconfigs.yaml"),
             "examples/contact-center/claim-azure.yaml",
             "examples/contact-center/namespaced/xr-azure.yaml",
             change=Change("spec.sip.trustedCidrs+", "203.0.113.64/26", shows="203.0.113.64/26")),
-    Example("environment", ("examples/environment/environment.yaml",),
+    Example("environment", ("examples/environment/platform/environment.yaml",),
             "examples/environment/claim-aws.yaml", "examples/environment/namespaced/xr-aws.yaml",
             change=Change("spec.frontend.microFrontends+", {"name": "loyalty", "path": "/loyalty"},
                           shows="/loyalty")),

@@ -121,7 +121,7 @@ def test_a_selected_environment_config_deleted_then_restored_and_made_invalid_th
     platform: Live, base: Load,
 ) -> None:
     kube = platform.kube
-    (settings,) = docs_of(REPO / "examples/async-actor/environment.yaml")
+    (settings,) = docs_of(REPO / "examples/async-actor/platform/environment.yaml")
     actors = _actors(base)
     assert actors, "the load has actors, which select asya-settings"
     name = settings["metadata"]["name"]

@@ -42,7 +42,8 @@ def _rendered(form: str, namespace: str, tmp_path: Path) -> list[dict[str, Any]]
     """The chart as the async-actor document installs it, for the live form."""
     script = tmp_path / "asya_runtime.py"
     script.write_text(SCRIPT)
-    env = yaml.safe_load((REPO / "examples/async-actor/environment.yaml").read_text())["data"]
+    settings = REPO / "examples/async-actor/platform/environment.yaml"
+    env = yaml.safe_load(settings.read_text())["data"]
     result = subprocess.run(
         [str(_helm()), "template", "asya-crossplane", str(CHART), "--namespace",
          "crossplane-system", "--set", f"form={form}",

@@ -31,6 +31,7 @@ without one (L184-L201).
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,22 +102,50 @@ def definition_of(composite: Mapping[str, Any], *, root: Path = ROOT) -> dict[st
     raise LookupError(msg)
 
 
+#: The characters the API server appends to a ``generateName`` (k8s.io/apiserver
+#: ``names.SimpleNameGenerator``, k8s.io/apimachinery ``util/rand.String``).
+GENERATED_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+#: What Crossplane never copies from a claim to its composite (the CLI leaves out the same).
+NOT_COPIED_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+
+
+def generated_suffix(seed: str, length: int = 5) -> str:
+    """A ``generateName`` suffix drawn from ``seed``, not at random: the same claim always
+    gets the same composite name, so its renders are byte-identical."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(GENERATED_NAME_ALPHABET[b % len(GENERATED_NAME_ALPHABET)]
+                   for b in digest[:length])
+
+
 def composite_of_claim(claim: Mapping[str, Any], xrd: Mapping[str, Any]) -> dict[str, Any]:
-    """The v1 composite Crossplane creates for ``claim``: the XRD's composite kind, labelled
-    with the claim, the claim's spec (its composition fields included) copied."""
+    """The v1 composite Crossplane creates for ``claim``, as ``crossplane xr generate`` writes
+    it (crossplane/cli v2.5 ``cmd/crossplane/xr/generate.go`` ``ConvertClaimToXR``): the
+    claim's apiVersion, labels, annotations and spec (its composition fields included), the
+    claim-name and claim-namespace labels and ``spec.claimRef``, named ``<claim>-<suffix>``.
+    Two differences, both so a render is the same on every run: the kind is the XRD's
+    ``names.kind`` (the CLI guesses ``X`` + the claim's kind unless given ``--kind``; wrong for
+    ``EnvironmentClaim`` -> ``UnifiedEnvironment``), and the suffix is derived from the claim's
+    namespace and name (:func:`generated_suffix`) instead of random."""
     metadata = claim.get("metadata") or {}
     name = str(metadata.get("name") or "claim")
+    namespace = str(metadata.get("namespace") or "default")
+    labels = {**(metadata.get("labels") or {}),
+              "crossplane.io/claim-name": name, "crossplane.io/claim-namespace": namespace}
+    labels.pop("crossplane.io/composite", None)
+    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items()
+                   if k not in NOT_COPIED_ANNOTATIONS}
+    composite_metadata: dict[str, Any] = {
+        "name": f"{name}-{generated_suffix(f'{namespace}/{name}')}", "labels": labels}
+    if annotations:
+        composite_metadata["annotations"] = annotations
+    spec = copy.deepcopy(dict(claim.get("spec") or {}))
+    spec["claimRef"] = {"apiVersion": claim["apiVersion"], "kind": claim["kind"],
+                        "name": name, "namespace": namespace}
     return {
         "apiVersion": claim["apiVersion"],
         "kind": xrd["spec"]["names"]["kind"],
-        "metadata": {
-            "name": f"{name}-x7k2p",
-            "labels": {
-                "crossplane.io/claim-name": name,
-                "crossplane.io/claim-namespace": str(metadata.get("namespace") or "default"),
-            },
-        },
-        "spec": copy.deepcopy(dict(claim.get("spec") or {})),
+        "metadata": composite_metadata,
+        "spec": spec,
     }
 
 

@@ -408,6 +408,24 @@ def connection_details(body: Mapping[str, Any]) -> dict[str, bytes]:
     return details
 
 
+def connection_secret(body: Mapping[str, Any]) -> Body | None:
+    """The Secret the provider writes for ``body``'s ``spec.writeConnectionSecretToRef`` (a
+    namespaced managed resource's names only the Secret: it is in the resource's namespace),
+    holding :func:`connection_details`; None when it asks for none. Crossplane reads a
+    composed resource's connection details from that Secret, and so does the render engine
+    from the objects given to ``--required-resources``."""
+    ref = (body.get("spec") or {}).get("writeConnectionSecretToRef") or {}
+    if not ref.get("name"):
+        return None
+    namespace = ref.get("namespace") or (body.get("metadata") or {}).get("namespace")
+    return {
+        "apiVersion": "v1", "kind": "Secret", "type": "connection.crossplane.io/v1alpha1",
+        "metadata": {"name": ref["name"], **({"namespace": namespace} if namespace else {})},
+        "data": {key: base64.b64encode(value).decode()
+                 for key, value in sorted(connection_details(body).items())},
+    }
+
+
 # -- what the controllers of wrapped objects report ----------------------------------------
 
 

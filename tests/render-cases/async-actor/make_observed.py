@@ -37,8 +37,8 @@ def _load(name: str) -> dict[str, Any]:
 
 
 def _compose(observed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    settings = _load("environment.yaml")
-    runtime = yaml.safe_load((HERE / "runtime-configmap.yaml").read_text())
+    settings = _load("platform/environment.yaml")
+    runtime = _load("platform/runtime-configmap.yaml")
     req = request(
         _load("xr.yaml"),
         step_input("async-actor", environment=[{"name": "asya-settings"}]),

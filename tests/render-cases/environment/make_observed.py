@@ -71,7 +71,7 @@ def _compose(xr: str, observed: dict[str, dict[str, Any]]) -> dict[str, dict[str
         observed=observed,
         observed_connection={"database": providersim.connection_details(database)}
         if database else None,
-        required={"environment-0": [_load("environment.yaml")]},
+        required={"environment-0": [_load("platform/environment.yaml")]},
     )
     rsp = run(req)
     assert not [r for r in rsp.results if r.severity == 1], rsp.results

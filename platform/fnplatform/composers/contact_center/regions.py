@@ -2,7 +2,7 @@
 
 The seed's ``validate-region`` step. The platform team lists allowed regions in the
 EnvironmentConfig the Composition selects (``contactCenter.allowedRegions.<cloud>.<platform>``,
-see ``examples/contact-center/environment-regions.yaml``); without one the defaults below
+see ``examples/contact-center/platform/environment-regions.yaml``); without one the defaults below
 apply: regions near each CCaaS platform's own media regions, where a BYOC trunk's latency to
 the platform stays low. Every region listed, here or by the platform team, is one of the
 cloud's own (``clouds/<cloud>/regions.py``, read through ``library.regions``).
