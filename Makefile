@@ -62,10 +62,11 @@ cli:
 ## (CASE=<module>/<case> renders one, RENDER_OUT=dir writes files); XR=<file> renders your own
 ## claim or composite with the module's shipped settings (tools/render_own.py, docs/rendering.md:
 ## CONVERGE=1 plays the providers until nothing new appears, OBSERVED=<file> renders against a
-## live composite's exported resources, REQUIRED=<file> adds objects the cluster holds)
+## live composite's exported resources, REQUIRED=<file> adds objects the cluster holds,
+## GRAPH=<dir> draws what was composed: docs/graphs.md)
 render: setup cli
 ifneq ($(XR),)
-	$(PY) tools/render_own.py $(XR) $(if $(CONVERGE),--converge,) $(if $(OBSERVED),--observed $(OBSERVED),) $(foreach f,$(REQUIRED),--required $(f))
+	$(PY) tools/render_own.py $(XR) $(if $(CONVERGE),--converge,) $(if $(OBSERVED),--observed $(OBSERVED),) $(foreach f,$(REQUIRED),--required $(f)) $(if $(GRAPH),--graph $(GRAPH),)
 else
 	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
 endif

@@ -184,7 +184,7 @@ def test_held_back_reads_the_composed_condition_the_function_writes() -> None:
     rendered = own.read_output((GOLDEN / "cluster" / "gcp.yaml").read_text(), "XCluster")
     held = dict(rendered.held_back)
     assert held["cluster"] == "network, network-subnet"
-    assert held["release-cert-manager"] == "pool-batch Ready"
+    assert held["release-cert-manager"] == "pool-general Ready"
     assert len(held) == 15
     assert not set(held) & set(rendered.composed)
 
@@ -322,7 +322,21 @@ def test_an_edited_example_converges_and_shows_the_edit(edit: Edit, cli: Path,
     _set(document, edit.field, edit.value)
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
-    _check_converged(_run_tool(path, "--converge"), edit.shows, edit.why)
+    result = _run_tool(path, "--converge", "--graph", tmp_path / "graph")
+    _check_converged(result, edit.shows, edit.why)
+    _check_drawn(result, tmp_path / "graph")
+
+
+def _check_drawn(result: subprocess.CompletedProcess[str], graphs: Path) -> None:
+    """``--graph`` drew the printed pass: one .dot and .mmd per composite, an edge for every
+    Usage the pass composed (tests/test_composed_graph.py checks the drawing itself)."""
+    documents = _documents(result.stdout)
+    name = documents[0]["metadata"]["name"]
+    dot = (graphs / f"{name}.dot").read_text()
+    assert (graphs / f"{name}.mmd").is_file()
+    usages = [d for d in documents[1:] if d.get("kind") in ("Usage", "ClusterUsage")]
+    assert dot.count('[label="uses"]') == len(usages), "every Usage is drawn, and nothing else"
+    assert f"render: drew {graphs / name}.dot" in result.stderr
 
 
 @dataclass(frozen=True)

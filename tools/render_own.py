@@ -42,8 +42,10 @@ import yaml
 TOOLS = Path(__file__).resolve().parent
 sys.path[:0] = [p for p in (str(TOOLS), str(TOOLS.parent)) if p not in sys.path]
 
+import composed_graph  # noqa: E402
 import make_observed  # noqa: E402
 import render_examples as tool  # noqa: E402
+from fnplatform.holds import WAITING, parse_waiting_summary  # noqa: E402
 
 from tests.support import composition_selection, providersim  # noqa: E402
 
@@ -245,30 +247,13 @@ def composed_condition(composite: dict[str, Any]) -> dict[str, Any]:
     return next((c for c in conditions if c.get("type") == "Composed"), {})
 
 
-WAITING = "WaitingForDependencies"
-WAITS_FOR = " (waits for "
-
-
 def held_back(message: str) -> list[tuple[str, str]]:
     """``[(resource, what it waits for)]`` of the ``Composed`` message the function writes
-    while resources wait (``fnplatform.dependencies.waiting_summary``: ``a (waits for b, c
-    Ready), d (waits for e)``): split at the commas outside parentheses. The only place this
-    tool reads that message."""
-    parts, depth, current = [], 0, ""
-    for char in " ".join(message.split()):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    held = []
-    for part in (p.strip() for p in parts):
-        name, found, rest = part.partition(WAITS_FOR)
-        if found and rest.endswith(")"):
-            held.append((name, rest[:-1]))
-    return held
+    while resources wait, read back by the function's own parser
+    (:func:`fnplatform.holds.parse_waiting_summary`, the inverse of the message's writer)."""
+    held = parse_waiting_summary(" ".join(message.split()))
+    return [(name, ", ".join(str(wait) for wait in hold.waits_for))
+            for name, hold in held.items()]
 
 
 @dataclass
@@ -291,12 +276,24 @@ class Run:
         return result.stdout, read_output(result.stdout, self.case.composite()["kind"])
 
 
+@dataclass(frozen=True)
+class Pass:
+    """One pass of :func:`converge`: its number, the CLI's output and what it says, the
+    composition resource names new in it, and the observed file it was rendered against."""
+
+    number: int
+    stdout: str
+    rendered: Rendered
+    new: set[str]
+    observed: Path | None
+
+
 class RenderFailedError(Exception):
     """``crossplane composition render`` exited non-zero; the message is its stderr."""
 
 
-def converge(run: Run, observed: Path | None) -> Iterator[tuple[int, str, Rendered, set[str]]]:
-    """Pass after pass (number, stdout, read back, names new in it): every composed resource
+def converge(run: Run, observed: Path | None) -> Iterator[Pass]:
+    """Pass after pass (:class:`Pass`): every composed resource
     observed Ready as its provider reports it (``make_observed.mark_ready``), with the
     connection Secret it writes (``providersim.connection_secret``, given to the engine as a
     required resource: it reads connection details from the Secret), until a pass composes
@@ -309,7 +306,7 @@ def converge(run: Run, observed: Path | None) -> Iterator[tuple[int, str, Render
     for number in range(1, MAX_PASSES + 1):
         stdout, rendered = run.render(observed, secrets)
         new = set(rendered.composed) - seen
-        yield number, stdout, rendered, new
+        yield Pass(number, stdout, rendered, new, observed)
         if not new:
             return
         seen |= new
@@ -362,7 +359,8 @@ def case_for(target: Target, workdir: Path, required: tuple[Path, ...]) -> tool.
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
-        epilog="Make: make render XR=<file> [CONVERGE=1] [OBSERVED=<file>] [REQUIRED=<file>]")
+        epilog="Make: make render XR=<file> [CONVERGE=1] [OBSERVED=<file>] [REQUIRED=<file>] "
+               "[GRAPH=<dir>]")
     parser.add_argument("xr", type=Path, help="a claim, a cluster-scoped XR or a namespaced XR "
                         "of any module (one YAML document)")
     parser.add_argument("--converge", action="store_true",
@@ -374,6 +372,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--required", type=Path, action="append", default=[], metavar="FILE",
                         help="more objects the cluster holds, after the module's platform "
                              "settings (an OpenStack tenant's pools...) (make: REQUIRED=<file>)")
+    parser.add_argument("--graph", type=Path, metavar="DIR",
+                        help="draw what was composed, what waits for what and which Usage "
+                             "protects what: <composite>.dot, .mmd and, with Graphviz, .svg "
+                             "(docs/graphs.md) (make: GRAPH=<dir>)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         return _render(args, Path(tmp))
@@ -414,7 +416,8 @@ def _render(args: argparse.Namespace, workdir: Path) -> int:
         run = Run(cli, port, workdir, case)
         try:
             if args.converge:
-                stdout, rendered = _converged(run, observed_file)
+                last = _converged(run, observed_file)
+                stdout, rendered, observed_file = last.stdout, last.rendered, last.observed
             else:
                 stdout, rendered = run.render(observed_file)
         except RenderFailedError as error:
@@ -422,22 +425,36 @@ def _render(args: argparse.Namespace, workdir: Path) -> int:
                   file=sys.stderr)
             return 1
     print(stdout, end="")
+    if args.graph is not None:
+        for path in draw(stdout, observed_file, args.graph):
+            print(f"render: drew {path}", file=sys.stderr)
     for line in summary(rendered):
         print(line, file=sys.stderr)
     return 1 if rendered.fatal else 0
 
 
-def _converged(run: Run, observed: Path | None) -> tuple[str, Rendered]:
+def _converged(run: Run, observed: Path | None) -> Pass:
     """The last pass of :func:`converge`, one line per pass on stderr."""
     passes = list(converge(run, observed))
-    for number, _, rendered, new in passes:
-        print(f"pass {number}: {len(rendered.composed)} composed, {len(new)} new, "
-              f"{len(rendered.held_back)} held back", file=sys.stderr)
-    _, stdout, rendered, new = passes[-1]
-    if new:
+    for each in passes:
+        print(f"pass {each.number}: {len(each.rendered.composed)} composed, {len(each.new)} "
+              f"new, {len(each.rendered.held_back)} held back", file=sys.stderr)
+    if passes[-1].new:
         print(f"render: still composing new resources after {MAX_PASSES} passes; the last "
               "pass is printed", file=sys.stderr)
-    return stdout, rendered
+    return passes[-1]
+
+
+def draw(stdout: str, observed: Path | None, out_dir: Path) -> list[Path]:
+    """The graph of each composite the render printed (tools/composed_graph.py), drawn with
+    the observed resources it was rendered against, so readiness is the providers'."""
+    documents = list(yaml.safe_load_all(stdout))
+    observed_documents = ([] if observed is None else
+                          [d for d in yaml.safe_load_all(observed.read_text()) if d])
+    written: list[Path] = []
+    for render in composed_graph.split_renders(documents):
+        written += composed_graph.write_graph(render, out_dir, observed_documents)
+    return written
 
 
 if __name__ == "__main__":
