@@ -23,8 +23,9 @@ meaning, deprecated with a Warning (docs/upgrading.md).
 
 from __future__ import annotations
 
+import copy
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -142,13 +143,25 @@ def problems(fixture: Mapping[str, Any], rendered: Rendered,
     return found
 
 
-@pytest.mark.parametrize(("path", "case_id"), list(every_case()))
-def test_an_upgrade_keeps_what_the_release_composed(client: FunctionClient, path: Path,
-                                                    case_id: str) -> None:
-    fixture = load(path)
+@pytest.fixture(scope="module")
+def upgraded(client: FunctionClient) -> Callable[[Path], list[str]]:
+    """The problems of one fixture after the upgrade, computed once per fixture (the render
+    cases a fixture lists share one converged composite, so one answer)."""
     table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
-    rendered = run_after_upgrade(client, fixture)
-    found = problems(fixture, rendered, table)
+
+    @functools.cache
+    def of(path: Path) -> list[str]:
+        fixture = load(path)
+        return problems(fixture, run_after_upgrade(client, fixture), table)
+
+    return of
+
+
+@pytest.mark.parametrize(("path", "case_id"), list(every_case()))
+def test_an_upgrade_keeps_what_the_release_composed(upgraded: Callable[[Path], list[str]],
+                                                    path: Path, case_id: str) -> None:
+    fixture = load(path)
+    found = upgraded(path)
     where = f"{case_id} of v{fixture['release']} ({path.relative_to(UPGRADE_DIR)})"
     assert not found, f"{where}, after the upgrade:\n  " + "\n  ".join(found)
 
@@ -179,3 +192,52 @@ def test_every_release_case_has_both_forms() -> None:
                      for module, rest in [case.split("/", 1)]
                      if (release, f"{module}/namespaced/{rest}") not in ids)
     assert not missing, f"namespaced twins without a fixture: {missing}"
+
+
+# -- settings builds before a release accepted --------------------------------------------------
+
+
+def single_network_variants() -> Iterator[Any]:
+    """Each environment fixture on a cloud with regional networks (AWS, Azure), for the
+    single-network settings builds before 0.1.0 shipped on AWS (``aws.privateNetwork``: one
+    network for every region)."""
+    for path in fixture_files():
+        fixture = load(path)
+        spec = fixture["composite"].get("spec") or {}
+        if fixture["input"].get("module") == "environment" and spec.get("cloud") in ("aws",
+                                                                                   "azure"):
+            yield pytest.param(path, id=f"v{fixture['release']}:{fixture['cases'][0]}")
+
+
+def with_single_network(fixture: Mapping[str, Any]) -> tuple[Body, str]:
+    """``fixture`` as a platform on a pre-release build held it: its EnvironmentConfig naming
+    the composite's network as ``<cloud>.privateNetwork`` instead of
+    ``<cloud>.privateNetworks.<region>``; the same network, so the same composed resources.
+    Returns the changed fixture and the regional field to move to."""
+    changed = copy.deepcopy(dict(fixture))
+    cloud, region = changed["composite"]["spec"]["cloud"], changed["composite"]["spec"]["region"]
+    for item in changed["required"]:
+        section = (item.get("data") or {}).get(cloud) or {}
+        networks = section.pop("privateNetworks", None)
+        if networks:
+            section["privateNetwork"] = networks[region]
+    return changed, f"environment.{cloud}.privateNetworks.{region}"
+
+
+@pytest.mark.parametrize("path", list(single_network_variants()))
+def test_an_environment_on_one_network_for_every_region_keeps_composing(
+        client: FunctionClient, path: Path) -> None:
+    """The single-network form is deprecated, not fatal, for an environment whose database
+    exists (a Warning names the regional field); a new environment is still refused."""
+    fixture, regional = with_single_network(load(path))
+    rendered = run_after_upgrade(client, fixture)
+    table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
+    found = problems(fixture, rendered, table)
+    assert not found, f"{path.relative_to(UPGRADE_DIR)} on privateNetwork:\n  " + "\n  ".join(
+        found)
+    assert any(regional in w and "deprecated" in w for w in rendered.warnings), (
+        f"no Warning naming {regional}: {rendered.messages}")
+    fresh = run_after_upgrade(client, {**fixture, "observed": {}, "connection": {},
+                                       "composite": {**fixture["composite"], "status": {}}})
+    assert any("privateNetwork" in m and regional.rsplit(".", 1)[0] in m
+               for m in fresh.fatal), f"a new environment is not refused: {fresh.messages}"

@@ -73,132 +73,97 @@ PLACEMENT: dict[str, tuple[tuple[str, str], ...]] = {
                                     "'resource_group_name')")),
 }
 
+def force_new(doc: str, *fields: tuple[str, str], why: str = "") -> list[dict[str, str]]:
+    """Curated entries: each ``(forProvider field, Terraform argument)`` of the resource whose
+    Terraform documentation or schema is ``doc`` marks ForceNew (``why``: more on it)."""
+    return [{"path": f"spec.forProvider.{field}",
+             "source": f"{doc}: {argument}, ForceNew{f' ({why})' if why else ''}"}
+            for field, argument in fields]
+
+
 #: Fields the CRD descriptions do not mark, with the source that says they are ForceNew.
 #: ``compare: engine`` compares only the engine of a ``<ENGINE>_<version>`` value (an
 #: in-place major version upgrade is allowed; another engine is not).
 CURATED: dict[str, list[dict[str, str]]] = {
-    "Instance.rds.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}",
-         "source": f"{TF_AWS_SOURCE}rds/instance.go: {tf} ForceNew ({TF_AWS}db_instance)"}
-        for field, tf in (("engine", "engine"), ("dbName", "db_name"),
-                          ("kmsKeyId", "kms_key_id"), ("storageEncrypted", "storage_encrypted"),
-                          ("username", "username"), ("availabilityZone", "availability_zone"),
-                          ("characterSetName", "character_set_name"))
-    ],
-    "ParameterGroup.rds.aws.upbound.io": [
-        {"path": "spec.forProvider.family",
-         "source": f"{TF_AWS}db_parameter_group: family (Forces new resource)"}],
-    "VPC.ec2.aws.upbound.io": [
-        {"path": "spec.forProvider.cidrBlock",
-         "source": f"{TF_AWS}vpc: cidr_block, ForceNew (a VPC's primary CIDR is fixed at "
-                   "creation: https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html)"}],
-    "Subnet.ec2.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}",
-         "source": f"{TF_AWS}subnet: {tf}, ForceNew (a subnet's CIDR and zone are fixed: "
-                   "https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html)"}
-        for field, tf in (("cidrBlock", "cidr_block"), ("availabilityZone", "availability_zone"),
-                          ("vpcId", "vpc_id"))
-    ],
-    "SecurityGroup.ec2.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}",
-         "source": f"{TF_AWS}security_group: {tf} (Forces new resource)"}
-        for field, tf in (("vpcId", "vpc_id"), ("description", "description"))
-    ],
-    "RouteTable.ec2.aws.upbound.io": [
-        {"path": "spec.forProvider.vpcId", "source": f"{TF_AWS}route_table: vpc_id, ForceNew"}],
-    "NATGateway.ec2.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}nat_gateway: {tf}, ForceNew"}
-        for field, tf in (("subnetId", "subnet_id"), ("allocationId", "allocation_id"),
-                          ("connectivityType", "connectivity_type"))
-    ],
-    "Bucket.s3.aws.upbound.io": [
-        {"path": "spec.forProvider.objectLockEnabled",
-         "source": f"{TF_AWS}s3_bucket: object_lock_enabled (Forces new resource)"}],
-    "Queue.sqs.aws.upbound.io": [
-        {"path": "spec.forProvider.fifoQueue",
-         "source": f"{TF_AWS}sqs_queue: fifo_queue (Forces new resource; SQS cannot turn a "
-                   "standard queue into FIFO)"}],
-    "Key.kms.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}kms_key: {tf}, ForceNew"}
-        for field, tf in (("customerMasterKeySpec", "customer_master_key_spec"),
-                          ("keyUsage", "key_usage"), ("multiRegion", "multi_region"))
-    ],
-    "Cluster.eks.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}eks_cluster: {tf}, ForceNew"}
-        for field, tf in (("roleArn", "role_arn"),
-                          ("kubernetesNetworkConfig.serviceIpv4Cidr",
-                           "kubernetes_network_config.service_ipv4_cidr"),
-                          ("kubernetesNetworkConfig.ipFamily",
-                           "kubernetes_network_config.ip_family"))
-    ],
-    "NodeGroup.eks.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}eks_node_group: {tf}, ForceNew"}
-        for field, tf in (("clusterName", "cluster_name"), ("nodeRoleArn", "node_role_arn"),
-                          ("subnetIds", "subnet_ids"), ("capacityType", "capacity_type"),
-                          ("instanceTypes", "instance_types"), ("diskSize", "disk_size"))
-    ],
-    "Addon.eks.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}eks_addon: {tf}, ForceNew"}
-        for field, tf in (("clusterName", "cluster_name"), ("addonName", "addon_name"))
-    ],
-    "Zone.route53.aws.upbound.io": [
-        {"path": "spec.forProvider.name",
-         "source": f"{TF_AWS}route53_zone: name, ForceNew (the zone's domain; its external "
-                   "name is the zone id)"}],
-    "Record.route53.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}",
-         "source": f"{TF_AWS}route53_record: {tf}, ForceNew"}
-        for field, tf in (("zoneId", "zone_id"), ("name", "name"))
-    ],
-    "Certificate.acm.aws.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_AWS}acm_certificate: {tf}, ForceNew"}
-        for field, tf in (("domainName", "domain_name"),
-                          ("subjectAlternativeNames", "subject_alternative_names"),
-                          ("keyAlgorithm", "key_algorithm"))
-    ],
-    "Role.iam.aws.upbound.io": [
-        {"path": "spec.forProvider.path", "source": f"{TF_AWS}iam_role: path, ForceNew"}],
-    "Network.compute.gcp.upbound.io": [
-        {"path": "spec.forProvider.autoCreateSubnetworks",
-         "source": f"{TF_GOOGLE}compute_network: auto_create_subnetworks, ForceNew"}],
-    "Subnetwork.compute.gcp.upbound.io": [
-        {"path": "spec.forProvider.network",
-         "source": f"{TF_GOOGLE}compute_subnetwork: network, ForceNew"}],
-    "Cluster.container.gcp.upbound.io": [
-        {"path": f"spec.forProvider.{field}",
-         "source": f"{TF_GOOGLE}container_cluster: {tf}, ForceNew"}
-        for field, tf in (("network", "network"), ("subnetwork", "subnetwork"),
-                          ("ipAllocationPolicy", "ip_allocation_policy"))
-    ],
-    "NodePool.container.gcp.upbound.io": [
-        {"path": "spec.forProvider.cluster",
-         "source": f"{TF_GOOGLE}container_node_pool: cluster, ForceNew"}],
+    "Instance.rds.aws.upbound.io": force_new(
+        f"{TF_AWS_SOURCE}rds/instance.go ({TF_AWS}db_instance)",
+        ("engine", "engine"), ("dbName", "db_name"), ("kmsKeyId", "kms_key_id"),
+        ("storageEncrypted", "storage_encrypted"), ("username", "username"),
+        ("availabilityZone", "availability_zone"), ("characterSetName", "character_set_name")),
+    "ParameterGroup.rds.aws.upbound.io": force_new(
+        f"{TF_AWS}db_parameter_group", ("family", "family")),
+    "VPC.ec2.aws.upbound.io": force_new(
+        f"{TF_AWS}vpc", ("cidrBlock", "cidr_block"),
+        why="a VPC's primary CIDR is fixed at creation: "
+            "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html"),
+    "Subnet.ec2.aws.upbound.io": force_new(
+        f"{TF_AWS}subnet", ("cidrBlock", "cidr_block"),
+        ("availabilityZone", "availability_zone"), ("vpcId", "vpc_id"),
+        why="a subnet's CIDR and zone are fixed: "
+            "https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html"),
+    "SecurityGroup.ec2.aws.upbound.io": force_new(
+        f"{TF_AWS}security_group", ("vpcId", "vpc_id"), ("description", "description")),
+    "RouteTable.ec2.aws.upbound.io": force_new(f"{TF_AWS}route_table", ("vpcId", "vpc_id")),
+    "NATGateway.ec2.aws.upbound.io": force_new(
+        f"{TF_AWS}nat_gateway", ("subnetId", "subnet_id"), ("allocationId", "allocation_id"),
+        ("connectivityType", "connectivity_type")),
+    "Bucket.s3.aws.upbound.io": force_new(
+        f"{TF_AWS}s3_bucket", ("objectLockEnabled", "object_lock_enabled")),
+    "Queue.sqs.aws.upbound.io": force_new(
+        f"{TF_AWS}sqs_queue", ("fifoQueue", "fifo_queue"),
+        why="SQS cannot turn a standard queue into a FIFO one"),
+    "Key.kms.aws.upbound.io": force_new(
+        f"{TF_AWS}kms_key", ("customerMasterKeySpec", "customer_master_key_spec"),
+        ("keyUsage", "key_usage"), ("multiRegion", "multi_region")),
+    "Cluster.eks.aws.upbound.io": force_new(
+        f"{TF_AWS}eks_cluster", ("roleArn", "role_arn"),
+        ("kubernetesNetworkConfig.serviceIpv4Cidr",
+         "kubernetes_network_config.service_ipv4_cidr"),
+        ("kubernetesNetworkConfig.ipFamily", "kubernetes_network_config.ip_family")),
+    "NodeGroup.eks.aws.upbound.io": force_new(
+        f"{TF_AWS}eks_node_group", ("clusterName", "cluster_name"),
+        ("nodeRoleArn", "node_role_arn"), ("subnetIds", "subnet_ids"),
+        ("capacityType", "capacity_type"), ("instanceTypes", "instance_types"),
+        ("diskSize", "disk_size")),
+    "Addon.eks.aws.upbound.io": force_new(
+        f"{TF_AWS}eks_addon", ("clusterName", "cluster_name"), ("addonName", "addon_name")),
+    "Zone.route53.aws.upbound.io": force_new(
+        f"{TF_AWS}route53_zone", ("name", "name"),
+        why="the zone's domain; its external name is the zone id"),
+    "Record.route53.aws.upbound.io": force_new(
+        f"{TF_AWS}route53_record", ("zoneId", "zone_id"), ("name", "name")),
+    "Certificate.acm.aws.upbound.io": force_new(
+        f"{TF_AWS}acm_certificate", ("domainName", "domain_name"),
+        ("subjectAlternativeNames", "subject_alternative_names"),
+        ("keyAlgorithm", "key_algorithm")),
+    "Role.iam.aws.upbound.io": force_new(f"{TF_AWS}iam_role", ("path", "path")),
+    "Network.compute.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}compute_network", ("autoCreateSubnetworks", "auto_create_subnetworks")),
+    "Subnetwork.compute.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}compute_subnetwork", ("network", "network")),
+    "Cluster.container.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}container_cluster", ("network", "network"),
+        ("subnetwork", "subnetwork"), ("ipAllocationPolicy", "ip_allocation_policy")),
+    "NodePool.container.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}container_node_pool", ("cluster", "cluster")),
     "DatabaseInstance.sql.gcp.upbound.io": [
         {"path": "spec.forProvider.databaseVersion", "compare": "engine",
          "source": f"{TF_GOOGLE}sql_database_instance: database_version (an in-place major "
                    "version upgrade is supported; another engine is a new instance: "
                    "https://cloud.google.com/sql/docs/postgres/upgrade-major-db-version-inplace)"}],
-    "Database.sql.gcp.upbound.io": [
-        {"path": "spec.forProvider.instance",
-         "source": f"{TF_GOOGLE}sql_database: instance, ForceNew"}],
-    "CryptoKey.kms.gcp.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_GOOGLE}kms_crypto_key: {tf}, ForceNew"}
-        for field, tf in (("keyRing", "key_ring"), ("purpose", "purpose"),
-                          ("importOnly", "import_only"))
-    ],
-    "ManagedZone.dns.gcp.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_GOOGLE}dns_managed_zone: {tf}, ForceNew"}
-        for field, tf in (("dnsName", "dns_name"), ("visibility", "visibility"))
-    ],
-    "RecordSet.dns.gcp.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_GOOGLE}dns_record_set: {tf}, ForceNew"}
-        for field, tf in (("managedZone", "managed_zone"), ("name", "name"), ("type", "type"))
-    ],
-    "GlobalAddress.compute.gcp.upbound.io": [
-        {"path": f"spec.forProvider.{field}", "source": f"{TF_GOOGLE}compute_global_address: {tf}, ForceNew"}
-        for field, tf in (("addressType", "address_type"), ("purpose", "purpose"),
-                          ("prefixLength", "prefix_length"), ("network", "network"))
-    ],
+    "Database.sql.gcp.upbound.io": force_new(f"{TF_GOOGLE}sql_database",
+                                             ("instance", "instance")),
+    "CryptoKey.kms.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}kms_crypto_key", ("keyRing", "key_ring"), ("purpose", "purpose"),
+        ("importOnly", "import_only")),
+    "ManagedZone.dns.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}dns_managed_zone", ("dnsName", "dns_name"), ("visibility", "visibility")),
+    "RecordSet.dns.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}dns_record_set", ("managedZone", "managed_zone"), ("name", "name"),
+        ("type", "type")),
+    "GlobalAddress.compute.gcp.upbound.io": force_new(
+        f"{TF_GOOGLE}compute_global_address", ("addressType", "address_type"),
+        ("purpose", "purpose"), ("prefixLength", "prefix_length"), ("network", "network")),
 }
 
 
