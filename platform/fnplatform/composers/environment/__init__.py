@@ -122,7 +122,7 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> PrivateNetwork | None:
         scope=scope.value,
         scope_field=scope.field,
     )
-    return _private_network_of(section, group, region)
+    return _private_network_of(comp, section, group, region)
 
 
 #: What holds the environment's data: the database and the asset bucket, and what the cloud
@@ -159,7 +159,7 @@ def _on_delete(comp: Composition, settings: EnvironmentSettings) -> None:
                    "there when no longer needed")
 
 
-def _private_network_of(section: Mapping[str, Any], cloud: Cloud,
+def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: Cloud,
                         region: str) -> PrivateNetwork | None:
     """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
 
@@ -173,11 +173,15 @@ def _private_network_of(section: Mapping[str, Any], cloud: Cloud,
     The single-network form (``privateNetwork`` alone) is accepted only where one network
     serves every region (``values.global_private_network``: GCP, whose VPC networks are
     global). Elsewhere its region cannot be checked, since AWS VPC and subnet ids and Azure
-    resource ids do not name it, so it is refused saying where to move it.
+    resource ids do not name it, so a new environment is refused saying where to move it.
+    Builds before 0.1.0 shipped that form on AWS (one network for every region): an
+    environment whose database exists keeps composing with it (:func:`_deprecated_network`).
     """
     networks = section.get("privateNetworks")
     global_network = values.global_private_network(cloud)
     if "privateNetwork" in section and not global_network:
+        if comp.is_observed(DATABASE):
+            return _deprecated_network(comp, section, cloud, region)
         raise InputError(
             f"environment.{cloud}.privateNetwork",
             f"one network for every region is not accepted on {cloud}: a database must join "
@@ -209,6 +213,35 @@ def _private_network_of(section: Mapping[str, Any], cloud: Cloud,
     if not isinstance(chosen, Mapping):
         raise InputError(f"environment.{cloud}.privateNetworks.{region}", "must be an object")
     return PrivateNetwork(chosen, f"environment.{cloud}.privateNetworks.{region}")
+
+
+def _deprecated_network(comp: Composition, section: Mapping[str, Any], cloud: Cloud,
+                        region: str) -> PrivateNetwork:
+    """The network of an environment whose database exists, where the platform still writes
+    ``<cloud>.privateNetwork``, with a Warning naming the shape to move to.
+
+    An existing composite keeps composing with the settings it converged with (the database
+    exists, so the network was the right one for its region); refusing it would stop every
+    change to it. ``privateNetworks.<region>``, where the platform also wrote it, wins. A new
+    environment with the single form is still refused (:func:`_private_network_of`).
+    """
+    single_field = f"environment.{cloud}.privateNetwork"
+    regional_field = f"environment.{cloud}.privateNetworks.{region}"
+    networks = section.get("privateNetworks")
+    if isinstance(networks, Mapping) and isinstance(networks.get(region), Mapping):
+        comp.event(f"{single_field} is deprecated and ignored here: this environment uses "
+                   f"{regional_field}; remove {single_field} (a new environment is refused "
+                   "while it is set)", warning=True, reason="DeprecatedSetting")
+        return PrivateNetwork(networks[region], regional_field)
+    single = section["privateNetwork"]
+    if not isinstance(single, Mapping):
+        raise InputError(single_field, "must be an object")
+    comp.event(f"{single_field} (one network for every region) is deprecated: this "
+               f"environment's database exists, so it keeps that network; move it to "
+               f"{regional_field} (a new environment is refused while only {single_field} "
+               f"is set: its database could join another region's network)",
+               warning=True, reason="DeprecatedSetting")
+    return PrivateNetwork(single, single_field)
 
 
 def _database(
