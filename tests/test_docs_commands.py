@@ -60,8 +60,6 @@ CLUSTER_COMMANDS = (
     "kubectl get managed -l crossplane.io/composite=prod-eu-gcp-7xk2p -o json | "
     ".venv/bin/python -c 'import json, sys, yaml; "
     "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/observed.yaml",
-    "kubectl get environmentconfigs -o json | .venv/bin/python -c 'import json, sys, yaml; "
-    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/environment.yaml",
     "kubectl apply -f examples/install/10-providers.yaml",
     "kubectl apply -f examples/install/15-activation-policy.yaml",
     "kubectl apply -f examples/install/20-provider-configs.yaml",
