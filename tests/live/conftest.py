@@ -13,7 +13,7 @@ import json
 import os
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,11 +200,13 @@ def provider_crds(crossplane: Live) -> Live:
     return crossplane
 
 
-def establish_provider_crds(live: Live) -> None:
-    """The CRDs of what the modules compose (tests/live/crds) applied, and Established."""
+def establish_provider_crds(live: Live, wanted: Callable[[str], bool] | None = None) -> None:
+    """The CRDs of what the modules compose (tests/live/crds) applied, and Established;
+    ``wanted``: only those whose name it accepts (the playground's one module)."""
     kube = live.kube
     t = time.monotonic()
-    crds = docs_of(REPO / "tests/live/crds")
+    crds = [c for c in docs_of(REPO / "tests/live/crds")
+            if wanted is None or wanted(c["metadata"]["name"])]
     kube.apply_all(crds)
 
     def established() -> bool:

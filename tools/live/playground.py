@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -510,6 +511,26 @@ def user_kubeconfig(internal: Path, port: int) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
+def needs_crd(package: str) -> Callable[[str], bool]:
+    """Which CRDs of tests/live/crds the package's module needs: of the providers' managed
+    kinds only those its ManagedResourceActivationPolicy activates (what it composes), and
+    everything else (the ProviderConfig kinds examples/install applies, the operators' kinds
+    its Objects hold): 24 of the 239 for async-actor. Applying and establishing all of
+    them is most of a start on a busy machine (docs/playground.md, "Measured")."""
+    from tests.live.kube import docs_of
+    from tests.live.providers import CLOUD_SUFFIXES
+
+    (policy,) = docs_of(REPO / "configurations" / package / "activation-policy.yaml")
+    activated = set(policy["spec"]["activate"])
+
+    def wanted(name: str) -> bool:
+        plural, group = name.split(".", 1)
+        managed = group.endswith(CLOUD_SUFFIXES) and "providerconfig" not in plural
+        return not managed or name in activated
+
+    return wanted
+
+
 def install_module(live: Any, module: str, form: str) -> None:
     """The module's Configuration package built and published as the live tests do
     (tests/live/test_live_configuration.py), installed, Healthy, its XRDs serving; then what
@@ -590,8 +611,8 @@ class Supervisor:
                          name="forward", daemon=True).start()
         self.step("Crossplane core, the package registry, the function (kubelet stand-in)")
         start_crossplane(self.live)
-        self.step("the composed kinds' CRDs (tests/live/crds)")
-        establish_provider_crds(self.live)
+        self.step("the CRDs of what the module composes (tests/live/crds)")
+        establish_provider_crds(self.live, needs_crd(self.state["package"]))
         self.step("provider-kubernetes, the cloud and operator stand-ins, the ProviderConfigs")
         start_providers(self.live)
         self.step(f"{self.state['package']}: built, pushed to the local registry, installed "
