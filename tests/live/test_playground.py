@@ -14,6 +14,7 @@ import importlib.util
 import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -36,6 +37,7 @@ def _playground_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("playground", REPO / "tools/live/playground.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

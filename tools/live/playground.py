@@ -277,9 +277,13 @@ def wait_until_ready(p: Paths, launcher: subprocess.Popen[bytes] | None, pid: in
             shown = state["step"]
             print(f"  [{time.monotonic() - start:5.1f} s] {shown}", flush=True)
         if state.get("phase") == "ready":
-            report(p, state, time.monotonic() - start)
+            # a second `up` that waited: the supervisor's own time since it started
+            report(p, state, time.monotonic() - start if launcher else state.get("ready_s"))
             return 0
         exited = launcher.poll() is not None if launcher else not alive(pid)
+        if state.get("phase") == "stopped" or (exited and not p.pid.exists()):
+            print("playground: stopped while starting (make playground-down)", file=sys.stderr)
+            return 1
         if state.get("phase") == "failed" or exited:
             why = state.get("error") or "the supervisor exited"
             tail = p.log.read_text(errors="replace")[-4000:] if p.log.exists() else ""
@@ -372,32 +376,41 @@ def _launch(p: Paths, module: str, form: str) -> int:
 
 def down(p: Paths, quiet: bool = False) -> int:
     """Stop the playground (every process, its namespaces) and remove its state but the logs;
-    say what was stopped. Nothing running: says so, removes leftovers, succeeds."""
+    say what was stopped. Nothing running: says so, removes leftovers, succeeds. Everything
+    is done before the report is printed: a closed stdout cannot leave it half done."""
     pid = running(p)
+    lines: list[str] = []
+    left = False
     if pid is None:
-        if not quiet:
-            print(f"No playground running in {p.root}.")
-    elif not _stop(p, pid):
-        print("playground: processes left running (above)", file=sys.stderr)
-        return 1
-    removed = _remove_state(p)
-    if removed and not quiet:
+        lines.append(f"No playground running in {p.root}.")
+    else:
+        with contextlib.suppress(OSError):
+            print(f"Stopping the playground in {p.root} ({read_state(p).get('module', '?')}):",
+                  flush=True)
+        left, stopped = _stop(pid)
+        lines += stopped
+    if not left:
+        removed = _remove_state(p)
         kept = ", ".join(os.path.relpath(k, p.root) for k in p.kept() if k.exists())
-        print(f"  removed  {', '.join(removed)} from {p.root}"
-              + (f" (kept: {kept})" if kept else ""))
-    return 0
+        if removed:
+            lines.append(f"  removed  {', '.join(removed)} from {p.root}"
+                         + (f" (kept: {kept})" if kept else ""))
+    if not quiet or left:
+        with contextlib.suppress(BrokenPipeError):  # `make playground-down | head`
+            print("\n".join(lines))
+    if left:
+        print("playground: processes left running (above)", file=sys.stderr)
+    return 1 if left else 0
 
 
-def _stop(p: Paths, pid: int) -> bool:
+def _stop(pid: int) -> tuple[bool, list[str]]:
     """SIGTERM the supervisor (it stops the plane and exits: the namespaces go with it), and
     SIGKILL it after STOP_WITHIN_S (the kernel then kills every process of its PID
-    namespace); print each process and the namespace; True when nothing is left."""
+    namespace). Whether anything is left, and a line per process and for the namespace."""
     tree = [pid, *descendants(pid)]
     names = {t: describe(t) for t in tree}
     supervisor = next((t for t in tree if is_supervisor(t)), None)
     netns = net_namespace(supervisor) if supervisor else None
-    print(f"Stopping the playground in {p.root} "
-          f"({read_state(p).get('module', '?')}, {len(tree)} processes):", flush=True)
     if supervisor is not None:
         os.kill(supervisor, signal.SIGTERM)
     deadline = time.monotonic() + STOP_WITHIN_S
@@ -412,13 +425,13 @@ def _stop(p: Paths, pid: int) -> bool:
         while any(alive(t) for t in tree) and time.monotonic() < deadline:
             time.sleep(0.2)
     left = [t for t in tree if alive(t)]
-    for t in tree:
-        print(f"  {'LEFT RUNNING' if t in left else 'stopped'}  {names[t]} (pid {t})")
+    lines = [f"  {'LEFT RUNNING' if t in left else 'stopped'}  {names[t]} (pid {t})"
+             for t in tree]
     stuck = in_namespace(netns) if netns else []
     if netns:
-        print(f"  {'LEFT: ' + str(stuck) if stuck else 'gone'}  its network, mount and PID "
-              f"namespaces ({netns})")
-    return not left and not stuck
+        lines.append(f"  {'LEFT: ' + str(stuck) if stuck else 'gone'}  its network, mount and "
+                     f"PID namespaces ({netns})")
+    return bool(left or stuck), lines
 
 
 def _remove_state(p: Paths) -> list[str]:
@@ -664,7 +677,8 @@ def serve(p: Paths, module: str, form: str, listen_fd: int) -> int:
         supervisor.start(listener)
         supervisor.watch()
     except Stopped:
-        print("stopping (SIGTERM)", flush=True)
+        supervisor.state["phase"] = "stopped"
+        supervisor.step("stopping (SIGTERM: make playground-down)")
     except Exception as e:
         supervisor.fail(e)
         return 1
