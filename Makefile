@@ -16,7 +16,7 @@ REQUIRED ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live live-binaries live-crds lint bench bench-live bench-scale package release test-release lock lock-check clean
+.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live playground playground-down live-binaries live-crds lint bench bench-live bench-scale package release test-release lock lock-check clean
 
 ## help: list the targets and what they do (the default goal)
 help:
@@ -114,6 +114,17 @@ live-binaries:
 ## stand-ins) in a private network namespace, and every example through it (docs/live.md)
 test-live: setup cli live-binaries helm
 	tools/live/netns.sh $(PY) -m pytest -q -m live tests/live $(LIVE_ARGS)
+
+## playground: the live control plane left running in the background with one module installed
+## from its Configuration package (MODULE=async-actor, FORM=v1-claims|v2-namespaced); prints a
+## kubeconfig and the commands to try an example (docs/playground.md)
+playground: setup cli live-binaries
+	@$(PY) tools/live/playground.py up $(if $(MODULE),--module $(MODULE),) $(if $(FORM),--form $(FORM),)
+
+## playground-down: stop the playground (every process, its namespaces) and remove its state
+## but the logs; says what it stopped (nothing running: says so)
+playground-down:
+	@$(PYTHON) tools/live/playground.py down
 
 ## live-crds: rederive tests/live/crds from the upstream CRDs (CRDS=../shared/crds)
 live-crds: setup

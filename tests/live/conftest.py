@@ -13,7 +13,7 @@ import json
 import os
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,34 @@ def live_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("live")
 
 
+def start_control_plane(run_dir: Path) -> Live:
+    """etcd + kube-apiserver + kube-controller-manager started in ``run_dir`` and ready (the
+    control_plane fixture's, and `make playground`'s: tools/live/playground.py); stop() it."""
+    procs = Processes(run_dir)
+    bins = binaries()
+    cp = ControlPlane(run_dir, bins, procs)
+    cp.write_pki()
+    kube = Kube(cp.kubeconfig)
+    live = Live(cp, kube, procs)
+    try:
+        live.record("apiserver_ready_s", cp.start(kube.readyz))
+    except BaseException:
+        stop(live)
+        raise
+    return live
+
+
+def stop(live: Live) -> None:
+    """Stop the stand-ins' loops, the informers and every process, newest first."""
+    for standin in (live.kubelet, live.cloud, live.operators, live.responsive):
+        if standin:
+            standin.loop.stop()
+    if live.cloud:
+        live.cloud.shutdown()
+    live.kube.stop_informers()
+    live.procs.stop()
+
+
 @pytest.fixture(scope="session")
 def control_plane(live_dir: Path) -> Iterator[Live]:
     """etcd + kube-apiserver + kube-controller-manager, ready."""
@@ -107,29 +135,23 @@ def control_plane(live_dir: Path) -> Iterator[Live]:
             "the live tests run in a private network namespace: use `make test-live` "
             "(tools/live/netns.sh .venv/bin/python -m pytest -m live tests/live)"
         )
-    procs = Processes(live_dir)
-    bins = binaries()
-    cp = ControlPlane(live_dir, bins, procs)
-    cp.write_pki()
-    kube = Kube(cp.kubeconfig)
-    live = Live(cp, kube, procs)
+    live = start_control_plane(live_dir)
     try:
-        live.record("apiserver_ready_s", cp.start(kube.readyz))
         yield live
     finally:
-        for standin in (live.kubelet, live.cloud, live.operators, live.responsive):
-            if standin:
-                standin.loop.stop()
-        if live.cloud:
-            live.cloud.shutdown()
-        kube.stop_informers()
-        procs.stop()
+        stop(live)
 
 
 @pytest.fixture(scope="session")
 def crossplane(control_plane: Live) -> Live:
     """Crossplane core running, its webhooks reachable, the Function installed and Healthy."""
-    live = control_plane
+    start_crossplane(control_plane)
+    return control_plane
+
+
+def start_crossplane(live: Live) -> None:
+    """Crossplane core running, its webhooks reachable, the Function installed and Healthy
+    (the crossplane fixture's, and the playground's)."""
     bins = binaries()
     live.procs.start("registry", [str(bins["registry"]), "-port", REGISTRY.split(":")[1]])
     ref = xp.publish_function(live.cp, REPO / ".bin/crossplane")
@@ -153,7 +175,6 @@ def crossplane(control_plane: Live) -> Live:
             f"kubelet stand-in errors: {live.kubelet.loop.errors}"
         ) from e
     live.record("function_healthy_s", time.monotonic() - t)
-    return live
 
 
 FORMS = ("v1-claims", "v2-namespaced")
@@ -175,10 +196,17 @@ def form_files(form: str, name: str) -> list[Path]:
 @pytest.fixture(scope="session")
 def provider_crds(crossplane: Live) -> Live:
     """The CRDs of what the modules compose (tests/live/crds), Established."""
-    live = crossplane
+    establish_provider_crds(crossplane)
+    return crossplane
+
+
+def establish_provider_crds(live: Live, wanted: Callable[[str], bool] | None = None) -> None:
+    """The CRDs of what the modules compose (tests/live/crds) applied, and Established;
+    ``wanted``: only those whose name it accepts (the playground's one module)."""
     kube = live.kube
     t = time.monotonic()
-    crds = docs_of(REPO / "tests/live/crds")
+    crds = [c for c in docs_of(REPO / "tests/live/crds")
+            if wanted is None or wanted(c["metadata"]["name"])]
     kube.apply_all(crds)
 
     def established() -> bool:
@@ -194,7 +222,6 @@ def provider_crds(crossplane: Live) -> Live:
 
     live.wait("composed kinds' CRDs Established", established, 180)
     live.record("provider_crds_established_s", time.monotonic() - t)
-    return live
 
 
 XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")
@@ -215,8 +242,19 @@ def xr_kinds() -> list[tuple[str, str]]:
 @pytest.fixture(scope="session")
 def providers(provider_crds: Live) -> Live:
     """provider-kubernetes (real) and the stand-ins for the providers and operators that
-    cannot run here, with the ProviderConfigs of examples/install/20-provider-configs.yaml."""
+    cannot run here, with the ProviderConfigs of examples/install/20-provider-configs.yaml;
+    every composite's Responsive condition watched (ResponsiveWatch)."""
     live = provider_crds
+    live.responsive = ResponsiveWatch(live.kube, xr_kinds())
+    live.responsive.loop.start()
+    start_providers(live)
+    return live
+
+
+def start_providers(live: Live) -> None:
+    """provider-kubernetes (real) and the stand-ins for the providers and operators that
+    cannot run here, with the ProviderConfigs of examples/install/20-provider-configs.yaml
+    (the providers fixture's, and the playground's)."""
     kube = live.kube
     bins = binaries()
     pk_crds = docs_of(bins["provider-kubernetes-package"] / "crds")
@@ -249,8 +287,6 @@ def providers(provider_crds: Live) -> Live:
     kube.apply_all(docs_of(REPO / "examples/install/20-provider-configs.yaml"))
     for doc in docs_of(REPO / "examples/install/static-keys/20-provider-configs.yaml"):
         kube.apply(doc, dry_run=True)
-    live.responsive = ResponsiveWatch(kube, xr_kinds())
-    live.responsive.loop.start()
     live.cloud = CloudStandIn(kube, xr_kinds())
     live.cloud.loop.start()
     live.garden = GardenerStandIn(kube, live.cp)
@@ -258,7 +294,6 @@ def providers(provider_crds: Live) -> Live:
         live.kubelet.garden = live.garden  # the refresher Jobs' pods call the garden
     live.operators = OperatorStandIn(kube, live.garden)
     live.operators.loop.start()
-    return live
 
 
 def with_ttl(composition: dict[str, Any], ttl: str) -> dict[str, Any]:

@@ -75,6 +75,29 @@ def configuration_ref(package: str) -> str:
     return FUNCTION_REF.replace("/function-platform:", f"/{package}:")
 
 
+#: A Configuration package installed in the cluster (pkg.crossplane.io).
+CONFIGURATION = ("pkg.crossplane.io/v1", "Configuration")
+
+
+def configuration(name: str, ref: str) -> dict[str, Any]:
+    """The object `crossplane xpkg install configuration <ref> <name>` creates (README), with
+    dependency resolution skipped: the providers here are processes with their CRDs applied,
+    not packages, so Crossplane's package manager would find none of the Configuration's
+    dependencies in its lock and install nothing (docs/live.md, "A module from its
+    Configuration package")."""
+    return {"apiVersion": CONFIGURATION[0], "kind": CONFIGURATION[1], "metadata": {"name": name},
+            "spec": {"package": ref, "skipDependencyResolution": True}}
+
+
+def package_xrds(module: str, namespaced: bool) -> list[dict[str, Any]]:
+    """The XRDs a module's Configuration package ships: one form's definition files of
+    apis/<module>/ (namespaced/ holds the v2 form)."""
+    root = REPO / "apis" / module
+    return [d for p in sorted(root.rglob("definition.yaml"))
+            if ("namespaced" in p.relative_to(root).parts) == namespaced
+            for d in docs_of(p)]
+
+
 def publish_configurations(cp: ControlPlane, cli: Path, packages: list[str]) -> dict[str, str]:
     """Build Configuration packages as `make package` does (tools/make_configurations.py
     --build) and push each where the ImageConfig rewrites its published reference; return

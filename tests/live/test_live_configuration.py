@@ -39,15 +39,9 @@ pytestmark = [pytest.mark.live, pytest.mark.own_apis]
 MODULE = "async-actor"
 #: The package of each form (tools/make_configurations.py Package.name).
 PACKAGES = {"v1-claims": f"platform-{MODULE}", "v2-namespaced": f"platform-{MODULE}-namespaced"}
-CONFIGURATION = ("pkg.crossplane.io/v1", "Configuration")
+CONFIGURATION = xp.CONFIGURATION
 MRAP = ("apiextensions.crossplane.io/v1alpha1", "ManagedResourceActivationPolicy")
-
-
-def configuration(name: str, ref: str) -> dict[str, Any]:
-    """The object `crossplane xpkg install configuration <ref> <name>` creates (README), with
-    dependency resolution skipped: the providers here are no packages (module docstring)."""
-    return {"apiVersion": CONFIGURATION[0], "kind": CONFIGURATION[1], "metadata": {"name": name},
-            "spec": {"package": ref, "skipDependencyResolution": True}}
+configuration = xp.configuration
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +60,7 @@ def _shipped(package: str, name: str) -> list[dict[str, Any]]:
 
 def _package_xrds(package: str) -> list[dict[str, Any]]:
     """The XRDs the package ships: the form's definition files of apis/<module>/."""
-    namespaced = package.endswith("-namespaced")
-    return [d for p in sorted((REPO / "apis" / MODULE).rglob("definition.yaml"))
-            if ("namespaced" in p.relative_to(REPO / "apis" / MODULE).parts) == namespaced
-            for d in docs_of(p)]
+    return xp.package_xrds(MODULE, namespaced=package.endswith("-namespaced"))
 
 
 def _ensure_namespace(live: Live, doc: dict[str, Any]) -> None:
