@@ -166,6 +166,21 @@ NOT_RUN: dict[str, str] = {
         "renders what the kubectl commands before it export from a live cluster; "
         "tests/test_render_own.py renders recorded observed states the same way"
     ),
+    # docs/playground.md and README "Try it": the playground, a live control plane left running
+    **dict.fromkeys(
+        (
+            "make playground",
+            "export KUBECONFIG=$PWD/.playground/kubeconfig",
+            "kubectl apply -f examples/async-actor/claim.yaml",
+            "kubectl wait -n ml --for=condition=Ready --timeout=300s "
+            "asyncactors.asya.sh/text-processor",
+            ".bin/crossplane resource trace -n ml asyncactors.asya.sh/text-processor",
+            "kubectl delete -f examples/async-actor/claim.yaml",
+            "make playground-down",
+        ),
+        "starts a live control plane (needs root and the live binaries); "
+        "tests/live/test_playground.py runs docs/playground.md's block as printed (make test-live)",
+    ),
     "kubectl apply -f examples/cluster/namespaced/xr-gcp.yaml": (
         "needs a live Crossplane cluster; tests/test_e2e_render.py renders and validates it"
     ),
