@@ -435,7 +435,8 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     gaps = set(comp.notes.gaps)
     geo_copy = _geo_copy(comp, spec, gaps)
     comp.set_status("replicaRegion", geo_copy)
-    verdict = assess(comp, _controls(comp, spec, storage, replica, gaps, geo_copy))
+    verdict = assess(comp, _controls(comp, spec, storage, replica=replica, gaps=gaps,
+                                         geo_copy=geo_copy))
     comp.set_status("controls", list(verdict.met))
     missing = sorted(gaps & COMPLIANCE_GAPS)
     gap_note = (f"Not enforceable on {spec.cloud}: {', '.join(missing)} "
@@ -450,7 +451,7 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.condition(COMPLIANT, True, "ControlsInForce", "; ".join(verdict.met))
 
 
-def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy, *,
               replica: str | None, gaps: set[Gap], geo_copy: str | None) -> list[Control]:
     """The controls this endpoint's composition puts in place, in words an auditor reads, each
     with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
