@@ -1374,12 +1374,12 @@ def test_a_first_pass_vouches_for_nothing(client: FunctionClient) -> None:
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
-@pytest.mark.parametrize(("cloud", "control", "resource", "why"), IMPLEMENTING,
-                         ids=[f"{c}-{r}-{w[:24]}" for c, _, r, w in IMPLEMENTING])
+@pytest.mark.parametrize("row", IMPLEMENTING, ids=[f"{c}-{r}" for c, _, r, _ in IMPLEMENTING])
 def test_a_control_whose_resource_fails_is_not_listed_as_met(
     converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
-    cloud: str, control: str, resource: str, why: str, breakage: Breakage,
+    row: tuple[str, str, str, str], breakage: Breakage,
 ) -> None:
+    cloud, control, resource, why = row
     case, observed = converged_observed[cloud]
     name = resolve(observed, resource)
     rendered = client.run(case.request(observed=broken(observed, name, breakage)))
