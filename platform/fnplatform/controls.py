@@ -48,9 +48,10 @@ class Control:
     """A control a condition vouches for: the words it lists (``name``) and the composition
     names of the resources implementing it (``resources``; ``<prefix>*`` matches by prefix).
 
-    Every resource named must be composed, Synced and Ready; a prefix must match at least one
-    composed resource. With ``composed_only`` a resource the composite does not compose (a
-    cloud that cannot provide it says so in a gap condition) is not waited for.
+    Every resource named must be composed, Synced and Ready, and so must every composed
+    resource a prefix matches; a control must stand for at least one resource. With
+    ``composed_only`` a resource the composite does not compose (a cloud that cannot provide it
+    says so in a gap condition) is not waited for.
     """
 
     name: str
@@ -168,18 +169,22 @@ def _implementing(comp: Composition, control: Control) -> list[str]:
 
     A name is checked whether or not it is composed (not composed: not created), unless the
     control is ``composed_only``; a prefix stands for every composed or observed resource it
-    starts, and for itself when it matches none (so that nothing composed is no proof).
+    starts (none is fine beside a name: a helper this configuration does without). A control
+    whose prefixes match nothing and that names nothing else stands for its first prefix,
+    unmet (a control declaring no resource at all stands for :data:`ANY`): nothing composed
+    is no proof.
     """
     composed = set(comp.desired) | set(comp.notes.held)
     names: list[str] = []
     for resource in control.resources:
         if resource.endswith(ANY):
             prefix = resource[: -len(ANY)]
-            matched = sorted(n for n in composed | _observed_names(comp, prefix)
-                             if n.startswith(prefix))
-            names.extend(matched or ([] if control.composed_only else [resource]))
+            names.extend(sorted(n for n in composed | _observed_names(comp, prefix)
+                                if n.startswith(prefix)))
         elif not control.composed_only or resource in composed or resource in comp.observed:
             names.append(resource)
+    if not names and not control.composed_only:
+        names.append(control.resources[0] if control.resources else ANY)
     return list(dict.fromkeys(names))
 
 

@@ -53,12 +53,15 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
     )
     verdict = assess(comp, [
         Control("namespace", (parts.namespace,)),
+        # each part with the resources its builder composes for it (<name>-*: a database's
+        # subnet group and parameters, a bucket's encryption and public access block, a
+        # CDN's certificate and origins)
         Control("database", (*([parts.root_password] if parts.root_password else []),
-                             parts.database)),
-        Control("frontend bucket", (parts.bucket,)),
-        Control("cdn", (parts.cdn,)),
+                             parts.database, f"{parts.database}-*")),
+        Control("frontend bucket", (parts.bucket, f"{parts.bucket}-*")),
+        Control("cdn", (parts.cdn, f"{parts.cdn}-*")),
         *([Control("connection secret", (parts.connection,))] if parts.connection else []),
-        Control("database user", (parts.user,)),
+        Control("database user", (parts.user, f"{parts.user}-*")),
         Control("backend", (parts.deployment, parts.service)),
     ])
     pending = list(verdict.unmet)
