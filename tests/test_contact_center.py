@@ -32,7 +32,7 @@ from tests.support.cases import (
     family_provider,
     namespaced_twin,
 )
-from tests.support.controls import BREAKAGES, Breakage, broken, resolve
+from tests.support.controls import BREAKAGES, SYNCED_FALSE, Breakage, broken, resolve
 from tests.support.deletion import deletion_order
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
@@ -1393,3 +1393,19 @@ def test_a_control_whose_resource_fails_is_not_listed_as_met(
     assert not any(control in c for c in rendered.status["controls"]), (
         why, rendered.status["controls"])
     assert rendered.status["controls"], f"{why}: the other controls stay in force"
+
+
+def test_a_reused_pass_never_keeps_a_control_the_provider_stopped_applying(
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+) -> None:
+    """The same endpoint, converged, then its encryption configuration refused, then applied
+    again: each pass answers from its own observed conditions (a settled pass is reused only
+    while the conditions it read are the same: fnplatform.reuse)."""
+    case, observed = converged_observed["aws"]
+    refused = broken(observed, "recordings-encryption", SYNCED_FALSE)
+    answers = []
+    for state in (observed, refused, observed, refused):
+        compliant = client.run(case.request(observed=state)).condition("Compliant")
+        assert compliant is not None
+        answers.append((compliant.status, compliant.reason))
+    assert answers == [(TRUE, "ControlsInForce"), (FALSE, "ControlFailing")] * 2, answers
