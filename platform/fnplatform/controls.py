@@ -49,14 +49,13 @@ class Control:
     names of the resources implementing it (``resources``; ``<prefix>*`` matches by prefix).
 
     Every resource named must be composed, Synced and Ready, and so must every composed
-    resource a prefix matches; a control must stand for at least one resource. With
-    ``composed_only`` a resource the composite does not compose (a cloud that cannot provide it
-    says so in a gap condition) is not waited for.
+    resource a prefix matches; a control must stand for at least one resource. A module lists
+    only what it composes on the placed cloud and configuration (a cloud that cannot provide a
+    control says so in a gap condition, and the control is not listed).
     """
 
     name: str
     resources: tuple[str, ...]
-    composed_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,9 +166,9 @@ def _unmet(comp: Composition, control: Control) -> list[tuple[str, bool, str]]:
 def _implementing(comp: Composition, control: Control) -> list[str]:
     """The composition names ``control``'s resources stand for here, in the order declared.
 
-    A name is checked whether or not it is composed (not composed: not created), unless the
-    control is ``composed_only``; a prefix stands for every composed or observed resource it
-    starts (none is fine beside a name: a helper this configuration does without). A control
+    A name is checked whether or not it is composed (not composed: not created); a prefix
+    stands for every composed or observed resource it starts (none is fine beside a name: a
+    helper this configuration does without). A control
     whose prefixes match nothing and that names nothing else stands for its first prefix,
     unmet (a control declaring no resource at all stands for :data:`ANY`): nothing composed
     is no proof.
@@ -181,9 +180,9 @@ def _implementing(comp: Composition, control: Control) -> list[str]:
             prefix = resource[: -len(ANY)]
             names.extend(sorted(n for n in composed | _observed_names(comp, prefix)
                                 if n.startswith(prefix)))
-        elif not control.composed_only or resource in composed or resource in comp.observed:
+        else:
             names.append(resource)
-    if not names and not control.composed_only:
+    if not names:
         names.append(control.resources[0] if control.resources else ANY)
     return list(dict.fromkeys(names))
 
