@@ -16,6 +16,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support import providersim
 from tests.support.cases import asya_runtime_configmap
+from tests.support.controls import SYNCED_FALSE, broken
 from tests.support.harness import observed_ready, request, step_input
 
 NAMESPACE, ACTOR = "team-a", "text-processor"
@@ -1206,3 +1207,24 @@ def test_a_role_arn_that_cannot_be_assumed_is_refused(client, irsa, aws, message
         settings["aws"] = aws
     rendered = run(client, composite(), settings=settings, first_pass=True)
     assert rendered.fatal == [message]
+
+
+@pytest.mark.parametrize(("resource", "part", "why"), [
+    ("queue", "queue", "AWS refuses a queue setting: the queue keeps the old one"),
+    ("scaled-object", "keda", "the API server rejects the ScaledObject: KEDA scales by the old"),
+    ("deployment", "workload", "the API server rejects the Deployment: the old pods run on"),
+])
+def test_a_part_its_provider_cannot_apply_is_not_ready(client, resource, part, why):
+    """Ready parts vouch for what the actor runs: a part whose Object or queue reports
+    Synced=False (whatever it reported before) is not ready, and the actor is Creating."""
+    first = run(client, composite())
+    second = run(client, composite(), observed=stage_queue_ready(first))
+    observed = broken(stage_all_ready(second, 5), resource, SYNCED_FALSE)
+    rendered = run(client, composite(), observed=observed)
+    infrastructure = rendered.status["infrastructure"]
+    assert infrastructure[part]["ready"] is False, (why, infrastructure)
+    if part != "workload":  # the workload reports replicas, no message
+        assert infrastructure[part]["message"].startswith("Synced=False: ReconcileError"), (
+            why, infrastructure)
+    assert rendered.status["phase"] == "Creating", why
+    assert all(entry["ready"] for name, entry in infrastructure.items() if name != part), why

@@ -10,8 +10,10 @@ import copy
 from typing import Any
 
 import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support import providersim
+from tests.support.controls import READY_FALSE, SYNCED_FALSE, broken
 from tests.support.harness import request, step_input
 
 PROJECT = "acme-prod-1234"
@@ -630,3 +632,36 @@ def test_v1beta1_protocol_gives_the_same_first_pass(client):
     beta = client.run(req, protocol="v1beta1")
     assert beta.fatal == []
     assert beta.resources == v1.resources
+
+
+@pytest.mark.parametrize(("breakage", "why"), [
+    (None, "converged: the allowlist is on the cluster the provider applied"),
+    (SYNCED_FALSE, "the provider cannot update the cluster: it may still admit an older list"),
+    (READY_FALSE, "the cluster is not Ready: the allowlist is not verified yet"),
+], ids=["converged", "Synced=False", "Ready=False"])
+def test_api_server_access_vouches_for_the_allowlist_only_on_a_synced_ready_cluster(
+        client, breakage, why):
+    networks = [{"cidrBlock": "203.0.113.0/24", "displayName": "crossplane"}]
+    _, observed = converge(client, composite(), gcp={"masterAuthorizedNetworks": networks})
+    if breakage is not None:
+        observed = broken(observed, "cluster", breakage)
+    rendered = run(client, composite(), observed, gcp={"masterAuthorizedNetworks": networks})
+    access = rendered.condition("ApiServerAccess")
+    assert access is not None, why
+    if breakage is None:
+        assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_TRUE,
+                                                  "AuthorizedNetworks"), (why, access.message)
+        assert "203.0.113.0/24 (crossplane)" in access.message, why
+        return
+    assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_FALSE, breakage.reason), (
+        why, access.message)
+    assert "the GKE API server admits only 203.0.113.0/24 (crossplane)" in access.message, why
+    assert f"[cluster: {breakage.says}" in access.message, (why, access.message)
+
+
+def test_api_server_access_is_not_vouched_before_the_cluster_exists(client):
+    rendered = run(client, composite())
+    access = rendered.condition("ApiServerAccess")
+    assert access is not None
+    assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_FALSE, "ControlNotVerified")
+    assert "[cluster: not created yet" in access.message, access.message

@@ -23,6 +23,7 @@ from tests.support import providersim
 from tests.support.cases import (
     CONTACT_CENTER_ENVIRONMENT,
     CONTACT_CENTER_SECONDARY,
+    ModuleCase,
     as_reported,
     contact_center_case,
     contact_center_composite,
@@ -31,6 +32,7 @@ from tests.support.cases import (
     family_provider,
     namespaced_twin,
 )
+from tests.support.controls import BREAKAGES, SYNCED_FALSE, Breakage, broken, resolve
 from tests.support.deletion import deletion_order
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
@@ -1277,3 +1279,134 @@ def test_the_documents_claim_shape_gets_one_fatal_naming_spec_parameters(
         "spec.parameters: move ")
     assert "platform" in message and "region" in message
     assert not rendered.resources
+
+
+# -- Compliant lists a control only while what implements it is Synced and Ready --------------
+
+#: (cloud, words of the control, implementing resource (``<prefix>*``: the first of them), why
+#: this resource carries the control).
+IMPLEMENTING = [
+    ("aws", "encryption at rest", "recordings-encryption",
+     "the bucket's SSE-KMS configuration: the provider cannot apply it, the bucket is not "
+     "encrypted with the customer key"),
+    ("aws", "encryption at rest", "recordings-key", "the customer-managed KMS key itself"),
+    ("aws", "recordings never public", "recordings-public-access-block",
+     "the public access block"),
+    ("aws", "recordings never public", "recordings-ownership", "bucket-owner-enforced: no ACLs"),
+    ("aws", "TLS 1.2 or newer", "recordings-policy", "the bucket policy denies old TLS"),
+    ("aws", "versioned or retained", "recordings-versioning", "the bucket's versioning"),
+    ("aws", "lifecycle: no expiry before", "recordings-lifecycle", "the lifecycle rules"),
+    ("aws", "compliance-mode lock", "recordings-lock", "the object lock configuration"),
+    ("aws", "access logging", "recordings-logging", "the logging configuration"),
+    ("aws", "access logging", "recordings-logs-public-access-block",
+     "a setting of the log bucket"),
+    ("aws", "ingress: SIP", "sip-ingress", "the security group"),
+    ("aws", "ingress: SIP", "sip-ingress-*", "one of its ingress rules"),
+    ("aws", "replicated to a second region", "recordings-replication-configuration",
+     "the replication configuration"),
+    ("aws", "replicated to a second region", "replica-key", "the replica's key"),
+    ("aws", "DNS failover", "failover", "the health check"),
+    ("aws", "secondary site", "secondary-sip-ingress-*", "a rule of the secondary site"),
+    ("aws", "tags: costCenter", "network", "a tagged resource that implements nothing else"),
+    ("gcp", "encryption at rest", "recordings-key-storage-grant",
+     "the storage agent's grant on the key: without it the bucket cannot use the key"),
+    ("gcp", "encryption at rest", "recordings", "the bucket names the default KMS key"),
+    ("gcp", "compliance-mode lock", "recordings", "the bucket's locked retention policy"),
+    ("gcp", "ingress: SIP", "sip-ingress-*", "one firewall per rule"),
+    ("gcp", "access logging", "recordings-logs", "the log bucket"),
+    ("gcp", "replicated to", "recordings", "the dual-region bucket"),
+    ("gcp", "DNS failover", "failover-record", "the failover record set"),
+    ("gcp", "secondary site", "secondary-network", "the secondary site's network"),
+    ("azure", "encryption at rest", "recordings-key-identity-access",
+     "the storage identity's grant on the vault"),
+    ("azure", "encryption at rest", "recordings-key-vault", "the key vault"),
+    ("azure", "recordings never public", "recordings-container", "the private container"),
+    ("azure", "TLS 1.2 or newer", "recordings", "the account's minimum TLS version"),
+    ("azure", "compliance-mode lock", "recordings-immutability",
+     "the locked immutability policy"),
+    ("azure", "lifecycle: no expiry before", "recordings-immutability",
+     "the immutability policy retains the recordings"),
+    ("azure", "access logging", "recordings-logging", "the diagnostic setting"),
+    ("azure", "ingress: SIP", "sip-ingress-association", "the NSG's subnet association"),
+    ("azure", "DNS failover", "failover-primary", "the primary endpoint"),
+]
+
+
+@pytest.fixture(scope="module")
+def converged_observed(client: FunctionClient) -> dict[str, tuple[ModuleCase, dict[str, Any]]]:
+    """Per cloud, the seed's endpoint (failover on) and its converged observed state."""
+    out = {}
+    for cloud in CLOUDS:
+        case = contact_center_case(cloud).with_composite(
+            contact_center_composite(cloud, failover=True))
+        _, observed = converge(client.run, case, passes=10)
+        out[cloud] = (case, observed)
+    return out
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_compliant_lists_every_control_once_everything_is_synced_and_ready(
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+    cloud: str,
+) -> None:
+    case, observed = converged_observed[cloud]
+    rendered = client.run(case.request(observed=observed))
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None
+    controls = rendered.status["controls"]
+    assert len(controls) >= 10, controls
+    # GCP lacks the TLS control (a gap): False for that alone, every other control in force
+    assert (compliant.status, compliant.reason) == (
+        (FALSE, "ControlGaps") if cloud == "gcp" else (TRUE, "ControlsInForce"))
+    for control in controls:
+        assert control in compliant.message, (control, compliant.message)
+
+
+def test_a_first_pass_vouches_for_nothing(client: FunctionClient) -> None:
+    """Nothing exists yet: every control is not verified, none listed as in force."""
+    rendered = client.run(contact_center_case("aws").request(observed={}))
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None
+    assert (compliant.status, compliant.reason) == (FALSE, "ControlNotVerified")
+    assert "encryption at rest" in compliant.message
+    assert "[recordings-encryption: not created yet" in compliant.message or \
+        "recordings: not created yet" in compliant.message, compliant.message
+    assert rendered.status["controls"] == []
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
+@pytest.mark.parametrize("row", IMPLEMENTING, ids=[f"{c}-{r}" for c, _, r, _ in IMPLEMENTING])
+def test_a_control_whose_resource_fails_is_not_listed_as_met(
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+    row: tuple[str, str, str, str], breakage: Breakage,
+) -> None:
+    cloud, control, resource, why = row
+    case, observed = converged_observed[cloud]
+    name = resolve(observed, resource)
+    rendered = client.run(case.request(observed=broken(observed, name, breakage)))
+    compliant = rendered.condition("Compliant")
+    assert compliant is not None, why
+    assert (compliant.status, compliant.reason) == (FALSE, breakage.reason), (
+        why, compliant.reason, compliant.message)
+    failing_part = compliant.message.split(". In force:")[0]
+    assert control in failing_part, (why, compliant.message)
+    assert f"[{name}: {breakage.says}" in compliant.message, (why, compliant.message)
+    assert not any(control in c for c in rendered.status["controls"]), (
+        why, rendered.status["controls"])
+    assert rendered.status["controls"], f"{why}: the other controls stay in force"
+
+
+def test_a_reused_pass_never_keeps_a_control_the_provider_stopped_applying(
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+) -> None:
+    """The same endpoint, converged, then its encryption configuration refused, then applied
+    again: each pass answers from its own observed conditions (a settled pass is reused only
+    while the conditions it read are the same: fnplatform.reuse)."""
+    case, observed = converged_observed["aws"]
+    refused = broken(observed, "recordings-encryption", SYNCED_FALSE)
+    answers = []
+    for state in (observed, refused, observed, refused):
+        compliant = client.run(case.request(observed=state)).condition("Compliant")
+        assert compliant is not None
+        answers.append((compliant.status, compliant.reason))
+    assert answers == [(TRUE, "ControlsInForce"), (FALSE, "ControlFailing")] * 2, answers

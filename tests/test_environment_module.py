@@ -11,6 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.library.specs import CdnSpec
@@ -23,6 +24,14 @@ from tests.support.cases import (
     environment_case,
     environment_composite,
     environment_config,
+)
+from tests.support.controls import (
+    BREAKAGES,
+    READY_FALSE,
+    SYNCED_FALSE,
+    Breakage,
+    broken,
+    resolve,
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready, request, step_input
 from tests.support.schemas import Catalog
@@ -1034,3 +1043,76 @@ def test_a_default_region_the_cloud_does_not_have_is_refused_on_the_platform_key
     rendered = run(client, composite, settings=_per_region("gcp", default="europe-wset1"))
     assert rendered.fatal == ["environment.gcp.defaultRegion: europe-wset1 is not a region of gcp; "
                               "did you mean europe-west1?"]
+
+
+FALSE = fnv1.STATUS_CONDITION_FALSE
+
+
+# -- PartsReady and CustomDomainsReady vouch only for what is Synced and Ready ----------------
+
+#: (cloud, part, implementing resource, why this resource makes the part).
+PART_RESOURCES = [
+    ("aws", "database", "database", "the RDS instance itself"),
+    ("aws", "database", "database-parameters-16",
+     "its parameter group: a setting the provider cannot apply is not in force"),
+    ("aws", "frontend bucket", "assets-public-access-block", "the asset bucket's public block"),
+    ("aws", "cdn", "cdn-oac", "the CloudFront origin access control"),
+    ("aws", "database user", "db-user", "the Job creating the app's database user"),
+    ("aws", "backend", "backend-deployment", "the backend Deployment's Object"),
+    ("aws", "namespace", "namespace", "the app's namespace"),
+    ("gcp", "database", "database-database", "the Cloud SQL database in the instance"),
+    ("gcp", "cdn", "cdn-certificate", "the load balancer's certificate"),
+    ("gcp", "frontend bucket", "assets-reader-cdn", "the CDN's read grant on the bucket"),
+    ("azure", "database", "database-dns-link", "the private DNS zone's network link"),
+    ("azure", "cdn", "cdn-route", "the Front Door route"),
+    ("azure", "backend", "backend-service", "the backend Service's Object"),
+]
+
+
+@pytest.fixture(scope="module")
+def environments(client: FunctionClient) -> dict[str, dict[str, Any]]:
+    """Per cloud, the payments environment's converged observed state."""
+    return {cloud: converged(client, cloud)[1] for cloud in CLOUDS}
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
+@pytest.mark.parametrize("row", PART_RESOURCES,
+                         ids=[f"{c}-{r}" for c, _, r, _ in PART_RESOURCES])
+def test_a_part_whose_resource_fails_is_pending_and_named(
+    client: FunctionClient, environments: dict[str, dict[str, Any]],
+    row: tuple[str, str, str, str], breakage: Breakage,
+) -> None:
+    cloud, part, resource, why = row
+    observed = broken(environments[cloud], resolve(environments[cloud], resource), breakage)
+    rendered = client.run(environment_case(cloud).request(observed=observed))
+    condition = rendered.condition("PartsReady")
+    assert condition is not None, why
+    # a part not Ready yet keeps the documented reason Pending; one the provider cannot
+    # apply is failing
+    reason = "Pending" if breakage is READY_FALSE else breakage.reason
+    assert (condition.status, condition.reason) == (FALSE, reason), (why, condition.message)
+    assert f"waiting for: {part}" in condition.message, (why, condition.message)
+    assert f"[{resource}: {breakage.says}" in condition.message, (why, condition.message)
+    assert rendered.status["pending"] == [part], (why, rendered.status["pending"])
+    assert rendered.status["ready"] is False, why
+
+
+def test_custom_domains_are_vouched_for_only_while_the_cdn_is_synced(
+    client: FunctionClient,
+) -> None:
+    """The CDN serves the domains (observed), but the provider cannot apply the distribution:
+    not vouched for. (A CDN not Ready serves nothing: ``Pending``, "not served yet".)"""
+    case = _domain_case("aws", zone=True)
+    _, observed = converge(client.run, case)
+    rendered = client.run(case.request(observed=broken(observed, "cdn", SYNCED_FALSE),
+                                       required=case.fetched()))
+    condition = rendered.condition("CustomDomainsReady")
+    assert condition is not None
+    assert (condition.status, condition.reason) == (FALSE, "ControlFailing"), condition.message
+    assert "custom domains served: shop.example.com" in condition.message
+    assert "[cdn: Synced=False: ReconcileError" in condition.message, condition.message
+    unready = client.run(case.request(observed=broken(observed, "cdn", READY_FALSE),
+                                      required=case.fetched()))
+    condition = unready.condition("CustomDomainsReady")
+    assert condition is not None
+    assert (condition.status, condition.reason) == (FALSE, "Pending"), condition.message

@@ -22,6 +22,7 @@ from fnplatform.composers.openstack.api import APIS
 from jsonschema import Draft4Validator
 
 from tests.support import openstack as o
+from tests.support.controls import READY_FALSE, SYNCED_FALSE, Breakage, broken
 from tests.support.harness import observed_ready
 from tests.support.schemas import Catalog, translate_schema
 
@@ -1223,3 +1224,27 @@ def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
                                                     "holders-storage-st-pool-a")))
     assert not again.fatal, again.fatal
     assert _quotas(again) == _quotas(rendered)
+
+
+# ------------------------------------ Encrypted vouches only for a CephCluster read and Ready
+
+
+@pytest.mark.parametrize(("breakage", "reason", "why"), [
+    (SYNCED_FALSE, "ControlFailing",
+     "provider-kubernetes cannot read the CephCluster (the pool's ProviderConfig, RBAC): "
+     "whatever it reported before is no proof"),
+    (READY_FALSE, "NotSeenOnCephCluster",
+     "the CephCluster does not (yet) ask Rook to encrypt: the condition names the field"),
+], ids=lambda value: value.name if isinstance(value, Breakage) else None)
+def test_encrypted_turns_false_when_its_ceph_cluster_reader_fails(client, breakage, reason, why):
+    composite = o.storage("st-pool-encrypted", encrypted=True)
+    _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
+    rendered = client.run(o.pool_request(composite,
+                                         observed=broken(observed, "ceph-cluster", breakage)))
+    status, got, message = condition(rendered, "Encrypted")
+    assert (status, got) == (fnv1.STATUS_CONDITION_FALSE, reason), (why, message)
+    assert rendered.status["encrypted"] is False, why
+    assert rendered.status["phase"] == "Provisioning", why
+    if breakage is SYNCED_FALSE:
+        assert "CephCluster rook-ceph/rook-ceph encrypts its OSDs [ceph-cluster: Synced=False" \
+            in message, message

@@ -21,6 +21,7 @@ from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
 from fnplatform.composition import Composition
+from fnplatform.controls import Control, vouch
 from fnplatform.errors import SpecError
 from fnplatform.guard import refuse_replacement
 from fnplatform.importing import EXTERNAL_NAME
@@ -101,6 +102,7 @@ def cluster(
         uses=(subnet,),
         external_name=spec.cluster_name or external_name(comp, name, GKE_NAME_MAX),
     )
+    _report_api_server_access(comp, name, spec, settings.masterAuthorizedNetworks)
     if spec.private:
         _webhook_firewall(comp, name, spec, settings.masterCidr)
     _node_service_account(comp, name)
@@ -126,29 +128,45 @@ def _authorized_networks(
     the VPC), and without authorized networks it admits any source. Refusing a configuration
     without an allowlist (the multi-cloud design's EnvironmentConfigs have none) stopped
     everything; admitting only the nodes' own range keeps the endpoint closed to the internet
-    and lets everything else be composed. The ``ApiServerAccess`` condition says which applies
-    and, for the default, what the platform must add: the providers reach the API server only
-    from an authorized network, so the Helm releases stay unready until their egress is
-    listed. An adopted cluster keeps its own list unless the import takes the field over: the
-    condition then says that rather than claim a list the cluster does not have.
+    and lets everything else be composed (:func:`_report_api_server_access` says which
+    applies). An adopted cluster keeps its own list unless the import takes the field over.
     """
     networks = [n.model_dump() for n in configured] or (
         [{"cidrBlock": spec.node_cidr, "displayName": CLUSTER_NETWORK}] if spec.node_cidr else [])
+    if comp.import_spec.adopts(name, AUTHORIZED_NETWORKS_FIELD) or configured:
+        return networks
+    if spec.node_cidr is None:
+        raise SpecError("node_cidr", "required when gcp.masterAuthorizedNetworks is not set: "
+                        "the API server then admits the nodes' own range only")
+    return networks
+
+
+def _report_api_server_access(
+    comp: Composition, name: str, spec: ClusterSpec, configured: list[AuthorizedNetwork]
+) -> None:
+    """The ``ApiServerAccess`` condition, once cluster ``name`` is composed: which list of
+    authorized networks applies and, for the default, what the platform must add (the
+    providers reach the API server only from an authorized network, so the Helm releases stay
+    unready until their egress is listed). The allowlist is vouched for (True) only while the
+    GKE cluster carrying it is Synced and Ready (:func:`fnplatform.controls.vouch`): a cluster
+    the provider cannot update may still admit an older list. An adopted cluster keeps its own
+    list unless the import takes the field over: the condition then says that rather than
+    claim a list the cluster does not have.
+    """
     if comp.import_spec.adopts(name, AUTHORIZED_NETWORKS_FIELD):
         comp.condition(API_SERVER_ACCESS, None, "AdoptedClusterSettings",
                        "the adopted GKE cluster keeps its own authorized networks; take "
                        f"{AUTHORIZED_NETWORKS_FIELD} over (spec.parameters.import.resources."
                        f"{name}.manage) to set them from environment.gcp.masterAuthorizedNetworks")
-        return networks
+        return
     if configured:
         listed = ", ".join(f"{n.cidrBlock} ({n.displayName})" for n in configured)
-        comp.condition(API_SERVER_ACCESS, True, "AuthorizedNetworks",
-                       f"the GKE API server admits environment.gcp.masterAuthorizedNetworks: "
-                       f"{listed}")
-        return networks
-    if spec.node_cidr is None:
-        raise SpecError("node_cidr", "required when gcp.masterAuthorizedNetworks is not set: "
-                        "the API server then admits the nodes' own range only")
+        vouch(comp, API_SERVER_ACCESS,
+              [Control(f"the GKE API server admits only {listed}", (name,))],
+              reason="AuthorizedNetworks",
+              message="the GKE API server admits environment.gcp.masterAuthorizedNetworks: "
+                      f"{listed}")
+        return
     comp.condition(
         API_SERVER_ACCESS, False, "ClusterNetworkOnly",
         "environment.gcp.masterAuthorizedNetworks is not set, so the GKE API server admits "
@@ -157,7 +175,6 @@ def _authorized_networks(
         "authorized network, so list their egress (say, the management cluster's NAT "
         "addresses) in environment.gcp.masterAuthorizedNetworks",
     )
-    return networks
 
 
 def _cluster_creation_only() -> dict[str, Any]:

@@ -1,7 +1,10 @@
 """The actor's status: readiness of queue, KEDA and workload, and the phase they add up to.
 
 Read from observed state only. ``Creating`` until all three are ready; then ``Ready``, or
-``Napping`` when KEDA has scaled the Deployment to zero (a sleeping actor is healthy).
+``Napping`` when KEDA has scaled the Deployment to zero (a sleeping actor is healthy). A part
+whose resource the provider cannot apply (``Synced=False``: a queue setting AWS refuses, a
+Deployment the API server rejects) is not ready, whatever it reported before: the same rule as
+every condition that vouches for something (:func:`fnplatform.controls.resource_shortfall`).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fnplatform.composition import Composition
+from fnplatform.controls import resource_shortfall
 from fnplatform.kubernetes_status import (
     MANIFEST_STATUS,
     manifest_condition_message,
@@ -40,13 +44,21 @@ def report_status(comp: Composition, parts: Parts, *, scaling: bool) -> Phase:
     return phase
 
 
+def _failing(comp: Composition, name: str) -> str | None:
+    """Why composed ``name`` fails (``Synced=False``, its reason), None while it does not."""
+    shortfall = resource_shortfall(comp, name) if name in comp.observed else None
+    return shortfall[1] if shortfall is not None and shortfall[0] else None
+
+
 def _queue(comp: Composition, name: str) -> bool:
-    ready = comp.is_ready(name)
+    failing = _failing(comp, name)
+    ready = comp.is_ready(name) and failing is None
     observed = comp.observed.part(name, "status.conditions")
     message = (
         "Available"
         if ready
-        else (condition_message(observed) if observed is not None else "not created yet")
+        else failing or (condition_message(observed) if observed is not None
+                         else "not created yet")
     )
     comp.set_status("infrastructure.queue", {"ready": ready, "message": message})
     return ready
@@ -57,11 +69,12 @@ def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
         comp.set_status("infrastructure.keda", {"ready": True, "message": "scaling disabled"})
         return True
     observed = comp.observed.part(name, MANIFEST_STATUS)
-    ready = manifest_condition_true(observed, "Ready")
+    failing = _failing(comp, name)
+    ready = manifest_condition_true(observed, "Ready") and failing is None
     message = (
         "Ready"
         if ready
-        else (
+        else failing or (
             manifest_condition_message(observed, "Ready")
             if observed is not None
             else "waiting for the queue URL"
@@ -75,7 +88,8 @@ def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
 
 def _workload(comp: Composition, name: str) -> tuple[bool, int]:
     observed = comp.observed.part(name, MANIFEST_STATUS)
-    ready = manifest_condition_true(observed, "Available")
+    failing = _failing(comp, name)
+    ready = manifest_condition_true(observed, "Available") and failing is None
     replicas = int(manifest_value(observed, "replicas", 0) or 0)
     ready_replicas = int(manifest_value(observed, "readyReplicas", 0) or 0)
     comp.set_status(

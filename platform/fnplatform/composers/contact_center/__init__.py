@@ -13,6 +13,7 @@ from __future__ import annotations
 from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
+from fnplatform.controls import Control, assess
 from fnplatform.errors import InputError
 from fnplatform.gaps import Gap
 from fnplatform.library import values
@@ -50,6 +51,60 @@ KEY_ROTATION_DAYS = 365
 #: Access logging and the lock are no gap on any cloud: every cloud's bucket builder provides
 #: them (or refuses the spec), so only the TLS minimum can be missing.
 COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
+COMPLIANT = "Compliant"
+
+#: The controls ``Compliant`` lists (keys of :data:`IMPLEMENTED_BY`).
+INGRESS_ONLY, ENCRYPTION_AT_REST, NEVER_PUBLIC = "ingress", "encryption at rest", "never public"
+TLS_IN_TRANSIT, VERSIONED, LIFECYCLE, TAGS = "TLS in transit", "versioned", "lifecycle", "tags"
+LOCK, ACCESS_LOGGING, REPLICATED = "compliance lock", "access logging", "replicated"
+GEO_REPLICATED, DNS_FAILOVER, SECONDARY_SITE = "geo-replicated", "DNS failover", "secondary site"
+_KEY = (BUCKET, KEY, f"{KEY}-*")  # the bucket encrypted, the key and its parts (alias, grants)
+_FAILOVER = (FAILOVER, f"{FAILOVER}-*")
+#: By control and cloud, the composition names of the resources implementing it (``<prefix>*``:
+#: every resource of that prefix), as the capability builders emit them
+#: (``fnplatform/clouds/<cloud>/{bucket,key,ingress,failover}.py``): ``Compliant`` lists a
+#: control as in force only while each of them is Synced and Ready (:mod:`fnplatform.controls`).
+IMPLEMENTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
+    # AWS: the security group and its rules; Azure: the NSG, its rules and the subnet
+    # association; GCP: a firewall per rule
+    INGRESS_ONLY: {"aws": (INGRESS, f"{INGRESS}-*"), "azure": (INGRESS, f"{INGRESS}-*"),
+                   "gcp": (f"{INGRESS}-*",)},
+    # AWS: the bucket's SSE-KMS configuration; Azure: the account's customer-managed key
+    # (vault, identity and its grant); GCP: the bucket's default KMS key, granted to storage
+    ENCRYPTION_AT_REST: {"aws": (*_KEY, f"{BUCKET}-encryption"), "azure": _KEY, "gcp": _KEY},
+    # AWS: public access block and ownership (no ACLs); Azure: no public nesting, private
+    # container; GCP: public access prevention on the bucket
+    NEVER_PUBLIC: {"aws": (BUCKET, f"{BUCKET}-public-access-block", f"{BUCKET}-ownership"),
+                   "azure": (BUCKET, f"{BUCKET}-container"), "gcp": (BUCKET,)},
+    # AWS: the bucket policy (aws:SecureTransport, s3:TlsVersion); Azure: the account's
+    # minimum TLS version (GCP: a gap, never listed)
+    TLS_IN_TRANSIT: {"aws": (f"{BUCKET}-policy",), "azure": (BUCKET,)},
+    VERSIONED: {"aws": (f"{BUCKET}-versioning",),
+                "azure": (BUCKET, f"{BUCKET}-immutability"), "gcp": (BUCKET,)},
+    # AWS: the lifecycle rules; Azure: nothing expires, the immutability policy retains;
+    # GCP: the bucket's lifecycle rules and retention policy
+    LIFECYCLE: {"aws": (f"{BUCKET}-lifecycle",), "azure": (f"{BUCKET}-immutability",),
+                "gcp": (BUCKET,)},
+    # every composed resource carries the tags once its provider has applied it
+    TAGS: {"aws": ("*",), "azure": ("*",), "gcp": ("*",)},
+    LOCK: {"aws": (BUCKET, f"{BUCKET}-lock"), "azure": (f"{BUCKET}-immutability",),
+           "gcp": (BUCKET,)},
+    # AWS: the logging configuration and the log bucket with its settings; Azure: the
+    # diagnostic setting and its workspace; GCP: the bucket's logging and the log bucket
+    ACCESS_LOGGING: {"aws": (f"{BUCKET}-logging", f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
+                     "azure": (f"{BUCKET}-logging", f"{BUCKET}-logs"),
+                     "gcp": (BUCKET, f"{BUCKET}-logs", f"{BUCKET}-logs-*")},
+    # AWS only: the replica bucket with its key and settings, and the replication
+    REPLICATED: {"aws": (REPLICA, f"{REPLICA}-*", REPLICA_KEY, f"{REPLICA_KEY}-*",
+                         f"{BUCKET}-replication", f"{BUCKET}-replication-*")},
+    # Azure's geo-redundant account, GCP's dual-region bucket
+    GEO_REPLICATED: {"azure": (BUCKET,), "gcp": (BUCKET,)},
+    DNS_FAILOVER: {"aws": _FAILOVER, "azure": _FAILOVER, "gcp": _FAILOVER},
+    SECONDARY_SITE: {
+        cloud: (SECONDARY_NETWORK, f"{SECONDARY_NETWORK}-*",
+                *((SECONDARY_INGRESS,) if cloud != "gcp" else ()), f"{SECONDARY_INGRESS}-*")
+        for cloud in ("aws", "azure", "gcp")},
+}
 
 
 def compose(comp: Composition) -> None:
@@ -349,7 +404,12 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
 
 def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
             replica: str | None, failover: FailoverDnsSpec | None) -> None:
-    """Ids of what exists, the endpoints, and the Compliant condition with the controls."""
+    """Ids of what exists, the endpoints, and the Compliant condition with the controls.
+
+    ``Compliant`` is True only while every control is in force: each resource implementing it
+    Synced and Ready (:func:`fnplatform.controls.assess`); ``status.controls`` lists those.
+    A control the cloud lacks (a gap) keeps it False as ``ControlGaps``.
+    """
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
@@ -375,50 +435,65 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
     gaps = set(comp.notes.gaps)
     geo_copy = _geo_copy(comp, spec, gaps)
     comp.set_status("replicaRegion", geo_copy)
-    controls = _controls(spec, storage, replica, gaps, geo_copy)
-    comp.set_status("controls", controls)
+    verdict = assess(comp, _controls(comp, spec, storage, replica=replica, gaps=gaps,
+                                         geo_copy=geo_copy))
+    comp.set_status("controls", list(verdict.met))
     missing = sorted(gaps & COMPLIANCE_GAPS)
-    if missing:
-        comp.condition("Compliant", False, "ControlGaps",
-                       f"in force: {'; '.join(controls)}. Not enforceable on {spec.cloud}: "
-                       f"{', '.join(missing)} (see CapabilitiesAvailable)")
+    gap_note = (f"Not enforceable on {spec.cloud}: {', '.join(missing)} "
+                "(see CapabilitiesAvailable)")
+    if not verdict.ok:
+        comp.condition(COMPLIANT, False, verdict.reason,
+                       verdict.summary() + (f". {gap_note}" if missing else ""))
+    elif missing:
+        comp.condition(COMPLIANT, False, "ControlGaps",
+                       f"in force: {'; '.join(verdict.met)}. {gap_note}")
     else:
-        comp.condition("Compliant", True, "ControlsInForce", "; ".join(controls))
+        comp.condition(COMPLIANT, True, "ControlsInForce", "; ".join(verdict.met))
 
 
-def _controls(spec: ContactCenterSpec, storage: rules.StoragePolicy, replica: str | None,
-              gaps: set[Gap], geo_copy: str | None) -> list[str]:
-    """The controls this endpoint's composition puts in force, in words an auditor reads.
+def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy, *,
+              replica: str | None, gaps: set[Gap], geo_copy: str | None) -> list[Control]:
+    """The controls this endpoint's composition puts in place, in words an auditor reads, each
+    with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
-    the composed resources really enforce.
+    the composed resources can enforce, and :func:`fnplatform.controls.assess` says which of
+    them the providers have applied.
     """
+    cloud = str(comp.cloud)
+
+    def control(name: str, implemented_by: str) -> Control:
+        return Control(name, IMPLEMENTED_BY[implemented_by].get(cloud, ()))
+
     controls = [
-        f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP {spec.sip.mediaPorts} (udp) "
-        f"from {len(spec.sip.trustedCidrs)} trusted range(s) only",
-        f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} days",
-        "recordings never public",
-        "recordings versioned or retained",
-        f"lifecycle: no expiry before {storage.retention_days} days",
-        f"tags: costCenter={spec.taggingPolicy.costCenter}, "
-        f"complianceLevel={spec.taggingPolicy.complianceLevel}",
+        control(f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP "
+                f"{spec.sip.mediaPorts} (udp) from {len(spec.sip.trustedCidrs)} trusted "
+                "range(s) only", INGRESS_ONLY),
+        control(f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} "
+                "days", ENCRYPTION_AT_REST),
+        control("recordings never public", NEVER_PUBLIC),
+        control("recordings versioned or retained", VERSIONED),
+        control(f"lifecycle: no expiry before {storage.retention_days} days", LIFECYCLE),
+        control(f"tags: costCenter={spec.taggingPolicy.costCenter}, "
+                f"complianceLevel={spec.taggingPolicy.complianceLevel}", TAGS),
     ]
     if Gap.BUCKET_MIN_TLS not in gaps:
-        controls.insert(3, "TLS 1.2 or newer required in transit to recordings")
+        controls.insert(3, control("TLS 1.2 or newer required in transit to recordings",
+                                   TLS_IN_TRANSIT))
     if storage.lock:
-        controls.append(f"compliance-mode lock: {storage.retention_days} days")
+        controls.append(control(f"compliance-mode lock: {storage.retention_days} days", LOCK))
     if storage.access_logging:
-        controls.append("access logging")
+        controls.append(control("access logging", ACCESS_LOGGING))
     if replica is not None:
-        controls.append("recordings replicated to a second region")
+        controls.append(control("recordings replicated to a second region", REPLICATED))
     elif geo_copy is not None:
-        controls.append(f"recordings replicated to {geo_copy} (geo-redundant "
-                        "storage: the same lock and key)")
+        controls.append(control(f"recordings replicated to {geo_copy} (geo-redundant "
+                                "storage: the same lock and key)", GEO_REPLICATED))
     if spec.failoverPolicy is not None and "failover-dns" not in gaps:
-        controls.append("DNS latency routing between the healthy sites"
-                        if spec.failoverPolicy.routing == "latency"
-                        else "DNS failover on health check")
+        controls.append(control("DNS latency routing between the healthy sites"
+                                if spec.failoverPolicy.routing == "latency"
+                                else "DNS failover on health check", DNS_FAILOVER))
     if spec.failoverPolicy is not None:
-        controls.append(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its own "
-                        "network with the same SIP/RTP ingress")
+        controls.append(control(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its "
+                                "own network with the same SIP/RTP ingress", SECONDARY_SITE))
     return controls

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
+from fnplatform.controls import FAILING, Control, assess, vouch
 from fnplatform.library import values
 from fnplatform.library.specs import CdnSpec
 from fnplatform.phase import Phase
@@ -33,7 +34,12 @@ class Parts:
 def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str,
                   cdn: CdnSpec) -> None:
     """Status fields from observed state (remembered while briefly unobserved), ``ready``, and
-    a ``PartsReady`` condition listing what is still pending."""
+    a ``PartsReady`` condition listing what is still pending.
+
+    A part is ready while each of its resources is Synced and Ready
+    (:func:`fnplatform.controls.assess`): one the provider cannot apply (``Synced=False``)
+    makes ``PartsReady`` False, ``ControlFailing``, naming the part and the resource.
+    """
     _report_custom_domains(comp, parts.cdn, cdn)
     if comp.is_ready(parts.namespace):
         comp.remember("namespace", app.namespace)
@@ -45,24 +51,28 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
     comp.remember(
         "backendService", service_address(app) if comp.is_ready(parts.service) else None
     )
-    checks = {
-        "namespace": [parts.namespace],
-        "database": [*([parts.root_password] if parts.root_password else []), parts.database],
-        "frontend bucket": [parts.bucket],
-        "cdn": [parts.cdn],
-        "connection secret": [parts.connection] if parts.connection else [],
-        "database user": [parts.user],
-        "backend": [parts.deployment, parts.service],
-    }
-    pending = comp.pending(checks)
-    comp.set_status("ready", not pending)
+    verdict = assess(comp, [
+        Control("namespace", (parts.namespace,)),
+        # each part with the resources its builder composes for it (<name>-*: a database's
+        # subnet group and parameters, a bucket's encryption and public access block, a
+        # CDN's certificate and origins)
+        Control("database", (*([parts.root_password] if parts.root_password else []),
+                             parts.database, f"{parts.database}-*")),
+        Control("frontend bucket", (parts.bucket, f"{parts.bucket}-*")),
+        Control("cdn", (parts.cdn, f"{parts.cdn}-*")),
+        *([Control("connection secret", (parts.connection,))] if parts.connection else []),
+        Control("database user", (parts.user, f"{parts.user}-*")),
+        Control("backend", (parts.deployment, parts.service)),
+    ])
+    pending = list(verdict.unmet)
+    comp.set_status("ready", verdict.ok)
     comp.set_status("pending", pending)
-    if pending:
-        comp.condition(
-            PARTS_CONDITION, False, Phase.PENDING.value, f"waiting for: {', '.join(pending)}"
-        )
-    else:
+    if verdict.ok:
         comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")
+    else:
+        comp.condition(PARTS_CONDITION, False,
+                       FAILING if verdict.failing else Phase.PENDING.value,
+                       f"waiting for: {', '.join(pending)}. {verdict.summary()}")
 
 
 def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
@@ -81,8 +91,13 @@ def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
     records = [f"{r.type} {r.name} {r.value}" for d in domains for r in d.records]
     waiting = [d.host for d in domains if not d.ready]
     if not waiting:
-        comp.condition(CUSTOM_DOMAINS_CONDITION, True, "Served",
-                       "the CDN serves every custom domain with an issued certificate")
+        # Served as observed, and vouched for only while the CDN's resources (the
+        # distribution, its certificate and settings) are Synced and Ready.
+        hosts = ", ".join(d.host for d in domains)
+        vouch(comp, CUSTOM_DOMAINS_CONDITION, [Control(f"custom domains served: {hosts}",
+                                                       (cdn, f"{cdn}-*"))],
+              reason="Served",
+              message="the CDN serves every custom domain with an issued certificate")
         return
     message = f"not served yet: {', '.join(waiting)}"
     if records:

@@ -30,6 +30,7 @@ from fnplatform.composers.openstack.model import (
 from fnplatform.composers.openstack.objects import CEPH_ENCRYPTED, wrapped
 from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
 from fnplatform.composition import Composition
+from fnplatform.controls import Control, assess
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
@@ -124,20 +125,22 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
         "apiVersion": CEPH_ENCRYPTED.api_version, "kind": CEPH_ENCRYPTED.kind,
         "metadata": {"name": settings.cephCluster, "namespace": settings.cephNamespace},
     }, provider_config=provider_config, observe_only=True, uses=(PROVIDER_CONFIG,))
-    seen = comp.is_ready(CEPH_CLUSTER)
-    comp.set_status("encrypted", seen)
-    if seen:
-        comp.condition(ENCRYPTED, True, "OSDsEncrypted",
-                       f"CephCluster {settings.cephNamespace}/{settings.cephCluster} encrypts "
-                       "its OSDs")
+    cluster = f"CephCluster {settings.cephNamespace}/{settings.cephCluster}"
+    verdict = assess(comp, [Control(f"{cluster} encrypts its OSDs", (CEPH_CLUSTER,))])
+    comp.set_status("encrypted", verdict.ok)
+    if verdict.ok:
+        comp.condition(ENCRYPTED, True, "OSDsEncrypted", f"{cluster} encrypts its OSDs")
+    elif verdict.failing:
+        # provider-kubernetes cannot read it (the pool's ProviderConfig, RBAC): not seen
+        comp.condition(ENCRYPTED, False, verdict.reason, verdict.summary())
     else:
         comp.condition(ENCRYPTED, False, "NotSeenOnCephCluster",
                        f"spec.ceph.encrypted is true, but the CephCluster "
                        f"{settings.cephNamespace}/{settings.cephCluster} on the pool does not "
                        "(yet) encrypt its OSDs: it needs spec.storage.config.encryptedDevice "
                        "\"true\" or encrypted: true on every storageClassDeviceSet")
-        if comp.is_ready(SHOOT):
-            comp.set_phase(Phase.PROVISIONING)
+    if not verdict.ok and comp.is_ready(SHOOT):
+        comp.set_phase(Phase.PROVISIONING)
 
 
 def _ironcore_worker(
