@@ -56,7 +56,7 @@ setup: $(VENV)/.installed
 ## cli: .bin/crossplane -> a supported `crossplane` CLI on PATH, else the pinned one built with
 ## go; .bin/crossplane-core -> the render engine (Crossplane core, pinned, built with go)
 cli:
-	tools/install-cli.sh
+	@tools/install-cli.sh >&2
 
 ## render: serve the function locally and `crossplane composition render` every case
 ## (CASE=<module>/<case> renders one, RENDER_OUT=dir writes files); XR=<file> renders your own
@@ -66,9 +66,9 @@ cli:
 ## GRAPH=<dir> draws what was composed: docs/graphs.md)
 render: setup cli
 ifneq ($(XR),)
-	$(PY) tools/render_own.py $(XR) $(if $(CONVERGE),--converge,) $(if $(OBSERVED),--observed $(OBSERVED),) $(foreach f,$(REQUIRED),--required $(f)) $(if $(GRAPH),--graph $(GRAPH),)
+	@$(PY) tools/render_own.py $(XR) $(if $(CONVERGE),--converge,) $(if $(OBSERVED),--observed $(OBSERVED),) $(foreach f,$(REQUIRED),--required $(f)) $(if $(GRAPH),--graph $(GRAPH),)
 else
-	$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
+	@$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
 endif
 
 ## serve: run the function for `crossplane composition render` (Development runtime dials

@@ -23,6 +23,11 @@ LOG_FORMATS = ("auto", "json", "console")
 RunFunction = Callable[[bytes, grpc.aio.ServicerContext], Awaitable[bytes]]
 
 
+def _stderr_logger(*_args: Any) -> structlog.PrintLogger:
+    """A logger writing to the current ``sys.stderr``."""
+    return structlog.PrintLogger(sys.stderr)
+
+
 def configure(debug: bool, log_format: str = "auto") -> None:
     """Logs as JSON lines (``json``, as function-sdk-go does) or for people (``console``).
 
@@ -50,8 +55,10 @@ def configure(debug: bool, log_format: str = "auto") -> None:
     level = stdlib_logging.DEBUG if debug else stdlib_logging.INFO
     structlog.configure(
         processors=processors,
-        # stderr: stdout stays clean for what a caller reads (a render's YAML, --version)
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # stderr: stdout stays clean for what a caller reads (a render's YAML, --version).
+        # Looked up when a logger is made, not now, so a replaced sys.stderr (a test's capture)
+        # receives the lines.
+        logger_factory=_stderr_logger,
         wrapper_class=structlog.make_filtering_bound_logger(level),
         cache_logger_on_first_use=False,
     )

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -108,15 +110,32 @@ def test_debug_logs_one_line_per_request_without_values(served):
     assert case.composite["spec"]["parameters"]["domain"] not in output  # no spec values
 
 
+def _first_line_with(process: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
+    """The first line of the process's output holding ``text``: the server logs "serving"
+    just after its port opens, so a test that stops it once the port answers may stop it
+    before the line is written."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + timeout
+    while (remaining := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([process.stdout], [], [], remaining)
+        if not ready:
+            break
+        line = process.stdout.readline()
+        if not line:
+            break
+        if text in line:
+            return line
+    return ""
+
+
 def test_console_log_format_is_for_people():
     port = free_port()
     process = _serve(port, "--log-format", "console")
     try:
-        render_tool.wait_for_port(port, process)
+        serving = _first_line_with(process, "serving")
     finally:
-        output = _stop(process)
-    serving = [line for line in output.splitlines() if "serving" in line]
-    assert serving and not serving[0].startswith("{")
+        _stop(process)
+    assert serving and not serving.startswith("{")
 
 
 def test_without_debug_there_is_no_request_line(tmp_path: Path):

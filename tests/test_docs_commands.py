@@ -20,6 +20,7 @@ file byte for byte.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import shutil
@@ -314,9 +315,13 @@ def test_printed_commands_run(block: Block, user_setup: None) -> None:
         from tests.test_e2e_render import render_tool
 
         printed = render_tool.stable_events(rendered_documents(result.stdout))
-        assert printed == block.golden.read_text(), (
+        expected = block.golden.read_text()
+        difference = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), printed.splitlines(keepends=True),
+            str(block.golden.relative_to(ROOT)), "printed", n=2))
+        assert printed == expected, (
             f"{block.id} says it reproduces {block.golden.relative_to(ROOT)}, but prints "
-            f"something else:\n{printed[:3000]}"
+            f"something else:\n{difference[:6000]}\n--- stderr (tail)\n{result.stderr[-2000:]}"
         )
 
 
