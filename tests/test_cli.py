@@ -33,11 +33,12 @@ def _function(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60, check=False)
 
 
-def _serve(port: int, *flags: str) -> subprocess.Popen[str]:
+def _serve(port: int, *flags: str, merge_stderr: bool = True) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
          "--metrics-address=", *flags],
-        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, text=True,
     )  # fmt: skip
 
 
@@ -162,11 +163,7 @@ def test_logs_go_to_stderr_and_stdout_stays_clean():
     """A by-hand render reads YAML from the CLI while the function runs beside it in the same
     terminal: nothing of the function's may land on stdout."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
-         "--metrics-address=", "--debug", "--log-format", "json"],
-        cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    process = _serve(port, "--debug", "--log-format", "json", merge_stderr=False)
     try:
         render_tool.wait_for_port(port, process)
         client = FunctionClient(f"localhost:{port}")
