@@ -271,6 +271,12 @@ def user_setup() -> None:
         subprocess.run(["make", "--no-print-directory", target], cwd=ROOT, check=True)
 
 
+#: A user's shell, not a recipe of ``make test``: a printed ``make`` run from inside another
+#: make inherits MAKELEVEL and prints "make[1]: Entering/Leaving directory" on stdout.
+USER_SHELL_ENV = {k: v for k, v in os.environ.items()
+                  if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+
+
 def run_block(block: Block) -> subprocess.CompletedProcess[str]:
     """Run the block as one script in its own process group; stop what it left running."""
     command = ["bash", "-e", "-o", "pipefail", "-c", block.script]
@@ -283,6 +289,7 @@ def run_block(block: Block) -> subprocess.CompletedProcess[str]:
     process = subprocess.Popen(
         command,
         cwd=ROOT,
+        env=USER_SHELL_ENV,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
