@@ -139,14 +139,19 @@ def test_console_log_format_is_for_people():
     assert serving and not serving.startswith("{")
 
 
+def _one_request(port: int, process: subprocess.Popen[str]) -> None:
+    """Once the server answers on ``port``, one RunFunction of the GCP cluster case."""
+    render_tool.wait_for_port(port, process)
+    client = FunctionClient(f"localhost:{port}")
+    client.run(cluster_case("gcp").request())
+    client.close()
+
+
 def test_without_debug_there_is_no_request_line(tmp_path: Path):
     port = free_port()
     process = _serve(port)
     try:
-        render_tool.wait_for_port(port, process)
-        client = FunctionClient(f"localhost:{port}")
-        client.run(cluster_case("gcp").request())
-        client.close()
+        _one_request(port, process)
     finally:
         output = _stop(process)
     assert '"msg": "serving"' in output
@@ -165,10 +170,7 @@ def test_logs_go_to_stderr_and_stdout_stays_clean():
     port = free_port()
     process = _serve(port, "--debug", "--log-format", "json", merge_stderr=False)
     try:
-        render_tool.wait_for_port(port, process)
-        client = FunctionClient(f"localhost:{port}")
-        client.run(cluster_case("gcp").request())
-        client.close()
+        _one_request(port, process)
     finally:
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=60)
