@@ -16,7 +16,7 @@ REQUIRED ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live playground playground-down live-binaries live-crds lint bench bench-live bench-scale package release test-release lock lock-check clean
+.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live playground playground-down live-binaries live-crds lint format bench bench-live bench-scale package release test-release lock lock-check clean
 
 ## help: list the targets and what they do (the default goal)
 help:
@@ -130,14 +130,19 @@ playground-down:
 live-crds: setup
 	$(PY) tools/live/derive_crds.py $(if $(CRDS),--crds $(CRDS),)
 
-## lint: ruff, mypy, and generated files up to date
+## lint: ruff (checks and format), mypy, and generated files up to date
 lint: setup lock-check
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(PY) tools/generate_apis.py --check
 	$(PY) tools/generate_helm_chart.py --check
 	$(PY) tools/make_activation_policy.py --check
 	$(PY) tools/make_configurations.py --check
+
+## format: rewrite the Python sources in ruff's format (make lint checks it)
+format: setup
+	$(VENV)/bin/ruff format .
 
 ## package: build/function-platform.xpkg: with the runtime image (IMAGE=...) when docker works,
 ## the package metadata alone otherwise; it says which. Then one Configuration package per module

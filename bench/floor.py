@@ -35,10 +35,11 @@ def main() -> None:
     if len(sys.argv) > 2:
         raw = pickle.loads(Path(sys.argv[2]).read_bytes())
         prepared = {tag: fnv1.RunFunctionResponse.FromString(data) for tag, data in raw.items()}
-    options = [("grpc.max_receive_message_length", 64 * 1024 * 1024),
-               ("grpc.max_send_message_length", 64 * 1024 * 1024)]
-    runtime.serve(NothingRunner(prepared), sys.argv[1], creds=None, insecure=True,
-                  options=options)
+    options = [
+        ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+        ("grpc.max_send_message_length", 64 * 1024 * 1024),
+    ]
+    runtime.serve(NothingRunner(prepared), sys.argv[1], creds=None, insecure=True, options=options)
 
 
 if __name__ == "__main__":

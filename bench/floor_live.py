@@ -25,32 +25,40 @@ from prometheus_client import Counter, Histogram, start_http_server
 from function.metrics import COMPOSE_SECONDS, parse_address
 
 CALLS = Counter("function_platform_requests", "RunFunction calls answered (floor).")
-SECONDS = Histogram("function_platform_compose_seconds", "Time in the handler (floor).",
-                    buckets=COMPOSE_SECONDS)
+SECONDS = Histogram(
+    "function_platform_compose_seconds", "Time in the handler (floor).", buckets=COMPOSE_SECONDS
+)
 
 
 class OneObject(grpcv1.FunctionRunnerServiceServicer):
     """Desires one Object per composite: a ConfigMap named after it."""
 
     async def RunFunction(  # noqa: N802 - the gRPC method's name
-        self, req: fnv1.RunFunctionRequest, _: grpc.aio.ServicerContext,
+        self,
+        req: fnv1.RunFunctionRequest,
+        _: grpc.aio.ServicerContext,
     ) -> fnv1.RunFunctionResponse:
         t = time.perf_counter()
         rsp = response.to(req)
         meta = dict(req.observed.composite.resource["metadata"].items())
         name, namespace = meta["name"], meta.get("namespace", "default")
-        rsp.desired.resources["floor"].resource.update({
-            "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
-            "kind": "Object",
-            "spec": {
-                "forProvider": {"manifest": {
-                    "apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {"name": f"floor-{name}", "namespace": namespace},
-                    "data": {"composite": name},
-                }},
-                "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
-            },
-        })
+        rsp.desired.resources["floor"].resource.update(
+            {
+                "apiVersion": "kubernetes.m.crossplane.io/v1alpha1",
+                "kind": "Object",
+                "spec": {
+                    "forProvider": {
+                        "manifest": {
+                            "apiVersion": "v1",
+                            "kind": "ConfigMap",
+                            "metadata": {"name": f"floor-{name}", "namespace": namespace},
+                            "data": {"composite": name},
+                        }
+                    },
+                    "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
+                },
+            }
+        )
         # Crossplane v2.4 counts a composed resource Ready only when the function says so
         # (composite/composition_functions.go:623, READY_UNSPECIFIED is not ready): the least
         # a function can do is what function-auto-ready does, the observed Ready condition
@@ -59,8 +67,12 @@ class OneObject(grpcv1.FunctionRunnerServiceServicer):
             found = status.struct_value.fields.get("conditions") if status else None
             for value in found.list_value.values if found else []:
                 cond = value.struct_value.fields
-                if "type" in cond and cond["type"].string_value == "Ready" and \
-                        "status" in cond and cond["status"].string_value == "True":
+                if (
+                    "type" in cond
+                    and cond["type"].string_value == "Ready"
+                    and "status" in cond
+                    and cond["status"].string_value == "True"
+                ):
                     rsp.desired.resources["floor"].ready = fnv1.Ready.READY_TRUE
         CALLS.inc()
         SECONDS.observe(time.perf_counter() - t)
@@ -78,10 +90,11 @@ def main() -> None:
         host, port = parse_address(args.metrics_address)
         start_http_server(port, host)
     creds = runtime.load_credentials(args.tls_certs_dir) if args.tls_certs_dir else None
-    options = [("grpc.max_receive_message_length", 64 * 1024 * 1024),
-               ("grpc.max_send_message_length", 64 * 1024 * 1024)]
-    runtime.serve(OneObject(), args.address, creds=creds, insecure=creds is None,
-                  options=options)
+    options = [
+        ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+        ("grpc.max_send_message_length", 64 * 1024 * 1024),
+    ]
+    runtime.serve(OneObject(), args.address, creds=creds, insecure=creds is None, options=options)
 
 
 if __name__ == "__main__":

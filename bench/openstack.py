@@ -57,24 +57,37 @@ def tenant_on(pools: int) -> Any:
 def main() -> None:
     run = _bench_run()
     workloads = [
-        run._workload("hypervisor pool (Shoot + access)",
-                      steady(run, lambda obs: o.pool_request(o.hypervisor(), observed=obs))),
-        run._workload("tenant on 3 pools", steady(run, lambda obs: o.openstack_request(
-            o.openstack(), o.region_pools(), observed=obs))),
+        run._workload(
+            "hypervisor pool (Shoot + access)",
+            steady(run, lambda obs: o.pool_request(o.hypervisor(), observed=obs)),
+        ),
+        run._workload(
+            "tenant on 3 pools",
+            steady(
+                run, lambda obs: o.openstack_request(o.openstack(), o.region_pools(), observed=obs)
+            ),
+        ),
     ]
-    workloads += [run._workload(f"tenant on {n} hypervisor pools", steady(run, tenant_on(n)))
-                  for n in (10, 100, 200)]
-    rows = {load.name: [load.name, load.resources, f"{load.response_bytes / 1024:.1f}"]
-            for load in workloads}
+    workloads += [
+        run._workload(f"tenant on {n} hypervisor pools", steady(run, tenant_on(n)))
+        for n in (10, 100, 200)
+    ]
+    rows = {
+        load.name: [load.name, load.resources, f"{load.response_bytes / 1024:.1f}"]
+        for load in workloads
+    }
     # Cache off: what composing costs. Cache on (the default): a repeated request.
     for args in (("--response-cache-mib", "0"), ()):
         with run.serving(*args) as served:
             for load in workloads:
-                found = run.timings(run._caller(served), load.payload,
-                                    run.iterations(load.resources))
+                found = run.timings(
+                    run._caller(served), load.payload, run.iterations(load.resources)
+                )
                 rows[load.name] += [f"{run.p(found, 0.5):.2f}", f"{run.p(found, 0.99):.2f}"]
-    print("| workload | resources | response KiB | p50 ms (no cache) | p99 ms (no cache) "
-          "| p50 ms (cache) | p99 ms (cache) |")
+    print(
+        "| workload | resources | response KiB | p50 ms (no cache) | p99 ms (no cache) "
+        "| p50 ms (cache) | p99 ms (cache) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for row in rows.values():
         print("| " + " | ".join(str(c) for c in row) + " |")

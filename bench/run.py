@@ -69,8 +69,9 @@ class Served:
         options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
         self.channel = grpc.insecure_channel(self.address, options=options)
         grpc.channel_ready_future(self.channel).result(timeout=60)
-        self.call = self.channel.unary_unary(METHOD, request_serializer=None,
-                                             response_deserializer=None)
+        self.call = self.channel.unary_unary(
+            METHOD, request_serializer=None, response_deserializer=None
+        )
 
     def rss(self) -> dict[str, int]:
         """Current and peak resident memory in KiB, of the server and its worker processes."""
@@ -99,8 +100,9 @@ def _children(pid: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def serving(*args: str, floor: bool = False, root: Path = ROOT,
-            answers: Sequence[Workload] = ()) -> Iterator[Served]:
+def serving(
+    *args: str, floor: bool = False, root: Path = ROOT, answers: Sequence[Workload] = ()
+) -> Iterator[Served]:
     """``python -m function`` from ``root`` (or the floor, answering ``answers``) on a port."""
     address = f"127.0.0.1:{free_port()}"
     if floor:
@@ -109,14 +111,29 @@ def serving(*args: str, floor: bool = False, root: Path = ROOT,
         prepared.write_bytes(pickle.dumps({w.name: w.response for w in answers}))
         command = [sys.executable, str(ROOT / "bench" / "floor.py"), address, str(prepared)]
     else:
-        command = [sys.executable, "-m", "function", "--insecure", "--address", address,
-                   "--max-send-message-size", "64", "--max-recv-message-size", "64", *args]
+        command = [
+            sys.executable,
+            "-m",
+            "function",
+            "--insecure",
+            "--address",
+            address,
+            "--max-send-message-size",
+            "64",
+            "--max-recv-message-size",
+            "64",
+            *args,
+        ]
         if root == ROOT:  # metrics on, as shipped, each server on a port of its own
             command += ["--metrics-address", f"127.0.0.1:{free_port()}"]
-    env = {**ENV, "PYTHONPATH": f"{root}{os.pathsep}{root / 'platform'}",
-           "FNPLATFORM_VERIFY_REUSE": "0"}  # as shipped (tests set it: tests/conftest.py)
-    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    env = {
+        **ENV,
+        "PYTHONPATH": f"{root}{os.pathsep}{root / 'platform'}",
+        "FNPLATFORM_VERIFY_REUSE": "0",
+    }  # as shipped (tests set it: tests/conftest.py)
+    process = subprocess.Popen(
+        command, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         yield Served(process, address)
     finally:
@@ -155,14 +172,19 @@ def _runner(req: fnv1.RunFunctionRequest) -> Rendered:
 def _workload(name: str, req: fnv1.RunFunctionRequest) -> Workload:
     req.meta.tag = name
     rendered = _runner(req)
-    return Workload(name, req.SerializeToString(), len(rendered.resources),
-                    rendered.response.SerializeToString(deterministic=True))
+    return Workload(
+        name,
+        req.SerializeToString(),
+        len(rendered.resources),
+        rendered.response.SerializeToString(deterministic=True),
+    )
 
 
 def example_workloads() -> list[Workload]:
     """Every ``tests/render-cases/*.yaml`` case, its requirements fetched as the engine would."""
-    spec = importlib.util.spec_from_file_location("render_examples",
-                                                  ROOT / "tools" / "render_examples.py")
+    spec = importlib.util.spec_from_file_location(
+        "render_examples", ROOT / "tools" / "render_examples.py"
+    )
     if spec is None or spec.loader is None or not list(ROOT.glob("tests/render-cases/*.yaml")):
         return [_workload(case.id, case.request()) for case in module_cases()]
     tool = importlib.util.module_from_spec(spec)
@@ -170,8 +192,11 @@ def example_workloads() -> list[Workload]:
     spec.loader.exec_module(tool)
     # The render cases as written: their namespaced twins compose the same resources, and
     # keeping them out keeps the numbers comparable across releases.
-    return [_workload(case.id, _example_request(case)) for case in tool.load_cases()
-            if not case.namespaced]
+    return [
+        _workload(case.id, _example_request(case))
+        for case in tool.load_cases()
+        if not case.namespaced
+    ]
 
 
 def _documents(path: Path) -> list[dict[str, Any]]:
@@ -200,7 +225,8 @@ def _example_request(case: Any) -> fnv1.RunFunctionRequest:
 
 def _matches(doc: dict[str, Any], selector: dict[str, Any]) -> bool:
     if doc.get("apiVersion") != selector.get("apiVersion") or doc.get("kind") != selector.get(
-            "kind"):
+        "kind"
+    ):
         return False
     metadata = doc.get("metadata") or {}
     if "matchName" in selector:
@@ -248,8 +274,9 @@ def observed_changing(load: Workload) -> Workload:
 # -- measuring --------------------------------------------------------------------------------
 
 
-def timings(call: Callable[[bytes], bytes], payload: bytes, count: int, warmup: int = 3
-            ) -> list[float]:
+def timings(
+    call: Callable[[bytes], bytes], payload: bytes, count: int, warmup: int = 3
+) -> list[float]:
     """Latencies in ms of ``count`` sequential calls, after ``warmup`` unmeasured ones."""
     for _ in range(warmup):
         call(payload)
@@ -278,8 +305,7 @@ class Report:
 
     lines: list[str] = field(default_factory=list)
 
-    def section(self, title: str, header: list[str], rows: list[list[Any]], note: str = ""
-                ) -> None:
+    def section(self, title: str, header: list[str], rows: list[list[Any]], note: str = "") -> None:
         """A table, printed as it is produced so a long run shows progress."""
         block = [f"## {title}", ""]
         if note:
@@ -324,11 +350,13 @@ def side_by_side(servers: dict[str, Served], load: Workload) -> dict[str, list[f
 def _caller(served: Served) -> Callable[[bytes], bytes]:
     def call(payload: bytes) -> bytes:
         return bytes(served.call(payload, timeout=300))
+
     return call
 
 
-def comparison_rows(servers: dict[str, Served], loads: list[Workload]
-                    ) -> tuple[list[list[Any]], dict[str, list[tuple[int, float]]]]:
+def comparison_rows(
+    servers: dict[str, Served], loads: list[Workload]
+) -> tuple[list[list[Any]], dict[str, list[tuple[int, float]]]]:
     """One row per workload: p50/p99 per server and the ratios to the floor."""
     rows: list[list[Any]] = []
     p50s: dict[str, list[tuple[int, float]]] = {name: [] for name in servers}
@@ -361,8 +389,10 @@ def comparison_header(servers: dict[str, Served]) -> list[str]:
 def head_of_line(args: tuple[str, ...], small: Workload, big: Workload) -> list[Any]:
     """Small-request latency alone, then while 1000-pool requests run back to back."""
     with serving(*args) as served:
+
         def call(b: bytes) -> bytes:
             return served.call(b, timeout=300)
+
         alone = timings(call, small.payload, 300)
         stop = threading.Event()
         big_latencies: list[float] = []
@@ -380,9 +410,16 @@ def head_of_line(args: tuple[str, ...], small: Workload, big: Workload) -> list[
         stop.set()
         background.join()
     mode = " ".join(a for a in args if a not in NO_CACHE) or "threads (default)"
-    return [mode, f"{p(alone, 0.5):.2f}", f"{p(alone, 0.99):.2f}", f"{p(loaded, 0.5):.2f}",
-            f"{p(loaded, 0.99):.2f}", f"{max(loaded):.0f}", len(big_latencies),
-            f"{statistics.median(big_latencies):.0f}" if big_latencies else "-"]
+    return [
+        mode,
+        f"{p(alone, 0.5):.2f}",
+        f"{p(alone, 0.99):.2f}",
+        f"{p(loaded, 0.5):.2f}",
+        f"{p(loaded, 0.99):.2f}",
+        f"{max(loaded):.0f}",
+        len(big_latencies),
+        f"{statistics.median(big_latencies):.0f}" if big_latencies else "-",
+    ]
 
 
 def variant(payload: bytes, index: int) -> bytes:
@@ -436,8 +473,14 @@ def sizing_rows() -> list[list[Any]]:
     with serving() as cached, serving(*NO_CACHE) as uncached:
         for pools in SIZING_POOLS:
             load = pool_workload(pools)
-            rows.append([load.name, load.resources, f"{per_core(cached, load.payload):.0f}",
-                         f"{per_core(uncached, load.payload):.0f}"])
+            rows.append(
+                [
+                    load.name,
+                    load.resources,
+                    f"{per_core(cached, load.payload):.0f}",
+                    f"{per_core(uncached, load.payload):.0f}",
+                ]
+            )
             print(" | ".join(str(c) for c in rows[-1]), flush=True)
     return rows
 
@@ -446,15 +489,24 @@ def cache_at_limit(base: Workload, limit_mib: int) -> list[list[Any]]:
     """RSS once distinct requests have filled the cache past its limit, next to the cache off."""
     count = int(2 * limit_mib * MIB / max(base.response_bytes, 1)) + 1
     rows: list[list[Any]] = []
-    for label, args in ((f"cache {limit_mib} MiB", ("--response-cache-mib", str(limit_mib))),
-                        ("cache off", NO_CACHE)):
+    for label, args in (
+        (f"cache {limit_mib} MiB", ("--response-cache-mib", str(limit_mib))),
+        ("cache off", NO_CACHE),
+    ):
         with serving(*args) as served:
             idle = served.rss()
             for index in range(count):
                 served.call(variant(base.payload, index), timeout=300)
             end = served.rss()
-        rows.append([label, count, f"{idle['rss'] / 1024:.0f}", f"{end['rss'] / 1024:.0f}",
-                     f"{end['peak'] / 1024:.0f}"])
+        rows.append(
+            [
+                label,
+                count,
+                f"{idle['rss'] / 1024:.0f}",
+                f"{end['rss'] / 1024:.0f}",
+                f"{end['peak'] / 1024:.0f}",
+            ]
+        )
     return rows
 
 
@@ -475,23 +527,32 @@ def benchmark(out: Path, before: Path | None = None) -> None:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     before_args = _composing(before) if before is not None else ()
     command = "python bench/run.py" + (f" --before {before}" if before else "")
-    report = Report([
-        f"# Benchmark results ({started})", "",
-        f"Machine: {machine()}. **Shared** with other agents' builds and tests while measuring, "
-        "so absolute figures move between runs; every server below was measured in the same "
-        f"run, taking turns call by call on the same request bytes: compare the ratios. "
-        f"Command: `{command}` (`make bench`). Latency is per RunFunction over gRPC, "
-        "sequential calls from one client; p50/p99 in ms.", "",
-        "Servers: **cache on** is `python -m function` as shipped (`--response-cache-mib 64`): "
-        "the steady state, where Crossplane re-sends an unchanged request on every poll. "
-        "**cache off** (`--response-cache-mib 0`) composes every request (its composing "
-        "memos, 16 MiB of encoded bodies and decoded Structs, stay on). **floor** is the SDK's "
-        "do-nothing server answering each request with the response bytes the function gives "
-        "to it, prepared at start-up (bench/floor.py)." + (
-            f" **before** is the function checked out in `{before}`"
-            f"{' with its cache off too' if before_args else ''}."
-            if before else ""), "",
-    ])
+    report = Report(
+        [
+            f"# Benchmark results ({started})",
+            "",
+            f"Machine: {machine()}. **Shared** with other agents' builds and tests while "
+            "measuring, "
+            "so absolute figures move between runs; every server below was measured in the same "
+            f"run, taking turns call by call on the same request bytes: compare the ratios. "
+            f"Command: `{command}` (`make bench`). Latency is per RunFunction over gRPC, "
+            "sequential calls from one client; p50/p99 in ms.",
+            "",
+            "Servers: **cache on** is `python -m function` as shipped (`--response-cache-mib 64`): "
+            "the steady state, where Crossplane re-sends an unchanged request on every poll. "
+            "**cache off** (`--response-cache-mib 0`) composes every request (its composing "
+            "memos, 16 MiB of encoded bodies and decoded Structs, stay on). **floor** is the SDK's "
+            "do-nothing server answering each request with the response bytes the function gives "
+            "to it, prepared at start-up (bench/floor.py)."
+            + (
+                f" **before** is the function checked out in `{before}`"
+                f"{' with its cache off too' if before_args else ''}."
+                if before
+                else ""
+            ),
+            "",
+        ]
+    )
     examples = example_workloads()
     pools = [pool_workload(n) for n in POOL_COUNTS]
     changing = [observed_changing(load) for load in pools if load.resources < 1000]
@@ -500,22 +561,33 @@ def benchmark(out: Path, before: Path | None = None) -> None:
             "cache on": stack.enter_context(serving()),
             "cache off": stack.enter_context(serving(*NO_CACHE)),
             "floor": stack.enter_context(
-                serving(floor=True, answers=[*pools, *changing, *examples])),
+                serving(floor=True, answers=[*pools, *changing, *examples])
+            ),
         }
         if before is not None:
             servers["before"] = stack.enter_context(serving(*before_args, root=before))
         header = comparison_header(servers)
         rows, p50s = comparison_rows(servers, pools)
-        report.section(f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) "
-                       "by node pool count", header, rows)
+        report.section(
+            f"One cluster ({POOL_CLOUD.upper()}, every resource observed Ready) by node pool count",
+            header,
+            rows,
+        )
         changing_rows, _ = comparison_rows(servers, changing)
-        report.section("The same clusters, observed state changing on every call", header,
-                       changing_rows, note="Every call's observed composed resources carry a "
-                       "new `metadata.resourceVersion` (same answer): no request and no observed "
-                       "body repeats, so the cache on misses too (bench/run.py observed_changing).")
+        report.section(
+            "The same clusters, observed state changing on every call",
+            header,
+            changing_rows,
+            note="Every call's observed composed resources carry a "
+            "new `metadata.resourceVersion` (same answer): no request and no observed "
+            "body repeats, so the cache on misses too (bench/run.py observed_changing).",
+        )
         example_rows, _ = comparison_rows(servers, examples)
-        report.section("Render cases (tests/render-cases, requirements fetched as the engine does)",
-                       header, example_rows)
+        report.section(
+            "Render cases (tests/render-cases, requirements fetched as the engine does)",
+            header,
+            example_rows,
+        )
         memory = {name: served.rss() for name, served in servers.items()}
     slope_resources = {n: load.resources for n, load in zip(POOL_COUNTS, pools, strict=True)}
     wanted = {slope_resources[n] for n in SLOPE_POOLS}
@@ -524,31 +596,65 @@ def benchmark(out: Path, before: Path | None = None) -> None:
         slope = marginal_cost([pt for pt in p50s[name] if pt[0] in wanted])
         whole = marginal_cost(p50s[name])
         rss, peak = memory[name]["rss"], memory[name]["peak"]
-        cost_rows.append([name, f"{slope * 1000:.1f}", f"{whole * 1000:.1f}",
-                          f"{rss / 1024:.0f}", f"{peak / 1024:.0f}"])
-    report.section("Marginal cost per composed resource and memory", [
-        "server", "µs per resource, 1->200 pools", "µs per resource, 1->1000 pools",
-        "RSS after the runs MiB", "peak RSS (VmHWM) MiB"], cost_rows,
-        note="Slope of p50 latency over composed resources (least squares over the pool rows).")
-    report.section("RSS with the response cache at its limit", [
-        "server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
+        cost_rows.append(
+            [
+                name,
+                f"{slope * 1000:.1f}",
+                f"{whole * 1000:.1f}",
+                f"{rss / 1024:.0f}",
+                f"{peak / 1024:.0f}",
+            ]
+        )
+    report.section(
+        "Marginal cost per composed resource and memory",
+        [
+            "server",
+            "µs per resource, 1->200 pools",
+            "µs per resource, 1->1000 pools",
+            "RSS after the runs MiB",
+            "peak RSS (VmHWM) MiB",
+        ],
+        cost_rows,
+        note="Slope of p50 latency over composed resources (least squares over the pool rows).",
+    )
+    report.section(
+        "RSS with the response cache at its limit",
+        ["server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
         cache_at_limit(pools[SLOPE_POOLS.index(200)], 64),
         note="Distinct 200-pool requests (a label changed each time) totalling twice the "
-        "cache limit, so the cache fills and evicts; the same traffic with the cache off.")
-    report.section("Sizing: requests per second per core", [
-        "request", "resources", "cache on (unchanged composites)",
-        "cache off (every composite changed)"], sizing_rows(),
+        "cache limit, so the cache fills and evicts; the same traffic with the cache off.",
+    )
+    report.section(
+        "Sizing: requests per second per core",
+        [
+            "request",
+            "resources",
+            "cache on (unchanged composites)",
+            "cache off (every composite changed)",
+        ],
+        sizing_rows(),
         note="Two clients sending back to back for 4 s; requests answered per second of the "
         "server's CPU time (user + system, from /proc), so other load on the machine does not "
-        "count. One replica in threads mode uses about one core.")
+        "count. One replica in threads mode uses about one core.",
+    )
     big = pool_workload(1000, "aws")
-    report.section("1000 AWS node pools vs the 4 MiB default limit", ["figure", "value"], [
-        ["composed resources", big.resources],
-        ["response size", f"{big.response_bytes / MIB:.2f} MiB "
-                          f"({100 * big.response_bytes / (4 * MIB):.0f}% of 4 MiB)"],
-        ["request size", f"{len(big.payload) / MIB:.2f} MiB"],
-        ["fits", "yes" if big.response_bytes <= 4 * MIB else "no: fatal result names the limit"],
-    ])
+    report.section(
+        "1000 AWS node pools vs the 4 MiB default limit",
+        ["figure", "value"],
+        [
+            ["composed resources", big.resources],
+            [
+                "response size",
+                f"{big.response_bytes / MIB:.2f} MiB "
+                f"({100 * big.response_bytes / (4 * MIB):.0f}% of 4 MiB)",
+            ],
+            ["request size", f"{len(big.payload) / MIB:.2f} MiB"],
+            [
+                "fits",
+                "yes" if big.response_bytes <= 4 * MIB else "no: fatal result names the limit",
+            ],
+        ],
+    )
     head_of_line_section(report, examples[0], big)
     out.write_text("\n".join(report.lines) + kept_sections(out))
     print(f"wrote {out}")
@@ -576,27 +682,35 @@ def from_scratch(before: Path | None = None) -> None:
         servers = {
             "cache off": stack.enter_context(serving(*NO_CACHE)),
             "floor": stack.enter_context(
-                serving(floor=True, answers=[*pools, *changing, *examples])),
+                serving(floor=True, answers=[*pools, *changing, *examples])
+            ),
             # no pass reused either (fnplatform.reuse): every call composes everything
             "from scratch": stack.enter_context(serving(*NO_CACHE, "--no-reuse-passes")),
         }
         if before is not None:
-            servers["before"] = stack.enter_context(
-                serving(*_composing(before), root=before))
-        header = [*comparison_header(servers), *(f"{name} CPU ms" for name in servers),
-                  *(f"CPU {name} / floor" for name in servers if name != "floor"),
-                  *(["CPU before / cache off"] if before else [])]
+            servers["before"] = stack.enter_context(serving(*_composing(before), root=before))
+        header = [
+            *comparison_header(servers),
+            *(f"{name} CPU ms" for name in servers),
+            *(f"CPU {name} / floor" for name in servers if name != "floor"),
+            *(["CPU before / cache off"] if before else []),
+        ]
         report = Report()
         rows = with_cpu(servers, [*pools, *changing])
         report.section("One cluster by node pool count (cache off)", header, rows)
         example_rows = with_cpu(servers, examples)
         report.section("Render cases (cache off)", header, example_rows)
-    for title, column in (("p50", "cache off / floor"), ("CPU", "CPU cache off / floor"),
-                          ("CPU from scratch", "CPU from scratch / floor")):
+    for title, column in (
+        ("p50", "cache off / floor"),
+        ("CPU", "CPU cache off / floor"),
+        ("CPU from scratch", "CPU from scratch / floor"),
+    ):
         at = header.index(column)
         ratios = [float(row[at].rstrip("x")) for row in example_rows]
-        print(f"render cases, {title} cache off / floor: median "
-              f"{statistics.median(ratios):.2f}x, max {max(ratios):.2f}x")
+        print(
+            f"render cases, {title} cache off / floor: median "
+            f"{statistics.median(ratios):.2f}x, max {max(ratios):.2f}x"
+        )
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
@@ -609,11 +723,16 @@ def with_cpu(servers: dict[str, Served], loads: list[Workload]) -> list[list[Any
         started = {name: cpu_seconds(served.process.pid) for name, served in servers.items()}
         (row,), _ = comparison_rows(servers, [load])
         calls = iterations(load.resources) + 2  # the warm-up calls count too
-        cpu = {name: (cpu_seconds(served.process.pid) - started[name]) * 1000 / calls
-               for name, served in servers.items()}
+        cpu = {
+            name: (cpu_seconds(served.process.pid) - started[name]) * 1000 / calls
+            for name, served in servers.items()
+        }
         row += [f"{cpu[name]:.2f}" for name in servers]
-        row += [f"{cpu[name] / cpu['floor']:.2f}x" if cpu["floor"] else "-"
-                for name in servers if name != "floor"]
+        row += [
+            f"{cpu[name] / cpu['floor']:.2f}x" if cpu["floor"] else "-"
+            for name in servers
+            if name != "floor"
+        ]
         if "before" in servers:
             row.append(f"{cpu['before'] / cpu['cache off']:.2f}x" if cpu["cache off"] else "-")
         rows.append(row)
@@ -648,12 +767,16 @@ def machine() -> str:
     with contextlib.suppress(OSError, IndexError, ValueError):
         kib = int(Path("/proc/meminfo").read_text().split()[1])
         memory = f", {kib / MIB:.0f} GiB RAM"
-    return (f"{os.cpu_count()} CPUs ({cpu}){memory}, Python {sys.version.split()[0]}, "
-            f"load average {os.getloadavg()[0]:.1f} at the start")
+    return (
+        f"{os.cpu_count()} CPUs ({cpu}){memory}, Python {sys.version.split()[0]}, "
+        f"load average {os.getloadavg()[0]:.1f} at the start"
+    )
 
 
 HOL_MODES: tuple[tuple[str, ...], ...] = (
-    NO_CACHE, (*NO_CACHE, "--switch-interval-ms", "5"), (*NO_CACHE, "--processes", "2"),
+    NO_CACHE,
+    (*NO_CACHE, "--switch-interval-ms", "5"),
+    (*NO_CACHE, "--processes", "2"),
 )
 
 
@@ -661,10 +784,20 @@ def head_of_line_section(report: Report, small: Workload, big: Workload) -> None
     """Head-of-line blocking for each serving mode (cache off: the big request composes)."""
     report.section(
         "Head-of-line blocking: small request while 1000-pool requests run back to back",
-        ["serving", "alone p50", "alone p99", "loaded p50", "loaded p99", "loaded max",
-         "big done", "big p50 ms"], [head_of_line(mode, small, big) for mode in HOL_MODES],
+        [
+            "serving",
+            "alone p50",
+            "alone p99",
+            "loaded p50",
+            "loaded p99",
+            "loaded max",
+            "big done",
+            "big p50 ms",
+        ],
+        [head_of_line(mode, small, big) for mode in HOL_MODES],
         note=f"small = `{small.name}`; big = 1000 AWS pools ({big.resources} resources); "
-        "latencies in ms; `--response-cache-mib 0` so that every big request composes.")
+        "latencies in ms; `--response-cache-mib 0` so that every big request composes.",
+    )
 
 
 def head_of_line_only(out: Path) -> None:
@@ -689,9 +822,11 @@ def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) 
     samples: list[tuple[int, int]] = []
     started = time.perf_counter()
     with serving("--response-cache-mib", str(cache_mib)) as served:
+
         def send(index: int) -> None:
             payload = variant(fresh, index) if index % 4 == 0 else payloads[index % len(payloads)]
             served.call(payload, timeout=120)
+
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(send, range(warmup)))
             after_warmup = served.rss()["rss"]
@@ -708,18 +843,24 @@ def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) 
     growth = 100 * (end["rss"] - after_warmup) / after_warmup
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     lines = [
-        "", f"## Soak: {requests_total} mixed requests ({stamp})",
-        "", f"`python bench/run.py soak --requests {requests_total}`; {clients} concurrent "
+        "",
+        f"## Soak: {requests_total} mixed requests ({stamp})",
+        "",
+        f"`python bench/run.py soak --requests {requests_total}`; {clients} concurrent "
         f"clients, cache {cache_mib} MiB. Every fourth request is new content (a 10-pool "
         f"cluster with a label changed: composed, stored, later evicted); the others cycle "
         f"over {len(loads)} requests (every render case and a 10-pool cluster). "
-        f"{elapsed:.0f} s, {requests_total / elapsed:.0f} req/s on the shared machine.", "",
-        "| figure | value |", "|---|---|",
+        f"{elapsed:.0f} s, {requests_total / elapsed:.0f} req/s on the shared machine.",
+        "",
+        "| figure | value |",
+        "|---|---|",
         f"| RSS after warm-up ({warmup} requests) | {after_warmup / 1024:.1f} MiB |",
         f"| RSS at the end | {end['rss'] / 1024:.1f} MiB |",
         f"| peak RSS (VmHWM) | {end['peak'] / 1024:.1f} MiB |",
         f"| growth after warm-up | {growth:+.1f}% ({'ok' if growth < 10 else 'FAIL'}: < 10%) |",
-        "", "RSS samples: " + ", ".join(f"{n}: {kib / 1024:.1f} MiB" for n, kib in samples), "",
+        "",
+        "RSS samples: " + ", ".join(f"{n}: {kib / 1024:.1f} MiB" for n, kib in samples),
+        "",
     ]
     with out.open("a") as handle:
         handle.write("\n".join(lines))
@@ -730,14 +871,23 @@ def soak(requests_total: int, out: Path, clients: int = 4, cache_mib: int = 64) 
 
 def main() -> None:
     """Command line."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", nargs="?", default="run",
-                        choices=["run", "floor", "soak", "hol", "sizing", "memory"])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "mode",
+        nargs="?",
+        default="run",
+        choices=["run", "floor", "soak", "hol", "sizing", "memory"],
+    )
     parser.add_argument("--requests", type=int, default=100_000, help="soak: how many requests")
     parser.add_argument("--cache-mib", type=int, default=64, help="soak: response cache size")
-    parser.add_argument("--before", type=Path, help="run: also serve the function in this "
-                        "checkout (e.g. `git worktree add /tmp/before main`), side by side")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="run: also serve the function in this "
+        "checkout (e.g. `git worktree add /tmp/before main`), side by side",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.md")
     args = parser.parse_args()
     if args.mode == "soak":
@@ -748,13 +898,18 @@ def main() -> None:
         head_of_line_only(args.out)
     elif args.mode == "memory":
         report = Report()
-        report.section("RSS with the response cache at its limit", [
-            "server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
-            cache_at_limit(pool_workload(200), 64))
+        report.section(
+            "RSS with the response cache at its limit",
+            ["server", "distinct requests", "RSS idle MiB", "RSS after MiB", "peak RSS MiB"],
+            cache_at_limit(pool_workload(200), 64),
+        )
     elif args.mode == "sizing":
         report = Report()
-        report.section("Sizing: requests per second per core", [
-            "request", "resources", "cache on", "cache off"], sizing_rows())
+        report.section(
+            "Sizing: requests per second per core",
+            ["request", "resources", "cache on", "cache off"],
+            sizing_rows(),
+        )
     else:
         benchmark(args.out, args.before)
 

@@ -89,12 +89,17 @@ class Address(click.ParamType):
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="function-platform")
 @click.option(
-    "--debug", "-d", is_flag=True,
+    "--debug",
+    "-d",
+    is_flag=True,
     help="Debug logs, with one line per request: composite, module, duration, resource and "
     "result counts (never values).",
 )
 @click.option(
-    "--log-format", type=click.Choice(LOG_FORMATS), default="auto", show_default=True,
+    "--log-format",
+    type=click.Choice(LOG_FORMATS),
+    default="auto",
+    show_default=True,
     help="json: JSON lines; console: for people; auto: console with --debug, else json.",
 )
 @click.option("--address", default="0.0.0.0:9443", show_default=True, help="Address to listen on.")
@@ -107,59 +112,93 @@ class Address(click.ParamType):
 )
 @click.option("--insecure", is_flag=True, help="Serve without TLS (development only).")
 @click.option(
-    "--max-recv-message-size", default="4", show_default=True, type=Size(),
+    "--max-recv-message-size",
+    default="4",
+    show_default=True,
+    type=Size(),
     help="Largest request accepted: MiB, or with a unit (512KiB, 100000B).",
 )
 @click.option(
-    "--max-send-message-size", default="4", show_default=True, type=Size(),
+    "--max-send-message-size",
+    default="4",
+    show_default=True,
+    type=Size(),
     help="Largest response sent: MiB, or with a unit; responses near it carry a warning. "
     "Crossplane v2.4 accepts at most 4 MiB.",
 )
 @click.option(
-    "--grace-period", default=20.0, show_default=True, type=click.FloatRange(0),
+    "--grace-period",
+    default=20.0,
+    show_default=True,
+    type=click.FloatRange(0),
     help="Seconds in-flight requests get to finish after SIGTERM.",
 )
 @click.option(
-    "--max-connection-age", default="30s", show_default=True, type=Duration(allow_zero=True),
+    "--max-connection-age",
+    default="30s",
+    show_default=True,
+    type=Duration(allow_zero=True),
     help="Close each client connection (GOAWAY) after about this long, so Crossplane "
     "reconnects and spreads calls over replicas added since; 0s: never.",
 )
 @click.option(
-    "--max-connection-age-grace", default="2m", show_default=True,
+    "--max-connection-age-grace",
+    default="2m",
+    show_default=True,
     type=Duration(allow_zero=True),
     help="How long calls in flight on an aged connection get to finish before it is closed.",
 )
 @click.option(
-    "--processes", default=0, show_default=True, type=click.IntRange(0),
+    "--processes",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0),
     help="Compose in this many worker processes (0: threads of the server process).",
 )
 @click.option(
-    "--switch-interval-ms", default=1.0, show_default=True, type=click.FloatRange(0.05, 100),
+    "--switch-interval-ms",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(0.05, 100),
     help="How often composing threads hand over the GIL; shorter keeps small requests fast "
     "while a large one composes (see bench/results.md).",
 )
 @click.option(
-    "--response-cache-mib", default=64, show_default=True, type=click.IntRange(0),
+    "--response-cache-mib",
+    default=64,
+    show_default=True,
+    type=click.IntRange(0),
     help="Reuse the answer to a request whose content (all but its tag) was answered before, "
     "within this many MiB (least recently used first); 0 composes every request.",
 )
 @click.option(
-    "--reuse-passes/--no-reuse-passes", default=True, show_default=True,
+    "--reuse-passes/--no-reuse-passes",
+    default=True,
+    show_default=True,
     help="Reuse a composite's last pass while every observed field it read is unchanged "
     "(a new resourceVersion, a field nothing reads); within the memos' share of "
     "--response-cache-mib. --no-reuse-passes composes every pass from scratch.",
 )
 @click.option(
-    "--metrics-address", default=":8080", show_default=True, type=Address(),
+    "--metrics-address",
+    default=":8080",
+    show_default=True,
+    type=Address(),
     help="Serve Prometheus metrics at this address (host:port, :port); empty: off.",
 )
 @click.option(
-    "--ttl-waiting", default="60s", show_default=True, type=Duration(),
+    "--ttl-waiting",
+    default="60s",
+    show_default=True,
+    type=Duration(),
     help="Response TTL while the function holds resources back or they are not Ready, for "
     "step inputs that set no ttl: Crossplane calls again this soon.",
 )
 @click.option(
-    "--ttl-ready", default="5m", show_default=True, type=Duration(),
+    "--ttl-ready",
+    default="5m",
+    show_default=True,
+    type=Duration(),
     help="Response TTL once everything is composed and Ready, for step inputs that set no ttl.",
 )
 def cli(  # noqa: PLR0917 - one parameter per flag

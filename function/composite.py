@@ -54,8 +54,9 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
     # The kind only: a platform may serve the XRD in its own group.
     api = next((a for a in apis if a.kind == kind), None) if kind else None
     if kind and api is None:
-        owner = next((m for m, group in _apis().items() if any(a.kind == kind for a in group)),
-                     None)
+        owner = next(
+            (m for m, group in _apis().items() if any(a.kind == kind for a in group)), None
+        )
         hint = f" (module {owner} composes {kind})" if owner else ""
         composes = ", ".join(f"{a.kind} ({a.api_version})" for a in apis)
         raise CompositionError(

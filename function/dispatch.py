@@ -51,8 +51,10 @@ class ParsedInputs:
         """:func:`parse_input` of ``request``, remembered."""
         if not request.HasField("input"):
             return _parse_input({})
-        return self._memo.get(request.input.SerializeToString(deterministic=True),
-                              lambda: _parse_input(struct_to_dict(request.input)))
+        return self._memo.get(
+            request.input.SerializeToString(deterministic=True),
+            lambda: _parse_input(struct_to_dict(request.input)),
+        )
 
 
 INPUTS = ParsedInputs()
@@ -108,23 +110,25 @@ def check_composite_shape(request: fnv1.RunFunctionRequest) -> None:
             _require_kind(composite.fields[name], "struct_value", name, "must be an object")
     spec = composite.fields["spec"].struct_value if "spec" in composite.fields else None
     if spec is not None and "parameters" in spec.fields:
-        _require_kind(spec.fields["parameters"], "struct_value", "spec.parameters",
-                      "must be an object")
+        _require_kind(
+            spec.fields["parameters"], "struct_value", "spec.parameters", "must be an object"
+        )
     if "metadata" not in composite.fields:
         return
     metadata = composite.fields["metadata"].struct_value
     for text in ("name", "namespace"):
         if text in metadata.fields:
-            _require_kind(metadata.fields[text], "string_value", f"metadata.{text}",
-                          "must be a string")
+            _require_kind(
+                metadata.fields[text], "string_value", f"metadata.{text}", "must be a string"
+            )
     for name in _STRING_MAPS:
         if name not in metadata.fields:
             continue
-        _require_kind(metadata.fields[name], "struct_value", f"metadata.{name}",
-                      "must be an object")
+        _require_kind(
+            metadata.fields[name], "struct_value", f"metadata.{name}", "must be an object"
+        )
         for key, value in sorted(metadata.fields[name].struct_value.fields.items()):
-            _require_kind(value, "string_value", f"metadata.{name}.{key[:80]}",
-                          "must be a string")
+            _require_kind(value, "string_value", f"metadata.{name}.{key[:80]}", "must be a string")
 
 
 def _require_kind(value: struct_pb2.Value, kind: str, field: str, reason: str) -> None:
@@ -172,8 +176,11 @@ def run(
 
 
 def run_with_outcome(
-    request: fnv1.RunFunctionRequest, ttl: PhaseTTL, wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None, probe: Probe | None = None,
+    request: fnv1.RunFunctionRequest,
+    ttl: PhaseTTL,
+    wire: dict[str, bytes] | None = None,
+    raw: bytes | None = None,
+    probe: Probe | None = None,
 ) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
     """:func:`run`, and the module that answered and how (see :class:`Call`).
 
@@ -228,8 +235,7 @@ def log_failure(err: Exception, module: str, tag: str) -> None:
         for frame in traceback.extract_tb(err.__traceback__)
     ]
     log = logging.get_logger()
-    log.error("composition failed", module=module, tag=tag, error=type(err).__name__,
-              frames=frames)
+    log.error("composition failed", module=module, tag=tag, error=type(err).__name__, frames=frames)
     log.debug("composition failed", module=module, tag=tag, message=str(err)[:500])
 
 
@@ -252,8 +258,13 @@ def fatal(
     rsp = response.to(request)
     both = fnv1.TARGET_COMPOSITE_AND_CLAIM
     rsp.results.add(severity=fnv1.SEVERITY_WARNING, message=message, reason=reason, target=both)
-    rsp.conditions.add(type=COMPOSED, status=fnv1.STATUS_CONDITION_FALSE, reason=reason,
-                       message=message, target=both)
+    rsp.conditions.add(
+        type=COMPOSED,
+        status=fnv1.STATUS_CONDITION_FALSE,
+        reason=reason,
+        message=message,
+        target=both,
+    )
     response.fatal(rsp, message)
     return rsp
 
@@ -309,8 +320,12 @@ def parse_request(raw: bytes) -> Parsed:
         request.ParseFromString(raw)
     except Exception:
         return Parsed(raw, None, None, time.perf_counter() - started)
-    return Parsed(raw, request, PASSES.probe(_composer_of(request), request, raw),
-                  time.perf_counter() - started)
+    return Parsed(
+        raw,
+        request,
+        PASSES.probe(_composer_of(request), request, raw),
+        time.perf_counter() - started,
+    )
 
 
 def _composer_of(request: fnv1.RunFunctionRequest) -> Composer | None:
@@ -330,8 +345,9 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         out = rsp.SerializeToString(deterministic=True)
-        return Composed(out, Call("unknown", "other", "fatal", 0, len(out)),
-                        time.perf_counter() - started)
+        return Composed(
+            out, Call("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
+        )
     wire: dict[str, bytes] = {}
     PASSES.last_reused = False
     rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.probe)
@@ -380,13 +396,14 @@ def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
         if tag >> 3 >= _DESIRED:
             cut = end = at
             if tag >> 3 == _DESIRED:
-                state = body[start:start + size]
+                state = body[start : start + size]
                 end = start + size
             break
         at = start + size
     state += b"".join(entries[name] for name in sorted(entries, key=map_order))
-    return b"".join((body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state,
-                     body[end:]))
+    return b"".join(
+        (body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state, body[end:])
+    )
 
 
 def _varint_at(data: bytes, at: int) -> tuple[int, int]:

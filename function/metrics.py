@@ -56,30 +56,44 @@ class Metrics:
         """Create the instruments in ``registry``."""
         registry = self.registry
         self.requests = Counter(
-            f"{PREFIX}_requests", "RunFunction calls answered, by module, composite kind and "
+            f"{PREFIX}_requests",
+            "RunFunction calls answered, by module, composite kind and "
             "outcome (ok, warning, fatal: bad input; error: an internal error).",
-            ["module", "kind", "outcome"], registry=registry,
+            ["module", "kind", "outcome"],
+            registry=registry,
         )
         self.compose_seconds = Histogram(
-            f"{PREFIX}_compose_seconds", "Time spent composing a request (cache hits excluded).",
-            ["module"], buckets=COMPOSE_SECONDS, registry=registry,
+            f"{PREFIX}_compose_seconds",
+            "Time spent composing a request (cache hits excluded).",
+            ["module"],
+            buckets=COMPOSE_SECONDS,
+            registry=registry,
         )
         self.desired_resources = Histogram(
-            f"{PREFIX}_desired_resources", "Desired composed resources per composed response.",
-            ["module"], buckets=RESOURCE_COUNTS, registry=registry,
+            f"{PREFIX}_desired_resources",
+            "Desired composed resources per composed response.",
+            ["module"],
+            buckets=RESOURCE_COUNTS,
+            registry=registry,
         )
         self.response_ratio = Histogram(
-            f"{PREFIX}_response_size_ratio", "Composed response size as a fraction of "
+            f"{PREFIX}_response_size_ratio",
+            "Composed response size as a fraction of "
             "--max-send-message-size (over 0.8 carries a warning; over 1 is refused).",
-            ["module"], buckets=LIMIT_RATIOS, registry=registry,
+            ["module"],
+            buckets=LIMIT_RATIOS,
+            registry=registry,
         )
         self.reused = Counter(
-            f"{PREFIX}_passes_reused", "Composed answers whose pass was reused, not composed "
+            f"{PREFIX}_passes_reused",
+            "Composed answers whose pass was reused, not composed "
             "again: every observed field it read was unchanged (fnplatform.reuse).",
-            ["module"], registry=registry,
+            ["module"],
+            registry=registry,
         )
         self.in_flight = Gauge(
-            f"{PREFIX}_requests_in_flight", "RunFunction calls being answered now.",
+            f"{PREFIX}_requests_in_flight",
+            "RunFunction calls being answered now.",
             registry=registry,
         )
         registry.register(_StateCollector(self))
@@ -100,11 +114,14 @@ class Metrics:
         self.answered(call)
         children = self._per_module.get(call.module)
         if children is None:
-            children = self._per_module.setdefault(call.module, (
-                self.compose_seconds.labels(call.module),
-                self.desired_resources.labels(call.module),
-                self.response_ratio.labels(call.module),
-            ))
+            children = self._per_module.setdefault(
+                call.module,
+                (
+                    self.compose_seconds.labels(call.module),
+                    self.desired_resources.labels(call.module),
+                    self.response_ratio.labels(call.module),
+                ),
+            )
         duration, resources, ratio = children
         if call.reused:
             self.reused.labels(call.module).inc()
@@ -122,24 +139,36 @@ class _StateCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         """The cache's counters and sizes, the send limit and the workers' load."""
         metrics = self.metrics
-        yield _gauge("response_limit_bytes", "--max-send-message-size in bytes.",
-                     metrics.max_send)
-        yield _gauge("compose_workers", "Compositions the executor runs at once "
-                     "(--processes, or the thread pool's size).", metrics.workers.size)
-        yield _gauge("compose_workers_busy", "Compositions submitted and not finished; above "
-                     "compose_workers, requests wait for a worker.", metrics.workers.busy)
+        yield _gauge("response_limit_bytes", "--max-send-message-size in bytes.", metrics.max_send)
+        yield _gauge(
+            "compose_workers",
+            "Compositions the executor runs at once (--processes, or the thread pool's size).",
+            metrics.workers.size,
+        )
+        yield _gauge(
+            "compose_workers_busy",
+            "Compositions submitted and not finished; above "
+            "compose_workers, requests wait for a worker.",
+            metrics.workers.busy,
+        )
         cache = metrics.cache
         if cache is None:
             return
-        yield _counter("response_cache_hits", "Requests answered from the response cache.",
-                       cache.hits)
-        yield _counter("response_cache_misses", "Requests the response cache did not hold.",
-                       cache.misses)
-        yield _counter("response_cache_evictions", "Responses dropped to stay within "
-                       "--response-cache-mib.", cache.evictions)
+        yield _counter(
+            "response_cache_hits", "Requests answered from the response cache.", cache.hits
+        )
+        yield _counter(
+            "response_cache_misses", "Requests the response cache did not hold.", cache.misses
+        )
+        yield _counter(
+            "response_cache_evictions",
+            "Responses dropped to stay within --response-cache-mib.",
+            cache.evictions,
+        )
         yield _gauge("response_cache_bytes", "Bytes charged to the response cache.", cache.size)
-        yield _gauge("response_cache_limit_bytes", "The response cache's bound in bytes.",
-                     cache.limit_bytes)
+        yield _gauge(
+            "response_cache_limit_bytes", "The response cache's bound in bytes.", cache.limit_bytes
+        )
         yield _gauge("response_cache_entries", "Responses held.", len(cache))
 
 

@@ -77,8 +77,9 @@ def describe_call(request: bytes, response: bytes) -> dict[str, Any]:
     name = metadata.fields["name"].string_value if metadata and "name" in metadata.fields else ""
     kind = composite.fields["kind"].string_value if "kind" in composite.fields else ""
     module = req.input.fields["module"].string_value if "module" in req.input.fields else ""
-    severities = [fnv1.Severity.Name(r.severity).removeprefix("SEVERITY_").lower()
-                  for r in rsp.results]
+    severities = [
+        fnv1.Severity.Name(r.severity).removeprefix("SEVERITY_").lower() for r in rsp.results
+    ]
     return {
         "composite": f"{kind}/{name}" if kind else name,
         "module": module,

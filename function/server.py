@@ -154,14 +154,16 @@ class Handler:
             self.metrics.composed(composed.call, composed.seconds)
         return composed.response
 
-    async def _in_executor(self, compose: Callable[[Any, int, PhaseTTL], Composed],
-                           request: Any) -> Composed:
+    async def _in_executor(
+        self, compose: Callable[[Any, int, PhaseTTL], Composed], request: Any
+    ) -> Composed:
         """``compose(request, max_send, ttl)`` in the executor, counted as a busy worker."""
         loop = asyncio.get_running_loop()
         self.workers.busy += 1
         try:
             return await loop.run_in_executor(
-                self.executor, compose, request, self.max_send, self.ttl)
+                self.executor, compose, request, self.max_send, self.ttl
+            )
         finally:
             self.workers.busy -= 1
 
@@ -209,8 +211,13 @@ def build_server(
         cache = response_cache(config)
     workers = metrics.workers if metrics is not None else Workers(pool_size(config.processes))
     handler = Handler(
-        executor, config.max_send_message_size, cache, ttl=config.ttl, metrics=metrics,
-        workers=workers, inline_max=INLINE_MAX_BYTES if config.processes <= 0 else 0,
+        executor,
+        config.max_send_message_size,
+        cache,
+        ttl=config.ttl,
+        metrics=metrics,
+        workers=workers,
+        inline_max=INLINE_MAX_BYTES if config.processes <= 0 else 0,
     )
     if metrics is not None:
         metrics.cache = cache
@@ -228,8 +235,7 @@ def build_server(
     else:
         if not config.tls_certs_dir:
             msg = (
-                "no TLS certificates: pass --tls-certs-dir (or TLS_SERVER_CERTS_DIR) "
-                "or --insecure"
+                "no TLS certificates: pass --tls-certs-dir (or TLS_SERVER_CERTS_DIR) or --insecure"
             )
             raise StartupError(msg)
         creds = _credentials(config.tls_certs_dir)
@@ -261,8 +267,7 @@ def _credentials(directory: str) -> grpc.ServerCredentials:
 
     try:
         files = {
-            name: (Path(directory) / name).read_bytes()
-            for name in ("tls.crt", "tls.key", "ca.crt")
+            name: (Path(directory) / name).read_bytes() for name in ("tls.crt", "tls.key", "ca.crt")
         }
     except OSError as err:
         msg = f"cannot read TLS certificates from {directory}: {err.strerror}: {err.filename}"
@@ -301,7 +306,9 @@ def make_executor(
         import multiprocessing
 
         return concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=multiprocessing.get_context("spawn"), initializer=_warm,
+            processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_warm,
             initargs=(response_cache_mib, reuse_passes),
         )
     return concurrent.futures.ThreadPoolExecutor(pool_size(0), thread_name_prefix="compose")
@@ -377,7 +384,8 @@ async def serve(config: ServerConfig) -> None:
     executor = make_executor(config.processes, config.response_cache_mib, config.reuse_passes)
     metrics = (
         Metrics(config.max_send_message_size, Workers(pool_size(config.processes)))
-        if config.metrics_address else None
+        if config.metrics_address
+        else None
     )
     server = build_server(config, executor, metrics=metrics)
     metrics_server = None
@@ -393,12 +401,17 @@ async def serve(config: ServerConfig) -> None:
             raise StartupError(msg) from None
     await server.start()
     log.info(
-        "serving", address=config.address, insecure=config.insecure, processes=config.processes,
-        response_cache_mib=config.response_cache_mib, reuse_passes=config.reuse_passes,
+        "serving",
+        address=config.address,
+        insecure=config.insecure,
+        processes=config.processes,
+        response_cache_mib=config.response_cache_mib,
+        reuse_passes=config.reuse_passes,
         metrics_address=config.metrics_address,
         max_connection_age=config.max_connection_age,
         max_connection_age_grace=config.max_connection_age_grace,
-        ttl_waiting=config.ttl.waiting, ttl_ready=config.ttl.ready,
+        ttl_waiting=config.ttl.waiting,
+        ttl_ready=config.ttl.ready,
     )
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()

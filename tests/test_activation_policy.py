@@ -90,7 +90,10 @@ def test_the_policy_is_what_the_generator_writes() -> None:
     # A fresh process: tests register kinds of their own in this one.
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_activation_policy.py"), "--check"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -109,17 +112,27 @@ def test_the_policy_names_exact_mrds_sorted_in_both_forms(catalog: Catalog) -> N
     assert not [n for n in names if "*" in n], "exact names: a wildcard activates what we don't use"
     mrds = {f"{v.plural}.{v.group}": v.kind for v in catalog.entries.values()}
     assert [n for n in names if n not in mrds] == [], "not <plural>.<group> of a CRD"
-    not_managed = [n for n in names
-                   if mrds[n].endswith("ProviderConfig") or n.split(".", 1)[1]
-                   in make_configurations.CROSSPLANE_GROUPS]
+    not_managed = [
+        n
+        for n in names
+        if mrds[n].endswith("ProviderConfig")
+        or n.split(".", 1)[1] in make_configurations.CROSSPLANE_GROUPS
+    ]
     assert not_managed == [], "ProviderConfigs and Usages are no MRDs"
     # The namespaced APIs compose the twins: every cluster-scoped name has its `.m.` twin and
     # every twin its cluster-scoped kind.
-    twins = {n.replace(".upbound.io", ".m.upbound.io").replace(".crossplane.io", ".m.crossplane.io")
-             for n in names if ".m." not in n}
+    twins = {
+        n.replace(".upbound.io", ".m.upbound.io").replace(".crossplane.io", ".m.crossplane.io")
+        for n in names
+        if ".m." not in n
+    }
     assert twins == {n for n in names if ".m." in n}
-    for required in ("objects.kubernetes.crossplane.io", "objects.kubernetes.m.crossplane.io",
-                     "releases.helm.crossplane.io", "releases.helm.m.crossplane.io"):
+    for required in (
+        "objects.kubernetes.crossplane.io",
+        "objects.kubernetes.m.crossplane.io",
+        "releases.helm.crossplane.io",
+        "releases.helm.m.crossplane.io",
+    ):
         assert required in names
 
 
@@ -127,9 +140,14 @@ def test_the_policy_activates_every_kind_the_goldens_compose(catalog: Catalog) -
     kinds = _golden_kinds()
     # The goldens are read as meant: both forms, every cloud, Objects and Releases.
     groups = {_group(api_version) for api_version, _ in kinds}
-    assert {"ec2.aws.upbound.io", "ec2.aws.m.upbound.io", "compute.gcp.upbound.io",
-            "network.azure.m.upbound.io", "kubernetes.crossplane.io",
-            "helm.m.crossplane.io"} <= groups
+    assert {
+        "ec2.aws.upbound.io",
+        "ec2.aws.m.upbound.io",
+        "compute.gcp.upbound.io",
+        "network.azure.m.upbound.io",
+        "kubernetes.crossplane.io",
+        "helm.m.crossplane.io",
+    } <= groups
     assert len(kinds) > 100
     assert _unactivated(set(_activated()), catalog) == []
 
@@ -141,4 +159,5 @@ def test_a_kind_missing_from_the_policy_is_named(catalog: Catalog) -> None:
     assert len(problems) == 2, problems
     assert problems[0].startswith("ec2.aws.upbound.io/v1beta1 VPC (vpcs.ec2.aws.upbound.io) in ")
     assert problems[1].startswith(
-        "helm.m.crossplane.io/v1beta1 Release (releases.helm.m.crossplane.io) in tests/golden/")
+        "helm.m.crossplane.io/v1beta1 Release (releases.helm.m.crossplane.io) in tests/golden/"
+    )

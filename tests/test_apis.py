@@ -80,7 +80,10 @@ def test_namespaced_xrd_is_the_v1_api_as_a_namespaced_composite(module: str) -> 
     assert v2["apiVersion"] == "apiextensions.crossplane.io/v2"
     assert v2["spec"]["scope"] == "Namespaced" and "claimNames" not in v2["spec"]
     assert (v2["metadata"], v2["spec"]["names"], v2["spec"]["versions"]) == (
-        v1["metadata"], v1["spec"]["names"], v1["spec"]["versions"])
+        v1["metadata"],
+        v1["spec"]["names"],
+        v1["spec"]["versions"],
+    )
     on_disk = ROOT / "apis" / module / "namespaced"
     assert _yaml_docs(on_disk / "definition.yaml") == [v2]
     if (ROOT / "apis" / module / "composition.yaml").exists():

@@ -25,9 +25,17 @@ QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
 
 def _sqs(name: str) -> dict[str, Any]:
     """What SQS reports for queue ``name`` in eu-west-1 (tests/support/providersim.py)."""
-    return providersim.reported({
-        "apiVersion": "sqs.aws.upbound.io/v1beta1", "kind": "Queue", "metadata": {"name": name},
-        "spec": {"forProvider": {"region": "eu-west-1", "name": name}}}) or {}
+    return (
+        providersim.reported(
+            {
+                "apiVersion": "sqs.aws.upbound.io/v1beta1",
+                "kind": "Queue",
+                "metadata": {"name": name},
+                "spec": {"forProvider": {"region": "eu-west-1", "name": name}},
+            }
+        )
+        or {}
+    )
 
 
 QUEUE_URL, QUEUE_ARN = _sqs(QUEUE_NAME)["url"], _sqs(QUEUE_NAME)["arn"]
@@ -72,8 +80,7 @@ def flavor(name: str, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1",
-        first_pass=False):
+def run(client, xr, *, settings=None, observed=None, flavors=None, protocol="v1", first_pass=False):
     """Compose ``xr``; ``flavors`` maps flavor name -> fetched configs (None: not fetched).
 
     Without ``observed``: the pass after the queue became Ready (the Deployment waits for
@@ -196,9 +203,7 @@ def dlq_ready(first) -> dict[str, Any]:
     return {"dead-letter-queue": providersim.ready(first.resource("dead-letter-queue"))}
 
 
-def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_deleted(
-    client, catalog
-):
+def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_deleted(client, catalog):
     first = run(client, composite(), first_pass=True)
     dlq = first.resource("dead-letter-queue")
     assert dlq["spec"]["forProvider"]["name"] == f"asya-{NAMESPACE}-dlq"
@@ -213,10 +218,13 @@ def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_delete
     assert_all_valid(first, catalog)
 
 
-@pytest.mark.parametrize("settings", [
-    {**SETTINGS, "dlq": {"enabled": False}},
-    {**SETTINGS, "aws": {"region": "eu-west-1"}},  # no account: the DLQ's ARN is unknown
-])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {**SETTINGS, "dlq": {"enabled": False}},
+        {**SETTINGS, "aws": {"region": "eu-west-1"}},  # no account: the DLQ's ARN is unknown
+    ],
+)
 def test_without_a_dead_letter_queue_the_queue_has_no_redrive(client, settings):
     first = run(client, composite(), settings=settings, first_pass=True)
     assert "dead-letter-queue" not in first.resources
@@ -224,8 +232,7 @@ def test_without_a_dead_letter_queue_the_queue_has_no_redrive(client, settings):
 
 
 def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
-    first = run(client, composite(), observed=dlq_ready(run(client, composite(),
-                                                             first_pass=True)))
+    first = run(client, composite(), observed=dlq_ready(run(client, composite(), first_pass=True)))
     creating = {**dlq_ready(first), "queue": observed_ready(first.resource("queue"))}
     creating["queue"]["status"]["conditions"][0]["status"] = "False"
     assert "deployment" not in run(client, composite(), observed=creating).resources
@@ -237,8 +244,9 @@ def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
     assert "deployment" in run(client, composite(), observed=running).resources
 
 
-@pytest.mark.parametrize(("timeout", "grace"), [(None, 330), ("90s", 120), ("1m30s", 120),
-                                                 ("1h", 3630), ("2.5s", 33)])
+@pytest.mark.parametrize(
+    ("timeout", "grace"), [(None, 330), ("90s", 120), ("1m30s", 120), ("1h", 3630), ("2.5s", 33)]
+)
 def test_pods_get_the_actor_timeout_plus_a_margin_to_finish_a_message(client, timeout, grace):
     resiliency = {"actorTimeout": timeout} if timeout else None
     xr = composite(**({"resiliency": resiliency} if resiliency else {}))
@@ -290,51 +298,96 @@ def _timings(rendered) -> tuple[int, ...]:
 def test_queue_attributes_come_from_the_settings_then_flavors_then_the_claim(client, catalog):
     """The guide's 30 s / 4 days / 20 s unless the platform's settings say otherwise; a flavor
     sets its own, the claim has the last word, attribute by attribute."""
-    settings = {**SETTINGS, "queue": {"visibilityTimeoutSeconds": 60,
-                                      "messageRetentionSeconds": 86400}}
+    settings = {
+        **SETTINGS,
+        "queue": {"visibilityTimeoutSeconds": 60, "messageRetentionSeconds": 86400},
+    }
     assert _timings(run(client, composite(), settings=settings)) == (60, 86400, 20)
-    slow = flavor("slow", {"queue": {"visibilityTimeoutSeconds": 900,
-                                     "receiveWaitTimeSeconds": 10},
-                           "resiliency": {"retry": {"maxAttempts": 5}}})
-    rendered = run(client, composite(flavors=["slow"]), settings=settings,
-                   flavors={"slow": [slow]})
+    slow = flavor(
+        "slow",
+        {
+            "queue": {"visibilityTimeoutSeconds": 900, "receiveWaitTimeSeconds": 10},
+            "resiliency": {"retry": {"maxAttempts": 5}},
+        },
+    )
+    rendered = run(client, composite(flavors=["slow"]), settings=settings, flavors={"slow": [slow]})
     assert _timings(rendered) == (900, 86400, 10)
-    assert '"maxReceiveCount":5' in rendered.resource("queue")["spec"]["forProvider"][
-        "redrivePolicy"]
+    assert (
+        '"maxReceiveCount":5' in rendered.resource("queue")["spec"]["forProvider"]["redrivePolicy"]
+    )
     assert_all_valid(rendered, catalog)
     own = composite(flavors=["slow"], queue={"receiveWaitTimeSeconds": 0})
     assert _timings(run(client, own, settings=settings, flavors={"slow": [slow]})) == (
-        900, 86400, 0)
+        900,
+        86400,
+        0,
+    )
 
 
 def test_the_dead_letter_queue_receive_count_comes_from_the_settings(client):
     settings = {**SETTINGS, "dlq": {"maxReceiveCount": 9}}
-    policy = run(client, composite(), settings=settings).resource("queue")["spec"][
-        "forProvider"]["redrivePolicy"]
+    policy = run(client, composite(), settings=settings).resource("queue")["spec"]["forProvider"][
+        "redrivePolicy"
+    ]
     assert '"maxReceiveCount":9' in policy
 
 
 @pytest.mark.parametrize(
     ("settings", "spec", "flavor_data", "field", "reason"),
     [
-        ({"queue": {"visibilityTimeoutSeconds": 43201}}, {}, None,
-         "environment.queue.visibilityTimeoutSeconds", "43200"),
-        ({"queue": {"receiveWaitTimeSeconds": 21}}, {}, None,
-         "environment.queue.receiveWaitTimeSeconds", "20"),
-        ({"queue": {"messageRetentionSeconds": 59}}, {}, None,
-         "environment.queue.messageRetentionSeconds", "60"),
+        (
+            {"queue": {"visibilityTimeoutSeconds": 43201}},
+            {},
+            None,
+            "environment.queue.visibilityTimeoutSeconds",
+            "43200",
+        ),
+        (
+            {"queue": {"receiveWaitTimeSeconds": 21}},
+            {},
+            None,
+            "environment.queue.receiveWaitTimeSeconds",
+            "20",
+        ),
+        (
+            {"queue": {"messageRetentionSeconds": 59}},
+            {},
+            None,
+            "environment.queue.messageRetentionSeconds",
+            "60",
+        ),
         ({"queue": {"pollSeconds": 5}}, {}, None, "environment.queue.pollSeconds", "unknown field"),
         ({"dlq": {"maxReceiveCount": 1001}}, {}, None, "environment.dlq.maxReceiveCount", "1000"),
-        ({}, {"queue": {"receiveWaitTimeSeconds": -1}}, None,
-         "spec.queue.receiveWaitTimeSeconds", "0"),
-        ({}, {}, {"queue": {"visibilityTimeoutSeconds": "long"}},
-         "spec.queue.visibilityTimeoutSeconds", "flavor slow"),
+        (
+            {},
+            {"queue": {"receiveWaitTimeSeconds": -1}},
+            None,
+            "spec.queue.receiveWaitTimeSeconds",
+            "0",
+        ),
+        (
+            {},
+            {},
+            {"queue": {"visibilityTimeoutSeconds": "long"}},
+            "spec.queue.visibilityTimeoutSeconds",
+            "flavor slow",
+        ),
         # a dead-letter queue keeping messages for less time than the queue drops them unseen
-        ({"dlq": {"retentionSeconds": 86400}}, {}, None,
-         "environment.queue.messageRetentionSeconds", "dlq.retentionSeconds: 86400"),
+        (
+            {"dlq": {"retentionSeconds": 86400}},
+            {},
+            None,
+            "environment.queue.messageRetentionSeconds",
+            "dlq.retentionSeconds: 86400",
+        ),
         ({}, {}, {"queue": {"messageRetentionSeconds": 1209600}}, None, None),
-        ({"dlq": {"retentionSeconds": 345600}}, {"queue": {"messageRetentionSeconds": 345601}},
-         None, "spec.queue.messageRetentionSeconds", "expire in the dead-letter queue"),
+        (
+            {"dlq": {"retentionSeconds": 345600}},
+            {"queue": {"messageRetentionSeconds": 345601}},
+            None,
+            "spec.queue.messageRetentionSeconds",
+            "expire in the dead-letter queue",
+        ),
     ],
 )
 def test_bad_queue_attributes_are_refused_naming_the_field(
@@ -570,8 +623,12 @@ def test_scaling_disabled_runs_fixed_replicas_without_keda(client, catalog):
     xr = composite(scaling={"enabled": False}, replicas=3)
     first = run(client, xr)
     assert sorted(first.resources) == [
-        "dead-letter-queue", "deployment", "queue", "service-account",
-        "usage-queue-by-deployment"]
+        "dead-letter-queue",
+        "deployment",
+        "queue",
+        "service-account",
+        "usage-queue-by-deployment",
+    ]
     assert manifest(first, "deployment")["spec"]["replicas"] == 3
     assert first.status["infrastructure"]["keda"] == {"ready": True, "message": "scaling disabled"}
     rendered = run(client, xr, observed=stage_all_ready(first, 3))
@@ -843,26 +900,49 @@ NOT_A_QUANTITY_TYPE = "must be a string or a whole number"
 @pytest.mark.parametrize(
     ("spec", "flavors", "message", "reason"),
     [
-        ({"resources": {"requests": {"cpu": "lots"}}}, {},
-         f"spec.resources.requests.cpu: {QUANTITY_WORDS}",
-         "the message names the key holding the bad amount, not the map around it"),
-        ({"resources": {"limits": {"memory": "1 Gi"}}}, {},
-         f"spec.resources.limits.memory: {QUANTITY_WORDS}", "a space is not part of a quantity"),
-        ({"resources": {"requests": {"cpu": 0.5}}}, {},
-         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
-         "a YAML float is neither form a Pod takes here (write 500m): one reason for both "
-         "members of the union, at the key, not at .str and .int"),
-        ({"resources": {"requests": {"cpu": True}}}, {},
-         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
-         "a boolean is no amount (lax parsing would have read it as 1)"),
-        ({"resources": {"requests": {"cpu": [1]}}}, {},
-         f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}", "a list is no amount"),
-        ({"sidecar": {"resources": {"limits": {"cpu": "lots"}}}}, {},
-         f"spec.sidecar.resources.limits.cpu: {QUANTITY_WORDS}",
-         "the sidecar's amounts are checked the same way, at the same depth"),
-        ({"flavors": ["big"]}, {"big": [flavor("big", {"resources": {"limits": {"cpu": "lots"}}})]},
-         f"spec.resources.limits.cpu: {QUANTITY_WORDS} (from flavor big)",
-         "a flavor's bad amount is named at its key, and the flavor that set it"),
+        (
+            {"resources": {"requests": {"cpu": "lots"}}},
+            {},
+            f"spec.resources.requests.cpu: {QUANTITY_WORDS}",
+            "the message names the key holding the bad amount, not the map around it",
+        ),
+        (
+            {"resources": {"limits": {"memory": "1 Gi"}}},
+            {},
+            f"spec.resources.limits.memory: {QUANTITY_WORDS}",
+            "a space is not part of a quantity",
+        ),
+        (
+            {"resources": {"requests": {"cpu": 0.5}}},
+            {},
+            f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
+            "a YAML float is neither form a Pod takes here (write 500m): one reason for both "
+            "members of the union, at the key, not at .str and .int",
+        ),
+        (
+            {"resources": {"requests": {"cpu": True}}},
+            {},
+            f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
+            "a boolean is no amount (lax parsing would have read it as 1)",
+        ),
+        (
+            {"resources": {"requests": {"cpu": [1]}}},
+            {},
+            f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
+            "a list is no amount",
+        ),
+        (
+            {"sidecar": {"resources": {"limits": {"cpu": "lots"}}}},
+            {},
+            f"spec.sidecar.resources.limits.cpu: {QUANTITY_WORDS}",
+            "the sidecar's amounts are checked the same way, at the same depth",
+        ),
+        (
+            {"flavors": ["big"]},
+            {"big": [flavor("big", {"resources": {"limits": {"cpu": "lots"}}})]},
+            f"spec.resources.limits.cpu: {QUANTITY_WORDS} (from flavor big)",
+            "a flavor's bad amount is named at its key, and the flavor that set it",
+        ),
     ],
 )
 def test_a_bad_resource_amount_names_its_key(client, spec, flavors, message, reason):
@@ -871,12 +951,21 @@ def test_a_bad_resource_amount_names_its_key(client, spec, flavors, message, rea
 
 
 def test_resource_amounts_in_either_form_pass(client):
-    rendered = run(client, composite(resources={"requests": {"cpu": 2, "memory": "512Mi"},
-                                                "limits": {"cpu": "1500m", "memory": "1Gi"}}))
+    rendered = run(
+        client,
+        composite(
+            resources={
+                "requests": {"cpu": 2, "memory": "512Mi"},
+                "limits": {"cpu": "1500m", "memory": "1Gi"},
+            }
+        ),
+    )
     assert not rendered.fatal, rendered.fatal
     runtime = manifest(rendered, "deployment")["spec"]["template"]["spec"]["containers"]
-    assert {"requests": {"cpu": 2, "memory": "512Mi"},
-            "limits": {"cpu": "1500m", "memory": "1Gi"}} in [c.get("resources") for c in runtime]
+    assert {
+        "requests": {"cpu": 2, "memory": "512Mi"},
+        "limits": {"cpu": "1500m", "memory": "1Gi"},
+    } in [c.get("resources") for c in runtime]
 
 
 def test_missing_required_spec_fields_are_named(client):
@@ -944,8 +1033,11 @@ def test_xrd_names_columns_and_no_defaults():
     columns = {c["name"]: c for c in version["additionalPrinterColumns"]}
     # the guide's columns; Age is the one Crossplane appends to every composite/claim CRD
     assert list(columns) == ["Actor", "Status", "Ready", "Replicas", "Queue"]
-    assert columns["Ready"] == {"name": "Ready", "type": "integer",
-                                "jsonPath": ".status.infrastructure.workload.readyReplicas"}
+    assert columns["Ready"] == {
+        "name": "Ready",
+        "type": "integer",
+        "jsonPath": ".status.infrastructure.workload.readyReplicas",
+    }
     assert columns["Replicas"]["jsonPath"] == ".status.infrastructure.workload.replicas"
     assert columns["Queue"]["priority"] == 1
     spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
@@ -953,8 +1045,11 @@ def test_xrd_names_columns_and_no_defaults():
     # required as CEL presence rules, which stand aside for the v1 `spec.parameters` shape
     # (fnplatform.xrd: the API server skips CEL while OpenAPI `required` fails)
     assert "required" not in spec
-    presence = sorted(r["fieldPath"][1:] for r in spec["x-kubernetes-validations"]
-                      if r["rule"].startswith("has(self.parameters) || has(self."))
+    presence = sorted(
+        r["fieldPath"][1:]
+        for r in spec["x-kubernetes-validations"]
+        if r["rule"].startswith("has(self.parameters) || has(self.")
+    )
     assert presence == ["handler", "image"]
     assert spec["properties"]["actor"]["pattern"] == "^[a-z0-9]([a-z0-9-]*[a-z0-9])?$"
 
@@ -1089,23 +1184,44 @@ def test_workload_identity_needs_pod_identity_and_irsa(client, keda):
 def _with_runtime(client, runtime: list[dict[str, Any]] | None, observed=None):
     """The pass after the queue is Ready, with ``runtime`` as the fetched ConfigMap(s)."""
     ready = run(client, composite())
-    seen = observed if observed is not None else {
-        name: providersim.ready(body)
-        for name, body in ready.resources.items() if body["kind"] == "Queue"}
+    seen = (
+        observed
+        if observed is not None
+        else {
+            name: providersim.ready(body)
+            for name, body in ready.resources.items()
+            if body["kind"] == "Queue"
+        }
+    )
     required = {} if runtime is None else {"runtime-configmap": runtime}
-    req = request(composite(), step_input("async-actor", settings=SETTINGS), observed=seen,
-                  required=required)
+    req = request(
+        composite(), step_input("async-actor", settings=SETTINGS), observed=seen, required=required
+    )
     return client.run(req)
 
 
-@pytest.mark.parametrize(("runtime", "waits_for"), [
-    ([], "ConfigMap asya-runtime in namespace team-a holding the Asya runtime script "
-         "asya_runtime.py"),
-    ([{"apiVersion": "v1", "kind": "ConfigMap",
-       "metadata": {"name": "asya-runtime", "namespace": NAMESPACE},
-       "data": {"runtime.py": "x"}}],
-     "key asya_runtime.py in ConfigMap asya-runtime in namespace team-a"),
-], ids=["missing", "wrong-key"])
+@pytest.mark.parametrize(
+    ("runtime", "waits_for"),
+    [
+        (
+            [],
+            "ConfigMap asya-runtime in namespace team-a holding the Asya runtime script "
+            "asya_runtime.py",
+        ),
+        (
+            [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "asya-runtime", "namespace": NAMESPACE},
+                    "data": {"runtime.py": "x"},
+                }
+            ],
+            "key asya_runtime.py in ConfigMap asya-runtime in namespace team-a",
+        ),
+    ],
+    ids=["missing", "wrong-key"],
+)
 def test_the_deployment_waits_for_the_runtime_script_configmap(client, runtime, waits_for):
     rendered = _with_runtime(client, runtime)
     assert "deployment" not in rendered.resources
@@ -1115,7 +1231,11 @@ def test_the_deployment_waits_for_the_runtime_script_configmap(client, runtime, 
     assert rendered.status["phase"] == "Creating"
     selector = rendered.response.requirements.resources["runtime-configmap"]
     assert (selector.api_version, selector.kind, selector.match_name, selector.namespace) == (
-        "v1", "ConfigMap", "asya-runtime", NAMESPACE)
+        "v1",
+        "ConfigMap",
+        "asya-runtime",
+        NAMESPACE,
+    )
 
 
 def test_the_actor_is_not_ready_while_its_deployment_is_held(client):
@@ -1126,43 +1246,55 @@ def test_the_actor_is_not_ready_while_its_deployment_is_held(client):
         held = _with_runtime(client, [], observed=everything_ready)
         if set(held.resources) == set(everything_ready):
             break
-        everything_ready = {
-            name: providersim.ready(body)
-            for name, body in held.resources.items()}
+        everything_ready = {name: providersim.ready(body) for name, body in held.resources.items()}
     assert "deployment" not in held.resources
     assert all(r.ready == fnv1.READY_TRUE for r in held.response.desired.resources.values())
     assert held.response.desired.composite.ready == fnv1.READY_FALSE
     # with the ConfigMap there, the function leaves readiness to Crossplane again
-    released = _with_runtime(client, [asya_runtime_configmap(NAMESPACE)],
-                             observed=everything_ready)
+    released = _with_runtime(client, [asya_runtime_configmap(NAMESPACE)], observed=everything_ready)
     assert "deployment" in released.resources
     assert released.response.desired.composite.ready == fnv1.READY_UNSPECIFIED
 
 
 def test_a_running_deployment_is_kept_when_the_configmap_goes(client):
     ready = run(client, composite())
-    running = {name: providersim.ready(body)
-               for name, body in ready.resources.items()}
+    running = {name: providersim.ready(body) for name, body in ready.resources.items()}
     assert "deployment" in _with_runtime(client, [], observed=running).resources
 
 
 def test_the_runtime_configmap_name_and_key_follow_the_settings(client):
     settings = {**SETTINGS, "runtime": {"configMap": "asya-rt", "scriptPath": "/opt/rt/run.py"}}
-    configmap = {"apiVersion": "v1", "kind": "ConfigMap",
-                 "metadata": {"name": "asya-rt", "namespace": NAMESPACE},
-                 "binaryData": {"run.py": "eA=="}}
-    first = request(composite(), step_input("async-actor", settings=settings),
-                    required={"runtime-configmap": [configmap]})
+    configmap = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "asya-rt", "namespace": NAMESPACE},
+        "binaryData": {"run.py": "eA=="},
+    }
+    first = request(
+        composite(),
+        step_input("async-actor", settings=settings),
+        required={"runtime-configmap": [configmap]},
+    )
     rendered = client.run(first)
     assert rendered.response.requirements.resources["runtime-configmap"].match_name == "asya-rt"
-    seen = {name: providersim.ready(body)
-            for name, body in rendered.resources.items()}
-    second = client.run(request(composite(), step_input("async-actor", settings=settings),
-                                observed=seen, required={"runtime-configmap": [configmap]}))
-    seen.update({name: providersim.ready(body)
-                 for name, body in second.resources.items()})
-    third = client.run(request(composite(), step_input("async-actor", settings=settings),
-                               observed=seen, required={"runtime-configmap": [configmap]}))
+    seen = {name: providersim.ready(body) for name, body in rendered.resources.items()}
+    second = client.run(
+        request(
+            composite(),
+            step_input("async-actor", settings=settings),
+            observed=seen,
+            required={"runtime-configmap": [configmap]},
+        )
+    )
+    seen.update({name: providersim.ready(body) for name, body in second.resources.items()})
+    third = client.run(
+        request(
+            composite(),
+            step_input("async-actor", settings=settings),
+            observed=seen,
+            required={"runtime-configmap": [configmap]},
+        )
+    )
     pod = manifest(third, "deployment")["spec"]["template"]["spec"]
     volume = next(v for v in pod["volumes"] if v["name"] == "asya-runtime")
     assert volume["configMap"]["name"] == "asya-rt"
@@ -1171,14 +1303,23 @@ def test_the_runtime_configmap_name_and_key_follow_the_settings(client):
 # -- IRSA role ARNs (issue 22 item 8) ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("irsa", "arn"), [
-    ({"roleArnPattern": "arn:aws:iam::{accountId}:role/asya-{namespace}"},
-     "arn:aws:iam::123456789012:role/asya-team-a"),
-    ({"roleArn": "arn:aws:iam::210987654321:role/asya-actors"},
-     "arn:aws:iam::210987654321:role/asya-actors"),
-    ({"roleArnPattern": "arn:aws-cn:iam::123456789012:role/{namespace}/actors"},
-     "arn:aws-cn:iam::123456789012:role/team-a/actors"),
-])
+@pytest.mark.parametrize(
+    ("irsa", "arn"),
+    [
+        (
+            {"roleArnPattern": "arn:aws:iam::{accountId}:role/asya-{namespace}"},
+            "arn:aws:iam::123456789012:role/asya-team-a",
+        ),
+        (
+            {"roleArn": "arn:aws:iam::210987654321:role/asya-actors"},
+            "arn:aws:iam::210987654321:role/asya-actors",
+        ),
+        (
+            {"roleArnPattern": "arn:aws-cn:iam::123456789012:role/{namespace}/actors"},
+            "arn:aws-cn:iam::123456789012:role/team-a/actors",
+        ),
+    ],
+)
 def test_the_service_account_role_arn(client, irsa, arn):
     settings = {**SETTINGS, "irsa": {"enabled": True, "serviceAccountName": "asya-actors", **irsa}}
     rendered = run(client, composite(), settings=settings, first_pass=True)
@@ -1186,20 +1327,35 @@ def test_the_service_account_role_arn(client, irsa, arn):
     assert annotations["eks.amazonaws.com/role-arn"] == arn
 
 
-@pytest.mark.parametrize(("irsa", "aws", "message"), [
-    ({"roleArnPattern": "arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}"}, None,
-     "environment.irsa.roleArnPattern: 'arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}' is not a "
-     "role ARN: the account 'ACCOUNT_ID' is not a 12-digit AWS account id; write {accountId} "
-     "to use aws.accountId"),
-    ({"roleArnPattern": "arn:aws:iam::{account}:role/asya-{namespace}"}, None,
-     "environment.irsa.roleArnPattern: unknown placeholder {account}; the function fills in "
-     "{namespace}, {accountId}"),
-    ({"roleArnPattern": "arn:aws:iam::{accountId}:role/asya"}, {"region": "eu-west-1"},
-     "environment.irsa.roleArnPattern: uses {accountId}, but aws.accountId is not set"),
-    ({"roleArn": "arn:aws:iam::1:role/x", "roleArnPattern": None}, None,
-     "environment.irsa.roleArn: must be an IAM role ARN such as "
-     "arn:aws:iam::123456789012:role/asya-actors"),
-])
+@pytest.mark.parametrize(
+    ("irsa", "aws", "message"),
+    [
+        (
+            {"roleArnPattern": "arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}"},
+            None,
+            "environment.irsa.roleArnPattern: 'arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}' "
+            "is not a role ARN: the account 'ACCOUNT_ID' is not a 12-digit AWS account id; "
+            "write {accountId} to use aws.accountId",
+        ),
+        (
+            {"roleArnPattern": "arn:aws:iam::{account}:role/asya-{namespace}"},
+            None,
+            "environment.irsa.roleArnPattern: unknown placeholder {account}; the function fills in "
+            "{namespace}, {accountId}",
+        ),
+        (
+            {"roleArnPattern": "arn:aws:iam::{accountId}:role/asya"},
+            {"region": "eu-west-1"},
+            "environment.irsa.roleArnPattern: uses {accountId}, but aws.accountId is not set",
+        ),
+        (
+            {"roleArn": "arn:aws:iam::1:role/x", "roleArnPattern": None},
+            None,
+            "environment.irsa.roleArn: must be an IAM role ARN such as "
+            "arn:aws:iam::123456789012:role/asya-actors",
+        ),
+    ],
+)
 def test_a_role_arn_that_cannot_be_assumed_is_refused(client, irsa, aws, message):
     settings = {**SETTINGS, "irsa": {"enabled": True, **irsa}}
     settings["irsa"] = {k: v for k, v in settings["irsa"].items() if v is not None}
@@ -1209,11 +1365,18 @@ def test_a_role_arn_that_cannot_be_assumed_is_refused(client, irsa, aws, message
     assert rendered.fatal == [message]
 
 
-@pytest.mark.parametrize(("resource", "part", "why"), [
-    ("queue", "queue", "AWS refuses a queue setting: the queue keeps the old one"),
-    ("scaled-object", "keda", "the API server rejects the ScaledObject: KEDA scales by the old"),
-    ("deployment", "workload", "the API server rejects the Deployment: the old pods run on"),
-])
+@pytest.mark.parametrize(
+    ("resource", "part", "why"),
+    [
+        ("queue", "queue", "AWS refuses a queue setting: the queue keeps the old one"),
+        (
+            "scaled-object",
+            "keda",
+            "the API server rejects the ScaledObject: KEDA scales by the old",
+        ),
+        ("deployment", "workload", "the API server rejects the Deployment: the old pods run on"),
+    ],
+)
 def test_a_part_its_provider_cannot_apply_is_not_ready(client, resource, part, why):
     """Ready parts vouch for what the actor runs: a part whose Object or queue reports
     Synced=False (whatever it reported before) is not ready, and the actor is Creating."""
@@ -1225,6 +1388,8 @@ def test_a_part_its_provider_cannot_apply_is_not_ready(client, resource, part, w
     assert infrastructure[part]["ready"] is False, (why, infrastructure)
     if part != "workload":  # the workload reports replicas, no message
         assert infrastructure[part]["message"].startswith("Synced=False: ReconcileError"), (
-            why, infrastructure)
+            why,
+            infrastructure,
+        )
     assert rendered.status["phase"] == "Creating", why
     assert all(entry["ready"] for name, entry in infrastructure.items() if name != part), why

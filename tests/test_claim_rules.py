@@ -35,8 +35,22 @@ def _rules(node: Any) -> Iterator[dict[str, Any]]:
 def _catalog(module: str) -> Catalog:
     api = APIS[module]
     schema = api.to_xrd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-    return Catalog([CRDVersion(api.group, api.version, api.claim_kind, api.claim_plural,
-                               "Namespaced", True, True, False, None, schema)])
+    return Catalog(
+        [
+            CRDVersion(
+                api.group,
+                api.version,
+                api.claim_kind,
+                api.claim_plural,
+                "Namespaced",
+                True,
+                True,
+                False,
+                None,
+                schema,
+            )
+        ]
+    )
 
 
 @pytest.mark.parametrize("module", sorted(APIS))
@@ -54,8 +68,11 @@ def test_the_rule_refuses_the_bad_claim_as_the_function_does(bad: BadClaim) -> N
     claim = bad.claim()
     errors = _catalog(bad.module).validate(claim)
     assert any(bad.words in e for e in errors), errors
-    spec = {k: v for k, v in claim["spec"].items()
-            if k not in ("compositionRef", "writeConnectionSecretToRef")}
+    spec = {
+        k: v
+        for k, v in claim["spec"].items()
+        if k not in ("compositionRef", "writeConnectionSecretToRef")
+    }
     api = APIS[bad.module]
     if PARAMETERS in spec and PARAMETERS not in api.spec_model.model_fields:
         # The function's own check of the v1 shape (function/composite.py), same words.
@@ -76,6 +93,9 @@ FROM_EXAMPLES = [b for b in BAD_CLAIMS if "fixtures" not in b.source.parts]
 @pytest.mark.parametrize("bad", FROM_EXAMPLES, ids=lambda b: b.id)
 def test_the_example_the_bad_claim_changes_passes(bad: BadClaim) -> None:
     claim = yaml.safe_load(bad.source.read_text())
-    errors = [e for e in _catalog(bad.module).validate(claim) if "x-kubernetes-validations"
-              in e or bad.words in e]
+    errors = [
+        e
+        for e in _catalog(bad.module).validate(claim)
+        if "x-kubernetes-validations" in e or bad.words in e
+    ]
     assert not errors, errors

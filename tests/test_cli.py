@@ -29,8 +29,15 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(
 
 
 def _function(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "function", *args], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "function", *args],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def _serve(port: int, *flags: str, merge_stderr: bool = True) -> subprocess.Popen[str]:
@@ -186,8 +193,13 @@ def test_a_busy_metrics_port_is_one_line_naming_the_flag():
     busy.listen()
     try:
         taken = busy.getsockname()[1]
-        result = _function("--insecure", "--address", f"localhost:{free_port()}",
-                           "--metrics-address", f"127.0.0.1:{taken}")
+        result = _function(
+            "--insecure",
+            "--address",
+            f"localhost:{free_port()}",
+            "--metrics-address",
+            f"127.0.0.1:{taken}",
+        )
     finally:
         busy.close()
     assert result.returncode == 1

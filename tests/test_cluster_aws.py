@@ -20,7 +20,9 @@ from tests.support.harness import Rendered, request, step_input
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
 SETTINGS: dict[str, Any] = {
-    "defaultMachineType": "m6i.xlarge", "network": {"subnetCidr": "10.0.0.0/20"}}
+    "defaultMachineType": "m6i.xlarge",
+    "network": {"subnetCidr": "10.0.0.0/20"},
+}
 CLUSTER_HELPERS = ("cluster-role", "cluster-role-cluster-policy", "cluster-node-role")
 
 
@@ -38,7 +40,9 @@ def composite(*, pools: dict[str, Any] | None = None, **parameters: Any) -> dict
         "spec": {
             "forProvider": {"location": REGION},
             "parameters": {k: v for k, v in params.items() if v is not None},
-            "pools": pools if pools is not None else {
+            "pools": pools
+            if pools is not None
+            else {
                 "general": {
                     "autoscaling": {"minNodeCount": 2, "maxNodeCount": 6},
                     "nodeConfig": {"machineType": "m6i.large"},
@@ -49,8 +53,13 @@ def composite(*, pools: dict[str, Any] | None = None, **parameters: Any) -> dict
     }
 
 
-def run(client: Any, xr: dict[str, Any], observed: dict[str, Any] | None = None,
-        settings: dict[str, Any] | None = None, protocol: str = "v1") -> Rendered:
+def run(
+    client: Any,
+    xr: dict[str, Any],
+    observed: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    protocol: str = "v1",
+) -> Rendered:
     """One pass of the cluster module; fails on a fatal result."""
     rendered = client.run(
         request(xr, step_input("cluster", settings=settings or SETTINGS), observed=observed or {}),
@@ -70,8 +79,9 @@ def at_provider(observed: dict[str, Any], name: str) -> dict[str, Any]:
     return dict(observed[name]["status"]["atProvider"])
 
 
-def converge(client: Any, xr: dict[str, Any], settings: dict[str, Any] | None = None,
-             passes: int = 6) -> tuple[Rendered, dict[str, Any]]:
+def converge(
+    client: Any, xr: dict[str, Any], settings: dict[str, Any] | None = None, passes: int = 6
+) -> tuple[Rendered, dict[str, Any]]:
     """Passes until nothing new is desired; the last pass and what it observed."""
     observed: dict[str, Any] = {}
     rendered = run(client, xr, observed, settings)
@@ -123,7 +133,11 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     kinds = rendered.kinds
     assert kinds["network"] == "VPC"
     assert sorted(of_kind(rendered, "Subnet")) == [
-        "network-private-a", "network-private-b", "network-public-a", "network-public-b"]
+        "network-private-a",
+        "network-private-b",
+        "network-public-a",
+        "network-public-b",
+    ]
     assert kinds["network-igw"] == "InternetGateway"
     assert sorted(of_kind(rendered, "EIP")) == ["network-nat-a-eip", "network-nat-b-eip"]
     # Only the public default route: the private ones wait for their NAT gateways, which
@@ -133,13 +147,27 @@ def test_first_pass_creates_network_and_roles_and_holds_what_needs_the_cluster(
     for helper in CLUSTER_HELPERS:
         assert helper in rendered.resources
     assert kinds["dns-public"] == "Zone"
-    held = ["cluster", "cluster-auth", "pool-general", "pool-batch", "providers-helm",
-            "providers-kubernetes", "release-cert-manager", "release-ingress-nginx",
-            "release-kube-prometheus-stack", "network-nat-a", "dns-private",
-            "network-private-a-default", "network-private-b-default",
-            "cert-manager-identity-association", "cert-manager-identity-policy-attachment",
-            "cluster-autoscaler", "cluster-autoscaler-association",
-            "cluster-autoscaler-policy-attachment", "cluster-autoscaler-release"]
+    held = [
+        "cluster",
+        "cluster-auth",
+        "pool-general",
+        "pool-batch",
+        "providers-helm",
+        "providers-kubernetes",
+        "release-cert-manager",
+        "release-ingress-nginx",
+        "release-kube-prometheus-stack",
+        "network-nat-a",
+        "dns-private",
+        "network-private-a-default",
+        "network-private-b-default",
+        "cert-manager-identity-association",
+        "cert-manager-identity-policy-attachment",
+        "cluster-autoscaler",
+        "cluster-autoscaler-association",
+        "cluster-autoscaler-policy-attachment",
+        "cluster-autoscaler-release",
+    ]
     for name in held:
         assert name not in rendered.resources
     composed = rendered.condition("Composed")
@@ -167,11 +195,17 @@ def test_converged_state_has_pools_providers_releases_identity_and_usages(conver
     assert kinds["providers-helm"] == "ProviderConfig"
     assert kinds["providers-kubernetes"] == "ProviderConfig"
     assert sorted(of_kind(rendered, "Release")) == [
-        "cluster-autoscaler-release", "release-cert-manager", "release-ingress-nginx",
-        "release-kube-prometheus-stack"]
+        "cluster-autoscaler-release",
+        "release-cert-manager",
+        "release-ingress-nginx",
+        "release-kube-prometheus-stack",
+    ]
     assert sorted(of_kind(rendered, "Addon")) == [
-        "cluster-addon-coredns", "cluster-addon-eks-pod-identity-agent",
-        "cluster-addon-kube-proxy", "cluster-addon-vpc-cni"]
+        "cluster-addon-coredns",
+        "cluster-addon-eks-pod-identity-agent",
+        "cluster-addon-kube-proxy",
+        "cluster-addon-vpc-cni",
+    ]
     assert kinds["cert-manager-identity"] == "Role"
     assert kinds["cert-manager-identity-policy"] == "Policy"
     assert kinds["cert-manager-identity-association"] == "PodIdentityAssociation"
@@ -219,9 +253,9 @@ def test_region_on_every_regional_resource(converged):
     rendered, _ = converged
     global_kinds = {"Role", "Policy", "RolePolicyAttachment", "Zone", "OpenIDConnectProvider"}
     for name, body in rendered.resources.items():
-        if body["apiVersion"].endswith(".aws.upbound.io/v1beta1") or body[
-            "apiVersion"
-        ].endswith(".aws.upbound.io/v1beta2"):
+        if body["apiVersion"].endswith(".aws.upbound.io/v1beta1") or body["apiVersion"].endswith(
+            ".aws.upbound.io/v1beta2"
+        ):
             if body["kind"] in global_kinds:
                 assert "region" not in body["spec"]["forProvider"], name
             else:
@@ -288,7 +322,8 @@ def test_network_layout_and_load_balancer_subnet_tags(converged):
     assert route["natGatewayIdRef"] == {"name": "prod-network-nat-b"}
     assert route["destinationCidrBlock"] == "0.0.0.0/0"
     assert for_provider(rendered, "network-public-default")["gatewayIdRef"] == {
-        "name": "prod-network-igw"}
+        "name": "prod-network-igw"
+    }
 
 
 def test_node_groups_autoscaling_machine_type_and_references(converged):
@@ -300,7 +335,9 @@ def test_node_groups_autoscaling_machine_type_and_references(converged):
     assert general["forProvider"]["clusterNameRef"] == {"name": "prod-cluster"}
     assert general["forProvider"]["nodeRoleArnRef"] == {"name": "prod-cluster-node-role"}
     assert general["forProvider"]["subnetIdRefs"] == [
-        {"name": "prod-network-private-a"}, {"name": "prod-network-private-b"}]
+        {"name": "prod-network-private-a"},
+        {"name": "prod-network-private-b"},
+    ]
     batch = rendered.resource("pool-batch")["spec"]
     assert batch["forProvider"]["instanceTypes"] == ["m6i.xlarge"]  # environment default
     assert batch["forProvider"]["scalingConfig"] == {"minSize": 0, "maxSize": 10}
@@ -311,7 +348,8 @@ def test_node_role_has_the_worker_policies(converged):
     trust = json.loads(for_provider(rendered, "cluster-node-role")["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"] == {"Service": "ec2.amazonaws.com"}
     arns = sorted(
-        for_provider(rendered, n)["policyArn"] for n in of_kind(rendered, "RolePolicyAttachment")
+        for_provider(rendered, n)["policyArn"]
+        for n in of_kind(rendered, "RolePolicyAttachment")
         if n.startswith("cluster-node-role-")
     )
     assert arns == [
@@ -321,7 +359,8 @@ def test_node_role_has_the_worker_policies(converged):
     cluster_trust = json.loads(for_provider(rendered, "cluster-role")["assumeRolePolicy"])
     assert cluster_trust["Statement"][0]["Principal"] == {"Service": "eks.amazonaws.com"}
     assert for_provider(rendered, "cluster-role-cluster-policy")["policyArn"] == (
-        "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy")
+        "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+    )
 
 
 def test_tags_provider_config_and_connection_secret(converged):
@@ -334,7 +373,9 @@ def test_tags_provider_config_and_connection_secret(converged):
     assert rendered.resource("cluster")["spec"]["providerConfigRef"] == {"name": "default"}
     auth = rendered.resource("cluster-auth")["spec"]
     assert auth["writeConnectionSecretToRef"] == {
-        "name": "prod-kubeconfig", "namespace": "crossplane-system"}
+        "name": "prod-kubeconfig",
+        "namespace": "crossplane-system",
+    }
     assert auth["forProvider"]["clusterNameRef"] == {"name": "prod-cluster"}
     helm = rendered.resource("providers-helm")["spec"]
     assert helm["credentials"]["secretRef"]["name"] == "prod-kubeconfig"
@@ -362,17 +403,22 @@ def test_cert_manager_identity_uses_pod_identity_scoped_to_the_zones(converged):
     assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     assert sorted(trust["Statement"][0]["Action"]) == ["sts:AssumeRole", "sts:TagSession"]
     policy = json.loads(for_provider(rendered, "cert-manager-identity-policy")["policy"])
-    change = next(s for s in policy["Statement"]
-                  if s["Action"] == ["route53:ChangeResourceRecordSets"])
+    change = next(
+        s for s in policy["Statement"] if s["Action"] == ["route53:ChangeResourceRecordSets"]
+    )
     assert change["Resource"] == sorted(
         f"arn:aws:route53:::hostedzone/{at_provider(observed, zone)['zoneId']}"
-        for zone in ("dns-private", "dns-public"))
+        for zone in ("dns-private", "dns-public")
+    )
     names = change["Condition"]["ForAllValues:StringLike"][
-        "route53:ChangeResourceRecordSetsNormalizedRecordNames"]
+        "route53:ChangeResourceRecordSetsNormalizedRecordNames"
+    ]
     assert "_acme-challenge.example.com" in names
     association = for_provider(rendered, "cert-manager-identity-association")
     assert (association["namespace"], association["serviceAccount"]) == (
-        "cert-manager", "cert-manager")
+        "cert-manager",
+        "cert-manager",
+    )
     assert association["roleArnRef"] == {"name": "prod-cert-manager-identity"}
     assert association["clusterNameRef"] == {"name": "prod-cluster"}
     attachment = for_provider(rendered, "cert-manager-identity-policy-attachment")
@@ -384,11 +430,13 @@ def test_cert_manager_identity_uses_pod_identity_scoped_to_the_zones(converged):
 def test_dns_policy_is_limited_to_challenge_records_before_zone_ids_are_known(client):
     rendered = run(client, composite())
     policy = json.loads(for_provider(rendered, "cert-manager-identity-policy")["policy"])
-    change = next(s for s in policy["Statement"]
-                  if s["Action"] == ["route53:ChangeResourceRecordSets"])
+    change = next(
+        s for s in policy["Statement"] if s["Action"] == ["route53:ChangeResourceRecordSets"]
+    )
     assert change["Resource"] == ["arn:aws:route53:::hostedzone/*"]
     assert change["Condition"]["ForAllValues:StringEquals"] == {
-        "route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]}
+        "route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]
+    }
 
 
 def test_private_ingress_gets_an_internal_load_balancer(converged):
@@ -431,10 +479,12 @@ def test_node_groups_state_no_version_before_the_cluster_reports_one(converged):
 
 @pytest.mark.parametrize(("running", "desired"), [(2, None), (1, 2), (4, None), (9, 6)])
 def test_desired_size_is_stated_only_when_the_running_size_is_outside_the_bounds(
-        client, converged, catalog, running, desired):
+    client, converged, catalog, running, desired
+):
     _, observed = converged
-    seen = _with_observed(observed, "pool-general", scalingConfig={
-        "desiredSize": running, "minSize": 1, "maxSize": 6})
+    seen = _with_observed(
+        observed, "pool-general", scalingConfig={"desiredSize": running, "minSize": 1, "maxSize": 6}
+    )
     rendered = run(client, composite(), seen)  # general: min 2, max 6
     node_group = rendered.resource("pool-general")
     scaling = node_group["spec"]["forProvider"]["scalingConfig"]
@@ -471,9 +521,11 @@ def test_cluster_autoscaler_is_installed_through_the_composed_helm_provider(conv
     release = rendered.resource("cluster-autoscaler-release")
     assert release["spec"]["providerConfigRef"] == {"name": "prod-providers-helm"}
     spec = release["spec"]["forProvider"]
-    assert spec["chart"] == {"name": "cluster-autoscaler",
-                             "repository": "https://kubernetes.github.io/autoscaler",
-                             "version": "9.51.0"}  # no version asked or observed: newest
+    assert spec["chart"] == {
+        "name": "cluster-autoscaler",
+        "repository": "https://kubernetes.github.io/autoscaler",
+        "version": "9.51.0",
+    }  # no version asked or observed: newest
     assert spec["namespace"] == "kube-system"
     assert spec["values"] == {
         "cloudProvider": "aws",
@@ -491,27 +543,38 @@ def test_cluster_autoscaler_is_installed_through_the_composed_helm_provider(conv
 def test_cluster_autoscaler_identity_is_pod_identity_scoped_to_this_cluster(converged):
     rendered, _ = converged
     trust = json.loads(for_provider(rendered, "cluster-autoscaler")["assumeRolePolicy"])
-    assert trust["Statement"] == [{"Action": ["sts:AssumeRole", "sts:TagSession"],
-                                   "Effect": "Allow",
-                                   "Principal": {"Service": "pods.eks.amazonaws.com"}}]
+    assert trust["Statement"] == [
+        {
+            "Action": ["sts:AssumeRole", "sts:TagSession"],
+            "Effect": "Allow",
+            "Principal": {"Service": "pods.eks.amazonaws.com"},
+        }
+    ]
     association = for_provider(rendered, "cluster-autoscaler-association")
     assert (association["namespace"], association["serviceAccount"]) == (
-        "kube-system", "cluster-autoscaler")
+        "kube-system",
+        "cluster-autoscaler",
+    )
     assert association["roleArnRef"] == {"name": "prod-cluster-autoscaler"}
     assert association["clusterNameRef"] == {"name": "prod-cluster"}
     assert association["region"] == REGION
     assert for_provider(rendered, "cluster-autoscaler-policy-attachment") == {
         "policyArnRef": {"name": "prod-cluster-autoscaler-policy"},
-        "roleRef": {"name": "prod-cluster-autoscaler"}}
+        "roleRef": {"name": "prod-cluster-autoscaler"},
+    }
     policy = json.loads(for_provider(rendered, "cluster-autoscaler-policy")["policy"])
     by_action = {a: s for s in policy["Statement"] for a in s["Action"]}
     resize = by_action["autoscaling:SetDesiredCapacity"]
     assert resize is by_action["autoscaling:TerminateInstanceInAutoScalingGroup"]
-    assert resize["Condition"] == {"StringEquals": {
-        "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
-        "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-cluster": "owned"}}
+    assert resize["Condition"] == {
+        "StringEquals": {
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/prod-cluster": "owned",
+        }
+    }
     assert by_action["eks:DescribeNodegroup"]["Resource"] == [
-        f"arn:aws:eks:{REGION}:*:nodegroup/prod-cluster/*"]
+        f"arn:aws:eks:{REGION}:*:nodegroup/prod-cluster/*"
+    ]
     reads = by_action["autoscaling:DescribeAutoScalingGroups"]
     assert "Condition" not in reads
     assert not [a for a in reads["Action"] if not a.split(":")[1].startswith(("Describe", "Get"))]
@@ -519,17 +582,22 @@ def test_cluster_autoscaler_identity_is_pod_identity_scoped_to_this_cluster(conv
 
 def test_cluster_autoscaler_waits_for_its_pod_identity_association(client):
     _, observed = converge(client, composite())
-    without = {n: b for n, b in observed.items()
-               if n not in ("cluster-autoscaler-association", "cluster-autoscaler-release")}
+    without = {
+        n: b
+        for n, b in observed.items()
+        if n not in ("cluster-autoscaler-association", "cluster-autoscaler-release")
+    }
     again = run(client, composite(), without)
     assert "cluster-autoscaler-association" in again.resources
     assert "cluster-autoscaler-release" not in again.resources
     assert "cluster-autoscaler-release (waits for cluster-autoscaler-association)" in (
-        composed_message(again))
+        composed_message(again)
+    )
 
 
-@pytest.mark.parametrize(("minor", "chart"), [("1.33", "9.47.0"), ("1.30", "9.37.0"),
-                                              ("1.34", "9.51.0")])
+@pytest.mark.parametrize(
+    ("minor", "chart"), [("1.33", "9.47.0"), ("1.30", "9.37.0"), ("1.34", "9.51.0")]
+)
 def test_cluster_autoscaler_chart_matches_the_asked_kubernetes_minor(client, minor, chart):
     rendered, _ = converge(client, composite(kubernetesVersion=minor))
     assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == chart
@@ -539,8 +607,13 @@ def test_cluster_autoscaler_chart_matches_the_asked_kubernetes_minor(client, min
 def test_cluster_autoscaler_chart_follows_the_observed_minor_when_none_is_asked(client):
     _, observed = converge(client, composite())
     cluster = observed["cluster"]
-    observed["cluster"] = {**cluster, "status": {
-        **cluster["status"], "atProvider": {**cluster["status"]["atProvider"], "version": "1.31"}}}
+    observed["cluster"] = {
+        **cluster,
+        "status": {
+            **cluster["status"],
+            "atProvider": {**cluster["status"]["atProvider"], "version": "1.31"},
+        },
+    }
     rendered = run(client, composite(), observed)
     assert for_provider(rendered, "cluster-autoscaler-release")["chart"]["version"] == "9.38.0"
 
@@ -564,11 +637,27 @@ def test_environment_pins_or_disables_the_cluster_autoscaler(client):
 def test_imported_cluster_is_discovered_by_its_external_name(client, catalog):
     # Nothing is composed inside an imported cluster unless named in import.include (see
     # test_cluster_lifecycle.py): here a pool and the autoscaler, with what they need there.
-    inside = ["pool-batch", "pool-general", "cluster-auth", "providers-helm", "cluster-autoscaler",
-              "cluster-autoscaler-policy", "cluster-autoscaler-policy-attachment",
-              "cluster-autoscaler-association", "cluster-autoscaler-release"]
-    xr = composite(**{"import": {"enabled": True, "mode": "manage", "include": inside,
-                                 "resources": {"cluster": {"externalName": "legacy-eks"}}}})
+    inside = [
+        "pool-batch",
+        "pool-general",
+        "cluster-auth",
+        "providers-helm",
+        "cluster-autoscaler",
+        "cluster-autoscaler-policy",
+        "cluster-autoscaler-policy-attachment",
+        "cluster-autoscaler-association",
+        "cluster-autoscaler-release",
+    ]
+    xr = composite(
+        **{
+            "import": {
+                "enabled": True,
+                "mode": "manage",
+                "include": inside,
+                "resources": {"cluster": {"externalName": "legacy-eks"}},
+            }
+        }
+    )
     rendered, _ = converge(client, xr)
     values = for_provider(rendered, "cluster-autoscaler-release")["values"]
     assert values["autoDiscovery"]["clusterName"] == "legacy-eks"
@@ -591,21 +680,29 @@ def test_addons_take_over_self_managed_ones_at_the_default_version(converged):
 
 
 def test_environment_pins_addon_versions(client, catalog):
-    settings = {**SETTINGS, "aws": {"addonVersions": {"vpc-cni": "v1.20.4-eksbuild.1",
-                                                      "kube-proxy": "v1.33.3-eksbuild.6"}}}
+    settings = {
+        **SETTINGS,
+        "aws": {
+            "addonVersions": {"vpc-cni": "v1.20.4-eksbuild.1", "kube-proxy": "v1.33.3-eksbuild.6"}
+        },
+    }
     rendered, _ = converge(client, composite(), settings)
     assert for_provider(rendered, "cluster-addon-vpc-cni")["addonVersion"] == "v1.20.4-eksbuild.1"
     assert for_provider(rendered, "cluster-addon-kube-proxy")["addonVersion"] == (
-        "v1.33.3-eksbuild.6")
+        "v1.33.3-eksbuild.6"
+    )
     assert "addonVersion" not in for_provider(rendered, "cluster-addon-coredns")
     assert_all_valid(rendered, catalog)
 
 
-@pytest.mark.parametrize(("versions", "says"), [
-    ({"vpc-cnii": "v1"}, "unknown addons vpc-cnii"),
-    (["vpc-cni"], "must be a map"),
-    ({"vpc-cni": 1}, "must be a map"),
-])
+@pytest.mark.parametrize(
+    ("versions", "says"),
+    [
+        ({"vpc-cnii": "v1"}, "unknown addons vpc-cnii"),
+        (["vpc-cni"], "must be a map"),
+        ({"vpc-cni": 1}, "must be a map"),
+    ],
+)
 def test_malformed_addon_versions_are_a_fatal_result(client, versions, says):
     settings = {**SETTINGS, "aws": {"addonVersions": versions}}
     rendered = client.run(request(composite(), step_input("cluster", settings=settings)))
@@ -628,9 +725,13 @@ def test_public_cluster_has_no_nat_no_private_subnets_and_no_private_zone(client
     cluster = for_provider(rendered, "cluster")
     assert cluster["vpcConfig"]["endpointPublicAccess"] is True
     assert cluster["vpcConfig"]["subnetIdRefs"] == [
-        {"name": "prod-network-public-a"}, {"name": "prod-network-public-b"}]
+        {"name": "prod-network-public-a"},
+        {"name": "prod-network-public-b"},
+    ]
     assert for_provider(rendered, "pool-general")["subnetIdRefs"] == [
-        {"name": "prod-network-public-a"}, {"name": "prod-network-public-b"}]
+        {"name": "prod-network-public-a"},
+        {"name": "prod-network-public-b"},
+    ]
     service = for_provider(rendered, "release-ingress-nginx")["values"]["controller"]["service"]
     assert "annotations" not in service
     assert_all_valid(rendered, catalog)
@@ -641,7 +742,8 @@ def test_no_domain_means_no_zones_and_no_dns_identity(client, catalog):
     kinds = set(rendered.kinds.values())
     assert "Zone" not in kinds
     assert sorted(of_kind(rendered, "PodIdentityAssociation")) == [
-        "cluster-autoscaler-association"]  # the autoscaler's identity only
+        "cluster-autoscaler-association"
+    ]  # the autoscaler's identity only
     assert not [n for n in rendered.resources if n.startswith("cert-manager-identity")]
     assert "release-cert-manager" in rendered.resources
     assert_all_valid(rendered, catalog)
@@ -651,8 +753,15 @@ def test_no_domain_means_no_zones_and_no_dns_identity(client, catalog):
 
 
 def test_import_observes_the_existing_cluster(client, catalog):
-    xr = composite(**{"import": {"enabled": True, "mode": "observe",
-                                 "resources": {"cluster": {"externalName": "legacy-eks"}}}})
+    xr = composite(
+        **{
+            "import": {
+                "enabled": True,
+                "mode": "observe",
+                "resources": {"cluster": {"externalName": "legacy-eks"}},
+            }
+        }
+    )
     rendered, _ = converge(client, xr)
     cluster = rendered.resource("cluster")
     assert cluster["spec"]["managementPolicies"] == ["Observe"]
@@ -668,9 +777,11 @@ def test_import_observes_the_existing_cluster(client, catalog):
 def test_same_input_gives_byte_identical_output(client, converged):
     _, observed = converged
     first = run(client, composite(), observed).response.desired.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )
     second = run(client, composite(), observed).response.desired.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )
     assert first == second
 
 

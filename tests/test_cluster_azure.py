@@ -60,9 +60,13 @@ ENVIRONMENT_CONFIG: dict[str, Any] = {
         },
         "tags": {"cost-center": "cc-42"},
         "monitoring": {"enabled": True, "retention": "7d"},
-        "azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
-                  "clusterIdentity": {"secretRef": {"name": "crossplane-aks-identity"},
-                                      "principalId": "p-crossplane"}},
+        "azure": {
+            "apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+            "clusterIdentity": {
+                "secretRef": {"name": "crossplane-aks-identity"},
+                "principalId": "p-crossplane",
+            },
+        },
     },
 }
 STEP_INPUT = step_input(
@@ -72,9 +76,16 @@ STEP_INPUT = step_input(
 
 #: The NAT gateway, its association and the control-plane identity a new private cluster
 #: waits for.
-NAT_READY = ("network", "network-nodes", "network-nat", "network-nodes-nat", "network-nat-ip",
-             "network-nat-ip-association", "cluster-control-plane",
-             "cluster-control-plane-network-contributor")
+NAT_READY = (
+    "network",
+    "network-nodes",
+    "network-nat",
+    "network-nodes-nat",
+    "network-nat-ip",
+    "network-nat-ip-association",
+    "cluster-control-plane",
+    "cluster-control-plane-network-contributor",
+)
 
 
 def at(observed: dict[str, Any], name: str) -> dict[str, Any]:
@@ -276,7 +287,8 @@ def test_status_endpoint_falls_back_to_fqdn_and_keeps_remembered_values(client: 
     _, observed = converge(client, composite())
     without_kubeconfig = run(client, composite(), observed)
     assert without_kubeconfig.status["clusterEndpoint"] == (
-        f"https://{at(observed, 'cluster')['fqdn']}:443")
+        f"https://{at(observed, 'cluster')['fqdn']}:443"
+    )
     xr = composite()
     xr["status"] = {"clusterCA": CA_DATA, "oidcIssuer": OIDC_ISSUER}
     remembered = run(client, xr, observed)
@@ -316,9 +328,14 @@ def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any
         # Local accounts are disabled: the kubeconfig's kubelogin exec is replaced with a
         # token for this identity.
         assert spec["identity"] == {
-            "type": "AzureWorkloadIdentityCredentials", "source": "Secret",
-            "secretRef": {"name": "crossplane-aks-identity", "namespace": "crossplane-system",
-                          "key": "credentials"}}
+            "type": "AzureWorkloadIdentityCredentials",
+            "source": "Secret",
+            "secretRef": {
+                "name": "crossplane-aks-identity",
+                "namespace": "crossplane-system",
+                "key": "credentials",
+            },
+        }
     aks = rendered.resource("cluster")["spec"]["forProvider"]
     assert aks["localAccountDisabled"] is True
     assert aks["azureActiveDirectoryRoleBasedAccessControl"] == {"azureRbacEnabled": True}
@@ -334,9 +351,14 @@ def test_provider_configs_use_the_kubeconfig_with_the_entra_identity(client: Any
 def test_missing_cluster_identity_is_a_fatal_result_naming_the_field(client: Any) -> None:
     environment = copy.deepcopy(ENVIRONMENT_CONFIG)
     del environment["data"]["azure"]["clusterIdentity"]
-    rsp = client.run(request(
-        composite(), STEP_INPUT, required={"environment-0": [environment]},
-        observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})}))
+    rsp = client.run(
+        request(
+            composite(),
+            STEP_INPUT,
+            required={"environment-0": [environment]},
+            observed={"network": observed_ready({"apiVersion": "x", "kind": "y"})},
+        )
+    )
     assert rsp.fatal and rsp.fatal[0].startswith("environment.azure.clusterIdentity: required")
 
 
@@ -360,8 +382,10 @@ def test_aks_key_fields(client: Any) -> None:
     assert aks["privateClusterEnabled"] is True
     assert aks["oidcIssuerEnabled"] is True
     assert aks["workloadIdentityEnabled"] is True
-    assert aks["identity"] == {"type": "UserAssigned",
-                               "identityIds": [at(observed, "cluster-control-plane")["id"]]}
+    assert aks["identity"] == {
+        "type": "UserAssigned",
+        "identityIds": [at(observed, "cluster-control-plane")["id"]],
+    }
     assert aks["dnsPrefix"] == "team-a-cluster"
     assert aks["networkProfile"] == {
         "networkPlugin": "azure",
@@ -458,8 +482,10 @@ def test_network_and_dns_zone_names(client: Any) -> None:
 def test_system_pool_is_tunable_from_the_environment(client: Any) -> None:
     settings = {
         "defaultMachineType": "Standard_D4ds_v5",
-        "azure": {"systemPool": {"vmSize": "Standard_D2ds_v5", "minCount": 3, "maxCount": 5},
-                  "clusterIdentity": ENVIRONMENT_CONFIG["data"]["azure"]["clusterIdentity"]},
+        "azure": {
+            "systemPool": {"vmSize": "Standard_D2ds_v5", "minCount": 3, "maxCount": 5},
+            "clusterIdentity": ENVIRONMENT_CONFIG["data"]["azure"]["clusterIdentity"],
+        },
     }
     rsp = client.run(
         request(composite(), step_input("cluster", settings=settings), observed=nat_ready(client))
@@ -617,9 +643,14 @@ def test_private_cluster_is_deleted_before_its_identity_grant_and_nat(client: An
         ("network-nodes", "cluster-control-plane-network-contributor"),
     } <= edges
     rounds = deletion_rounds(rendered.resources)
-    for prerequisite in ("network-nodes-nat", "network-nat", "network-nat-ip",
-                         "network-nat-ip-association",
-                         "cluster-control-plane", "cluster-control-plane-network-contributor"):
+    for prerequisite in (
+        "network-nodes-nat",
+        "network-nat",
+        "network-nat-ip",
+        "network-nat-ip-association",
+        "cluster-control-plane",
+        "cluster-control-plane-network-contributor",
+    ):
         assert rounds[prerequisite] > rounds["cluster"], prerequisite
 
 
@@ -629,8 +660,11 @@ def test_new_private_cluster_waits_until_identity_grant_and_association_are_read
     """AKS checks the identity's subnet grant and the subnet's NAT gateway at creation."""
     ready = nat_ready(client)
     assert run(client, composite(), ready).kinds["cluster"] == "KubernetesCluster"
-    for missing in ("cluster-control-plane-network-contributor", "network-nodes-nat",
-                    "network-nat-ip-association"):
+    for missing in (
+        "cluster-control-plane-network-contributor",
+        "network-nodes-nat",
+        "network-nat-ip-association",
+    ):
         observed = copy.deepcopy(ready)
         observed[missing]["status"]["conditions"][0]["status"] = "False"
         rendered = run(client, composite(), observed)
@@ -669,8 +703,12 @@ def test_existing_private_cluster_keeps_load_balancer_until_nat_is_ready_then_mo
     observed = _legacy_private_cluster(client)
     passes = []
     for _ in range(6):
-        rendered = run(client, composite(), observed,
-                       observed_connection={"cluster": {"kubeconfig": KUBECONFIG.encode()}})
+        rendered = run(
+            client,
+            composite(),
+            observed,
+            observed_connection={"cluster": {"kubeconfig": KUBECONFIG.encode()}},
+        )
         passes.append(rendered)
         assert "cluster" in rendered.resources  # an existing cluster is never dropped
         assert_all_valid(catalog, rendered)
@@ -685,19 +723,26 @@ def test_existing_private_cluster_keeps_load_balancer_until_nat_is_ready_then_mo
     assert "network-nat" in passes[0].resources  # the prerequisites appear beside it
     assert "usage-cluster-control-plane-by-cluster" not in passes[0].resources
     last = for_provider(passes[-1], "cluster")
-    assert last["identity"] == {"type": "UserAssigned",
-                                "identityIds": [at(observed, "cluster-control-plane")["id"]]}
+    assert last["identity"] == {
+        "type": "UserAssigned",
+        "identityIds": [at(observed, "cluster-control-plane")["id"]],
+    }
     assert last["networkProfile"]["outboundType"] == "userAssignedNATGateway"
     assert "cluster-network-contributor" not in passes[-1].resources
     # It moves only in the pass after the grant and both associations were observed Ready.
-    moved_at = next(i for i, r in enumerate(passes)
-                    if for_provider(r, "cluster")["networkProfile"]["outboundType"]
-                    != "loadBalancer")
+    moved_at = next(
+        i
+        for i, r in enumerate(passes)
+        if for_provider(r, "cluster")["networkProfile"]["outboundType"] != "loadBalancer"
+    )
     assert moved_at >= 2
     for earlier in passes[:moved_at]:
         assert for_provider(earlier, "cluster")["identity"] == {"type": "SystemAssigned"}
-    assert {"network-nodes-nat", "network-nat-ip-association",
-            "cluster-control-plane-network-contributor"} <= passes[moved_at - 1].resources.keys()
+    assert {
+        "network-nodes-nat",
+        "network-nat-ip-association",
+        "cluster-control-plane-network-contributor",
+    } <= passes[moved_at - 1].resources.keys()
 
 
 def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserved(
@@ -707,7 +752,8 @@ def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserv
     blind = copy.deepcopy(observed)
     del blind["cluster-control-plane"]["status"]["atProvider"]
     blind["cluster-control-plane-network-contributor"]["status"]["conditions"][0]["status"] = (
-        "False")
+        "False"
+    )
     del blind["network-nodes"]["status"]["atProvider"]
     rendered = run(client, composite(), blind)
     aks = for_provider(rendered, "cluster")
@@ -717,7 +763,9 @@ def test_a_moved_cluster_stays_on_the_nat_gateway_while_its_identity_is_unobserv
     # Nor is its grant dropped (that would revoke the role): it keeps principal and scope.
     grant = for_provider(rendered, "cluster-control-plane-network-contributor")
     assert (grant["principalId"], grant["scope"]) == (
-        control_plane["principalId"], at(observed, "network-nodes")["id"])
+        control_plane["principalId"],
+        at(observed, "network-nodes")["id"],
+    )
 
 
 def test_public_cluster_keeps_its_system_identity_and_load_balancer_egress(

@@ -87,8 +87,11 @@ ENVIRONMENT = {
         "monitoring": {"enabled": True, "retention": "30d"},
         "tags": {"team": "platform"},
         # Required: GKE's API endpoint is public (see test_api_server_needs_an_allowlist).
-        "gcp": {"masterAuthorizedNetworks": [
-            {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]},
+        "gcp": {
+            "masterAuthorizedNetworks": [
+                {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}
+            ]
+        },
     },
 }
 
@@ -113,8 +116,10 @@ def run(client, xr: dict[str, Any], observed: dict[str, dict[str, Any]] | None =
 def observe_all(rendered, *names: str) -> dict[str, dict[str, Any]]:
     """The desired bodies of ``names`` (all when none given) as observed Ready, as the
     simulated providers report them."""
-    return {name: providersim.ready(rendered.resource(name))
-            for name in names or tuple(rendered.resources)}
+    return {
+        name: providersim.ready(rendered.resource(name))
+        for name in names or tuple(rendered.resources)
+    }
 
 
 def converge(client, xr: dict[str, Any], passes: int = 4, **env):
@@ -220,8 +225,7 @@ def test_converged_pass_writes_cluster_status(client):
     assert cluster["id"] == f"projects/{PROJECT}/locations/{REGION}/clusters/{name}"
     assert status["clusterName"] == name
     assert status["oidcIssuer"] == (
-        f"https://container.googleapis.com/v1/projects/{PROJECT}/locations/{REGION}"
-        f"/clusters/{name}"
+        f"https://container.googleapis.com/v1/projects/{PROJECT}/locations/{REGION}/clusters/{name}"
     )
     assert status["cloud"] == "gcp"
 
@@ -634,13 +638,18 @@ def test_v1beta1_protocol_gives_the_same_first_pass(client):
     assert beta.resources == v1.resources
 
 
-@pytest.mark.parametrize(("breakage", "why"), [
-    (None, "converged: the allowlist is on the cluster the provider applied"),
-    (SYNCED_FALSE, "the provider cannot update the cluster: it may still admit an older list"),
-    (READY_FALSE, "the cluster is not Ready: the allowlist is not verified yet"),
-], ids=["converged", "Synced=False", "Ready=False"])
+@pytest.mark.parametrize(
+    ("breakage", "why"),
+    [
+        (None, "converged: the allowlist is on the cluster the provider applied"),
+        (SYNCED_FALSE, "the provider cannot update the cluster: it may still admit an older list"),
+        (READY_FALSE, "the cluster is not Ready: the allowlist is not verified yet"),
+    ],
+    ids=["converged", "Synced=False", "Ready=False"],
+)
 def test_api_server_access_vouches_for_the_allowlist_only_on_a_synced_ready_cluster(
-        client, breakage, why):
+    client, breakage, why
+):
     networks = [{"cidrBlock": "203.0.113.0/24", "displayName": "crossplane"}]
     _, observed = converge(client, composite(), gcp={"masterAuthorizedNetworks": networks})
     if breakage is not None:
@@ -649,12 +658,16 @@ def test_api_server_access_vouches_for_the_allowlist_only_on_a_synced_ready_clus
     access = rendered.condition("ApiServerAccess")
     assert access is not None, why
     if breakage is None:
-        assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_TRUE,
-                                                  "AuthorizedNetworks"), (why, access.message)
+        assert (access.status, access.reason) == (
+            fnv1.STATUS_CONDITION_TRUE,
+            "AuthorizedNetworks",
+        ), (why, access.message)
         assert "203.0.113.0/24 (crossplane)" in access.message, why
         return
     assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_FALSE, breakage.reason), (
-        why, access.message)
+        why,
+        access.message,
+    )
     assert "the GKE API server admits only 203.0.113.0/24 (crossplane)" in access.message, why
     assert f"[cluster: {breakage.says}" in access.message, (why, access.message)
 

@@ -97,8 +97,7 @@ def test_kubeconfig_writer_is_kept_until_every_reader_is_gone(converged, cloud):
     writer = KUBECONFIG_WRITER[cloud]
     secret = resources["providers-helm"]["spec"]["credentials"]["secretRef"]["name"]
     assert resources[writer]["spec"]["writeConnectionSecretToRef"]["name"] == secret
-    readers = [n for n, b in resources.items()
-               if b["kind"] in ("Release", "ProviderConfig")]
+    readers = [n for n, b in resources.items() if b["kind"] in ("Release", "ProviderConfig")]
     edges = deletion_order(resources)
     rounds = deletion_rounds(resources)
     for reader in readers:
@@ -117,8 +116,7 @@ def test_only_the_usages_deletion_order_needs_are_emitted(converged, cloud):
     edges = usage_edges(resources)
     assert len(edges) == len(set(edges))
     for of, by in edges:  # none is implied by the others
-        rest = deletion_order({n: b for n, b in resources.items()
-                               if n != f"usage-{of}-by-{by}"})
+        rest = deletion_order({n: b for n, b in resources.items() if n != f"usage-{of}-by-{by}"})
         assert (of, by) not in rest, f"usage-{of}-by-{by} is implied by the other Usages"
     rounds = deletion_rounds(resources)
     for release in _releases(rendered):
@@ -149,14 +147,20 @@ def test_aks_cluster_is_managed_without_late_initialize(converged, catalog):
     assert "nodeCount" not in cluster["spec"].get("initProvider", {}).get("defaultNodePool", {})
 
 
-@pytest.mark.parametrize(("mode", "policies"), [
-    ("manage", ["Observe", "Create", "Update", "Delete"]), ("observe", ["Observe"])])
+@pytest.mark.parametrize(
+    ("mode", "policies"),
+    [("manage", ["Observe", "Create", "Update", "Delete"]), ("observe", ["Observe"])],
+)
 def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
-        client, converged, mode, policies):
+    client, converged, mode, policies
+):
     case = cluster_case("azure")
     composite = copy.deepcopy(case.composite)
     composite["spec"]["parameters"]["import"] = {
-        "enabled": True, "mode": mode, "resources": {"cluster": {"externalName": "legacy-aks"}}}
+        "enabled": True,
+        "mode": mode,
+        "resources": {"cluster": {"externalName": "legacy-aks"}},
+    }
     rendered = client.run(case.request(composite=composite, observed=converged["azure"][1]))
     cluster = rendered.resource("cluster")
     assert cluster["spec"]["managementPolicies"] == policies
@@ -165,9 +169,11 @@ def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
 
 # -- 9. API servers are not open to the internet by default ---------------------------------
 
-ALLOWLIST_FIELD = {"aws": "environment.aws.endpointPublicAccessCidrs",
-                   "gcp": "environment.gcp.masterAuthorizedNetworks",
-                   "azure": "environment.azure.apiServerAuthorizedIpRanges"}
+ALLOWLIST_FIELD = {
+    "aws": "environment.aws.endpointPublicAccessCidrs",
+    "gcp": "environment.gcp.masterAuthorizedNetworks",
+    "azure": "environment.azure.apiServerAuthorizedIpRanges",
+}
 
 
 def _without_allowlist(cloud: str, private: bool):
@@ -189,34 +195,41 @@ def test_a_public_api_endpoint_without_an_allowlist_is_refused_naming_the_field(
 
 @pytest.mark.parametrize("private", [False, True])
 def test_without_an_allowlist_gke_admits_only_the_clusters_own_subnet_and_says_so(
-        client, converged, catalog, private):
+    client, converged, catalog, private
+):
     """GKE's endpoint stays public for Crossplane's providers: with no
     ``gcp.masterAuthorizedNetworks`` (the multi-cloud design's configs have none) it admits
     the nodes' own subnet only, and ``ApiServerAccess`` names the field to set."""
     case, composite, required = _without_allowlist("gcp", private=private)
-    rendered = client.run(case.request(composite=composite, required=required,
-                                       observed=converged["gcp"][1]))
+    rendered = client.run(
+        case.request(composite=composite, required=required, observed=converged["gcp"][1])
+    )
     assert rendered.fatal == [], rendered.messages
     cluster = rendered.resource("cluster")
     assert catalog.validate(cluster) == []
     subnet = rendered.resource("network-subnet")["spec"]["forProvider"]["ipCidrRange"]
-    assert cluster["spec"]["forProvider"]["masterAuthorizedNetworksConfig"] == {"cidrBlocks": [
-        {"cidrBlock": subnet, "displayName": "cluster nodes' subnet (default)"}]}
+    assert cluster["spec"]["forProvider"]["masterAuthorizedNetworksConfig"] == {
+        "cidrBlocks": [{"cidrBlock": subnet, "displayName": "cluster nodes' subnet (default)"}]
+    }
     access = rendered.condition("ApiServerAccess")
     assert access is not None and access.reason == "ClusterNetworkOnly"
     assert access.status == fnv1.STATUS_CONDITION_FALSE
-    assert access.message.startswith(f"{ALLOWLIST_FIELD['gcp']} is not set, so the GKE API "
-                                     f"server admits only the cluster's own subnet {subnet}")
+    assert access.message.startswith(
+        f"{ALLOWLIST_FIELD['gcp']} is not set, so the GKE API "
+        f"server admits only the cluster's own subnet {subnet}"
+    )
 
 
-def test_an_adopted_gke_cluster_keeps_its_own_authorized_networks_and_says_so(
-        client, converged):
+def test_an_adopted_gke_cluster_keeps_its_own_authorized_networks_and_says_so(client, converged):
     """An imported cluster keeps its own list unless the import takes the field over: the
     condition never claims a list the cluster does not have."""
     case = cluster_case("gcp")
     composite = copy.deepcopy(case.composite)
-    imported = {"enabled": True, "mode": "observe",
-                "resources": {"cluster": {"externalName": "legacy-gke"}}}
+    imported = {
+        "enabled": True,
+        "mode": "observe",
+        "resources": {"cluster": {"externalName": "legacy-gke"}},
+    }
     composite["spec"]["parameters"]["import"] = imported
     rendered = client.run(case.request(composite=composite, observed=converged["gcp"][1]))
     access = rendered.condition("ApiServerAccess")
@@ -230,15 +243,16 @@ def test_an_adopted_gke_cluster_keeps_its_own_authorized_networks_and_says_so(
     assert access is not None and access.reason == "AuthorizedNetworks", rendered.messages
     cluster = rendered.resource("cluster")["spec"]["forProvider"]
     assert cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"][0]["cidrBlock"] == (
-        "203.0.113.0/24")
+        "203.0.113.0/24"
+    )
 
 
 @pytest.mark.parametrize("cloud", ["aws", "azure"])
-def test_private_clusters_need_no_allowlist_where_the_endpoint_is_private(
-        client, converged, cloud):
+def test_private_clusters_need_no_allowlist_where_the_endpoint_is_private(client, converged, cloud):
     case, composite, required = _without_allowlist(cloud, private=True)
-    rendered = client.run(case.request(composite=composite, required=required,
-                                       observed=converged[cloud][1]))
+    rendered = client.run(
+        case.request(composite=composite, required=required, observed=converged[cloud][1])
+    )
     assert rendered.fatal == [], rendered.messages
     if cloud == "aws":
         vpc = rendered.resource("cluster")["spec"]["forProvider"]["vpcConfig"]
@@ -264,9 +278,11 @@ def test_the_api_endpoint_answers_only_the_allowlist(client, converged, catalog,
         assert [b["cidrBlock"] for b in blocks] == ["203.0.113.0/24"]
         access = rendered.condition("ApiServerAccess")
         assert access is not None and access.status == fnv1.STATUS_CONDITION_TRUE
-        assert access.message == ("the GKE API server admits environment.gcp."
-                                  f"masterAuthorizedNetworks: 203.0.113.0/24 "
-                                  f"({blocks[0]['displayName']})")
+        assert access.message == (
+            "the GKE API server admits environment.gcp."
+            f"masterAuthorizedNetworks: 203.0.113.0/24 "
+            f"({blocks[0]['displayName']})"
+        )
     else:
         assert spec["apiServerAccessProfile"] == {"authorizedIpRanges": ["203.0.113.0/24"]}
 
@@ -307,7 +323,8 @@ def test_scraped_charts_get_service_monitors_and_wait_for_the_operator(converged
     ingress = _values(rendered, "release-ingress-nginx")["controller"]["metrics"]
     assert ingress == {"enabled": True, "serviceMonitor": {"enabled": True}}
     assert _values(rendered, "release-cert-manager")["prometheus"]["servicemonitor"] == {
-        "enabled": True}
+        "enabled": True
+    }
     for release in ("release-ingress-nginx", "release-cert-manager"):
         assert ("release-kube-prometheus-stack", release) in edges
 
@@ -331,9 +348,14 @@ def _imported(cloud: str, mode: str = "observe", include: tuple[str, ...] = ()):
     composite = copy.deepcopy(case.composite)
     composite["spec"]["parameters"]["createDnsZones"] = False
     composite["spec"]["parameters"]["import"] = {
-        "enabled": True, "mode": mode, "include": list(include),
-        "resources": {"network": {"externalName": "legacy-net"},
-                      "cluster": {"externalName": "legacy-cluster"}}}
+        "enabled": True,
+        "mode": mode,
+        "include": list(include),
+        "resources": {
+            "network": {"externalName": "legacy-net"},
+            "cluster": {"externalName": "legacy-cluster"},
+        },
+    }
     return dataclasses.replace(case, composite=composite)
 
 
@@ -344,11 +366,30 @@ def test_observed_import_composes_nothing_inside_the_imported_network_and_cluste
     managed = {n: b for n, b in rendered.resources.items() if b["kind"] != "ClusterUsage"}
     for name in ("network", "cluster"):
         assert managed[name]["spec"]["managementPolicies"] == ["Observe"]
-    inside = [n for n, b in managed.items() if n not in ("network", "cluster") and (
-        n.startswith(("network-", "pool-", "release-", "providers-"))
-        or b["kind"] in ("Release", "ProviderConfig", "NodePool", "NodeGroup", "Subnet",
-                         "Subnetwork", "Router", "RouterNAT", "Firewall", "Route",
-                         "KubernetesClusterNodePool", "ClusterAuth", "Addon"))]
+    inside = [
+        n
+        for n, b in managed.items()
+        if n not in ("network", "cluster")
+        and (
+            n.startswith(("network-", "pool-", "release-", "providers-"))
+            or b["kind"]
+            in (
+                "Release",
+                "ProviderConfig",
+                "NodePool",
+                "NodeGroup",
+                "Subnet",
+                "Subnetwork",
+                "Router",
+                "RouterNAT",
+                "Firewall",
+                "Route",
+                "KubernetesClusterNodePool",
+                "ClusterAuth",
+                "Addon",
+            )
+        )
+    ]
     assert inside == []
     assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
     assert any("spec.parameters.import.include" in r.message for r in rendered.results)
@@ -371,8 +412,12 @@ def test_importing_only_the_cluster_composes_no_network_for_it(client, catalog, 
     assert not [n for n in rendered.resources if "network" in n and n.startswith("usage-")]
     body = rendered.resource("cluster")
     assert catalog.validate(body) == []
-    refs = [path for path in _paths(body["spec"]) if path.endswith(("Ref", "Refs", "Selector"))
-            and "network" in str(get_path(body["spec"], path))]
+    refs = [
+        path
+        for path in _paths(body["spec"])
+        if path.endswith(("Ref", "Refs", "Selector"))
+        and "network" in str(get_path(body["spec"], path))
+    ]
     assert refs == []
     assert rendered.condition("Composed").status == 2, rendered.condition("Composed").message
     left_out = [r.message for r in rendered.results if "Not composed" in r.message]
@@ -388,11 +433,17 @@ def test_an_included_network_is_composed_for_an_imported_cluster(client):
 def _paths(node: Any, prefix: str = "") -> list[str]:
     """Every dotted key path in ``node`` (lists by index)."""
     found: list[str] = []
-    items = node.items() if isinstance(node, dict) else (
-        enumerate(node) if isinstance(node, list) else ())
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else (enumerate(node) if isinstance(node, list) else ())
+    )
     for key, value in items:
-        path = f"{prefix}.{key}" if prefix and isinstance(key, str) else (
-            f"{prefix}[{key}]" if prefix else str(key))
+        path = (
+            f"{prefix}.{key}"
+            if prefix and isinstance(key, str)
+            else (f"{prefix}[{key}]" if prefix else str(key))
+        )
         found.append(path)
         found.extend(_paths(value, path))
     return found
@@ -420,17 +471,25 @@ def test_observed_import_composes_an_opted_in_child(client):
 # -- 4. import in manage mode takes over only what the user names --------------------------
 
 #: A cluster setting per cloud the user takes over, and one it leaves as the cluster has it.
-TAKEN_OVER = {"aws": ("version", "vpcConfig"),
-              "gcp": ("releaseChannel", "datapathProvider"),
-              "azure": ("defaultNodePool.maxCount", "networkProfile")}
+TAKEN_OVER = {
+    "aws": ("version", "vpcConfig"),
+    "gcp": ("releaseChannel", "datapathProvider"),
+    "azure": ("defaultNodePool.maxCount", "networkProfile"),
+}
 
 
 #: What the adopted clusters really run, unlike what the module would compose.
 ADOPTED_VERSION, ADOPTED_MASTER_RANGE = "1.32", "172.16.9.0/28"
 
 
-def _managed_import(cloud: str, manage: list[str], *, private: bool = False,
-                    network: bool = True, include: tuple[str, ...] = ()):
+def _managed_import(
+    cloud: str,
+    manage: list[str],
+    *,
+    private: bool = False,
+    network: bool = True,
+    include: tuple[str, ...] = (),
+):
     case = _imported(cloud, mode="manage", include=include)
     composite = copy.deepcopy(case.composite)
     resources = composite["spec"]["parameters"]["import"]["resources"]
@@ -439,9 +498,15 @@ def _managed_import(cloud: str, manage: list[str], *, private: bool = False,
         del resources["network"]
     composite["spec"]["parameters"]["privateCluster"] = private
     # the adopted cluster reports what it really runs, unlike what the module would compose
-    status = {**case.observed_status, "cluster": {"atProvider": {
-        "kubernetesVersion": ADOPTED_VERSION,
-        "privateClusterConfig": {"masterIpv4CidrBlock": ADOPTED_MASTER_RANGE}}}}
+    status = {
+        **case.observed_status,
+        "cluster": {
+            "atProvider": {
+                "kubernetesVersion": ADOPTED_VERSION,
+                "privateClusterConfig": {"masterIpv4CidrBlock": ADOPTED_MASTER_RANGE},
+            }
+        },
+    }
     return dataclasses.replace(case, composite=composite, observed_status=status)
 
 
@@ -488,13 +553,16 @@ def test_managed_import_without_names_changes_no_setting_of_the_cluster(client):
     assert cluster["initProvider"]["releaseChannel"] == {"channel": "REGULAR"}
 
 
-@pytest.mark.parametrize(("path", "hint"), [
-    ("releaseChanel", "did you mean releaseChannel?"),
-    ("releaseChannel.channel.name", "'releaseChannel.channel' is not a map"),
-    ("releaseChannel[chanel]", "did you mean releaseChannel.channel?"),
-    ("releaseChannel[channel][name]", "'releaseChannel.channel' is not a map"),
-    ("zzz", "composed here: "),
-])
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        ("releaseChanel", "did you mean releaseChannel?"),
+        ("releaseChannel.channel.name", "'releaseChannel.channel' is not a map"),
+        ("releaseChannel[chanel]", "did you mean releaseChannel.channel?"),
+        ("releaseChannel[channel][name]", "'releaseChannel.channel' is not a map"),
+        ("zzz", "composed here: "),
+    ],
+)
 def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, path, hint):
     rendered = client.run(_managed_import("gcp", ["releaseChannel", path]).request())
     assert len(rendered.fatal) == 1
@@ -510,15 +578,24 @@ def test_managed_import_paths_are_crossplane_field_paths(client):
     assert not bracketed.fatal, bracketed.fatal
     assert bracketed.resource("cluster") == dotted.resource("cluster")
     assert list(bracketed.resource("cluster")["spec"]["forProvider"]["defaultNodePool"]) == [
-        "maxCount"]
+        "maxCount"
+    ]
 
 
-@pytest.mark.parametrize(("path", "reason"), [
-    ("releaseChannel[0]", "an index can't be taken over alone (paths go through maps only): "
-                          "take 'releaseChannel' over whole"),
-    ("releaseChannel[channel", "cannot parse \"releaseChannel[channel\": unterminated '[' at "
-                               "position 14"),
-])
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        (
+            "releaseChannel[0]",
+            "an index can't be taken over alone (paths go through maps only): "
+            "take 'releaseChannel' over whole",
+        ),
+        (
+            "releaseChannel[channel",
+            "cannot parse \"releaseChannel[channel\": unterminated '[' at position 14",
+        ),
+    ],
+)
 def test_a_managed_import_path_that_is_no_map_key_is_refused_naming_it(client, path, reason):
     rendered = client.run(_managed_import("gcp", ["releaseChannel", path]).request())
     assert rendered.fatal == [f"spec.parameters.import.resources.cluster.manage[1]: {reason}"]
@@ -529,15 +606,17 @@ def test_aks_pools_in_an_adopted_cluster_follow_the_version_it_runs(client, cata
     case = _managed_import("azure", [], network=False, include=pools)
     first = client.run(case.request())
     assert "pool-pool0 (waits for cluster status.atProvider.kubernetesVersion)" in (
-        first.condition("Composed").message)
+        first.condition("Composed").message
+    )
     rendered, _ = converge(client.run, case)
     assert rendered.resource("cluster")["spec"]["initProvider"]["kubernetesVersion"] == "1.33"
     pool = rendered.resource("pool-pool0")
     assert pool["spec"]["forProvider"]["orchestratorVersion"] == ADOPTED_VERSION
     assert catalog.validate(pool) == []
     # Taking the version over makes the pools follow the one composed.
-    rendered, _ = converge(client.run, _managed_import(
-        "azure", ["kubernetesVersion"], network=False, include=pools))
+    rendered, _ = converge(
+        client.run, _managed_import("azure", ["kubernetesVersion"], network=False, include=pools)
+    )
     assert rendered.resource("pool-pool0")["spec"]["forProvider"]["orchestratorVersion"] == "1.33"
 
 
@@ -588,7 +667,8 @@ def test_the_oidc_provider_waits_for_the_observed_issuer(client):
     first = client.run(case.request())
     assert "cluster-oidc" not in first.resources
     assert "cluster-oidc (waits for cluster status.atProvider.identity[0].oidc[0].issuer)" in (
-        first.condition("Composed").message)
+        first.condition("Composed").message
+    )
 
 
 # -- 7. Azure: the role assignments DNS01 and private ingress need --------------------------
@@ -608,7 +688,8 @@ def test_cert_manager_identity_may_write_the_public_zone(converged, catalog):
 
 
 def test_private_aks_control_plane_identity_is_network_contributor_on_the_node_subnet(
-        converged, catalog):
+    converged, catalog
+):
     """A private cluster's user-assigned identity holds the grant before the cluster exists
     (``userAssignedNATGateway`` in a VNet we bring): the system identity's isn't composed."""
     rendered, observed = converged["azure"]
@@ -617,13 +698,17 @@ def test_private_aks_control_plane_identity_is_network_contributor_on_the_node_s
     spec = grant["spec"]["forProvider"]
     assert spec["roleDefinitionName"] == "Network Contributor"
     assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
-    assert spec["principalId"] == (
-        observed["cluster-control-plane"]["status"]["atProvider"]["principalId"])
+    assert (
+        spec["principalId"]
+        == (observed["cluster-control-plane"]["status"]["atProvider"]["principalId"])
+    )
     assert "cluster-network-contributor" not in rendered.resources
     edges = deletion_order(rendered.resources)
-    assert {("cluster-control-plane", "cluster-control-plane-network-contributor"),
-            ("network-nodes", "cluster-control-plane-network-contributor"),
-            ("cluster-control-plane-network-contributor", "cluster")} <= edges
+    assert {
+        ("cluster-control-plane", "cluster-control-plane-network-contributor"),
+        ("network-nodes", "cluster-control-plane-network-contributor"),
+        ("cluster-control-plane-network-contributor", "cluster"),
+    } <= edges
 
 
 def test_public_aks_identity_is_network_contributor_on_the_node_subnet(client, catalog):
@@ -636,12 +721,16 @@ def test_public_aks_identity_is_network_contributor_on_the_node_subnet(client, c
     spec = grant["spec"]["forProvider"]
     assert spec["roleDefinitionName"] == "Network Contributor"
     assert spec["scope"] == observed["network-nodes"]["status"]["atProvider"]["id"]
-    assert spec["principalId"] == (
-        observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
+    assert (
+        spec["principalId"]
+        == (observed["cluster"]["status"]["atProvider"]["identity"]["principalId"])
+    )
     assert "cluster-control-plane" not in rendered.resources
     edges = deletion_order(rendered.resources)
-    assert {("cluster", "cluster-network-contributor"),
-            ("network-nodes", "cluster-network-contributor")} <= edges
+    assert {
+        ("cluster", "cluster-network-contributor"),
+        ("network-nodes", "cluster-network-contributor"),
+    } <= edges
 
 
 def test_role_assignments_wait_for_observed_principals_and_scopes(client):
@@ -659,7 +748,10 @@ def test_eks_nodes_use_imdsv2_with_one_hop(converged, catalog):
     template = rendered.resource("cluster-nodes")
     assert catalog.validate(template) == []
     assert template["spec"]["forProvider"]["metadataOptions"] == {
-        "httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+        "httpEndpoint": "enabled",
+        "httpTokens": "required",
+        "httpPutResponseHopLimit": 1,
+    }
     for pool in ("pool-pool0", "pool-pool1"):
         launch = rendered.resource(pool)["spec"]["forProvider"]["launchTemplate"]
         assert launch == {"name": template["metadata"]["name"], "version": "1"}
@@ -677,13 +769,19 @@ def test_vpc_cni_runs_under_its_own_pod_identity_role(converged, catalog):
     rendered, observed = converged["aws"]
     addon = rendered.resource("cluster-addon-vpc-cni")
     assert catalog.validate(addon) == []
-    assert addon["spec"]["forProvider"]["podIdentityAssociation"] == [{
-        "roleArn": observed["cluster-vpc-cni"]["status"]["atProvider"]["arn"],
-        "serviceAccount": "aws-node"}]
+    assert addon["spec"]["forProvider"]["podIdentityAssociation"] == [
+        {
+            "roleArn": observed["cluster-vpc-cni"]["status"]["atProvider"]["arn"],
+            "serviceAccount": "aws-node",
+        }
+    ]
     policy = rendered.resource("cluster-vpc-cni-cni")["spec"]["forProvider"]["policyArn"]
     assert policy.endswith(":policy/AmazonEKS_CNI_Policy")
-    node_policies = [b["spec"]["forProvider"].get("policyArn", "")
-                     for n, b in rendered.resources.items() if n.startswith("cluster-node-role-")]
+    node_policies = [
+        b["spec"]["forProvider"].get("policyArn", "")
+        for n, b in rendered.resources.items()
+        if n.startswith("cluster-node-role-")
+    ]
     assert not any(p.endswith("AmazonEKS_CNI_Policy") for p in node_policies)
 
 
@@ -693,7 +791,8 @@ def test_node_ami_release_is_pinned_from_the_environment(client):
     environment["data"]["aws"]["nodeReleaseVersion"] = "1.33.4-20250904"
     rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
     assert rendered.resource("pool-pool0")["spec"]["forProvider"]["releaseVersion"] == (
-        "1.33.4-20250904")
+        "1.33.4-20250904"
+    )
 
 
 # -- the kubeconfig reaches the claim owner (issue 22 item 9) --------------------------------
@@ -719,8 +818,11 @@ def test_a_v1_claim_gets_the_kubeconfig_endpoint_and_ca_as_connection_details(cl
     settled, _ = converge(client.run, twin)
     assert not settled.response.desired.composite.connection_details
     secret = settled.status["kubeconfigSecret"]
-    writers = [body for body in settled.resources.values()
-               if get_path(body, "spec.writeConnectionSecretToRef.name") == secret]
+    writers = [
+        body
+        for body in settled.resources.values()
+        if get_path(body, "spec.writeConnectionSecretToRef.name") == secret
+    ]
     assert writers, secret  # the provider writes it, in the composite's namespace
     assert all("namespace" not in body["spec"]["writeConnectionSecretToRef"] for body in writers)
 
@@ -768,12 +870,15 @@ def test_the_cluster_is_named_by_the_label_else_the_claim(client, catalog, cloud
     assert _external_name(unclaimed) in (None, *([] if cloud != "gcp" else ["acme-prod-cluster"]))
 
 
-@pytest.mark.parametrize(("cloud", "name"), [
-    ("gcp", "Payments"),            # GKE: lowercase only
-    ("gcp", "a" * 41),              # GKE: at most 40
-    ("aws", "-payments"),           # EKS: starts alphanumeric
-    ("azure", "payments-"),         # AKS: ends alphanumeric
-])
+@pytest.mark.parametrize(
+    ("cloud", "name"),
+    [
+        ("gcp", "Payments"),  # GKE: lowercase only
+        ("gcp", "a" * 41),  # GKE: at most 40
+        ("aws", "-payments"),  # EKS: starts alphanumeric
+        ("azure", "payments-"),  # AKS: ends alphanumeric
+    ],
+)
 def test_a_cluster_name_the_cloud_refuses_is_an_error_on_the_label(client, cloud, name):
     rendered = client.run(_named(cloud, name).request())
     assert len(rendered.fatal) == 1
@@ -787,7 +892,8 @@ def test_the_cluster_name_is_fixed_once_the_cluster_exists(client, cloud):
     rendered = client.run(renamed.request(observed=observed, required=renamed.fetched()))
     assert rendered.fatal == [
         "metadata.labels.clusterName: immutable: the cluster exists as 'payments-eu'; "
-        "renaming would replace it (set it back)"]
+        "renaming would replace it (set it back)"
+    ]
     # Without the label the existing name is kept (the claim default never renames it).
     kept = _named(cloud)
     again = client.run(kept.request(observed=observed, required=kept.fetched()))
@@ -799,8 +905,9 @@ def test_chart_values_from_the_environment_merge_over_the_modules(client):
     case = cluster_case("aws")
     environment = copy.deepcopy(case.environment[0])
     environment["data"]["charts"] = {
-        "ingress-nginx": {"values": {"controller": {"replicaCount": 5,
-                                                    "config": {"use-gzip": "true"}}}},
+        "ingress-nginx": {
+            "values": {"controller": {"replicaCount": 5, "config": {"use-gzip": "true"}}}
+        },
         "cluster-autoscaler": {"values": {"extraArgs": {"scale-down-delay-after-add": "5m"}}},
     }
     rendered, _ = converge(client.run, dataclasses.replace(case, environment=(environment,)))
@@ -816,7 +923,10 @@ def test_chart_values_must_be_a_map(client):
     case = cluster_case("gcp")
     environment = copy.deepcopy(case.environment[0])
     environment["data"]["charts"] = {"cert-manager": {"values": ["not", "a", "map"]}}
-    rendered = client.run(dataclasses.replace(case, environment=(environment,)).request(
-        required=dataclasses.replace(case, environment=(environment,)).fetched()))
+    rendered = client.run(
+        dataclasses.replace(case, environment=(environment,)).request(
+            required=dataclasses.replace(case, environment=(environment,)).fetched()
+        )
+    )
     assert len(rendered.fatal) == 1
     assert rendered.fatal[0].startswith("environment.charts.cert-manager.values")

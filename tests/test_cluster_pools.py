@@ -33,9 +33,14 @@ def _with_pool(cloud: str, **node_config: Any) -> ModuleCase:
 
 def _everything(cloud: str) -> ModuleCase:
     return _with_pool(
-        cloud, diskSizeGb=200, diskType=DISK[cloud], spot=True, zones=ZONES[cloud],
+        cloud,
+        diskSizeGb=200,
+        diskType=DISK[cloud],
+        spot=True,
+        zones=ZONES[cloud],
         labels={"workload": "batch", "example.com/tier": "spot"},
-        taints=[{"key": "workload", "value": "batch", "effect": "NoSchedule"}])
+        taints=[{"key": "workload", "value": "batch", "effect": "NoSchedule"}],
+    )
 
 
 def _location(cloud: str) -> str:
@@ -65,8 +70,11 @@ def test_every_pool_setting_reaches_the_cloud_schema_valid(
     if cloud == "gcp":
         node = pool["nodeConfig"]
         assert (node["diskSizeGb"], node["diskType"], node["spot"]) == (200, "pd-ssd", True)
-        assert node["labels"] == {"example.com/tier": "spot", "workload": "batch",
-                                  "platform.fn.crossplane.io/pool": "pool1"}
+        assert node["labels"] == {
+            "example.com/tier": "spot",
+            "workload": "batch",
+            "platform.fn.crossplane.io/pool": "pool1",
+        }
         assert node["taint"] == [{"key": "workload", "value": "batch", "effect": "NO_SCHEDULE"}]
         assert pool["nodeLocations"] == ["europe-west1-b", "europe-west1-c"]
     elif cloud == "aws":
@@ -79,21 +87,36 @@ def test_every_pool_setting_reaches_the_cloud_schema_valid(
         assert catalog.validate(template) == []
         assert pool["launchTemplate"]["name"] == template["spec"]["forProvider"]["name"]
         assert "diskSize" not in pool
-        assert template["spec"]["forProvider"]["blockDeviceMappings"] == [{
-            "deviceName": "/dev/xvda", "ebs": {"volumeSize": 200, "volumeType": "gp3",
-                                              "encrypted": "true",
-                                              "deleteOnTermination": "true"}}]
+        assert template["spec"]["forProvider"]["blockDeviceMappings"] == [
+            {
+                "deviceName": "/dev/xvda",
+                "ebs": {
+                    "volumeSize": 200,
+                    "volumeType": "gp3",
+                    "encrypted": "true",
+                    "deleteOnTermination": "true",
+                },
+            }
+        ]
         other = resources["pool-pool0"]["spec"]["forProvider"]
         assert other["launchTemplate"]["name"] == "acme-prod-cluster-nodes"  # the shared one
         assert f"usage-{POOL}-template-by-{POOL}" in resources
     else:
         assert (pool["priority"], pool["evictionPolicy"], pool["spotMaxPrice"]) == (
-            "Spot", "Delete", -1)
-        assert pool["nodeTaints"] == ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
-                                      "workload=batch:NoSchedule"]
+            "Spot",
+            "Delete",
+            -1,
+        )
+        assert pool["nodeTaints"] == [
+            "kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+            "workload=batch:NoSchedule",
+        ]
         assert pool["nodeLabels"]["kubernetes.azure.com/scalesetpriority"] == "spot"
         assert (pool["osDiskSizeGb"], pool["osDiskType"], pool["zones"]) == (
-            200, "Managed", ["1", "2"])
+            200,
+            "Managed",
+            ["1", "2"],
+        )
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -106,17 +129,20 @@ def test_a_pool_without_settings_is_as_before_on_demand(
     assert not {"taint", "nodeTaints", "zones", "nodeLocations", "osDiskSizeGb"} & set(pool)
 
 
-@pytest.mark.parametrize(("cloud", "node_config", "field", "reason"), [
-    ("gcp", {"diskType": "gp3"}, "diskType", "is not a GKE node disk type"),
-    ("aws", {"diskType": "pd-ssd"}, "diskType", "is not an EBS type a node boots from"),
-    ("azure", {"diskType": "Premium"}, "diskType", "is not an AKS OS disk type"),
-    ("gcp", {"zones": ["us-east1-b"]}, "zones", "is not a zone of europe-west1"),
-    ("aws", {"zones": ["eu-west-1c"]}, "zones", "the network has node subnets in"),
-    ("azure", {"zones": ["4"]}, "zones", "is not an Azure availability zone"),
-    ("gcp", {"labels": {"Bad Key": "x"}}, "labels", "Kubernetes label key"),
-    ("aws", {"taints": [{"key": "a", "effect": "Sometimes"}]}, "taints[0].effect", ""),
-    ("azure", {"diskSizeGb": 10}, "diskSizeGb", ""),
-])
+@pytest.mark.parametrize(
+    ("cloud", "node_config", "field", "reason"),
+    [
+        ("gcp", {"diskType": "gp3"}, "diskType", "is not a GKE node disk type"),
+        ("aws", {"diskType": "pd-ssd"}, "diskType", "is not an EBS type a node boots from"),
+        ("azure", {"diskType": "Premium"}, "diskType", "is not an AKS OS disk type"),
+        ("gcp", {"zones": ["us-east1-b"]}, "zones", "is not a zone of europe-west1"),
+        ("aws", {"zones": ["eu-west-1c"]}, "zones", "the network has node subnets in"),
+        ("azure", {"zones": ["4"]}, "zones", "is not an Azure availability zone"),
+        ("gcp", {"labels": {"Bad Key": "x"}}, "labels", "Kubernetes label key"),
+        ("aws", {"taints": [{"key": "a", "effect": "Sometimes"}]}, "taints[0].effect", ""),
+        ("azure", {"diskSizeGb": 10}, "diskSizeGb", ""),
+    ],
+)
 def test_a_pool_setting_the_cloud_refuses_names_the_field(
     client: FunctionClient, cloud: str, node_config: dict[str, Any], field: str, reason: str
 ) -> None:
@@ -137,7 +163,8 @@ def test_spot_is_fixed_once_the_pool_exists(client: FunctionClient, cloud: str) 
         "spec.pools.pool1.nodeConfig.spot: fixed once the "
         f"{'node group' if cloud == 'aws' else 'pool'} exists: the cloud can only change it "
         f"by replacing the {'node group' if cloud == 'aws' else 'pool'}; add a new one and "
-        "remove this one"]
+        "remove this one"
+    ]
 
 
 def test_an_eks_group_keeps_its_launch_template(client: FunctionClient) -> None:
@@ -160,21 +187,29 @@ def test_an_eks_group_keeps_its_launch_template(client: FunctionClient) -> None:
 
 #: A pool's autoscaling and nodeConfig, by what makes it unfit for the add-ons.
 ON_DEMAND: dict[str, Any] = {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 3}}
-TAINTED: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"taints": [
-    {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}}
-SOFT_TAINT: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"taints": [
-    {"key": "workload", "value": "batch", "effect": "PreferNoSchedule"}]}}
+TAINTED: dict[str, Any] = {
+    **ON_DEMAND,
+    "nodeConfig": {
+        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    },
+}
+SOFT_TAINT: dict[str, Any] = {
+    **ON_DEMAND,
+    "nodeConfig": {"taints": [{"key": "workload", "value": "batch", "effect": "PreferNoSchedule"}]},
+}
 SPOT: dict[str, Any] = {**ON_DEMAND, "nodeConfig": {"spot": True}}
 TO_ZERO: dict[str, Any] = {"autoscaling": {"minNodeCount": 0, "maxNodeCount": 4}}
 #: The Composed condition's words for a release held back without a pool.
-NO_POOL = ("a pool that can run add-ons: every pool is tainted, spot or may scale to zero "
-           "(minNodeCount 0); set spec.parameters.addonPool")
-ADDON_RELEASES = ("release-cert-manager", "release-ingress-nginx",
-                  "release-kube-prometheus-stack")
+NO_POOL = (
+    "a pool that can run add-ons: every pool is tainted, spot or may scale to zero "
+    "(minNodeCount 0); set spec.parameters.addonPool"
+)
+ADDON_RELEASES = ("release-cert-manager", "release-ingress-nginx", "release-kube-prometheus-stack")
 
 
-def _pools_case(pools: dict[str, Any] | None, addon_pool: str | None = None,
-                form: str = "cluster-scoped") -> ModuleCase:
+def _pools_case(
+    pools: dict[str, Any] | None, addon_pool: str | None = None, form: str = "cluster-scoped"
+) -> ModuleCase:
     """The GCP cluster case with ``pools`` (None: no pools, the default one) and
     ``spec.parameters.addonPool``."""
     case = cluster_case("gcp")
@@ -199,27 +234,68 @@ FORMS = ("cluster-scoped", "namespaced")
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize(("pools", "addon_pool", "expected", "reason"), [
-    ({"web": ON_DEMAND, "general": ON_DEMAND}, None, "pool-general",
-     "every pool can run them: ties are broken by name"),
-    ({"accel": TAINTED, "general": ON_DEMAND}, None, "pool-general",
-     "a tainted GPU pool that sorts first is skipped"),
-    ({"aaa": SOFT_TAINT, "general": ON_DEMAND}, None, "pool-general",
-     "any taint makes a pool unfit, PreferNoSchedule too: the rule says untainted"),
-    ({"batch": TO_ZERO, "general": ON_DEMAND}, None, "pool-general",
-     "a pool that may scale to zero is skipped (the examples' batch pool)"),
-    ({"cheap": SPOT, "general": ON_DEMAND}, None, "pool-general",
-     "a spot pool is skipped: its nodes are reclaimed under the add-ons"),
-    (None, None, "pool-default", "no pools: the default pool, as before"),
-    ({"accel": TAINTED, "general": ON_DEMAND}, "accel", "pool-accel",
-     "spec.parameters.addonPool wins over the rule, even for a pool the rule skips"),
-    (None, "default", "pool-default", "addonPool may name the default pool when none is listed"),
-    ({"accel": TAINTED, "batch": TO_ZERO, "cheap": SPOT}, None, None,
-     "no pool can run them: held back, saying why"),
-])
+@pytest.mark.parametrize(
+    ("pools", "addon_pool", "expected", "reason"),
+    [
+        (
+            {"web": ON_DEMAND, "general": ON_DEMAND},
+            None,
+            "pool-general",
+            "every pool can run them: ties are broken by name",
+        ),
+        (
+            {"accel": TAINTED, "general": ON_DEMAND},
+            None,
+            "pool-general",
+            "a tainted GPU pool that sorts first is skipped",
+        ),
+        (
+            {"aaa": SOFT_TAINT, "general": ON_DEMAND},
+            None,
+            "pool-general",
+            "any taint makes a pool unfit, PreferNoSchedule too: the rule says untainted",
+        ),
+        (
+            {"batch": TO_ZERO, "general": ON_DEMAND},
+            None,
+            "pool-general",
+            "a pool that may scale to zero is skipped (the examples' batch pool)",
+        ),
+        (
+            {"cheap": SPOT, "general": ON_DEMAND},
+            None,
+            "pool-general",
+            "a spot pool is skipped: its nodes are reclaimed under the add-ons",
+        ),
+        (None, None, "pool-default", "no pools: the default pool, as before"),
+        (
+            {"accel": TAINTED, "general": ON_DEMAND},
+            "accel",
+            "pool-accel",
+            "spec.parameters.addonPool wins over the rule, even for a pool the rule skips",
+        ),
+        (
+            None,
+            "default",
+            "pool-default",
+            "addonPool may name the default pool when none is listed",
+        ),
+        (
+            {"accel": TAINTED, "batch": TO_ZERO, "cheap": SPOT},
+            None,
+            None,
+            "no pool can run them: held back, saying why",
+        ),
+    ],
+)
 def test_the_addons_wait_for_the_pool_the_rule_picks(
-    client: FunctionClient, *, form: str, pools: dict[str, Any] | None,
-    addon_pool: str | None, expected: str | None, reason: str,
+    client: FunctionClient,
+    *,
+    form: str,
+    pools: dict[str, Any] | None,
+    addon_pool: str | None,
+    expected: str | None,
+    reason: str,
 ) -> None:
     case = _pools_case(pools, addon_pool, form)
     rendered = client.run(case.request(required=case.fetched()))
@@ -230,26 +306,35 @@ def test_the_addons_wait_for_the_pool_the_rule_picks(
         assert f"{release} ({wanted})" in waits, (reason, waits)
 
 
-@pytest.mark.parametrize(("pools", "addon_pool", "reason"), [
-    ({"general": ON_DEMAND}, "gneral", "a misspelt pool"),
-    (None, "general", "without pools the only pool is default"),
-    ({"general": ON_DEMAND}, "default", "default exists only when no pool is listed"),
-])
+@pytest.mark.parametrize(
+    ("pools", "addon_pool", "reason"),
+    [
+        ({"general": ON_DEMAND}, "gneral", "a misspelt pool"),
+        (None, "general", "without pools the only pool is default"),
+        ({"general": ON_DEMAND}, "default", "default exists only when no pool is listed"),
+    ],
+)
 def test_an_addon_pool_that_is_no_pool_of_the_claim_is_refused(
-    client: FunctionClient, pools: dict[str, Any] | None, addon_pool: str, reason: str,
+    client: FunctionClient,
+    pools: dict[str, Any] | None,
+    addon_pool: str,
+    reason: str,
 ) -> None:
     case = _pools_case(pools, addon_pool)
     rendered = client.run(case.request(required=case.fetched()))
     assert rendered.fatal == [
-        "spec.parameters.addonPool: must name one of spec.pools (default when spec.pools is "
-        "empty)"], reason
+        "spec.parameters.addonPool: must name one of spec.pools (default when spec.pools is empty)"
+    ], reason
 
 
 def _addon_usages(resources: dict[str, Any]) -> set[str]:
     """The pools the add-on releases' Usages protect."""
-    return {name.removeprefix("usage-").split("-by-")[0] for name in resources
-            if name.startswith("usage-pool-")
-            and name.endswith(tuple(f"-by-{r}" for r in ADDON_RELEASES))}
+    return {
+        name.removeprefix("usage-").split("-by-")[0]
+        for name in resources
+        if name.startswith("usage-pool-")
+        and name.endswith(tuple(f"-by-{r}" for r in ADDON_RELEASES))
+    }
 
 
 def _again(client: FunctionClient, case: ModuleCase, observed: dict[str, Any]) -> Any:
@@ -260,7 +345,8 @@ def _again(client: FunctionClient, case: ModuleCase, observed: dict[str, Any]) -
 
 @pytest.mark.parametrize("form", FORMS)
 def test_an_existing_composite_keeps_the_pool_its_addons_use(
-    client: FunctionClient, form: str) -> None:
+    client: FunctionClient, form: str
+) -> None:
     """A composite made before the rule has its add-ons on the first pool by name (the
     examples' ``batch``, which may scale to zero): moving them would rename their Usages
     (``usage-<pool>-by-<release>``), so they stay, and nothing composed is renamed or dropped.
@@ -277,7 +363,8 @@ def test_an_existing_composite_keeps_the_pool_its_addons_use(
 
 @pytest.mark.parametrize("form", FORMS)
 def test_a_tainted_pool_added_later_leaves_the_addons_where_they_are(
-    client: FunctionClient, form: str) -> None:
+    client: FunctionClient, form: str
+) -> None:
     """Before the rule, adding ``accel`` (sorting first) moved the add-ons onto it."""
     pools: dict[str, Any] = {"general": ON_DEMAND}
     before, observed = converge(client.run, _pools_case(pools, None, form))
@@ -288,7 +375,8 @@ def test_a_tainted_pool_added_later_leaves_the_addons_where_they_are(
 
 
 def test_installed_addons_are_kept_when_no_pool_can_run_them_any_more(
-    client: FunctionClient) -> None:
+    client: FunctionClient,
+) -> None:
     """Their pool removed and every other pool unfit: the releases exist, so they are kept
     (dropping one would uninstall it), just no longer tied to a pool."""
     before, observed = converge(client.run, _pools_case({"batch": TO_ZERO, "general": ON_DEMAND}))

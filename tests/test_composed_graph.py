@@ -68,8 +68,10 @@ def _row(golden: Path) -> tuple[Path, str]:
     composed = [d for d in documents[1:] if _is_composed(d)]
     usages = sum(d["kind"] in USAGE_KINDS for d in composed)
     held = len(_held(documents[0]))
-    return golden, (f"{golden.relative_to(GOLDEN)}: {len(composed) - usages} composed, "
-                    f"{held} held back, {usages} Usages")
+    return golden, (
+        f"{golden.relative_to(GOLDEN)}: {len(composed) - usages} composed, "
+        f"{held} held back, {usages} Usages"
+    )
 
 
 ROWS = [_row(g) for g in GOLDENS]
@@ -107,8 +109,11 @@ def _expected_edges(documents: list[dict[str, Any]]) -> set[tuple[str, str, str,
             else:
                 expected.add((name, wait.resource, wait.detail, True))
     composed = [d for d in documents[1:] if _is_composed(d)]
-    named = {(d["apiVersion"], d["kind"], d["metadata"]["name"]): d for d in composed
-             if d["kind"] not in USAGE_KINDS}
+    named = {
+        (d["apiVersion"], d["kind"], d["metadata"]["name"]): d
+        for d in composed
+        if d["kind"] not in USAGE_KINDS
+    }
 
     def side(reference: dict[str, Any]) -> str:
         ref = reference["resourceRef"]  # the function names each by resourceRef
@@ -119,8 +124,11 @@ def _expected_edges(documents: list[dict[str, Any]]) -> set[tuple[str, str, str,
         return f"outside: {reference['kind']} {where} {reference['apiVersion']}"
 
     for usage in (d for d in composed if d["kind"] in USAGE_KINDS):
-        user = side(usage["spec"]["by"]) if "by" in usage["spec"] else (
-            f"composite: {xr['metadata']['name']}")
+        user = (
+            side(usage["spec"]["by"])
+            if "by" in usage["spec"]
+            else (f"composite: {xr['metadata']['name']}")
+        )
         expected.add((user, side(usage["spec"]["of"]), "uses", False))
     return expected
 
@@ -128,8 +136,12 @@ def _expected_edges(documents: list[dict[str, Any]]) -> set[tuple[str, str, str,
 def _unready(documents: list[dict[str, Any]]) -> set[str]:
     """What the render reports not ready: the engine's events, which the composite's Ready
     condition must agree with (it names up to three)."""
-    events = {m[1] for d in documents if d.get("kind") == "Result"
-              if (m := re.fullmatch(r'Composed resource "(.+)" is not yet ready', d["message"]))}
+    events = {
+        m[1]
+        for d in documents
+        if d.get("kind") == "Result"
+        if (m := re.fullmatch(r'Composed resource "(.+)" is not yet ready', d["message"]))
+    }
     message = _condition(documents[0], "Ready").get("message", "")
     if message.startswith("Unready resources: "):
         shown = message.removeprefix("Unready resources: ").replace(", and ", ", ").split(", ")
@@ -141,37 +153,47 @@ def _unready(documents: list[dict[str, Any]]) -> set[str]:
 
 @pytest.mark.parametrize(("golden", "reason"), ROWS, ids=[r[1].split(":")[0] for r in ROWS])
 def test_the_graph_of_every_golden_draws_its_holds_usages_and_readiness(
-    golden: Path, reason: str, tmp_path: Path,
+    golden: Path,
+    reason: str,
+    tmp_path: Path,
 ) -> None:
     documents = _documents(golden)
     xr_name = documents[0]["metadata"]["name"]
     written = composed_graph.write_graph(documents, tmp_path / "first")
     assert [p.name for p in written] == [f"{xr_name}.{s}" for s in ("dot", "mmd", "svg")][
-        :3 if DOT else 2], reason
+        : 3 if DOT else 2
+    ], reason
 
     nodes, edges = _read_dot(written[0].read_text())
-    drawn = {(_what(s, nodes), _what(t, nodes), a.get("label", ""), a.get("style") == "dashed")
-             for s, t, a in edges}
+    drawn = {
+        (_what(s, nodes), _what(t, nodes), a.get("label", ""), a.get("style") == "dashed")
+        for s, t, a in edges
+    }
     assert len(drawn) == len(edges), f"{reason}: an edge drawn twice"
     expected = _expected_edges(documents)
     assert drawn - expected == set(), f"{reason}: edges that are no hold and no Usage"
     assert expected - drawn == set(), f"{reason}: holds or Usages not drawn"
 
     unready = _unready(documents)
-    resources = {d["metadata"]["annotations"][RESOURCE_NAME]: d for d in documents[1:]
-                 if _is_composed(d) and d["kind"] not in USAGE_KINDS}
+    resources = {
+        d["metadata"]["annotations"][RESOURCE_NAME]: d
+        for d in documents[1:]
+        if _is_composed(d) and d["kind"] not in USAGE_KINDS
+    }
     for name, body in resources.items():
         shown = "not ready" if name in unready else "Ready"
         assert nodes[name]["label"] == f"{name}\n{body['kind']}\n{shown}", (
-            f"{reason}: {name}'s readiness as the render reports it")
+            f"{reason}: {name}'s readiness as the render reports it"
+        )
     for name in _held(documents[0]):
         assert nodes[name]["label"] == f"{name}\nheld back: not composed yet", reason
         assert "dashed" in nodes[name]["style"], f"{reason}: {name} held back, dashed"
 
     mermaid = written[1].read_text()
     declared = re.findall(r"^  (\w+)\[", mermaid, re.MULTILINE)
-    links = re.findall(r'^  (\w+) (?:-\.->|-->|-\. "[^"]*" \.->|-- "[^"]*" -->) (\w+)$', mermaid,
-                       re.MULTILINE)
+    links = re.findall(
+        r'^  (\w+) (?:-\.->|-->|-\. "[^"]*" \.->|-- "[^"]*" -->) (\w+)$', mermaid, re.MULTILINE
+    )
     assert len(declared) == len(set(declared)) == len(nodes), f"{reason}: Mermaid nodes"
     assert len(links) == len(edges), f"{reason}: Mermaid draws the same edges"
     assert {i for link in links for i in link} <= set(declared), f"{reason}: undeclared id"
@@ -192,17 +214,31 @@ def test_the_graph_of_every_golden_draws_its_holds_usages_and_readiness(
 @pytest.mark.parametrize(
     ("picture", "observed", "expected", "reason"),
     [
-        ("cluster/gcp", [], {"network": "creating"},
-         "a first pass: nothing observed, so what is not ready is being created"),
-        ("async-actor/queue-ready", None, {"queue": "Ready", "deployment": "not ready"},
-         "observed state not given: not ready, whether observed or not"),
-        ("async-actor/queue-ready", "tests/render-cases/async-actor/observed-queue-ready.yaml",
-         {"queue": "Ready", "deployment": "creating"},
-         "the Deployment is not observed yet: this pass creates it once the queue is Ready"),
+        (
+            "cluster/gcp",
+            [],
+            {"network": "creating"},
+            "a first pass: nothing observed, so what is not ready is being created",
+        ),
+        (
+            "async-actor/queue-ready",
+            None,
+            {"queue": "Ready", "deployment": "not ready"},
+            "observed state not given: not ready, whether observed or not",
+        ),
+        (
+            "async-actor/queue-ready",
+            "tests/render-cases/async-actor/observed-queue-ready.yaml",
+            {"queue": "Ready", "deployment": "creating"},
+            "the Deployment is not observed yet: this pass creates it once the queue is Ready",
+        ),
     ],
 )
 def test_observed_state_tells_creating_from_observed_and_not_ready(
-    picture: str, observed: Any, expected: dict[str, str], reason: str,
+    picture: str,
+    observed: Any,
+    expected: dict[str, str],
+    reason: str,
 ) -> None:
     if isinstance(observed, str):
         observed = [d for d in yaml.safe_load_all((ROOT / observed).read_text()) if d]
@@ -213,9 +249,14 @@ def test_observed_state_tells_creating_from_observed_and_not_ready(
 
 def test_an_observed_resource_not_ready_shows_its_ready_condition() -> None:
     documents = _documents(GOLDEN / "async-actor" / "queue-ready.yaml")
-    observed = [{"apiVersion": "kubernetes.crossplane.io/v1alpha2", "kind": "Object", "metadata": {
-        "name": "d", "annotations": {RESOURCE_NAME: "deployment"}}, "status": {"conditions": [
-            {"type": "Ready", "status": "False", "reason": "Creating"}]}}]
+    observed = [
+        {
+            "apiVersion": "kubernetes.crossplane.io/v1alpha2",
+            "kind": "Object",
+            "metadata": {"name": "d", "annotations": {RESOURCE_NAME: "deployment"}},
+            "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Creating"}]},
+        }
+    ]
     graph = composed_graph.composed_graph(documents, observed)
     shown = next(n for n in graph.nodes if n.id == "deployment").lines[-1]
     assert shown == "Ready: False (Creating)", "the observed Ready condition, as the provider says"
@@ -228,10 +269,14 @@ def test_usages_by_selector_and_without_a_user_are_drawn() -> None:
     usage = copy.deepcopy(next(d for d in documents if d.get("kind") == "ClusterUsage"))
     usage["metadata"]["annotations"][RESOURCE_NAME] = "usage-by-selector"
     usage["spec"] = {
-        "of": {"apiVersion": "compute.gcp.upbound.io/v1beta1", "kind": "Network",
-               "resourceSelector": {
-                   "matchControllerRef": True,
-                   "matchLabels": {"crossplane.io/composite": "prod-eu-gcp-7xk2p"}}},
+        "of": {
+            "apiVersion": "compute.gcp.upbound.io/v1beta1",
+            "kind": "Network",
+            "resourceSelector": {
+                "matchControllerRef": True,
+                "matchLabels": {"crossplane.io/composite": "prod-eu-gcp-7xk2p"},
+            },
+        },
         "reason": "kept while the composite exists",
     }
     orphan = copy.deepcopy(usage)
@@ -245,7 +290,9 @@ def test_usages_by_selector_and_without_a_user_are_drawn() -> None:
 
 
 def test_without_graphviz_the_dot_and_mermaid_are_written_and_stderr_says_how(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no dot on it
     monkeypatch.setattr(composed_graph, "_said", set())
@@ -256,8 +303,14 @@ def test_without_graphviz_the_dot_and_mermaid_are_written_and_stderr_says_how(
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "tools" / "composed_graph.py"), *args],
-                          cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "composed_graph.py"), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
 
 
 def test_cli_help_writes_nothing(tmp_path: Path) -> None:
@@ -268,27 +321,37 @@ def test_cli_help_writes_nothing(tmp_path: Path) -> None:
 
 def test_cli_draws_each_composite_of_a_file_of_several_renders(tmp_path: Path) -> None:
     rendered = tmp_path / "rendered.yaml"
-    rendered.write_text((GOLDEN / "cluster" / "gcp.yaml").read_text()
-                        + (GOLDEN / "async-actor" / "ready.yaml").read_text())
+    rendered.write_text(
+        (GOLDEN / "cluster" / "gcp.yaml").read_text()
+        + (GOLDEN / "async-actor" / "ready.yaml").read_text()
+    )
     drawn = _cli(str(rendered), "--out", str(tmp_path / "out"), cwd=tmp_path)
     assert drawn.returncode == 0, drawn.stderr
     assert {p.stem for p in (tmp_path / "out").iterdir()} == {
-        "prod-eu-gcp-7xk2p", "text-processor-x7k2p"}
+        "prod-eu-gcp-7xk2p",
+        "text-processor-x7k2p",
+    }
 
 
 @pytest.mark.parametrize(
     ("text", "refusal", "reason"),
     [
-        ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
-         f"    {RESOURCE_NAME}: x\n", "document 1 (ConfigMap): a render starts with its composite",
-         "a composed resource before any composite"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+            f"    {RESOURCE_NAME}: x\n",
+            "document 1 (ConfigMap): a render starts with its composite",
+            "a composed resource before any composite",
+        ),
         ("a: [unclosed\n", "rendered ", "not YAML"),
         ("", "no documents", "an empty file"),
         ("- a list\n", "document 1: expected a Kubernetes object", "not an object"),
     ],
 )
 def test_cli_refuses_what_is_no_render_naming_it(
-    text: str, refusal: str, reason: str, tmp_path: Path,
+    text: str,
+    refusal: str,
+    reason: str,
+    tmp_path: Path,
 ) -> None:
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(text)
@@ -303,4 +366,5 @@ def test_the_pictures_in_the_docs_are_current() -> None:
     assert make_graph_docs.stale() == [], "run python tools/make_graph_docs.py"
     for picture in make_graph_docs.PICTURES:
         assert (ROOT / "docs" / "graphs.md").read_text().count(f"graphs/{picture}/") >= 1, (
-            f"docs/graphs.md shows {picture}")
+            f"docs/graphs.md shows {picture}"
+        )

@@ -66,8 +66,9 @@ def test_one_composites_changed_spec_changes_only_its_own_output(
     second = _compose(client, "memo-two")
     changed = _compose(client, "memo-one", tags={"team": "payments"})
     again = _compose(client, "memo-two")
-    assert again.response.SerializeToString(deterministic=True) == \
-        second.response.SerializeToString(deterministic=True)
+    assert again.response.SerializeToString(
+        deterministic=True
+    ) == second.response.SerializeToString(deterministic=True)
     assert changed.resources != first.resources
     assert _compose(client, "memo-one").resources == first.resources
 
@@ -104,23 +105,37 @@ def test_a_value_marshal_refuses_is_walked_every_time() -> None:
 def _observed(conditions: list[dict[str, Any]]) -> Any:
     request = fnv1.RunFunctionRequest()
     body = struct_pb2.Struct()
-    body.update({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"},
-                 "status": {"conditions": conditions}})
+    body.update(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "x"},
+            "status": {"conditions": conditions},
+        }
+    )
     request.observed.resources["thing"].resource.CopyFrom(body)
     return request.observed.resources
 
 
-@pytest.mark.parametrize(("conditions", "ready", "unsynced"), [
-    ([], False, []),
-    ([{"type": "Ready", "status": "True"}], True, []),
-    ([{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}], True, []),
-    ([{"type": "Synced", "status": "False", "reason": "R", "message": "no"}], False,
-     [("thing", "ConfigMap", "x", "R", "no")]),
-    ([{"type": "Synced", "status": "False"}], False, []),  # no message: nothing to say
-    ([{"type": 1, "status": "True"}], False, []),
-])
+@pytest.mark.parametrize(
+    ("conditions", "ready", "unsynced"),
+    [
+        ([], False, []),
+        ([{"type": "Ready", "status": "True"}], True, []),
+        ([{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}], True, []),
+        (
+            [{"type": "Synced", "status": "False", "reason": "R", "message": "no"}],
+            False,
+            [("thing", "ConfigMap", "x", "R", "no")],
+        ),
+        ([{"type": "Synced", "status": "False"}], False, []),  # no message: nothing to say
+        ([{"type": 1, "status": "True"}], False, []),
+    ],
+)
 def test_conditions_are_read_once_and_answer_both_questions(
-    conditions: list[dict[str, Any]], ready: bool, unsynced: list[tuple[str, ...]],
+    conditions: list[dict[str, Any]],
+    ready: bool,
+    unsynced: list[tuple[str, ...]],
 ) -> None:
     observed = ObservedResources(_observed(copy.deepcopy(conditions)))
     assert observed.unsynced() == unsynced
@@ -140,15 +155,22 @@ def test_settle_heap_freezes_what_start_up_loaded() -> None:
         gc.set_threshold(*before)
 
 
-@pytest.mark.parametrize(("conditions", "shortcut"), [
-    ([{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}], True),
-    ([{"type": "Synced", "status": "False", "reason": "R", "message": "no"}], False),
-    ([{"type": "Ready", "status": "False"}], False),  # any False: conditions are read
-    ([{"type": "Ready", "status": "True", "message": "False"}], False),
-    ([{"type": "Ready", "status": "True", "message": "Falsehood"}], True),  # not the Value "False"
-])
+@pytest.mark.parametrize(
+    ("conditions", "shortcut"),
+    [
+        ([{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}], True),
+        ([{"type": "Synced", "status": "False", "reason": "R", "message": "no"}], False),
+        ([{"type": "Ready", "status": "False"}], False),  # any False: conditions are read
+        ([{"type": "Ready", "status": "True", "message": "False"}], False),
+        (
+            [{"type": "Ready", "status": "True", "message": "Falsehood"}],
+            True,
+        ),  # not the Value "False"
+    ],
+)
 def test_no_false_anywhere_is_found_in_the_bytes_and_changes_no_answer(
-    conditions: list[dict[str, Any]], shortcut: bool,
+    conditions: list[dict[str, Any]],
+    shortcut: bool,
 ) -> None:
     """``none_false`` is exact one way: a request with a condition False is never skipped,
     whatever serializer wrote it; without one, unsynced has nothing to report anyway."""
@@ -170,11 +192,16 @@ def test_a_refused_resource_is_reported_through_the_served_bytes(
     first = client.run(case.request())
     name = sorted(first.resources)[0]
     body = copy.deepcopy(first.resources[name])
-    body["status"] = {"conditions": [
-        {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "denied"}]}
+    body["status"] = {
+        "conditions": [
+            {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "denied"}
+        ]
+    }
     refused = client.run(case.request(observed={name: body}))
-    assert any(w.startswith(f"{name} (") and w.endswith("ReconcileError: denied")
-               for w in refused.warnings), refused.messages
+    assert any(
+        w.startswith(f"{name} (") and w.endswith("ReconcileError: denied") for w in refused.warnings
+    ), refused.messages
     body["status"]["conditions"][0]["status"] = "True"
-    assert not [w for w in client.run(case.request(observed={name: body})).warnings
-                if "is not synced" in w]
+    assert not [
+        w for w in client.run(case.request(observed={name: body})).warnings if "is not synced" in w
+    ]

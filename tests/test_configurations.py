@@ -27,9 +27,14 @@ from tests.support.xpkg import xpkg_files
 ROOT = Path(__file__).resolve().parent.parent
 make_configurations = load_tool("make_configurations")
 PACKAGES = make_configurations.packages()
-CASES = in_both_forms(module_cases() + [cluster_import_case(cloud, mode)
-                                        for cloud in ("aws", "gcp", "azure")
-                                        for mode in ("observe", "manage")])
+CASES = in_both_forms(
+    module_cases()
+    + [
+        cluster_import_case(cloud, mode)
+        for cloud in ("aws", "gcp", "azure")
+        for mode in ("observe", "manage")
+    ]
+)
 
 
 def _shipped(package: Any, name: str) -> dict[str, Any]:
@@ -53,8 +58,13 @@ def plurals(catalog: Catalog) -> dict[tuple[str, str], str]:
     return {(v.group, v.kind): v.plural for v in catalog.entries.values()}
 
 
-def unmet(package: Any, composed: set[tuple[str, str]], depends: set[str],
-          activated: set[str], plurals: dict[tuple[str, str], str]) -> list[str]:
+def unmet(
+    package: Any,
+    composed: set[tuple[str, str]],
+    depends: set[str],
+    activated: set[str],
+    plurals: dict[tuple[str, str], str],
+) -> list[str]:
     """What ``package`` lacks for ``composed`` kinds: a provider it does not depend on, an MRD
     it does not activate, each named with the kind."""
     problems = []
@@ -63,8 +73,10 @@ def unmet(package: Any, composed: set[tuple[str, str]], depends: set[str],
         group = make_configurations.group_of(api_version)
         provider = make_configurations.provider_of(group)
         if provider not in depends:
-            problems.append(f"{package.name}: {api_version} {kind} is served by {provider}, "
-                            "which it does not depend on")
+            problems.append(
+                f"{package.name}: {api_version} {kind} is served by {provider}, "
+                "which it does not depend on"
+            )
         if make_configurations.is_managed(doc):
             mrd = f"{plurals.get((group, kind), '?')}.{group}"
             if mrd not in activated:
@@ -89,7 +101,10 @@ def converged(client: FunctionClient) -> dict[tuple[str, bool], set[tuple[str, s
 def test_the_packages_are_what_the_generator_writes() -> None:
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_configurations.py"), "--check"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -98,7 +113,8 @@ def test_one_package_per_module_and_form() -> None:
     modules = sorted(p.name for p in (ROOT / "apis").iterdir() if p.is_dir())
     assert len(modules) == 5
     assert sorted(p.name for p in PACKAGES) == sorted(
-        f"platform-{m}{suffix}" for m in modules for suffix in ("", "-namespaced"))
+        f"platform-{m}{suffix}" for m in modules for suffix in ("", "-namespaced")
+    )
     for package in PACKAGES:
         files = package.api_files()
         xrds = [yaml.safe_load(p.read_text()) for p in files if p.name == "definition.yaml"]
@@ -110,43 +126,49 @@ def test_one_package_per_module_and_form() -> None:
             else:
                 assert xrd["apiVersion"].endswith("/v1") and "claimNames" in xrd["spec"]
         assert any(p.parent.name == "compositions" for p in files) == (
-            (ROOT / "apis" / package.module / "compositions").is_dir()), (
-            "the document-named Composition copies ship with their module")
+            (ROOT / "apis" / package.module / "compositions").is_dir()
+        ), "the document-named Composition copies ship with their module"
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=[p.name for p in PACKAGES])
 def test_every_kind_the_module_composes_is_depended_on_and_activated(
-        package: Any, converged: dict[tuple[str, bool], set[tuple[str, str]]],
-        plurals: dict[tuple[str, str], str]) -> None:
+    package: Any,
+    converged: dict[tuple[str, bool], set[tuple[str, str]]],
+    plurals: dict[tuple[str, str], str],
+) -> None:
     composed = set(converged[(package.module, package.namespaced)])
     assert composed, f"no case composes {package.module}"
     for golden in package.goldens():
         composed |= {(av, k) for av, k, _ in make_configurations._golden_docs(golden)}
-    assert unmet(package, composed, set(_depends_on(package)), _activated(package),
-                 plurals) == []
+    assert unmet(package, composed, set(_depends_on(package)), _activated(package), plurals) == []
 
 
 def test_a_provider_or_activation_missing_from_a_package_is_named(
-        converged: dict[tuple[str, bool], set[tuple[str, str]]],
-        plurals: dict[tuple[str, str], str]) -> None:
+    converged: dict[tuple[str, bool], set[tuple[str, str]]], plurals: dict[tuple[str, str], str]
+) -> None:
     """The check above fails, naming the kind, when a package lacks what the module needs."""
     (package,) = [p for p in PACKAGES if p.name == "platform-async-actor"]
     composed = converged[("async-actor", False)]
     depends = set(_depends_on(package)) - {"provider-aws-sqs"}
     activated = _activated(package) - {"objects.kubernetes.crossplane.io"}
     problems = unmet(package, composed, depends, activated, plurals)
-    assert ("platform-async-actor: sqs.aws.upbound.io/v1beta1 Queue is served by "
-            "provider-aws-sqs, which it does not depend on") in problems
-    assert ("platform-async-actor: kubernetes.crossplane.io/v1alpha2 Object "
-            "(objects.kubernetes.crossplane.io) not activated") in problems
+    assert (
+        "platform-async-actor: sqs.aws.upbound.io/v1beta1 Queue is served by "
+        "provider-aws-sqs, which it does not depend on"
+    ) in problems
+    assert (
+        "platform-async-actor: kubernetes.crossplane.io/v1alpha2 Object "
+        "(objects.kubernetes.crossplane.io) not activated"
+    ) in problems
 
 
 def test_together_the_packages_activate_what_the_install_policy_does() -> None:
     """Every managed kind the library declares is attributed to a module: the packages'
     policies together name exactly the MRDs examples/install/15-activation-policy.yaml names
     (derived from the kinds registry), so none is composed by no package's module."""
-    install = yaml.safe_load(
-        (ROOT / "examples/install/15-activation-policy.yaml").read_text())["spec"]["activate"]
+    install = yaml.safe_load((ROOT / "examples/install/15-activation-policy.yaml").read_text())[
+        "spec"
+    ]["activate"]
     together = set().union(*(_activated(p) for p in PACKAGES))
     assert sorted(together) == sorted(install)
     for package in PACKAGES:  # each form activates its own scope's kinds only
@@ -164,8 +186,11 @@ def test_dependencies_are_the_install_sets_releases() -> None:
         if doc and doc["kind"] == "Provider":
             repository, _, tag = doc["spec"]["package"].rpartition(":")
             install[repository] = tag
-    (function,) = [d for d in yaml.safe_load_all(
-        (ROOT / "examples/install/40-function.yaml").read_text()) if d and d["kind"] == "Function"]
+    (function,) = [
+        d
+        for d in yaml.safe_load_all((ROOT / "examples/install/40-function.yaml").read_text())
+        if d and d["kind"] == "Function"
+    ]
     fn_repository, _, fn_tag = function["spec"]["package"].rpartition(":")
     function_meta = yaml.safe_load((ROOT / "package/crossplane.yaml").read_text())
     crossplane = function_meta["spec"]["crossplane"]
@@ -178,8 +203,12 @@ def test_dependencies_are_the_install_sets_releases() -> None:
         # Crossplane v2.4's form (apis/v2 pkg/meta/v1 meta.go Dependency): apiVersion, kind and
         # package (the repository, without tag: the lock's source), and a semver constraint
         assert all(set(d) == {"apiVersion", "kind", "package", "version"} for d in deps)
-        assert deps[0] == {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function",
-                           "package": fn_repository, "version": f"^{fn_tag}"}
+        assert deps[0] == {
+            "apiVersion": "pkg.crossplane.io/v1",
+            "kind": "Function",
+            "package": fn_repository,
+            "version": f"^{fn_tag}",
+        }
         for dep in deps[1:]:
             assert (dep["apiVersion"], dep["kind"]) == ("pkg.crossplane.io/v1", "Provider")
             name = dep["package"].rsplit("/", 1)[1]
@@ -207,7 +236,11 @@ def test_every_package_builds_with_its_apis_policy_and_examples(tmp_path: Path) 
     render_tool.ensure_cli()
     result = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_configurations.py"), "--build", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     for package in PACKAGES:
@@ -215,10 +248,17 @@ def test_every_package_builds_with_its_apis_policy_and_examples(tmp_path: Path) 
         docs = [d for d in yaml.safe_load_all(files["package.yaml"]) if d]
         assert docs[0] == _shipped(package, "crossplane.yaml")
         shipped = sorted((d["kind"], d["metadata"]["name"]) for d in docs[1:])
-        expected = sorted([("ManagedResourceActivationPolicy", package.name)] + [
-            (d["kind"], d["metadata"]["name"]) for p in package.api_files()
-            for d in yaml.safe_load_all(p.read_text()) if d])
+        expected = sorted(
+            [("ManagedResourceActivationPolicy", package.name)]
+            + [
+                (d["kind"], d["metadata"]["name"])
+                for p in package.api_files()
+                for d in yaml.safe_load_all(p.read_text())
+                if d
+            ]
+        )
         assert shipped == expected, package.name
         examples = [d for d in yaml.safe_load_all(files.get(".up/examples.yaml", b"")) if d]
         assert len(examples) == sum(
-            1 for p in package.example_files() for d in yaml.safe_load_all(p.read_text()) if d)
+            1 for p in package.example_files() for d in yaml.safe_load_all(p.read_text()) if d
+        )

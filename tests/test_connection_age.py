@@ -85,15 +85,18 @@ def _connections_while_calling(seconds: float, **config: float) -> tuple[int, in
 def test_the_age_and_grace_reach_grpc_as_milliseconds():
     config = ServerConfig(max_connection_age=30, max_connection_age_grace=20)
     assert connection_age_options(config) == [
-        ("grpc.max_connection_age_ms", 30000), ("grpc.max_connection_age_grace_ms", 20000)]
+        ("grpc.max_connection_age_ms", 30000),
+        ("grpc.max_connection_age_grace_ms", 20000),
+    ]
     assert connection_age_options(ServerConfig(max_connection_age=0)) == []
 
 
 def test_a_client_reconnects_after_the_connection_age_and_no_call_fails():
     # age 0.5 s (+/-10% jitter per connection): over 3 s of calls the client must open a new
     # connection several times, each without failing a call
-    opened, calls = _connections_while_calling(3.0, max_connection_age=0.5,
-                                               max_connection_age_grace=1.0)
+    opened, calls = _connections_while_calling(
+        3.0, max_connection_age=0.5, max_connection_age_grace=1.0
+    )
     assert calls > 20
     assert opened >= 4, f"{opened} connection(s) in 3 s with a 0.5 s maximum age"
 
@@ -120,8 +123,9 @@ def test_the_flags_set_the_age_and_its_defaults_are_30s_and_2m(captured):
     runner = CliRunner()
     assert runner.invoke(cli_module.cli, ["--insecure"]).exit_code == 0
     assert (captured[0].max_connection_age, captured[0].max_connection_age_grace) == (30, 120)
-    result = runner.invoke(cli_module.cli, [
-        "--insecure", "--max-connection-age=2m", "--max-connection-age-grace=5s"])
+    result = runner.invoke(
+        cli_module.cli, ["--insecure", "--max-connection-age=2m", "--max-connection-age-grace=5s"]
+    )
     assert result.exit_code == 0, result.output
     assert (captured[1].max_connection_age, captured[1].max_connection_age_grace) == (120, 5)
     result = runner.invoke(cli_module.cli, ["--insecure", "--max-connection-age=0s"])

@@ -41,24 +41,72 @@ CLOUDS = ("aws", "gcp", "azure")
 TRUE, FALSE = fnv1.STATUS_CONDITION_TRUE, fnv1.STATUS_CONDITION_FALSE
 UNKNOWN = fnv1.STATUS_CONDITION_UNKNOWN
 EXPECTED_KINDS = {
-    "aws": {"VPC", "Subnet", "InternetGateway", "SecurityGroup", "SecurityGroupIngressRule",
-            "Key", "Alias", "Bucket", "BucketVersioning", "BucketServerSideEncryptionConfiguration",
-            "BucketPublicAccessBlock", "BucketOwnershipControls", "BucketPolicy",
-            "BucketObjectLockConfiguration", "BucketLifecycleConfiguration", "BucketLogging",
-            "BucketReplicationConfiguration", "Role", "Policy", "RolePolicyAttachment",
-            "HealthCheck", "Record"},
-    "gcp": {"Network", "Subnetwork", "Firewall", "KeyRing", "CryptoKey", "CryptoKeyIAMMember",
-            "Bucket", "BucketIAMMember", "HealthCheck", "RecordSet"},
-    "azure": {"ResourceGroup", "VirtualNetwork", "Subnet", "SecurityGroup", "SecurityRule",
-              "SubnetNetworkSecurityGroupAssociation", "Vault", "AccessPolicy", "Key",
-              "UserAssignedIdentity", "Account", "Container", "ContainerImmutabilityPolicy",
-              "Workspace", "MonitorDiagnosticSetting", "TrafficManagerProfile",
-              "TrafficManagerExternalEndpoint"},
+    "aws": {
+        "VPC",
+        "Subnet",
+        "InternetGateway",
+        "SecurityGroup",
+        "SecurityGroupIngressRule",
+        "Key",
+        "Alias",
+        "Bucket",
+        "BucketVersioning",
+        "BucketServerSideEncryptionConfiguration",
+        "BucketPublicAccessBlock",
+        "BucketOwnershipControls",
+        "BucketPolicy",
+        "BucketObjectLockConfiguration",
+        "BucketLifecycleConfiguration",
+        "BucketLogging",
+        "BucketReplicationConfiguration",
+        "Role",
+        "Policy",
+        "RolePolicyAttachment",
+        "HealthCheck",
+        "Record",
+    },
+    "gcp": {
+        "Network",
+        "Subnetwork",
+        "Firewall",
+        "KeyRing",
+        "CryptoKey",
+        "CryptoKeyIAMMember",
+        "Bucket",
+        "BucketIAMMember",
+        "HealthCheck",
+        "RecordSet",
+    },
+    "azure": {
+        "ResourceGroup",
+        "VirtualNetwork",
+        "Subnet",
+        "SecurityGroup",
+        "SecurityRule",
+        "SubnetNetworkSecurityGroupAssociation",
+        "Vault",
+        "AccessPolicy",
+        "Key",
+        "UserAssignedIdentity",
+        "Account",
+        "Container",
+        "ContainerImmutabilityPolicy",
+        "Workspace",
+        "MonitorDiagnosticSetting",
+        "TrafficManagerProfile",
+        "TrafficManagerExternalEndpoint",
+    },
 }
 
 
-def run(client: FunctionClient, cloud: str, *, environment: dict[str, Any] | None = None,
-        mutate: Any = None, **spec: Any) -> Rendered:
+def run(
+    client: FunctionClient,
+    cloud: str,
+    *,
+    environment: dict[str, Any] | None = None,
+    mutate: Any = None,
+    **spec: Any,
+) -> Rendered:
     """One pass for the seed's endpoint on ``cloud`` (failover on), changed by ``spec``."""
     case = contact_center_case(cloud)
     composite = contact_center_composite(cloud, failover=True, **spec)
@@ -90,8 +138,11 @@ def fatal_on(rendered: Rendered, field: str) -> str:
 
 
 def for_provider(rendered: Rendered, kind: str) -> list[dict[str, Any]]:
-    return [body["spec"]["forProvider"] for body in rendered.resources.values()
-            if body["kind"] == kind and "forProvider" in body["spec"]]
+    return [
+        body["spec"]["forProvider"]
+        for body in rendered.resources.values()
+        if body["kind"] == kind and "forProvider" in body["spec"]
+    ]
 
 
 # -- every cloud ------------------------------------------------------------------------------
@@ -99,7 +150,9 @@ def for_provider(rendered: Rendered, kind: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_converges_to_schema_valid_resources_on_every_cloud(
-    client: FunctionClient, catalog: Catalog, cloud: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    cloud: str,
 ) -> None:
     rendered = converged(client, cloud)
     invalid = {n: e for n, b in rendered.resources.items() if (e := catalog.validate(b))}
@@ -130,11 +183,16 @@ def test_convergence_from_nothing_only_grows(client: FunctionClient, cloud: str)
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_every_taggable_resource_carries_the_tagging_policy(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     rendered = converged(client, cloud)
-    wanted = {"costCenter": "cc-4711", "complianceLevel": "PCI-DSS",
-              "claimName": "us-east-agent-cluster", "claimNamespace": "contact-center"}
+    wanted = {
+        "costCenter": "cc-4711",
+        "complianceLevel": "PCI-DSS",
+        "claimName": "us-east-agent-cluster",
+        "claimNamespace": "contact-center",
+    }
     taggable = 0
     for name, body in rendered.resources.items():
         kind = kind_of(body)
@@ -151,7 +209,8 @@ def test_every_taggable_resource_carries_the_tagging_policy(
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_status_reports_ids_endpoints_and_compliant_controls(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     rendered = converged(client, cloud)
     status = rendered.status
@@ -165,8 +224,12 @@ def test_status_reports_ids_endpoints_and_compliant_controls(
     assert status["endpoints"]["dns"]
     compliant = rendered.condition("Compliant")
     assert compliant is not None
-    for control in ("compliance-mode lock: 400 days", "access logging",
-                    "customer-managed key", "never public"):
+    for control in (
+        "compliance-mode lock: 400 days",
+        "access logging",
+        "customer-managed key",
+        "never public",
+    ):
         assert control in compliant.message, compliant.message
     if cloud == "gcp":
         # Cloud Storage cannot refuse plain-HTTP/old-TLS requests per bucket: not compliant,
@@ -182,29 +245,40 @@ def test_status_reports_ids_endpoints_and_compliant_controls(
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
-def test_unsupported_region_stops_with_the_allowed_ones(client: FunctionClient,
-                                                        cloud: str) -> None:
+def test_unsupported_region_stops_with_the_allowed_ones(client: FunctionClient, cloud: str) -> None:
     message = fatal_on(run(client, cloud, region="antarctica-1"), "spec.region")
     assert "allowed:" in message and "antarctica-1" in message
     assert not run(client, cloud, region="antarctica-1").resources
 
 
 def test_allowlist_comes_from_the_environment(client: FunctionClient) -> None:
-    environment = {"aws": CONTACT_CENTER_ENVIRONMENT["aws"], "contactCenter": {
-        "allowedRegions": {"aws": {"genesys-cloud": ["eu-west-1", "us-west-2"]}}}}
+    environment = {
+        "aws": CONTACT_CENTER_ENVIRONMENT["aws"],
+        "contactCenter": {"allowedRegions": {"aws": {"genesys-cloud": ["eu-west-1", "us-west-2"]}}},
+    }
     message = fatal_on(run(client, "aws", environment=environment), "spec.region")
     assert message.endswith("allowed: eu-west-1, us-west-2")
     ok = run(client, "aws", environment=environment, region="eu-west-1")
     assert not ok.fatal, ok.fatal
 
 
-@pytest.mark.parametrize(("key", "listed", "field", "reason"), [
-    ("allowedRegions", {"aws": {"genesys-cloud": ["eu-west-1", "eu-wset-2"]}},
-     "allowedRegions.aws.genesys-cloud[1]",
-     "a typo in the platform's allowlist would allow a region no claim can use"),
-    ("residency", {"GDPR": {"aws": ["eu-west-1", "mars-1"]}}, "residency.GDPR.aws[1]",
-     "a residency list names regions the same way"),
-])
+@pytest.mark.parametrize(
+    ("key", "listed", "field", "reason"),
+    [
+        (
+            "allowedRegions",
+            {"aws": {"genesys-cloud": ["eu-west-1", "eu-wset-2"]}},
+            "allowedRegions.aws.genesys-cloud[1]",
+            "a typo in the platform's allowlist would allow a region no claim can use",
+        ),
+        (
+            "residency",
+            {"GDPR": {"aws": ["eu-west-1", "mars-1"]}},
+            "residency.GDPR.aws[1]",
+            "a residency list names regions the same way",
+        ),
+    ],
+)
 def test_a_region_the_platform_lists_must_be_one_of_the_clouds(
     client: FunctionClient, key: str, listed: dict[str, Any], field: str, reason: str
 ) -> None:
@@ -214,8 +288,13 @@ def test_a_region_the_platform_lists_must_be_one_of_the_clouds(
         spec["taggingPolicy"]["complianceLevel"] = "GDPR"
         spec["failoverPolicy"]["secondaryRegion"] = "eu-west-2"
 
-    rendered = run(client, "aws", environment=environment, region="eu-west-1",
-                   mutate=gdpr if key == "residency" else None)
+    rendered = run(
+        client,
+        "aws",
+        environment=environment,
+        region="eu-west-1",
+        mutate=gdpr if key == "residency" else None,
+    )
     message = fatal_on(rendered, f"environment.contactCenter.{field}")
     assert " is not a region of aws; " in message, (reason, message)
 
@@ -240,10 +319,13 @@ def test_secondary_and_replication_regions_are_checked_too(client: FunctionClien
         return lambda spec: spec["failoverPolicy"].update(secondaryRegion=value)
 
     fatal_on(run(client, "aws", mutate=secondary("mars-1")), "spec.failoverPolicy.secondaryRegion")
-    fatal_on(run(client, "aws", mutate=secondary("us-east-1")),
-             "spec.failoverPolicy.secondaryRegion")
-    fatal_on(run(client, "aws", recording={"retentionDays": 30, "replicationRegion": "us-east-1"}),
-             "spec.recording.replicationRegion")
+    fatal_on(
+        run(client, "aws", mutate=secondary("us-east-1")), "spec.failoverPolicy.secondaryRegion"
+    )
+    fatal_on(
+        run(client, "aws", recording={"retentionDays": 30, "replicationRegion": "us-east-1"}),
+        "spec.recording.replicationRegion",
+    )
 
 
 # -- ingress ----------------------------------------------------------------------------------
@@ -251,22 +333,30 @@ def test_secondary_and_replication_regions_are_checked_too(client: FunctionClien
 
 @pytest.mark.parametrize("everything", ["0.0.0.0/0", "::/0", "0.0.0.0/0 "])
 def test_the_whole_internet_is_rejected_naming_field_and_index(
-    client: FunctionClient, everything: str,
+    client: FunctionClient,
+    everything: str,
 ) -> None:
     sip = {"trustedCidrs": ["198.51.100.0/24", everything]}
     message = fatal_on(run(client, "aws", sip=sip), "spec.sip.trustedCidrs[1]")
     assert "whole internet" in message
 
 
-@pytest.mark.parametrize(("sip", "field"), [
-    ({"trustedCidrs": ["not-a-cidr"]}, "spec.sip.trustedCidrs[0]"),
-    ({"trustedCidrs": []}, "spec.sip.trustedCidrs"),
-    ({"trustedCidrs": ["10.0.0.0/8"], "signalingPorts": "5080-5060"}, "spec.sip.signalingPorts"),
-    ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"}, "spec.sip.mediaPorts"),
-    ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"}, "spec.sip.mediaPorts"),
-])
-def test_bad_sip_settings_are_refused(client: FunctionClient, sip: dict[str, Any],
-                                      field: str) -> None:
+@pytest.mark.parametrize(
+    ("sip", "field"),
+    [
+        ({"trustedCidrs": ["not-a-cidr"]}, "spec.sip.trustedCidrs[0]"),
+        ({"trustedCidrs": []}, "spec.sip.trustedCidrs"),
+        (
+            {"trustedCidrs": ["10.0.0.0/8"], "signalingPorts": "5080-5060"},
+            "spec.sip.signalingPorts",
+        ),
+        ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"}, "spec.sip.mediaPorts"),
+        ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"}, "spec.sip.mediaPorts"),
+    ],
+)
+def test_bad_sip_settings_are_refused(
+    client: FunctionClient, sip: dict[str, Any], field: str
+) -> None:
     fatal_on(run(client, "aws", sip=sip), field)
 
 
@@ -274,20 +364,27 @@ def test_an_unknown_sip_field_is_a_warning_naming_the_valid_ones(client: Functio
     """An API server serving the XRD prunes it too; the function says so instead of failing."""
     rendered = run(client, "aws", sip={"trustedCidrs": ["10.0.0.0/8"], "colour": "blue"})
     assert not rendered.fatal
-    assert any(w.startswith("spec.sip.colour: unknown field") and "trustedCidrs" in w
-               for w in rendered.warnings), rendered.messages
+    assert any(
+        w.startswith("spec.sip.colour: unknown field") and "trustedCidrs" in w
+        for w in rendered.warnings
+    ), rendered.messages
 
 
 def expected_rules(ranges: list[str]) -> set[tuple[str, int, int, str]]:
-    return {(proto, low, high, cidr) for cidr in ranges for proto, low, high in (
-        ("udp", 5060, 5080), ("tcp", 5060, 5080), ("udp", 16384, 32767))}
+    return {
+        (proto, low, high, cidr)
+        for cidr in ranges
+        for proto, low, high in (("udp", 5060, 5080), ("tcp", 5060, 5080), ("udp", 16384, 32767))
+    }
 
 
 def test_aws_admits_only_sip_and_rtp_from_trusted_ranges(client: FunctionClient) -> None:
     sip = {"trustedCidrs": ["198.51.100.0/24", "2001:db8::/48"]}
     rendered = converged(client, "aws", sip=sip)
-    found = {(r["ipProtocol"], r["fromPort"], r["toPort"], r.get("cidrIpv4") or r["cidrIpv6"])
-             for r in for_provider(rendered, "SecurityGroupIngressRule")}
+    found = {
+        (r["ipProtocol"], r["fromPort"], r["toPort"], r.get("cidrIpv4") or r["cidrIpv6"])
+        for r in for_provider(rendered, "SecurityGroupIngressRule")
+    }
     assert found == expected_rules(["198.51.100.0/24", "2001:db8::/48"])
 
 
@@ -308,11 +405,20 @@ def test_azure_rules_have_unique_priorities_and_only_trusted_sources(
 ) -> None:
     rendered = converged(client, "azure")
     for site in ("sip-ingress", "secondary-sip-ingress"):  # priorities are unique per NSG
-        rules = [b["spec"]["forProvider"] for n, b in rendered.resources.items()
-                 if b["kind"] == "SecurityRule" and n.startswith(f"{site}-")]
+        rules = [
+            b["spec"]["forProvider"]
+            for n, b in rendered.resources.items()
+            if b["kind"] == "SecurityRule" and n.startswith(f"{site}-")
+        ]
         assert len({r["priority"] for r in rules}) == len(rules) == 6
-        found = {(r["protocol"].lower(), *map(int, r["destinationPortRange"].split("-")),
-                  r["sourceAddressPrefix"]) for r in rules}
+        found = {
+            (
+                r["protocol"].lower(),
+                *map(int, r["destinationPortRange"].split("-")),
+                r["sourceAddressPrefix"],
+            )
+            for r in rules
+        }
         assert found == expected_rules(["52.129.96.0/20", "198.51.100.0/24"])
         assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in rules)
 
@@ -348,8 +454,11 @@ def test_pci_recordings_locked_logged_and_expiring_only_after_the_lock(
     assert "recordings-logging" in rendered.resources
     rules = rendered.resource("recordings-lifecycle")["spec"]["forProvider"]["rule"]
     days = [r["expiration"][0]["days"] for r in rules if "expiration" in r]
-    days += [r["noncurrentVersionExpiration"][0]["noncurrentDays"] for r in rules
-             if "noncurrentVersionExpiration" in r]
+    days += [
+        r["noncurrentVersionExpiration"][0]["noncurrentDays"]
+        for r in rules
+        if "noncurrentVersionExpiration" in r
+    ]
     assert days and min(days) >= 400
     policy = json.loads(rendered.resource("recordings-policy")["spec"]["forProvider"]["policy"])
     sids = {s["Sid"] for s in policy["Statement"]}
@@ -357,16 +466,23 @@ def test_pci_recordings_locked_logged_and_expiring_only_after_the_lock(
 
 
 def test_pci_refuses_recordings_without_a_lock(client: FunctionClient) -> None:
-    fatal_on(run(client, "gcp", recording={"retentionDays": 30, "objectLock": False}),
-             "spec.recording.objectLock")
+    fatal_on(
+        run(client, "gcp", recording={"retentionDays": 30, "objectLock": False}),
+        "spec.recording.objectLock",
+    )
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_gdpr_recordings_unlocked_unless_asked(client: FunctionClient, cloud: str) -> None:
     policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
     plain = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud))
-    locked = converged(client, cloud, taggingPolicy=policy, mutate=_in_the_eu(cloud),
-                       recording={"retentionDays": 30, "objectLock": True})
+    locked = converged(
+        client,
+        cloud,
+        taggingPolicy=policy,
+        mutate=_in_the_eu(cloud),
+        recording={"retentionDays": 30, "objectLock": True},
+    )
     assert "access logging" not in plain.status["controls"]
     assert not any(c.startswith("compliance-mode lock") for c in plain.status["controls"])
     assert "compliance-mode lock: 30 days" in locked.status["controls"]
@@ -386,8 +502,11 @@ ESTATE = ("recordings", "recordings-key", "replica-key")
 
 
 def _estate(name: str, cloud: str) -> bool:
-    return name in ESTATE or name.startswith(tuple(f"{p}-" for p in ESTATE)) or (
-        cloud == "azure" and name == "group")
+    return (
+        name in ESTATE
+        or name.startswith(tuple(f"{p}-" for p in ESTATE))
+        or (cloud == "azure" and name == "group")
+    )
 
 
 def _orphaned(body: dict[str, Any]) -> bool:
@@ -396,7 +515,9 @@ def _orphaned(body: dict[str, Any]) -> bool:
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
-    client: FunctionClient, catalog: Catalog, cloud: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    cloud: str,
 ) -> None:
     """PCI-DSS (compliance lock): the recordings estate is orphaned, so the claim deletes
     completely while the locked recordings stay private, readable and locked; nothing else is."""
@@ -406,8 +527,13 @@ def test_locked_recordings_their_keys_and_settings_are_kept_on_delete(
     assert kept == estate
     assert {"recordings", "recordings-key"} <= kept
     if cloud == "aws":  # the public access block and TLS policy stay on the kept bucket
-        assert {"recordings-public-access-block", "recordings-policy", "recordings-replica",
-                "replica-key", "recordings-logs"} <= kept
+        assert {
+            "recordings-public-access-block",
+            "recordings-policy",
+            "recordings-replica",
+            "replica-key",
+            "recordings-logs",
+        } <= kept
     if cloud == "gcp":  # without its grant the storage agent could not decrypt
         assert "recordings-key-storage-grant" in kept
     if cloud == "azure":  # the account lives in the group: deleting the group deletes it
@@ -436,7 +562,8 @@ def test_namespaced_kept_recordings_say_a_re_created_endpoint_gets_new_names(
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_unlocked_recordings_go_with_the_endpoint_after_their_key_waits(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     """GDPR without a lock: nothing orphaned but the GCP crypto key (Cloud KMS would destroy
     its versions), the bucket never force-emptied, and its key waits for it (a Usage)."""
@@ -449,10 +576,13 @@ def test_unlocked_recordings_go_with_the_endpoint_after_their_key_waits(
         assert kept == set()
     # directly, or through the grant the bucket uses (GCP): only the Usages order needs
     assert ("recordings-key", "recordings") in deletion_order(rendered.resources), (
-        "the key must not be deleted before the bucket it decrypts")
+        "the key must not be deleted before the bucket it decrypts"
+    )
     if cloud != "azure":
-        assert rendered.resource("recordings")["spec"]["forProvider"].get(
-            "forceDestroy", False) is False
+        assert (
+            rendered.resource("recordings")["spec"]["forProvider"].get("forceDestroy", False)
+            is False
+        )
     condition = rendered.condition("RecordingsOnDelete")
     assert condition is not None and condition.status == FALSE
     assert condition.reason == "DeletedWithEndpoint"
@@ -469,15 +599,16 @@ def _update(client: FunctionClient, cloud: str, change: Any) -> Rendered:
     composite = copy.deepcopy(case.composite)
     composite["status"] = rendered.status
     change(composite["spec"])
-    return client.run(case.request(composite=composite, observed=observed,
-                                   required=case.fetched()))
+    return client.run(case.request(composite=composite, observed=observed, required=case.fetched()))
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_a_compliance_lock_is_extended_never_shortened_or_lifted(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     """S3 object lock can't be turned off; locked GCS retention and Azure WORM only extend."""
+
     def retention(days: int) -> Any:
         return lambda spec: spec["recording"].update(retentionDays=days)
 
@@ -485,8 +616,7 @@ def test_a_compliance_lock_is_extended_never_shortened_or_lifted(
         spec["taggingPolicy"]["complianceLevel"] = "none"
         spec["recording"]["objectLock"] = False
 
-    assert "400" in fatal_on(_update(client, cloud, retention(300)),
-                             "spec.recording.retentionDays")
+    assert "400" in fatal_on(_update(client, cloud, retention(300)), "spec.recording.retentionDays")
     fatal_on(_update(client, cloud, lift), "spec.recording.objectLock")
     extended = _update(client, cloud, retention(500))
     assert not extended.fatal and extended.status["lockedRetentionDays"] == 500
@@ -496,8 +626,11 @@ def test_a_compliance_lock_is_extended_never_shortened_or_lifted(
 def test_what_exists_is_not_moved_to_another_region(client: FunctionClient, cloud: str) -> None:
     """A region change would strand the old resources (recordings included) and build new
     ones: refused, naming the field."""
-    allowed = {"aws": ("us-east-2", "eu-west-1"), "gcp": ("us-east4", "us-central1"),
-               "azure": ("eastus2", "uksouth")}[cloud]
+    allowed = {
+        "aws": ("us-east-2", "eu-west-1"),
+        "gcp": ("us-east4", "us-central1"),
+        "azure": ("eastus2", "uksouth"),
+    }[cloud]
 
     def primary(spec: dict[str, Any]) -> None:
         spec["region"] = allowed[0]
@@ -517,8 +650,9 @@ def test_gcp_bucket_uses_the_key_granted_to_the_storage_agent(client: FunctionCl
     key = bucket["encryption"]["defaultKmsKeyName"]
     assert key.endswith("/cryptoKeys/us-east-agent-cluster-x7k2p-recordings-key")
     grant = rendered.resource("recordings-key-storage-grant")["spec"]["forProvider"]
-    assert grant["member"] == ("serviceAccount:service-123456789012@gs-project-accounts."
-                               "iam.gserviceaccount.com")
+    assert grant["member"] == (
+        "serviceAccount:service-123456789012@gs-project-accounts.iam.gserviceaccount.com"
+    )
     assert bucket["retentionPolicy"] == {"retentionPeriod": 400 * 86400, "isLocked": True}
 
 
@@ -528,11 +662,17 @@ def test_azure_storage_refuses_shared_keys_once_the_provider_uses_entra(
 ) -> None:
     """Shared Key off only when the platform says its ProviderConfig has storageUseAzureAD:
     a provider still using the account key would get 403 on every read of the account."""
-    settings = {"azure": {**CONTACT_CENTER_ENVIRONMENT["azure"],
-                          **({"storageUseAzureAD": True} if entra_only else {})},
-                "tags": {"owner": "cx-platform"}}
-    case = dataclasses.replace(contact_center_case("azure"), environment=(
-        environment_config("contact-center-azure", settings),))
+    settings = {
+        "azure": {
+            **CONTACT_CENTER_ENVIRONMENT["azure"],
+            **({"storageUseAzureAD": True} if entra_only else {}),
+        },
+        "tags": {"owner": "cx-platform"},
+    }
+    case = dataclasses.replace(
+        contact_center_case("azure"),
+        environment=(environment_config("contact-center-azure", settings),),
+    )
     rendered, _ = converge(client.run, case, passes=10)
     assert not rendered.fatal, rendered.fatal
     account = rendered.resource("recordings")["spec"]["forProvider"]
@@ -544,28 +684,43 @@ def test_azure_storage_refuses_shared_keys_once_the_provider_uses_entra(
 
 
 def _azure_case_with(**settings: Any) -> Any:
-    environment = {"azure": {**CONTACT_CENTER_ENVIRONMENT["azure"], **settings},
-                   "tags": {"owner": "cx-platform"}}
-    return dataclasses.replace(contact_center_case("azure"), environment=(
-        environment_config("contact-center-azure", environment),))
+    environment = {
+        "azure": {**CONTACT_CENTER_ENVIRONMENT["azure"], **settings},
+        "tags": {"owner": "cx-platform"},
+    }
+    return dataclasses.replace(
+        contact_center_case("azure"),
+        environment=(environment_config("contact-center-azure", environment),),
+    )
 
 
 def test_the_vault_admits_only_the_providers_ranges_when_named(client: FunctionClient) -> None:
     """Key Vault's firewall: the provider's public ranges (a /32 as an address, which is all
     Key Vault takes), trusted Azure services (Storage unwrapping its key) bypass it."""
-    rendered, _ = converge(client.run, _azure_case_with(
-        keyVaultAllowedIpRanges=["198.51.100.0/24", "203.0.113.7/32"]), passes=10)
+    rendered, _ = converge(
+        client.run,
+        _azure_case_with(keyVaultAllowedIpRanges=["198.51.100.0/24", "203.0.113.7/32"]),
+        passes=10,
+    )
     assert not rendered.fatal, rendered.fatal
     vault = rendered.resource("recordings-key-vault")["spec"]["forProvider"]
-    assert vault["networkAcls"] == {"defaultAction": "Deny", "bypass": "AzureServices",
-                                    "ipRules": ["198.51.100.0/24", "203.0.113.7"]}
+    assert vault["networkAcls"] == {
+        "defaultAction": "Deny",
+        "bypass": "AzureServices",
+        "ipRules": ["198.51.100.0/24", "203.0.113.7"],
+    }
     default, _ = converge(client.run, contact_center_case("azure"), passes=10)
     assert "networkAcls" not in default.resource("recordings-key-vault")["spec"]["forProvider"]
 
 
-@pytest.mark.parametrize(("ranges", "reason"), [
-    (["10.0.0.0/8"], "private"), (["2001:db8::/32"], "IPv4"), (["198.51.100.1/24"], "host bits"),
-])
+@pytest.mark.parametrize(
+    ("ranges", "reason"),
+    [
+        (["10.0.0.0/8"], "private"),
+        (["2001:db8::/32"], "IPv4"),
+        (["198.51.100.1/24"], "host bits"),
+    ],
+)
 def test_vault_ranges_key_vault_refuses_are_refused_naming_the_field(
     client: FunctionClient, ranges: list[str], reason: str
 ) -> None:
@@ -607,8 +762,11 @@ def test_the_signaling_tls_standard_is_reported_as_not_enforced_here(
 
 # -- data residency and compliance levels (issue 22 items 20 and 23) ----------------------------
 
-EU = {"aws": ("eu-west-1", "eu-central-1"), "gcp": ("europe-west1", "europe-west3"),
-      "azure": ("westeurope", "northeurope")}
+EU = {
+    "aws": ("eu-west-1", "eu-central-1"),
+    "gcp": ("europe-west1", "europe-west3"),
+    "azure": ("westeurope", "northeurope"),
+}
 
 
 def _in_the_eu(cloud: str) -> Any:
@@ -618,6 +776,7 @@ def _in_the_eu(cloud: str) -> Any:
             spec["failoverPolicy"]["secondaryRegion"] = secondary
         if spec.get("recording", {}).get("replicationRegion"):
             spec["recording"]["replicationRegion"] = secondary
+
     return move
 
 
@@ -642,8 +801,10 @@ def test_gdpr_keeps_recordings_replicas_and_failover_in_the_eu(
 
 def test_a_platform_may_widen_gdpr_residency(client: FunctionClient) -> None:
     policy = {"costCenter": "cc-1", "complianceLevel": "GDPR"}
-    environment = {"aws": CONTACT_CENTER_ENVIRONMENT["aws"],
-                   "contactCenter": {"residency": {"GDPR": {"aws": ["eu-west-1", "eu-west-2"]}}}}
+    environment = {
+        "aws": CONTACT_CENTER_ENVIRONMENT["aws"],
+        "contactCenter": {"residency": {"GDPR": {"aws": ["eu-west-1", "eu-west-2"]}}},
+    }
 
     def to_london(spec: dict[str, Any]) -> None:
         spec["region"], spec["failoverPolicy"]["secondaryRegion"] = "eu-west-1", "eu-west-2"
@@ -656,12 +817,14 @@ def test_a_platform_may_widen_gdpr_residency(client: FunctionClient) -> None:
 def test_hipaa_locks_logs_and_keeps_six_years(client: FunctionClient, cloud: str) -> None:
     policy = {"costCenter": "cc-1", "complianceLevel": "HIPAA"}
     short = run(client, cloud, taggingPolicy=policy, recording={"retentionDays": 365})
-    assert "HIPAA keeps records at least six years" in fatal_on(short,
-                                                                "spec.recording.retentionDays")
+    assert "HIPAA keeps records at least six years" in fatal_on(
+        short, "spec.recording.retentionDays"
+    )
     kept = converged(client, cloud, taggingPolicy=policy, recording={"retentionDays": 2190})
     assert "compliance-mode lock: 2190 days" in kept.status["controls"]
     assert "access logging" in kept.status["controls"] or "bucket-access-logging" in str(
-        kept.response.conditions)
+        kept.response.conditions
+    )
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -686,11 +849,14 @@ def test_aws_failover_replica_replication_health_check_and_records(
     replication = rendered.resource("recordings-replication-configuration")["spec"]
     (rule,) = replication["forProvider"]["rule"]
     assert rule["destination"]["bucketRef"] == {
-        "name": "us-east-agent-cluster-x7k2p-recordings-replica"}
+        "name": "us-east-agent-cluster-x7k2p-recordings-replica"
+    }
     assert rule["destination"]["encryptionConfiguration"] == {  # the key the replica reports
-        "replicaKmsKeyId": (providersim.reported(rendered.resource("replica-key")) or {})["arn"]}
+        "replicaKmsKeyId": (providersim.reported(rendered.resource("replica-key")) or {})["arn"]
+    }
     assert replication["forProvider"]["role"] == (
-        "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication")
+        "arn:aws:iam::123456789012:role/us-east-agent-cluster-x7k2p-recordings-replication"
+    )
     versioning = rendered.resource("recordings-replica-versioning")["spec"]["forProvider"]
     assert versioning["versioningConfiguration"]["status"] == "Enabled"
     check = rendered.resource("failover")["spec"]["forProvider"]
@@ -710,13 +876,18 @@ def test_aws_replication_role_uses_each_key_only_through_s3_in_its_region(
 ) -> None:
     """Least privilege: decrypt via S3 in the source region, encrypt via S3 in the replica's."""
     rendered = converged(client, "aws")
-    policy = json.loads(rendered.resource("recordings-replication-policy")["spec"]
-                        ["forProvider"]["policy"])
-    kms = {tuple(st["Action"]): st["Condition"]["StringLike"]
-           for st in policy["Statement"] if str(st["Action"][0]).startswith("kms:")}
+    policy = json.loads(
+        rendered.resource("recordings-replication-policy")["spec"]["forProvider"]["policy"]
+    )
+    kms = {
+        tuple(st["Action"]): st["Condition"]["StringLike"]
+        for st in policy["Statement"]
+        if str(st["Action"][0]).startswith("kms:")
+    }
     assert kms[("kms:Decrypt",)]["kms:ViaService"] == "s3.us-east-1.amazonaws.com"
     assert kms[("kms:Encrypt", "kms:GenerateDataKey")]["kms:ViaService"] == (
-        "s3.us-west-2.amazonaws.com")
+        "s3.us-west-2.amazonaws.com"
+    )
 
 
 def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> None:
@@ -724,24 +895,30 @@ def test_azure_failover_is_a_traffic_manager_profile(client: FunctionClient) -> 
     profile = rendered.resource("failover")["spec"]["forProvider"]
     assert profile["trafficRoutingMethod"] == "Priority"
     assert profile["monitorConfig"]["path"] == "/health"
-    endpoints = sorted(for_provider(rendered, "TrafficManagerExternalEndpoint"),
-                       key=lambda e: e["priority"])
+    endpoints = sorted(
+        for_provider(rendered, "TrafficManagerExternalEndpoint"), key=lambda e: e["priority"]
+    )
     assert [(e["target"], e["priority"]) for e in endpoints] == [
-        ("203.0.113.10", 1), ("203.0.113.20", 2)]
+        ("203.0.113.10", 1),
+        ("203.0.113.20", 2),
+    ]
     # eastus keeps a geo-redundant copy only in its pair, westus: not in westus2, said
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "bucket-replication" in gaps.message
     assert "paired region westus" in gaps.message and "no copy in westus2" in gaps.message
     assert rendered.resource("recordings")["spec"]["forProvider"]["accountReplicationType"] == (
-        "ZRS")
+        "ZRS"
+    )
     assert "replicaRegion" not in rendered.status
 
 
 def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_and_key(
-    client: FunctionClient, catalog: Catalog,
+    client: FunctionClient,
+    catalog: Catalog,
 ) -> None:
     """Issue 35 item 5: westeurope's pair is northeurope: the recordings account becomes
     RA-GZRS, its one container WORM policy and customer-managed key covering the copy."""
+
     def eu(spec: dict[str, Any]) -> None:
         spec["region"] = "westeurope"
         spec["failoverPolicy"]["secondaryRegion"] = "northeurope"
@@ -753,8 +930,9 @@ def test_azure_replicates_recordings_to_the_paired_region_under_the_same_lock_an
     assert "customerManagedKey" in account
     assert rendered.resource("recordings-immutability")["spec"]["forProvider"]["locked"] is True
     assert rendered.status["replicaRegion"] == "northeurope"
-    assert any(c.startswith("recordings replicated to northeurope")
-               for c in rendered.status["controls"])
+    assert any(
+        c.startswith("recordings replicated to northeurope") for c in rendered.status["controls"]
+    )
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is None or "replication" not in gaps.message
     assert catalog.validate(rendered.resource("recordings")) == []
@@ -764,8 +942,10 @@ def _gcp_placement(rendered: Rendered, name: str = "recordings") -> dict[str, An
     """The location fields of GCP bucket ``name``, and the location of its key."""
     bucket = rendered.resource(name)["spec"]["forProvider"]
     key = bucket["encryption"]["defaultKmsKeyName"].split("/locations/")[1].split("/")[0]
-    return {**{k: bucket[k] for k in ("location", "customPlacementConfig", "rpo")
-               if k in bucket}, "key": key}
+    return {
+        **{k: bucket[k] for k in ("location", "customPlacementConfig", "rpo") if k in bucket},
+        "key": key,
+    }
 
 
 def _ring_location(rendered: Rendered) -> str:
@@ -773,16 +953,20 @@ def _ring_location(rendered: Rendered) -> str:
 
 
 def test_gcp_replicates_recordings_in_a_dual_region_under_the_same_lock_and_key(
-    client: FunctionClient, catalog: Catalog,
+    client: FunctionClient,
+    catalog: Catalog,
 ) -> None:
     """Issue 35 item 5: us-east1 and us-west1 are a configurable dual-region of the US
     multi-region: the recordings bucket (and its log bucket) is that dual-region, its key ring
     in Cloud KMS's ``us`` as Cloud Storage requires, the one locked retention policy covering
     both copies."""
     rendered = converged(client, "gcp")
-    dual = {"location": "US", "customPlacementConfig": {"dataLocations": ["US-EAST1",
-                                                                          "US-WEST1"]},
-            "rpo": "DEFAULT", "key": "us"}
+    dual = {
+        "location": "US",
+        "customPlacementConfig": {"dataLocations": ["US-EAST1", "US-WEST1"]},
+        "rpo": "DEFAULT",
+        "key": "us",
+    }
     assert _gcp_placement(rendered) == dual
     assert _gcp_placement(rendered, "recordings-logs") == dual
     assert _ring_location(rendered) == "us"
@@ -791,26 +975,42 @@ def test_gcp_replicates_recordings_in_a_dual_region_under_the_same_lock_and_key(
     assert bucket["labels"]["costcenter"] == "cc-4711"
     assert rendered.status["replicaRegion"] == "us-west1"
     assert "/locations/us/keyRings/" in rendered.status["kmsKeyId"]
-    assert any(c.startswith("recordings replicated to us-west1")
-               for c in rendered.status["controls"])
+    assert any(
+        c.startswith("recordings replicated to us-west1") for c in rendered.status["controls"]
+    )
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is None or "replication" not in gaps.message
     for name in ("recordings", "recordings-logs", "recordings-key-ring"):
         assert catalog.validate(rendered.resource(name)) == []
 
 
-@pytest.mark.parametrize(("pair", "level", "placement"), [
-    # A predefined dual-region: its own code, its key ring in the same code.
-    (("us-east1", "us-central1"), "PCI-DSS", {"location": "NAM4", "rpo": "DEFAULT",
-                                             "key": "nam4"}),
-    # GDPR: both regions in the EU, the key in Cloud KMS's europe multi-region.
-    (("europe-west1", "europe-west3"), "GDPR", {
-        "location": "EU", "customPlacementConfig": {"dataLocations": ["EUROPE-WEST1",
-                                                                      "EUROPE-WEST3"]},
-        "rpo": "DEFAULT", "key": "europe"}),
-])
+@pytest.mark.parametrize(
+    ("pair", "level", "placement"),
+    [
+        # A predefined dual-region: its own code, its key ring in the same code.
+        (
+            ("us-east1", "us-central1"),
+            "PCI-DSS",
+            {"location": "NAM4", "rpo": "DEFAULT", "key": "nam4"},
+        ),
+        # GDPR: both regions in the EU, the key in Cloud KMS's europe multi-region.
+        (
+            ("europe-west1", "europe-west3"),
+            "GDPR",
+            {
+                "location": "EU",
+                "customPlacementConfig": {"dataLocations": ["EUROPE-WEST1", "EUROPE-WEST3"]},
+                "rpo": "DEFAULT",
+                "key": "europe",
+            },
+        ),
+    ],
+)
 def test_gcp_dual_regions_and_their_key_locations(
-    client: FunctionClient, catalog: Catalog, pair: tuple[str, str], level: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    pair: tuple[str, str],
+    level: str,
     placement: dict[str, Any],
 ) -> None:
     primary, copy = pair
@@ -827,14 +1027,23 @@ def test_gcp_dual_regions_and_their_key_locations(
     assert catalog.validate(rendered.resource("recordings")) == []
 
 
-@pytest.mark.parametrize(("primary", "copy", "why"), [
-    ("us-east1", "northamerica-northeast1",
-     "us-east1 and northamerica-northeast1 are in no dual-region"),
-    # EUR7 exists, but Cloud Storage names no Cloud KMS location for its key.
-    ("europe-west2", "europe-west3", "predefined dual-region EUR7"),
-])
+@pytest.mark.parametrize(
+    ("primary", "copy", "why"),
+    [
+        (
+            "us-east1",
+            "northamerica-northeast1",
+            "us-east1 and northamerica-northeast1 are in no dual-region",
+        ),
+        # EUR7 exists, but Cloud Storage names no Cloud KMS location for its key.
+        ("europe-west2", "europe-west3", "predefined dual-region EUR7"),
+    ],
+)
 def test_gcp_regions_in_no_keyed_dual_region_are_a_gap_naming_why(
-    client: FunctionClient, primary: str, copy: str, why: str,
+    client: FunctionClient,
+    primary: str,
+    copy: str,
+    why: str,
 ) -> None:
     def place(spec: dict[str, Any]) -> None:
         spec["region"] = primary
@@ -866,8 +1075,9 @@ def _single_region(observed: dict[str, Any]) -> None:
         body["location"] = "US-EAST1"
         body.pop("customPlacementConfig")
         body.pop("rpo")
-        body["encryption"]["defaultKmsKeyName"] = body["encryption"][
-            "defaultKmsKeyName"].replace("/locations/us/", "/locations/us-east1/")
+        body["encryption"]["defaultKmsKeyName"] = body["encryption"]["defaultKmsKeyName"].replace(
+            "/locations/us/", "/locations/us-east1/"
+        )
     observed["recordings-key-ring"]["spec"]["forProvider"]["location"] = "us-east1"
 
 
@@ -881,8 +1091,10 @@ def test_gcp_existing_single_region_recordings_stay_where_they_are(
     rendered = client.run(contact_center_case("gcp").request(observed=observed))
     assert not rendered.fatal, rendered.fatal
     assert _gcp_placement(rendered) == {"location": "US-EAST1", "key": "us-east1"}
-    assert _gcp_placement(rendered, "recordings-logs") == {"location": "US-EAST1",
-                                                           "key": "us-east1"}
+    assert _gcp_placement(rendered, "recordings-logs") == {
+        "location": "US-EAST1",
+        "key": "us-east1",
+    }
     assert _ring_location(rendered) == "us-east1"
     assert "/locations/us-east1/" in rendered.status["kmsKeyId"]
     gaps = rendered.condition("CapabilitiesAvailable")
@@ -897,6 +1109,7 @@ def test_gcp_a_new_bucket_whose_key_ring_exists_elsewhere_stays_with_its_key(
 ) -> None:
     """A key ring that exists in the primary region (and the recordings bucket not yet): the
     bucket is made where its key can encrypt it, single-region, and the gap says so."""
+
     def ring_only(observed: dict[str, Any]) -> None:
         _single_region(observed)
         del observed["recordings"]
@@ -909,13 +1122,20 @@ def test_gcp_a_new_bucket_whose_key_ring_exists_elsewhere_stays_with_its_key(
     assert gaps is not None and "its key ring exists in us-east1" in gaps.message
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"recording": {"retentionDays": 400, "replicationRegion": "us-east4"}},
-     "spec.recording.replicationRegion"),
-    ({"failoverPolicy": None}, "spec.recording.replicationRegion"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            {"recording": {"retentionDays": 400, "replicationRegion": "us-east4"}},
+            "spec.recording.replicationRegion",
+        ),
+        ({"failoverPolicy": None}, "spec.recording.replicationRegion"),
+    ],
+)
 def test_gcp_a_dual_region_copy_cannot_move_or_go(
-    client: FunctionClient, change: dict[str, Any], field: str,
+    client: FunctionClient,
+    change: dict[str, Any],
+    field: str,
 ) -> None:
     """The dual-region is fixed at creation: moving the copy, or dropping the region it comes
     from, is refused on the field to keep, before anything changes."""
@@ -947,8 +1167,9 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
     client: FunctionClient,
 ) -> None:
     def hostnames(spec: dict[str, Any]) -> None:
-        spec["failoverPolicy"].update(primaryTarget="sbc-a.example.com",
-                                      secondaryTarget="sbc-b.example.com")
+        spec["failoverPolicy"].update(
+            primaryTarget="sbc-a.example.com", secondaryTarget="sbc-b.example.com"
+        )
 
     rendered = converged(client, "gcp", mutate=hostnames)
     assert "failover-record" not in rendered.resources
@@ -959,8 +1180,12 @@ def test_gcp_failover_to_host_names_is_a_condition_not_a_silent_drop(
 # -- provider health first (issue 35 item 6) -------------------------------------------------
 
 
-def _with_providers(client: FunctionClient, cloud: str, providers: list[dict[str, Any]] | None,
-                    observed: dict[str, Any] | None = None) -> Rendered:
+def _with_providers(
+    client: FunctionClient,
+    cloud: str,
+    providers: list[dict[str, Any]] | None,
+    observed: dict[str, Any] | None = None,
+) -> Rendered:
     case = contact_center_case(cloud)
     required = case.fetched()
     if providers is None:
@@ -972,14 +1197,16 @@ def _with_providers(client: FunctionClient, cloud: str, providers: list[dict[str
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_a_new_endpoint_waits_while_its_provider_is_not_healthy(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)])
     assert not rendered.fatal and rendered.resources == {}
     health = rendered.condition("ProviderHealthy")
     assert health is not None and health.status == FALSE
     assert f"Provider crossplane-contrib-provider-family-{cloud} (provider-family-{cloud})" in (
-        health.message)
+        health.message
+    )
     assert "cannot pull package: unauthorized" in health.message
     composed = rendered.condition("Composed")
     assert composed is not None and composed.status == FALSE
@@ -991,11 +1218,13 @@ def test_a_new_endpoint_waits_while_its_provider_is_not_healthy(
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_an_existing_endpoint_keeps_everything_while_its_provider_is_not_healthy(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     ready, observed = converge(client.run, contact_center_case(cloud), passes=10)
-    rendered = _with_providers(client, cloud, [family_provider(cloud, healthy=False)],
-                               observed=observed)
+    rendered = _with_providers(
+        client, cloud, [family_provider(cloud, healthy=False)], observed=observed
+    )
     assert not rendered.fatal
     assert set(rendered.resources) == set(ready.resources)
     health = rendered.condition("ProviderHealthy")
@@ -1038,7 +1267,9 @@ def _latency(spec: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_latency_routing_converges_schema_valid_with_its_status(
-    client: FunctionClient, catalog: Catalog, cloud: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    cloud: str,
 ) -> None:
     rendered = converged(client, cloud, mutate=_latency)
     invalid = {n: e for n, b in rendered.resources.items() if (e := catalog.validate(b))}
@@ -1052,8 +1283,10 @@ def test_latency_routing_converges_schema_valid_with_its_status(
 def test_aws_latency_records_one_per_region_each_health_checked(client: FunctionClient) -> None:
     """Route 53 latency records: an unhealthy site leaves the answers only with its own check."""
     rendered = converged(client, "aws", mutate=_latency)
-    checks = {rendered.resource(n)["spec"]["forProvider"]["ipAddress"]
-              for n in ("failover", "failover-secondary-check")}
+    checks = {
+        rendered.resource(n)["spec"]["forProvider"]["ipAddress"]
+        for n in ("failover", "failover-secondary-check")
+    }
     assert checks == {"203.0.113.10", "203.0.113.20"}
     primary = rendered.resource("failover-primary")["spec"]["forProvider"]
     secondary = rendered.resource("failover-secondary")["spec"]["forProvider"]
@@ -1064,16 +1297,20 @@ def test_aws_latency_records_one_per_region_each_health_checked(client: Function
     assert (primary["setIdentifier"], secondary["setIdentifier"]) == ("primary", "secondary")
     assert primary["healthCheckIdRef"] == {"name": "us-east-agent-cluster-x7k2p-failover"}
     assert secondary["healthCheckIdRef"] == {
-        "name": "us-east-agent-cluster-x7k2p-failover-secondary-check"}
+        "name": "us-east-agent-cluster-x7k2p-failover-secondary-check"
+    }
 
 
 def test_azure_latency_is_traffic_manager_performance_routing(client: FunctionClient) -> None:
     rendered = converged(client, "azure", mutate=_latency)
     assert rendered.resource("failover")["spec"]["forProvider"]["trafficRoutingMethod"] == (
-        "Performance")
+        "Performance"
+    )
     endpoints = for_provider(rendered, "TrafficManagerExternalEndpoint")
     assert {(e["target"], e["endpointLocation"]) for e in endpoints} == {
-        ("203.0.113.10", "eastus"), ("203.0.113.20", "westus2")}
+        ("203.0.113.10", "eastus"),
+        ("203.0.113.20", "westus2"),
+    }
     assert all("priority" not in e for e in endpoints)
 
 
@@ -1083,9 +1320,9 @@ def test_gcp_latency_is_geolocation_routing_and_says_so(client: FunctionClient) 
     rendered = converged(client, "gcp", mutate=_latency)
     policy = rendered.resource("failover-record")["spec"]["forProvider"]["routingPolicy"]
     assert "primaryBackup" not in policy and policy["enableGeoFencing"] is False
-    assert {(g["location"], g["healthCheckedTargets"]["externalEndpoints"][0])
-            for g in policy["geo"]} == {("us-east1", "203.0.113.10"),
-                                        ("us-west1", "203.0.113.20")}
+    assert {
+        (g["location"], g["healthCheckedTargets"]["externalEndpoints"][0]) for g in policy["geo"]
+    } == {("us-east1", "203.0.113.10"), ("us-west1", "203.0.113.20")}
     gaps = rendered.condition("CapabilitiesAvailable")
     assert gaps is not None and "latency-routing" in gaps.message
     assert "geolocation" in gaps.message
@@ -1100,8 +1337,11 @@ def test_an_unknown_routing_is_refused_naming_the_field(client: FunctionClient) 
 
 # -- the secondary site (issue 22 item 21) ----------------------------------------------------
 
-SECONDARY_KINDS = {"aws": ("VPC", "SecurityGroup"), "gcp": ("Network", None),
-                   "azure": ("VirtualNetwork", "SecurityGroup")}
+SECONDARY_KINDS = {
+    "aws": ("VPC", "SecurityGroup"),
+    "gcp": ("Network", None),
+    "azure": ("VirtualNetwork", "SecurityGroup"),
+}
 
 
 def _region_of(body: dict[str, Any]) -> str | None:
@@ -1111,7 +1351,9 @@ def _region_of(body: dict[str, Any]) -> str | None:
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_failover_builds_the_secondary_site_network_and_sip_ingress(
-    client: FunctionClient, catalog: Catalog, cloud: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    cloud: str,
 ) -> None:
     """The failover region gets its own network (sibling range) and the same SIP/RTP rules,
     so the secondary record points at a site this endpoint built; every body schema-valid."""
@@ -1123,15 +1365,21 @@ def test_failover_builds_the_secondary_site_network_and_sip_ingress(
     assert rendered.kinds["secondary-network"] == network_kind
     regional = [b for b in site.values() if _region_of(b) is not None]
     assert regional and {_region_of(b) for b in regional} == {secondary}
-    ranges = {"aws": ("secondary-network", "cidrBlock"),
-              "gcp": ("secondary-network-subnet", "ipCidrRange"),
-              "azure": ("secondary-network", "addressSpace")}[cloud]
+    ranges = {
+        "aws": ("secondary-network", "cidrBlock"),
+        "gcp": ("secondary-network-subnet", "ipCidrRange"),
+        "azure": ("secondary-network", "addressSpace"),
+    }[cloud]
     cidr = rendered.resource(ranges[0])["spec"]["forProvider"][ranges[1]]
     assert cidr in ("10.61.0.0/16", ["10.61.0.0/16"])  # the sibling of 10.60.0.0/16
-    primary_rules = {n.removeprefix("sip-ingress-") for n in rendered.resources
-                     if n.startswith("sip-ingress-")}
-    secondary_rules = {n.removeprefix("secondary-sip-ingress-") for n in site
-                       if n.startswith("secondary-sip-ingress-")}
+    primary_rules = {
+        n.removeprefix("sip-ingress-") for n in rendered.resources if n.startswith("sip-ingress-")
+    }
+    secondary_rules = {
+        n.removeprefix("secondary-sip-ingress-")
+        for n in site
+        if n.startswith("secondary-sip-ingress-")
+    }
     assert primary_rules and primary_rules == secondary_rules
     if group_kind is not None:
         assert rendered.kinds["secondary-sip-ingress"] == group_kind
@@ -1170,12 +1418,14 @@ def test_the_secondary_range_is_chosen_or_refused_when_it_overlaps(
     chosen = converged(client, "gcp", mutate=cidr("172.20.0.0/20"))
     subnet = chosen.resource("secondary-network-subnet")["spec"]["forProvider"]
     assert subnet["ipCidrRange"] == "172.20.0.0/20"
-    message = fatal_on(run(client, "aws", mutate=cidr("10.60.128.0/17")),
-                       "spec.failoverPolicy.networkCidr")
+    message = fatal_on(
+        run(client, "aws", mutate=cidr("10.60.128.0/17")), "spec.failoverPolicy.networkCidr"
+    )
     assert "overlaps" in message
     # A whole private block has no private sibling: the user names the range.
-    fatal_on(run(client, "azure", network={"cidr": "192.168.0.0/16"}),
-             "spec.failoverPolicy.networkCidr")
+    fatal_on(
+        run(client, "azure", network={"cidr": "192.168.0.0/16"}), "spec.failoverPolicy.networkCidr"
+    )
     # AWS VPCs are /16 to /24: the secondary range is checked as the primary one is.
     fatal_on(run(client, "aws", mutate=cidr("172.16.0.0/12")), "spec.failoverPolicy.networkCidr")
 
@@ -1188,19 +1438,27 @@ def test_azure_composes_its_own_stateful_resource_group(client: FunctionClient) 
     group = rendered.resource("group")
     assert kind_of(group).stateful
     name = group["metadata"]["annotations"]["crossplane.io/external-name"]
-    grouped = [b["spec"]["forProvider"]["resourceGroupName"]
-               for b in rendered.resources.values()
-               if "resourceGroupName" in b["spec"].get("forProvider", {})]
+    grouped = [
+        b["spec"]["forProvider"]["resourceGroupName"]
+        for b in rendered.resources.values()
+        if "resourceGroupName" in b["spec"].get("forProvider", {})
+    ]
     assert grouped and set(grouped) == {name}
 
 
-@pytest.mark.parametrize(("cloud", "environment", "field"), [
-    ("aws", {}, "environment.aws.accountId"),
-    ("gcp", {"gcp": {"project": "p"}}, "environment.gcp.projectNumber"),
-    ("azure", {"azure": {"tenantId": "t"}}, "environment.azure.keyVaultAdminObjectId"),
-])
+@pytest.mark.parametrize(
+    ("cloud", "environment", "field"),
+    [
+        ("aws", {}, "environment.aws.accountId"),
+        ("gcp", {"gcp": {"project": "p"}}, "environment.gcp.projectNumber"),
+        ("azure", {"azure": {"tenantId": "t"}}, "environment.azure.keyVaultAdminObjectId"),
+    ],
+)
 def test_missing_placement_settings_name_the_environment_field(
-    client: FunctionClient, cloud: str, environment: dict[str, Any], field: str,
+    client: FunctionClient,
+    cloud: str,
+    environment: dict[str, Any],
+    field: str,
 ) -> None:
     fatal_on(run(client, cloud, environment=environment), field)
 
@@ -1239,9 +1497,12 @@ def test_provider_configs_use_injected_identities_and_validate(catalog: Catalog)
 def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
     from fnplatform.composers.contact_center.model import ContactCenterSpec
 
-    pairs = {"claim-us-east-agent-cluster.yaml": "xr-aws.yaml",
-             "claim-aws-failover.yaml": "xr-aws-failover.yaml",
-             "claim-azure.yaml": "xr-azure.yaml", "claim-gcp.yaml": "xr-gcp.yaml"}
+    pairs = {
+        "claim-us-east-agent-cluster.yaml": "xr-aws.yaml",
+        "claim-aws-failover.yaml": "xr-aws-failover.yaml",
+        "claim-azure.yaml": "xr-azure.yaml",
+        "claim-gcp.yaml": "xr-gcp.yaml",
+    }
     for claim_file, xr_file in pairs.items():
         claim = yaml.safe_load((EXAMPLES / claim_file).read_text())
         xr = yaml.safe_load((EXAMPLES / xr_file).read_text())
@@ -1252,7 +1513,10 @@ def test_example_claims_are_valid_endpoints_and_match_their_xrs() -> None:
         assert labels["crossplane.io/claim-name"] == claim["metadata"]["name"]
     seed = yaml.safe_load((EXAMPLES / "claim-us-east-agent-cluster.yaml").read_text())["spec"]
     assert (seed["cloud"], seed["encryptionStandard"], seed["platform"]) == (
-        "aws", "TLS1.3", "genesys-cloud")
+        "aws",
+        "TLS1.3",
+        "genesys-cloud",
+    )
     assert seed["taggingPolicy"]["complianceLevel"] == "PCI-DSS"
 
 
@@ -1270,13 +1534,16 @@ def test_the_documents_claim_shape_gets_one_fatal_naming_spec_parameters(
     case = contact_center_case("aws")
     composite = contact_center_composite("aws")
     fields = dict(composite["spec"])
-    composite["spec"] = {"parameters": fields,
-                         "compositionRef": {"name": "contact-center-genesys-aws"}}
+    composite["spec"] = {
+        "parameters": fields,
+        "compositionRef": {"name": "contact-center-genesys-aws"},
+    }
     rendered = client.run(case.request(composite=composite))
     (message,) = rendered.fatal
     assert message.startswith(
         f"spec.parameters: {composite['kind']} takes its fields directly under spec, not under "
-        "spec.parameters: move ")
+        "spec.parameters: move "
+    )
     assert "platform" in message and "region" in message
     assert not rendered.resources
 
@@ -1286,30 +1553,40 @@ def test_the_documents_claim_shape_gets_one_fatal_naming_spec_parameters(
 #: (cloud, words of the control, implementing resource (``<prefix>*``: the first of them), why
 #: this resource carries the control).
 IMPLEMENTING = [
-    ("aws", "encryption at rest", "recordings-encryption",
-     "the bucket's SSE-KMS configuration: the provider cannot apply it, the bucket is not "
-     "encrypted with the customer key"),
+    (
+        "aws",
+        "encryption at rest",
+        "recordings-encryption",
+        "the bucket's SSE-KMS configuration: the provider cannot apply it, the bucket is not "
+        "encrypted with the customer key",
+    ),
     ("aws", "encryption at rest", "recordings-key", "the customer-managed KMS key itself"),
-    ("aws", "recordings never public", "recordings-public-access-block",
-     "the public access block"),
+    ("aws", "recordings never public", "recordings-public-access-block", "the public access block"),
     ("aws", "recordings never public", "recordings-ownership", "bucket-owner-enforced: no ACLs"),
     ("aws", "TLS 1.2 or newer", "recordings-policy", "the bucket policy denies old TLS"),
     ("aws", "versioned or retained", "recordings-versioning", "the bucket's versioning"),
     ("aws", "lifecycle: no expiry before", "recordings-lifecycle", "the lifecycle rules"),
     ("aws", "compliance-mode lock", "recordings-lock", "the object lock configuration"),
     ("aws", "access logging", "recordings-logging", "the logging configuration"),
-    ("aws", "access logging", "recordings-logs-public-access-block",
-     "a setting of the log bucket"),
+    ("aws", "access logging", "recordings-logs-public-access-block", "a setting of the log bucket"),
     ("aws", "ingress: SIP", "sip-ingress", "the security group"),
     ("aws", "ingress: SIP", "sip-ingress-*", "one of its ingress rules"),
-    ("aws", "replicated to a second region", "recordings-replication-configuration",
-     "the replication configuration"),
+    (
+        "aws",
+        "replicated to a second region",
+        "recordings-replication-configuration",
+        "the replication configuration",
+    ),
     ("aws", "replicated to a second region", "replica-key", "the replica's key"),
     ("aws", "DNS failover", "failover", "the health check"),
     ("aws", "secondary site", "secondary-sip-ingress-*", "a rule of the secondary site"),
     ("aws", "tags: costCenter", "network", "a tagged resource that implements nothing else"),
-    ("gcp", "encryption at rest", "recordings-key-storage-grant",
-     "the storage agent's grant on the key: without it the bucket cannot use the key"),
+    (
+        "gcp",
+        "encryption at rest",
+        "recordings-key-storage-grant",
+        "the storage agent's grant on the key: without it the bucket cannot use the key",
+    ),
     ("gcp", "encryption at rest", "recordings", "the bucket names the default KMS key"),
     ("gcp", "compliance-mode lock", "recordings", "the bucket's locked retention policy"),
     ("gcp", "ingress: SIP", "sip-ingress-*", "one firewall per rule"),
@@ -1317,15 +1594,22 @@ IMPLEMENTING = [
     ("gcp", "replicated to", "recordings", "the dual-region bucket"),
     ("gcp", "DNS failover", "failover-record", "the failover record set"),
     ("gcp", "secondary site", "secondary-network", "the secondary site's network"),
-    ("azure", "encryption at rest", "recordings-key-identity-access",
-     "the storage identity's grant on the vault"),
+    (
+        "azure",
+        "encryption at rest",
+        "recordings-key-identity-access",
+        "the storage identity's grant on the vault",
+    ),
     ("azure", "encryption at rest", "recordings-key-vault", "the key vault"),
     ("azure", "recordings never public", "recordings-container", "the private container"),
     ("azure", "TLS 1.2 or newer", "recordings", "the account's minimum TLS version"),
-    ("azure", "compliance-mode lock", "recordings-immutability",
-     "the locked immutability policy"),
-    ("azure", "lifecycle: no expiry before", "recordings-immutability",
-     "the immutability policy retains the recordings"),
+    ("azure", "compliance-mode lock", "recordings-immutability", "the locked immutability policy"),
+    (
+        "azure",
+        "lifecycle: no expiry before",
+        "recordings-immutability",
+        "the immutability policy retains the recordings",
+    ),
     ("azure", "access logging", "recordings-logging", "the diagnostic setting"),
     ("azure", "ingress: SIP", "sip-ingress-association", "the NSG's subnet association"),
     ("azure", "DNS failover", "failover-primary", "the primary endpoint"),
@@ -1338,7 +1622,8 @@ def converged_observed(client: FunctionClient) -> dict[str, tuple[ModuleCase, di
     out = {}
     for cloud in CLOUDS:
         case = contact_center_case(cloud).with_composite(
-            contact_center_composite(cloud, failover=True))
+            contact_center_composite(cloud, failover=True)
+        )
         _, observed = converge(client.run, case, passes=10)
         out[cloud] = (case, observed)
     return out
@@ -1346,7 +1631,8 @@ def converged_observed(client: FunctionClient) -> dict[str, tuple[ModuleCase, di
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_compliant_lists_every_control_once_everything_is_synced_and_ready(
-    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]],
+    client: FunctionClient,
     cloud: str,
 ) -> None:
     case, observed = converged_observed[cloud]
@@ -1357,7 +1643,8 @@ def test_compliant_lists_every_control_once_everything_is_synced_and_ready(
     assert len(controls) >= 10, controls
     # GCP lacks the TLS control (a gap): False for that alone, every other control in force
     assert (compliant.status, compliant.reason) == (
-        (FALSE, "ControlGaps") if cloud == "gcp" else (TRUE, "ControlsInForce"))
+        (FALSE, "ControlGaps") if cloud == "gcp" else (TRUE, "ControlsInForce")
+    )
     for control in controls:
         assert control in compliant.message, (control, compliant.message)
 
@@ -1369,16 +1656,20 @@ def test_a_first_pass_vouches_for_nothing(client: FunctionClient) -> None:
     assert compliant is not None
     assert (compliant.status, compliant.reason) == (FALSE, "ControlNotVerified")
     assert "encryption at rest" in compliant.message
-    assert "[recordings-encryption: not created yet" in compliant.message or \
-        "recordings: not created yet" in compliant.message, compliant.message
+    assert (
+        "[recordings-encryption: not created yet" in compliant.message
+        or "recordings: not created yet" in compliant.message
+    ), compliant.message
     assert rendered.status["controls"] == []
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
 @pytest.mark.parametrize("row", IMPLEMENTING, ids=[f"{c}-{r}" for c, _, r, _ in IMPLEMENTING])
 def test_a_control_whose_resource_fails_is_not_listed_as_met(
-    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
-    row: tuple[str, str, str, str], breakage: Breakage,
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]],
+    client: FunctionClient,
+    row: tuple[str, str, str, str],
+    breakage: Breakage,
 ) -> None:
     cloud, control, resource, why = row
     case, observed = converged_observed[cloud]
@@ -1387,17 +1678,23 @@ def test_a_control_whose_resource_fails_is_not_listed_as_met(
     compliant = rendered.condition("Compliant")
     assert compliant is not None, why
     assert (compliant.status, compliant.reason) == (FALSE, breakage.reason), (
-        why, compliant.reason, compliant.message)
+        why,
+        compliant.reason,
+        compliant.message,
+    )
     failing_part = compliant.message.split(". In force:")[0]
     assert control in failing_part, (why, compliant.message)
     assert f"[{name}: {breakage.says}" in compliant.message, (why, compliant.message)
     assert not any(control in c for c in rendered.status["controls"]), (
-        why, rendered.status["controls"])
+        why,
+        rendered.status["controls"],
+    )
     assert rendered.status["controls"], f"{why}: the other controls stay in force"
 
 
 def test_a_reused_pass_never_keeps_a_control_the_provider_stopped_applying(
-    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]], client: FunctionClient,
+    converged_observed: dict[str, tuple[ModuleCase, dict[str, Any]]],
+    client: FunctionClient,
 ) -> None:
     """The same endpoint, converged, then its encryption configuration refused, then applied
     again: each pass answers from its own observed conditions (a settled pass is reused only

@@ -36,8 +36,11 @@ from tests.support.cases import (
 from tests.support.deletion import credential_violations, deletion_rounds, usage_edges
 
 #: Every module case, and clusters adopting existing infrastructure (pools opted in).
-CASES = module_cases() + [cluster_import_case(cloud, mode) for cloud in ("aws", "gcp", "azure")
-                          for mode in ("observe", "manage")]
+CASES = module_cases() + [
+    cluster_import_case(cloud, mode)
+    for cloud in ("aws", "gcp", "azure")
+    for mode in ("observe", "manage")
+]
 
 #: Passes from nothing to a stable desired set, per case. Each pass is one reconcile that
 #: waits for what the previous pass created to become Ready.
@@ -99,7 +102,8 @@ def test_converges_in_the_pinned_number_of_passes(histories, case: ModuleCase):
     last = history[-1]
     composed = _composed(last)
     assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE, (
-        f"still waiting after {len(history)} passes: {composed.message if composed else None}")
+        f"still waiting after {len(history)} passes: {composed.message if composed else None}"
+    )
     assert len(history) == PASSES[case.id], [sorted(r.resources) for r in history[-2:]]
 
 
@@ -145,7 +149,8 @@ def test_an_actor_queue_keeps_the_settings_attributes_from_nothing_to_ready(hist
     queues = [r.resource("queue")["spec"]["forProvider"] for r in history if "queue" in r.resources]
     assert queues and {q["visibilityTimeoutSeconds"] for q in queues} == {60}
     assert {(q["messageRetentionSeconds"], q["receiveWaitTimeSeconds"]) for q in queues} == {
-        (345600, 20)}
+        (345600, 20)
+    }
     assert all(history[-1].ready(name) for name in history[-1].resources)
 
 
@@ -164,10 +169,13 @@ def test_a_latency_routed_endpoint_converges_from_nothing_to_ready(client, cloud
     composed = _composed(last)
     assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE
     assert last.status["endpoints"]["routing"] == "latency"
-    assert any("latencyRoutingPolicy" in b["spec"]["forProvider"] or
-               b["spec"]["forProvider"].get("trafficRoutingMethod") == "Performance" or
-               "geo" in (b["spec"]["forProvider"].get("routingPolicy") or {})
-               for b in last.resources.values() if "forProvider" in b["spec"])
+    assert any(
+        "latencyRoutingPolicy" in b["spec"]["forProvider"]
+        or b["spec"]["forProvider"].get("trafficRoutingMethod") == "Performance"
+        or "geo" in (b["spec"]["forProvider"].get("routingPolicy") or {})
+        for b in last.resources.values()
+        if "forProvider" in b["spec"]
+    )
 
 
 def test_gcp_recordings_converge_into_a_dual_region_from_nothing_to_ready(histories):
@@ -178,13 +186,21 @@ def test_gcp_recordings_converge_into_a_dual_region_from_nothing_to_ready(histor
     everything Ready with the copy in status."""
     history = histories["contact-center-gcp"]
     assert len(history) == PASSES["contact-center-gcp"]
-    rings = [r.resource("recordings-key-ring")["spec"]["forProvider"]["location"]
-             for r in history if "recordings-key-ring" in r.resources]
+    rings = [
+        r.resource("recordings-key-ring")["spec"]["forProvider"]["location"]
+        for r in history
+        if "recordings-key-ring" in r.resources
+    ]
     assert rings and set(rings) == {"us"}
-    buckets = [r.resource(name)["spec"]["forProvider"] for r in history
-               for name in ("recordings", "recordings-logs") if name in r.resources]
-    assert buckets and {(b["location"], tuple(b["customPlacementConfig"]["dataLocations"]))
-                        for b in buckets} == {("US", ("US-EAST1", "US-WEST1"))}
+    buckets = [
+        r.resource(name)["spec"]["forProvider"]
+        for r in history
+        for name in ("recordings", "recordings-logs")
+        if name in r.resources
+    ]
+    assert buckets and {
+        (b["location"], tuple(b["customPlacementConfig"]["dataLocations"])) for b in buckets
+    } == {("US", ("US-EAST1", "US-WEST1"))}
     last = history[-1]
     assert not last.fatal and all(last.ready(name) for name in last.resources)
     assert last.status["replicaRegion"] == "us-west1"
@@ -196,8 +212,9 @@ def test_an_endpoint_waiting_for_its_provider_converges_once_it_is_healthy(clien
     endpoint composes nothing, and passes change nothing; once Healthy it converges from
     nothing to Ready in the pinned passes."""
     case = contact_center_case(cloud)
-    sick = dataclasses.replace(case, required={"providers": [family_provider(cloud,
-                                                                             healthy=False)]})
+    sick = dataclasses.replace(
+        case, required={"providers": [family_provider(cloud, healthy=False)]}
+    )
     waiting = converge_passes(client.run, sick)
     assert len(waiting) == 1 and waiting[0].resources == {} and not waiting[0].fatal
     history = converge_passes(client.run, case)
@@ -230,10 +247,12 @@ def _converged_openstack(client, case: ModuleCase) -> list:
 
 def _ceph_quotas(rendered) -> dict[str, str]:
     """Composed Ceph block pool name -> its quota, as sent to Rook."""
-    return {name: body["spec"]["forProvider"]["manifest"]["spec"]["quotas"]["maxSize"]
-            for name, body in rendered.resources.items()
-            if body["kind"] == "Object"
-            and body["spec"]["forProvider"]["manifest"]["kind"] == "CephBlockPool"}
+    return {
+        name: body["spec"]["forProvider"]["manifest"]["spec"]["quotas"]["maxSize"]
+        for name, body in rendered.resources.items()
+        if body["kind"] == "Object"
+        and body["spec"]["forProvider"]["manifest"]["kind"] == "CephBlockPool"
+    }
 
 
 def test_a_tenant_with_quotas_cut_to_its_share_converges_from_nothing_to_ready(client):
@@ -252,7 +271,8 @@ def test_a_tenant_with_quotas_cut_to_its_share_converges_from_nothing_to_ready(c
     env["data"]["storageQuotas"] = {"xlarge": {"volumes": "100Ti"}}
     env["data"]["maxTenantShare"] = 20
     case = dataclasses.replace(
-        openstack_cluster_case(), composite=o.openstack(size="xlarge"), environment=(env,))
+        openstack_cluster_case(), composite=o.openstack(size="xlarge"), environment=(env,)
+    )
     history = _converged_openstack(client, case)
     sent = [q for r in history if (q := _ceph_quotas(r))]
     assert sent and all(q == sent[0] for q in sent), sent
@@ -280,17 +300,30 @@ def test_the_gitops_trees_internal_tenant_converges_from_nothing_to_ready(client
     from tests.support import openstack as o
     from tests.support.cases import openstack_cluster_case
 
-    pools = [o.ready(o.control_plane_cluster()), o.ready(o.hypervisor("hv-pool-b", workers=100)),
-             o.ready(o.storage("st-pool-a")), o.ready(o.storage("st-pool-b", capacity="1Pi"))]
+    pools = [
+        o.ready(o.control_plane_cluster()),
+        o.ready(o.hypervisor("hv-pool-b", workers=100)),
+        o.ready(o.storage("st-pool-a")),
+        o.ready(o.storage("st-pool-b", capacity="1Pi")),
+    ]
     case = dataclasses.replace(
-        openstack_cluster_case(), composite=o.example_claim("internal/prod.yaml"),
-        required=o.pools_and_holders(*pools))
+        openstack_cluster_case(),
+        composite=o.example_claim("internal/prod.yaml"),
+        required=o.pools_and_holders(*pools),
+    )
     history = _converged_openstack(client, case)
     last = history[-1]
     assert set(_ceph_quotas(last)) == {
-        "ceph-volumes", "ceph-images", "ceph-ephemeral",
-        "ceph-volumes-st-pool-b", "ceph-images-st-pool-b", "ceph-ephemeral-st-pool-b"}
+        "ceph-volumes",
+        "ceph-images",
+        "ceph-ephemeral",
+        "ceph-volumes-st-pool-b",
+        "ceph-images-st-pool-b",
+        "ceph-ephemeral-st-pool-b",
+    }
     assert {"ceph-client", "ceph-client-st-pool-b"} <= set(last.resources)
     assert [s["name"] for s in last.status["consumedPools"]["storage"]] == [
-        "st-pool-a", "st-pool-b"]
+        "st-pool-a",
+        "st-pool-b",
+    ]
     assert [h["name"] for h in last.status["consumedPools"]["hypervisor"]] == ["hv-pool-b"]

@@ -102,7 +102,10 @@ def test_the_cluster_documents_environment_configs_need_the_served_api_version()
     assert {c["apiVersion"] for c in configs} == {"apiextensions.crossplane.io/v1alpha1"}
     assert served_versions("apiextensions.crossplane.io", "environmentconfigs") == ["v1beta1"]
     assert [c["metadata"]["labels"] for c in configs] == [
-        {"baseline": "default"}, {"cloud": "gcp"}, {"planeType": "production"}]
+        {"baseline": "default"},
+        {"cloud": "gcp"},
+        {"planeType": "production"},
+    ]
 
 
 def test_the_shipped_selection_is_the_documents_and_both_forms_share_it() -> None:
@@ -128,19 +131,27 @@ def test_the_cluster_documents_gcp_claim_composes_with_its_environment_configs(
     assert rendered.fatal == [], rendered.messages
     cluster = rendered.resource("cluster")["spec"]["forProvider"]
     assert (cluster["project"], cluster["location"]) == (
-        claim["metadata"]["labels"]["planeId"], "us-central1")
+        claim["metadata"]["labels"]["planeId"],
+        "us-central1",
+    )
     assert cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"] == [
-        {"cidrBlock": DEFAULT_SUBNET, "displayName": "cluster nodes' subnet (default)"}]
+        {"cidrBlock": DEFAULT_SUBNET, "displayName": "cluster nodes' subnet (default)"}
+    ]
     access = rendered.condition("ApiServerAccess")
     assert access is not None and (access.status, access.reason) == (
-        fnv1.STATUS_CONDITION_FALSE, "ClusterNetworkOnly"), access
+        fnv1.STATUS_CONDITION_FALSE,
+        "ClusterNetworkOnly",
+    ), access
     assert "environment.gcp.masterAuthorizedNetworks" in access.message
     assert DEFAULT_SUBNET in access.message
     pool = rendered.resource("pool-default")["spec"]["forProvider"]
     assert pool["nodeConfig"]["machineType"] == "e2-standard-4"
     assert pool["autoscaling"]["totalMinNodeCount"] == 3
-    releases = {name: body["spec"]["forProvider"] for name, body in rendered.resources.items()
-                if name.startswith("release-")}
+    releases = {
+        name: body["spec"]["forProvider"]
+        for name, body in rendered.resources.items()
+        if name.startswith("release-")
+    }
     # defaults (baseline=default), then planetype.production on top
     assert releases["release-cert-manager"]["chart"]["version"] == "v1.14.0"
     assert releases["release-ingress-nginx"]["chart"]["version"] == "4.9.0"
@@ -162,17 +173,25 @@ def test_the_cluster_documents_claim_composes_with_the_shipped_examples(
     rendered = play(client, composite, step_of(CLUSTER_STEP), store)
     assert rendered.fatal == [], rendered.messages
     cluster = rendered.resource("cluster")["spec"]["forProvider"]
-    (gcp,) = [c for c in store if c["kind"] == "EnvironmentConfig"
-              and (c["metadata"].get("labels") or {}).get("cloud") == "gcp"]
-    assert cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"] == (
-        gcp["data"]["gcp"]["masterAuthorizedNetworks"])
+    (gcp,) = [
+        c
+        for c in store
+        if c["kind"] == "EnvironmentConfig"
+        and (c["metadata"].get("labels") or {}).get("cloud") == "gcp"
+    ]
+    assert (
+        cluster["masterAuthorizedNetworksConfig"]["cidrBlocks"]
+        == (gcp["data"]["gcp"]["masterAuthorizedNetworks"])
+    )
     access = rendered.condition("ApiServerAccess")
     assert access is not None and (access.status, access.reason) == (
-        fnv1.STATUS_CONDITION_TRUE, "AuthorizedNetworks"), access
+        fnv1.STATUS_CONDITION_TRUE,
+        "AuthorizedNetworks",
+    ), access
     labels = cluster["resourceLabels"]
-    assert labels["managed-by"] == "crossplane"        # baseline
-    assert labels["cost-center"] == "platform-1234"    # org-defaults, merged after it
-    assert labels["plane-type"] == "production"        # plane-production
+    assert labels["managed-by"] == "crossplane"  # baseline
+    assert labels["cost-center"] == "platform-1234"  # org-defaults, merged after it
+    assert labels["plane-type"] == "production"  # plane-production
     assert_schema_valid(rendered, catalog)
 
 
@@ -186,17 +205,22 @@ def _shipped_pools(*, ready: bool = True) -> list[dict[str, Any]]:
     """The pool composites Crossplane makes of every shipped pool claim of eu-de-1
     (examples/openstack/infrastructure/eu-de-1), Ready or still provisioning."""
     pools = []
-    for claim in shipped(*(f"examples/openstack/infrastructure/eu-de-1/{part}"
-                           for part in ("control-plane.yaml", "hypervisor-pools",
-                                        "storage-pools"))):
+    for claim in shipped(
+        *(
+            f"examples/openstack/infrastructure/eu-de-1/{part}"
+            for part in ("control-plane.yaml", "hypervisor-pools", "storage-pools")
+        )
+    ):
         composite = composite_of(claim, "X" + claim["kind"])
         pools.append(observed_ready(composite) if ready else composite)
     return pools
 
 
 def _openstack_store() -> list[dict[str, Any]]:
-    return [*shipped("examples/openstack/apps/platform-config/environment-eu-de-1.yaml"),
-            *_shipped_pools()]
+    return [
+        *shipped("examples/openstack/apps/platform-config/environment-eu-de-1.yaml"),
+        *_shipped_pools(),
+    ]
 
 
 def test_the_openstack_documents_finance_claim_is_the_shipped_example() -> None:
@@ -220,7 +244,10 @@ def test_the_openstack_documents_finance_claim_composes_on_the_shipped_encrypted
     assert rendered.status["phase"] == "Ready", rendered.status
     (storage,) = rendered.status["consumedPools"]["storage"]
     assert (storage["name"], storage["status"], storage["encrypted"]) == (
-        "st-pool-encrypted", "Ready", True)
+        "st-pool-encrypted",
+        "Ready",
+        True,
+    )
     volumes = rendered.resource("ceph-volumes")
     assert volumes["spec"]["providerConfigRef"]["name"] == "eu-de-1-st-pool-encrypted"
     manifest = volumes["spec"]["forProvider"]["manifest"]

@@ -52,15 +52,14 @@ PUBLISH_COMMANDS = (
     "build/function-platform-arm64.xpkg xpkg.upbound.io/myplatform/function-platform:v0.1.0",
 )
 CLUSTER_COMMANDS = (
-    "kubectl -n crossplane-system logs -l pkg.crossplane.io/function=function-platform "
-    "--tail=100",
+    "kubectl -n crossplane-system logs -l pkg.crossplane.io/function=function-platform --tail=100",
     "crossplane resource trace cluster.myplatform.io/prod-eu-gcp -n team-payments",
     "kubectl get xcluster prod-eu-gcp-7xk2p -o "
     "jsonpath='{.status.conditions[?(@.type==\"Composed\")].message}'",
     "kubectl get xcluster prod-eu-gcp-7xk2p -o yaml > build/live/xr.yaml",
     "kubectl get managed -l crossplane.io/composite=prod-eu-gcp-7xk2p -o json | "
     ".venv/bin/python -c 'import json, sys, yaml; "
-    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' > build/live/observed.yaml",
+    'print(yaml.safe_dump_all(json.load(sys.stdin)["items"]))\' > build/live/observed.yaml',
     "kubectl apply -f examples/install/10-providers.yaml",
     "kubectl apply -f examples/install/15-activation-policy.yaml",
     "kubectl apply -f examples/install/20-provider-configs.yaml",
@@ -71,7 +70,7 @@ CLUSTER_COMMANDS = (
     "kubectl get managed -l crossplane.io/composite=prod-eu-gcp-7xk2p -o yaml "
     "> build/live/observed.yaml",
     "kubectl get environmentconfigs -o json | .venv/bin/python -c 'import json, sys, yaml; "
-    "print(yaml.safe_dump_all(json.load(sys.stdin)[\"items\"]))' "
+    'print(yaml.safe_dump_all(json.load(sys.stdin)["items"]))\' '
     "> build/live/platform/environment.yaml",
 )
 
@@ -273,8 +272,9 @@ def user_setup() -> None:
 
 #: A user's shell, not a recipe of ``make test``: a printed ``make`` run from inside another
 #: make inherits MAKELEVEL and prints "make[1]: Entering/Leaving directory" on stdout.
-USER_SHELL_ENV = {k: v for k, v in os.environ.items()
-                  if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+USER_SHELL_ENV = {
+    k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")
+}
 
 
 def run_block(block: Block) -> subprocess.CompletedProcess[str]:
@@ -323,9 +323,15 @@ def test_printed_commands_run(block: Block, user_setup: None) -> None:
 
         printed = render_tool.stable_events(rendered_documents(result.stdout))
         expected = block.golden.read_text()
-        difference = "".join(difflib.unified_diff(
-            expected.splitlines(keepends=True), printed.splitlines(keepends=True),
-            str(block.golden.relative_to(ROOT)), "printed", n=2))
+        difference = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                printed.splitlines(keepends=True),
+                str(block.golden.relative_to(ROOT)),
+                "printed",
+                n=2,
+            )
+        )
         assert printed == expected, (
             f"{block.id} says it reproduces {block.golden.relative_to(ROOT)}, but prints "
             f"something else:\n{difference[:6000]}\n--- stderr (tail)\n{result.stderr[-2000:]}"
@@ -336,8 +342,10 @@ def rendered_documents(stdout: str) -> str:
     """``stdout`` from its first YAML document on: a render's output after what ``make``
     echoed before it."""
     lines = stdout.splitlines(keepends=True)
-    first = next((i for i, line in enumerate(lines)
-                  if line == "---\n" or line.startswith("apiVersion: ")), len(lines))
+    first = next(
+        (i for i, line in enumerate(lines) if line == "---\n" or line.startswith("apiVersion: ")),
+        len(lines),
+    )
     return "".join(lines[first:])
 
 
@@ -383,8 +391,12 @@ NOT_FOR_USERS = {
 
 
 def test_docs_are_written_for_a_user_with_only_the_repository():
-    texts = [*DOCUMENTS, *sorted((ROOT / "examples").rglob("*.yaml")),
-             *sorted((ROOT / "apis").rglob("*.yaml")), ROOT / "package" / "crossplane.yaml"]
+    texts = [
+        *DOCUMENTS,
+        *sorted((ROOT / "examples").rglob("*.yaml")),
+        *sorted((ROOT / "apis").rglob("*.yaml")),
+        ROOT / "package" / "crossplane.yaml",
+    ]
     found = [
         f"{path.relative_to(ROOT)}: {phrase!r} ({why})"
         for path in texts

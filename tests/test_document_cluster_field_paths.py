@@ -24,15 +24,22 @@ from tests.support.harness import FunctionClient, Rendered, request
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = ROOT / "tests/fixtures/design-documents/multi-cloud-cluster-python.composition.txt"
 CONTEXT_KEY = "apiextensions.crossplane.io/environment"
-CONFIGS = [yaml.safe_load(p.read_text())
-           for p in sorted((ROOT / "examples/cluster/platform").glob("environment-*.yaml"))]
+CONFIGS = [
+    yaml.safe_load(p.read_text())
+    for p in sorted((ROOT / "examples/cluster/platform").glob("environment-*.yaml"))
+]
 FORMS = {  # composition, and the XRs a user applies with it
     "cluster-scoped": ("apis/cluster/composition.yaml", "examples/cluster/xr-*.yaml"),
-    "namespaced": ("apis/cluster/namespaced/composition.yaml",
-                   "examples/cluster/namespaced/xr-*.yaml"),
+    "namespaced": (
+        "apis/cluster/namespaced/composition.yaml",
+        "examples/cluster/namespaced/xr-*.yaml",
+    ),
 }
-CASES = [(form, xr.relative_to(ROOT).as_posix())
-         for form, (_, pattern) in FORMS.items() for xr in sorted(ROOT.glob(pattern))]
+CASES = [
+    (form, xr.relative_to(ROOT).as_posix())
+    for form, (_, pattern) in FORMS.items()
+    for xr in sorted(ROOT.glob(pattern))
+]
 
 
 def document_selectors() -> dict[str, str]:
@@ -65,19 +72,24 @@ def fetch(requirements: dict[str, dict[str, Any]]) -> dict[str, list[dict[str, A
     """What Crossplane fetches for ``requirements`` from the shipped EnvironmentConfigs."""
     found = {}
     for key, selector in requirements.items():
-        configs = [c for c in CONFIGS if (c["apiVersion"], c["kind"]) == (
-            selector["apiVersion"], selector["kind"])]
+        configs = [
+            c
+            for c in CONFIGS
+            if (c["apiVersion"], c["kind"]) == (selector["apiVersion"], selector["kind"])
+        ]
         if "matchName" in selector:
             found[key] = [c for c in configs if c["metadata"]["name"] == selector["matchName"]]
         else:
             wanted = selector["matchLabels"]["labels"].items()
-            found[key] = [c for c in configs
-                          if wanted <= (c["metadata"].get("labels") or {}).items()]
+            found[key] = [
+                c for c in configs if wanted <= (c["metadata"].get("labels") or {}).items()
+            ]
     return found
 
 
-def compose(client: FunctionClient, composite: dict[str, Any],
-            step: dict[str, Any]) -> tuple[Rendered, dict[str, list[dict[str, Any]]]]:
+def compose(
+    client: FunctionClient, composite: dict[str, Any], step: dict[str, Any]
+) -> tuple[Rendered, dict[str, list[dict[str, Any]]]]:
     """Call as Crossplane does: again with what the requirements fetch, until they settle."""
     rendered, fetched = client.run(request(composite, step)), None
     for _ in range(4):
@@ -91,8 +103,10 @@ def compose(client: FunctionClient, composite: dict[str, Any],
 
 def test_the_document_selects_with_crossplane_bracket_paths() -> None:
     """What the fixture holds: the paths this test is about (bracketed, unlike the shipped)."""
-    assert document_selectors() == {"cloud": "metadata.labels[cloud]",
-                                    "planeType": "metadata.labels[planeType]"}
+    assert document_selectors() == {
+        "cloud": "metadata.labels[cloud]",
+        "planeType": "metadata.labels[planeType]",
+    }
 
 
 @pytest.mark.parametrize(("form", "xr"), CASES, ids=[xr for _, xr in CASES])
@@ -100,20 +114,26 @@ def test_the_document_selectors_select_what_the_shipped_ones_do(client, form, xr
     composite = yaml.safe_load((ROOT / xr).read_text())
     composition = FORMS[form][0]
     shipped, shipped_fetched = compose(client, composite, step_input(composition))
-    ported, ported_fetched = compose(client, composite,
-                                     step_input(composition, document_selectors()))
+    ported, ported_fetched = compose(
+        client, composite, step_input(composition, document_selectors())
+    )
     assert ported.fatal == shipped.fatal == []
     assert ported_fetched == shipped_fetched
-    assert (ported.response.SerializeToString(deterministic=True)
-            == shipped.response.SerializeToString(deterministic=True))
+    assert ported.response.SerializeToString(
+        deterministic=True
+    ) == shipped.response.SerializeToString(deterministic=True)
     # The selections the document's paths make: the composite's labels, and what they match.
     labels = composite["metadata"]["labels"]
-    selected = {label: (selector["matchLabels"]["labels"][label], ported_fetched[key])
-                for key, selector in ported.requirements.items()
-                for label in ("cloud", "planeType")
-                if label in (selector.get("matchLabels") or {}).get("labels", {})}
+    selected = {
+        label: (selector["matchLabels"]["labels"][label], ported_fetched[key])
+        for key, selector in ported.requirements.items()
+        for label in ("cloud", "planeType")
+        if label in (selector.get("matchLabels") or {}).get("labels", {})
+    }
     assert {label: value for label, (value, _) in selected.items()} == {
-        "cloud": labels["cloud"], "planeType": labels["planeType"]}
+        "cloud": labels["cloud"],
+        "planeType": labels["planeType"],
+    }
     assert [c["metadata"]["name"] for c in selected["cloud"][1]] == [f"cloud-{labels['cloud']}"]
     planes = [c["metadata"]["name"] for c in selected["planeType"][1]]
     assert planes == (["plane-production"] if labels["planeType"] == "production" else [])

@@ -108,13 +108,17 @@ def _in_form(path: str, namespaced: bool) -> Path:
     return ROOT / "apis" / module / ("namespaced" if namespaced else "") / rest
 
 
-def _composite(claim: dict[str, Any], reference: dict[str, Any] | None,
-               namespaced: bool) -> dict[str, Any]:
+def _composite(
+    claim: dict[str, Any], reference: dict[str, Any] | None, namespaced: bool
+) -> dict[str, Any]:
     """The composite of ``claim`` carrying ``reference`` (None: as the claim is), in a form:
     the v1 composite Crossplane makes of the claim, or the namespaced composite its user
     writes instead (the reference under ``spec.crossplane``)."""
-    (api,) = [a for a in APIS.values()
-              if (a.api_version, a.claim_kind) == (claim["apiVersion"], claim["kind"])]
+    (api,) = [
+        a
+        for a in APIS.values()
+        if (a.api_version, a.claim_kind) == (claim["apiVersion"], claim["kind"])
+    ]
     xrd = api.to_xrd()
     composite = composite_of_claim(claim, xrd)
     if reference is not None:
@@ -149,8 +153,9 @@ def test_without_the_documents_composition_crossplane_selects_nothing(
     """Why it ships: with only the module's own Composition installed the document's claim
     stops at Crossplane's selection (the function is never called)."""
     composite = _composite(claim(), DOCUMENT_REFERENCES[reference], namespaced)
-    own = [c for c in shipped_compositions(namespaced=namespaced) if "compositions" not in
-           c.path.parts]
+    own = [
+        c for c in shipped_compositions(namespaced=namespaced) if "compositions" not in c.path.parts
+    ]
     with pytest.raises(SelectionError, match=f"{NOT_FOUND}|{NO_COMPATIBLE}"):
         select(composite, own, definition_of(composite))
 
@@ -164,7 +169,8 @@ def test_the_async_actor_documents_claim_as_written_gets_the_modules_own_composi
     beside it, where Crossplane would otherwise pick one of the two at random."""
     composite = _composite(copy.deepcopy(AA_CLAIM), None, namespaced)
     assert _selected(composite, namespaced) == [
-        _in_form("async-actor/composition.yaml", namespaced)]
+        _in_form("async-actor/composition.yaml", namespaced)
+    ]
     undefaulted = definition_of(composite)
     del undefaulted["spec"]["defaultCompositionRef"]
     both = select(composite, shipped_compositions(namespaced=namespaced), undefaulted)
@@ -175,27 +181,36 @@ def test_the_documents_name_what_this_repository_ships() -> None:
     """The documents' Compositions are of this repository's composite types, so their names
     and labels, not their kinds, are all a claim needs."""
     assert UE_COMPOSITION["spec"]["compositeTypeRef"] == {
-        "apiVersion": APIS["environment"].api_version, "kind": APIS["environment"].kind}
+        "apiVersion": APIS["environment"].api_version,
+        "kind": APIS["environment"].kind,
+    }
     assert (CC_CLAIM["kind"], AA_CLAIM["kind"]) == (
-        APIS["contact-center"].claim_kind, APIS["async-actor"].claim_kind)
+        APIS["contact-center"].claim_kind,
+        APIS["async-actor"].claim_kind,
+    )
     assert AA_CLAIM["apiVersion"] == APIS["async-actor"].api_version
     # The contact-center claim's apiVersion is the group without its version: Kubernetes reads
     # it as a version of the core group and finds no such kind (the claim must say
     # contact-center.infra/v1alpha1), and no Composition's compositeTypeRef matches it.
     assert CC_CLAIM["apiVersion"] == APIS["contact-center"].group
     with pytest.raises(LookupError):
-        definition_of({"apiVersion": CC_CLAIM["apiVersion"], "kind": "ContactCenterEndpoint",
-                       "metadata": {}})
+        definition_of(
+            {"apiVersion": CC_CLAIM["apiVersion"], "kind": "ContactCenterEndpoint", "metadata": {}}
+        )
 
 
 def test_a_reference_to_a_composition_of_another_kind_is_refused() -> None:
     """The rules the tests rely on refuse what Crossplane refuses (a v1 composite)."""
-    composite = _composite(_claim("environment/claim-aws.yaml"),
-                           DOCUMENT_REFERENCES["contact-center claim's compositionRef"], False)
+    composite = _composite(
+        _claim("environment/claim-aws.yaml"),
+        DOCUMENT_REFERENCES["contact-center claim's compositionRef"],
+        False,
+    )
     with pytest.raises(SelectionError, match=NOT_COMPATIBLE):
         _selected(composite, False)
-    unmatched = with_reference(composite, {"compositionSelector": {"matchLabels": {
-        "provider": "gcp"}}})
+    unmatched = with_reference(
+        composite, {"compositionSelector": {"matchLabels": {"provider": "gcp"}}}
+    )
     with pytest.raises(SelectionError, match=NO_COMPATIBLE):
         _selected(unmatched, False)
 
@@ -203,13 +218,17 @@ def test_a_reference_to_a_composition_of_another_kind_is_refused() -> None:
 # ---- the shipped aliases: the module's own Composition, renamed ----------------------------
 
 ALIASES: list[tuple[str, CompositionAlias]] = [
-    (api_id, alias) for api_id, api in sorted(APIS.items()) for alias in api.aliases]
+    (api_id, alias) for api_id, api in sorted(APIS.items()) for alias in api.aliases
+]
 
 
 def test_every_document_reference_has_an_alias() -> None:
     names = {alias.name for _, alias in ALIASES}
-    assert {CC_CLAIM["spec"]["compositionRef"]["name"], UE_COMPOSITION["metadata"]["name"],
-            AA_COMPOSITION} == names
+    assert {
+        CC_CLAIM["spec"]["compositionRef"]["name"],
+        UE_COMPOSITION["metadata"]["name"],
+        AA_COMPOSITION,
+    } == names
 
 
 @pytest.mark.parametrize("namespaced", FORMS, ids=FORM_IDS)
@@ -221,9 +240,12 @@ def test_an_alias_is_the_modules_composition_under_the_documents_name_and_labels
     own = _doc(folder / "composition.yaml")
     shipped = _doc(folder / "compositions" / f"{alias.name}.yaml")
     assert shipped["metadata"] == {
-        "name": alias.name, "labels": {**own["metadata"]["labels"], **alias.labels}}
+        "name": alias.name,
+        "labels": {**own["metadata"]["labels"], **alias.labels},
+    }
     assert {k: v for k, v in shipped.items() if k != "metadata"} == {
-        k: v for k, v in own.items() if k != "metadata"}
+        k: v for k, v in own.items() if k != "metadata"
+    }
     assert catalog.validate(shipped) == []
     (step,) = shipped["spec"]["pipeline"]
     assert Input.model_validate(step["input"]).module == api_id.partition("/")[0]
@@ -285,11 +307,13 @@ def _comparable(golden: Path) -> list[str]:
 
 def _base_case(case: Any) -> Any:
     """The unreferenced case of the same inputs, if there is one."""
-    same = [c for c in render_tool.load_cases()
-            if c.reference is None and (c.module, c.form, c.xr, c.environment, c.observed,
-                                        c.required) == (case.module, case.form, case.xr,
-                                                        case.environment, case.observed,
-                                                        case.required)]
+    same = [
+        c
+        for c in render_tool.load_cases()
+        if c.reference is None
+        and (c.module, c.form, c.xr, c.environment, c.observed, c.required)
+        == (case.module, case.form, case.xr, case.environment, case.observed, case.required)
+    ]
     return same[0] if same else None
 
 
@@ -303,7 +327,6 @@ def test_the_documents_composition_renders_what_the_modules_own_does(case: Any) 
     assert _comparable(case.golden) == _comparable(_base_case(case).golden)
 
 
-
 def test_the_async_actor_documents_composite_is_its_claims() -> None:
     """The render case's composite is the verbatim claim's: its spec, claim labels, kind."""
     xr = _doc(ROOT / "tests" / "render-cases" / "async-actor" / "xr-document-text-processor.yaml")
@@ -311,7 +334,8 @@ def test_the_async_actor_documents_composite_is_its_claims() -> None:
     assert {k: v for k, v in xr["spec"].items() if k != "claimRef"} == AA_CLAIM["spec"]
     assert xr["metadata"]["labels"] == {
         "crossplane.io/claim-name": AA_CLAIM["metadata"]["name"],
-        "crossplane.io/claim-namespace": AA_CLAIM["metadata"]["namespace"]}
+        "crossplane.io/claim-namespace": AA_CLAIM["metadata"]["namespace"],
+    }
 
 
 @pytest.mark.parametrize("case", REFERENCED, ids=[c.id for c in REFERENCED])
@@ -320,5 +344,7 @@ def test_the_golden_shows_the_documents_composition_composing(case: Any) -> None
     the engine's event says it selected it (for a selector)."""
     name = case.composition.stem
     text = case.golden.read_text()
-    assert (f"compositionRef:\n{'  ' * (3 if case.namespaced else 2)}name: {name}\n" in text
-            or f"'Successfully selected composition: {name}'" in text)
+    assert (
+        f"compositionRef:\n{'  ' * (3 if case.namespaced else 2)}name: {name}\n" in text
+        or f"'Successfully selected composition: {name}'" in text
+    )

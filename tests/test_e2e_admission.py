@@ -26,8 +26,7 @@ def _composite(claim: dict[str, Any], module: str, namespaced: bool) -> dict[str
     if namespaced:
         metadata["namespace"] = claim["metadata"]["namespace"]
     spec = {k: v for k, v in claim["spec"].items() if k not in CLAIM_ONLY}
-    return {"apiVersion": claim["apiVersion"], "kind": api.kind, "metadata": metadata,
-            "spec": spec}
+    return {"apiVersion": claim["apiVersion"], "kind": api.kind, "metadata": metadata, "spec": spec}
 
 
 @pytest.mark.parametrize("namespaced", [False, True], ids=["v1", "namespaced"])
@@ -39,9 +38,13 @@ def test_resource_validate_refuses_each_bad_claim(tmp_path: Path, namespaced: bo
         path = tmp_path / f"{bad.id}.yaml"
         path.write_text(yaml.safe_dump(_composite(bad.claim(), bad.module, namespaced)))
         result = subprocess.run(
-            render_tool.validate_command(cli, path, tmp_path / "validate-cache",
-                                         namespaced=namespaced),
-            capture_output=True, text=True, timeout=120, check=False,
+            render_tool.validate_command(
+                cli, path, tmp_path / "validate-cache", namespaced=namespaced
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         output = result.stdout + result.stderr
         assert result.returncode != 0, f"{bad.id}: validate passed:\n{output}"

@@ -87,8 +87,9 @@ def test_render_matches_golden_and_validates(
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(validatable, sort_keys=False))
     validate = subprocess.run(
-        render_tool.validate_command(cli, rendered, tmp_path / "validate-cache",
-                                     namespaced=case.namespaced),
+        render_tool.validate_command(
+            cli, rendered, tmp_path / "validate-cache", namespaced=case.namespaced
+        ),
         capture_output=True,
         text=True,
         timeout=120,
@@ -146,8 +147,9 @@ def _composed_names(golden: Path) -> set[str]:
 @pytest.mark.parametrize("twin", TWINS, ids=[c.id for c in TWINS])
 def test_namespaced_golden_composes_what_the_cluster_scoped_one_does(twin: Any) -> None:
     """Same composed resources in both forms, except what the NamespacedForm condition names."""
-    original = next(c for c in CASES if c.module == twin.module and c.name == twin.name
-                    and not c.namespaced)
+    original = next(
+        c for c in CASES if c.module == twin.module and c.name == twin.name and not c.namespaced
+    )
     assert twin.golden.exists() and original.golden.exists()
     # Usages of fetched composites are named after them; the namespaced form fetches their
     # namespaced twins (named like their claims), so Usages are compared by count.

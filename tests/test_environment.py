@@ -21,14 +21,18 @@ SOURCES = [
 
 
 #: GKE requires who may reach its public API endpoint; settings carry it for every test here.
-GCP_ALLOWLIST = {"gcp": {"masterAuthorizedNetworks": [
-    {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}}
+GCP_ALLOWLIST = {
+    "gcp": {
+        "masterAuthorizedNetworks": [
+            {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}
+        ]
+    }
+}
 
 
 def cluster_step(**fields):
     fields["settings"] = {**GCP_ALLOWLIST, **fields.get("settings", {})}
     return step_input("cluster", environment=SOURCES, **fields)
-
 
 
 def _machine(rsp) -> str:
@@ -40,15 +44,18 @@ def test_selectors_resolve_labels_from_the_composite(client):
     rsp = client.run(request(cluster_composite("gcp"), cluster_step()))
     assert rsp.requirements == {
         "environment-0": {
-            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "apiVersion": "apiextensions.crossplane.io/v1beta1",
+            "kind": "EnvironmentConfig",
             "matchName": "baseline",
         },
         "environment-1": {
-            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "apiVersion": "apiextensions.crossplane.io/v1beta1",
+            "kind": "EnvironmentConfig",
             "matchLabels": {"labels": {"cloud": "gcp"}},
         },
         "environment-2": {
-            "apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+            "apiVersion": "apiextensions.crossplane.io/v1beta1",
+            "kind": "EnvironmentConfig",
             "matchLabels": {"labels": {"tier": "gold"}},
         },
     }
@@ -85,11 +92,18 @@ def test_a_required_selection_that_matched_nothing_is_a_fatal_result(client):
 
 def test_later_sources_win_and_maps_merge_deeply(client):
     fetched = {
-        "environment-0": [environment_config(
-            "baseline", {"defaultMachineType": "e2-standard-4",
-                         "monitoring": {"enabled": True, "retention": "15d"}})],
-        "environment-1": [environment_config(
-            "gcp", {"defaultMachineType": "n2-standard-8"}, cloud="gcp")],
+        "environment-0": [
+            environment_config(
+                "baseline",
+                {
+                    "defaultMachineType": "e2-standard-4",
+                    "monitoring": {"enabled": True, "retention": "15d"},
+                },
+            )
+        ],
+        "environment-1": [
+            environment_config("gcp", {"defaultMachineType": "n2-standard-8"}, cloud="gcp")
+        ],
         "environment-2": [
             environment_config("gold-b", {"monitoring": {"retention": "90d"}}, tier="gold"),
             environment_config("gold-a", {"monitoring": {"retention": "30d"}}, tier="gold"),
@@ -148,9 +162,7 @@ def test_a_label_read_from_a_missing_composite_field_names_it(client):
 
 
 def test_an_environment_source_with_name_and_labels_is_rejected(client):
-    step = step_input(
-        "cluster", environment=[{"name": "x", "matchLabels": {"a": {"value": "b"}}}]
-    )
+    step = step_input("cluster", environment=[{"name": "x", "matchLabels": {"a": {"value": "b"}}}])
     rsp = client.run(request(cluster_composite("gcp"), step))
     assert len(rsp.fatal) == 1
     assert "input.environment[0]" in rsp.fatal[0]
@@ -175,13 +187,21 @@ def test_an_optional_source_the_composite_cannot_fill_in_selects_nothing(client)
     """A cluster without a planeType label gets no plane-type config, not an error."""
     composite = cluster_composite("gcp")
     composite["metadata"]["labels"].pop("planeType", None)
-    step = step_input("cluster", environment=[
-        {"name": "baseline"},
-        {"matchLabels": {"planeType": {"fromFieldPath": "metadata.labels.planeType"}},
-         "optional": True},
-    ])
-    fetched = {"environment-0": [
-        environment_config("baseline", {"defaultMachineType": "e2", **GCP_ALLOWLIST})]}
+    step = step_input(
+        "cluster",
+        environment=[
+            {"name": "baseline"},
+            {
+                "matchLabels": {"planeType": {"fromFieldPath": "metadata.labels.planeType"}},
+                "optional": True,
+            },
+        ],
+    )
+    fetched = {
+        "environment-0": [
+            environment_config("baseline", {"defaultMachineType": "e2", **GCP_ALLOWLIST})
+        ]
+    }
     rsp = client.run(request(composite, step, required=fetched))
     assert rsp.fatal == []
     assert set(rsp.requirements) == {"environment-0"}
@@ -198,8 +218,7 @@ def test_the_shipped_cluster_composition_composes_an_xr_without_plane_type(clien
     composition = yaml.safe_load((root / "apis" / "cluster" / "composition.yaml").read_text())
     step = composition["spec"]["pipeline"][0]["input"]
     sources = step["environment"]
-    plane_type = [i for i, s in enumerate(sources)
-                  if "planeType" in (s.get("matchLabels") or {})]
+    plane_type = [i for i, s in enumerate(sources) if "planeType" in (s.get("matchLabels") or {})]
     assert plane_type and all(sources[i].get("optional") for i in plane_type)
     composite = cluster_composite("gcp")
     composite["metadata"]["labels"].pop("planeType", None)
@@ -207,17 +226,26 @@ def test_the_shipped_cluster_composition_composes_an_xr_without_plane_type(clien
     assert first.fatal == []
     assert not {f"environment-{i}" for i in plane_type} & set(first.requirements)
     fetched = {key: [] for key in first.requirements}
-    fetched["environment-0"] = [environment_config("baseline", {
-        "defaultMachineType": "e2",
-        # the GKE endpoint is public for Crossplane's providers: an allowlist is required
-        "gcp": {"masterAuthorizedNetworks": [
-            {"cidrBlock": "203.0.113.0/24", "displayName": "management"}]},
-    })]
+    fetched["environment-0"] = [
+        environment_config(
+            "baseline",
+            {
+                "defaultMachineType": "e2",
+                # the GKE endpoint is public for Crossplane's providers: an allowlist is required
+                "gcp": {
+                    "masterAuthorizedNetworks": [
+                        {"cidrBlock": "203.0.113.0/24", "displayName": "management"}
+                    ]
+                },
+            },
+        )
+    ]
     rsp = client.run(request(composite, step, required=fetched))
     assert rsp.fatal == [] and rsp.resources
 
 
 # -- fromFieldPath in Crossplane's field-path syntax (fnplatform.fieldpath) ----------------
+
 
 def _labelled(path: str, *, optional: bool = False) -> dict:
     source: dict = {"matchLabels": {"cloud": {"fromFieldPath": path}}}
@@ -232,24 +260,40 @@ def test_a_bracketed_label_path_selects_what_the_dotted_one_does(client):
     """``metadata.labels[cloud]`` is the label ``cloud``, for a required and an optional source
     alike (it once read as nothing: "not set on the composite", or nothing selected)."""
     composite = cluster_composite("gcp")
-    dotted = client.run(request(composite, step_input(
-        "cluster", environment=[_labelled("metadata.labels.cloud")])))
+    dotted = client.run(
+        request(composite, step_input("cluster", environment=[_labelled("metadata.labels.cloud")]))
+    )
     assert _label_requirement(dotted) == {"cloud": "gcp"}
     for optional in (False, True):
         for path in ("metadata.labels[cloud]", "metadata.labels['cloud']"):
-            rsp = client.run(request(composite, step_input(
-                "cluster", environment=[_labelled(path, optional=optional)])))
+            rsp = client.run(
+                request(
+                    composite,
+                    step_input("cluster", environment=[_labelled(path, optional=optional)]),
+                )
+            )
             assert rsp.fatal == [], (path, rsp.fatal)
             assert rsp.requirements == dotted.requirements, path
 
 
 def test_a_label_key_with_dots_and_slashes_is_read_in_brackets(client):
     composite = cluster_composite("gcp")
-    step = step_input("cluster", environment=[
-        {"matchLabels": {"claim": {"fromFieldPath": "metadata.labels[crossplane.io/claim-name]"}}},
-        {"matchLabels": {"pool": {"fromFieldPath": "spec.pools[pool1].autoscaling.maxNodeCount"}},
-         "optional": True},
-    ])
+    step = step_input(
+        "cluster",
+        environment=[
+            {
+                "matchLabels": {
+                    "claim": {"fromFieldPath": "metadata.labels[crossplane.io/claim-name]"}
+                }
+            },
+            {
+                "matchLabels": {
+                    "pool": {"fromFieldPath": "spec.pools[pool1].autoscaling.maxNodeCount"}
+                },
+                "optional": True,
+            },
+        ],
+    )
     rsp = client.run(request(composite, step))
     assert rsp.fatal == []
     assert _label_requirement(rsp) == {"claim": "prod"}
@@ -258,57 +302,111 @@ def test_a_label_key_with_dots_and_slashes_is_read_in_brackets(client):
 
 def test_the_dotted_form_of_a_key_with_periods_is_another_path(client):
     """Outside brackets a period separates fields, as in Crossplane: the label is not read."""
-    step = step_input("cluster", environment=[
-        {"matchLabels": {"claim": {"fromFieldPath": "metadata.labels.crossplane.io/claim-name"}}},
-    ])
+    step = step_input(
+        "cluster",
+        environment=[
+            {
+                "matchLabels": {
+                    "claim": {"fromFieldPath": "metadata.labels.crossplane.io/claim-name"}
+                }
+            },
+        ],
+    )
     rsp = client.run(request(cluster_composite("gcp"), step))
-    assert rsp.fatal == ["metadata.labels.crossplane.io/claim-name: required to select "
-                         "EnvironmentConfigs (input environment[0].matchLabels.claim) but not "
-                         "set on the composite"]
+    assert rsp.fatal == [
+        "metadata.labels.crossplane.io/claim-name: required to select "
+        "EnvironmentConfigs (input environment[0].matchLabels.claim) but not "
+        "set on the composite"
+    ]
 
 
 def test_a_bracketed_label_the_composite_lacks_is_unset(client):
     composite = cluster_composite("gcp")
-    required = client.run(request(composite, step_input(
-        "cluster", environment=[{"matchLabels": {"plane": {
-            "fromFieldPath": "metadata.labels[planeType]"}}}])))
-    assert required.fatal == ["metadata.labels[planeType]: required to select EnvironmentConfigs "
-                              "(input environment[0].matchLabels.plane) but not set on the "
-                              "composite"]
+    required = client.run(
+        request(
+            composite,
+            step_input(
+                "cluster",
+                environment=[
+                    {"matchLabels": {"plane": {"fromFieldPath": "metadata.labels[planeType]"}}}
+                ],
+            ),
+        )
+    )
+    assert required.fatal == [
+        "metadata.labels[planeType]: required to select EnvironmentConfigs "
+        "(input environment[0].matchLabels.plane) but not set on the "
+        "composite"
+    ]
     settings = {**GCP_ALLOWLIST, "defaultMachineType": "e2-standard-4"}
-    optional = client.run(request(composite, step_input("cluster", settings=settings, environment=[
-        {"matchLabels": {"plane": {"fromFieldPath": "metadata.labels[planeType]"}},
-         "optional": True}])))
+    optional = client.run(
+        request(
+            composite,
+            step_input(
+                "cluster",
+                settings=settings,
+                environment=[
+                    {
+                        "matchLabels": {"plane": {"fromFieldPath": "metadata.labels[planeType]"}},
+                        "optional": True,
+                    }
+                ],
+            ),
+        )
+    )
     assert optional.fatal == [] and optional.requirements == {} and optional.resources
 
 
 @pytest.mark.parametrize("optional", [False, True])
 def test_a_path_that_cannot_be_parsed_is_a_fatal_result_naming_the_input_field(client, optional):
     """Even for an optional source: the Composition is wrong, whatever the composite holds."""
-    environment = [{"name": "baseline"}, {"name": "org"},
-                   _labelled("metadata.labels[cloud", optional=optional)]
-    rsp = client.run(request(cluster_composite("gcp"), step_input(
-        "cluster", environment=environment)))
-    assert rsp.fatal == ["input.environment[2].matchLabels.cloud.fromFieldPath: cannot parse "
-                         "\"metadata.labels[cloud\": unterminated '[' at position 15"]
+    environment = [
+        {"name": "baseline"},
+        {"name": "org"},
+        _labelled("metadata.labels[cloud", optional=optional),
+    ]
+    rsp = client.run(
+        request(cluster_composite("gcp"), step_input("cluster", environment=environment))
+    )
+    assert rsp.fatal == [
+        "input.environment[2].matchLabels.cloud.fromFieldPath: cannot parse "
+        "\"metadata.labels[cloud\": unterminated '[' at position 15"
+    ]
     assert rsp.requirements == {} and rsp.resources == {}
 
 
-@pytest.mark.parametrize(("path", "reason"), [
-    ("metadata.labels[0]", "cannot be read from the composite (metadata.labels: not an array)"),
-    ("metadata.name[first]", "cannot be read from the composite (metadata.name: not an object)"),
-    ("metadata.labels", "is a map on the composite, not a label value"),
-])
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("metadata.labels[0]", "cannot be read from the composite (metadata.labels: not an array)"),
+        (
+            "metadata.name[first]",
+            "cannot be read from the composite (metadata.name: not an object)",
+        ),
+        ("metadata.labels", "is a map on the composite, not a label value"),
+    ],
+)
 @pytest.mark.parametrize("optional", [False, True])
 def test_a_path_that_cannot_go_through_the_composite_names_it(client, path, reason, optional):
-    rsp = client.run(request(cluster_composite("gcp"), step_input(
-        "cluster", environment=[_labelled(path, optional=optional)])))
-    assert rsp.fatal == [f"{path}: {reason}; input environment[0].matchLabels.cloud selects "
-                         "with it"]
+    rsp = client.run(
+        request(
+            cluster_composite("gcp"),
+            step_input("cluster", environment=[_labelled(path, optional=optional)]),
+        )
+    )
+    assert rsp.fatal == [
+        f"{path}: {reason}; input environment[0].matchLabels.cloud selects with it"
+    ]
 
 
 def test_an_empty_path_is_refused_naming_the_input_field(client):
-    rsp = client.run(request(cluster_composite("gcp"), step_input(
-        "cluster", environment=[_labelled("", optional=True)])))
-    assert rsp.fatal == ["input.environment[0].matchLabels.cloud.fromFieldPath: must name a "
-                         "field, such as metadata.labels[cloud]"]
+    rsp = client.run(
+        request(
+            cluster_composite("gcp"),
+            step_input("cluster", environment=[_labelled("", optional=True)]),
+        )
+    )
+    assert rsp.fatal == [
+        "input.environment[0].matchLabels.cloud.fromFieldPath: must name a "
+        "field, such as metadata.labels[cloud]"
+    ]

@@ -19,14 +19,23 @@ from tests.support.schemas import Catalog
 from tests.test_environment_module import BUCKET, run
 
 CI = {"namespace": "ci", "serviceAccount": "deployer"}
-SETTINGS: dict[str, Any] = {**copy.deepcopy(ENVIRONMENT_SETTINGS), "ci": {
-    "eksClusterName": "ci-runners", "eksRegion": "eu-central-1",
-    "gkeWorkloadPool": "acme-ci.svc.id.goog",
-    "aksOidcIssuerUrl": "https://oidc.example/issuer/"}}
+SETTINGS: dict[str, Any] = {
+    **copy.deepcopy(ENVIRONMENT_SETTINGS),
+    "ci": {
+        "eksClusterName": "ci-runners",
+        "eksRegion": "eu-central-1",
+        "gkeWorkloadPool": "acme-ci.svc.id.goog",
+        "aksOidcIssuerUrl": "https://oidc.example/issuer/",
+    },
+}
 #: What each cloud composes for the identity (composition names).
 PARTS = {
-    "aws": {"ci-identity", "ci-identity-policy", "ci-identity-policy-attachment",
-            "ci-identity-association"},
+    "aws": {
+        "ci-identity",
+        "ci-identity-policy",
+        "ci-identity-policy-attachment",
+        "ci-identity-association",
+    },
     "gcp": {"ci-identity", "ci-identity-binding", "ci-identity-assets"},
     "azure": {"ci-identity", "ci-identity-federation", "ci-identity-assets"},
 }
@@ -54,7 +63,9 @@ def _reported(observed: dict[str, Any], name: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
 def test_the_ci_identity_writes_the_asset_bucket_and_nothing_else(
-    client: FunctionClient, catalog: Catalog, cloud: str,
+    client: FunctionClient,
+    catalog: Catalog,
+    cloud: str,
 ) -> None:
     rendered, observed = _passes(client, cloud)
     assert rendered.fatal == []
@@ -68,11 +79,13 @@ def test_the_ci_identity_writes_the_asset_bucket_and_nothing_else(
         resources = {r for s in policy["Statement"] for r in s["Resource"]}
         assert resources == {f"arn:aws:s3:::{BUCKET}", f"arn:aws:s3:::{BUCKET}/*"}
         actions = {a for s in policy["Statement"] for a in s["Action"]}
-        assert all(a.startswith("s3:") and "Bucket" not in a.replace("ListBucket", "")
-                   .replace("GetBucketLocation", "") for a in actions)
+        assert all(
+            a.startswith("s3:")
+            and "Bucket" not in a.replace("ListBucket", "").replace("GetBucketLocation", "")
+            for a in actions
+        )
         association = parts["ci-identity-association"]["spec"]["forProvider"]
-        assert (association["clusterName"], association["region"]) == ("ci-runners",
-                                                                        "eu-central-1")
+        assert (association["clusterName"], association["region"]) == ("ci-runners", "eu-central-1")
         assert (association["namespace"], association["serviceAccount"]) == ("ci", "deployer")
         assert status["id"] == _reported(observed, "ci-identity")["arn"]
         assert "annotations" not in status  # Pod Identity: no service account annotation
@@ -104,11 +117,14 @@ def test_without_the_opt_in_nothing_of_it_is_composed(client: FunctionClient) ->
     assert _ci_parts(rendered) == {} and "ciIdentity" not in rendered.status
 
 
-@pytest.mark.parametrize(("cloud", "key"), [("aws", "eksClusterName"),
-                                            ("gcp", "gkeWorkloadPool"),
-                                            ("azure", "aksOidcIssuerUrl")])
+@pytest.mark.parametrize(
+    ("cloud", "key"),
+    [("aws", "eksClusterName"), ("gcp", "gkeWorkloadPool"), ("azure", "aksOidcIssuerUrl")],
+)
 def test_a_missing_ci_cluster_names_the_environment_key(
-    client: FunctionClient, cloud: str, key: str,
+    client: FunctionClient,
+    cloud: str,
+    key: str,
 ) -> None:
     settings = copy.deepcopy(SETTINGS)
     del settings["ci"][key]
@@ -118,8 +134,11 @@ def test_a_missing_ci_cluster_names_the_environment_key(
 
 
 def test_a_bad_service_account_names_the_claim_field(client: FunctionClient) -> None:
-    rendered = run(client, environment_composite("aws", ci={**CI, "serviceAccount": "CI_Bot"}),
-                   settings=SETTINGS)
+    rendered = run(
+        client,
+        environment_composite("aws", ci={**CI, "serviceAccount": "CI_Bot"}),
+        settings=SETTINGS,
+    )
     assert len(rendered.fatal) == 1 and "spec.ci.serviceAccount" in rendered.fatal[0]
 
 
@@ -139,12 +158,18 @@ def test_the_rbac_example_lets_ci_manage_claims_in_its_own_namespace_only() -> N
     assert {d["kind"] for d in docs} == {"Role", "RoleBinding"}
     namespace = role["metadata"]["namespace"]
     assert binding["metadata"]["namespace"] == namespace
-    assert role["rules"] == [{
-        "apiGroups": [xrd["spec"]["group"]],
-        "resources": [xrd["spec"]["claimNames"]["plural"]],
-        "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]}]
-    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
-                                  "name": role["metadata"]["name"]}
+    assert role["rules"] == [
+        {
+            "apiGroups": [xrd["spec"]["group"]],
+            "resources": [xrd["spec"]["claimNames"]["plural"]],
+            "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"],
+        }
+    ]
+    assert binding["roleRef"] == {
+        "apiGroup": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "name": role["metadata"]["name"],
+    }
     (subject,) = binding["subjects"]
     assert subject["kind"] == "ServiceAccount"
     # the runner's account, the one spec.ci binds the cloud identity to

@@ -61,13 +61,15 @@ def run(
 ) -> Rendered:
     """One pass with the platform EnvironmentConfig (``settings`` replaces its data)."""
     env = environment_config("environment-platform", settings or ENVIRONMENT_SETTINGS)
-    return client.run(request(
-        composite,
-        step_input("environment", environment=[{"name": "environment-platform"}]),
-        observed=observed,
-        observed_connection=connection,
-        required={"environment-0": [env]},
-    ))
+    return client.run(
+        request(
+            composite,
+            step_input("environment", environment=[{"name": "environment-platform"}]),
+            observed=observed,
+            observed_connection=connection,
+            required={"environment-0": [env]},
+        )
+    )
 
 
 def all_ready(rendered: Rendered) -> dict[str, dict[str, Any]]:
@@ -121,14 +123,22 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
     assert (db["apiVersion"], db["kind"]) == DB_KIND[cloud]
     for_provider = db["spec"]["forProvider"]
     # the administrator's details go to the admin namespace only, never the app's
-    assert db["spec"]["writeConnectionSecretToRef"] == {"name": ADMIN_SECRET,
-                                                        "namespace": ADMIN_NAMESPACE}
+    assert db["spec"]["writeConnectionSecretToRef"] == {
+        "name": ADMIN_SECRET,
+        "namespace": ADMIN_NAMESPACE,
+    }
     expected = {
         "aws": {"small": "db.t4g.micro", "medium": "db.t4g.medium", "large": "db.m6g.large"},
-        "gcp": {"small": "db-custom-1-3840", "medium": "db-custom-2-7680",
-                "large": "db-custom-4-15360"},
-        "azure": {"small": "B_Standard_B1ms", "medium": "GP_Standard_D2ds_v5",
-                  "large": "GP_Standard_D4ds_v5"},
+        "gcp": {
+            "small": "db-custom-1-3840",
+            "medium": "db-custom-2-7680",
+            "large": "db-custom-4-15360",
+        },
+        "azure": {
+            "small": "B_Standard_B1ms",
+            "medium": "GP_Standard_D2ds_v5",
+            "large": "GP_Standard_D4ds_v5",
+        },
     }[cloud][size]
     if cloud == "aws":
         assert for_provider["instanceClass"] == expected
@@ -138,7 +148,10 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
         assert for_provider["multiAz"] is (size == "large")
         ingress = rendered.resource("database-ingress")["spec"]["forProvider"]
         assert (ingress["cidrIpv4"], ingress["fromPort"], ingress["toPort"]) == (
-            "10.20.0.0/16", 5432, 5432)
+            "10.20.0.0/16",
+            5432,
+            5432,
+        )
     elif cloud == "gcp":
         settings = for_provider["settings"]
         assert settings["tier"] == expected
@@ -153,7 +166,7 @@ def test_database_per_cloud_and_size_is_private_and_provider_passworded(
         assert "delegatedSubnetId" in for_provider
         assert ("highAvailability" in for_provider) is (size == "large")
     text = str(rendered.resources)
-    assert "s3cr3t" not in text and "password\": \"" not in text
+    assert "s3cr3t" not in text and 'password": "' not in text
     assert_schema_valid(rendered, catalog)
 
 
@@ -185,7 +198,8 @@ def test_deployment_waits_for_the_apps_own_database_user(
     assert "backend-deployment" not in with_admin.resources
     composed = with_admin.condition("Composed")
     assert composed is not None and "backend-deployment (waits for db-user complete" in (
-        composed.message)
+        composed.message
+    )
     job_object = with_admin.resource("db-user")
     assert job_object["spec"]["readiness"]["policy"] == "DeriveFromCelQuery"
     assert "'Complete'" in job_object["spec"]["readiness"]["celQuery"]
@@ -194,10 +208,12 @@ def test_deployment_waits_for_the_apps_own_database_user(
     pod = job["spec"]["template"]["spec"]
     grant = {c["name"]: c for c in pod["containers"]}["grant"]
     env = {item["name"]: item for item in grant["env"]}
-    assert env["DB_HOST"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
-                                                            "key": ADMIN_HOST_KEY[cloud]}}
-    assert env["DB_PASSWORD"]["valueFrom"] == {"secretKeyRef": {"name": ADMIN_SECRET,
-                                                                "key": "password"}}
+    assert env["DB_HOST"]["valueFrom"] == {
+        "secretKeyRef": {"name": ADMIN_SECRET, "key": ADMIN_HOST_KEY[cloud]}
+    }
+    assert env["DB_PASSWORD"]["valueFrom"] == {
+        "secretKeyRef": {"name": ADMIN_SECRET, "key": "password"}
+    }
     assert env["APP_USER"] == {"name": "APP_USER", "value": "app"}
     observed["db-user"] = observed_ready(job_object)
 
@@ -208,9 +224,14 @@ def test_deployment_waits_for_the_apps_own_database_user(
     assert container["envFrom"] == [{"secretRef": {"name": SECRET}}]
     env = {item["name"]: item for item in container["env"]}
     # the same keys on every cloud: the Job writes them
-    for name, key in (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
-                      ("DB_PASSWORD", "password"), ("DB_NAME", "database"),
-                      ("PGSSLMODE", "sslmode")):  # libpq clients require TLS by themselves
+    for name, key in (
+        ("DB_HOST", "host"),
+        ("DB_PORT", "port"),
+        ("DB_USER", "username"),
+        ("DB_PASSWORD", "password"),
+        ("DB_NAME", "database"),
+        ("PGSSLMODE", "sslmode"),
+    ):  # libpq clients require TLS by themselves
         assert env[name]["valueFrom"] == {"secretKeyRef": {"name": SECRET, "key": key}}
     assert ADMIN_SECRET not in str(manifest)
     # the design's backend names no health path: the probes connect to its port
@@ -224,20 +245,25 @@ def test_deployment_waits_for_the_apps_own_database_user(
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
-def test_the_app_user_has_its_databases_privileges_only(
-    client: FunctionClient, cloud: str
-) -> None:
+def test_the_app_user_has_its_databases_privileges_only(client: FunctionClient, cloud: str) -> None:
     """Issue 22 item 19: a role of its own, CONNECT/TEMPORARY on its database and USAGE/CREATE
     on its public schema; the Job writes only the app's Secret; nothing else."""
     rendered, _ = converged(client, cloud)
     pod = _manifest(rendered, "db-user")["spec"]["template"]["spec"]
     grant_script = pod["containers"][0]["command"][-1]
     assert "CREATE ROLE %I LOGIN" in grant_script
-    assert "REVOKE ALL ON DATABASE :\"db\" FROM PUBLIC" in grant_script
-    assert "GRANT CONNECT, TEMPORARY ON DATABASE :\"db\" TO :\"app_user\"" in grant_script
-    assert "GRANT USAGE, CREATE ON SCHEMA public TO :\"app_user\"" in grant_script
-    for word in ("SUPERUSER", "CREATEDB", "CREATEROLE", "cloudsqlsuperuser", "rds_superuser",
-                 "azure_pg_admin", "GRANT ALL"):
+    assert 'REVOKE ALL ON DATABASE :"db" FROM PUBLIC' in grant_script
+    assert 'GRANT CONNECT, TEMPORARY ON DATABASE :"db" TO :"app_user"' in grant_script
+    assert 'GRANT USAGE, CREATE ON SCHEMA public TO :"app_user"' in grant_script
+    for word in (
+        "SUPERUSER",
+        "CREATEDB",
+        "CREATEROLE",
+        "cloudsqlsuperuser",
+        "rds_superuser",
+        "azure_pg_admin",
+        "GRANT ALL",
+    ):
         assert word not in grant_script.replace("NOT EXISTS", ""), word
     assert "PGSSLMODE=require" in grant_script
     credentials = pod["initContainers"][0]
@@ -254,12 +280,17 @@ def test_the_app_user_has_its_databases_privileges_only(
     assert role["metadata"]["namespace"] == NAMESPACE
     assert role["rules"] == [
         {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-        {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [SECRET],
-         "verbs": ["get", "patch", "update"]},
+        {
+            "apiGroups": [""],
+            "resources": ["secrets"],
+            "resourceNames": [SECRET],
+            "verbs": ["get", "patch", "update"],
+        },
     ]
     binding = _manifest(rendered, "db-user-binding")
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "db-user",
-                                    "namespace": ADMIN_NAMESPACE}]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "db-user", "namespace": ADMIN_NAMESPACE}
+    ]
     assert rendered.status["pending"] == []
 
 
@@ -269,12 +300,18 @@ def test_the_user_job_is_a_new_job_when_it_changes(client: FunctionClient) -> No
     before = _manifest(rendered, "db-user")["metadata"]["name"]
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
     settings["databaseUser"] = {"postgresImage": "registry.acme.example/postgres:17.6-alpine"}
-    again = run(client, environment_composite("aws"), settings=settings, observed=observed,
-                connection={"database": SECRETS})
+    again = run(
+        client,
+        environment_composite("aws"),
+        settings=settings,
+        observed=observed,
+        connection={"database": SECRETS},
+    )
     job = _manifest(again, "db-user")
     assert job["metadata"]["name"] != before and job["metadata"]["name"].startswith("db-user-")
     assert job["spec"]["template"]["spec"]["containers"][0]["image"] == (
-        "registry.acme.example/postgres:17.6-alpine")
+        "registry.acme.example/postgres:17.6-alpine"
+    )
     assert "backend-deployment" in again.resources  # the running app is not taken away
 
 
@@ -297,23 +334,33 @@ def test_on_another_cluster_the_secret_is_copied_at_apply_time(
     settled, observed = settle(client, composite, settings=settings)
     db = settled.resource("database")
     source = db["spec"]["writeConnectionSecretToRef"]
-    assert source == {"name": "payments-squad-k4x9p-database-connection",
-                      "namespace": "crossplane-system"}
+    assert source == {
+        "name": "payments-squad-k4x9p-database-connection",
+        "namespace": "crossplane-system",
+    }
 
     details = {"database": SECRETS}
-    with_details = run(client, composite, settings=settings, observed=observed,
-                       connection=details)
+    with_details = run(client, composite, settings=settings, observed=observed, connection=details)
     copy_object = with_details.resource("db-connection")
     assert copy_object["spec"]["providerConfigRef"] == {"name": "apps-eu-west-1"}
     manifest = copy_object["spec"]["forProvider"]["manifest"]
     assert (manifest["kind"], manifest["metadata"]) == (
-        "Secret", {"name": ADMIN_SECRET, "namespace": ADMIN_NAMESPACE})
+        "Secret",
+        {"name": ADMIN_SECRET, "namespace": ADMIN_NAMESPACE},
+    )
     assert "data" not in manifest  # the provider patches it in; it never passes through here
-    assert copy_object["spec"]["references"] == [{
-        "patchesFrom": {"apiVersion": "v1", "kind": "Secret", "name": source["name"],
-                        "namespace": "crossplane-system", "fieldPath": "data"},
-        "toFieldPath": "data",
-    }]
+    assert copy_object["spec"]["references"] == [
+        {
+            "patchesFrom": {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "name": source["name"],
+                "namespace": "crossplane-system",
+                "fieldPath": "data",
+            },
+            "toFieldPath": "data",
+        }
+    ]
     assert "db-user" not in with_details.resources  # the copy is not Ready yet
     assert "backend-deployment" not in with_details.resources
     assert_schema_valid(with_details, catalog)
@@ -344,11 +391,14 @@ def test_converges_to_ready_with_status_from_observed_state(
     assert status["databaseHost"] == at_provider(observed, "database")[host]
     assert status["backendService"] == f"backend.{NAMESPACE}.svc.cluster.local:8000"
     assert status["frontendBucketName"] == {"azure": "acmemfepayments7d3f9a12"}.get(cloud, BUCKET)
-    assert status["cdnDomainName"] == {
-        "aws": lambda: at_provider(observed, "cdn")["domainName"],
-        "gcp": lambda: "payments.apps.acme.example",  # the platform's domain: no CDN host
-        "azure": lambda: at_provider(observed, "cdn")["hostName"],
-    }[cloud]()
+    assert (
+        status["cdnDomainName"]
+        == {
+            "aws": lambda: at_provider(observed, "cdn")["domainName"],
+            "gcp": lambda: "payments.apps.acme.example",  # the platform's domain: no CDN host
+            "azure": lambda: at_provider(observed, "cdn")["hostName"],
+        }[cloud]()
+    )
     assert status["ready"] is True
     assert status["pending"] == []
     condition = rendered.condition("PartsReady")
@@ -372,7 +422,8 @@ def test_the_same_request_gives_the_same_bytes(client: FunctionClient) -> None:
     one = run(client, environment_composite("gcp"), observed=observed)
     two = run(client, environment_composite("gcp"), observed=copy.deepcopy(observed))
     assert one.response.SerializeToString(deterministic=True) == two.response.SerializeToString(
-        deterministic=True)
+        deterministic=True
+    )
 
 
 def test_app_name_cannot_change_once_the_bucket_exists(client: FunctionClient) -> None:
@@ -396,14 +447,24 @@ def test_app_name_cannot_change_once_the_bucket_exists(client: FunctionClient) -
         (lambda s: s["backend"].pop("image"), "spec.backend.image"),
         (lambda s: s["frontend"].update(appName="Payments_App"), "spec.frontend.appName"),
         (lambda s: s["frontend"].update(appName="p" * 46), "spec.frontend.appName"),
-        (lambda s: s["frontend"]["microFrontends"].append({"name": "again", "path": "/wallet"}),
-         "spec.frontend.microFrontends"),
+        (
+            lambda s: s["frontend"]["microFrontends"].append({"name": "again", "path": "/wallet"}),
+            "spec.frontend.microFrontends",
+        ),
         (lambda s: s.update(cloud="mars"), "spec.cloud"),
         (lambda s: s.pop("region"), "spec.region"),
         (lambda s: s["backend"].update(port=0), "spec.backend.port"),
     ],
-    ids=["bad-size", "no-image", "bad-app-name", "app-name-too-long", "duplicate-path",
-         "bad-cloud", "no-region", "bad-port"],
+    ids=[
+        "bad-size",
+        "no-image",
+        "bad-app-name",
+        "app-name-too-long",
+        "duplicate-path",
+        "bad-cloud",
+        "no-region",
+        "bad-port",
+    ],
 )
 def test_bad_input_is_a_fatal_result_naming_the_field(
     client: FunctionClient, mutate: Any, field: str
@@ -442,8 +503,9 @@ def test_missing_platform_settings_name_the_environment_key(
 def _backend(client: FunctionClient, cloud: str, **backend: Any) -> dict[str, Any]:
     composite = environment_composite(cloud)
     composite["spec"]["backend"] = {**composite["spec"]["backend"], **backend}
-    settled, _ = converge(client.run, dataclasses.replace(environment_case(cloud),
-                                                          composite=composite))
+    settled, _ = converge(
+        client.run, dataclasses.replace(environment_case(cloud), composite=composite)
+    )
     deployment = settled.resource("backend-deployment")["spec"]["forProvider"]["manifest"]
     return deployment["spec"]["template"]["spec"]["containers"][0]
 
@@ -468,21 +530,35 @@ def test_the_asset_bucket_takes_the_platforms_prefix(client: FunctionClient, clo
     settings["frontend"]["bucketPrefix"] = "globex-web"
     rendered = run(client, environment_composite(cloud), settings=settings)
     bucket = rendered.resource("assets")
-    names = [bucket["metadata"].get("annotations", {}).get("crossplane.io/external-name"),
-             bucket["spec"]["forProvider"].get("name"), bucket["metadata"]["name"]]
+    names = [
+        bucket["metadata"].get("annotations", {}).get("crossplane.io/external-name"),
+        bucket["spec"]["forProvider"].get("name"),
+        bucket["metadata"]["name"],
+    ]
     assert any(n and n.replace("-", "").startswith("globexwebpayments") for n in names), names
     assert not any(n and "acme" in n for n in names), names
 
 
-@pytest.mark.parametrize(("prefix", "message"), [
-    (None, "environment.frontend.bucketPrefix: required: asset buckets are named "
-           "<prefix>-<appName>-<8 hex>, and S3 and GCS bucket names are global, so the "
-           "platform names its own prefix (e.g. acme-mfe)"),
-    ("goog-apps", "environment.frontend.bucketPrefix: must not start with goog: S3 or GCS "
-                  "reserves it"),
-    ("Acme", "environment.frontend.bucketPrefix: must be lowercase letters, digits and '-', "
-             "starting and ending with a letter or digit"),
-])
+@pytest.mark.parametrize(
+    ("prefix", "message"),
+    [
+        (
+            None,
+            "environment.frontend.bucketPrefix: required: asset buckets are named "
+            "<prefix>-<appName>-<8 hex>, and S3 and GCS bucket names are global, so the "
+            "platform names its own prefix (e.g. acme-mfe)",
+        ),
+        (
+            "goog-apps",
+            "environment.frontend.bucketPrefix: must not start with goog: S3 or GCS reserves it",
+        ),
+        (
+            "Acme",
+            "environment.frontend.bucketPrefix: must be lowercase letters, digits and '-', "
+            "starting and ending with a letter or digit",
+        ),
+    ],
+)
 def test_a_bucket_prefix_no_cloud_accepts_is_refused(
     client: FunctionClient, prefix: str | None, message: str
 ) -> None:
@@ -500,24 +576,36 @@ def test_a_long_prefix_leaves_less_room_for_the_app_name(client: FunctionClient)
     composite = environment_composite("aws")
     composite["spec"]["frontend"]["appName"] = "a" * 40
     (message,) = run(client, composite, settings=settings).fatal
-    assert message.startswith("spec.frontend.appName: at most 33 characters with the "
-                              f"platform's bucket prefix {'p' * 20!r}")
+    assert message.startswith(
+        "spec.frontend.appName: at most 33 characters with the "
+        f"platform's bucket prefix {'p' * 20!r}"
+    )
 
 
 # -- private networks per region, a default region (issue 22 item 15) ------------------------
 
 PER_REGION = {
-    "aws": {"eu-west-1": ENVIRONMENT_SETTINGS["aws"]["privateNetworks"]["eu-west-1"],
-            "us-east-1": {"vpcId": "vpc-0b2c3d4e5f6071829", "cidr": "10.30.0.0/16",
-                          "subnetIds": ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]}},
-    "gcp": {"europe-west1": ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"],
-            "us-east1": {"network": "projects/acme-apps-prod/global/networks/apps-us"}},
-    "azure": {"westeurope": ENVIRONMENT_SETTINGS["azure"]["privateNetworks"]["westeurope"],
-              "eastus": {
-                  "virtualNetworkId": "/subscriptions/0/resourceGroups/net/providers/"
-                                      "Microsoft.Network/virtualNetworks/apps-eastus",
-                  "databaseSubnetId": "/subscriptions/0/resourceGroups/net/providers/"
-                                      "Microsoft.Network/virtualNetworks/apps-eastus/subnets/pg"}},
+    "aws": {
+        "eu-west-1": ENVIRONMENT_SETTINGS["aws"]["privateNetworks"]["eu-west-1"],
+        "us-east-1": {
+            "vpcId": "vpc-0b2c3d4e5f6071829",
+            "cidr": "10.30.0.0/16",
+            "subnetIds": ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"],
+        },
+    },
+    "gcp": {
+        "europe-west1": ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"],
+        "us-east1": {"network": "projects/acme-apps-prod/global/networks/apps-us"},
+    },
+    "azure": {
+        "westeurope": ENVIRONMENT_SETTINGS["azure"]["privateNetworks"]["westeurope"],
+        "eastus": {
+            "virtualNetworkId": "/subscriptions/0/resourceGroups/net/providers/"
+            "Microsoft.Network/virtualNetworks/apps-eastus",
+            "databaseSubnetId": "/subscriptions/0/resourceGroups/net/providers/"
+            "Microsoft.Network/virtualNetworks/apps-eastus/subnets/pg",
+        },
+    },
 }
 OTHER_REGION = {"aws": "us-east-1", "gcp": "us-east1", "azure": "eastus"}
 
@@ -543,8 +631,11 @@ def test_the_database_joins_the_private_network_of_its_region(
     assert "database" in rendered.resources
     text = str(rendered.resources)
     other = PER_REGION[cloud][OTHER_REGION[cloud]]
-    marker = {"aws": other.get("subnetIds", [""])[0], "gcp": other.get("network", ""),
-              "azure": other.get("databaseSubnetId", "")}[cloud]
+    marker = {
+        "aws": other.get("subnetIds", [""])[0],
+        "gcp": other.get("network", ""),
+        "azure": other.get("databaseSubnetId", ""),
+    }[cloud]
     assert marker in text
     home = next(iter(PER_REGION[cloud].values()))
     assert str(next(iter(home.values()))) not in text or cloud == "gcp"
@@ -555,21 +646,26 @@ def test_a_region_without_a_private_network_is_refused_naming_the_configured_one
     client: FunctionClient, cloud: str
 ) -> None:
     composite = environment_composite(cloud)
-    composite["spec"]["region"] = "ap-south-1" if cloud == "aws" else (
-        "asia-south1" if cloud == "gcp" else "centralindia")
+    composite["spec"]["region"] = (
+        "ap-south-1" if cloud == "aws" else ("asia-south1" if cloud == "gcp" else "centralindia")
+    )
     rendered = run(client, composite, settings=_per_region(cloud))
     configured = ", ".join(sorted(PER_REGION[cloud]))
     assert rendered.fatal == [
         f"spec.region: {composite['spec']['region']} has no private network on {cloud}; the "
-        f"platform configures {configured} (environment.{cloud}.privateNetworks)"]
+        f"platform configures {configured} (environment.{cloud}.privateNetworks)"
+    ]
     assert not rendered.resources
 
 
-@pytest.mark.parametrize(("cloud", "key", "value"), [
-    ("aws", "vpcId", "vpc-NOT-HEX"),
-    ("azure", "databaseSubnetId", "not-a-subnet-id"),
-    ("gcp", "allocatedIpRange", "Not_A_Name"),
-])
+@pytest.mark.parametrize(
+    ("cloud", "key", "value"),
+    [
+        ("aws", "vpcId", "vpc-NOT-HEX"),
+        ("azure", "databaseSubnetId", "not-a-subnet-id"),
+        ("gcp", "allocatedIpRange", "Not_A_Name"),
+    ],
+)
 def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
     client: FunctionClient, cloud: str, key: str, value: str
 ) -> None:
@@ -580,8 +676,9 @@ def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
     settings[cloud]["privateNetworks"][region][key] = value
     rendered, _ = settle(client, environment_composite(cloud), settings=settings)
     assert len(rendered.fatal) == 1
-    assert rendered.fatal[0].startswith(
-        f"environment.{cloud}.privateNetworks.{region}.{key}: "), rendered.fatal
+    assert rendered.fatal[0].startswith(f"environment.{cloud}.privateNetworks.{region}.{key}: "), (
+        rendered.fatal
+    )
 
 
 @pytest.mark.parametrize(("cloud", "both"), [("aws", False), ("azure", False), ("aws", True)])
@@ -603,7 +700,8 @@ def test_one_network_for_every_region_is_refused_where_networks_are_regional(
         f"{cloud}: a database must join a network in its own region, and the network's ids do "
         f"not say which region that is (a database in another region would fail only when "
         f"{cloud} creates it); name it by its region instead: environment.{cloud}."
-        f"privateNetworks.<region> (this claim asks for {region})"]
+        f"privateNetworks.<region> (this claim asks for {region})"
+    ]
     assert not rendered.resources
 
 
@@ -616,8 +714,10 @@ def test_one_gcp_network_serves_every_region(client: FunctionClient) -> None:
     assert rendered.fatal == [], rendered.messages
     database = rendered.resource("database")["spec"]["forProvider"]
     assert database["region"] == OTHER_REGION["gcp"]
-    assert database["settings"]["ipConfiguration"]["privateNetwork"] == (
-        ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"]["network"])
+    assert (
+        database["settings"]["ipConfiguration"]["privateNetwork"]
+        == (ENVIRONMENT_SETTINGS["gcp"]["privateNetwork"]["network"])
+    )
 
 
 def test_the_documents_claim_without_a_region_takes_the_platform_default(
@@ -631,7 +731,8 @@ def test_the_documents_claim_without_a_region_takes_the_platform_default(
     assert rendered.resource("database")["spec"]["forProvider"]["region"] == "eu-west-1"
     del settings["aws"]["defaultRegion"]
     assert run(client, composite, settings=settings).fatal == [
-        "spec.region: required: the platform sets no environment.aws.defaultRegion"]
+        "spec.region: required: the platform sets no environment.aws.defaultRegion"
+    ]
 
 
 # -- deletion always finishes; the environment class says what stays (issue 22 item 18) -----
@@ -692,8 +793,12 @@ GCP_API_BACKEND = "projects/acme-apps-prod/global/backendServices/platform-ingre
 
 def _with_api(**extra: Any) -> dict[str, Any]:
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
-    settings["api"] = {"originDomain": "api.apps.acme.example", "ingressClassName": "nginx",
-                       "gcpBackendService": GCP_API_BACKEND, **extra}
+    settings["api"] = {
+        "originDomain": "api.apps.acme.example",
+        "ingressClassName": "nginx",
+        "gcpBackendService": GCP_API_BACKEND,
+        **extra,
+    }
     return settings
 
 
@@ -708,8 +813,13 @@ def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
     assert ingress["spec"]["ingressClassName"] == "nginx"
     (rule,) = ingress["spec"]["rules"]
     assert rule["host"] == API_HOST
-    assert rule["http"]["paths"] == [{"path": "/api", "pathType": "Prefix", "backend": {
-        "service": {"name": "backend", "port": {"name": "http"}}}}]
+    assert rule["http"]["paths"] == [
+        {
+            "path": "/api",
+            "pathType": "Prefix",
+            "backend": {"service": {"name": "backend", "port": {"name": "http"}}},
+        }
+    ]
     if cloud == "aws":
         distribution = rendered.resource("cdn")["spec"]["forProvider"]
         api = next(o for o in distribution["origin"] if o["originId"] == "api")
@@ -724,8 +834,11 @@ def test_the_cdn_sends_api_to_the_backend_on_the_platforms_ingress(
     elif cloud == "gcp":
         (matcher,) = rendered.resource("cdn")["spec"]["forProvider"]["pathMatcher"]
         api = matcher["pathRule"][0]
-        assert api == {"paths": ["/api/*"], "service": GCP_API_BACKEND,
-                       "routeAction": {"urlRewrite": {"hostRewrite": API_HOST}}}
+        assert api == {
+            "paths": ["/api/*"],
+            "service": GCP_API_BACKEND,
+            "routeAction": {"urlRewrite": {"hostRewrite": API_HOST}},
+        }
     else:
         origin = rendered.resource("cdn-api-origin")["spec"]["forProvider"]
         assert (origin["hostName"], origin["originHostHeader"]) == (API_HOST, API_HOST)
@@ -748,8 +861,9 @@ def test_gcp_without_a_backend_service_says_so(client: FunctionClient) -> None:
     rendered, _ = settle(client, environment_composite("gcp"), settings=settings)
     assert rendered.fatal == []
     gap = rendered.condition("CapabilitiesAvailable")
-    assert gap is not None and "cdn-api: " in gap.message and "api.gcpBackendService" in (
-        gap.message)
+    assert (
+        gap is not None and "cdn-api: " in gap.message and "api.gcpBackendService" in (gap.message)
+    )
     assert rendered.resource("backend-ingress")  # the ingress is there for when it is set
 
 
@@ -767,14 +881,19 @@ DOMAINS = ["shop.example.com", "www.shop.example.com"]
 ZONES: dict[str, dict[str, Any]] = {
     "aws": {"cdnDomains": {"hostedZoneId": "Z0123456789ABCDEFGHIJ"}},
     "gcp": {"cdnDomains": {"managedZone": "example-com"}},
-    "azure": {"cdnDomains": {"dnsZoneId": "/subscriptions/00000000-0000-0000-0000-000000000000/"
-                             "resourceGroups/acme-dns/providers/Microsoft.Network/dnsZones/"
-                             "example.com"}},
+    "azure": {
+        "cdnDomains": {
+            "dnsZoneId": "/subscriptions/00000000-0000-0000-0000-000000000000/"
+            "resourceGroups/acme-dns/providers/Microsoft.Network/dnsZones/"
+            "example.com"
+        }
+    },
 }
 
 
-def _domain_case(cloud: str, *, zone: bool, issued: bool = True,
-                 settings: dict[str, Any] | None = None) -> Any:
+def _domain_case(
+    cloud: str, *, zone: bool, issued: bool = True, settings: dict[str, Any] | None = None
+) -> Any:
     """The payments environment with custom domains, providers reporting what they would
     (tests/support/providersim.py); ``issued`` False: the certificate is not issued yet."""
     settings = copy.deepcopy(settings or ENVIRONMENT_SETTINGS)
@@ -784,19 +903,28 @@ def _domain_case(cloud: str, *, zone: bool, issued: bool = True,
     composite["spec"]["frontend"]["customDomains"] = DOMAINS
     status: dict[str, Any] = {}
     if cloud == "aws" and not issued:  # ACM validates: the records exist, no certificate yet
-        status[acm_certificate("cdn", tuple(DOMAINS))] = {"atProvider": {
-            "status": "PENDING_VALIDATION"}}
+        status[acm_certificate("cdn", tuple(DOMAINS))] = {
+            "atProvider": {"status": "PENDING_VALIDATION"}
+        }
     elif cloud == "gcp" and not issued:  # a managed certificate reports no expiry until issued
-        hostname = None if settings["frontend"].get("domain") is None else (
-            f"payments.{settings['frontend']['domain']}")
-        current = certificate_name("cdn", CdnSpec(bucket="assets", bucket_name="-",
-                                                  hostname=hostname,
-                                                  custom_domains=tuple(DOMAINS)))
+        hostname = (
+            None
+            if settings["frontend"].get("domain") is None
+            else (f"payments.{settings['frontend']['domain']}")
+        )
+        current = certificate_name(
+            "cdn",
+            CdnSpec(
+                bucket="assets", bucket_name="-", hostname=hostname, custom_domains=tuple(DOMAINS)
+            ),
+        )
         status[current] = {"atProvider": {"expireTime": None}}
     return dataclasses.replace(
-        environment_case(cloud), composite=composite,
+        environment_case(cloud),
+        composite=composite,
         environment=(environment_config("environment-platform", settings),),
-        observed_status=status)
+        observed_status=status,
+    )
 
 
 @pytest.mark.parametrize("zone", [True, False], ids=["zone", "no-zone"])
@@ -816,8 +944,11 @@ def test_custom_domains_are_served_with_their_certificates(
     kinds = {body["kind"] for body in rendered.resources.values()}
     dns = {"aws": {"Record"}, "gcp": {"RecordSet"}, "azure": {"DNSTXTRecord", "DNSCNAMERecord"}}
     assert (dns[cloud] <= kinds) is zone
-    certificate = {"aws": "Certificate", "gcp": "ManagedSSLCertificate",
-                   "azure": "FrontdoorCustomDomain"}[cloud]
+    certificate = {
+        "aws": "Certificate",
+        "gcp": "ManagedSSLCertificate",
+        "azure": "FrontdoorCustomDomain",
+    }[cloud]
     assert certificate in kinds
 
 
@@ -827,7 +958,8 @@ def test_without_a_zone_the_claim_names_the_dns_records_the_platform_must_create
     rendered, observed = converge(client.run, _domain_case("aws", zone=False, issued=False))
     assert rendered.fatal == []
     validation = at_provider(observed, acm_certificate("cdn", tuple(DOMAINS)))[
-        "domainValidationOptions"][0]
+        "domainValidationOptions"
+    ][0]
     record = validation["resourceRecordName"].rstrip(".")
     cdn = at_provider(observed, "cdn")["domainName"]
     distribution = rendered.resource("cdn")["spec"]["forProvider"]
@@ -837,21 +969,27 @@ def test_without_a_zone_the_claim_names_the_dns_records_the_platform_must_create
     assert record in condition.message
     assert f"CNAME shop.example.com {cdn}" in condition.message
     assert rendered.status["customDomains"][0] == {
-        "host": "shop.example.com", "ready": False, "dnsRecords": [
+        "host": "shop.example.com",
+        "ready": False,
+        "dnsRecords": [
             {"name": record, "type": "CNAME", "value": validation["resourceRecordValue"]},
-            {"name": "shop.example.com", "type": "CNAME", "value": cdn}]}
+            {"name": "shop.example.com", "type": "CNAME", "value": cdn},
+        ],
+    }
 
 
 def test_custom_domains_make_gcps_platform_domain_unnecessary(client: FunctionClient) -> None:
     settings = copy.deepcopy(ENVIRONMENT_SETTINGS)
     del settings["frontend"]["domain"]
-    rendered, _ = converge(client.run, _domain_case("gcp", zone=True, issued=False,
-                                                    settings=settings))
+    rendered, _ = converge(
+        client.run, _domain_case("gcp", zone=True, issued=False, settings=settings)
+    )
     assert rendered.fatal == []
     gap = rendered.condition("CapabilitiesAvailable")
     assert gap is None or "cdn:" not in gap.message
-    (certificate,) = [b for b in rendered.resources.values()
-                      if b["kind"] == "ManagedSSLCertificate"]
+    (certificate,) = [
+        b for b in rendered.resources.values() if b["kind"] == "ManagedSSLCertificate"
+    ]
     assert certificate["spec"]["forProvider"]["managed"]["domains"] == DOMAINS
 
 
@@ -864,9 +1002,20 @@ def test_custom_domains_in_the_namespaced_form(
     rendered, _ = converge(client.run, namespaced_twin(_domain_case(cloud, zone=True)))
     assert rendered.fatal == []
     assert_schema_valid(rendered, catalog)
-    groups = {body["apiVersion"].split("/")[0] for body in rendered.resources.values()
-              if body["kind"] in ("Certificate", "CertificateValidation", "Record", "RecordSet",
-                                  "FrontdoorCustomDomain", "DNSTXTRecord", "DNSCNAMERecord")}
+    groups = {
+        body["apiVersion"].split("/")[0]
+        for body in rendered.resources.values()
+        if body["kind"]
+        in (
+            "Certificate",
+            "CertificateValidation",
+            "Record",
+            "RecordSet",
+            "FrontdoorCustomDomain",
+            "DNSTXTRecord",
+            "DNSCNAMERecord",
+        )
+    }
     assert groups and all(".m." in group for group in groups), groups
     assert all(d["ready"] for d in rendered.status["customDomains"])
 
@@ -911,8 +1060,7 @@ def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, clou
     cloud refuses (GCP, Azure), or is ignored by the provider (AWS maxAllocatedStorage)."""
     composite = environment_composite(cloud, database={"size": "small"})
     _, observed = settle(client, composite)
-    grown = {"aws": {}, "gcp": {"settings": {"diskSize": 37}},
-             "azure": {"storageMb": 65536}}[cloud]
+    grown = {"aws": {}, "gcp": {"settings": {"diskSize": 37}}, "azure": {"storageMb": 65536}}[cloud]
     observed["database"]["status"]["atProvider"].update(grown)
     again = run(client, composite, observed=observed)
     for_provider = again.resource("database")["spec"]["forProvider"]
@@ -926,8 +1074,9 @@ def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, clou
     # a bigger preset still grows it
     bigger = environment_composite(cloud, database={"size": "large"})
     grown_more = run(client, bigger, observed=observed).resource("database")
-    value = {"aws": ["allocatedStorage"], "gcp": ["settings", "diskSize"],
-             "azure": ["storageMb"]}[cloud]
+    value = {"aws": ["allocatedStorage"], "gcp": ["settings", "diskSize"], "azure": ["storageMb"]}[
+        cloud
+    ]
     got: Any = grown_more["spec"]["forProvider"]
     for key in value:
         got = got[key]
@@ -937,11 +1086,12 @@ def test_storage_the_cloud_grew_is_never_asked_back(client: FunctionClient, clou
 def test_a_major_upgrade_is_allowed_in_place(client: FunctionClient) -> None:
     rendered, _ = settle(client, environment_composite("aws"))
     assert rendered.resource("database")["spec"]["forProvider"]["allowMajorVersionUpgrade"]
-    composite = environment_composite("azure", database={"size": "medium",
-                                                        "engineVersion": "17"})
+    composite = environment_composite("azure", database={"size": "medium", "engineVersion": "17"})
     _, observed = settle(client, composite)
-    assert "createMode" not in run(client, composite, observed=observed).resource(
-        "database")["spec"]["forProvider"]
+    assert (
+        "createMode"
+        not in run(client, composite, observed=observed).resource("database")["spec"]["forProvider"]
+    )
     observed["database"]["status"]["atProvider"]["version"] = "16"
     upgraded = run(client, composite, observed=observed).resource("database")
     # azurerm: only with create_mode Update does a new version not replace the server
@@ -954,22 +1104,29 @@ def test_rds_requires_tls_through_a_parameter_group_of_the_major(client: Functio
     One group per major, named by it: a major upgrade composes the new family's group and
     moves the instance to it in the same modification (RDS refuses another family's group).
     """
-    rendered, observed = settle(client, environment_composite(
-        "aws", database={"size": "medium", "engineVersion": "14"}))
+    rendered, observed = settle(
+        client, environment_composite("aws", database={"size": "medium", "engineVersion": "14"})
+    )
     group = rendered.resource("database-parameters-14")
     for_provider = group["spec"]["forProvider"]
     assert for_provider["family"] == "postgres14"
     assert for_provider["parameter"] == [
-        {"name": "rds.force_ssl", "value": "1", "applyMethod": "immediate"}]
+        {"name": "rds.force_ssl", "value": "1", "applyMethod": "immediate"}
+    ]
     database = rendered.resource("database")["spec"]["forProvider"]
     assert database["parameterGroupNameRef"] == {"name": group["metadata"]["name"]}
-    upgraded = run(client, environment_composite(
-        "aws", database={"size": "medium", "engineVersion": "15"}), observed=observed)
+    upgraded = run(
+        client,
+        environment_composite("aws", database={"size": "medium", "engineVersion": "15"}),
+        observed=observed,
+    )
     assert upgraded.resource("database-parameters-15")["spec"]["forProvider"]["family"] == (
-        "postgres15")
+        "postgres15"
+    )
     assert "database-parameters-14" not in upgraded.resources
     assert upgraded.resource("database")["spec"]["forProvider"]["parameterGroupNameRef"] == {
-        "name": upgraded.resource("database-parameters-15")["metadata"]["name"]}
+        "name": upgraded.resource("database-parameters-15")["metadata"]["name"]
+    }
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -981,8 +1138,9 @@ def test_an_engine_downgrade_is_refused_naming_the_field(
     composite = environment_composite(cloud, database={"size": "medium", "engineVersion": "15"})
     composite["status"] = rendered.status
     (message,) = run(client, composite, observed=observed).fatal
-    assert message.startswith("spec.database.engineVersion: cannot go back from PostgreSQL "
-                              "16 to 15")
+    assert message.startswith(
+        "spec.database.engineVersion: cannot go back from PostgreSQL 16 to 15"
+    )
     composite["spec"]["database"]["engineVersion"] = "17"
     assert run(client, composite, observed=observed).fatal == []
 
@@ -997,23 +1155,41 @@ def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> 
     assert spec["deletionPolicy"] == "Orphan"
     twin, _ = converge(client.run, namespaced_twin(environment_case("azure")))
     assert twin.resource("database")["spec"]["managementPolicies"] == [
-        "Observe", "Create", "Update"]  # kept on delete, still no LateInitialize
+        "Observe",
+        "Create",
+        "Update",
+    ]  # kept on delete, still no LateInitialize
 
 
 # -- the region is one of the cloud's ------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", ("cluster-scoped", "namespaced"))
-@pytest.mark.parametrize(("cloud", "region", "hint", "reason"), [
-    ("gcp", "mars-central1", "did you mean us-central1?",
-     "an invented region: GCP's one global network would otherwise take it to Cloud SQL"),
-    ("gcp", "europe-wset1", "did you mean europe-west1?", "a typo names the closest region"),
-    ("gcp", "eu", "its regions: africa-south1, asia-east1, ",
-     "nothing close: every region of the cloud is listed"),
-    ("aws", "eu-wset-1", "did you mean eu-west-1?",
-     "AWS: refused before the region's private network is looked up"),
-    ("azure", "westeuropa", "did you mean westeurope?", "Azure: its location names"),
-])
+@pytest.mark.parametrize(
+    ("cloud", "region", "hint", "reason"),
+    [
+        (
+            "gcp",
+            "mars-central1",
+            "did you mean us-central1?",
+            "an invented region: GCP's one global network would otherwise take it to Cloud SQL",
+        ),
+        ("gcp", "europe-wset1", "did you mean europe-west1?", "a typo names the closest region"),
+        (
+            "gcp",
+            "eu",
+            "its regions: africa-south1, asia-east1, ",
+            "nothing close: every region of the cloud is listed",
+        ),
+        (
+            "aws",
+            "eu-wset-1",
+            "did you mean eu-west-1?",
+            "AWS: refused before the region's private network is looked up",
+        ),
+        ("azure", "westeuropa", "did you mean westeurope?", "Azure: its location names"),
+    ],
+)
 def test_a_region_the_cloud_does_not_have_is_refused(
     client: FunctionClient, *, form: str, cloud: str, region: str, hint: str, reason: str
 ) -> None:
@@ -1025,7 +1201,8 @@ def test_a_region_the_cloud_does_not_have_is_refused(
     rendered = run(client, composite)
     assert len(rendered.fatal) == 1, (reason, rendered.fatal)
     assert rendered.fatal[0].startswith(
-        f"spec.region: {region} is not a region of {cloud}; {hint}"), (reason, rendered.fatal)
+        f"spec.region: {region} is not a region of {cloud}; {hint}"
+    ), (reason, rendered.fatal)
     assert not rendered.resources, reason
 
 
@@ -1041,8 +1218,10 @@ def test_a_default_region_the_cloud_does_not_have_is_refused_on_the_platform_key
     if form == "namespaced":
         composite = namespaced_composite(composite)
     rendered = run(client, composite, settings=_per_region("gcp", default="europe-wset1"))
-    assert rendered.fatal == ["environment.gcp.defaultRegion: europe-wset1 is not a region of gcp; "
-                              "did you mean europe-west1?"]
+    assert rendered.fatal == [
+        "environment.gcp.defaultRegion: europe-wset1 is not a region of gcp; "
+        "did you mean europe-west1?"
+    ]
 
 
 FALSE = fnv1.STATUS_CONDITION_FALSE
@@ -1053,8 +1232,12 @@ FALSE = fnv1.STATUS_CONDITION_FALSE
 #: (cloud, part, implementing resource, why this resource makes the part).
 PART_RESOURCES = [
     ("aws", "database", "database", "the RDS instance itself"),
-    ("aws", "database", "database-parameters-16",
-     "its parameter group: a setting the provider cannot apply is not in force"),
+    (
+        "aws",
+        "database",
+        "database-parameters-16",
+        "its parameter group: a setting the provider cannot apply is not in force",
+    ),
     ("aws", "frontend bucket", "assets-public-access-block", "the asset bucket's public block"),
     ("aws", "cdn", "cdn-oac", "the CloudFront origin access control"),
     ("aws", "database user", "db-user", "the Job creating the app's database user"),
@@ -1076,11 +1259,12 @@ def environments(client: FunctionClient) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("breakage", BREAKAGES, ids=lambda b: b.name)
-@pytest.mark.parametrize("row", PART_RESOURCES,
-                         ids=[f"{c}-{r}" for c, _, r, _ in PART_RESOURCES])
+@pytest.mark.parametrize("row", PART_RESOURCES, ids=[f"{c}-{r}" for c, _, r, _ in PART_RESOURCES])
 def test_a_part_whose_resource_fails_is_pending_and_named(
-    client: FunctionClient, environments: dict[str, dict[str, Any]],
-    row: tuple[str, str, str, str], breakage: Breakage,
+    client: FunctionClient,
+    environments: dict[str, dict[str, Any]],
+    row: tuple[str, str, str, str],
+    breakage: Breakage,
 ) -> None:
     cloud, part, resource, why = row
     observed = broken(environments[cloud], resolve(environments[cloud], resource), breakage)
@@ -1104,15 +1288,17 @@ def test_custom_domains_are_vouched_for_only_while_the_cdn_is_synced(
     not vouched for. (A CDN not Ready serves nothing: ``Pending``, "not served yet".)"""
     case = _domain_case("aws", zone=True)
     _, observed = converge(client.run, case)
-    rendered = client.run(case.request(observed=broken(observed, "cdn", SYNCED_FALSE),
-                                       required=case.fetched()))
+    rendered = client.run(
+        case.request(observed=broken(observed, "cdn", SYNCED_FALSE), required=case.fetched())
+    )
     condition = rendered.condition("CustomDomainsReady")
     assert condition is not None
     assert (condition.status, condition.reason) == (FALSE, "ControlFailing"), condition.message
     assert "custom domains served: shop.example.com" in condition.message
     assert "[cdn: Synced=False: ReconcileError" in condition.message, condition.message
-    unready = client.run(case.request(observed=broken(observed, "cdn", READY_FALSE),
-                                      required=case.fetched()))
+    unready = client.run(
+        case.request(observed=broken(observed, "cdn", READY_FALSE), required=case.fetched())
+    )
     condition = unready.condition("CustomDomainsReady")
     assert condition is not None
     assert (condition.status, condition.reason) == (FALSE, "Pending"), condition.message

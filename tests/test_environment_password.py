@@ -20,8 +20,13 @@ from tests.support.namespaced import namespaced_composite
 from tests.support.schemas import Catalog
 from tests.test_environment_module import all_ready, assert_schema_valid, run
 
-ROOT_OBJECTS = ("db-root-namespace", "db-root-account", "db-root-role", "db-root-binding",
-                "db-root")
+ROOT_OBJECTS = (
+    "db-root-namespace",
+    "db-root-account",
+    "db-root-role",
+    "db-root-binding",
+    "db-root",
+)
 JOB_NAMESPACE = "payments-squad-k4x9p-dbroot"
 SECRET = "payments-squad-k4x9p-db-root-password"
 
@@ -39,8 +44,9 @@ def manifest(rendered: Rendered, name: str) -> dict[str, Any]:
     return body
 
 
-def passes_until_stable(client: FunctionClient, composite: dict[str, Any],
-                        settings: dict[str, Any], cloud: str = "gcp") -> list[Rendered]:
+def passes_until_stable(
+    client: FunctionClient, composite: dict[str, Any], settings: dict[str, Any], cloud: str = "gcp"
+) -> list[Rendered]:
     """Every pass, everything desired observed Ready, until nothing new appears."""
     observed: dict[str, dict[str, Any]] = {}
     passes = [run(client, composite, settings=settings)]
@@ -74,8 +80,12 @@ def test_generated_password_comes_first_and_the_instance_waits_for_it(
     assert "exit 0" in container["command"][2]
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     role = manifest(first, "db-root-role")
-    assert role["rules"][1] == {"apiGroups": [""], "resources": ["secrets"],
-                                "resourceNames": [SECRET], "verbs": ["get"]}
+    assert role["rules"][1] == {
+        "apiGroups": [""],
+        "resources": ["secrets"],
+        "resourceNames": [SECRET],
+        "verbs": ["get"],
+    }
     # the Job runs on the Crossplane cluster (default ProviderConfig), not the app's
     assert first.resource("db-root")["spec"]["providerConfigRef"]["name"] == "default"
     assert_schema_valid(first, catalog)
@@ -89,7 +99,10 @@ def test_instance_reads_its_own_generated_secret_once_the_job_completed(
     assert last.fatal == []
     for_provider = last.resource("database")["spec"]["forProvider"]
     assert for_provider["rootPasswordSecretRef"] == {
-        "name": SECRET, "namespace": JOB_NAMESPACE, "key": "password"}
+        "name": SECRET,
+        "namespace": JOB_NAMESPACE,
+        "key": "password",
+    }
     # the Secret's namespace outlives the instance; the Job waits for its identity
     edges = set(usage_edges(last.resources))
     assert ("db-root-namespace", "database") in edges
@@ -111,14 +124,17 @@ def test_two_environments_never_share_a_password_secret(client: FunctionClient) 
 def test_platform_secret_still_wins_and_nothing_is_generated(client: FunctionClient) -> None:
     first = passes_until_stable(client, environment_composite("gcp"), ENVIRONMENT_SETTINGS)[-1]
     assert not set(ROOT_OBJECTS) & set(first.resources)
-    assert first.resource("database")["spec"]["forProvider"]["rootPasswordSecretRef"][
-        "name"] == "cloudsql-root-password"
+    assert (
+        first.resource("database")["spec"]["forProvider"]["rootPasswordSecretRef"]["name"]
+        == "cloudsql-root-password"
+    )
 
 
 @pytest.mark.parametrize("cloud", ["aws", "azure"])
 def test_provider_generated_passwords_compose_no_job(client: FunctionClient, cloud: str) -> None:
-    first = passes_until_stable(client, environment_composite(cloud), generated_settings(),
-                                cloud)[-1]
+    first = passes_until_stable(client, environment_composite(cloud), generated_settings(), cloud)[
+        -1
+    ]
     assert not set(ROOT_OBJECTS) & set(first.resources)
     assert first.resource("database")["spec"]["forProvider"]["autoGeneratePassword"] is True
 
@@ -126,13 +142,17 @@ def test_provider_generated_passwords_compose_no_job(client: FunctionClient, clo
 def test_keep_data_keeps_the_generated_password_with_the_database(
     client: FunctionClient,
 ) -> None:
-    last = passes_until_stable(client, environment_composite("gcp"),
-                               generated_settings(dataOnDelete="keep"))[-1]
+    last = passes_until_stable(
+        client, environment_composite("gcp"), generated_settings(dataOnDelete="keep")
+    )[-1]
     assert last.resource("db-root-namespace")["spec"]["deletionPolicy"] == "Orphan"
     assert last.resource("database")["spec"]["deletionPolicy"] == "Orphan"
-    delete = run(client, environment_composite("gcp"),
-                 settings=generated_settings(dataOnDelete="delete"),
-                 observed=all_ready(last))
+    delete = run(
+        client,
+        environment_composite("gcp"),
+        settings=generated_settings(dataOnDelete="delete"),
+        observed=all_ready(last),
+    )
     assert "deletionPolicy" not in delete.resource("db-root-namespace")["spec"]
 
 
@@ -160,9 +180,11 @@ def test_a_job_not_complete_holds_the_instance(client: FunctionClient) -> None:
     passes = passes_until_stable(client, environment_composite("gcp"), generated_settings())
     first = next(p for p in passes if "db-root" in p.resources)
     observed = all_ready(first)
-    observed["db-root"]["status"] = {"conditions": [
-        {"type": "Ready", "status": "False", "reason": "Unavailable"}]}
-    second = run(client, environment_composite("gcp"), settings=generated_settings(),
-                 observed=observed)
+    observed["db-root"]["status"] = {
+        "conditions": [{"type": "Ready", "status": "False", "reason": "Unavailable"}]
+    }
+    second = run(
+        client, environment_composite("gcp"), settings=generated_settings(), observed=observed
+    )
     assert "database" not in second.resources
     assert "database" in second.status["pending"]

@@ -23,7 +23,7 @@ from tests.support.schemas import Catalog
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_BLOCK = re.compile(r"^```python example\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
-DRIVER = '''
+DRIVER = """
 import json, sys
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 import fnplatform.clouds  # noqa: F401 - what the function loads at start
@@ -63,7 +63,7 @@ for _ in range(3):
     })
     observed = {n: observed_ready(b) for n, b in desired.items()}
 print(json.dumps(passes))
-'''
+"""
 
 
 def example_code() -> str:
@@ -77,8 +77,12 @@ def run_example(cloud: str, retention: int = 3) -> list[dict[str, Any]]:
     """Each pass of the example composer (fed back as observed, Ready)."""
     done = subprocess.run(
         [sys.executable, "-c", example_code() + DRIVER, cloud, str(retention)],
-        cwd=ROOT, env={"PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}", "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        env={"PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     passes: list[dict[str, Any]] = json.loads(done.stdout)
@@ -103,9 +107,12 @@ def test_the_new_capability_and_the_new_cloud_compose_valid_bodies(
     for body in converged["desired"].values():
         assert catalog.validate(body) == []
     topic = converged["desired"]["events"]["spec"]["forProvider"]
-    assert topic == {"project": "acme-events", "messageRetentionDuration": "259200s",
-                     # the shared concerns: platform tags in the kind's tag field
-                     "labels": {"crossplane-composite": "demo", "platform-module": "environment"}}
+    assert topic == {
+        "project": "acme-events",
+        "messageRetentionDuration": "259200s",
+        # the shared concerns: platform tags in the kind's tag field
+        "labels": {"crossplane-composite": "demo", "platform-module": "environment"},
+    }
     subscription = converged["desired"]["jobs"]["spec"]["forProvider"]
     assert subscription["topicRef"] == {"name": "demo-jobs-topic"}
     assert subscription["ackDeadlineSeconds"] == 30
@@ -114,7 +121,8 @@ def test_the_new_capability_and_the_new_cloud_compose_valid_bodies(
 
 def test_a_spec_error_names_the_users_field() -> None:
     assert run_example("gcp", retention=90)[0]["fatal"] == [
-        "spec.events.retentionDays: must be 1 to 31 days (Pub/Sub's limit)"]
+        "spec.events.retentionDays: must be 1 to 31 days (Pub/Sub's limit)"
+    ]
 
 
 def test_a_cloud_without_the_capability_is_refused_on_the_cloud_field() -> None:

@@ -44,30 +44,47 @@ def test_a_minimal_shoot_with_current_fields_validates(catalog):
             "kubernetes": {"version": "1.33.4"},
             "provider": {
                 "type": "ironcore",
-                "workers": [{
-                    "name": "hv", "minimum": 3, "maximum": 5,
-                    "machine": {"type": "bm-large", "image": {"name": "gardenlinux"}},
-                    "labels": {"pool": "hv-pool-a"},
-                }],
+                "workers": [
+                    {
+                        "name": "hv",
+                        "minimum": 3,
+                        "maximum": 5,
+                        "machine": {"type": "bm-large", "image": {"name": "gardenlinux"}},
+                        "labels": {"pool": "hv-pool-a"},
+                    }
+                ],
             },
         },
     }
     assert catalog.validate(shoot) == []
 
 
-@pytest.mark.parametrize(("mutate", "needle"), [
-    (lambda s: s["spec"]["provider"]["workers"][0]["machine"].update(typ="x"),
-     "spec.provider.workers[0].machine.typ: unknown field 'typ'"),
-    (lambda s: s["spec"].update(workers=[]), "spec.workers: unknown field 'workers'"),
-    (lambda s: s["spec"]["provider"]["workers"][0].pop("name"),
-     "spec.provider.workers[0]: 'name' is a required property"),
-    (lambda s: s["spec"]["provider"]["workers"][0].update(minimum="three"),
-     "spec.provider.workers[0].minimum: 'three' is not of type 'integer'"),
-    (lambda s: s["spec"]["provider"].update(workers={"name": "w"}),
-     "spec.provider.workers: {'name': 'w'} is not of type 'array'"),
-    (lambda s: s["spec"].update(kubernetes={"kubeAPIServer": {"kubernetesConfig": {}}}),
-     "spec.kubernetes.kubeAPIServer.kubernetesConfig: unknown field 'kubernetesConfig'"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (
+            lambda s: s["spec"]["provider"]["workers"][0]["machine"].update(typ="x"),
+            "spec.provider.workers[0].machine.typ: unknown field 'typ'",
+        ),
+        (lambda s: s["spec"].update(workers=[]), "spec.workers: unknown field 'workers'"),
+        (
+            lambda s: s["spec"]["provider"]["workers"][0].pop("name"),
+            "spec.provider.workers[0]: 'name' is a required property",
+        ),
+        (
+            lambda s: s["spec"]["provider"]["workers"][0].update(minimum="three"),
+            "spec.provider.workers[0].minimum: 'three' is not of type 'integer'",
+        ),
+        (
+            lambda s: s["spec"]["provider"].update(workers={"name": "w"}),
+            "spec.provider.workers: {'name': 'w'} is not of type 'array'",
+        ),
+        (
+            lambda s: s["spec"].update(kubernetes={"kubeAPIServer": {"kubernetesConfig": {}}}),
+            "spec.kubernetes.kubeAPIServer.kubernetesConfig: unknown field 'kubernetesConfig'",
+        ),
+    ],
+)
 def test_wrong_fields_fail(catalog, example, mutate, needle):
     shoot = copy.deepcopy(example)
     mutate(shoot)
@@ -107,6 +124,8 @@ def test_the_deriver_finds_inline_fields_from_the_reference():
     assert sorted(schema["properties"]) == ["a", "gates", "many", "own"]
     assert schema["required"] == ["a"]
     assert schema["properties"]["gates"] == {
-        "type": "object", "additionalProperties": {"type": "boolean"}}
+        "type": "object",
+        "additionalProperties": {"type": "boolean"},
+    }
     assert schema["properties"]["many"]["type"] == "array"
     assert builder.inlined == ["Outer.inner"]

@@ -58,13 +58,17 @@ def global_names(rendered: Rendered, cloud: str) -> dict[str, str]:
         if where is None or "upbound.io" not in str(body["apiVersion"]):
             continue
         metadata = body["metadata"]
-        names[name] = (str(metadata["name"]) if where == "metadata"
-                       else str(metadata["annotations"][EXTERNAL_NAME]))
+        names[name] = (
+            str(metadata["name"])
+            if where == "metadata"
+            else str(metadata["annotations"][EXTERNAL_NAME])
+        )
     return names
 
 
-def _composite(cloud: str, *, namespaced: bool, name: str | None = None,
-               uid: str | None = None) -> dict[str, Any]:
+def _composite(
+    cloud: str, *, namespaced: bool, name: str | None = None, uid: str | None = None
+) -> dict[str, Any]:
     composite = contact_center_composite(cloud, failover=True)
     if namespaced:
         composite = namespaced_composite(composite)
@@ -76,8 +80,9 @@ def _composite(cloud: str, *, namespaced: bool, name: str | None = None,
 
 
 @functools.cache
-def _converged(client: FunctionClient, cloud: str, namespaced: bool, name: str | None,
-               uid: str | None) -> tuple[Rendered, dict[str, Any]]:
+def _converged(
+    client: FunctionClient, cloud: str, namespaced: bool, name: str | None, uid: str | None
+) -> tuple[Rendered, dict[str, Any]]:
     case = contact_center_case(cloud)
     if namespaced:
         case = namespaced_twin(case)
@@ -87,8 +92,14 @@ def _converged(client: FunctionClient, cloud: str, namespaced: bool, name: str |
     return rendered, observed
 
 
-def converged(client: FunctionClient, cloud: str, *, namespaced: bool, name: str | None = None,
-              uid: str | None = None) -> Rendered:
+def converged(
+    client: FunctionClient,
+    cloud: str,
+    *,
+    namespaced: bool,
+    name: str | None = None,
+    uid: str | None = None,
+) -> Rendered:
     return _converged(client, cloud, namespaced, name, uid)[0]
 
 
@@ -110,7 +121,8 @@ def test_namespaced_global_names_carry_the_uid(client: FunctionClient, cloud: st
 
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_same_name_different_uid_gets_different_global_names(
-    client: FunctionClient, cloud: str,
+    client: FunctionClient,
+    cloud: str,
 ) -> None:
     """(b) A composite re-created with the same namespace and name (a new uid) never meets
     what its predecessor kept: not one global name is shared."""
@@ -167,24 +179,42 @@ def test_cluster_scoped_names_are_unchanged(client: FunctionClient, cloud: str) 
 # -- the Composition helpers ----------------------------------------------------------------
 
 V1 = {
-    "apiVersion": "x.io/v1", "kind": "XThing",
-    "metadata": {"name": "demo-x7k2p", "uid": UID_A,
-                 "labels": {"crossplane.io/claim-name": "demo",
-                            "crossplane.io/claim-namespace": "team-a"}},
+    "apiVersion": "x.io/v1",
+    "kind": "XThing",
+    "metadata": {
+        "name": "demo-x7k2p",
+        "uid": UID_A,
+        "labels": {"crossplane.io/claim-name": "demo", "crossplane.io/claim-namespace": "team-a"},
+    },
     "spec": {},
 }
-V2 = {"apiVersion": "x.io/v1", "kind": "XThing",
-      "metadata": {"name": "demo", "namespace": "team-a", "uid": UID_A}, "spec": {}}
+V2 = {
+    "apiVersion": "x.io/v1",
+    "kind": "XThing",
+    "metadata": {"name": "demo", "namespace": "team-a", "uid": UID_A},
+    "spec": {},
+}
 
 
-def composition(composite: dict[str, Any], *, observed: dict[str, Any] | None = None,
-                imported: dict[str, str] | None = None) -> Composition:
-    comp = Composition(request(composite, step_input("cluster"), observed=observed),
-                       Input.model_validate(step_input("cluster")), {})
+def composition(
+    composite: dict[str, Any],
+    *,
+    observed: dict[str, Any] | None = None,
+    imported: dict[str, str] | None = None,
+) -> Composition:
+    comp = Composition(
+        request(composite, step_input("cluster"), observed=observed),
+        Input.model_validate(step_input("cluster")),
+        {},
+    )
     if imported:
-        comp.import_from({"enabled": True, "resources": {
-            name: {"externalName": value} for name, value in imported.items()}},
-            "spec.parameters.import")
+        comp.import_from(
+            {
+                "enabled": True,
+                "resources": {name: {"externalName": value} for name, value in imported.items()},
+            },
+            "spec.parameters.import",
+        )
     return comp
 
 
@@ -207,8 +237,7 @@ def test_uid_suffix_is_8_hex_of_the_uid_else_of_namespace_and_name() -> None:
 def test_uid_hex_takes_the_caller_s_fallback() -> None:
     """The environment's names were always seeded with the name alone: it keeps that."""
     assert composition(V2).uid_hex("anything") == "3f6c1a2e"
-    assert composition(_without_uid(V2)).uid_hex("demo") == hashlib.sha256(
-        b"demo").hexdigest()[:8]
+    assert composition(_without_uid(V2)).uid_hex("demo") == hashlib.sha256(b"demo").hexdigest()[:8]
 
 
 def test_global_name_base_by_form() -> None:
@@ -223,8 +252,12 @@ def _observed(name: str, annotation: str | None = None) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name}
     if annotation is not None:
         metadata["annotations"] = {EXTERNAL_NAME: annotation}
-    return {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "metadata": metadata,
-            "spec": {"forProvider": {}}}
+    return {
+        "apiVersion": "s3.aws.upbound.io/v1beta1",
+        "kind": "Bucket",
+        "metadata": metadata,
+        "spec": {"forProvider": {}},
+    }
 
 
 def test_observed_external_name_annotation_then_name() -> None:
@@ -245,9 +278,12 @@ def test_kept_metadata_name_of_an_imported_resource_is_its_metadata_name() -> No
 
 def test_observed_external_name_of_a_malformed_observed_resource_is_none() -> None:
     """Observed state is read defensively (tests/test_robustness.py feeds any shape)."""
-    observed = {"a": {"metadata": ["not", "a", "map"]}, "b": {"metadata": {"name": 5}},
-                "c": {"metadata": {"name": "mr-c", "annotations": {EXTERNAL_NAME: 7}}},
-                "d": {"metadata": {"name": "mr-d", "annotations": "x"}}}
+    observed = {
+        "a": {"metadata": ["not", "a", "map"]},
+        "b": {"metadata": {"name": 5}},
+        "c": {"metadata": {"name": "mr-c", "annotations": {EXTERNAL_NAME: 7}}},
+        "d": {"metadata": {"name": "mr-d", "annotations": "x"}},
+    }
     comp = composition(V2, observed=observed)
     assert comp.observed_external_name("a") is None
     assert comp.observed_external_name("b") is None

@@ -28,8 +28,13 @@ SCRIPT = "# the Asya release's asya_runtime.py\nprint('ready')\n"
 @pytest.fixture(scope="session")
 def helm() -> Path:
     """The pinned Helm CLI, built once into .bin/ (tools/install-helm.sh)."""
-    result = subprocess.run([str(ROOT / "tools/install-helm.sh")], capture_output=True,
-                            text=True, check=True, timeout=1800)
+    result = subprocess.run(
+        [str(ROOT / "tools/install-helm.sh")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
     return Path(result.stdout.strip().splitlines()[-1])
 
 
@@ -37,9 +42,20 @@ def template(helm: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProc
     script = tmp_path / "asya_runtime.py"
     script.write_text(SCRIPT)
     return subprocess.run(
-        [str(helm), "template", "asya-crossplane", str(CHART), "--namespace",
-         "crossplane-system", *[a.replace("@SCRIPT", str(script)) for a in args]],
-        check=False, capture_output=True, text=True, timeout=120)
+        [
+            str(helm),
+            "template",
+            "asya-crossplane",
+            str(CHART),
+            "--namespace",
+            "crossplane-system",
+            *[a.replace("@SCRIPT", str(script)) for a in args],
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def rendered(helm: Path, tmp_path: Path, *args: str) -> list[dict[str, Any]]:
@@ -49,10 +65,20 @@ def rendered(helm: Path, tmp_path: Path, *args: str) -> list[dict[str, Any]]:
 
 
 #: The async-actor document's install command, plus the runtime script and IRSA.
-DOCUMENT = ("--set", "awsProviderConfig.credentialsSource=IRSA", "--set",
-            "awsAccountId=123456789012", "--set", "actorNamespace=asya-e2e",
-            "--set-file", "runtime.script=@SCRIPT", "--set", "irsa.enabled=true",
-            "--set", "irsa.roleArnPattern=arn:aws:iam::{accountId}:role/asya-{namespace}")
+DOCUMENT = (
+    "--set",
+    "awsProviderConfig.credentialsSource=IRSA",
+    "--set",
+    "awsAccountId=123456789012",
+    "--set",
+    "actorNamespace=asya-e2e",
+    "--set-file",
+    "runtime.script=@SCRIPT",
+    "--set",
+    "irsa.enabled=true",
+    "--set",
+    "irsa.roleArnPattern=arn:aws:iam::{accountId}:role/asya-{namespace}",
+)
 
 
 def _one(docs: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
@@ -72,8 +98,9 @@ def test_the_chart_installs_the_modules_own_apis(helm, tmp_path, form):
     expected_xrd = yaml.safe_load((ROOT / folder / "definition.yaml").read_text())
     expected_xrd["spec"]["defaultCompositionRef"] = {"name": "asyncactor-sqs"}
     assert _one(docs, "CompositeResourceDefinition") == expected_xrd
-    expected = [yaml.safe_load((ROOT / folder / name).read_text())
-                for name in generate.COMPOSITIONS]
+    expected = [
+        yaml.safe_load((ROOT / folder / name).read_text()) for name in generate.COMPOSITIONS
+    ]
     assert [d for d in docs if d["kind"] == "Composition"] == expected
     # the XRD's default names a Composition the chart installs
     assert "asyncactor-sqs" in {c["metadata"]["name"] for c in expected}
@@ -81,11 +108,25 @@ def test_the_chart_installs_the_modules_own_apis(helm, tmp_path, form):
 
 @pytest.mark.parametrize("form", ["v1", "v2"])
 def test_every_object_validates_against_its_crd(catalog, helm, tmp_path, form):
-    docs = rendered(helm, tmp_path, "--set", f"form={form}", *DOCUMENT,
-                    "--set", "awsProviderConfig.create=true", "--set", "providers.install=true")
+    docs = rendered(
+        helm,
+        tmp_path,
+        "--set",
+        f"form={form}",
+        *DOCUMENT,
+        "--set",
+        "awsProviderConfig.create=true",
+        "--set",
+        "providers.install=true",
+    )
     assert {d["kind"] for d in docs} == {
-        "CompositeResourceDefinition", "Composition", "EnvironmentConfig", "ConfigMap",
-        "Provider", "ProviderConfig" if form == "v1" else "ClusterProviderConfig"}
+        "CompositeResourceDefinition",
+        "Composition",
+        "EnvironmentConfig",
+        "ConfigMap",
+        "Provider",
+        "ProviderConfig" if form == "v1" else "ClusterProviderConfig",
+    }
     for doc in docs:
         if (doc["apiVersion"], doc["kind"]) in BUILT_IN:
             continue
@@ -94,15 +135,26 @@ def test_every_object_validates_against_its_crd(catalog, helm, tmp_path, form):
 
 
 def test_the_settings_are_what_the_values_say_and_what_the_function_takes(helm, tmp_path):
-    docs = rendered(helm, tmp_path, *DOCUMENT, "--set", "awsRegion=us-east-1",
-                    "--set", "keda.identityOwner=workload", "--set", "dlq.maxReceiveCount=5",
-                    "--set", "sidecar.image=ghcr.io/deliveryhero/asya-sidecar:0.4.0")
+    docs = rendered(
+        helm,
+        tmp_path,
+        *DOCUMENT,
+        "--set",
+        "awsRegion=us-east-1",
+        "--set",
+        "keda.identityOwner=workload",
+        "--set",
+        "dlq.maxReceiveCount=5",
+        "--set",
+        "sidecar.image=ghcr.io/deliveryhero/asya-sidecar:0.4.0",
+    )
     settings = _one(docs, "EnvironmentConfig", "asya-settings")["data"]
     parsed = ActorSettings.model_validate(settings)
     assert parsed.aws.region == "us-east-1" and parsed.aws.accountId == "123456789012"
     assert parsed.aws.providerConfig == "default" and parsed.transport == "sqs"
     assert parsed.irsa.enabled and parsed.irsa.role_arn("ml", parsed.aws.accountId) == (
-        "arn:aws:iam::123456789012:role/asya-ml")
+        "arn:aws:iam::123456789012:role/asya-ml"
+    )
     assert parsed.keda.identityOwner == "workload" and parsed.dlq.maxReceiveCount == 5
     assert parsed.sidecar.image.endswith(":0.4.0")
     # nothing the values leave unset is written: the function's own defaults apply
@@ -131,21 +183,25 @@ def test_the_runtime_script_goes_to_every_actor_namespace(helm, tmp_path):
 
 def test_the_providers_are_pinned_as_the_install_set_pins_them(helm, tmp_path):
     docs = rendered(helm, tmp_path, "--set", "providers.install=true")
-    install = {d["metadata"]["name"]: d["spec"]["package"]
-               for d in yaml.safe_load_all((ROOT / "examples/install/10-providers.yaml")
-                                           .read_text())
-               if d and d["kind"] == "Provider"}
+    install = {
+        d["metadata"]["name"]: d["spec"]["package"]
+        for d in yaml.safe_load_all((ROOT / "examples/install/10-providers.yaml").read_text())
+        if d and d["kind"] == "Provider"
+    }
     for provider in (d for d in docs if d["kind"] == "Provider"):
         assert provider["spec"]["package"] == install[provider["metadata"]["name"]]
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (("--set", "form=v3"), "form"),
-    (("--set", "transport=kafka"), "transport"),
-    (("--set", "awsAccountId=12345"), "awsAccountId"),
-    (("--set", "keda.authProvider=iam"), "authProvider"),
-    (("--set-file", "runtime.script=@SCRIPT"), "actorNamespace"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--set", "form=v3"), "form"),
+        (("--set", "transport=kafka"), "transport"),
+        (("--set", "awsAccountId=12345"), "awsAccountId"),
+        (("--set", "keda.authProvider=iam"), "authProvider"),
+        (("--set-file", "runtime.script=@SCRIPT"), "actorNamespace"),
+    ],
+)
 def test_bad_values_fail_naming_the_value(helm, tmp_path, args, says):
     result = template(helm, tmp_path, *args)
     assert result.returncode != 0

@@ -26,7 +26,8 @@ from fnplatform.holds import (
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = sorted((ROOT / "tests" / "golden").glob("*/*.yaml")) + sorted(
-    (ROOT / "tests" / "golden").glob("*/namespaced/*.yaml"))
+    (ROOT / "tests" / "golden").glob("*/namespaced/*.yaml")
+)
 
 
 def _documents(golden: Path) -> list[dict[str, Any]]:
@@ -46,23 +47,34 @@ WAITING_GOLDENS = [g for g in GOLDENS if _waiting(g) is not None]
 def test_goldens_hold_things_back() -> None:
     """The round trip below reads real messages (both forms, outside waits among them)."""
     assert len(WAITING_GOLDENS) >= 40, "goldens with a WaitingForDependencies Composed condition"
-    outside = [g for g in WAITING_GOLDENS if any(
-        w.resource is None for h in parse_waiting_summary(_waiting(g) or "").values()
-        for w in h.waits_for)]
+    outside = [
+        g
+        for g in WAITING_GOLDENS
+        if any(
+            w.resource is None
+            for h in parse_waiting_summary(_waiting(g) or "").values()
+            for w in h.waits_for
+        )
+    ]
     assert any("namespaced" in g.parts for g in outside), "an outside wait in the namespaced form"
     assert any("namespaced" not in g.parts for g in outside), "an outside wait in the v1 form"
 
 
 @pytest.mark.parametrize(
-    "golden", WAITING_GOLDENS, ids=[str(g.relative_to(ROOT / "tests" / "golden"))
-                                    for g in WAITING_GOLDENS])
+    "golden",
+    WAITING_GOLDENS,
+    ids=[str(g.relative_to(ROOT / "tests" / "golden")) for g in WAITING_GOLDENS],
+)
 def test_every_hold_message_of_every_golden_reads_back(golden: Path) -> None:
     message = _waiting(golden)
     assert message is not None
     held = parse_waiting_summary(message)
     assert waiting_summary(held) == message, "formatting the parsed holds gives the message"
-    composed = {d["metadata"]["annotations"]["crossplane.io/composition-resource-name"]
-                for d in _documents(golden)[1:] if d.get("kind") != "Result"}
+    composed = {
+        d["metadata"]["annotations"]["crossplane.io/composition-resource-name"]
+        for d in _documents(golden)[1:]
+        if d.get("kind") != "Result"
+    }
     assert not set(held) & composed, "a held-back resource is not composed"
     # What a hold waits for may be neither composed nor held in this pass: a resource the
     # composer emits only once something else exists (cluster-crossplane-admin, once the
@@ -81,10 +93,14 @@ def test_every_hold_message_of_every_golden_reads_back(golden: Path) -> None:
         (Wait("certificate", "status.atProvider.status ISSUED"), "a field and its value"),
         (Wait("key-identity-access", "(the identity's grant on the key vault)"), "only why"),
         (Wait(None, "a node group"), "outside: begins with a word, not a name and a detail"),
-        (Wait(None, "ConfigMap asya-runtime in namespace asya (runtime.configMap)"),
-         "outside: begins with a capital"),
-        (Wait(None, "key a, b.py in ConfigMap x (runtime.scriptPath names it)"),
-         "outside, with a comma a user wrote: reads back as two outside waits, same message"),
+        (
+            Wait(None, "ConfigMap asya-runtime in namespace asya (runtime.configMap)"),
+            "outside: begins with a capital",
+        ),
+        (
+            Wait(None, "key a, b.py in ConfigMap x (runtime.scriptPath names it)"),
+            "outside, with a comma a user wrote: reads back as two outside waits, same message",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
 )
@@ -98,18 +114,33 @@ def test_a_hold_reads_back(wait: Wait, reason: str) -> None:
 @pytest.mark.parametrize(
     ("resource", "detail", "refusal", "reason"),
     [
-        ("a", "node group", "outside the Composed condition's grammar",
-         "a detail of no known form would read as something outside the composite"),
-        (None, "network", "reads as one on composed resource 'network'",
-         "an outside wait that looks like a composed resource"),
-        (None, "cluster Ready", "reads as one on composed resource 'cluster'",
-         "an outside wait that looks like a composed resource and a detail"),
+        (
+            "a",
+            "node group",
+            "outside the Composed condition's grammar",
+            "a detail of no known form would read as something outside the composite",
+        ),
+        (
+            None,
+            "network",
+            "reads as one on composed resource 'network'",
+            "an outside wait that looks like a composed resource",
+        ),
+        (
+            None,
+            "cluster Ready",
+            "reads as one on composed resource 'cluster'",
+            "an outside wait that looks like a composed resource and a detail",
+        ),
         (None, "", "needs a text", "an outside wait saying nothing"),
         ("Network", "", "outside the Composed condition's grammar", "not a composition name"),
     ],
 )
 def test_a_wait_that_would_not_read_back_is_refused_where_it_is_built(
-    resource: str | None, detail: str, refusal: str, reason: str,
+    resource: str | None,
+    detail: str,
+    refusal: str,
+    reason: str,
 ) -> None:
     with pytest.raises(ValueError, match=refusal):
         Wait(resource, detail)
@@ -124,7 +155,9 @@ def test_a_wait_that_would_not_read_back_is_refused_where_it_is_built(
     ],
 )
 def test_a_message_the_function_cannot_write_is_refused_naming_it(
-    message: str, refusal: str, reason: str,
+    message: str,
+    refusal: str,
+    reason: str,
 ) -> None:
     with pytest.raises(ValueError, match=refusal) as refused:
         parse_waiting_summary(message)

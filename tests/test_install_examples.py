@@ -23,8 +23,13 @@ BUILT_IN = {("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ("v1", "Serv
 CROSSPLANE_GROUPS = {"apiextensions.crossplane.io", "protection.crossplane.io"}
 #: The provider releases whose CRDs schemas/crds holds (the versions composed bodies are
 #: validated against); every provider installed must be one of them.
-PINNED = {"aws": "v2.6.0", "gcp": "v3.0.0", "azure": "v2.7.0",
-          "provider-kubernetes": "v1.2.1", "provider-helm": "v1.4.0"}
+PINNED = {
+    "aws": "v2.6.0",
+    "gcp": "v3.0.0",
+    "azure": "v2.7.0",
+    "provider-kubernetes": "v1.2.1",
+    "provider-helm": "v1.4.0",
+}
 
 
 #: The fallback, never applied by default (docs/install.md, "Static keys: the fallback").
@@ -46,13 +51,21 @@ FALLBACK = _objects(STATIC_KEYS)
 
 def test_the_install_set_is_numbered_in_apply_order():
     names = [p.name for p in sorted(INSTALL.glob("*.yaml"))]
-    assert names == ["10-providers.yaml", "15-activation-policy.yaml", "20-provider-configs.yaml",
-                     "30-keda.yaml", "40-function.yaml", "50-monitoring.yaml"]
+    assert names == [
+        "10-providers.yaml",
+        "15-activation-policy.yaml",
+        "20-provider-configs.yaml",
+        "30-keda.yaml",
+        "40-function.yaml",
+        "50-monitoring.yaml",
+    ]
 
 
-@pytest.mark.parametrize(("file", "obj"), [*OBJECTS, *FALLBACK],
-                         ids=[f"{f}:{o['kind']}/{o['metadata']['name']}"
-                              for f, o in [*OBJECTS, *FALLBACK]])
+@pytest.mark.parametrize(
+    ("file", "obj"),
+    [*OBJECTS, *FALLBACK],
+    ids=[f"{f}:{o['kind']}/{o['metadata']['name']}" for f, o in [*OBJECTS, *FALLBACK]],
+)
 def test_every_object_validates_against_its_crd(catalog, file, obj):
     if (obj["apiVersion"], obj["kind"]) in BUILT_IN:
         assert obj["metadata"]["name"]
@@ -92,8 +105,14 @@ def _composed_groups() -> set[str]:
         "groups = {a.split('/')[0] for (a, _), k in _KINDS.items() if k.managed}\n"
         "print(json.dumps(sorted(groups)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                            text=True, check=True, env={"PYTHONPATH": f"{ROOT / 'platform'}"})
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": f"{ROOT / 'platform'}"},
+    )
     return set(json.loads(result.stdout))
 
 
@@ -120,8 +139,12 @@ def test_the_function_uses_its_runtime_config_and_the_flags_exist():
     from function.cli import cli
 
     function = next(o for _, o in OBJECTS if o["kind"] == "Function")
-    runtime = next(o for _, o in OBJECTS if o["kind"] == "DeploymentRuntimeConfig"
-                   and o["metadata"]["name"] == function["spec"]["runtimeConfigRef"]["name"])
+    runtime = next(
+        o
+        for _, o in OBJECTS
+        if o["kind"] == "DeploymentRuntimeConfig"
+        and o["metadata"]["name"] == function["spec"]["runtimeConfigRef"]["name"]
+    )
     (container,) = runtime["spec"]["deploymentTemplate"]["spec"]["template"]["spec"]["containers"]
     assert container["name"] == "package-runtime"  # the container Crossplane runs the image in
     help_text = CliRunner().invoke(cli, ["--help"]).output
@@ -130,11 +153,14 @@ def test_the_function_uses_its_runtime_config_and_the_flags_exist():
 
 
 def test_provider_runtime_configs_name_the_service_accounts_the_bindings_use():
-    accounts = {o["spec"]["serviceAccountTemplate"]["metadata"]["name"]
-                for _, o in OBJECTS if o["kind"] == "DeploymentRuntimeConfig"
-                and "serviceAccountTemplate" in o["spec"]}
-    bound = {s["name"] for _, o in OBJECTS if o["kind"] == "ClusterRoleBinding"
-             for s in o["subjects"]}
+    accounts = {
+        o["spec"]["serviceAccountTemplate"]["metadata"]["name"]
+        for _, o in OBJECTS
+        if o["kind"] == "DeploymentRuntimeConfig" and "serviceAccountTemplate" in o["spec"]
+    }
+    bound = {
+        s["name"] for _, o in OBJECTS if o["kind"] == "ClusterRoleBinding" for s in o["subjects"]
+    }
     assert bound == accounts == {"provider-kubernetes", "provider-helm"}
 
 
@@ -143,14 +169,20 @@ def test_provider_runtime_configs_name_the_service_accounts_the_bindings_use():
 IDENTITY = {
     "aws": ({"eks.amazonaws.com/role-arn"}, {}, "IRSA"),
     "gcp": ({"iam.gke.io/gcp-service-account"}, {}, "InjectedIdentity"),
-    "azure": ({"azure.workload.identity/client-id"}, {"azure.workload.identity/use": "true"},
-              "OIDCTokenFile"),
+    "azure": (
+        {"azure.workload.identity/client-id"},
+        {"azure.workload.identity/use": "true"},
+        "OIDCTokenFile",
+    ),
 }
 
 
 def _runtime(name: str) -> dict[str, Any]:
-    (runtime,) = [o for _, o in OBJECTS if o["kind"] == "DeploymentRuntimeConfig"
-                  and o["metadata"]["name"] == name]
+    (runtime,) = [
+        o
+        for _, o in OBJECTS
+        if o["kind"] == "DeploymentRuntimeConfig" and o["metadata"]["name"] == name
+    ]
     return runtime
 
 
@@ -160,32 +192,43 @@ def test_every_cloud_provider_runs_with_its_familys_workload_identity(cloud):
     one pre-created service account carrying the cloud's identity annotation (and Azure's pod
     label): Crossplane creates no per-revision account then."""
     annotations, labels, _ = IDENTITY[cloud]
-    members = [o for _, o in OBJECTS if o["kind"] == "Provider"
-               and o["metadata"]["name"].startswith(f"provider-{cloud}-")]
+    members = [
+        o
+        for _, o in OBJECTS
+        if o["kind"] == "Provider" and o["metadata"]["name"].startswith(f"provider-{cloud}-")
+    ]
     assert members
     assert {m["spec"].get("runtimeConfigRef", {}).get("name") for m in members} == {
-        f"provider-{cloud}"}
+        f"provider-{cloud}"
+    }
     template = _runtime(f"provider-{cloud}")["spec"]["deploymentTemplate"]["spec"]["template"]
     assert "serviceAccountTemplate" not in _runtime(f"provider-{cloud}")["spec"]
     account_name = template["spec"]["serviceAccountName"]
-    (account,) = [o for _, o in OBJECTS if o["kind"] == "ServiceAccount"
-                  and o["metadata"]["name"] == account_name]
+    (account,) = [
+        o
+        for _, o in OBJECTS
+        if o["kind"] == "ServiceAccount" and o["metadata"]["name"] == account_name
+    ]
     assert account["metadata"]["namespace"] == "crossplane-system"
     assert set(account["metadata"]["annotations"]) == annotations
     assert (template.get("metadata") or {}).get("labels", {}) == labels
 
 
 def _cloud_configs(objects: list[tuple[str, dict[str, Any]]]) -> dict[tuple[str, str], Any]:
-    return {(o["apiVersion"].split(".")[0], o["kind"]): o["spec"] for _, o in objects
-            if re.fullmatch(r"(aws|gcp|azure)(\.m)?\.upbound\.io/v1beta1", o["apiVersion"])}
+    return {
+        (o["apiVersion"].split(".")[0], o["kind"]): o["spec"]
+        for _, o in objects
+        if re.fullmatch(r"(aws|gcp|azure)(\.m)?\.upbound\.io/v1beta1", o["apiVersion"])
+    }
 
 
 def test_the_default_install_set_is_keyless_on_every_cloud():
     """Both forms' cloud ProviderConfigs use the workload identity, with the fields each
     provider requires for it; no Secret holds a cloud key by default."""
     configs = _cloud_configs(OBJECTS)
-    assert set(configs) == {(c, k) for c in IDENTITY
-                            for k in ("ProviderConfig", "ClusterProviderConfig")}
+    assert set(configs) == {
+        (c, k) for c in IDENTITY for k in ("ProviderConfig", "ClusterProviderConfig")
+    }
     for (cloud, kind), spec in configs.items():
         assert spec["credentials"] == {"source": IDENTITY[cloud][2]}, (cloud, kind)
         if cloud == "azure":  # provider-upjet-azure internal/clients/azure.go oidcAuth
@@ -210,7 +253,8 @@ def test_crossplane_is_installed_as_the_live_test_runs_it() -> None:
     `core start` arguments (tests/live/crossplane.py reads the HelmRelease) are one setting:
     the chart version the live test's core is, and the same `args`."""
     release = yaml.safe_load(
-        (ROOT / "examples/openstack/apps/crossplane/helmrelease.yaml").read_text())
+        (ROOT / "examples/openstack/apps/crossplane/helmrelease.yaml").read_text()
+    )
     args = release["spec"]["values"]["args"]
     version = release["spec"]["chart"]["spec"]["version"]
     core_mod = (ROOT / "tools/live/crossplane/go.mod").read_text()

@@ -39,7 +39,10 @@ CONFIGISH = register(
     "test.fn.crossplane.io/v1", "Config", managed=False, readiness=Readiness.EXISTS
 )
 WRAPPED_STATEFUL = register(
-    "test.wrapped.io/v1", "Pool", managed=False, stateful=True,
+    "test.wrapped.io/v1",
+    "Pool",
+    managed=False,
+    stateful=True,
     object_readiness=(("policy", "DeriveFromCelQuery"), ("celQuery", "object.ok")),
 )
 XR = {"apiVersion": "x.io/v1", "kind": "XThing", "metadata": {"name": "demo"}, "spec": {}}
@@ -52,8 +55,9 @@ def composition(
     composite: dict[str, Any] | None = None,
     env: dict[str, Any] | None = None,
 ) -> Composition:
-    req = request(composite or XR, step_input("cluster"), observed=observed,
-                  observed_connection=connection)
+    req = request(
+        composite or XR, step_input("cluster"), observed=observed, observed_connection=connection
+    )
     return Composition(req, Input.model_validate(step_input("cluster")), env or {})
 
 
@@ -107,8 +111,15 @@ def test_long_names_stay_distinct() -> None:
         (TagStyle.AZURE, {"a<b>c": "v"}, {"a_b_c": "v"}),
         (TagStyle.KUBERNETES, {"k": "a b/c"}, {"k": "a_b_c"}),
     ],
-    ids=["aws", "aws-truncated", "gcp-lowercase", "gcp-key-chars", "gcp-needs-letter",
-         "azure-key-chars", "kubernetes-value"],
+    ids=[
+        "aws",
+        "aws-truncated",
+        "gcp-lowercase",
+        "gcp-key-chars",
+        "gcp-needs-letter",
+        "azure-key-chars",
+        "kubernetes-value",
+    ],
 )
 def test_render_tags(style: TagStyle, tags: dict[str, str], expected: dict[str, str]) -> None:
     assert render_tags(style, tags) == expected
@@ -118,7 +129,9 @@ def test_tag_layers_platform_then_environment_then_user() -> None:
     comp = composition(env={"tags": {"team": "env", "tier": "gold"}})
     comp.tag_with({"team": "user"}, "spec.tags")
     assert comp.tags() == {
-        "crossplane-composite": "demo", "platform-module": "cluster", "team": "user",
+        "crossplane-composite": "demo",
+        "platform-module": "cluster",
+        "team": "user",
         "tier": "gold",
     }
 
@@ -196,10 +209,16 @@ def test_usages_are_cluster_usages_from_user_to_used_with_reasons() -> None:
     assert usage["apiVersion"] == "protection.crossplane.io/v1beta1"
     assert usage["kind"] == "ClusterUsage"
     assert usage["spec"] == {
-        "of": {"apiVersion": BUCKETISH.api_version, "kind": "Thing",
-               "resourceRef": {"name": "demo-a"}},
-        "by": {"apiVersion": BUCKETISH.api_version, "kind": "Thing",
-               "resourceRef": {"name": "demo-b"}},
+        "of": {
+            "apiVersion": BUCKETISH.api_version,
+            "kind": "Thing",
+            "resourceRef": {"name": "demo-a"},
+        },
+        "by": {
+            "apiVersion": BUCKETISH.api_version,
+            "kind": "Thing",
+            "resourceRef": {"name": "demo-b"},
+        },
         "reason": "b stores into a",
         "replayDeletion": True,
     }
@@ -216,24 +235,40 @@ class ReductionCase:
 REDUCTION_CASES = [
     ReductionCase("single", (("b", "a"),), (("b", "a"),)),
     ReductionCase("chain", (("b", "a"), ("c", "b"), ("c", "a")), (("b", "a"), ("c", "b"))),
-    ReductionCase("long-chain", (("d", "a"), ("b", "a"), ("c", "b"), ("d", "c"), ("c", "a")),
-                  (("b", "a"), ("c", "b"), ("d", "c"))),
+    ReductionCase(
+        "long-chain",
+        (("d", "a"), ("b", "a"), ("c", "b"), ("d", "c"), ("c", "a")),
+        (("b", "a"), ("c", "b"), ("d", "c")),
+    ),
     # a uses b and c, both use d: a's own Usage of d is implied through either
-    ReductionCase("diamond", (("b", "a"), ("c", "a"), ("d", "a"), ("d", "b"), ("d", "c")),
-                  (("b", "a"), ("c", "a"), ("d", "b"), ("d", "c"))),
+    ReductionCase(
+        "diamond",
+        (("b", "a"), ("c", "a"), ("d", "a"), ("d", "b"), ("d", "c")),
+        (("b", "a"), ("c", "a"), ("d", "b"), ("d", "c")),
+    ),
     ReductionCase("independent-needs", (("b", "a"), ("c", "a")), (("b", "a"), ("c", "a"))),
     # b held back this pass: its pairs are missing, so a keeps its own Usage of c
     ReductionCase("intermediate-held-back", (("c", "a"),), (("c", "a"),)),
     # a cycle's reduction isn't unique: keep every pair (deletion order never loses one)
-    ReductionCase("cycle", (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
-                  (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b"))),
+    ReductionCase(
+        "cycle",
+        (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+        (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+    ),
     ReductionCase("self", (("a", "a"), ("b", "a")), (("a", "a"), ("b", "a"))),
     # b is desired again but doesn't exist (deleted from under a): its Usage holds nothing yet
-    ReductionCase("intermediate-missing", (("b", "a"), ("c", "b"), ("c", "a")),
-                  (("b", "a"), ("c", "b"), ("c", "a")), exists=("a", "c")),
-    ReductionCase("deep-intermediate-missing",
-                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
-                  (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")), exists=("a", "b", "c")),
+    ReductionCase(
+        "intermediate-missing",
+        (("b", "a"), ("c", "b"), ("c", "a")),
+        (("b", "a"), ("c", "b"), ("c", "a")),
+        exists=("a", "c"),
+    ),
+    ReductionCase(
+        "deep-intermediate-missing",
+        (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+        (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+        exists=("a", "b", "c"),
+    ),
     ReductionCase("empty", (), ()),
 ]
 
@@ -269,13 +304,14 @@ def test_needed_pairs_on_a_few_hundred_pairs_is_cheap() -> None:
         # b waits for x, so isn't desired this pass: a's own Usage of c orders deletion meanwhile
         (("a", "c"), {"usage-c-by-a"}, {"b"}),
         # b was deleted from under a and is desired again: until it exists, so is a's own Usage
-        (("a", "c", "x"),
-         {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"}, set()),
+        (("a", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"}, set()),
     ],
     ids=["implied-usage-dropped", "intermediate-held-back", "intermediate-missing"],
 )
 def test_usages_are_only_those_deletion_order_needs(
-    observed: tuple[str, ...], usages: set[str], held: set[str],
+    observed: tuple[str, ...],
+    usages: set[str],
+    held: set[str],
 ) -> None:
     comp = composition(observed={n: thing(f"demo-{n}") for n in observed})
     comp.emit("c", thing())
@@ -291,7 +327,8 @@ def test_usages_are_only_those_deletion_order_needs(
 
 
 @pytest.mark.parametrize(
-    ("by", "expect_by"), [("user", True), (None, False), ("held-user", None)],
+    ("by", "expect_by"),
+    [("user", True), (None, False), ("held-user", None)],
     ids=["by-a-composed-resource", "reason-only", "user-not-desired"],
 )
 def test_protecting_a_fetched_resource(by: str | None, expect_by: bool | None) -> None:
@@ -305,8 +342,11 @@ def test_protecting_a_fetched_resource(by: str | None, expect_by: bool | None) -
         assert usages == {}
         return
     (usage,) = usages.values()
-    assert usage["spec"]["of"] == {"apiVersion": "p.io/v1", "kind": "XPool",
-                                   "resourceRef": {"name": "pool-x1"}}
+    assert usage["spec"]["of"] == {
+        "apiVersion": "p.io/v1",
+        "kind": "XPool",
+        "resourceRef": {"name": "pool-x1"},
+    }
     assert usage["spec"]["reason"] == "consumed by demo"
     assert ("by" in usage["spec"]) is expect_by
 
@@ -337,8 +377,14 @@ def test_readiness(body: dict, observed: dict | None, forced: bool | None, expec
 
 def test_region_and_scope_are_errors_on_the_users_field_when_missing() -> None:
     comp = composition()
-    comp.place("aws", cloud_field="spec.cloud", region=None, region_field="spec.where",
-               scope=None, scope_field="environment.aws.accountId")
+    comp.place(
+        "aws",
+        cloud_field="spec.cloud",
+        region=None,
+        region_field="spec.where",
+        scope=None,
+        scope_field="environment.aws.accountId",
+    )
     with pytest.raises(InputError) as region:
         _ = comp.region
     with pytest.raises(InputError) as scope:
@@ -378,16 +424,24 @@ def test_capability_errors_name_the_users_field(
     assert add_widget.clouds() == ["aws"]
 
 
-@pytest.mark.parametrize(("declare", "message"), [
-    # a cloud no composite is placed on: the typo fails at import, not at a user's request
-    (lambda: add_widget.on("aws-eu"), "test_widget: unknown cloud 'aws-eu'; one of aws, azure, "
-     "gcp"),
-    # a second builder for one cloud would silently replace the first
-    (lambda: add_widget.on("aws"), "aws already provides test_widget"),
-    # a capability without its home has no file every cloud implements it in
-    (lambda: Capability[dict[str, Any]]("homeless"), "homeless: say its home, the file "
-     "clouds/<cloud>/<home>.py"),
-], ids=["unknown-cloud", "twice", "no-home"])
+@pytest.mark.parametrize(
+    ("declare", "message"),
+    [
+        # a cloud no composite is placed on: the typo fails at import, not at a user's request
+        (
+            lambda: add_widget.on("aws-eu"),
+            "test_widget: unknown cloud 'aws-eu'; one of aws, azure, gcp",
+        ),
+        # a second builder for one cloud would silently replace the first
+        (lambda: add_widget.on("aws"), "aws already provides test_widget"),
+        # a capability without its home has no file every cloud implements it in
+        (
+            lambda: Capability[dict[str, Any]]("homeless"),
+            "homeless: say its home, the file clouds/<cloud>/<home>.py",
+        ),
+    ],
+    ids=["unknown-cloud", "twice", "no-home"],
+)
 def test_a_registration_is_checked_when_it_is_made(declare: Any, message: str) -> None:
     with pytest.raises(ValueError) as err:
         declare()(_widget)
@@ -414,8 +468,9 @@ def test_a_call_attaches_uses_to_the_main_resource() -> None:
     ],
     ids=["unobserved", "empty", "observed", "remembered"],
 )
-def test_needs(observed: dict | None, remembered: str | None, expected: str | None,
-               held: bool) -> None:
+def test_needs(
+    observed: dict | None, remembered: str | None, expected: str | None, held: bool
+) -> None:
     xr = {**XR, "status": {"databaseHost": remembered}} if remembered else XR
     body = {**thing("demo-db"), **(observed or {})}
     comp = composition(observed={"db": body} if observed else None, composite=xr)
@@ -443,7 +498,9 @@ def test_needs_connection(details: dict[str, bytes], held: bool) -> None:
 def test_claim_requirement_selects_by_claim_labels_and_namespaced_selectors_carry_one() -> None:
     selector = claim_requirement("pool", "p.io/v1", "XPool", "hv-a", "infra").selector()
     assert dict(selector.match_labels.labels) == {
-        "crossplane.io/claim-name": "hv-a", "crossplane.io/claim-namespace": "infra"}
+        "crossplane.io/claim-name": "hv-a",
+        "crossplane.io/claim-namespace": "infra",
+    }
     from fnplatform.requirements import Requirement
 
     namespaced = Requirement("c", "p.io/v1", "Pool", match_name="a", namespace="infra")
@@ -509,36 +566,56 @@ def test_object_takes_the_wrapped_kinds_readiness_and_statefulness() -> None:
     [
         ({}, {}),
         # readiness read from the live object: watched by default (watches_by_default)
-        ({"readiness": ObjectReadiness.AVAILABLE},
-         {"readiness": ObjectReadiness.AVAILABLE, "watch": True}),
-        ({"readiness": ObjectReadiness.DERIVED},
-         {"readiness": ObjectReadiness.DERIVED, "watch": True}),
-        ({"readiness": ObjectReadiness.AVAILABLE, "watch": False},
-         {"readiness": ObjectReadiness.AVAILABLE}),
-        ({"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
-         {"readiness": ObjectReadiness.SUCCESSFUL_CREATE}),
+        (
+            {"readiness": ObjectReadiness.AVAILABLE},
+            {"readiness": ObjectReadiness.AVAILABLE, "watch": True},
+        ),
+        (
+            {"readiness": ObjectReadiness.DERIVED},
+            {"readiness": ObjectReadiness.DERIVED, "watch": True},
+        ),
+        (
+            {"readiness": ObjectReadiness.AVAILABLE, "watch": False},
+            {"readiness": ObjectReadiness.AVAILABLE},
+        ),
+        (
+            {"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
+            {"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
+        ),
         ({"watch": True, "orphan": True}, {"watch": True, "deletionPolicy": "Orphan"}),
     ],
-    ids=["plain", "deployment-available", "derived", "available-unwatched",
-         "successful-create", "watched-orphaned"],
+    ids=[
+        "plain",
+        "deployment-available",
+        "derived",
+        "available-unwatched",
+        "successful-create",
+        "watched-orphaned",
+    ],
 )
 def test_object_options(options: dict[str, Any], spec_fields: dict[str, Any]) -> None:
     manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
-    body = add_object(composition(env={"providerConfigs": {"kubernetes": "apps"}}), "cm",
-                      manifest, **options)
-    extra = {k: v for k, v in body["spec"].items() if k not in ("forProvider",
-                                                                 "providerConfigRef")}
+    body = add_object(
+        composition(env={"providerConfigs": {"kubernetes": "apps"}}), "cm", manifest, **options
+    )
+    extra = {k: v for k, v in body["spec"].items() if k not in ("forProvider", "providerConfigRef")}
     assert extra == spec_fields
     assert body["spec"]["providerConfigRef"] == {"name": "apps"}
 
 
 def test_object_app_labels_sit_under_the_manifests_own() -> None:
-    manifest = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": "c", "labels": {"app.kubernetes.io/component": "mine"}}}
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "labels": {"app.kubernetes.io/component": "mine"}},
+    }
     body = add_object(composition(), "cm", manifest, component="web", resource_name="custom")
     labels = body["spec"]["forProvider"]["manifest"]["metadata"]["labels"]
-    assert labels == {"app.kubernetes.io/managed-by": "crossplane",
-                      "app.kubernetes.io/part-of": "demo", "app.kubernetes.io/component": "mine"}
+    assert labels == {
+        "app.kubernetes.io/managed-by": "crossplane",
+        "app.kubernetes.io/part-of": "demo",
+        "app.kubernetes.io/component": "mine",
+    }
     assert body["metadata"]["name"] == "custom"
 
 
@@ -546,8 +623,10 @@ def test_provider_config_rule_composer_then_environment_then_default() -> None:
     comp = composition(env={"providerConfigs": {"aws": "env-aws", "kubernetes": "env-k8s"}})
     comp.use_provider_configs(aws="module-aws")
     assert comp.provider_config(BUCKETISH.__class__("x.aws.upbound.io/v1", "X")) == "module-aws"
-    assert comp.provider_config(
-        BUCKETISH.__class__("kubernetes.crossplane.io/v1alpha2", "Object")) == "env-k8s"
+    assert (
+        comp.provider_config(BUCKETISH.__class__("kubernetes.crossplane.io/v1alpha2", "Object"))
+        == "env-k8s"
+    )
     assert comp.provider_config(BUCKETISH.__class__("x.gcp.upbound.io/v1", "X")) == "default"
 
 
@@ -557,31 +636,65 @@ def test_provider_config_rule_composer_then_environment_then_default() -> None:
 def _adopted(manage: list[str]) -> dict[str, Any]:
     from fnplatform.importing import ImportSpec, apply_import
 
-    spec = ImportSpec.model_validate({"enabled": True, "mode": "manage", "resources": {
-        "thing": {"externalName": "legacy", "manage": manage}}})
-    body = {"metadata": {}, "spec": {
-        "forProvider": {"region": "eu-west-1", "clusterNameRef": {"name": "c"},
-                        "size": 3, "network": {"range": "10.0.0.0/16", "ipv6": False}},
-        "initProvider": {"network": {"serviceRange": "10.96.0.0/16"}, "seed": 1}}}
+    spec = ImportSpec.model_validate(
+        {
+            "enabled": True,
+            "mode": "manage",
+            "resources": {"thing": {"externalName": "legacy", "manage": manage}},
+        }
+    )
+    body = {
+        "metadata": {},
+        "spec": {
+            "forProvider": {
+                "region": "eu-west-1",
+                "clusterNameRef": {"name": "c"},
+                "size": 3,
+                "network": {"range": "10.0.0.0/16", "ipv6": False},
+            },
+            "initProvider": {"network": {"serviceRange": "10.96.0.0/16"}, "seed": 1},
+        },
+    }
     apply_import(spec, "thing", body, True, "spec.parameters.import")
     return body
 
 
-@pytest.mark.parametrize(("manage", "for_provider", "init_provider"), [
-    ([], {"region": "eu-west-1", "clusterNameRef": {"name": "c"}},
-     {"size": 3, "seed": 1,
-      "network": {"range": "10.0.0.0/16", "ipv6": False, "serviceRange": "10.96.0.0/16"}}),
-    (["size", "network.ipv6", "region"],
-     {"region": "eu-west-1", "clusterNameRef": {"name": "c"}, "size": 3,
-      "network": {"ipv6": False}},
-     {"seed": 1, "network": {"range": "10.0.0.0/16", "serviceRange": "10.96.0.0/16"}}),
-    (["network", "network.range"],
-     {"region": "eu-west-1", "clusterNameRef": {"name": "c"},
-      "network": {"range": "10.0.0.0/16", "ipv6": False}},
-     {"size": 3, "seed": 1, "network": {"serviceRange": "10.96.0.0/16"}}),
-])
+@pytest.mark.parametrize(
+    ("manage", "for_provider", "init_provider"),
+    [
+        (
+            [],
+            {"region": "eu-west-1", "clusterNameRef": {"name": "c"}},
+            {
+                "size": 3,
+                "seed": 1,
+                "network": {"range": "10.0.0.0/16", "ipv6": False, "serviceRange": "10.96.0.0/16"},
+            },
+        ),
+        (
+            ["size", "network.ipv6", "region"],
+            {
+                "region": "eu-west-1",
+                "clusterNameRef": {"name": "c"},
+                "size": 3,
+                "network": {"ipv6": False},
+            },
+            {"seed": 1, "network": {"range": "10.0.0.0/16", "serviceRange": "10.96.0.0/16"}},
+        ),
+        (
+            ["network", "network.range"],
+            {
+                "region": "eu-west-1",
+                "clusterNameRef": {"name": "c"},
+                "network": {"range": "10.0.0.0/16", "ipv6": False},
+            },
+            {"size": 3, "seed": 1, "network": {"serviceRange": "10.96.0.0/16"}},
+        ),
+    ],
+)
 def test_manage_mode_keeps_identity_and_named_paths_and_moves_the_rest_to_init(
-        manage, for_provider, init_provider):
+    manage, for_provider, init_provider
+):
     body = _adopted(manage)
     assert body["spec"]["forProvider"] == for_provider
     assert body["spec"]["initProvider"] == init_provider
@@ -590,11 +703,14 @@ def test_manage_mode_keeps_identity_and_named_paths_and_moves_the_rest_to_init(
     assert body["metadata"]["annotations"]["crossplane.io/external-name"] == "legacy"
 
 
-@pytest.mark.parametrize(("path", "reason"), [
-    ("size.count", "'size' is not a map (paths go through maps only): take it over whole"),
-    ("network.rnage", "did you mean network.range?"),
-    ("zzz", "composed here: clusterNameRef, network, region, size"),
-])
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("size.count", "'size' is not a map (paths go through maps only): take it over whole"),
+        ("network.rnage", "did you mean network.range?"),
+        ("zzz", "composed here: clusterNameRef, network, region, size"),
+    ],
+)
 def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
     with pytest.raises(InputError) as refused:
         _adopted(["size", path])
@@ -605,10 +721,16 @@ def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
 @pytest.mark.parametrize(
     ("hold", "resources", "shown"),
     [
-        (Hold((Wait("db", "status.atProvider.endpoint"),)), {"db"},
-         "db status.atProvider.endpoint"),
-        (Hold((Wait("key", "Ready"), Wait("grant", "Ready"))), {"key", "grant"},
-         "key Ready, grant Ready"),
+        (
+            Hold((Wait("db", "status.atProvider.endpoint"),)),
+            {"db"},
+            "db status.atProvider.endpoint",
+        ),
+        (
+            Hold((Wait("key", "Ready"), Wait("grant", "Ready"))),
+            {"key", "grant"},
+            "key Ready, grant Ready",
+        ),
         # Outside the composite: waits for no composed resource (a parsed note read "a").
         (Hold((Wait(None, "a node group"),)), set(), "a node group"),
         (Hold((Wait("network"), Wait("subnet"))), {"network", "subnet"}, "network, subnet"),
@@ -621,14 +743,19 @@ def test_a_hold_knows_what_it_waits_for(hold: Hold, resources: set[str], shown: 
 
 
 def test_pending_parts_are_the_unready_composed_or_held_ones() -> None:
-    ready = {"db": {**thing("demo-db"), "status": {"conditions": [
-        {"type": "Ready", "status": "True"}]}}}
+    ready = {
+        "db": {**thing("demo-db"), "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+    }
     comp = composition(observed=ready)
     comp.emit("db", thing())
     comp.emit("bucket", thing())
     comp.hold("app", Wait("db", "Ready"))
-    parts = {"database": ["db"], "assets": ["bucket"], "backend": ["app"],
-             "cdn": ["cdn"]}  # cdn: neither composed nor held (a cloud gap), not waited for
+    parts = {
+        "database": ["db"],
+        "assets": ["bucket"],
+        "backend": ["app"],
+        "cdn": ["cdn"],
+    }  # cdn: neither composed nor held (a cloud gap), not waited for
     assert comp.pending(parts) == ["assets", "backend"]
 
 
@@ -643,12 +770,21 @@ def test_a_pattern_has_one_description() -> None:
         describe_pattern(pattern, "something else")
 
 
-@pytest.mark.parametrize("path", [
-    "spec.forProvider.nodeConfig.spot", "spec.forProvider.missing", "status.atProvider.ids[1]",
-    "spec.forProvider.subnetIdRefs", "spec.forProvider.subnetIdRefs.0.name", "metadata.name",
-    "status.atProvider.empty", "spec.forProvider[nodeConfig].spot", "metadata['name']",
-    "spec.forProvider.subnetIdRefs[1].name",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "spec.forProvider.nodeConfig.spot",
+        "spec.forProvider.missing",
+        "status.atProvider.ids[1]",
+        "spec.forProvider.subnetIdRefs",
+        "spec.forProvider.subnetIdRefs.0.name",
+        "metadata.name",
+        "status.atProvider.empty",
+        "spec.forProvider[nodeConfig].spot",
+        "metadata['name']",
+        "spec.forProvider.subnetIdRefs[1].name",
+    ],
+)
 def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
     """``observed.field`` (what ``observed_value`` reads) gives what get_path gives on the
     converted body, and reads a path of field names (Crossplane's syntax, brackets included)
@@ -657,10 +793,16 @@ def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
     from fnplatform.observed import ObservedResources
     from fnplatform.structs import dict_to_struct
 
-    body = {"metadata": {"name": "pool"},
-            "spec": {"forProvider": {"nodeConfig": {"spot": False},
-                                     "subnetIdRefs": [{"name": "a"}, {"name": "b"}]}},
-            "status": {"atProvider": {"ids": ["x", "y"], "empty": None}}}
+    body = {
+        "metadata": {"name": "pool"},
+        "spec": {
+            "forProvider": {
+                "nodeConfig": {"spot": False},
+                "subnetIdRefs": [{"name": "a"}, {"name": "b"}],
+            }
+        },
+        "status": {"atProvider": {"ids": ["x", "y"], "empty": None}},
+    }
     request = fnv1.RunFunctionRequest()
     request.observed.resources["pool"].resource.CopyFrom(dict_to_struct(body))
     observed = ObservedResources(request.observed.resources)

@@ -28,8 +28,12 @@ def cold_module_cache(tmp_path: Path) -> Iterator[dict[str, str]]:
     go = shutil.which("go") or "/usr/local/go/bin/go"
     if not Path(go).exists():
         pytest.fail("go is needed to build the live control plane (README: Try it)")
-    env = {**os.environ, "GOMODCACHE": str(tmp_path / "mod"), "LIVE_BIN": str(tmp_path / "bin"),
-           "GO": go}
+    env = {
+        **os.environ,
+        "GOMODCACHE": str(tmp_path / "mod"),
+        "LIVE_BIN": str(tmp_path / "bin"),
+        "GO": go,
+    }
     yield env
     subprocess.run([go, "clean", "-modcache"], env=env, check=False, capture_output=True)
 
@@ -37,7 +41,11 @@ def cold_module_cache(tmp_path: Path) -> Iterator[dict[str, str]]:
 def test_the_patched_build_prepares_from_an_empty_module_cache(cold_module_cache, tmp_path):
     result = subprocess.run(
         [str(BUILD), "--prepare-only", "provider-kubernetes", "crossplane"],
-        env=cold_module_cache, capture_output=True, text=True, timeout=600, check=False,
+        env=cold_module_cache,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     printed = dict(line.split(" ", 1) for line in result.stdout.splitlines())
@@ -45,11 +53,15 @@ def test_the_patched_build_prepares_from_an_empty_module_cache(cold_module_cache
     try:
         # the patch applied: every file it changes is in the copied source
         patch = (ROOT / "tools/live/provider-kubernetes/client-cache.patch").read_text()
-        changed = [line.removeprefix("+++ b/") for line in patch.splitlines()
-                   if line.startswith("+++ b/")]
+        changed = [
+            line.removeprefix("+++ b/") for line in patch.splitlines() if line.startswith("+++ b/")
+        ]
         assert changed and all((source / path).is_file() for path in changed)
-        added = next(line[1:] for line in patch.splitlines()
-                     if line.startswith("+") and not line.startswith("+++") and line[1:].strip())
+        added = next(
+            line[1:]
+            for line in patch.splitlines()
+            if line.startswith("+") and not line.startswith("+++") and line[1:].strip()
+        )
         assert any(added in (source / path).read_text() for path in changed)
     finally:
         shutil.rmtree(source.parent, ignore_errors=True)

@@ -12,11 +12,18 @@ from tests.live.providers import CloudStandIn
 IDENTITY_ID = "/subscriptions/s/resourceGroups/g/providers/Microsoft.ManagedIdentity/uai/x"
 
 
-def _mr(kind: str, for_provider: dict[str, Any], at_provider: dict[str, Any] | None = None,
-        name: str = "x") -> dict[str, Any]:
-    return {"kind": kind, "metadata": {"name": name},
-            "spec": {"forProvider": for_provider},
-            "status": {"atProvider": at_provider or {}}}
+def _mr(
+    kind: str,
+    for_provider: dict[str, Any],
+    at_provider: dict[str, Any] | None = None,
+    name: str = "x",
+) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": {"forProvider": for_provider},
+        "status": {"atProvider": at_provider or {}},
+    }
 
 
 def _stand_in() -> CloudStandIn:
@@ -26,22 +33,32 @@ def _stand_in() -> CloudStandIn:
 
 
 def test_an_account_whose_identity_is_not_granted_on_the_vault_is_refused() -> None:
-    account = _mr("Account", {"customerManagedKey": {
-        "keyVaultKeyId": "https://v.vault.azure.net/keys/k",
-        "userAssignedIdentityId": IDENTITY_ID}})
+    account = _mr(
+        "Account",
+        {
+            "customerManagedKey": {
+                "keyVaultKeyId": "https://v.vault.azure.net/keys/k",
+                "userAssignedIdentityId": IDENTITY_ID,
+            }
+        },
+    )
     identity = _mr("UserAssignedIdentity", {}, {"id": IDENTITY_ID, "principalId": "p-1"}, "id")
     grant = _mr("AccessPolicy", {"objectId": "p-1"}, name="grant")
     other = _mr("AccessPolicy", {"objectId": "someone-else"}, name="other")
-    refused = _stand_in().refusal(account, account["spec"]["forProvider"],
-                                  [account, identity, other])
+    refused = _stand_in().refusal(
+        account, account["spec"]["forProvider"], [account, identity, other]
+    )
     assert "KeyVaultAccessDenied" in refused and IDENTITY_ID in refused
-    assert _stand_in().refusal(account, account["spec"]["forProvider"],
-                               [account, identity, grant]) == ""
+    assert (
+        _stand_in().refusal(account, account["spec"]["forProvider"], [account, identity, grant])
+        == ""
+    )
 
 
 def test_a_redrive_to_no_queue_is_refused() -> None:
-    policy = json.dumps({"deadLetterTargetArn": "arn:aws:sqs:eu-west-1:1:dlq",
-                         "maxReceiveCount": 3})
+    policy = json.dumps(
+        {"deadLetterTargetArn": "arn:aws:sqs:eu-west-1:1:dlq", "maxReceiveCount": 3}
+    )
     queue = _mr("Queue", {"redrivePolicy": policy}, name="q")
     refused = _stand_in().refusal(queue, queue["spec"]["forProvider"], [queue])
     assert "Dead-letter target does not exist" in refused
@@ -59,15 +76,26 @@ def test_a_parameter_group_of_another_family_is_refused() -> None:
     """A major upgrade that kept the old major's group: RDS refuses the modification."""
     group_16 = _mr("ParameterGroup", {"family": "postgres16"}, name="db-parameters-16")
     group_17 = _mr("ParameterGroup", {"family": "postgres17"}, name="db-parameters-17")
-    instance = _mr("Instance", {"engine": "postgres", "engineVersion": "17",
-                                "parameterGroupNameRef": {"name": "db-parameters-16"}},
-                   name="db")
-    refused = _stand_in().refusal(instance, instance["spec"]["forProvider"],
-                                  [instance, group_16, group_17])
+    instance = _mr(
+        "Instance",
+        {
+            "engine": "postgres",
+            "engineVersion": "17",
+            "parameterGroupNameRef": {"name": "db-parameters-16"},
+        },
+        name="db",
+    )
+    refused = _stand_in().refusal(
+        instance, instance["spec"]["forProvider"], [instance, group_16, group_17]
+    )
     assert refused.startswith("InvalidParameterCombination") and "postgres17" in refused
     instance["spec"]["forProvider"]["parameterGroupNameRef"] = {"name": "db-parameters-17"}
-    assert _stand_in().refusal(instance, instance["spec"]["forProvider"],
-                               [instance, group_16, group_17]) == ""
+    assert (
+        _stand_in().refusal(
+            instance, instance["spec"]["forProvider"], [instance, group_16, group_17]
+        )
+        == ""
+    )
 
 
 class _Obj:
@@ -122,16 +150,17 @@ def test_the_garden_issues_admin_kubeconfigs_as_gardener_does() -> None:
     status = garden.status("garden-c5c3", "hv-pool-a", "2026-11-27T00:00:00Z")
     assert status["lastOperation"]["state"] == "Succeeded"
     kube.objects[("Shoot", "hv-pool-a", "garden-c5c3")]["status"] = status
-    text, expires = garden.admin_kubeconfig("garden-c5c3", "hv-pool-a", 7 * 24 * 3600,
-                                            "live-admin")
+    text, expires = garden.admin_kubeconfig("garden-c5c3", "hv-pool-a", 7 * 24 * 3600, "live-admin")
     config = yaml.safe_load(text)
     (user,) = config["users"]
-    cert = x509.load_pem_x509_certificate(
-        base64.b64decode(user["user"]["client-certificate-data"]))
-    assert cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == \
-        "gardener.cloud:admin:live-admin"
-    assert [a.value for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)] \
-        == ["gardener.cloud:project:admins"]
+    cert = x509.load_pem_x509_certificate(base64.b64decode(user["user"]["client-certificate-data"]))
+    assert (
+        cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+        == "gardener.cloud:admin:live-admin"
+    )
+    assert [a.value for a in cert.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)] == [
+        "gardener.cloud:project:admins"
+    ]
     cert.verify_directly_issued_by(ca)
     lifetime = cert.not_valid_after_utc - datetime.datetime.now(datetime.UTC)
     assert datetime.timedelta(hours=23) < lifetime <= datetime.timedelta(hours=24)
@@ -140,6 +169,10 @@ def test_the_garden_issues_admin_kubeconfigs_as_gardener_does() -> None:
     assert ("ClusterRoleBinding", "gardener.cloud:project:admins", None) in kube.objects
     garden.fail("garden-c5c3", "hv-pool-a", "machine pool exhausted", 60)
     failed = garden.status("garden-c5c3", "hv-pool-a", "2026-11-27T00:00:00Z")
-    assert failed["lastOperation"] == {"type": "Reconcile", "state": "Failed", "progress": 0,
-                                       "description": "machine pool exhausted",
-                                       "lastUpdateTime": "2026-11-27T00:00:00Z"}
+    assert failed["lastOperation"] == {
+        "type": "Reconcile",
+        "state": "Failed",
+        "progress": 0,
+        "description": "machine pool exhausted",
+        "lastUpdateTime": "2026-11-27T00:00:00Z",
+    }

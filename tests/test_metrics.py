@@ -86,8 +86,9 @@ def served() -> Iterator[Served]:
 
 def requests_total(served: Served, module: str, kind: str, outcome: str) -> float:
     """``function_platform_requests_total`` for these labels."""
-    return served.value("function_platform_requests_total", module=module, kind=kind,
-                        outcome=outcome)
+    return served.value(
+        "function_platform_requests_total", module=module, kind=kind, outcome=outcome
+    )
 
 
 @pytest.mark.parametrize("case", CASES[:1] + CASES[-1:], ids=[CASES[0].id, CASES[-1].id])
@@ -120,8 +121,10 @@ def test_a_pass_reused_is_counted(served):
     """A new resourceVersion misses the response cache, but the pass is reused."""
     case = CASES[0].renamed("reuse-counted")  # a composite no other test composed
     for version in ("1", "2"):
-        composite = {**case.composite,
-                     "metadata": {**case.composite["metadata"], "resourceVersion": version}}
+        composite = {
+            **case.composite,
+            "metadata": {**case.composite["metadata"], "resourceVersion": version},
+        }
         assert not served.client.run(case.request(composite=composite)).fatal
     assert served.value("function_platform_response_cache_misses_total") == 2
     assert served.value("function_platform_compose_seconds_count", module=case.module) == 2
@@ -147,8 +150,9 @@ def test_outcomes_warning_fatal_and_internal_error(served, monkeypatch):
 
     monkeypatch.setitem(dispatch._composers(), case.module, broken)
     rendered = served.client.run(case.request(tag="bug"))
-    assert rendered.fatal == [f"internal error in module {case.module}: RuntimeError; "
-                              "see function logs"]
+    assert rendered.fatal == [
+        f"internal error in module {case.module}: RuntimeError; see function logs"
+    ]
     assert rendered.response.results[0].reason == "InternalError"  # the claim's event says so
     assert requests_total(served, case.module, kind, "error") == 1
     assert served.value("function_platform_response_cache_hits_total") == 0
@@ -159,8 +163,14 @@ def test_labels_carry_only_module_and_kind(served):
     composite = {**case.composite, "kind": "SecretKindFromTheRequest"}
     composite["metadata"] = {**composite["metadata"], "name": "customer-secret-name"}
     served.client.run(make_request(composite, case.step()))
-    served.client.run(case.request(composite={**case.composite, "metadata": {
-        **case.composite["metadata"], "name": "customer-secret-name"}}))
+    served.client.run(
+        case.request(
+            composite={
+                **case.composite,
+                "metadata": {**case.composite["metadata"], "name": "customer-secret-name"},
+            }
+        )
+    )
     text = generate_latest(served.metrics.registry).decode()
     assert "customer-secret-name" not in text
     assert "SecretKindFromTheRequest" not in text
@@ -211,8 +221,12 @@ def test_in_flight_and_busy_workers_while_composing(served, monkeypatch):
 
 @pytest.mark.parametrize(
     ("address", "parsed"),
-    [(":8080", ("0.0.0.0", 8080)), ("127.0.0.1:9090", ("127.0.0.1", 9090)),
-     ("[::1]:8080", ("::1", 8080)), ("localhost:1", ("localhost", 1))],
+    [
+        (":8080", ("0.0.0.0", 8080)),
+        ("127.0.0.1:9090", ("127.0.0.1", 9090)),
+        ("[::1]:8080", ("::1", 8080)),
+        ("localhost:1", ("localhost", 1)),
+    ],
 )
 def test_metrics_addresses(address, parsed):
     assert parse_address(address) == parsed
@@ -220,9 +234,15 @@ def test_metrics_addresses(address, parsed):
 
 @pytest.mark.parametrize("address", ["8080", "host:", ":99999", "[::1]", "a:b"])
 def test_bad_metrics_addresses_are_refused_at_startup(address):
-    out = subprocess.run([sys.executable, "-m", "function", "--insecure", "--metrics-address",
-                          address], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                         timeout=60, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "function", "--insecure", "--metrics-address", address],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert out.returncode == 2
     assert "--metrics-address" in out.stderr and address in out.stderr
 
@@ -236,9 +256,23 @@ def scrape(port: int) -> str:
 def test_the_server_process_serves_metrics_on_the_flag_address():
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "function", "--insecure", "--address", grpc_address,
-         "--metrics-address", f"127.0.0.1:{port}", "--ttl-waiting", "3s"],
-        cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "function",
+            "--insecure",
+            "--address",
+            grpc_address,
+            "--metrics-address",
+            f"127.0.0.1:{port}",
+            "--ttl-waiting",
+            "3s",
+        ],
+        cwd=ROOT,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         wait_serving(grpc_address, process)
@@ -248,12 +282,17 @@ def test_the_server_process_serves_metrics_on_the_flag_address():
         assert rendered.response.meta.ttl.seconds == 3
         text = scrape(port)
         kind = CASES[0].composite["kind"]
-        line = (f'function_platform_requests_total{{kind="{kind}",module="{CASES[0].module}",'
-                'outcome="ok"} 1.0')
+        line = (
+            f'function_platform_requests_total{{kind="{kind}",module="{CASES[0].module}",'
+            'outcome="ok"} 1.0'
+        )
         assert line in text
-        values = {sample.name: sample.value
-                  for family in text_string_to_metric_families(text) for sample in family.samples
-                  if not sample.labels}
+        values = {
+            sample.name: sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if not sample.labels
+        }
         assert values["function_platform_response_limit_bytes"] == MAX_SEND
         assert values["function_platform_response_cache_misses_total"] == 1
     finally:
@@ -264,9 +303,21 @@ def test_the_server_process_serves_metrics_on_the_flag_address():
 def test_an_empty_metrics_address_serves_no_metrics():
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "function", "--insecure", "--address", grpc_address,
-         "--metrics-address", ""],
-        cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "function",
+            "--insecure",
+            "--address",
+            grpc_address,
+            "--metrics-address",
+            "",
+        ],
+        cwd=ROOT,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         wait_serving(grpc_address, process)
@@ -284,9 +335,22 @@ def test_a_busy_metrics_port_stops_the_server_with_a_message():
         taken.listen()
         port = taken.getsockname()[1]
         out = subprocess.run(
-            [sys.executable, "-m", "function", "--insecure", "--address", grpc_address,
-             "--metrics-address", f"127.0.0.1:{port}"],
-            cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60, check=False,
+            [
+                sys.executable,
+                "-m",
+                "function",
+                "--insecure",
+                "--address",
+                grpc_address,
+                "--metrics-address",
+                f"127.0.0.1:{port}",
+            ],
+            cwd=ROOT,
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
     assert out.returncode == 1
     assert f"cannot serve metrics on 127.0.0.1:{port}" in out.stderr
@@ -301,16 +365,32 @@ def test_phase_ttl_defaults_are_part_of_the_cache_key():
     assert key_a != key_b
 
 
-@pytest.mark.parametrize(("flags", "reused"), [((), 1.0), (("--no-reuse-passes",), 0.0)],
-                         ids=["default", "no-reuse-passes"])
+@pytest.mark.parametrize(
+    ("flags", "reused"),
+    [((), 1.0), (("--no-reuse-passes",), 0.0)],
+    ids=["default", "no-reuse-passes"],
+)
 def test_the_server_process_reuses_passes_unless_told_not_to(flags, reused):
     """``python -m function`` as shipped: a new resourceVersion misses the response cache and
     reuses the pass; ``--no-reuse-passes`` composes it again. The answers are the same."""
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "function", "--insecure", "--address", grpc_address,
-         "--metrics-address", f"127.0.0.1:{port}", *flags],
-        cwd=ROOT, env=ENV, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "function",
+            "--insecure",
+            "--address",
+            grpc_address,
+            "--metrics-address",
+            f"127.0.0.1:{port}",
+            *flags,
+        ],
+        cwd=ROOT,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         wait_serving(grpc_address, process)
@@ -318,14 +398,18 @@ def test_the_server_process_reuses_passes_unless_told_not_to(flags, reused):
         case = CASES[0]
         answers = []
         for version in ("1", "2"):
-            composite = {**case.composite,
-                         "metadata": {**case.composite["metadata"], "resourceVersion": version}}
+            composite = {
+                **case.composite,
+                "metadata": {**case.composite["metadata"], "resourceVersion": version},
+            }
             answers.append(client.run(case.request(composite=composite)).response)
         client.close()
         assert answers[0] == answers[1] and not answers[0].results
-        values = {(sample.name, sample.labels.get("module")): sample.value
-                  for family in text_string_to_metric_families(scrape(port))
-                  for sample in family.samples}
+        values = {
+            (sample.name, sample.labels.get("module")): sample.value
+            for family in text_string_to_metric_families(scrape(port))
+            for sample in family.samples
+        }
         assert values[("function_platform_response_cache_misses_total", None)] == 2
         assert values.get(("function_platform_passes_reused_total", case.module), 0.0) == reused
     finally:

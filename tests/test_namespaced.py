@@ -128,9 +128,12 @@ def test_twin_tags_name_the_namespaced_composite(converged, case: ModuleCase) ->
 # -- reading the composite both ways ----------------------------------------------------------
 
 V1 = {
-    "apiVersion": "x.io/v1", "kind": "XThing",
-    "metadata": {"name": "demo-x7k2p", "labels": {"crossplane.io/claim-name": "demo",
-                                                  "crossplane.io/claim-namespace": "team-a"}},
+    "apiVersion": "x.io/v1",
+    "kind": "XThing",
+    "metadata": {
+        "name": "demo-x7k2p",
+        "labels": {"crossplane.io/claim-name": "demo", "crossplane.io/claim-namespace": "team-a"},
+    },
     "spec": {"compositionRef": {"name": "x"}, "claimRef": {"name": "demo"}},
 }
 
@@ -150,8 +153,13 @@ def composition(composite: dict[str, Any], env: dict[str, Any] | None = None) ->
     ],
     ids=["v1-claim", "v2-namespaced", "v2-other-namespace", "v1-without-claim"],
 )
-def test_reading_the_composite(composite: dict[str, Any], namespaced: bool, namespace: str | None,
-                               claim: str | None, claim_tag: str | None) -> None:
+def test_reading_the_composite(
+    composite: dict[str, Any],
+    namespaced: bool,
+    namespace: str | None,
+    claim: str | None,
+    claim_tag: str | None,
+) -> None:
     comp = composition(composite)
     assert (comp.namespaced, comp.namespace, comp.claim_name) == (namespaced, namespace, claim)
     assert comp.tags().get("crossplane-claim") == claim_tag
@@ -201,13 +209,22 @@ def test_an_unknown_provider_config_kind_names_its_field(bad: Any) -> None:
 
 def test_a_composed_provider_config_is_referenced_as_a_namespaced_one() -> None:
     comp = namespaced()
-    cluster = comp.emit("cluster", register("eks.aws.upbound.io/v1beta1", "ClusterAuth").new(
-        {"clusterName": "c"},
-        writeConnectionSecretToRef={"name": "kubeconfig", "namespace": "crossplane-system"}))
+    cluster = comp.emit(
+        "cluster",
+        register("eks.aws.upbound.io/v1beta1", "ClusterAuth").new(
+            {"clusterName": "c"},
+            writeConnectionSecretToRef={"name": "kubeconfig", "namespace": "crossplane-system"},
+        ),
+    )
     helm, kube = add_cluster_provider_configs(
-        comp, "providers", secret_name="kubeconfig", secret_namespace="crossplane-system")
-    obj = add_object(comp, "thing", {"apiVersion": "v1", "kind": "ConfigMap",
-                                     "metadata": {"name": "x"}}, provider_config=kube)
+        comp, "providers", secret_name="kubeconfig", secret_namespace="crossplane-system"
+    )
+    obj = add_object(
+        comp,
+        "thing",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}},
+        provider_config=kube,
+    )
     finish(comp)
     assert cluster["spec"]["writeConnectionSecretToRef"] == {"name": "kubeconfig"}
     for name in ("providers-helm", "providers-kubernetes"):
@@ -221,38 +238,49 @@ def test_a_composed_provider_config_is_referenced_as_a_namespaced_one() -> None:
 
 def test_a_secret_in_another_namespace_is_named() -> None:
     comp = namespaced()
-    add_cluster_provider_configs(comp, "providers", secret_name="admin",
-                                 secret_namespace="crossplane-system")
+    add_cluster_provider_configs(
+        comp, "providers", secret_name="admin", secret_namespace="crossplane-system"
+    )
     finish(comp)
     ref = comp.desired["providers-helm"].body["spec"]["credentials"]["secretRef"]
     assert ref["namespace"] == "crossplane-system"  # kept: the schema still takes one
-    assert "crossplane-system/admin" in comp.notes.unexpressed[
-        "providers-helm spec.credentials.secretRef"]
+    assert (
+        "crossplane-system/admin"
+        in comp.notes.unexpressed["providers-helm spec.credentials.secretRef"]
+    )
 
 
 def test_secret_refs_the_namespaced_schema_lacks_are_dropped_and_named() -> None:
     release = register("helm.crossplane.io/v1beta1", "Release")
     comp = namespaced()
-    body = comp.emit("release", release.new({
-        "chart": {"name": "c", "pullSecretRef": {"name": "pull", "namespace": "team-a"}},
-        "valuesFrom": [{"secretKeyRef": {"name": "v", "key": "k", "namespace": "elsewhere"}}],
-    }))
+    body = comp.emit(
+        "release",
+        release.new(
+            {
+                "chart": {"name": "c", "pullSecretRef": {"name": "pull", "namespace": "team-a"}},
+                "valuesFrom": [
+                    {"secretKeyRef": {"name": "v", "key": "k", "namespace": "elsewhere"}}
+                ],
+            }
+        ),
+    )
     finish(comp)
     assert body["spec"]["forProvider"]["chart"]["pullSecretRef"] == {"name": "pull"}
-    assert body["spec"]["forProvider"]["valuesFrom"][0]["secretKeyRef"] == {"name": "v",
-                                                                             "key": "k"}
-    assert list(comp.notes.unexpressed) == [
-        "release spec.forProvider.valuesFrom[].secretKeyRef"]
+    assert body["spec"]["forProvider"]["valuesFrom"][0]["secretKeyRef"] == {"name": "v", "key": "k"}
+    assert list(comp.notes.unexpressed) == ["release spec.forProvider.valuesFrom[].secretKeyRef"]
 
 
 @pytest.mark.parametrize(
     ("policies", "expected"),
-    [(None, ["Observe", "Create", "Update", "LateInitialize"]),
-     (["Observe"], ["Observe"]),
-     (["*"], ["Observe", "Create", "Update", "LateInitialize"])],
+    [
+        (None, ["Observe", "Create", "Update", "LateInitialize"]),
+        (["Observe"], ["Observe"]),
+        (["*"], ["Observe", "Create", "Update", "LateInitialize"]),
+    ],
 )
-def test_orphaning_becomes_management_policies(policies: list[str] | None,
-                                               expected: list[str]) -> None:
+def test_orphaning_becomes_management_policies(
+    policies: list[str] | None, expected: list[str]
+) -> None:
     comp = namespaced()
     spec: dict[str, Any] = {"deletionPolicy": "Orphan"}
     if policies is not None:
@@ -264,10 +292,13 @@ def test_orphaning_becomes_management_policies(policies: list[str] | None,
 
 def test_an_orphaned_object_keeps_its_object_when_deleted() -> None:
     comp = namespaced()
-    body = add_object(comp, "ns", {"apiVersion": "v1", "kind": "Namespace",
-                                   "metadata": {"name": "x"}}, orphan=True)
-    assert body["spec"]["managementPolicies"] == ["Observe", "Create", "Update",
-                                                  "LateInitialize"]
+    body = add_object(
+        comp,
+        "ns",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}},
+        orphan=True,
+    )
+    assert body["spec"]["managementPolicies"] == ["Observe", "Create", "Update", "LateInitialize"]
 
 
 def test_usages_become_namespaced_usages() -> None:
@@ -283,16 +314,23 @@ def test_usages_become_namespaced_usages() -> None:
 
 @pytest.mark.parametrize(
     ("fetched_namespace", "by", "outcome"),
-    [("team-a", None, "same"), ("pools", "user", "cross"), ("pools", None, "named"),
-     (None, "user", "named")],
+    [
+        ("team-a", None, "same"),
+        ("pools", "user", "cross"),
+        ("pools", None, "named"),
+        (None, "user", "named"),
+    ],
 )
 def test_protecting_a_fetched_resource_from_a_namespaced_composite(
     fetched_namespace: str | None, by: str | None, outcome: str
 ) -> None:
     comp = namespaced()
     comp.emit("user", THING.new({}))
-    fetched: dict[str, Any] = {"apiVersion": "x.io/v1", "kind": "XPool",
-                               "metadata": {"name": "pool"}}
+    fetched: dict[str, Any] = {
+        "apiVersion": "x.io/v1",
+        "kind": "XPool",
+        "metadata": {"name": "pool"},
+    }
     if fetched_namespace:
         fetched["metadata"]["namespace"] = fetched_namespace
     comp.protect(fetched, by=by, reason="in use")
@@ -349,7 +387,8 @@ def test_registered_kinds_all_have_a_namespaced_twin() -> None:
     from fnplatform.kinds import _KINDS
 
     lacking = {
-        key: twin for key, kind in _KINDS.items()
+        key: twin
+        for key, kind in _KINDS.items()
         if key[0].split("/")[0].split(".")[0] != "test"
         and isinstance(twin := namespaced_twin(kind), str)
         and key != ("ec2.aws.upbound.io/v1beta1", "Route")  # registered above to prove NO_TWIN
@@ -361,16 +400,23 @@ def test_a_claims_composite_is_required_by_name_in_the_namespaced_form() -> None
     from fnplatform.requirements import Requirement, claim_requirement
 
     wanted = claim_requirement("pool", "x.io/v1", "XPool", "shared", "pools")
-    env = Requirement("env", "apiextensions.crossplane.io/v1beta1", "EnvironmentConfig",
-                      match_labels=(("a", "b"),))
+    env = Requirement(
+        "env",
+        "apiextensions.crossplane.io/v1beta1",
+        "EnvironmentConfig",
+        match_labels=(("a", "b"),),
+    )
     v1, v2 = composition(V1), namespaced()
     for comp in (v1, v2):
         comp.require(wanted)
         comp.require(env)
     assert v1.requirements == [wanted, env]
     by_name, same = v2.requirements
-    assert (by_name.match_name, by_name.namespace, by_name.match_labels) == ("shared", "pools",
-                                                                             None)
+    assert (by_name.match_name, by_name.namespace, by_name.match_labels) == (
+        "shared",
+        "pools",
+        None,
+    )
     assert same == env
 
 
@@ -378,8 +424,11 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMESPACED_EXAMPLES = sorted(ROOT.glob("examples/*/namespaced/*.yaml"))
 
 
-@pytest.mark.parametrize("path", NAMESPACED_EXAMPLES,
-                         ids=[str(p.relative_to(ROOT / "examples")) for p in NAMESPACED_EXAMPLES])
+@pytest.mark.parametrize(
+    "path",
+    NAMESPACED_EXAMPLES,
+    ids=[str(p.relative_to(ROOT / "examples")) for p in NAMESPACED_EXAMPLES],
+)
 def test_namespaced_example_is_the_twin_of_its_v1_composite(path: Path) -> None:
     """What a team applies in the namespaced form is exactly what the render proof renders."""
     v1 = yaml.safe_load((path.parent.parent / path.name).read_text())

@@ -34,7 +34,8 @@ def manifests(rendered) -> dict[str, dict[str, Any]]:
     """Wrapped manifests of the Objects, by composed-resource name."""
     return {
         name: body["spec"]["forProvider"]["manifest"]
-        for name, body in rendered.resources.items() if body["kind"] == "Object"
+        for name, body in rendered.resources.items()
+        if body["kind"] == "Object"
     }
 
 
@@ -71,11 +72,15 @@ def condition(rendered, type_: str) -> tuple[int, str, str]:
 # ------------------------------------------------------------------------------ pools
 
 
-@pytest.mark.parametrize(("composite", "worker", "zone"), [
-    (o.hypervisor("hv-pool-a"), "hypervisor", "ironcore-hv-pool-a"),
-    (o.storage("st-pool-a"), "storage", "ironcore-storage-rack-1"),
-    (o.control_plane_cluster(), "system", "ironcore-system-a"),  # environment gardener.zones
-], ids=["hypervisor", "storage", "control-plane"])
+@pytest.mark.parametrize(
+    ("composite", "worker", "zone"),
+    [
+        (o.hypervisor("hv-pool-a"), "hypervisor", "ironcore-hv-pool-a"),
+        (o.storage("st-pool-a"), "storage", "ironcore-storage-rack-1"),
+        (o.control_plane_cluster(), "system", "ironcore-system-a"),  # environment gardener.zones
+    ],
+    ids=["hypervisor", "storage", "control-plane"],
+)
 def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zone):
     rendered = client.run(o.pool_request(composite))
     assert rendered.fatal == []
@@ -91,8 +96,10 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     assert spec["cloudProfile"] == {"kind": "CloudProfile", "name": "ironcore"}
     assert spec["credentialsBindingName"] == "ironcore-eu-de-1"
     assert "secretBindingName" not in spec and "cloudProfileName" not in spec
-    assert spec["maintenance"]["autoUpdate"] == {"kubernetesVersion": False,
-                                                 "machineImageVersion": True}
+    assert spec["maintenance"]["autoUpdate"] == {
+        "kubernetesVersion": False,
+        "machineImageVersion": True,
+    }
     (pool,) = spec["provider"]["workers"]
     assert pool["name"] == worker
     assert pool["machine"]["image"]["name"] == "gardenlinux"
@@ -110,7 +117,10 @@ def test_each_pool_is_a_shoot_with_access(client, catalog, composite, worker, zo
     pc = settled.resource("provider-config")
     assert pc["metadata"]["name"] == pc_name
     assert pc["spec"]["credentials"]["secretRef"] == {
-        "namespace": "crossplane-system", "name": f"{pc_name}-kubeconfig", "key": "kubeconfig"}
+        "namespace": "crossplane-system",
+        "name": f"{pc_name}-kubeconfig",
+        "key": "kubeconfig",
+    }
     assert settled.status["providerConfig"] == pc_name
     assert settled.status["clusterName"] == manifest["metadata"]["name"]
     assert manifest["metadata"]["labels"]["c5c3.io/pool"] == claim
@@ -123,8 +133,7 @@ def test_long_pool_names_get_a_shoot_name_gardener_accepts(client):
     name = long_pool.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"]["name"]
     assert len(name) <= 17 and name.startswith("hv-pool-")  # cut, plus 8 hex of the full name
     other = client.run(o.pool_request(o.hypervisor("hv-pool-complianc2")))
-    assert other.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"][
-        "name"] != name
+    assert other.resource("shoot")["spec"]["forProvider"]["manifest"]["metadata"]["name"] != name
     assert long_pool.status["providerConfig"] == "eu-de-1-hv-pool-compliance"
     request = o.pool_request(o.hypervisor())
     env = o.environment()
@@ -136,8 +145,9 @@ def test_long_pool_names_get_a_shoot_name_gardener_accepts(client):
 
 
 def test_hypervisor_pool_carries_its_size_and_labels(client):
-    composite = o.hypervisor("hv-pool-compliance", workers=20,
-                             labels={"dedicated": "true", "tenant": "tenant-finance"})
+    composite = o.hypervisor(
+        "hv-pool-compliance", workers=20, labels={"dedicated": "true", "tenant": "tenant-finance"}
+    )
     composite["spec"]["maxWorkers"] = 25
     rendered = client.run(o.pool_request(composite))
     manifest = rendered.resource("shoot")["spec"]["forProvider"]["manifest"]
@@ -155,9 +165,14 @@ def test_the_refresher_writes_only_its_own_secret_and_never_the_removed_one(clie
     found = manifests(rendered)
     role = found["access-role"]
     named = [r for r in role["rules"] if r.get("resourceNames")]
-    assert named == [{"apiGroups": [""], "resources": ["secrets"],
-                      "resourceNames": ["eu-de-1-hv-pool-a-kubeconfig"],
-                      "verbs": ["get", "patch", "update"]}]
+    assert named == [
+        {
+            "apiGroups": [""],
+            "resources": ["secrets"],
+            "resourceNames": ["eu-de-1-hv-pool-a-kubeconfig"],
+            "verbs": ["get", "patch", "update"],
+        }
+    ]
     first = found["access-first-run"]
     assert first["kind"] == "Job"
     assert first["spec"] == found["access-cronjob"]["spec"]["jobTemplate"]["spec"]
@@ -181,18 +196,23 @@ def test_the_refresher_keeps_running_and_runs_locked_down(client):
     pod = cronjob["jobTemplate"]["spec"]["template"]["spec"]
     assert pod["securityContext"]["runAsNonRoot"] is True
     (container,) = pod["containers"]
-    assert container["securityContext"] == {"allowPrivilegeEscalation": False,
-                                            "readOnlyRootFilesystem": True,
-                                            "capabilities": {"drop": ["ALL"]}}
+    assert container["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
     assert {"name": "tmp", "mountPath": "/tmp"} in container["volumeMounts"]
     tmp = next(v for v in pod["volumes"] if v["name"] == "tmp")
     assert tmp["emptyDir"]["medium"] == "Memory"
 
 
-@pytest.mark.parametrize(("drop", "message"), [
-    ("workerVolumeType", "workerVolumeType is required for ironcore"),
-    ("zones", "zones is required for ironcore"),
-])
+@pytest.mark.parametrize(
+    ("drop", "message"),
+    [
+        ("workerVolumeType", "workerVolumeType is required for ironcore"),
+        ("zones", "zones is required for ironcore"),
+    ],
+)
 def test_ironcore_settings_its_extension_requires_are_required(client, drop, message):
     """gardener-extension-provider-ironcore refuses workers without a volume type or a zone."""
     request = o.pool_request(o.control_plane_cluster())
@@ -210,8 +230,7 @@ def test_a_pools_zone_cannot_change_once_its_shoot_exists(client):
     moved = o.hypervisor()
     moved["spec"]["ironcore"]["machinePool"] = "ironcore-elsewhere"
     (fatal,) = client.run(o.pool_request(moved, observed=observed)).fatal
-    assert fatal.startswith("spec.ironcore.machinePool: cannot change once the pool's Shoot "
-                            "exists")
+    assert fatal.startswith("spec.ironcore.machinePool: cannot change once the pool's Shoot exists")
     assert "ironcore-hv-pool-a" in fatal
     assert client.run(o.pool_request(o.hypervisor(), observed=observed)).fatal == []
 
@@ -241,8 +260,7 @@ def test_a_pool_is_ready_when_its_shoot_object_is(client):
 
 
 def tenant_request(composite, pools=None, **kw):
-    return lambda obs: o.openstack_request(composite, pools or o.region_pools(), observed=obs,
-                                           **kw)
+    return lambda obs: o.openstack_request(composite, pools or o.region_pools(), observed=obs, **kw)
 
 
 def test_all_pools_ready_composes_the_tenant(client, catalog):
@@ -253,20 +271,20 @@ def test_all_pools_ready_composes_the_tenant(client, catalog):
     found = manifests(rendered)
     assert found["namespace"]["metadata"]["name"] == "openstack-customer-a-prod"
     cp = found["control-plane"]
-    assert (cp["kind"], cp["metadata"]["namespace"]) == ("ControlPlane",
-                                                        "openstack-customer-a-prod")
+    assert (cp["kind"], cp["metadata"]["namespace"]) == (
+        "ControlPlane",
+        "openstack-customer-a-prod",
+    )
     cluster_pc = "eu-de-1-control-plane"
     for name in ("namespace", "control-plane"):
         assert rendered.resource(name)["spec"]["providerConfigRef"] == {"name": cluster_pc}
     for name in ("ceph-volumes", "ceph-images", "ceph-ephemeral", "ceph-client"):
-        assert rendered.resource(name)["spec"]["providerConfigRef"] == {
-            "name": "eu-de-1-st-pool-a"}
+        assert rendered.resource(name)["spec"]["providerConfigRef"] == {"name": "eu-de-1-st-pool-a"}
         assert found[name]["metadata"]["namespace"] == "rook-ceph"
     assert "ceph-filesystem" not in found
     status = rendered.status
     assert status["phase"] == "Ready"
-    assert [p["name"] for p in status["consumedPools"]["hypervisor"]] == ["hv-pool-a",
-                                                                          "hv-pool-b"]
+    assert [p["name"] for p in status["consumedPools"]["hypervisor"]] == ["hv-pool-a", "hv-pool-b"]
     assert all(p["status"] == "Ready" for p in status["consumedPools"]["hypervisor"])
     assert status["consumedPools"]["storage"][0]["availableCapacity"] == "500Ti"
     assert condition(rendered, "PoolsReady")[1] == "AllPoolsReady"
@@ -276,11 +294,20 @@ def test_endpoints_appear_once_the_control_plane_reports_the_service(client):
     composite = o.openstack()
     rendered, observed = settle(client, tenant_request(composite))
     assert "endpoints" not in rendered.status  # Ready, but no service reported yet
-    observed["control-plane"]["status"]["atProvider"] = {"manifest": {"status": {
-        "services": [{"name": "keystone", "ready": True}, {"name": "horizon", "ready": False}]}}}
+    observed["control-plane"]["status"]["atProvider"] = {
+        "manifest": {
+            "status": {
+                "services": [
+                    {"name": "keystone", "ready": True},
+                    {"name": "horizon", "ready": False},
+                ]
+            }
+        }
+    }
     reported = client.run(o.openstack_request(composite, o.region_pools(), observed=observed))
     assert reported.status["endpoints"] == {
-        "keystone": "https://keystone-customer-a-prod.eu-de-1.cloud.example.net/v3"}
+        "keystone": "https://keystone-customer-a-prod.eu-de-1.cloud.example.net/v3"
+    }
     # Remembered while the ControlPlane's status is briefly unobserved.
     composite["status"] = reported.status
     del observed["control-plane"]["status"]["atProvider"]
@@ -290,11 +317,14 @@ def test_endpoints_appear_once_the_control_plane_reports_the_service(client):
 
 def test_a_clusterusage_protects_every_consumed_pool(client, catalog):
     rendered, _ = settle(client, tenant_request(o.openstack()))
-    usages = [b for b in rendered.resources.values() if b["kind"] == "ClusterUsage"
-              and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"]
+    usages = [
+        b
+        for b in rendered.resources.values()
+        if b["kind"] == "ClusterUsage"
+        and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"
+    ]
     protected = sorted(u["spec"]["of"]["resourceRef"]["name"] for u in usages)
-    assert protected == ["eu-de-1-control-plane-x1", "hv-pool-a-x1", "hv-pool-b-x1",
-                         "st-pool-a-x1"]
+    assert protected == ["eu-de-1-control-plane-x1", "hv-pool-a-x1", "hv-pool-b-x1", "st-pool-a-x1"]
     cp_object = rendered.resource("control-plane")["metadata"]["name"]
     for usage in usages:
         assert usage["spec"]["by"]["resourceRef"]["name"] == cp_object
@@ -305,15 +335,18 @@ def test_a_clusterusage_protects_every_consumed_pool(client, catalog):
 def test_ceph_client_caps_cover_exactly_the_tenant_pools(client):
     rendered = client.run(o.openstack_request(o.openstack(), o.region_pools()))
     found = manifests(rendered)
-    pools = sorted(found[n]["metadata"]["name"] for n in
-                   ("ceph-volumes", "ceph-images", "ceph-ephemeral"))
-    assert pools == ["customer-a-prod-ephemeral", "customer-a-prod-images",
-                     "customer-a-prod-volumes"]
+    pools = sorted(
+        found[n]["metadata"]["name"] for n in ("ceph-volumes", "ceph-images", "ceph-ephemeral")
+    )
+    assert pools == [
+        "customer-a-prod-ephemeral",
+        "customer-a-prod-images",
+        "customer-a-prod-volumes",
+    ]
     caps = found["ceph-client"]["spec"]["caps"]
     assert caps["mon"] == "profile rbd"
     for cap in ("osd", "mgr"):
-        granted = sorted(p.strip().removeprefix("profile rbd pool=")
-                         for p in caps[cap].split(","))
+        granted = sorted(p.strip().removeprefix("profile rbd pool=") for p in caps[cap].split(","))
         assert granted == pools
     assert found["ceph-volumes"]["spec"]["replicated"]["size"] == 3
     assert found["ceph-ephemeral"]["spec"]["replicated"]["size"] == 2
@@ -332,9 +365,15 @@ def test_manila_adds_a_cephfs(client, catalog):
     assert "manila" in condition(rendered, "ControlPlaneCoverage")[2]
 
 
-@pytest.mark.parametrize(("size", "replicas"), [
-    ("small", (1, 1, 1)), ("medium", (3, 3, 3)), ("large", (3, 3, 5)), ("xlarge", (5, 5, 7)),
-])
+@pytest.mark.parametrize(
+    ("size", "replicas"),
+    [
+        ("small", (1, 1, 1)),
+        ("medium", (3, 3, 3)),
+        ("large", (3, 3, 5)),
+        ("xlarge", (5, 5, 7)),
+    ],
+)
 def test_size_presets(client, catalog, size, replicas):
     """mariadb, keystone and nova-api replicas per size, as the design source fixes them."""
     mariadb, keystone, nova_api = replicas
@@ -345,8 +384,7 @@ def test_size_presets(client, catalog, size, replicas):
     spec = manifests(rendered)["control-plane"]["spec"]
     assert spec["infrastructure"]["database"]["replicas"] == mariadb
     assert spec["services"]["keystone"]["replicas"] == keystone
-    assert f"nova (nova-api replicas {nova_api})" in condition(rendered,
-                                                               "ControlPlaneCoverage")[2]
+    assert f"nova (nova-api replicas {nova_api})" in condition(rendered, "ControlPlaneCoverage")[2]
     assert_all_valid(rendered, catalog)
 
 
@@ -369,28 +407,56 @@ def test_services_the_real_api_lacks_are_named_not_invented(client):
 
 def _pools_with(replace: dict[str, Any]) -> list[dict[str, Any]]:
     pools = o.region_pools()
-    return [replace.get(p["metadata"]["labels"]["crossplane.io/claim-name"], p)
-            for p in pools]
+    return [replace.get(p["metadata"]["labels"]["crossplane.io/claim-name"], p) for p in pools]
 
 
-@pytest.mark.parametrize(("pools", "missing", "needle"), [
-    (lambda: [p for p in o.region_pools()
-              if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"],
-     ("pool-hypervisor-hv-pool-b",),
-     "hypervisor pool hv-pool-b: no HypervisorCluster claim 'hv-pool-b' in namespace "
-     "'infrastructure'"),
-    (lambda: _pools_with({"hv-pool-b": o.hypervisor("hv-pool-b")}), (),
-     "hypervisor pool hv-pool-b: not ready"),
-    (lambda: _pools_with({"st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))}),
-     (), "storage pool st-pool-a: in region 'us-east-1', not 'eu-de-1'"),
-    (lambda: _pools_with({"hv-pool-a": o.ready(o.hypervisor(
-        "hv-pool-a", labels={"dedicated": "true", "tenant": "tenant-finance"}))}), (),
-     "hypervisor pool hv-pool-a: dedicated to tenant 'tenant-finance'"),
-    (lambda: _pools_with({"eu-de-1-control-plane": o.control_plane_cluster()}), (),
-     "control-plane pool eu-de-1-control-plane: not ready"),
-], ids=["missing", "not-ready", "wrong-region", "dedicated-to-another", "cluster-not-ready"])
-def test_an_unusable_pool_before_the_control_plane_exists_is_pending(client, pools, missing,
-                                                                     needle):
+@pytest.mark.parametrize(
+    ("pools", "missing", "needle"),
+    [
+        (
+            lambda: [
+                p
+                for p in o.region_pools()
+                if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"
+            ],
+            ("pool-hypervisor-hv-pool-b",),
+            "hypervisor pool hv-pool-b: no HypervisorCluster claim 'hv-pool-b' in namespace "
+            "'infrastructure'",
+        ),
+        (
+            lambda: _pools_with({"hv-pool-b": o.hypervisor("hv-pool-b")}),
+            (),
+            "hypervisor pool hv-pool-b: not ready",
+        ),
+        (
+            lambda: _pools_with({"st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))}),
+            (),
+            "storage pool st-pool-a: in region 'us-east-1', not 'eu-de-1'",
+        ),
+        (
+            lambda: _pools_with(
+                {
+                    "hv-pool-a": o.ready(
+                        o.hypervisor(
+                            "hv-pool-a", labels={"dedicated": "true", "tenant": "tenant-finance"}
+                        )
+                    )
+                }
+            ),
+            (),
+            "hypervisor pool hv-pool-a: dedicated to tenant 'tenant-finance'",
+        ),
+        (
+            lambda: _pools_with({"eu-de-1-control-plane": o.control_plane_cluster()}),
+            (),
+            "control-plane pool eu-de-1-control-plane: not ready",
+        ),
+    ],
+    ids=["missing", "not-ready", "wrong-region", "dedicated-to-another", "cluster-not-ready"],
+)
+def test_an_unusable_pool_before_the_control_plane_exists_is_pending(
+    client, pools, missing, needle
+):
     rendered = client.run(o.openstack_request(o.openstack(), pools(), missing=missing))
     assert rendered.fatal == []
     assert rendered.resources == {}
@@ -403,19 +469,29 @@ def test_an_unusable_pool_before_the_control_plane_exists_is_pending(client, poo
 
 
 def test_every_bad_pool_is_named(client):
-    pools = _pools_with({"hv-pool-a": o.hypervisor("hv-pool-a"),
-                         "st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))})
+    pools = _pools_with(
+        {
+            "hv-pool-a": o.hypervisor("hv-pool-a"),
+            "st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1")),
+        }
+    )
     rendered = client.run(o.openstack_request(o.openstack(), pools))
     message = condition(rendered, "PoolsReady")[2]
     assert "hv-pool-a: not ready" in message and "st-pool-a: in region" in message
 
 
 def test_a_dedicated_pool_serves_its_own_tenant(client, catalog):
-    dedicated = o.ready(o.hypervisor("hv-pool-compliance", workers=20, labels={
-        "dedicated": "true", "tenant": "tenant-finance"}))
+    dedicated = o.ready(
+        o.hypervisor(
+            "hv-pool-compliance",
+            workers=20,
+            labels={"dedicated": "true", "tenant": "tenant-finance"},
+        )
+    )
     pools = [o.ready(o.control_plane_cluster()), dedicated, o.ready(o.storage())]
-    finance = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-compliance"],
-                          size="xlarge")
+    finance = o.openstack(
+        "finance-prod", "tenant-finance", hypervisors=["hv-pool-compliance"], size="xlarge"
+    )
     rendered, _ = settle(client, tenant_request(finance, pools))
     assert rendered.status["phase"] == "Ready"
     assert_all_valid(rendered, catalog)
@@ -426,12 +502,24 @@ def test_a_dedicated_pool_serves_its_own_tenant(client, catalog):
 
 def test_a_dedicated_pool_without_a_tenant_label_belongs_to_its_first_cluster(client, catalog):
     """The design's hv-pool-compliance (dedicated, no tenant label) and finance-prod, verbatim."""
-    pool_claim = yaml.safe_load((o.EXAMPLES / "infrastructure" / "eu-de-1" / "hypervisor-pools"
-                                 / "hv-pool-compliance.yaml").read_text())
-    compliance = o.ready(o.hypervisor("hv-pool-compliance", workers=20,
-                                      labels=pool_claim["spec"]["labels"]))
-    pools = [o.ready(o.control_plane_cluster()), compliance, o.ready(o.storage()),
-             o.ready(o.storage("st-pool-encrypted", encrypted=True))]
+    pool_claim = yaml.safe_load(
+        (
+            o.EXAMPLES
+            / "infrastructure"
+            / "eu-de-1"
+            / "hypervisor-pools"
+            / "hv-pool-compliance.yaml"
+        ).read_text()
+    )
+    compliance = o.ready(
+        o.hypervisor("hv-pool-compliance", workers=20, labels=pool_claim["spec"]["labels"])
+    )
+    pools = [
+        o.ready(o.control_plane_cluster()),
+        compliance,
+        o.ready(o.storage()),
+        o.ready(o.storage("st-pool-encrypted", encrypted=True)),
+    ]
     finance = o.example_claim("finance/prod.yaml")
     holders = "holders-hypervisor-hv-pool-compliance"
     asked = client.run(o.openstack_request(finance, pools))
@@ -444,17 +532,27 @@ def test_a_dedicated_pool_without_a_tenant_label_belongs_to_its_first_cluster(cl
     assert usage["metadata"]["labels"] == protects
     assert_all_valid(rendered, catalog)
     # A second cluster naming it sees finance-prod's Usage (Crossplane labels it with its claim)
-    held = {**usage, "metadata": {**usage["metadata"], "labels": {
-        **usage["metadata"]["labels"], "crossplane.io/composite": finance["metadata"]["name"],
-        "crossplane.io/claim-name": "finance-prod",
-        "crossplane.io/claim-namespace": "tenant-finance"}}}
+    held = {
+        **usage,
+        "metadata": {
+            **usage["metadata"],
+            "labels": {
+                **usage["metadata"]["labels"],
+                "crossplane.io/composite": finance["metadata"]["name"],
+                "crossplane.io/claim-name": "finance-prod",
+                "crossplane.io/claim-namespace": "tenant-finance",
+            },
+        },
+    }
     other = o.openstack("audit-prod", "tenant-audit", hypervisors=["hv-pool-compliance"])
     request = o.openstack_request(other, pools)
     request.required_resources[holders].items.add().resource.update(held)
     refused = client.run(request)
     assert refused.resources == {} and refused.status["phase"] == "Pending"
-    assert ("hypervisor pool hv-pool-compliance: dedicated to one OpenStack cluster, held by "
-            "tenant-finance/finance-prod") in condition(refused, "PoolsReady")[2]
+    assert (
+        "hypervisor pool hv-pool-compliance: dedicated to one OpenStack cluster, held by "
+        "tenant-finance/finance-prod"
+    ) in condition(refused, "PoolsReady")[2]
     # finance-prod itself, seeing its own Usage, keeps the pool
     mine = o.openstack_request(finance, pools)
     mine.required_resources[holders].items.add().resource.update(held)
@@ -470,19 +568,29 @@ def test_requirements_select_pool_claims_by_label(client):
     assert selector["kind"] == "XHypervisorCluster"
     assert selector["matchLabels"]["labels"] == {
         "crossplane.io/claim-name": "hv-pool-a",
-        "crossplane.io/claim-namespace": "infrastructure"}
-    assert {"pool-control-plane-eu-de-1-control-plane", "pool-storage-st-pool-a",
-            "pool-hypervisor-hv-pool-b"} <= set(rendered.requirements)
+        "crossplane.io/claim-namespace": "infrastructure",
+    }
+    assert {
+        "pool-control-plane-eu-de-1-control-plane",
+        "pool-storage-st-pool-a",
+        "pool-hypervisor-hv-pool-b",
+    } <= set(rendered.requirements)
 
 
 def test_a_pool_that_goes_missing_later_keeps_everything_and_degrades(client, catalog):
     composite = o.openstack()
     rendered, observed = settle(client, tenant_request(composite))
     composite["status"] = rendered.status
-    pools = [p for p in o.region_pools()
-             if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"]
-    degraded = client.run(o.openstack_request(composite, pools, observed=observed,
-                                              missing=("pool-hypervisor-hv-pool-b",)))
+    pools = [
+        p
+        for p in o.region_pools()
+        if p["metadata"]["labels"]["crossplane.io/claim-name"] != "hv-pool-b"
+    ]
+    degraded = client.run(
+        o.openstack_request(
+            composite, pools, observed=observed, missing=("pool-hypervisor-hv-pool-b",)
+        )
+    )
     assert degraded.fatal == []
     assert set(degraded.resources) == set(rendered.resources)  # nothing removed
     assert degraded.resources == rendered.resources  # nor changed
@@ -494,8 +602,11 @@ def test_a_pool_that_goes_missing_later_keeps_everything_and_degrades(client, ca
     assert_all_valid(degraded, catalog)
     # Still degraded on the next pass: the memory survives its own report.
     composite["status"] = degraded.status
-    again = client.run(o.openstack_request(composite, pools, observed=observed,
-                                           missing=("pool-hypervisor-hv-pool-b",)))
+    again = client.run(
+        o.openstack_request(
+            composite, pools, observed=observed, missing=("pool-hypervisor-hv-pool-b",)
+        )
+    )
     assert again.resources == rendered.resources
     assert again.status["phase"] == "Degraded"
 
@@ -504,15 +615,24 @@ def test_a_storage_pool_that_goes_missing_keeps_its_ceph_resources_unchanged(cli
     composite = o.openstack()
     rendered, observed = settle(client, tenant_request(composite))
     composite["status"] = rendered.status
-    pools = [p for p in o.region_pools()
-             if p["metadata"]["labels"]["crossplane.io/claim-name"] != "st-pool-a"]
-    degraded = client.run(o.openstack_request(composite, pools, observed=observed,
-                                              missing=("pool-storage-st-pool-a",)))
+    pools = [
+        p
+        for p in o.region_pools()
+        if p["metadata"]["labels"]["crossplane.io/claim-name"] != "st-pool-a"
+    ]
+    degraded = client.run(
+        o.openstack_request(
+            composite, pools, observed=observed, missing=("pool-storage-st-pool-a",)
+        )
+    )
     assert degraded.resources == rendered.resources
     assert degraded.status["phase"] == "Degraded"
     (storage,) = degraded.status["consumedPools"]["storage"]
     assert (storage["status"], storage["deviceClass"], storage["replicationFactor"]) == (
-        "Missing", "nvme", 3)
+        "Missing",
+        "nvme",
+        3,
+    )
 
 
 def test_a_new_bad_pool_after_the_control_plane_exists_is_not_consumed(client):
@@ -520,8 +640,11 @@ def test_a_new_bad_pool_after_the_control_plane_exists_is_not_consumed(client):
     rendered, observed = settle(client, tenant_request(composite))
     composite["status"] = rendered.status
     composite["spec"]["hypervisorClusters"].append("hv-pool-c")
-    later = client.run(o.openstack_request(composite, o.region_pools(), observed=observed,
-                                           missing=("pool-hypervisor-hv-pool-c",)))
+    later = client.run(
+        o.openstack_request(
+            composite, o.region_pools(), observed=observed, missing=("pool-hypervisor-hv-pool-c",)
+        )
+    )
     assert later.resources == rendered.resources
     assert later.status["phase"] == "Degraded"
     names = [p["name"] for p in later.status["consumedPools"]["hypervisor"]]
@@ -534,36 +657,53 @@ def test_a_new_bad_pool_after_the_control_plane_exists_is_not_consumed(client):
 
 def test_tenants_sharing_pools_never_collide(client, catalog):
     a, _ = settle(client, tenant_request(o.openstack()))
-    b, _ = settle(client, tenant_request(o.openstack(
-        "customer-b-staging", "tenant-customer-b", hypervisors=["hv-pool-a"], size="small")))
+    b, _ = settle(
+        client,
+        tenant_request(
+            o.openstack(
+                "customer-b-staging", "tenant-customer-b", hypervisors=["hv-pool-a"], size="small"
+            )
+        ),
+    )
     assert_all_valid(a, catalog)
     assert_all_valid(b, catalog)
 
     def identities(rendered):
-        out = {(body["apiVersion"], body["kind"], body["metadata"]["name"])
-               for body in rendered.resources.values()}
-        out |= {(m["apiVersion"], m["kind"], m["metadata"].get("namespace"),
-                 m["metadata"]["name"]) for m in manifests(rendered).values()}
+        out = {
+            (body["apiVersion"], body["kind"], body["metadata"]["name"])
+            for body in rendered.resources.values()
+        }
+        out |= {
+            (m["apiVersion"], m["kind"], m["metadata"].get("namespace"), m["metadata"]["name"])
+            for m in manifests(rendered).values()
+        }
         return out
 
     assert identities(a) & identities(b) == set()
     # Both run on the same storage pool ProviderConfig, in its rook-ceph namespace.
-    assert a.resource("ceph-volumes")["spec"]["providerConfigRef"] == b.resource(
-        "ceph-volumes")["spec"]["providerConfigRef"]
+    assert (
+        a.resource("ceph-volumes")["spec"]["providerConfigRef"]
+        == b.resource("ceph-volumes")["spec"]["providerConfigRef"]
+    )
     assert manifests(b)["control-plane"]["spec"]["infrastructure"]["database"]["replicas"] == 1
 
 
 # ------------------------------------------------------------------------ input and size
 
 
-@pytest.mark.parametrize(("mutate", "field"), [
-    (lambda c: c["spec"].update(size="huge"), "spec.size"),
-    (lambda c: c["spec"].update(hypervisorClusters=[]), "spec.hypervisorClusters"),
-    (lambda c: c["spec"].update(storageClusters=["st-pool-a", "st-pool-a"]),
-     "spec.storageClusters"),
-    (lambda c: c["spec"].update(services={"keystone": False}), "keystone"),
-    (lambda c: c.update(kind="XSomethingElse"), "kind"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda c: c["spec"].update(size="huge"), "spec.size"),
+        (lambda c: c["spec"].update(hypervisorClusters=[]), "spec.hypervisorClusters"),
+        (
+            lambda c: c["spec"].update(storageClusters=["st-pool-a", "st-pool-a"]),
+            "spec.storageClusters",
+        ),
+        (lambda c: c["spec"].update(services={"keystone": False}), "keystone"),
+        (lambda c: c.update(kind="XSomethingElse"), "kind"),
+    ],
+)
 def test_bad_input_is_a_fatal_result_naming_the_field(client, mutate, field):
     composite = o.openstack()
     mutate(composite)
@@ -594,15 +734,14 @@ def test_the_documents_tenant_claims_without_tls_take_the_regions_issuer(client)
 def test_tls_without_any_issuer_is_a_fatal_result_naming_the_field(client):
     composite = o.openstack()
     composite["spec"]["tls"].pop("issuerRef")
-    rendered = client.run(_without_region_issuer(o.openstack_request(composite,
-                                                                     o.region_pools())))
+    rendered = client.run(_without_region_issuer(o.openstack_request(composite, o.region_pools())))
     assert rendered.fatal == [
         "spec.tls.issuerRef: required when tls.enabled is true and the region's "
         "EnvironmentConfig sets no controlPlane.tlsIssuerRef; name a cert-manager "
-        "ClusterIssuer, or set tls.enabled to false"]
+        "ClusterIssuer, or set tls.enabled to false"
+    ]
     composite["spec"]["tls"] = {"enabled": False}
-    rendered = client.run(_without_region_issuer(o.openstack_request(composite,
-                                                                     o.region_pools())))
+    rendered = client.run(_without_region_issuer(o.openstack_request(composite, o.region_pools())))
     assert not rendered.fatal
 
 
@@ -617,13 +756,19 @@ def test_missing_region_settings_are_named(client):
     assert rendered.fatal and "environment.gardener.credentialsBindingName" in rendered.fatal[0]
 
 
-@pytest.mark.parametrize(("provider", "networking", "message"), [
-    ("ironcore", None, "needs type (the CNI"),
-    ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
-    ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
-    ("ironcore", {"type": "cilium"}, "the ironcore extension refuses a Shoot without "
-                                     "networking.nodes"),
-])
+@pytest.mark.parametrize(
+    ("provider", "networking", "message"),
+    [
+        ("ironcore", None, "needs type (the CNI"),
+        ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
+        ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
+        (
+            "ironcore",
+            {"type": "cilium"},
+            "the ironcore extension refuses a Shoot without networking.nodes",
+        ),
+    ],
+)
 def test_a_shoot_gardener_would_refuse_is_refused_first(client, provider, networking, message):
     """Issue 23: Gardener validates networking.type for Shoots with workers, and the OpenStack
     extension networking.nodes; the region's settings are refused before a Shoot is sent."""
@@ -651,8 +796,12 @@ def test_a_cluster_on_100_pools_composes_within_the_size_limits(client, catalog)
     rendered, _ = settle(client, tenant_request(composite, pools), passes=3)
     assert rendered.fatal == [] and rendered.warnings == []
     assert len(rendered.status["consumedPools"]["hypervisor"]) == 100
-    usages = [b for b in rendered.resources.values() if b["kind"] == "ClusterUsage"
-              and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"]
+    usages = [
+        b
+        for b in rendered.resources.values()
+        if b["kind"] == "ClusterUsage"
+        and b["spec"]["of"]["apiVersion"] == "crossplane.c5c3.io/v1alpha1"
+    ]
     assert len(usages) == 102
     size = rendered.response.ByteSize()
     assert size < 0.8 * 4 * 1024 * 1024, size
@@ -673,15 +822,15 @@ def test_the_xr_kinds_do_not_collide_with_the_c5c3_operator(catalog):
     from fnplatform.composers.openstack.api import APIS
 
     operator = {kind for (api, kind) in catalog.entries if api.startswith("c5c3.io/")}
-    assert operator == {"ControlPlane", "CredentialRotation", "KeystoneService",
-                        "SecretAggregate"}
+    assert operator == {"ControlPlane", "CredentialRotation", "KeystoneService", "SecretAggregate"}
     ours = {k for api in APIS if api.group == "c5c3.io" for k in (api.kind, api.claim_kind)}
     assert ours == {"XOpenStackCluster", "OpenStackCluster"}
     assert ours & operator == set()
 
 
-GITOPS = sorted(p for p in (ROOT / "examples" / "openstack").rglob("*.yaml")
-                if "render" not in p.parts)
+GITOPS = sorted(
+    p for p in (ROOT / "examples" / "openstack").rglob("*.yaml") if "render" not in p.parts
+)
 
 
 @pytest.mark.parametrize("path", GITOPS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -691,9 +840,14 @@ def test_gitops_examples_validate(path, catalog):
     Namespaces and RBAC (test_each_tenant_may_manage_openstack_clusters_in_its_namespace_only)."""
     checked = 0
     for doc in yaml.safe_load_all(path.read_text()):
-        if not doc or doc.get("apiVersion", "").startswith(("kustomize.config.k8s.io",
-                                                             "c5c3.io", "crossplane.c5c3.io",
-                                                             "rbac.authorization.k8s.io")):
+        if not doc or doc.get("apiVersion", "").startswith(
+            (
+                "kustomize.config.k8s.io",
+                "c5c3.io",
+                "crossplane.c5c3.io",
+                "rbac.authorization.k8s.io",
+            )
+        ):
             continue
         if (doc["apiVersion"], doc["kind"]) == ("v1", "Namespace"):
             continue
@@ -708,8 +862,12 @@ def test_gitops_tree_mirrors_the_seed():
     claims = {}
     for path in root.rglob("*.yaml"):
         for doc in yaml.safe_load_all(path.read_text()):
-            if doc and doc.get("kind") in ("HypervisorCluster", "StorageCluster",
-                                           "ControlPlaneCluster", "OpenStackCluster"):
+            if doc and doc.get("kind") in (
+                "HypervisorCluster",
+                "StorageCluster",
+                "ControlPlaneCluster",
+                "OpenStackCluster",
+            ):
                 claims[doc["metadata"]["name"]] = doc
     assert claims["hv-pool-a"]["spec"]["workers"] == 50
     assert claims["hv-pool-b"]["spec"]["workers"] == 100
@@ -723,7 +881,10 @@ def test_gitops_tree_mirrors_the_seed():
     # the design's pool overview per region, and its internal tenant
     regions = {name: c["spec"]["region"] for name, c in claims.items()}
     assert {n for n, r in regions.items() if r == "us-east-1"} == {
-        "us-east-1-control-plane", "hv-pool-us", "st-pool-us"}
+        "us-east-1-control-plane",
+        "hv-pool-us",
+        "st-pool-us",
+    }
     assert claims["hv-pool-us"]["spec"]["workers"] == 75
     assert claims["st-pool-us"]["spec"]["ceph"]["targetCapacity"] == "750Ti"
     assert claims["st-pool-b"]["spec"]["ceph"]["targetCapacity"] == "1Pi"
@@ -733,22 +894,40 @@ def test_gitops_tree_mirrors_the_seed():
 
 def test_a_cluster_on_two_storage_pools_gets_ceph_pools_and_a_client_on_each(client, catalog):
     """The design's internal-prod runs on st-pool-a and st-pool-b: both carry its Ceph pools."""
-    composite = o.openstack("internal-prod", "tenant-internal",
-                            storages=["st-pool-a", "st-pool-b"],
-                            services={"manila": True})
+    composite = o.openstack(
+        "internal-prod",
+        "tenant-internal",
+        storages=["st-pool-a", "st-pool-b"],
+        services={"manila": True},
+    )
     pools = [*o.region_pools(), o.ready(o.storage("st-pool-b"))]
     rendered = client.run(o.openstack_request(composite, pools))
     assert not rendered.fatal, rendered.fatal
     first, second = (
-        {name: body for name, body in rendered.resources.items()
-         if name.startswith("ceph-") and name.endswith("-st-pool-b") == on_b}
-        for on_b in (False, True))
-    assert sorted(first) == ["ceph-client", "ceph-ephemeral", "ceph-filesystem", "ceph-images",
-                             "ceph-volumes"]
-    assert sorted(second) == ["ceph-client-st-pool-b", "ceph-ephemeral-st-pool-b",
-                              "ceph-images-st-pool-b", "ceph-volumes-st-pool-b"]
-    configs = {name: body["spec"]["providerConfigRef"]["name"] for name, body in
-               {**first, **second}.items()}
+        {
+            name: body
+            for name, body in rendered.resources.items()
+            if name.startswith("ceph-") and name.endswith("-st-pool-b") == on_b
+        }
+        for on_b in (False, True)
+    )
+    assert sorted(first) == [
+        "ceph-client",
+        "ceph-ephemeral",
+        "ceph-filesystem",
+        "ceph-images",
+        "ceph-volumes",
+    ]
+    assert sorted(second) == [
+        "ceph-client-st-pool-b",
+        "ceph-ephemeral-st-pool-b",
+        "ceph-images-st-pool-b",
+        "ceph-volumes-st-pool-b",
+    ]
+    configs = {
+        name: body["spec"]["providerConfigRef"]["name"]
+        for name, body in {**first, **second}.items()
+    }
     assert len({configs[n] for n in first}) == 1 and len({configs[n] for n in second}) == 1
     assert configs["ceph-volumes"] != configs["ceph-volumes-st-pool-b"]
     manifest = second["ceph-volumes-st-pool-b"]["spec"]["forProvider"]["manifest"]
@@ -804,14 +983,26 @@ def test_every_flux_kustomization_path_builds_without_duplicate_ids(flux):
     assert directory.is_dir(), directory
     built = _build(directory)
     assert built, f"{directory} builds nothing"
-    ids = [(d["apiVersion"].split("/")[0], d["kind"], d["metadata"].get("namespace"),
-            d["metadata"]["name"]) for d in built]
+    ids = [
+        (
+            d["apiVersion"].split("/")[0],
+            d["kind"],
+            d["metadata"].get("namespace"),
+            d["metadata"]["name"],
+        )
+        for d in built
+    ]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     assert not duplicates, f"kustomize refuses duplicate ids: {duplicates}"
     kubectl = shutil.which("kubectl")
     if kubectl and (directory / "kustomization.yaml").exists():  # the real tool, when present
-        out = subprocess.run([kubectl, "kustomize", str(directory)], capture_output=True,
-                             text=True, check=False, timeout=120)
+        out = subprocess.run(
+            [kubectl, "kustomize", str(directory)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stderr
         assert len([d for d in yaml.safe_load_all(out.stdout) if d]) == len(built)
 
@@ -830,36 +1021,56 @@ def test_a_second_namespace_cannot_take_a_tenant_name_already_in_use(client):
     pools' Ceph pools <name>-*: a second namespace's cluster of the same name is refused."""
     first = o.openstack("prod", "tenant-a")
     settled, _ = settle(client, tenant_request(first))
-    usage = next(body for name, body in settled.resources.items()
-                 if name.startswith("usage-control-plane"))
-    taken = {**usage, "metadata": {**usage["metadata"], "labels": {
-        **usage["metadata"]["labels"], "crossplane.io/composite": first["metadata"]["name"],
-        "crossplane.io/claim-name": "prod", "crossplane.io/claim-namespace": "tenant-a"}}}
+    usage = next(
+        body for name, body in settled.resources.items() if name.startswith("usage-control-plane")
+    )
+    taken = {
+        **usage,
+        "metadata": {
+            **usage["metadata"],
+            "labels": {
+                **usage["metadata"]["labels"],
+                "crossplane.io/composite": first["metadata"]["name"],
+                "crossplane.io/claim-name": "prod",
+                "crossplane.io/claim-namespace": "tenant-a",
+            },
+        },
+    }
     second = o.openstack("prod", "tenant-b", xr="prod-b9q2m")
     request = o.openstack_request(second, o.region_pools())
-    request.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
-        .resource.update(taken)
+    request.required_resources[
+        "holders-control-plane-eu-de-1-control-plane"
+    ].items.add().resource.update(taken)
     refused = client.run(request)
     assert refused.resources == {} and refused.status["phase"] == "Pending"
     assert condition(refused, "PoolsReady")[1:] == (
-        "NameTaken", "the OpenStack cluster tenant-a/prod already has the name prod: both would "
-        "share the namespace openstack-prod and the Ceph pools prod-*; choose another name")
+        "NameTaken",
+        "the OpenStack cluster tenant-a/prod already has the name prod: both would "
+        "share the namespace openstack-prod and the Ceph pools prod-*; choose another name",
+    )
     # the first, seeing its own Usage, and another name in tenant-b are both fine
     again = o.openstack_request(first, o.region_pools())
-    again.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
-        .resource.update(taken)
+    again.required_resources[
+        "holders-control-plane-eu-de-1-control-plane"
+    ].items.add().resource.update(taken)
     assert client.run(again).resources
     other = o.openstack_request(o.openstack("staging", "tenant-b"), o.region_pools())
-    other.required_resources["holders-control-plane-eu-de-1-control-plane"].items.add() \
-        .resource.update(taken)
+    other.required_resources[
+        "holders-control-plane-eu-de-1-control-plane"
+    ].items.add().resource.update(taken)
     assert client.run(other).resources
 
 
 # ------------------------------------------------------------- drift (issue 23 item 3)
 
 
-def _running(observed: dict[str, Any], *, kubernetes: str, image: str | None = None,
-             worker: str = "hypervisor") -> dict[str, Any]:
+def _running(
+    observed: dict[str, Any],
+    *,
+    kubernetes: str,
+    image: str | None = None,
+    worker: str = "hypervisor",
+) -> dict[str, Any]:
     """``observed`` with the live Shoot (what provider-kubernetes reports in
     ``status.atProvider.manifest``) running ``kubernetes`` and machine image ``image``."""
     observed = copy.deepcopy(observed)
@@ -876,14 +1087,17 @@ def _shoot_spec(rendered) -> dict[str, Any]:
     return rendered.resource("shoot")["spec"]["forProvider"]["manifest"]["spec"]
 
 
-@pytest.mark.parametrize("case", [
-    ("1.33.4", "1.33.4", "1.33.4", False),  # steady
-    ("1.33.4", "1.33.9", "1.33.9", True),   # expired 1.33.4 force-upgraded by maintenance
-    ("1.33.4", "1.34.1", "1.34.1", True),   # expired minor force-upgraded
-    ("1.33", "1.33.7", "1.33.7", False),    # minor only: the patch the mutator chose
-    ("1.34", "1.33.7", "1.34", False),      # an upgrade the claim asks for
-    ("1.34.2", "1.33.7", "1.34.2", False),
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("1.33.4", "1.33.4", "1.33.4", False),  # steady
+        ("1.33.4", "1.33.9", "1.33.9", True),  # expired 1.33.4 force-upgraded by maintenance
+        ("1.33.4", "1.34.1", "1.34.1", True),  # expired minor force-upgraded
+        ("1.33", "1.33.7", "1.33.7", False),  # minor only: the patch the mutator chose
+        ("1.34", "1.33.7", "1.34", False),  # an upgrade the claim asks for
+        ("1.34.2", "1.33.7", "1.34.2", False),
+    ],
+)
 def test_the_shoot_kubernetes_version_never_goes_behind_the_running_one(client, catalog, case):
     """Gardener changes ``spec.kubernetes.version`` after creation: the shoot mutator resolves
     ``1.33`` to the newest patch, maintenance force-upgrades an expired version even with
@@ -894,8 +1108,9 @@ def test_the_shoot_kubernetes_version_never_goes_behind_the_running_one(client, 
     composite = o.hypervisor()
     composite["spec"]["kubernetesVersion"] = asked
     _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
-    rendered = client.run(o.pool_request(
-        composite, observed=_running(observed, kubernetes=running)))
+    rendered = client.run(
+        o.pool_request(composite, observed=_running(observed, kubernetes=running))
+    )
     assert rendered.fatal == []
     assert_all_valid(rendered, catalog)
     assert _shoot_spec(rendered)["kubernetes"]["version"] == sent
@@ -918,29 +1133,41 @@ def _pinned_image(request: Any, version: str) -> Any:
     return request
 
 
-@pytest.mark.parametrize(("pinned", "running", "sent"), [
-    ("1592.1.0", "1592.1.0", "1592.1.0"),
-    ("1592.1.0", "1592.4.0", "1592.4.0"),  # expired pin force-updated by maintenance
-    ("1877.0.0", "1592.4.0", "1877.0.0"),  # the region raises its pin: sent
-])
+@pytest.mark.parametrize(
+    ("pinned", "running", "sent"),
+    [
+        ("1592.1.0", "1592.1.0", "1592.1.0"),
+        ("1592.1.0", "1592.4.0", "1592.4.0"),  # expired pin force-updated by maintenance
+        ("1877.0.0", "1592.4.0", "1877.0.0"),  # the region raises its pin: sent
+    ],
+)
 def test_a_pinned_machine_image_never_goes_behind_the_running_one(
-        client, catalog, pinned, running, sent):
+    client, catalog, pinned, running, sent
+):
     """An expired pinned image version is force-updated by maintenance like Kubernetes; the
     old pin re-sent would be refused. Unpinned, no version is sent at all (Gardener keeps
     the worker's, ``ensureMachineImage``)."""
     composite = o.hypervisor()
-    _, observed = settle(client, lambda obs: _pinned_image(
-        o.pool_request(composite, observed=obs), pinned))
-    rendered = client.run(_pinned_image(o.pool_request(
-        composite, observed=_running(observed, kubernetes="1.33.4", image=running)), pinned))
+    _, observed = settle(
+        client, lambda obs: _pinned_image(o.pool_request(composite, observed=obs), pinned)
+    )
+    rendered = client.run(
+        _pinned_image(
+            o.pool_request(
+                composite, observed=_running(observed, kubernetes="1.33.4", image=running)
+            ),
+            pinned,
+        )
+    )
     assert rendered.fatal == []
     assert_all_valid(rendered, catalog)
     spec = _shoot_spec(rendered)
     (worker,) = spec["provider"]["workers"]
     assert worker["machine"]["image"] == {"name": "gardenlinux", "version": sent}
     assert spec["maintenance"]["autoUpdate"]["machineImageVersion"] is False
-    unpinned = client.run(o.pool_request(
-        composite, observed=_running(observed, kubernetes="1.33.4", image=running)))
+    unpinned = client.run(
+        o.pool_request(composite, observed=_running(observed, kubernetes="1.33.4", image=running))
+    )
     (worker,) = _shoot_spec(unpinned)["provider"]["workers"]
     assert worker["machine"]["image"] == {"name": "gardenlinux"}
 
@@ -981,8 +1208,13 @@ def _kubectl_kustomize(directory: Path) -> list[dict[str, Any]]:
     PATH; the build container installs it with the other tools, see tools/)."""
     kubectl = shutil.which("kubectl")
     assert kubectl, "kubectl is required for kubectl kustomize"
-    out = subprocess.run([kubectl, "kustomize", str(directory)], capture_output=True,
-                         text=True, check=False, timeout=120)
+    out = subprocess.run(
+        [kubectl, "kustomize", str(directory)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     return [d for d in yaml.safe_load_all(out.stdout) if d]
 
@@ -1003,14 +1235,21 @@ def test_each_overlay_builds_with_kubectl_kustomize_and_validates(overlay, catal
         if kind in CLAIM_MODELS:
             api = CLAIM_MODELS[kind]
             assert doc["apiVersion"] == f"{api.group}/{api.version}"
-            errors = sorted(e.message for e in Draft4Validator(
-                translate_schema(api.spec_schema())).iter_errors(doc["spec"]))
+            errors = sorted(
+                e.message
+                for e in Draft4Validator(translate_schema(api.spec_schema())).iter_errors(
+                    doc["spec"]
+                )
+            )
             assert errors == [], (doc["metadata"]["name"], errors)
             api.spec_model.model_validate(doc["spec"])
             assert doc["metadata"]["namespace"], doc["metadata"]["name"]
         elif kind == "RoleBinding":
-            assert doc["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io",
-                                      "kind": "ClusterRole", "name": "c5c3-openstack-tenant"}
+            assert doc["roleRef"] == {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "c5c3-openstack-tenant",
+            }
             assert doc["metadata"]["namespace"].startswith("tenant-")
         elif kind == "Namespace":
             assert doc["metadata"]["name"].startswith("tenant-")
@@ -1021,24 +1260,45 @@ def test_each_overlay_builds_with_kubectl_kustomize_and_validates(overlay, catal
 def test_each_tenant_may_manage_openstack_clusters_in_its_namespace_only():
     """Per-tenant RBAC: one ClusterRole (what a tenant may do), bound in each tenant's own
     namespace to its group and nowhere else, and the tenant's claims are in that namespace."""
-    (role,) = yaml.safe_load_all((ROOT / "examples" / "openstack" / "apps" / "platform-config"
-                                  / "tenant-role.yaml").read_text())
-    writes = {v for rule in role["rules"] for v in rule["verbs"]
-              if rule["resources"] == ["openstackclusters"]}
+    (role,) = yaml.safe_load_all(
+        (
+            ROOT / "examples" / "openstack" / "apps" / "platform-config" / "tenant-role.yaml"
+        ).read_text()
+    )
+    writes = {
+        v
+        for rule in role["rules"]
+        for v in rule["verbs"]
+        if rule["resources"] == ["openstackclusters"]
+    }
     assert {"create", "update", "delete"} <= writes
     assert all(rule["apiGroups"] in (["c5c3.io"], [""]) for rule in role["rules"])
-    assert not any("create" in rule["verbs"] for rule in role["rules"]
-                   if rule["resources"] != ["openstackclusters"])
-    tenants = sorted(p for p in (ROOT / "examples" / "openstack" / "tenants").iterdir()
-                     if p.is_dir())
+    assert not any(
+        "create" in rule["verbs"]
+        for rule in role["rules"]
+        if rule["resources"] != ["openstackclusters"]
+    )
+    tenants = sorted(
+        p for p in (ROOT / "examples" / "openstack" / "tenants").iterdir() if p.is_dir()
+    )
     assert [t.name for t in tenants] == ["customer-a", "customer-b", "finance", "internal"]
     for tenant in tenants:
         built = _kubectl_kustomize(tenant)
         namespace = f"tenant-{tenant.name}"
         bindings = [d for d in built if d["kind"] in ("RoleBinding", "ClusterRoleBinding")]
         assert [(b["kind"], b["metadata"]["namespace"], b["subjects"]) for b in bindings] == [
-            ("RoleBinding", namespace, [{"apiGroup": "rbac.authorization.k8s.io",
-                                        "kind": "Group", "name": f"tenant:{tenant.name}"}])]
+            (
+                "RoleBinding",
+                namespace,
+                [
+                    {
+                        "apiGroup": "rbac.authorization.k8s.io",
+                        "kind": "Group",
+                        "name": f"tenant:{tenant.name}",
+                    }
+                ],
+            )
+        ]
         claims = [d for d in built if d["kind"] == "OpenStackCluster"]
         assert claims and {c["metadata"]["namespace"] for c in claims} == {namespace}
 
@@ -1058,7 +1318,9 @@ def test_an_encrypted_pool_is_ready_only_once_its_ceph_cluster_encrypts(client, 
     assert reader["spec"]["providerConfigRef"]["name"] == "eu-de-1-st-pool-encrypted"
     manifest = reader["spec"]["forProvider"]["manifest"]
     assert (manifest["kind"], manifest["metadata"]) == (
-        "CephCluster", {"name": "rook-ceph", "namespace": "rook-ceph"})
+        "CephCluster",
+        {"name": "rook-ceph", "namespace": "rook-ceph"},
+    )
     query = reader["spec"]["readiness"]["celQuery"]
     assert "encryptedDevice" in query and "storageClassDeviceSets" in query
     assert rendered.status["encrypted"] is True
@@ -1067,9 +1329,12 @@ def test_an_encrypted_pool_is_ready_only_once_its_ceph_cluster_encrypts(client, 
     # the CephCluster does not encrypt (yet): the reader is not Ready
     observed["ceph-cluster"]["status"]["conditions"][0]["status"] = "False"
     shoot = observed["shoot"]["status"]
-    shoot["atProvider"] = {"manifest": {**observed["shoot"]["spec"]["forProvider"]["manifest"],
-                                        "status": {"lastOperation": {
-                                            "type": "Create", "state": "Succeeded"}}}}
+    shoot["atProvider"] = {
+        "manifest": {
+            **observed["shoot"]["spec"]["forProvider"]["manifest"],
+            "status": {"lastOperation": {"type": "Create", "state": "Succeeded"}},
+        }
+    }
     rendered = client.run(o.pool_request(composite, observed=observed))
     assert rendered.status["encrypted"] is False
     assert rendered.status["phase"] == "Provisioning"
@@ -1087,28 +1352,41 @@ def test_a_plain_pool_reads_no_ceph_cluster_and_says_it_is_not_encrypted(client)
 
 
 def test_requiring_encryption_refuses_a_plain_pool_pending_with_the_reason(client):
-    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
-                            storages=["st-pool-a"], encryptedStorage=True)
+    composite = o.openstack(
+        "finance-prod",
+        "tenant-finance",
+        hypervisors=["hv-pool-a"],
+        storages=["st-pool-a"],
+        encryptedStorage=True,
+    )
     rendered = client.run(o.openstack_request(composite, o.region_pools()))
     assert not rendered.fatal and rendered.resources == {}
     assert rendered.status["phase"] == "Pending"
     status, reason, message = condition(rendered, "PoolsReady")
     assert (status, reason) == (fnv1.STATUS_CONDITION_FALSE, "PoolsUnusable")
-    assert message == ("storage pool st-pool-a: not encrypted (its spec.ceph.encrypted is "
-                       "false) and spec.encryptedStorage requires encrypted storage pools")
+    assert message == (
+        "storage pool st-pool-a: not encrypted (its spec.ceph.encrypted is "
+        "false) and spec.encryptedStorage requires encrypted storage pools"
+    )
     (storage,) = rendered.status["consumedPools"]["storage"]
     assert (storage["status"], storage["encrypted"]) == ("Unencrypted", False)
 
 
 def test_requiring_encryption_composes_on_an_encrypted_pool(client, catalog):
     pools = [*o.region_pools(), o.ready(o.storage("st-pool-encrypted", encrypted=True))]
-    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
-                            storages=["st-pool-encrypted"], encryptedStorage=True)
+    composite = o.openstack(
+        "finance-prod",
+        "tenant-finance",
+        hypervisors=["hv-pool-a"],
+        storages=["st-pool-encrypted"],
+        encryptedStorage=True,
+    )
     rendered = client.run(o.openstack_request(composite, pools))
     assert not rendered.fatal, rendered.fatal
     assert condition(rendered, "PoolsReady")[:2] == (fnv1.STATUS_CONDITION_TRUE, "AllPoolsReady")
     assert rendered.resources["ceph-volumes"]["spec"]["providerConfigRef"]["name"] == (
-        "eu-de-1-st-pool-encrypted")
+        "eu-de-1-st-pool-encrypted"
+    )
     assert_all_valid(rendered, catalog)
 
 
@@ -1116,10 +1394,16 @@ def test_a_plain_pool_added_later_under_required_encryption_is_not_consumed(clie
     """Once the tenant exists, an unencrypted pool added to it degrades the cluster, keeps
     everything, and composes nothing on the plain pool."""
     pools = [*o.region_pools(), o.ready(o.storage("st-pool-encrypted", encrypted=True))]
-    composite = o.openstack("finance-prod", "tenant-finance", hypervisors=["hv-pool-a"],
-                            storages=["st-pool-encrypted"], encryptedStorage=True)
-    rendered, observed = settle(client, lambda obs: o.openstack_request(
-        composite, pools, observed=obs))
+    composite = o.openstack(
+        "finance-prod",
+        "tenant-finance",
+        hypervisors=["hv-pool-a"],
+        storages=["st-pool-encrypted"],
+        encryptedStorage=True,
+    )
+    rendered, observed = settle(
+        client, lambda obs: o.openstack_request(composite, pools, observed=obs)
+    )
     composite = copy.deepcopy(composite)
     composite["status"] = rendered.status
     composite["spec"]["storageClusters"].append("st-pool-a")
@@ -1134,24 +1418,37 @@ def test_a_plain_pool_added_later_under_required_encryption_is_not_consumed(clie
 
 
 def _quotas(rendered, suffix: str = "") -> dict[str, dict[str, Any]]:
-    return {p: rendered.resources[f"ceph-{p}{suffix}"]["spec"]["forProvider"]["manifest"][
-        "spec"].get("quotas") for p in ("volumes", "images", "ephemeral")}
+    return {
+        p: rendered.resources[f"ceph-{p}{suffix}"]["spec"]["forProvider"]["manifest"]["spec"].get(
+            "quotas"
+        )
+        for p in ("volumes", "images", "ephemeral")
+    }
 
 
-@pytest.mark.parametrize(("size", "preset"), [
-    ("small", ("2Ti", "500Gi", "1Ti")), ("medium", ("10Ti", "1Ti", "4Ti")),
-    ("large", ("50Ti", "2Ti", "10Ti")), ("xlarge", ("200Ti", "5Ti", "40Ti")),
-])
+@pytest.mark.parametrize(
+    ("size", "preset"),
+    [
+        ("small", ("2Ti", "500Gi", "1Ti")),
+        ("medium", ("10Ti", "1Ti", "4Ti")),
+        ("large", ("50Ti", "2Ti", "10Ti")),
+        ("xlarge", ("200Ti", "5Ti", "40Ti")),
+    ],
+)
 def test_each_tenant_pool_gets_its_size_presets_quota_shown_in_status(
-        client, catalog, size, preset):
+    client, catalog, size, preset
+):
     """On a storage pool large enough for every preset (2Pi: xlarge takes 695Ti raw)."""
     volumes, images, ephemeral = preset
     pools = [p for p in o.region_pools() if p["kind"] != "XStorageCluster"]
     pools.append(o.ready(o.storage(capacity="2Pi")))
     rendered = client.run(o.openstack_request(o.openstack(size=size), pools))
     assert not rendered.fatal, rendered.fatal
-    assert _quotas(rendered) == {"volumes": {"maxSize": volumes}, "images": {"maxSize": images},
-                                 "ephemeral": {"maxSize": ephemeral}}
+    assert _quotas(rendered) == {
+        "volumes": {"maxSize": volumes},
+        "images": {"maxSize": images},
+        "ephemeral": {"maxSize": ephemeral},
+    }
     (storage,) = rendered.status["consumedPools"]["storage"]
     assert storage["quotas"] == {"volumes": volumes, "images": images, "ephemeral": ephemeral}
     assert "quotaReason" not in storage
@@ -1178,6 +1475,7 @@ def test_a_tenant_cannot_take_a_shared_pools_whole_capacity(client, catalog):
     assert not rendered.fatal, rendered.fatal
     quotas = {p: q["maxSize"] for p, q in _quotas(rendered).items()}
     from fnplatform.composers.openstack.quota import to_bytes
+
     raw = sum(to_bytes(q) * (2 if p == "ephemeral" else 3) for p, q in quotas.items())
     assert raw <= to_bytes("500Ti") // 2
     assert raw > to_bytes("500Ti") // 2 * 9 // 10  # cut to the share, not far below it
@@ -1192,36 +1490,53 @@ def test_a_tenant_cannot_take_a_shared_pools_whole_capacity(client, catalog):
 
 
 def test_a_dedicated_pool_lets_its_tenant_take_it_all_but_no_more(client):
-    pools = [*o.region_pools(), o.ready(o.storage(
-        "st-pool-own", capacity="300Ti", labels={"dedicated": "true",
-                                                 "tenant": "tenant-customer-a"}))]
-    rendered = client.run(o.openstack_request(
-        o.openstack(size="large", storages=["st-pool-own"]), pools))
+    pools = [
+        *o.region_pools(),
+        o.ready(
+            o.storage(
+                "st-pool-own",
+                capacity="300Ti",
+                labels={"dedicated": "true", "tenant": "tenant-customer-a"},
+            )
+        ),
+    ]
+    rendered = client.run(
+        o.openstack_request(o.openstack(size="large", storages=["st-pool-own"]), pools)
+    )
     assert not rendered.fatal, rendered.fatal
     # large: 50x3 + 2x3 + 10x2 = 176Ti raw, within the dedicated 300Ti: as the preset
     assert _quotas(rendered)["volumes"] == {"maxSize": "50Ti"}
-    rendered = client.run(o.openstack_request(
-        o.openstack(size="xlarge", storages=["st-pool-own"]), pools))
+    rendered = client.run(
+        o.openstack_request(o.openstack(size="xlarge", storages=["st-pool-own"]), pools)
+    )
     (storage,) = rendered.status["consumedPools"]["storage"]
     assert "100% of the dedicated storage pool st-pool-own (300Ti)" in storage["quotaReason"]
 
 
 def test_a_pool_without_a_capacity_keeps_the_preset(client):
     pools = [*o.region_pools(), o.ready(o.storage("st-pool-x", capacity=None))]
-    rendered = client.run(o.openstack_request(
-        o.openstack(size="xlarge", storages=["st-pool-x"]), pools))
+    rendered = client.run(
+        o.openstack_request(o.openstack(size="xlarge", storages=["st-pool-x"]), pools)
+    )
     assert _quotas(rendered)["volumes"] == {"maxSize": "200Ti"}
 
 
 def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
     """A storage pool gone missing keeps the tenant's Ceph pools, quotas included, exactly."""
-    rendered, observed = settle(client, lambda obs: o.openstack_request(
-        o.openstack(size="xlarge"), o.region_pools(), observed=obs))
+    rendered, observed = settle(
+        client,
+        lambda obs: o.openstack_request(o.openstack(size="xlarge"), o.region_pools(), observed=obs),
+    )
     composite = o.openstack(size="xlarge", status=rendered.status)
     pools = [p for p in o.region_pools() if p["kind"] != "XStorageCluster"]
-    again = client.run(o.openstack_request(composite, pools, observed=observed,
-                                           missing=("pool-storage-st-pool-a",
-                                                    "holders-storage-st-pool-a")))
+    again = client.run(
+        o.openstack_request(
+            composite,
+            pools,
+            observed=observed,
+            missing=("pool-storage-st-pool-a", "holders-storage-st-pool-a"),
+        )
+    )
     assert not again.fatal, again.fatal
     assert _quotas(again) == _quotas(rendered)
 
@@ -1229,22 +1544,35 @@ def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
 # ------------------------------------ Encrypted vouches only for a CephCluster read and Ready
 
 
-@pytest.mark.parametrize(("breakage", "reason", "why"), [
-    (SYNCED_FALSE, "ControlFailing",
-     "provider-kubernetes cannot read the CephCluster (the pool's ProviderConfig, RBAC): "
-     "whatever it reported before is no proof"),
-    (READY_FALSE, "NotSeenOnCephCluster",
-     "the CephCluster does not (yet) ask Rook to encrypt: the condition names the field"),
-], ids=lambda value: value.name if isinstance(value, Breakage) else None)
+@pytest.mark.parametrize(
+    ("breakage", "reason", "why"),
+    [
+        (
+            SYNCED_FALSE,
+            "ControlFailing",
+            "provider-kubernetes cannot read the CephCluster (the pool's ProviderConfig, RBAC): "
+            "whatever it reported before is no proof",
+        ),
+        (
+            READY_FALSE,
+            "NotSeenOnCephCluster",
+            "the CephCluster does not (yet) ask Rook to encrypt: the condition names the field",
+        ),
+    ],
+    ids=lambda value: value.name if isinstance(value, Breakage) else None,
+)
 def test_encrypted_turns_false_when_its_ceph_cluster_reader_fails(client, breakage, reason, why):
     composite = o.storage("st-pool-encrypted", encrypted=True)
     _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
-    rendered = client.run(o.pool_request(composite,
-                                         observed=broken(observed, "ceph-cluster", breakage)))
+    rendered = client.run(
+        o.pool_request(composite, observed=broken(observed, "ceph-cluster", breakage))
+    )
     status, got, message = condition(rendered, "Encrypted")
     assert (status, got) == (fnv1.STATUS_CONDITION_FALSE, reason), (why, message)
     assert rendered.status["encrypted"] is False, why
     assert rendered.status["phase"] == "Provisioning", why
     if breakage is SYNCED_FALSE:
-        assert "CephCluster rook-ceph/rook-ceph encrypts its OSDs [ceph-cluster: Synced=False" \
-            in message, message
+        assert (
+            "CephCluster rook-ceph/rook-ceph encrypts its OSDs [ceph-cluster: Synced=False"
+            in message
+        ), message

@@ -70,8 +70,7 @@ def test_the_wheel_carries_every_module_and_template(tmp_path):
         *(REPO / "platform").rglob("*.j2"),
     ]
     expected = {
-        str(p.relative_to(REPO / "platform" if "platform" in p.parts else REPO))
-        for p in sources
+        str(p.relative_to(REPO / "platform" if "platform" in p.parts else REPO)) for p in sources
     }
     assert expected - shipped == set()
 
@@ -81,8 +80,10 @@ def _reported_package_health(doc: dict) -> bool:
     the contact-center module reads it before composing, so its platform settings folder
     (``examples/contact-center/platform/providers.yaml``) holds the providers as a cluster has
     them, for renders; ``kubectl apply`` ignores a status."""
-    return str(doc.get("apiVersion", "")).startswith("pkg.crossplane.io/") and \
-        doc.get("kind") == "Provider"
+    return (
+        str(doc.get("apiVersion", "")).startswith("pkg.crossplane.io/")
+        and doc.get("kind") == "Provider"
+    )
 
 
 def test_examples_hold_only_kubernetes_objects():
@@ -135,8 +136,11 @@ def test_the_metadata_package_builds_with_the_input_crd_and_examples(tmp_path):
     package = [d for d in yaml.safe_load_all(files["package.yaml"]) if d]
     meta = package[0]
     assert (meta["apiVersion"], meta["kind"]) == ("meta.pkg.crossplane.io/v1", "Function")
-    assert any(d["kind"] == "CustomResourceDefinition"
-               and d["spec"]["group"] == "platform.fn.crossplane.io" for d in package)
+    assert any(
+        d["kind"] == "CustomResourceDefinition"
+        and d["spec"]["group"] == "platform.fn.crossplane.io"
+        for d in package
+    )
     examples = [d for d in yaml.safe_load_all(files[".up/examples.yaml"]) if d]
     kinds = {d["kind"] for d in examples}
     assert {"XCluster", "Cluster", "XAsyncActor", "EnvironmentConfig"} <= kinds

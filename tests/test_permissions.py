@@ -114,45 +114,65 @@ CREATES: dict[str, dict[tuple[str, str], str]] = {
         ("cdn", "FrontdoorOriginGroup"): "Microsoft.Cdn/profiles/originGroups/write",
         ("cdn", "FrontdoorProfile"): "Microsoft.Cdn/profiles/write",
         ("cdn", "FrontdoorRoute"): "Microsoft.Cdn/profiles/afdEndpoints/routes/write",
-        ("containerservice", "KubernetesCluster"):
-            "Microsoft.ContainerService/managedClusters/write",
-        ("containerservice", "KubernetesClusterNodePool"):
-            "Microsoft.ContainerService/managedClusters/agentPools/write",
+        (
+            "containerservice",
+            "KubernetesCluster",
+        ): "Microsoft.ContainerService/managedClusters/write",
+        (
+            "containerservice",
+            "KubernetesClusterNodePool",
+        ): "Microsoft.ContainerService/managedClusters/agentPools/write",
         ("dbforpostgresql", "FlexibleServer"): "Microsoft.DBforPostgreSQL/flexibleServers/write",
-        ("dbforpostgresql", "FlexibleServerDatabase"):
-            "Microsoft.DBforPostgreSQL/flexibleServers/databases/write",
+        (
+            "dbforpostgresql",
+            "FlexibleServerDatabase",
+        ): "Microsoft.DBforPostgreSQL/flexibleServers/databases/write",
         ("insights", "MonitorDiagnosticSetting"): "Microsoft.Insights/diagnosticSettings/write",
         ("keyvault", "AccessPolicy"): "Microsoft.KeyVault/vaults/accessPolicies/write",
         ("keyvault", "Key"): "Microsoft.KeyVault/vaults/keys/create/action",
         ("keyvault", "Vault"): "Microsoft.KeyVault/vaults/write",
-        ("managedidentity", "FederatedIdentityCredential"):
-            "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials/write",
-        ("managedidentity", "UserAssignedIdentity"):
-            "Microsoft.ManagedIdentity/userAssignedIdentities/write",
+        (
+            "managedidentity",
+            "FederatedIdentityCredential",
+        ): "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials/write",
+        (
+            "managedidentity",
+            "UserAssignedIdentity",
+        ): "Microsoft.ManagedIdentity/userAssignedIdentities/write",
         ("network", "DNSCNAMERecord"): "Microsoft.Network/dnsZones/CNAME/write",
         ("network", "DNSTXTRecord"): "Microsoft.Network/dnsZones/TXT/write",
         ("network", "DNSZone"): "Microsoft.Network/dnsZones/write",
         ("network", "NATGateway"): "Microsoft.Network/natGateways/write",
-        ("network", "NATGatewayPublicIPAssociation"):
-            "Microsoft.Network/publicIPAddresses/join/action",
+        (
+            "network",
+            "NATGatewayPublicIPAssociation",
+        ): "Microsoft.Network/publicIPAddresses/join/action",
         ("network", "PrivateDNSZone"): "Microsoft.Network/privateDnsZones/write",
-        ("network", "PrivateDNSZoneVirtualNetworkLink"):
-            "Microsoft.Network/privateDnsZones/virtualNetworkLinks/write",
+        (
+            "network",
+            "PrivateDNSZoneVirtualNetworkLink",
+        ): "Microsoft.Network/privateDnsZones/virtualNetworkLinks/write",
         ("network", "PublicIP"): "Microsoft.Network/publicIPAddresses/write",
         ("network", "SecurityGroup"): "Microsoft.Network/networkSecurityGroups/write",
         ("network", "SecurityRule"): "Microsoft.Network/networkSecurityGroups/securityRules/write",
         ("network", "Subnet"): "Microsoft.Network/virtualNetworks/subnets/write",
         ("network", "SubnetNATGatewayAssociation"): "Microsoft.Network/natGateways/join/action",
-        ("network", "SubnetNetworkSecurityGroupAssociation"):
-            "Microsoft.Network/networkSecurityGroups/join/action",
-        ("network", "TrafficManagerExternalEndpoint"):
-            "Microsoft.Network/trafficManagerProfiles/externalEndpoints/write",
+        (
+            "network",
+            "SubnetNetworkSecurityGroupAssociation",
+        ): "Microsoft.Network/networkSecurityGroups/join/action",
+        (
+            "network",
+            "TrafficManagerExternalEndpoint",
+        ): "Microsoft.Network/trafficManagerProfiles/externalEndpoints/write",
         ("network", "TrafficManagerProfile"): "Microsoft.Network/trafficManagerProfiles/write",
         ("network", "VirtualNetwork"): "Microsoft.Network/virtualNetworks/write",
         ("storage", "Account"): "Microsoft.Storage/storageAccounts/write",
         ("storage", "Container"): "Microsoft.Storage/storageAccounts/blobServices/containers/write",
-        ("storage", "ContainerImmutabilityPolicy"):
-            "Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies/write",
+        (
+            "storage",
+            "ContainerImmutabilityPolicy",
+        ): "Microsoft.Storage/storageAccounts/blobServices/containers/immutabilityPolicies/write",
     },
 }
 
@@ -160,15 +180,23 @@ CREATES: dict[str, dict[tuple[str, str], str]] = {
 #: group's permissions carry. (AWS: the group's first label is the IAM service prefix.)
 SERVICE_PREFIXES: dict[str, dict[str, tuple[str, ...]]] = {
     "gcp": {
-        "cloudplatform": ("iam.", "resourcemanager."), "compute": ("compute.",),
-        "container": ("container.",), "dns": ("dns.",), "kms": ("cloudkms.",),
-        "sql": ("cloudsql.",), "storage": ("storage.",),
+        "cloudplatform": ("iam.", "resourcemanager."),
+        "compute": ("compute.",),
+        "container": ("container.",),
+        "dns": ("dns.",),
+        "kms": ("cloudkms.",),
+        "sql": ("cloudsql.",),
+        "storage": ("storage.",),
     },
     "azure": {
-        "authorization": ("Microsoft.Authorization/",), "azure": ("Microsoft.Resources/",),
-        "cdn": ("Microsoft.Cdn/",), "containerservice": ("Microsoft.ContainerService/",),
-        "dbforpostgresql": ("Microsoft.DBforPostgreSQL/",), "insights": ("Microsoft.Insights/",),
-        "keyvault": ("Microsoft.KeyVault/",), "managedidentity": ("Microsoft.ManagedIdentity/",),
+        "authorization": ("Microsoft.Authorization/",),
+        "azure": ("Microsoft.Resources/",),
+        "cdn": ("Microsoft.Cdn/",),
+        "containerservice": ("Microsoft.ContainerService/",),
+        "dbforpostgresql": ("Microsoft.DBforPostgreSQL/",),
+        "insights": ("Microsoft.Insights/",),
+        "keyvault": ("Microsoft.KeyVault/",),
+        "managedidentity": ("Microsoft.ManagedIdentity/",),
         "network": ("Microsoft.Network/",),
         "operationalinsights": ("Microsoft.OperationalInsights/",),
         "storage": ("Microsoft.Storage/",),
@@ -177,8 +205,12 @@ SERVICE_PREFIXES: dict[str, dict[str, tuple[str, ...]]] = {
 
 #: AWS actions that support no resource-level permission (the Service Authorization Reference
 #: lists no resource type for them): the only writes allowed on ``Resource: "*"``.
-NO_RESOURCE_LEVEL = {"kms:CreateKey", "route53:CreateHostedZone", "route53:CreateHealthCheck",
-                     "acm:RequestCertificate"}
+NO_RESOURCE_LEVEL = {
+    "kms:CreateKey",
+    "route53:CreateHostedZone",
+    "route53:CreateHealthCheck",
+    "acm:RequestCertificate",
+}
 #: Read verbs: the only actions a wildcard may stand for.
 READ_VERBS = ("Describe", "Get", "List")
 #: The placeholders a policy may carry (README.md in the folder: `envsubst` fills them in).
@@ -193,7 +225,8 @@ GROUP = re.compile(r"(?:(?P<service>[a-z0-9]+)\.)?(?P<cloud>aws|gcp|azure)(?:\.m
 def _composed() -> dict[str, dict[str, dict[tuple[str, str], list[dict[str, Any]]]]]:
     """module -> cloud -> (service, kind) -> the composed bodies, from every golden."""
     out: dict[str, dict[str, dict[tuple[str, str], list[dict[str, Any]]]]] = defaultdict(
-        lambda: defaultdict(lambda: defaultdict(list)))
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
     for path in sorted(GOLDEN.rglob("*.yaml")):
         module = path.relative_to(GOLDEN).parts[0]
         for doc in yaml.load_all(path.read_text(), Loader=LOADER):
@@ -225,8 +258,12 @@ def _granted(module: str, cloud: str) -> list[str]:
     """Every action or permission the module's policy for the cloud allows."""
     path = PERMISSIONS / module / FILES[cloud]
     if cloud == "aws":
-        return [a for s in _aws_statements(module) if s["Effect"] == "Allow"
-                for a in _as_list(s["Action"])]
+        return [
+            a
+            for s in _aws_statements(module)
+            if s["Effect"] == "Allow"
+            for a in _as_list(s["Action"])
+        ]
     if cloud == "gcp":
         return list(yaml.safe_load(path.read_text())["includedPermissions"])
     role = json.loads(path.read_text())
@@ -239,10 +276,15 @@ def _allows(granted: list[str], action: str) -> bool:
 
 
 def test_the_goldens_compose_cloud_kinds_for_the_modules_with_permissions():
-    assert {m for m, _ in MODULE_CLOUDS} == {"async-actor", "cluster", "contact-center",
-                                            "environment"}
+    assert {m for m, _ in MODULE_CLOUDS} == {
+        "async-actor",
+        "cluster",
+        "contact-center",
+        "environment",
+    }
     assert sorted(p.name for p in PERMISSIONS.iterdir() if p.is_dir()) == sorted(
-        {m for m, _ in MODULE_CLOUDS})
+        {m for m, _ in MODULE_CLOUDS}
+    )
 
 
 @pytest.mark.parametrize(("module", "cloud"), MODULE_CLOUDS)
@@ -258,7 +300,7 @@ def test_the_policy_covers_every_service_and_kind_the_module_composes(module, cl
     granted = _granted(module, cloud)
     missing = []
     for service, kind in sorted(COMPOSED[module][cloud]):
-        prefixes = ((f"{service}:",) if cloud == "aws" else SERVICE_PREFIXES[cloud][service])
+        prefixes = (f"{service}:",) if cloud == "aws" else SERVICE_PREFIXES[cloud][service]
         if not any(g.startswith(prefixes) for g in granted):
             missing.append(f"{service}.{cloud}.upbound.io {kind}: no {'/'.join(prefixes)} at all")
             continue
@@ -285,8 +327,9 @@ def test_no_policy_allows_every_action(path: Path):
         if cloud == "aws":
             service, _, verb = action.partition(":")
             assert re.fullmatch(r"[a-z0-9-]+", service) and verb, action
-            assert "*" not in verb or (verb.endswith("*") and verb.startswith(READ_VERBS)
-                                       and verb.count("*") == 1), action
+            assert "*" not in verb or (
+                verb.endswith("*") and verb.startswith(READ_VERBS) and verb.count("*") == 1
+            ), action
         else:
             provider, _, rest = action.partition("/")
             assert provider.startswith("Microsoft.") and rest and "*" not in action, action
@@ -315,9 +358,11 @@ def _name(body: dict[str, Any]) -> str:
     """The cloud name a composed resource gets: ``forProvider.name`` where the kind has one,
     else the external name, else metadata.name (upjet's default external name)."""
     meta = body["metadata"]
-    return str(body["spec"].get("forProvider", {}).get("name")
-               or (meta.get("annotations") or {}).get("crossplane.io/external-name")
-               or meta["name"])
+    return str(
+        body["spec"].get("forProvider", {}).get("name")
+        or (meta.get("annotations") or {}).get("crossplane.io/external-name")
+        or meta["name"]
+    )
 
 
 #: The ARN each kind with a predictable name gets, from its composed body.
@@ -345,9 +390,12 @@ def test_aws_resources_are_scoped_by_the_modules_naming(module):
         if template is None:
             continue
         action = CREATES["aws"][(service, kind)]
-        patterns = [re.sub(r"\$\{[A-Z_]+\}", "*", r) if "BUCKET_PREFIX" in r else r
-                    for s in statements if _allows(_as_list(s["Action"]), action)
-                    for r in _as_list(s["Resource"])]
+        patterns = [
+            re.sub(r"\$\{[A-Z_]+\}", "*", r) if "BUCKET_PREFIX" in r else r
+            for s in statements
+            if _allows(_as_list(s["Action"]), action)
+            for r in _as_list(s["Resource"])
+        ]
         assert "*" not in patterns, f"{action} on every resource"
         for body in bodies:
             region = body["spec"].get("forProvider", {}).get("region", "us-east-1")
@@ -363,8 +411,9 @@ def test_actor_queues_are_the_only_thing_async_actor_may_touch():
     assert all(a.startswith("sqs:") for a in statement["Action"])
 
 
-@pytest.mark.parametrize("path", sorted(PERMISSIONS.glob("*/azure-role.json")),
-                         ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(
+    "path", sorted(PERMISSIONS.glob("*/azure-role.json")), ids=lambda p: p.parent.name
+)
 def test_azure_role_definitions_are_custom_and_assignable_to_a_subscription(path: Path):
     role = json.loads(path.read_text())
     assert role["IsCustom"] is True and role["Name"] and role["Description"]
@@ -372,8 +421,9 @@ def test_azure_role_definitions_are_custom_and_assignable_to_a_subscription(path
     assert role["AssignableScopes"] == ["/subscriptions/${AZURE_SUBSCRIPTION_ID}"]
 
 
-@pytest.mark.parametrize("path", sorted(PERMISSIONS.glob("*/gcp-role.json")),
-                         ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(
+    "path", sorted(PERMISSIONS.glob("*/gcp-role.json")), ids=lambda p: p.parent.name
+)
 def test_gcp_custom_roles_are_what_gcloud_takes(path: Path):
     role = yaml.safe_load(path.read_text())
     assert set(role) == {"title", "description", "stage", "includedPermissions"}

@@ -37,13 +37,28 @@ ROOT = Path(__file__).resolve().parent.parent
 #: this repository installs or builds; a release missing here fails the test below: add its
 #: flags from that file.
 _COMMON = {
-    "changelogs-socket-path", "debug", "enable-changelogs", "enable-management-policies",
-    "enable-server-side-apply", "enable-watches", "health-probe-bind-addr", "leader-election",
-    "legacy-csa-field-managers", "max-reconcile-rate", "poll", "poll-jitter-percentage",
-    "poll-state-metric", "sanitize-secrets", "sync",
+    "changelogs-socket-path",
+    "debug",
+    "enable-changelogs",
+    "enable-management-policies",
+    "enable-server-side-apply",
+    "enable-watches",
+    "health-probe-bind-addr",
+    "leader-election",
+    "legacy-csa-field-managers",
+    "max-reconcile-rate",
+    "poll",
+    "poll-jitter-percentage",
+    "poll-state-metric",
+    "sanitize-secrets",
+    "sync",
 }
-_SINCE_1_3 = {"enable-secret-cache", "metrics-bind-address", "remove-managed-fields",
-              "webhook-port"}
+_SINCE_1_3 = {
+    "enable-secret-cache",
+    "metrics-bind-address",
+    "remove-managed-fields",
+    "webhook-port",
+}
 FLAGS: dict[str, set[str]] = {
     "v1.2.1": _COMMON,
     "v1.3.1": _COMMON | _SINCE_1_3,
@@ -52,9 +67,17 @@ FLAGS: dict[str, set[str]] = {
 #: Boolean flags: given bare (`--enable-watches`) or negated (`--no-enable-watches`); kingpin
 #: reads `--enable-watches=true` as the flag plus a stray argument and refuses it
 #: ("unexpected true"), so the provider would not start.
-BOOLEAN = {"debug", "leader-election", "sanitize-secrets", "enable-changelogs",
-           "enable-management-policies", "enable-server-side-apply", "enable-watches",
-           "enable-secret-cache", "remove-managed-fields"}
+BOOLEAN = {
+    "debug",
+    "leader-election",
+    "sanitize-secrets",
+    "enable-changelogs",
+    "enable-management-policies",
+    "enable-server-side-apply",
+    "enable-watches",
+    "enable-secret-cache",
+    "remove-managed-fields",
+}
 #: Where the provider listens: the only thing the harness may set (one shared network
 #: namespace instead of a pod's own).
 LISTENERS = {"metrics-bind-address", "health-probe-bind-addr", "webhook-port"}
@@ -66,9 +89,11 @@ def _name(arg: str) -> str:
 
 
 def _installed_version() -> str:
-    providers = [d for d in yaml.safe_load_all((INSTALL / "10-providers.yaml").read_text())
-                 if d and d["kind"] == "Provider"
-                 and d["metadata"]["name"] == "provider-kubernetes"]
+    providers = [
+        d
+        for d in yaml.safe_load_all((INSTALL / "10-providers.yaml").read_text())
+        if d and d["kind"] == "Provider" and d["metadata"]["name"] == "provider-kubernetes"
+    ]
     return str(providers[0]["spec"]["package"]).rpartition(":")[2]
 
 
@@ -101,12 +126,18 @@ def test_every_shipped_arg_is_a_flag_of_the_release(where: str) -> None:
 
 def test_the_live_test_runs_exactly_the_shipped_args_plus_its_ports() -> None:
     command = provider_kubernetes_command(Path("/bin/provider"))
-    assert command == ["/bin/provider", *shipped_args("provider-kubernetes"),
-                       *PROVIDER_KUBERNETES_HARNESS_ARGS]
+    assert command == [
+        "/bin/provider",
+        *shipped_args("provider-kubernetes"),
+        *PROVIDER_KUBERNETES_HARNESS_ARGS,
+    ]
     assert {_name(a) for a in PROVIDER_KUBERNETES_HARNESS_ARGS} <= LISTENERS
     assert {_name(a) for a in PROVIDER_KUBERNETES_HARNESS_ARGS} <= FLAGS[_live_version()]
-    assert not [a for a in command if _name(a) in {"poll", "sync"}
-                and a not in shipped_args("provider-kubernetes")]
+    assert not [
+        a
+        for a in command
+        if _name(a) in {"poll", "sync"} and a not in shipped_args("provider-kubernetes")
+    ]
 
 
 def _install(tmp_path: Path, provider: dict[str, object], *configs: dict[str, object]) -> Path:
@@ -118,23 +149,40 @@ def _provider(runtime_config: str | None = None) -> dict[str, object]:
     spec: dict[str, object] = {"package": "xpkg.crossplane.io/x/provider-kubernetes:v1.3.1"}
     if runtime_config:
         spec["runtimeConfigRef"] = {"name": runtime_config}
-    return {"apiVersion": "pkg.crossplane.io/v1", "kind": "Provider",
-            "metadata": {"name": "provider-kubernetes"}, "spec": spec}
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "Provider",
+        "metadata": {"name": "provider-kubernetes"},
+        "spec": spec,
+    }
 
 
 def _runtime_config(name: str, containers: list[dict[str, object]]) -> dict[str, object]:
-    return {"apiVersion": "pkg.crossplane.io/v1beta1", "kind": "DeploymentRuntimeConfig",
-            "metadata": {"name": name},
-            "spec": {"deploymentTemplate": {"spec": {"selector": {}, "template": {
-                "spec": {"containers": containers}}}}}}
+    return {
+        "apiVersion": "pkg.crossplane.io/v1beta1",
+        "kind": "DeploymentRuntimeConfig",
+        "metadata": {"name": name},
+        "spec": {
+            "deploymentTemplate": {
+                "spec": {"selector": {}, "template": {"spec": {"containers": containers}}}
+            }
+        },
+    }
 
 
-def test_args_come_from_the_package_runtime_container_of_the_named_config(
-        tmp_path: Path) -> None:
-    install = _install(tmp_path, _provider("pk"), _runtime_config("other", [
-        {"name": "package-runtime", "args": ["--poll=1s"]}]), _runtime_config("pk", [
-            {"name": "sidecar", "args": ["--ignored"]},
-            {"name": "package-runtime", "args": ["--enable-watches", "--poll=2m"]}]))
+def test_args_come_from_the_package_runtime_container_of_the_named_config(tmp_path: Path) -> None:
+    install = _install(
+        tmp_path,
+        _provider("pk"),
+        _runtime_config("other", [{"name": "package-runtime", "args": ["--poll=1s"]}]),
+        _runtime_config(
+            "pk",
+            [
+                {"name": "sidecar", "args": ["--ignored"]},
+                {"name": "package-runtime", "args": ["--enable-watches", "--poll=2m"]},
+            ],
+        ),
+    )
     assert shipped_args("provider-kubernetes", install) == ["--enable-watches", "--poll=2m"]
 
 
@@ -152,9 +200,13 @@ def test_a_missing_config_or_provider_is_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("arg", ["--webhook-port=9443", "--metrics-bind-address=:8080"])
 def test_a_shipped_port_the_harness_sets_is_refused_not_overridden(
-        tmp_path: Path, arg: str) -> None:
-    install = _install(tmp_path, _provider("pk"), _runtime_config("pk", [
-        {"name": "package-runtime", "args": ["--enable-watches", arg]}]))
+    tmp_path: Path, arg: str
+) -> None:
+    install = _install(
+        tmp_path,
+        _provider("pk"),
+        _runtime_config("pk", [{"name": "package-runtime", "args": ["--enable-watches", arg]}]),
+    )
     with pytest.raises(ValueError, match=re.escape(arg)):
         provider_kubernetes_command(Path("/bin/provider"), install)
 
@@ -171,7 +223,8 @@ WATCHED_ANYWAY = {("async-actor", "trigger-auth")}
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_an_object_watches_exactly_when_its_readiness_reads_the_live_object(
-        client, case: ModuleCase) -> None:
+    client, case: ModuleCase
+) -> None:
     rendered, _ = converge(client.run, case)
     if why := baseline_unavailable(rendered):
         pytest.skip(why)

@@ -29,14 +29,21 @@ configurations = load_tool("make_configurations")
 FUNCTION_REFERENCES = (
     (ROOT / "examples" / "install" / "40-function.yaml", "the install step a user applies"),
     (ROOT / "examples" / "functions.yaml", "what crossplane composition render runs"),
-    (ROOT / "examples" / "openstack" / "apps" / "crossplane-packages" / "packages.yaml",
-     "the openstack GitOps tree"),
+    (
+        ROOT / "examples" / "openstack" / "apps" / "crossplane-packages" / "packages.yaml",
+        "the openstack GitOps tree",
+    ),
 )
 
 
 def test_the_cli_prints_the_version():
-    result = subprocess.run([sys.executable, "-m", "function", "--version"], cwd=ROOT,
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "function", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert result.stdout.strip() == f"function-platform, version {__version__}"
 
 
@@ -60,7 +67,8 @@ def test_the_changelog_latest_release_is_the_version():
     assert released, "CHANGELOG.md has no '## [x.y.z] - YYYY-MM-DD' release"
     assert released[0] == __version__, (
         f"CHANGELOG.md's latest release {released[0]} is not function/__version__.py's "
-        f"{__version__}: move [Unreleased] under the new version (docs/release.md)")
+        f"{__version__}: move [Unreleased] under the new version (docs/release.md)"
+    )
 
 
 def test_the_changelog_keeps_an_unreleased_section_above_the_releases():
@@ -68,20 +76,32 @@ def test_the_changelog_keeps_an_unreleased_section_above_the_releases():
     headings = re.findall(r"^## .*$", text, re.MULTILINE)
     assert headings[0] == "## [Unreleased]", "every change lands under [Unreleased] first"
     assert len(set(headings)) == len(headings), "a section appears twice"
-    assert sorted(release_tool.released_versions(),
-                  key=lambda v: tuple(map(int, v.split("."))), reverse=True) == \
-        release_tool.released_versions(), "releases are listed newest first"
+    assert (
+        sorted(
+            release_tool.released_versions(),
+            key=lambda v: tuple(map(int, v.split("."))),
+            reverse=True,
+        )
+        == release_tool.released_versions()
+    ), "releases are listed newest first"
 
 
-@pytest.mark.parametrize(("path", "why"), FUNCTION_REFERENCES,
-                         ids=[str(p.relative_to(ROOT)) for p, _ in FUNCTION_REFERENCES])
+@pytest.mark.parametrize(
+    ("path", "why"),
+    FUNCTION_REFERENCES,
+    ids=[str(p.relative_to(ROOT)) for p, _ in FUNCTION_REFERENCES],
+)
 def test_function_references_carry_the_version(path, why):
-    packages = [d["spec"]["package"] for d in yaml.safe_load_all(path.read_text())
-                if d and d.get("kind") == "Function"]
+    packages = [
+        d["spec"]["package"]
+        for d in yaml.safe_load_all(path.read_text())
+        if d and d.get("kind") == "Function"
+    ]
     assert packages, f"{path.relative_to(ROOT)} ({why}) installs no Function"
     for package in packages:
         assert package.endswith(f"/function-platform:v{__version__}"), (
-            f"{path.relative_to(ROOT)} ({why}): {package} is not v{__version__}")
+            f"{path.relative_to(ROOT)} ({why}): {package} is not v{__version__}"
+        )
 
 
 def test_every_configuration_depends_on_this_version_of_the_function():
@@ -89,8 +109,12 @@ def test_every_configuration_depends_on_this_version_of_the_function():
     for package in configurations.packages():
         meta = yaml.safe_load((package.directory / "crossplane.yaml").read_text())
         (function,) = [d for d in meta["spec"]["dependsOn"] if d["kind"] == "Function"]
-        assert function == {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function",
-                            "package": repository, "version": f"^v{__version__}"}, package.name
+        assert function == {
+            "apiVersion": "pkg.crossplane.io/v1",
+            "kind": "Function",
+            "package": repository,
+            "version": f"^v{__version__}",
+        }, package.name
 
 
 def test_a_release_configuration_depends_on_the_function_in_its_registry():
@@ -102,24 +126,39 @@ def test_a_release_configuration_depends_on_the_function_in_its_registry():
 
 
 def _release(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "tools" / "release.py"), *args],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "release.py"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--version", "9.9.9"),
-         f"VERSION=9.9.9 but function/__version__.py says {__version__}. To release 9.9.9: set "
-         '__version__ = "9.9.9" in function/__version__.py'),
+        (
+            ("--version", "9.9.9"),
+            f"VERSION=9.9.9 but function/__version__.py says {__version__}. To release 9.9.9: set "
+            '__version__ = "9.9.9" in function/__version__.py',
+        ),
         (("--version", f"v{__version__}"), "not a version such as 0.1.0"),
-        (("--version", __version__, "--registry", "Registry.example/UPPER"),
-         "not a repository prefix"),
-        (("--version", __version__, "--registry", "localhost:5000/platform:v1"),
-         "no tag: the release adds /function-platform:v<version>"),
+        (
+            ("--version", __version__, "--registry", "Registry.example/UPPER"),
+            "not a repository prefix",
+        ),
+        (
+            ("--version", __version__, "--registry", "localhost:5000/platform:v1"),
+            "no tag: the release adds /function-platform:v<version>",
+        ),
     ],
-    ids=["another version: says how to bump", "a v prefix", "upper case registry",
-         "registry with a tag"],
+    ids=[
+        "another version: says how to bump",
+        "a v prefix",
+        "upper case registry",
+        "registry with a tag",
+    ],
 )
 def test_a_release_refuses_before_building(args, says):
     result = _release(*args)
@@ -129,7 +168,13 @@ def test_a_release_refuses_before_building(args, says):
 
 
 def test_make_release_needs_a_version():
-    result = subprocess.run(["make", "-s", "release"], cwd=ROOT, capture_output=True, text=True,
-                            check=False, env={"PATH": "/usr/bin:/bin", "VERSION": ""})
+    result = subprocess.run(
+        ["make", "-s", "release"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "VERSION": ""},
+    )
     assert result.returncode != 0
     assert "make release needs VERSION=<version>" in result.stdout + result.stderr

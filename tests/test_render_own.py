@@ -49,8 +49,12 @@ def test_a_platform_folder_holds_no_composite_and_no_claim(module: str) -> None:
     module, and no subfolder a user might think is read."""
     folder = own.PLATFORM_SETTINGS[module]
     kinds = {a.kind for a in own.apis()} | {a.claim_kind for a in own.apis() if a.claim_kind}
-    found = [f"{path.name}: {doc['kind']}" for path in sorted(folder.glob("*.yaml"))
-             for doc in _documents(path.read_text()) if doc["kind"] in kinds]
+    found = [
+        f"{path.name}: {doc['kind']}"
+        for path in sorted(folder.glob("*.yaml"))
+        for doc in _documents(path.read_text())
+        if doc["kind"] in kinds
+    ]
     assert found == [], f"{folder} holds composites or claims"
     assert [p.name for p in folder.iterdir() if p.is_dir()] == []
 
@@ -69,20 +73,56 @@ class Given:
 
 
 GIVEN = [
-    Given("examples/environment/claim-aws.yaml", "UnifiedEnvironment", "environment", False,
-          "claim", "the claim kind EnvironmentClaim is no X-prefix of its composite's kind: "
-          "the XRD's names.kind says UnifiedEnvironment (xr generate would guess "
-          "XEnvironmentClaim)"),
-    Given("examples/contact-center/claim-azure.yaml", "ContactCenterEndpoint", "contact-center",
-          False, "claim", "ContactCenterEndpointClaim's composite is ContactCenterEndpoint"),
-    Given("examples/cluster/claim-gcp.yaml", "XCluster", "cluster", False, "claim",
-          "Cluster claims XCluster"),
-    Given("examples/openstack/tenants/finance/prod.yaml", "XOpenStackCluster", "openstack", False,
-          "claim", "a multi-API module: the API is found by group and claim kind"),
-    Given("examples/async-actor/xr.yaml", "XAsyncActor", "async-actor", False, "composite",
-          "a v1 composite is rendered as written, cluster-scoped"),
-    Given("examples/cluster/namespaced/xr-gcp.yaml", "XCluster", "cluster", True, "composite",
-          "a v2 XR with a namespace is the namespaced form"),
+    Given(
+        "examples/environment/claim-aws.yaml",
+        "UnifiedEnvironment",
+        "environment",
+        False,
+        "claim",
+        "the claim kind EnvironmentClaim is no X-prefix of its composite's kind: "
+        "the XRD's names.kind says UnifiedEnvironment (xr generate would guess "
+        "XEnvironmentClaim)",
+    ),
+    Given(
+        "examples/contact-center/claim-azure.yaml",
+        "ContactCenterEndpoint",
+        "contact-center",
+        False,
+        "claim",
+        "ContactCenterEndpointClaim's composite is ContactCenterEndpoint",
+    ),
+    Given(
+        "examples/cluster/claim-gcp.yaml",
+        "XCluster",
+        "cluster",
+        False,
+        "claim",
+        "Cluster claims XCluster",
+    ),
+    Given(
+        "examples/openstack/tenants/finance/prod.yaml",
+        "XOpenStackCluster",
+        "openstack",
+        False,
+        "claim",
+        "a multi-API module: the API is found by group and claim kind",
+    ),
+    Given(
+        "examples/async-actor/xr.yaml",
+        "XAsyncActor",
+        "async-actor",
+        False,
+        "composite",
+        "a v1 composite is rendered as written, cluster-scoped",
+    ),
+    Given(
+        "examples/cluster/namespaced/xr-gcp.yaml",
+        "XCluster",
+        "cluster",
+        True,
+        "composite",
+        "a v2 XR with a namespace is the namespaced form",
+    ),
 ]
 
 
@@ -90,7 +130,11 @@ GIVEN = [
 def test_a_claim_or_composite_is_found_in_its_module(case: Given) -> None:
     target = own.target_of(ROOT / case.path)
     assert (target.composite["kind"], target.api.module, target.namespaced, target.given) == (
-        case.kind, case.module, case.namespaced, case.given), case.why
+        case.kind,
+        case.module,
+        case.namespaced,
+        case.given,
+    ), case.why
 
 
 def test_a_claim_becomes_the_composite_crossplane_creates() -> None:
@@ -103,11 +147,16 @@ def test_a_claim_becomes_the_composite_crossplane_creates() -> None:
     assert composite["metadata"]["name"].startswith("prod-eu-gcp-")
     assert len(composite["metadata"]["name"]) == len("prod-eu-gcp-") + 5
     assert composite["metadata"]["labels"] == {
-        **claim["metadata"]["labels"], "crossplane.io/claim-name": "prod-eu-gcp",
-        "crossplane.io/claim-namespace": "team-payments"}
+        **claim["metadata"]["labels"],
+        "crossplane.io/claim-name": "prod-eu-gcp",
+        "crossplane.io/claim-namespace": "team-payments",
+    }
     assert composite["spec"]["claimRef"] == {
-        "apiVersion": "myplatform.io/v1alpha1", "kind": "Cluster", "name": "prod-eu-gcp",
-        "namespace": "team-payments"}
+        "apiVersion": "myplatform.io/v1alpha1",
+        "kind": "Cluster",
+        "name": "prod-eu-gcp",
+        "namespace": "team-payments",
+    }
     assert composite["spec"]["pools"] == claim["spec"]["pools"]
 
 
@@ -138,26 +187,45 @@ class Bad:
 BAD = [
     Bad("missing", None, "no such file"),
     Bad("not-yaml", "kind: [unclosed\n", "not YAML"),
-    Bad("two-documents", "apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n",
-        "holds 2 documents; give one claim or composite"),
+    Bad(
+        "two-documents",
+        "apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n",
+        "holds 2 documents; give one claim or composite",
+    ),
     Bad("not-an-object", "- a\n- b\n", "not a Kubernetes object"),
-    Bad("unknown-kind", "apiVersion: example.org/v1\nkind: Database\nspec: {}\n",
-        "example.org/v1 Database is not a composite or claim of any module (known kinds: "),
-    Bad("unserved-version", "apiVersion: myplatform.io/v9\nkind: Cluster\nspec: {}\n",
-        "Cluster is served as myplatform.io/v1alpha1, not myplatform.io/v9"),
-    Bad("no-spec", "apiVersion: myplatform.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\n",
-        "Cluster a has no spec"),
-    Bad("no-name", "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\nspec: {}\n",
-        "XCluster has no metadata.name"),
-    Bad("observed-missing", "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\n"
-        "metadata: {name: a}\nspec: {}\n", "observed.yaml: no such file",
-        ("--observed", "{tmp}/observed.yaml")),
+    Bad(
+        "unknown-kind",
+        "apiVersion: example.org/v1\nkind: Database\nspec: {}\n",
+        "example.org/v1 Database is not a composite or claim of any module (known kinds: ",
+    ),
+    Bad(
+        "unserved-version",
+        "apiVersion: myplatform.io/v9\nkind: Cluster\nspec: {}\n",
+        "Cluster is served as myplatform.io/v1alpha1, not myplatform.io/v9",
+    ),
+    Bad(
+        "no-spec",
+        "apiVersion: myplatform.io/v1alpha1\nkind: Cluster\nmetadata: {name: a}\n",
+        "Cluster a has no spec",
+    ),
+    Bad(
+        "no-name",
+        "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\nspec: {}\n",
+        "XCluster has no metadata.name",
+    ),
+    Bad(
+        "observed-missing",
+        "apiVersion: myplatform.io/v1alpha1\nkind: XCluster\nmetadata: {name: a}\nspec: {}\n",
+        "observed.yaml: no such file",
+        ("--observed", "{tmp}/observed.yaml"),
+    ),
 ]
 
 
 @pytest.mark.parametrize("bad", BAD, ids=[b.name for b in BAD])
-def test_bad_input_is_one_line_and_exit_2(bad: Bad, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    bad: Bad, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / f"{bad.name}.yaml"
     if bad.text is not None:
         path.write_text(bad.text)
@@ -189,31 +257,48 @@ def test_held_back_reads_the_composed_condition_the_function_writes() -> None:
     assert not set(held) & set(rendered.composed)
 
 
-@pytest.mark.parametrize(("message", "expected", "why"), [
-    ("a (waits for b, c Ready), d (waits for e)", [("a", "b, c Ready"), ("d", "e")],
-     "commas inside the parentheses belong to what a resource waits for"),
-    ("deployment (waits for ConfigMap asya-runtime (key asya_runtime.py) in namespace ml)",
-     [("deployment", "ConfigMap asya-runtime (key asya_runtime.py) in namespace ml")],
-     "what it waits for may hold parentheses"),
-    ("pool-a (waits\n      for cluster)", [("pool-a", "cluster")],
-     "YAML folds a long message: line breaks read as spaces"),
-    ("", [], "nothing held back"),
-], ids=["commas", "parentheses", "folded", "empty"])
-def test_held_back_splits_the_message(message: str, expected: list[tuple[str, str]],
-                                      why: str) -> None:
+@pytest.mark.parametrize(
+    ("message", "expected", "why"),
+    [
+        (
+            "a (waits for b, c Ready), d (waits for e)",
+            [("a", "b, c Ready"), ("d", "e")],
+            "commas inside the parentheses belong to what a resource waits for",
+        ),
+        (
+            "deployment (waits for ConfigMap asya-runtime (key asya_runtime.py) in namespace ml)",
+            [("deployment", "ConfigMap asya-runtime (key asya_runtime.py) in namespace ml")],
+            "what it waits for may hold parentheses",
+        ),
+        (
+            "pool-a (waits\n      for cluster)",
+            [("pool-a", "cluster")],
+            "YAML folds a long message: line breaks read as spaces",
+        ),
+        ("", [], "nothing held back"),
+    ],
+    ids=["commas", "parentheses", "folded", "empty"],
+)
+def test_held_back_splits_the_message(
+    message: str, expected: list[tuple[str, str]], why: str
+) -> None:
     assert own.held_back(message) == expected, why
 
 
 def test_summary_lines() -> None:
     golden = (GOLDEN / "cluster" / "gcp.yaml").read_text()
-    results = ("\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\n"
-               "message: pool spot has no zones\nseverity: Warning\n"
-               "---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\n"
-               "message: 'spec.pools.spot: bad'\nseverity: Fatal\n")
+    results = (
+        "\n---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\n"
+        "message: pool spot has no zones\nseverity: Warning\n"
+        "---\napiVersion: render.crossplane.io/v1beta1\nkind: Result\n"
+        "message: 'spec.pools.spot: bad'\nseverity: Fatal\n"
+    )
     rendered = own.read_output(golden.rstrip("\n") + results, "XCluster")
     lines = own.summary(rendered)
-    assert lines[0] == (f"summary: XCluster prod-eu-gcp-7xk2p: {len(rendered.composed)} "
-                        "composed, 15 held back, 1 warnings, 1 fatal")
+    assert lines[0] == (
+        f"summary: XCluster prod-eu-gcp-7xk2p: {len(rendered.composed)} "
+        "composed, 15 held back, 1 warnings, 1 fatal"
+    )
     assert "  held back: cluster (waits for network, network-subnet)" in lines
     assert lines[-2:] == ["  warning: pool spot has no zones", "  fatal: spec.pools.spot: bad"]
 
@@ -222,31 +307,39 @@ def test_observed_state_may_be_a_list_or_a_stream(tmp_path: Path) -> None:
     """``kubectl get -o yaml`` of several objects is a ``List``; a YAML stream works too. The
     composite, exported with them, is left out; each resource is controlled by the composite
     rendered (a claim's composite gets another name and uid than the live one)."""
-    observed = _documents((ROOT / "tests/render-cases/cluster/observed-gcp-ready.yaml")
-                          .read_text())
+    observed = _documents((ROOT / "tests/render-cases/cluster/observed-gcp-ready.yaml").read_text())
     target = own.target_of(ROOT / "examples/cluster/claim-gcp.yaml")
     live_xr = yaml.safe_load((ROOT / "examples/cluster/xr-gcp.yaml").read_text())
     stream = tmp_path / "stream.yaml"
     stream.write_text(yaml.safe_dump_all([live_xr, *observed]))
     listed = tmp_path / "list.yaml"
-    listed.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List",
-                                      "items": [live_xr, *observed]}))
+    listed.write_text(
+        yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [live_xr, *observed]})
+    )
     from_stream = own.observed_resources(stream, target)
     assert from_stream == own.observed_resources(listed, target)
     assert len(from_stream) == len(observed)
     uid = render_tool.engine_uid(target.composite)
-    assert all(ref["uid"] == uid and ref["name"] == target.composite["metadata"]["name"]
-               for doc in from_stream for ref in doc["metadata"]["ownerReferences"]
-               if ref.get("controller"))
+    assert all(
+        ref["uid"] == uid and ref["name"] == target.composite["metadata"]["name"]
+        for doc in from_stream
+        for ref in doc["metadata"]["ownerReferences"]
+        if ref.get("controller")
+    )
 
 
 # ---- end to end: the real CLI and engine ----------------------------------------------------
 
 
 def _run_tool(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "tools" / "render_own.py"),
-                           *map(str, args)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1200, check=False)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "render_own.py"), *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -271,26 +364,55 @@ class Edit:
 
 
 EDITS = [
-    Edit("examples/cluster/claim-gcp.yaml", "spec.pools.extra",
-         {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}}, "pool-extra",
-         "a new node pool is composed once the cluster is Ready"),
-    Edit("examples/async-actor/claim.yaml", "spec.image", "ghcr.io/example/edited:9.9.9",
-         "ghcr.io/example/edited:9.9.9",
-         "the actor's Deployment runs the new image once its queue is Ready"),
-    Edit("examples/environment/claim-aws.yaml", "spec.backend.image",
-         "ghcr.io/acme/edited-api:9.9.9", "ghcr.io/acme/edited-api:9.9.9",
-         "the backend Deployment runs the new image once the database user exists"),
-    Edit("examples/contact-center/claim-azure.yaml", "spec.taggingPolicy.costCenter",
-         "cc-edited-7777", "cc-edited-7777", "every resource carries the cost-center tag"),
-    Edit("examples/openstack/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
-         "spec.labels.tier", "edited-tier", "edited-tier",
-         "the pool's nodes carry the pool's labels"),
-    Edit("examples/cluster/namespaced/xr-aws.yaml", "spec.pools.extra",
-         {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}}, "pool-extra",
-         "the namespaced form: a new node group once the EKS cluster is Ready"),
-    Edit("examples/environment/namespaced/xr-gcp.yaml", "spec.backend.image",
-         "ghcr.io/acme/edited-api:9.9.9", "ghcr.io/acme/edited-api:9.9.9",
-         "the namespaced form of the environment module"),
+    Edit(
+        "examples/cluster/claim-gcp.yaml",
+        "spec.pools.extra",
+        {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}},
+        "pool-extra",
+        "a new node pool is composed once the cluster is Ready",
+    ),
+    Edit(
+        "examples/async-actor/claim.yaml",
+        "spec.image",
+        "ghcr.io/example/edited:9.9.9",
+        "ghcr.io/example/edited:9.9.9",
+        "the actor's Deployment runs the new image once its queue is Ready",
+    ),
+    Edit(
+        "examples/environment/claim-aws.yaml",
+        "spec.backend.image",
+        "ghcr.io/acme/edited-api:9.9.9",
+        "ghcr.io/acme/edited-api:9.9.9",
+        "the backend Deployment runs the new image once the database user exists",
+    ),
+    Edit(
+        "examples/contact-center/claim-azure.yaml",
+        "spec.taggingPolicy.costCenter",
+        "cc-edited-7777",
+        "cc-edited-7777",
+        "every resource carries the cost-center tag",
+    ),
+    Edit(
+        "examples/openstack/infrastructure/eu-de-1/hypervisor-pools/hv-pool-a.yaml",
+        "spec.labels.tier",
+        "edited-tier",
+        "edited-tier",
+        "the pool's nodes carry the pool's labels",
+    ),
+    Edit(
+        "examples/cluster/namespaced/xr-aws.yaml",
+        "spec.pools.extra",
+        {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}},
+        "pool-extra",
+        "the namespaced form: a new node group once the EKS cluster is Ready",
+    ),
+    Edit(
+        "examples/environment/namespaced/xr-gcp.yaml",
+        "spec.backend.image",
+        "ghcr.io/acme/edited-api:9.9.9",
+        "ghcr.io/acme/edited-api:9.9.9",
+        "the namespaced form of the environment module",
+    ),
 ]
 
 
@@ -301,10 +423,15 @@ def _check_converged(result: subprocess.CompletedProcess[str], shows: str, why: 
     composed = [d for d in documents[1:] if d.get("kind") != "Result"]
     uid = render_tool.engine_uid(composite)
     assert uid
-    controllers = [ref for d in composed for ref in d["metadata"].get("ownerReferences") or []
-                   if ref.get("controller")]
+    controllers = [
+        ref
+        for d in composed
+        for ref in d["metadata"].get("ownerReferences") or []
+        if ref.get("controller")
+    ]
     assert controllers and all(ref["uid"] == uid for ref in controllers), (
-        "composed resources are controlled by the composite on the command line")
+        "composed resources are controlled by the composite on the command line"
+    )
     names = {d["metadata"]["annotations"][own.COMPOSITION_RESOURCE_NAME] for d in composed}
     assert shows in names or shows in yaml.safe_dump_all(composed), why
     passes = [line for line in result.stderr.splitlines() if line.startswith("pass ")]
@@ -316,8 +443,9 @@ def _check_converged(result: subprocess.CompletedProcess[str], shows: str, why: 
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("edit", EDITS, ids=[e.example for e in EDITS])
-def test_an_edited_example_converges_and_shows_the_edit(edit: Edit, cli: Path,
-                                                        tmp_path: Path) -> None:
+def test_an_edited_example_converges_and_shows_the_edit(
+    edit: Edit, cli: Path, tmp_path: Path
+) -> None:
     document = yaml.safe_load((ROOT / edit.example).read_text())
     _set(document, edit.field, edit.value)
     path = tmp_path / "mine.yaml"
@@ -347,11 +475,16 @@ class Recorded:
 
 
 RECORDED = [
-    Recorded("examples/cluster/xr-gcp.yaml", "tests/render-cases/cluster/observed-gcp-ready.yaml",
-             "cluster/gcp-ready.yaml"),
-    Recorded("examples/environment/xr-aws.yaml",
-             "tests/render-cases/environment/observed-aws-ready.yaml",
-             "environment/aws-ready.yaml"),
+    Recorded(
+        "examples/cluster/xr-gcp.yaml",
+        "tests/render-cases/cluster/observed-gcp-ready.yaml",
+        "cluster/gcp-ready.yaml",
+    ),
+    Recorded(
+        "examples/environment/xr-aws.yaml",
+        "tests/render-cases/environment/observed-aws-ready.yaml",
+        "environment/aws-ready.yaml",
+    ),
 ]
 
 
@@ -364,12 +497,20 @@ def test_observed_gives_exactly_the_goldens_composed_resources(
     observed = ROOT / recorded.observed
     if as_list:
         observed = tmp_path / "observed.yaml"
-        observed.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [
-            *_documents((ROOT / recorded.observed).read_text())]}))
+        observed.write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "v1",
+                    "kind": "List",
+                    "items": [*_documents((ROOT / recorded.observed).read_text())],
+                }
+            )
+        )
     result = _run_tool(ROOT / recorded.xr, "--observed", observed)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (GOLDEN / recorded.golden).read_text(), (
-        "the platform folder is the case's settings: the render is the golden, byte for byte")
+        "the platform folder is the case's settings: the render is the golden, byte for byte"
+    )
     assert result.stderr.splitlines()[-1].startswith("summary: ")
 
 
@@ -379,16 +520,22 @@ def test_a_first_pass_summary_names_what_is_held_back(cli: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout == (GOLDEN / "cluster" / "gcp.yaml").read_text()
     lines = result.stderr.splitlines()
-    summary = lines.index("summary: XCluster prod-eu-gcp-7xk2p: 7 composed, 15 held back, "
-                          "0 warnings, 0 fatal")
+    summary = lines.index(
+        "summary: XCluster prod-eu-gcp-7xk2p: 7 composed, 15 held back, 0 warnings, 0 fatal"
+    )
     assert "  held back: pool-batch (waits for cluster, cluster-nodes)" in lines[summary:]
 
 
 @pytest.mark.e2e
 def test_make_render_xr_says_what_is_wrong_with_the_file(cli: Path, tmp_path: Path) -> None:
-    result = subprocess.run(["make", "--no-print-directory", "render",
-                             f"XR={tmp_path / 'nothing.yaml'}"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    result = subprocess.run(
+        ["make", "--no-print-directory", "render", f"XR={tmp_path / 'nothing.yaml'}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert result.returncode != 0
     assert f"render: {tmp_path / 'nothing.yaml'}: no such file" in result.stderr
     assert "Traceback" not in result.stderr
@@ -401,5 +548,7 @@ def test_a_composite_that_composes_nothing_says_why() -> None:
     rendered = own.read_output(golden, "ContactCenterEndpoint")
     assert rendered.held_back == []
     lines = own.summary(rendered)
-    assert lines[1].startswith("  not composed: WaitingForProvider: nothing is created until "
-                               "then: Provider crossplane-contrib-provider-family-aws")
+    assert lines[1].startswith(
+        "  not composed: WaitingForProvider: nothing is created until "
+        "then: Provider crossplane-contrib-provider-family-aws"
+    )

@@ -45,8 +45,9 @@ def test_a_case_or_a_module_selects_cases() -> None:
 
 # ---- tools/install-cli.sh: a supported CLI on PATH is used, nothing else is built ----
 
-FAKE_HELP = ("--crossplane-binary --required-resources --function-annotations --xrd "
-             "--observed-resources")
+FAKE_HELP = (
+    "--crossplane-binary --required-resources --function-annotations --xrd --observed-resources"
+)
 
 
 def _fake_repo(tmp_path: Path) -> Path:
@@ -57,9 +58,12 @@ def _fake_repo(tmp_path: Path) -> Path:
     (repo / "tools" / "live").mkdir(parents=True)
     shutil.copy(ROOT / "tools" / "install-cli.sh", repo / "tools" / "install-cli.sh")
     shutil.copy(ROOT / "tools" / "cli" / "go.mod", repo / "tools" / "cli" / "go.mod")
-    _fake_program(repo / "tools" / "live", "build.sh",
-                  f'mkdir -p {repo}/.bin && touch {repo}/.bin/crossplane-v9.9.9 && '
-                  f'echo "crossplane {repo}/.bin/crossplane-v9.9.9"')
+    _fake_program(
+        repo / "tools" / "live",
+        "build.sh",
+        f"mkdir -p {repo}/.bin && touch {repo}/.bin/crossplane-v9.9.9 && "
+        f'echo "crossplane {repo}/.bin/crossplane-v9.9.9"',
+    )
     return repo
 
 
@@ -84,8 +88,22 @@ def _install(
     # Only the fake programs and the basic tools; a real go or crossplane must not be found.
     basics = path_dirs[0] / "basics"
     basics.mkdir(exist_ok=True)
-    for tool in ("bash", "dirname", "basename", "sed", "grep", "awk", "head", "mkdir", "ln",
-                 "cp", "mv", "rm", "touch", "env"):
+    for tool in (
+        "bash",
+        "dirname",
+        "basename",
+        "sed",
+        "grep",
+        "awk",
+        "head",
+        "mkdir",
+        "ln",
+        "cp",
+        "mv",
+        "rm",
+        "touch",
+        "env",
+    ):
         found = shutil.which(tool)
         assert found, tool
         link = basics / tool

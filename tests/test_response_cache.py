@@ -71,8 +71,7 @@ class Served:
             tagged.CopyFrom(request)
             tagged.meta.tag = tag
             request = tagged.SerializeToString()
-        call = self.channel.unary_unary(METHOD, request_serializer=None,
-                                        response_deserializer=None)
+        call = self.channel.unary_unary(METHOD, request_serializer=None, response_deserializer=None)
         return bytes(call(request, timeout=60))
 
     def run(self, request: fnv1.RunFunctionRequest) -> Rendered:
@@ -81,12 +80,17 @@ class Served:
 
 
 def _serve(cache_mib: int) -> Iterator[Served]:
-    config = ServerConfig(address=f"127.0.0.1:{free_port()}", insecure=True,
-                          max_send_message_size=MAX_SEND, response_cache_mib=cache_mib)
+    config = ServerConfig(
+        address=f"127.0.0.1:{free_port()}",
+        insecure=True,
+        max_send_message_size=MAX_SEND,
+        response_cache_mib=cache_mib,
+    )
     cache = response_cache(config)
     thread = CachedServerThread(config, cache).start()
-    channel = grpc.insecure_channel(config.address,
-                                    options=[("grpc.max_receive_message_length", -1)])
+    channel = grpc.insecure_channel(
+        config.address, options=[("grpc.max_receive_message_length", -1)]
+    )
     yield Served(thread, cache, channel)
     channel.close()
     thread.stop()
@@ -152,12 +156,14 @@ def _every_case_request(uncached: Served) -> list[tuple[str, fnv1.RunFunctionReq
         for invalid in case.invalid:
             composite, step = copy.deepcopy(case.composite), case.step()
             invalid.mutate(composite, step)
-            found.append((f"{case.id}/{invalid.name}", case.request(composite=composite,
-                                                                      input=step)))
+            found.append(
+                (f"{case.id}/{invalid.name}", case.request(composite=composite, input=step))
+            )
     bench = _load_bench()
     for workload in bench.example_workloads():
-        found.append((f"render case {workload.name}",
-                      fnv1.RunFunctionRequest.FromString(workload.payload)))
+        found.append(
+            (f"render case {workload.name}", fnv1.RunFunctionRequest.FromString(workload.payload))
+        )
     return found
 
 
@@ -292,13 +298,17 @@ def _change_credentials(request: fnv1.RunFunctionRequest) -> None:
 
 CHANGES: dict[str, Change] = {
     "composite label": lambda r: _struct_edit("metadata.labels.team", "b")(
-        r.observed.composite.resource),
+        r.observed.composite.resource
+    ),
     "composite spec": lambda r: _struct_edit("spec.parameters.domain", "other.example.org")(
-        r.observed.composite.resource),
+        r.observed.composite.resource
+    ),
     "composite status": lambda r: _struct_edit("status.someUnreadField", 1)(
-        r.observed.composite.resource),
+        r.observed.composite.resource
+    ),
     "composite number type": lambda r: _struct_edit("status.number", 1.5)(
-        r.observed.composite.resource),
+        r.observed.composite.resource
+    ),
     "observed resource status": _change_observed_status,
     "observed connection details": _change_observed_connection,
     "observed resource gone": _drop_observed,
@@ -314,7 +324,9 @@ CHANGES: dict[str, Change] = {
 
 @pytest.mark.parametrize("name", list(CHANGES))
 def test_any_change_of_the_request_misses(
-    name: str, cached: Served, uncached: Served,
+    name: str,
+    cached: Served,
+    uncached: Served,
     steady: tuple[ModuleCase, fnv1.RunFunctionRequest],
 ) -> None:
     _, baseline = steady
@@ -365,8 +377,9 @@ def test_output_with_the_cache_is_byte_identical_to_without(
     requests = _every_case_request(uncached)
     assert len(requests) > 20
     stored_before = len(cached.cache or ())
-    for (name, request), tags in zip(requests, itertools.cycle([("a", "b"), ("", "c")]),
-                                     strict=False):
+    for (name, request), tags in zip(
+        requests, itertools.cycle([("a", "b"), ("", "c")]), strict=False
+    ):
         off = uncached.call(request, tags[0])
         first = cached.call(request, tags[0])
         assert first == off, f"{name}: first answer differs with the cache on"
@@ -428,10 +441,25 @@ def test_zero_turns_the_cache_off(uncached: Served) -> None:
 
 
 EDGE_BODIES: list[dict[str, Any]] = [
-    {"empty": {}, "none": [], "null": None, "yes": True, "no": False, "one": 1, "half": 0.5,
-     "big": 2**60, "negative": -3, "tuple": (1, "x"), "inf": float("inf"), "blank": "",
-     "unicode": "ü€𝄞", "nested": [[{"a": [None, {}]}]], "long": "x" * 300,
-     "zero": 0, "negative zero": -0.0},
+    {
+        "empty": {},
+        "none": [],
+        "null": None,
+        "yes": True,
+        "no": False,
+        "one": 1,
+        "half": 0.5,
+        "big": 2**60,
+        "negative": -3,
+        "tuple": (1, "x"),
+        "inf": float("inf"),
+        "blank": "",
+        "unicode": "ü€𝄞",
+        "nested": [[{"a": [None, {}]}]],
+        "long": "x" * 300,
+        "zero": 0,
+        "negative zero": -0.0,
+    },
     {f"key-{n}": {"n": n} for n in range(200)},
 ]
 
@@ -480,9 +508,16 @@ def test_resource_entries_are_what_deterministic_serialization_writes(
             assert resource_entry(f"r-{index}", body, ready) == expected, "remembered"
 
 
-@pytest.mark.parametrize("body", [
-    {1: "a non-string key"}, {"a": 2**2000}, {"a": object()}, {"a": "\ud800"},
-], ids=["int key", "too big", "object", "surrogate"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {1: "a non-string key"},
+        {"a": 2**2000},
+        {"a": object()},
+        {"a": "\ud800"},
+    ],
+    ids=["int key", "too big", "object", "surrogate"],
+)
 def test_struct_encoder_fails_as_struct_update_does(body: dict[Any, Any]) -> None:
     with pytest.raises(Exception) as expected:
         struct_pb2.Struct().update(body)
@@ -531,8 +566,10 @@ def test_remembered_helm_values_are_fresh_copies_and_errors_are_not_remembered()
 def test_remembered_struct_reads_are_fresh_and_exact() -> None:
     from fnplatform.structs import walk_struct
 
-    body = {"spec": {"replicas": 3, "ratio": 0.5, "on": True, "items": [{"a": None}] * 20},
-            "metadata": {"name": "x" * 300}}
+    body = {
+        "spec": {"replicas": 3, "ratio": 0.5, "on": True, "items": [{"a": None}] * 20},
+        "metadata": {"name": "x" * 300},
+    }
     struct = struct_pb2.Struct()
     struct.update(body)
     first = struct_to_dict(struct)

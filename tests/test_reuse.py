@@ -43,9 +43,13 @@ TTL = PhaseTTL()
 def _steady(case: ModuleCase) -> tuple[Body, dict[str, Body]]:
     """The composite (with a resourceVersion, as Crossplane sends it) and the observed state
     of ``case`` once everything exists and is Ready."""
+
     def run(req: fnv1.RunFunctionRequest) -> Rendered:
-        return Rendered(fnv1.RunFunctionResponse.FromString(
-            compose_bytes(req.SerializeToString(), MAX_SEND, TTL).response))
+        return Rendered(
+            fnv1.RunFunctionResponse.FromString(
+                compose_bytes(req.SerializeToString(), MAX_SEND, TTL).response
+            )
+        )
 
     _, observed = converge(run, case)
     composite = copy.deepcopy(case.composite)
@@ -120,7 +124,8 @@ def _not_ready(observed: dict[str, Body]) -> None:
 def _unsynced(observed: dict[str, Body]) -> None:
     name = sorted(observed)[0]
     observed[name]["status"]["conditions"].append(
-        {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "quota"})
+        {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": "quota"}
+    )
 
 
 def _gone(observed: dict[str, Body]) -> None:
@@ -133,8 +138,7 @@ def _unread(observed: dict[str, Body]) -> None:
 
 @pytest.mark.parametrize(
     ("change", "reused"),
-    [(_set_email, False), (_not_ready, None), (_unsynced, False), (_gone, False),
-     (_unread, True)],
+    [(_set_email, False), (_not_ready, None), (_unsynced, False), (_gone, False), (_unread, True)],
     ids=["read-field", "ready-condition", "synced-false", "resource-gone", "unread-field"],
 )
 def test_what_a_pass_reads_decides_and_readiness_is_always_read_again(
@@ -205,15 +209,18 @@ def test_the_digest_leaves_out_only_what_no_pass_reads() -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}},
-     {"apiVersion": "x/v1", "kind": "Y", "spec": {"n": 1.5, "l": [True, None, {"z": ""}]}}],
+    [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}},
+        {"apiVersion": "x/v1", "kind": "Y", "spec": {"n": 1.5, "l": [True, None, {"z": ""}]}},
+    ],
 )
 def test_an_entrys_readiness_is_its_last_byte(body: Body) -> None:
     true_entry = encode_entry("some-name", body, fnv1.READY_TRUE)
     composed = Composed("some-name", true_entry, None, False)
     assert composed.entry_with(fnv1.READY_TRUE) == true_entry
     assert composed.entry_with(fnv1.READY_FALSE) == encode_entry(
-        "some-name", body, fnv1.READY_FALSE)
+        "some-name", body, fnv1.READY_FALSE
+    )
 
 
 #: What would make a pass depend on more than reuse compares: the request read around
@@ -230,7 +237,8 @@ def test_composing_reads_nothing_reuse_does_not_compare() -> None:
     root = Path(fnplatform.__file__).parent
     offenders = [
         f"{path.relative_to(root)}:{number}: {line.strip()}"
-        for path in sorted(root.rglob("*.py")) if path.name != "reuse.py"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "reuse.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if UNSEEN_INPUTS.search(line.split("#")[0])
     ]
@@ -240,9 +248,11 @@ def test_composing_reads_nothing_reuse_does_not_compare() -> None:
 def test_a_read_that_cannot_be_compared_is_never_reused() -> None:
     """A default that is not hashable (or an answer marshal refuses) leaves the pass
     unremembered rather than guessed."""
-    req = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
-                       {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
-                       observed={"r": {"apiVersion": "v1", "kind": "R", "spec": {"n": 1}}})
+    req = make_request(
+        {"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+        {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
+        observed={"r": {"apiVersion": "v1", "kind": "R", "spec": {"n": 1}}},
+    )
     reads = RecordedReads(ObservedResources(req.observed.resources))
     assert reads.field("r", "spec.n") == 1
     assert not reads.unhashable
@@ -251,16 +261,20 @@ def test_a_read_that_cannot_be_compared_is_never_reused() -> None:
 
 
 def test_a_read_of_something_absent_is_compared_too() -> None:
-    req = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
-                       {"apiVersion": "v1", "kind": "Input", "module": "cluster"})
+    req = make_request(
+        {"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+        {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
+    )
     reads = RecordedReads(ObservedResources(req.observed.resources))
     with pytest.raises(KeyError):
         reads["r"]
     assert reads.get("r") is None
     assert not reads.unhashable
-    later = make_request({"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
-                         {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
-                         observed={"r": {"apiVersion": "v1", "kind": "R"}})
+    later = make_request(
+        {"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "a"}},
+        {"apiVersion": "v1", "kind": "Input", "module": "cluster"},
+        observed={"r": {"apiVersion": "v1", "kind": "R"}},
+    )
     assert answers_same(reads.reads, ObservedResources(req.observed.resources))
     assert not answers_same(reads.reads, ObservedResources(later.observed.resources))
 
@@ -271,8 +285,12 @@ MAPPING_READS = {"__getitem__", "__contains__", "__iter__", "__len__"}
 def test_every_read_of_observed_resources_is_recorded() -> None:
     """A public read of ObservedResources that RecordedReads does not note would be an input
     of the pass that reuse never compares."""
+
     def reads(cls: type) -> set[str]:
-        return {name for name, value in vars(cls).items()
-                if callable(value) and (not name.startswith("_") or name in MAPPING_READS)}
+        return {
+            name
+            for name, value in vars(cls).items()
+            if callable(value) and (not name.startswith("_") or name in MAPPING_READS)
+        }
 
     assert reads(ObservedResources) <= reads(RecordedReads) | {"__init__"}

@@ -34,8 +34,11 @@ CASE_IDS = [case.id for case in CASES]
 PROPERTY = settings(
     max_examples=25,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.function_scoped_fixture],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
     database=None,
     # CI must be reproducible: the same examples every run. HYPOTHESIS_EXPLORE=1 draws new ones.
     derandomize=os.environ.get("HYPOTHESIS_EXPLORE") != "1",
@@ -50,13 +53,17 @@ TEXT = st.one_of(
     st.sampled_from(["x" * 70_000, "a.b" * 30_000, "${{ }}{{ x }}{% if %}", "../../etc/passwd"]),
 )
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**53), 2**53),
-    st.floats(allow_nan=False, allow_infinity=False), TEXT,
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**53), 2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    TEXT,
 )
 JSON = st.recursive(
     SCALARS,
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -121,8 +128,11 @@ def _exists(document: Any, path: tuple[str, ...]) -> bool:
 
 def assert_well_formed(rendered: Rendered) -> None:
     """No traceback or internal error anywhere; a fatal result says ``field: reason``."""
-    texts = [*rendered.messages, *(c.message for c in rendered.response.conditions),
-             *(c.reason for c in rendered.response.conditions)]
+    texts = [
+        *rendered.messages,
+        *(c.message for c in rendered.response.conditions),
+        *(c.reason for c in rendered.response.conditions),
+    ]
     for text in texts:
         assert "Traceback" not in text, text
         assert "internal error" not in text, text
@@ -148,12 +158,15 @@ def test_any_composite(client, case: ModuleCase, data):
 @PROPERTY
 @given(data=st.data())
 def test_any_step_input(client, case: ModuleCase, data):
-    step = data.draw(st.one_of(
-        mutations(case.step()),
-        st.dictionaries(st.sampled_from(["apiVersion", "kind", "module", "environment", "ttl",
-                                         "settings"]), VALUES).map(
-            lambda extra: {**case.step(), **extra}),
-    ))
+    step = data.draw(
+        st.one_of(
+            mutations(case.step()),
+            st.dictionaries(
+                st.sampled_from(["apiVersion", "kind", "module", "environment", "ttl", "settings"]),
+                VALUES,
+            ).map(lambda extra: {**case.step(), **extra}),
+        )
+    )
     assert_well_formed(client.run(case.request(input=step)))
 
 
@@ -162,12 +175,18 @@ def test_any_step_input(client, case: ModuleCase, data):
 @given(data=st.data())
 def test_any_environment_config(client, case: ModuleCase, data):
     base = case.environment[0] if case.environment else environment_config("env", {"a": 1})
-    items = data.draw(st.lists(st.one_of(
-        mutations(base),
-        st.dictionaries(st.text(max_size=10), VALUES, max_size=5).map(
-            lambda junk: environment_config("junk", junk)),
-        st.just({"apiVersion": "v1"}),
-    ), max_size=3))
+    items = data.draw(
+        st.lists(
+            st.one_of(
+                mutations(base),
+                st.dictionaries(st.text(max_size=10), VALUES, max_size=5).map(
+                    lambda junk: environment_config("junk", junk)
+                ),
+                st.just({"apiVersion": "v1"}),
+            ),
+            max_size=3,
+        )
+    )
     step = case.step()
     step["environment"] = [{"name": "env-a"}]
     assert_well_formed(client.run(case.request(input=step, required={"environment-0": items})))
@@ -179,12 +198,19 @@ def test_any_environment_config(client, case: ModuleCase, data):
 def test_any_observed_state(client, case: ModuleCase, data):
     first = client.run(case.request())
     names = sorted(first.resources) or ["anything"]
-    bodies = {name: data.draw(st.one_of(
-        mutations(body) if (body := first.resources.get(name)) else st.nothing(),
-        st.dictionaries(st.sampled_from(["status", "metadata", "spec", "kind"]), VALUES),
-        st.builds(lambda s: {"status": s}, st.dictionaries(
-            st.sampled_from(["conditions", "atProvider", "url"]), VALUES)),
-    )) for name in data.draw(st.lists(st.sampled_from(names), max_size=4, unique=True))}
+    bodies = {
+        name: data.draw(
+            st.one_of(
+                mutations(body) if (body := first.resources.get(name)) else st.nothing(),
+                st.dictionaries(st.sampled_from(["status", "metadata", "spec", "kind"]), VALUES),
+                st.builds(
+                    lambda s: {"status": s},
+                    st.dictionaries(st.sampled_from(["conditions", "atProvider", "url"]), VALUES),
+                ),
+            )
+        )
+        for name in data.draw(st.lists(st.sampled_from(names), max_size=4, unique=True))
+    }
     assert_well_formed(client.run(case.request(observed=bodies)))
 
 
@@ -218,8 +244,11 @@ def _invalid_variants() -> list[tuple[ModuleCase, Invalid]]:
     return [(case, variant) for case in CASES for variant in case.invalid]
 
 
-@pytest.mark.parametrize(("case", "variant"), _invalid_variants(),
-                         ids=[f"{c.id}-{v.name}" for c, v in _invalid_variants()])
+@pytest.mark.parametrize(
+    ("case", "variant"),
+    _invalid_variants(),
+    ids=[f"{c.id}-{v.name}" for c, v in _invalid_variants()],
+)
 def test_invalid_variant_names_its_field(client, case: ModuleCase, variant: Invalid):
     composite, step = copy.deepcopy(case.composite), case.step()
     variant.mutate(composite, step)

@@ -31,6 +31,7 @@ def only(errors: list[str], *needles: str) -> None:
 
 # --------------------------------------------------------------------------- fixtures
 
+
 def gke_cluster(**for_provider):
     fp = {"location": "europe-west1", "initialNodeCount": 1, **for_provider}
     return {
@@ -162,8 +163,11 @@ VALID_OBJECTS = [
         "metadata": {"name": "rel"},
         "spec": {
             "forProvider": {
-                "chart": {"name": "keda", "repository": "https://kedacore.github.io/charts",
-                          "version": "2.20.2"},
+                "chart": {
+                    "name": "keda",
+                    "repository": "https://kedacore.github.io/charts",
+                    "version": "2.20.2",
+                },
                 "namespace": "keda",
                 "values": {"any": {"thing": True}},
             }
@@ -230,8 +234,12 @@ def test_assert_valid_passes_and_fails(catalog):
 
 def test_unknown_field_in_for_provider(catalog):
     errors = catalog.validate(gke_cluster(machineType="e2-standard-4"))
-    only(errors, "container.gcp.upbound.io/v1beta2 Cluster gke:",
-         "spec.forProvider.machineType", "unknown field")
+    only(
+        errors,
+        "container.gcp.upbound.io/v1beta2 Cluster gke:",
+        "spec.forProvider.machineType",
+        "unknown field",
+    )
 
 
 def test_unknown_nested_field(catalog):
@@ -251,11 +259,17 @@ def test_unknown_top_level_and_spec_fields(catalog):
 
 
 def test_wrong_type(catalog):
-    only(catalog.validate(gke_cluster(initialNodeCount="3")),
-         "spec.forProvider.initialNodeCount", "is not of type 'number'")
+    only(
+        catalog.validate(gke_cluster(initialNodeCount="3")),
+        "spec.forProvider.initialNodeCount",
+        "is not of type 'number'",
+    )
     # v1beta2 turned the Terraform blocks into objects; a v1beta1-style list is a type error
-    only(catalog.validate(gke_cluster(nodeConfig=[{"machineType": "e2"}])),
-         "spec.forProvider.nodeConfig", "is not of type 'object'")
+    only(
+        catalog.validate(gke_cluster(nodeConfig=[{"machineType": "e2"}])),
+        "spec.forProvider.nodeConfig",
+        "is not of type 'object'",
+    )
 
 
 def test_enum_violation(catalog):
@@ -283,8 +297,11 @@ def test_cel_required_parameter_azure_location(catalog):
         "spec": {"forProvider": {"tags": {"a": "b"}}},
     }
     # managementPolicies is absent: its default ["*"] is applied before the rule runs
-    only(catalog.validate(obj), "ResourceGroup rg: spec:",
-         "spec.forProvider.location is a required parameter")
+    only(
+        catalog.validate(obj),
+        "ResourceGroup rg: spec:",
+        "spec.forProvider.location is a required parameter",
+    )
 
     # ... also satisfiable through initProvider
     ok = copy.deepcopy(obj)
@@ -337,15 +354,23 @@ def test_unknown_version_not_served_anymore(catalog):
         "metadata": {"name": "s"},
         "spec": {"forProvider": {}},
     }
-    only(catalog.validate(obj), "compute.gcp.upbound.io/v1beta1 Subnetwork s: (root):",
-         "unknown version", "served versions: v1beta2")
+    only(
+        catalog.validate(obj),
+        "compute.gcp.upbound.io/v1beta1 Subnetwork s: (root):",
+        "unknown version",
+        "served versions: v1beta2",
+    )
 
 
 def test_unknown_kind_and_group(catalog):
-    only(catalog.validate({"apiVersion": "compute.gcp.upbound.io/v1beta1", "kind": "Netwrk"}),
-         "unknown kind 'Netwrk'")
-    only(catalog.validate({"apiVersion": "dns.azure.upbound.io/v1beta1", "kind": "Zone"}),
-         "unknown apiVersion/kind")
+    only(
+        catalog.validate({"apiVersion": "compute.gcp.upbound.io/v1beta1", "kind": "Netwrk"}),
+        "unknown kind 'Netwrk'",
+    )
+    only(
+        catalog.validate({"apiVersion": "dns.azure.upbound.io/v1beta1", "kind": "Zone"}),
+        "unknown apiVersion/kind",
+    )
     only(catalog.validate({"kind": "Zone"}), "missing apiVersion")
 
 
@@ -368,8 +393,12 @@ def test_embedded_resource_needs_api_version_and_kind(catalog):
 
 
 def test_deprecated_version_warning(catalog):
-    obj = {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket",
-           "metadata": {"name": "b"}, "spec": {"forProvider": {"region": "eu-west-1"}}}
+    obj = {
+        "apiVersion": "s3.aws.upbound.io/v1beta1",
+        "kind": "Bucket",
+        "metadata": {"name": "b"},
+        "spec": {"forProvider": {"region": "eu-west-1"}},
+    }
     assert catalog.validate(obj) == []
     (warning,) = catalog.warnings(obj)
     assert "deprecated" in warning and "v1beta2" in warning
@@ -455,15 +484,28 @@ def synthetic(tmp_path_factory):
 
 
 def widget(**spec):
-    return {"apiVersion": "example.org/v1", "kind": "Widget",
-            "metadata": {"name": "w", "namespace": "n"}, "spec": {"name": "w", **spec}}
+    return {
+        "apiVersion": "example.org/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "n"},
+        "spec": {"name": "w", **spec},
+    }
 
 
 def test_synthetic_valid(synthetic):
-    assert synthetic.validate(widget(
-        port="http", nothing=None, free={"x": {"y": 1}}, empty={},
-        tags=["a", "b"], entries=[{"key": "a"}, {"key": "b", "value": "v"}],
-    )) == []
+    assert (
+        synthetic.validate(
+            widget(
+                port="http",
+                nothing=None,
+                free={"x": {"y": 1}},
+                empty={},
+                tags=["a", "b"],
+                entries=[{"key": "a"}, {"key": "b", "value": "v"}],
+            )
+        )
+        == []
+    )
     assert synthetic.validate(widget(port=8080)) == []
 
 
@@ -488,8 +530,11 @@ def test_synthetic_openapi_extensions(synthetic):
     only(synthetic.validate(widget(size=None)), "spec.size", "is not of type 'integer'")
     only(synthetic.validate(widget(empty={"x": 1})), "spec.empty.x", "unknown field")
     only(synthetic.validate(widget(tags=["a", "a"])), "spec.tags[1]", "duplicate")
-    only(synthetic.validate(widget(entries=[{"key": "a"}, {"key": "a"}])),
-         "spec.entries[1]", "duplicate")
+    only(
+        synthetic.validate(widget(entries=[{"key": "a"}, {"key": "a"}])),
+        "spec.entries[1]",
+        "duplicate",
+    )
 
 
 def test_escape_property():

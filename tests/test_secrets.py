@@ -45,36 +45,58 @@ def secret_requests(case: ModuleCase) -> list[fnv1.RunFunctionRequest]:
     step["settings"]["secretKey"] = SETTINGS_SECRET
     _, observed = converge(lambda req: Rendered(run(req)), case)
     connection = {name: dict(case.secrets) for name in observed}
-    healthy = case.request(input=step, observed=observed, required=fetched,
-                           connection=connection)
+    healthy = case.request(input=step, observed=observed, required=fetched, connection=connection)
     requests = [healthy]
     for variant in case.invalid:
         composite = copy.deepcopy(case.composite)
         broken_step = copy.deepcopy(step)
         variant.mutate(composite, broken_step)
-        requests.append(case.request(composite=composite, input=broken_step, observed=observed,
-                                     required=fetched, connection=connection))
+        requests.append(
+            case.request(
+                composite=composite,
+                input=broken_step,
+                observed=observed,
+                required=fetched,
+                connection=connection,
+            )
+        )
     for key in ("environment-0",):
         if env is not None:
             bad_env = copy.deepcopy(env)
             bad_env["data"]["defaultMachineType"] = {"nested": ENV_SECRET}
             bad_env["data"]["aws"] = ENV_SECRET
-            requests.append(case.request(input=step, observed=observed,
-                                         required={**fetched, key: [bad_env]},
-                                         connection=connection))
+            requests.append(
+                case.request(
+                    input=step,
+                    observed=observed,
+                    required={**fetched, key: [bad_env]},
+                    connection=connection,
+                )
+            )
     composite = copy.deepcopy(case.composite)
     composite["spec"]["parameters"] = {"domain": SPEC_SECRET, "tags": {"k": SPEC_SECRET}}
     composite["spec"]["image"] = 7
     composite["spec"]["actor"] = SPEC_SECRET
-    requests.append(case.request(composite=composite, input=step, observed=observed,
-                                 required=fetched, connection=connection))
+    requests.append(
+        case.request(
+            composite=composite,
+            input=step,
+            observed=observed,
+            required=fetched,
+            connection=connection,
+        )
+    )
     return requests
 
 
 def secrets_of(case: ModuleCase) -> list[str]:
     """Every secret string planted for ``case``."""
-    return [ENV_SECRET, SETTINGS_SECRET, SPEC_SECRET,
-            *(value.decode() for value in case.secrets.values())]
+    return [
+        ENV_SECRET,
+        SETTINGS_SECRET,
+        SPEC_SECRET,
+        *(value.decode() for value in case.secrets.values()),
+    ]
 
 
 def visible_text(rsp: fnv1.RunFunctionResponse) -> str:
@@ -114,8 +136,13 @@ def published_keys(case: ModuleCase) -> set[str]:
     if case.namespaced:
         return set()
     kind = case.composite["kind"]
-    return {key for apis in composite_apis().values() for api in apis if api.kind == kind
-            for key in api.connection_secret_keys}
+    return {
+        key
+        for apis in composite_apis().values()
+        for api in apis
+        if api.kind == kind
+        for key in api.connection_secret_keys
+    }
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["json-logs", "debug-logs"])
@@ -128,9 +155,21 @@ def test_no_secret_in_the_server_log(debug: bool, tmp_path: Path):
     log = tmp_path / "server.log"
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "function", "--insecure", "--address", address,
-             "--metrics-address=", *(["--debug"] if debug else [])],
-            cwd=ROOT, env=ENV, text=True, stdout=sink, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "function",
+                "--insecure",
+                "--address",
+                address,
+                "--metrics-address=",
+                *(["--debug"] if debug else []),
+            ],
+            cwd=ROOT,
+            env=ENV,
+            text=True,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
         try:
             wait_serving(address, process)
@@ -174,4 +213,3 @@ def test_unexpected_error_log_holds_no_values(monkeypatch, capsys):
     assert "BoomError" in logged.out + logged.err, "the failure itself must be logged"
     assert "crashing_composer" in logged.out + logged.err, "with its stack"
     assert ENV_SECRET not in logged.out + logged.err
-

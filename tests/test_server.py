@@ -80,8 +80,10 @@ def _cert(subject: str, key, issuer_name: str, issuer_key, *, ca: bool, sans=())
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )
     if sans:
-        names = [x509.DNSName("localhost"), *(x509.IPAddress(ipaddress.ip_address(ip))
-                                              for ip in sans)]
+        names = [
+            x509.DNSName("localhost"),
+            *(x509.IPAddress(ipaddress.ip_address(ip)) for ip in sans),
+        ]
         builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
     return builder.sign(issuer_key, hashes.SHA256())
 
@@ -90,8 +92,11 @@ def _pem(obj) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
     if hasattr(obj, "private_bytes"):
-        return obj.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                 serialization.NoEncryption())
+        return obj.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
     return obj.public_bytes(serialization.Encoding.PEM)
 
 
@@ -102,17 +107,24 @@ def pki(tmp_path_factory) -> dict[str, bytes | Path]:
     ca = _cert("function-ca", ca_key, "function-ca", ca_key, ca=True)
     rogue_ca = _cert("rogue-ca", rogue_key, "rogue-ca", rogue_key, ca=True)
     server_key, client_key, rogue_client_key = _key(), _key(), _key()
-    server = _cert("function-platform", server_key, "function-ca", ca_key, ca=False,
-                   sans=("127.0.0.1",))
+    server = _cert(
+        "function-platform", server_key, "function-ca", ca_key, ca=False, sans=("127.0.0.1",)
+    )
     client = _cert("crossplane", client_key, "function-ca", ca_key, ca=False)
     rogue_client = _cert("crossplane", rogue_client_key, "rogue-ca", rogue_key, ca=False)
     certs = tmp_path_factory.mktemp("certs")
     (certs / "tls.crt").write_bytes(_pem(server))
     (certs / "tls.key").write_bytes(_pem(server_key))
     (certs / "ca.crt").write_bytes(_pem(ca))
-    return {"dir": certs, "ca": _pem(ca), "client_crt": _pem(client),
-            "client_key": _pem(client_key), "rogue_crt": _pem(rogue_client),
-            "rogue_key": _pem(rogue_client_key), "rogue_ca": _pem(rogue_ca)}
+    return {
+        "dir": certs,
+        "ca": _pem(ca),
+        "client_crt": _pem(client),
+        "client_key": _pem(client_key),
+        "rogue_crt": _pem(rogue_client),
+        "rogue_key": _pem(rogue_client_key),
+        "rogue_ca": _pem(rogue_ca),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +140,8 @@ def _tls_client(address: str, pki, *, cert: str | None) -> FunctionClient:
         creds = grpc.ssl_channel_credentials(root_certificates=pki["ca"])
     else:
         creds = grpc.ssl_channel_credentials(
-            root_certificates=pki["ca"], private_key=pki[f"{cert}_key"],
+            root_certificates=pki["ca"],
+            private_key=pki[f"{cert}_key"],
             certificate_chain=pki[f"{cert}_crt"],
         )
     return FunctionClient(address, creds)
@@ -169,8 +182,12 @@ def test_plaintext_client_is_refused_by_a_tls_server(tls_server):
 def spawn(*args: str) -> subprocess.Popen[str]:
     """``python -m function`` with ``args``."""
     return subprocess.Popen(
-        [sys.executable, "-m", "function", "--metrics-address=", *args], cwd=ROOT, env=ENV,
-        text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "function", "--metrics-address=", *args],
+        cwd=ROOT,
+        env=ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -232,8 +249,10 @@ def big_cluster() -> tuple[fnv1.RunFunctionRequest, int]:
     # Each kind's attributes only, without the ids every resource reports: with them, three
     # thousand observed resources exceed the 4 MiB the server receives by default, and this
     # is about the response.
-    observed = {name: providersim.report(body, ids=False, keep_empty=False)
-                for name, body in observed.items()}
+    observed = {
+        name: providersim.report(body, ids=False, keep_empty=False)
+        for name, body in observed.items()
+    }
     return big.request(observed=observed), rendered.response.ByteSize()
 
 
@@ -250,9 +269,7 @@ def test_sigterm_lets_in_flight_requests_finish_then_exits(served):
         distinct = fnv1.RunFunctionRequest()
         distinct.CopyFrom(big)
         metadata = distinct.observed.composite.resource.fields["metadata"].struct_value
-        metadata.fields["annotations"].struct_value.fields["test/request"].string_value = str(
-            index
-        )
+        metadata.fields["annotations"].struct_value.fields["test/request"].string_value = str(index)
         requests.append(distinct.SerializeToString())
     channel = grpc.insecure_channel(address, options=[("grpc.max_receive_message_length", -1)])
     call = raw_call(channel)
@@ -462,11 +479,15 @@ def test_small_requests_are_composed_on_the_event_loop_and_the_rest_in_the_execu
     again = case.request(observed=observed, tag="again").SerializeToString()
     assert len(small) <= INLINE_MAX_BYTES < len(large) <= INLINE_REUSE_MAX_BYTES
     executor = _CountingExecutor()
-    handler = Handler(executor, 4 * 1024 * 1024,
-                      inline_max=INLINE_MAX_BYTES if processes == 0 else 0)
+    handler = Handler(
+        executor, 4 * 1024 * 1024, inline_max=INLINE_MAX_BYTES if processes == 0 else 0
+    )
     try:
-        expected = ((small, 0 if processes == 0 else 1), (large, 1),
-                    (again, 0 if processes == 0 else 1))  # the pass of ``large``, reused
+        expected = (
+            (small, 0 if processes == 0 else 1),
+            (large, 1),
+            (again, 0 if processes == 0 else 1),
+        )  # the pass of ``large``, reused
         for body, submitted in expected:
             executor.submitted = 0
             answer = asyncio.run(handler.run_function(body, None))  # type: ignore[arg-type]

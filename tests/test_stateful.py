@@ -64,8 +64,7 @@ def _environment_data_not_a_map(case: ModuleCase) -> dict[str, Any]:
 def _missing_flavor(case: ModuleCase) -> dict[str, Any]:
     composite = copy.deepcopy(case.composite)
     composite["spec"]["flavors"] = ["does-not-exist"]
-    return {"composite": composite,
-            "required": {**case.fetched(), "flavor-does-not-exist": []}}
+    return {"composite": composite, "required": {**case.fetched(), "flavor-does-not-exist": []}}
 
 
 def _invalid(variant_index: int) -> Callable[[ModuleCase], dict[str, Any]]:
@@ -118,8 +117,7 @@ def test_baseline_has_stateful_resources(converged, case: ModuleCase):
     assert stateful_names(observed), "a stateful test needs stateful resources to protect"
 
 
-@pytest.mark.parametrize(("case", "breakage"), PARAMS,
-                         ids=[f"{c.id}-{b.name}" for c, b in PARAMS])
+@pytest.mark.parametrize(("case", "breakage"), PARAMS, ids=[f"{c.id}-{b.name}" for c, b in PARAMS])
 def test_broken_input_keeps_every_stateful_resource(client, converged, case, breakage):
     baseline, observed = converged[case.id]
     if reason := baseline_unavailable(baseline):
@@ -145,8 +143,9 @@ def test_environment_not_fetched_asks_for_it_again(client, converged):
     for case in CASES:
         if not case.environment:
             continue
-        rendered = client.run(case.request(
-            observed=converged[case.id][1], **_environment_not_fetched(case)))
+        rendered = client.run(
+            case.request(observed=converged[case.id][1], **_environment_not_fetched(case))
+        )
         assert "environment-0" in rendered.requirements
 
 

@@ -87,8 +87,10 @@ def test_a_resource_not_yet_ready_keeps_the_waiting_ttl(client):
     assert seconds(settled) == DEFAULTS.ready
     name = next(n for n, body in observed.items() if not body["kind"].endswith("Usage"))
     unready = {n: dict(body) for n, body in observed.items()}
-    unready[name] = {**unready[name], "status": {"conditions": [
-        {"type": "Ready", "status": "False", "reason": "Creating"}]}}
+    unready[name] = {
+        **unready[name],
+        "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Creating"}]},
+    }
     again = client.run(case.request(observed=unready, connection=None))
     assert not again.ready(name)
     assert seconds(again) == DEFAULTS.waiting

@@ -13,16 +13,23 @@ from function.dispatch import run
 from tests.support.cases import converge, module_cases
 from tests.support.harness import Rendered
 
-ERROR = ("AccessDenied: User arn:aws:iam::123456789012:user/provider is not authorized to "
-         "perform: sqs:SetQueueAttributes")
+ERROR = (
+    "AccessDenied: User arn:aws:iam::123456789012:user/provider is not authorized to "
+    "perform: sqs:SetQueueAttributes"
+)
 
 
 def _unsynced(body: dict, message: str) -> dict:
     failing = copy.deepcopy(body)
-    conditions = [c for c in (failing.setdefault("status", {}).get("conditions") or [])
-                  if c.get("type") != "Synced"]
-    failing["status"]["conditions"] = [*conditions, {
-        "type": "Synced", "status": "False", "reason": "ReconcileError", "message": message}]
+    conditions = [
+        c
+        for c in (failing.setdefault("status", {}).get("conditions") or [])
+        if c.get("type") != "Synced"
+    ]
+    failing["status"]["conditions"] = [
+        *conditions,
+        {"type": "Synced", "status": "False", "reason": "ReconcileError", "message": message},
+    ]
     return failing
 
 

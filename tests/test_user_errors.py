@@ -20,13 +20,26 @@ import pytest
 from tests.support.cases import async_actor_case, cluster_case, environment_config
 from tests.support.harness import Rendered
 
-PYDANTIC_PHRASES = ("Extra inputs are not permitted", "Value error,", "instance of",
-                    "Input should be", "String should match", "validation error")
+PYDANTIC_PHRASES = (
+    "Extra inputs are not permitted",
+    "Value error,",
+    "instance of",
+    "Input should be",
+    "String should match",
+    "validation error",
+)
 
 
-def _run(client: Any, cloud: str = "gcp", *, spec: dict[str, Any] | None = None,
-         env: dict[str, Any] | None = None, labels: dict[str, Any] | None = None,
-         composite: dict[str, Any] | None = None, module: str | None = None) -> Rendered:
+def _run(
+    client: Any,
+    cloud: str = "gcp",
+    *,
+    spec: dict[str, Any] | None = None,
+    env: dict[str, Any] | None = None,
+    labels: dict[str, Any] | None = None,
+    composite: dict[str, Any] | None = None,
+    module: str | None = None,
+) -> Rendered:
     case = cluster_case(cloud)
     xr = copy.deepcopy(composite or case.composite)
     for key, value in (spec or {}).items():
@@ -56,11 +69,14 @@ def _plain(messages: list[str]) -> None:
 # -- item 9: unknown fields ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("field", "value", "guess"), [
-    ("pool", {"extra": {}}, "pools"),
-    ("parameters.privatCluster", False, "privateCluster"),
-    ("pools.pool0.nodeConfig.machinType", "n2-standard-4", "machineType"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "guess"),
+    [
+        ("pool", {"extra": {}}, "pools"),
+        ("parameters.privatCluster", False, "privateCluster"),
+        ("pools.pool0.nodeConfig.machinType", "n2-standard-4", "machineType"),
+    ],
+)
 def test_an_unknown_spec_field_is_a_warning_with_the_closest_field(client, field, value, guess):
     baseline = _run(client)
     rendered = _run(client, spec={field: value})
@@ -79,16 +95,29 @@ def test_an_unknown_field_of_an_async_actor_spec_is_pruned_with_a_warning(client
     xr["spec"]["scaling"]["maxReplicaCont"] = 3
     rendered = client.run(case.request(composite=xr))
     assert rendered.fatal == []
-    assert any(w.startswith("spec.scaling.maxReplicaCont: unknown field")
-               and "did you mean maxReplicaCount?" in w for w in rendered.warnings)
+    assert any(
+        w.startswith("spec.scaling.maxReplicaCont: unknown field")
+        and "did you mean maxReplicaCount?" in w
+        for w in rendered.warnings
+    )
 
 
-@pytest.mark.parametrize(("env", "path", "guess"), [
-    ({"network": {"subnetCIDR": "10.1.0.0/20"}}, "environment.network.subnetCIDR", "subnetCidr"),
-    ({"monitoring": {"enable": False}}, "environment.monitoring.enable", "enabled"),
-    ({"charts": {"cert-manager": {"versoin": "1.2.3"}}},
-     "environment.charts.cert-manager.versoin", "version"),
-])
+@pytest.mark.parametrize(
+    ("env", "path", "guess"),
+    [
+        (
+            {"network": {"subnetCIDR": "10.1.0.0/20"}},
+            "environment.network.subnetCIDR",
+            "subnetCidr",
+        ),
+        ({"monitoring": {"enable": False}}, "environment.monitoring.enable", "enabled"),
+        (
+            {"charts": {"cert-manager": {"versoin": "1.2.3"}}},
+            "environment.charts.cert-manager.versoin",
+            "version",
+        ),
+    ],
+)
 def test_an_unknown_environment_field_is_fatal_with_the_closest_field(client, env, path, guess):
     rendered = _run(client, env=env)
     assert len(rendered.fatal) == 1, rendered.messages
@@ -148,18 +177,29 @@ def test_gcp_settings_cidrs_use_the_same_check(client):
 # -- item 11: plain words --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ({"parameters.domain": "Not A Domain"},
-     "spec.parameters.domain: must be a lowercase DNS domain such as shop.example.com"),
-    ({"parameters.kubernetesVersion": "v1.2"},
-     "spec.parameters.kubernetesVersion: must be a Kubernetes minor version such as 1.33"),
-    ({"parameters": "private"}, "spec.parameters: must be an object"),
-    ({"pools.pool0.autoscaling": {"minNodeCount": 5, "maxNodeCount": 2}},
-     "spec.pools.pool0.autoscaling.minNodeCount: must not exceed maxNodeCount"),
-    ({"pools.Pool_A": {}}, "spec.pools.Pool_A: a pool name must be a DNS label"),
-    ({"pools.pool0.autoscaling": {"maxNodeCount": 0}},
-     "spec.pools.pool0.autoscaling.maxNodeCount: must be at least 1"),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (
+            {"parameters.domain": "Not A Domain"},
+            "spec.parameters.domain: must be a lowercase DNS domain such as shop.example.com",
+        ),
+        (
+            {"parameters.kubernetesVersion": "v1.2"},
+            "spec.parameters.kubernetesVersion: must be a Kubernetes minor version such as 1.33",
+        ),
+        ({"parameters": "private"}, "spec.parameters: must be an object"),
+        (
+            {"pools.pool0.autoscaling": {"minNodeCount": 5, "maxNodeCount": 2}},
+            "spec.pools.pool0.autoscaling.minNodeCount: must not exceed maxNodeCount",
+        ),
+        ({"pools.Pool_A": {}}, "spec.pools.Pool_A: a pool name must be a DNS label"),
+        (
+            {"pools.pool0.autoscaling": {"maxNodeCount": 0}},
+            "spec.pools.pool0.autoscaling.maxNodeCount: must be at least 1",
+        ),
+    ],
+)
 def test_messages_are_plain_words_with_the_exact_path(client, spec, expected):
     rendered = _run(client, spec=spec)
     assert len(rendered.fatal) == 1, rendered.messages
@@ -169,8 +209,9 @@ def test_messages_are_plain_words_with_the_exact_path(client, spec, expected):
 
 def test_a_bad_label_suggests_the_closest_value(client):
     rendered = _run(client, labels={"cloud": "gpc"})
-    assert rendered.fatal == ["metadata.labels.cloud: must be one of aws, azure, gcp; "
-                              "did you mean gcp?"]
+    assert rendered.fatal == [
+        "metadata.labels.cloud: must be one of aws, azure, gcp; did you mean gcp?"
+    ]
 
 
 @pytest.mark.parametrize("module", ["clustr", "nothing-like-it"])
@@ -219,7 +260,8 @@ def test_every_pattern_of_a_shipped_model_says_what_a_valid_value_looks_like():
         pending += model.__subclasses__()
     missing = [
         f"{model.__module__}.{model.__name__}.{name}: {meta.pattern}"
-        for model in models if model.__module__.startswith("fnplatform.")
+        for model in models
+        if model.__module__.startswith("fnplatform.")
         for name, info in model.model_fields.items()
         for meta in info.metadata
         if getattr(meta, "pattern", None) and meta.pattern not in _PATTERN_WORDS
@@ -230,8 +272,11 @@ def test_every_pattern_of_a_shipped_model_says_what_a_valid_value_looks_like():
 def test_a_flavor_typo_names_the_field_the_closest_one_and_the_flavor(client):
     from tests.test_async_actor import composite, flavor, run
 
-    rendered = run(client, composite(flavors=["gpu"]),
-                   flavors={"gpu": [flavor("gpu", {"resources": {"limts": {"cpu": "2"}}})]})
+    rendered = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={"gpu": [flavor("gpu", {"resources": {"limts": {"cpu": "2"}}})]},
+    )
     assert rendered.fatal == [
         "spec.resources.limts: unknown field; did you mean limits? (from flavor gpu)"
     ]
@@ -240,8 +285,11 @@ def test_a_flavor_typo_names_the_field_the_closest_one_and_the_flavor(client):
 def test_a_flavor_boolean_accepts_only_booleans(client):
     from tests.test_async_actor import composite, flavor, run
 
-    rendered = run(client, composite(flavors=["gpu"]),
-                   flavors={"gpu": [flavor("gpu", {"scaling": {"enabled": "yes"}})]})
+    rendered = run(
+        client,
+        composite(flavors=["gpu"]),
+        flavors={"gpu": [flavor("gpu", {"scaling": {"enabled": "yes"}})]},
+    )
     assert rendered.fatal == ["spec.scaling.enabled: must be true or false (from flavor gpu)"]
 
 
@@ -269,12 +317,26 @@ def test_a_fatal_result_reaches_the_claim_as_an_event_and_a_condition(client):
     assert message.startswith("input.module: 'clustr' is not a module of this release")
     first, last = rendered.response.results[0], rendered.response.results[-1]
     assert (first.severity, first.message, first.reason, first.target) == (
-        fnv1.SEVERITY_WARNING, message, "InvalidInput", fnv1.TARGET_COMPOSITE_AND_CLAIM)
+        fnv1.SEVERITY_WARNING,
+        message,
+        "InvalidInput",
+        fnv1.TARGET_COMPOSITE_AND_CLAIM,
+    )
     assert last.severity == fnv1.SEVERITY_FATAL
     (condition,) = rendered.response.conditions
-    assert (condition.type, condition.status, condition.reason, condition.message,
-            condition.target) == ("Composed", fnv1.STATUS_CONDITION_FALSE, "InvalidInput",
-                                  message, fnv1.TARGET_COMPOSITE_AND_CLAIM)
+    assert (
+        condition.type,
+        condition.status,
+        condition.reason,
+        condition.message,
+        condition.target,
+    ) == (
+        "Composed",
+        fnv1.STATUS_CONDITION_FALSE,
+        "InvalidInput",
+        message,
+        fnv1.TARGET_COMPOSITE_AND_CLAIM,
+    )
 
 
 # -- chart keys of the cluster module (issue 22 item 10) --------------------------------------
@@ -300,15 +362,22 @@ def test_the_designs_monitoring_key_disables_the_monitoring_chart(client):
     assert "release-cert-manager" in disabled.resources
 
 
-@pytest.mark.parametrize(("charts", "warning"), [
-    ({"ingres-nginx": {"disabled": True}},
-     "environment.charts.ingres-nginx: not a chart of this module, ignored; did you mean "
-     "ingress-nginx? valid: cert-manager, cluster-autoscaler, ingress-nginx, "
-     "kube-prometheus-stack, monitoring"),
-    ({"grafana": {"disabled": True}},
-     "environment.charts.grafana: not a chart of this module, ignored; valid: cert-manager, "
-     "cluster-autoscaler, ingress-nginx, kube-prometheus-stack, monitoring"),
-])
+@pytest.mark.parametrize(
+    ("charts", "warning"),
+    [
+        (
+            {"ingres-nginx": {"disabled": True}},
+            "environment.charts.ingres-nginx: not a chart of this module, ignored; did you mean "
+            "ingress-nginx? valid: cert-manager, cluster-autoscaler, ingress-nginx, "
+            "kube-prometheus-stack, monitoring",
+        ),
+        (
+            {"grafana": {"disabled": True}},
+            "environment.charts.grafana: not a chart of this module, ignored; valid: cert-manager, "
+            "cluster-autoscaler, ingress-nginx, kube-prometheus-stack, monitoring",
+        ),
+    ],
+)
 def test_an_unknown_chart_key_is_a_warning_naming_it_and_the_valid_ones(client, charts, warning):
     case = _cluster_with_charts(charts)
     rendered = client.run(case.request())
@@ -317,9 +386,12 @@ def test_an_unknown_chart_key_is_a_warning_naming_it_and_the_valid_ones(client, 
 
 
 def test_both_names_of_the_monitoring_chart_are_refused(client):
-    case = _cluster_with_charts({"monitoring": {"disabled": True},
-                                 "kube-prometheus-stack": {"version": "79.0.0"}})
+    case = _cluster_with_charts(
+        {"monitoring": {"disabled": True}, "kube-prometheus-stack": {"version": "79.0.0"}}
+    )
     (message,) = client.run(case.request()).fatal
     assert message.startswith("environment")
-    assert ("charts.monitoring and charts.kube-prometheus-stack name the same chart; keep one"
-            in message)
+    assert (
+        "charts.monitoring and charts.kube-prometheus-stack name the same chart; keep one"
+        in message
+    )

@@ -77,8 +77,10 @@ NOT_READY = "not ready"
 UNKNOWN = "readiness unknown"
 
 #: Under the composite's kind and name, at the top of every picture.
-LEGEND = ("solid arrow: uses (a Usage); dashed arrow: waits for (held back); dashed box: not "
-          "composed yet; green: Ready, amber: not yet")
+LEGEND = (
+    "solid arrow: uses (a Usage); dashed arrow: waits for (held back); dashed box: not "
+    "composed yet; green: Ready, amber: not yet"
+)
 WRAP = 34  # characters per line of a long label (a wait on something outside the composite)
 
 
@@ -124,8 +126,10 @@ def split_renders(documents: Iterable[Any]) -> list[list[dict[str, Any]]]:
             raise ValueError(msg)
         if _is_composed(document) or _is_result(document):
             if not renders:
-                msg = (f"document {index + 1} ({document.get('kind')}): a render starts with "
-                       "its composite (XR), not a composed resource or Result")
+                msg = (
+                    f"document {index + 1} ({document.get('kind')}): a render starts with "
+                    "its composite (XR), not a composed resource or Result"
+                )
                 raise ValueError(msg)
             renders[-1].append(document)
         else:
@@ -134,7 +138,8 @@ def split_renders(documents: Iterable[Any]) -> list[list[dict[str, Any]]]:
 
 
 def composed_graph(
-    documents: Sequence[Mapping[str, Any]], observed: Sequence[Mapping[str, Any]] | None = None,
+    documents: Sequence[Mapping[str, Any]],
+    observed: Sequence[Mapping[str, Any]] | None = None,
 ) -> Graph:
     """The graph of one composite's render: ``documents`` as the render prints them.
 
@@ -148,9 +153,15 @@ def composed_graph(
     usages = [d for d in composed if _is_usage(d)]
     resources = {_resource_name(d): d for d in composed if not _is_usage(d)}
     unready = _unready(xr, documents)
-    seen = None if observed is None else {
-        _resource_name(d): d for d in observed if _is_composed(d)
-        and _labels(d).get(COMPOSITE_LABEL, composite_name) == composite_name}
+    seen = (
+        None
+        if observed is None
+        else {
+            _resource_name(d): d
+            for d in observed
+            if _is_composed(d) and _labels(d).get(COMPOSITE_LABEL, composite_name) == composite_name
+        }
+    )
     nodes: dict[str, Node] = {}
     for name, body in resources.items():
         ready, shown = _readiness(name, unready, seen)
@@ -163,19 +174,34 @@ def composed_graph(
         for wait in hold.waits_for:
             if wait.resource is None:
                 target = f"outside: {wait.detail}"
-                nodes.setdefault(target, Node(target, OUTSIDE, (
-                    *textwrap.wrap(wait.detail, WRAP, break_long_words=False,
-                                   break_on_hyphens=False), "outside the composite")))
+                nodes.setdefault(
+                    target,
+                    Node(
+                        target,
+                        OUTSIDE,
+                        (
+                            *textwrap.wrap(
+                                wait.detail, WRAP, break_long_words=False, break_on_hyphens=False
+                            ),
+                            "outside the composite",
+                        ),
+                    ),
+                )
                 edges.add(Edge(name, target, WAITS, ""))
                 continue
-            nodes.setdefault(wait.resource, Node(wait.resource, UNCOMPOSED, (
-                wait.resource, "not composed in this pass")))
+            nodes.setdefault(
+                wait.resource,
+                Node(wait.resource, UNCOMPOSED, (wait.resource, "not composed in this pass")),
+            )
             edges.add(Edge(name, wait.resource, WAITS, wait.detail))
     for usage in usages:
         spec = usage.get("spec") or {}
         namespace = (usage.get("metadata") or {}).get("namespace")
-        users = (_resolve(spec["by"], namespace, resources, xr, nodes) if spec.get("by")
-                 else [_composite_node(xr, nodes)])
+        users = (
+            _resolve(spec["by"], namespace, resources, xr, nodes)
+            if spec.get("by")
+            else [_composite_node(xr, nodes)]
+        )
         used = _resolve(spec.get("of") or {}, namespace, resources, xr, nodes)
         edges.update(Edge(user, of, USES, USES) for user in users for of in used)
     title = f"{xr.get('kind')} {composite_name}\n{LEGEND}"
@@ -217,8 +243,10 @@ def to_mermaid(graph: Graph) -> str:
     """The graph as a Mermaid flowchart."""
     ids = mermaid_ids(graph)
     lines = [*(f"%% {line}" for line in graph.title.splitlines()), "flowchart LR"]
-    lines += [f'  {ids[node.id]}["{"<br/>".join(_mermaid_text(line) for line in node.lines)}"]'
-              for node in graph.nodes]
+    lines += [
+        f'  {ids[node.id]}["{"<br/>".join(_mermaid_text(line) for line in node.lines)}"]'
+        for node in graph.nodes
+    ]
     for edge in graph.edges:
         start, end = ("-.", ".->") if edge.role == WAITS else ("--", "-->")
         link = f'{start} "{_mermaid_text(edge.label)}" {end}' if edge.label else start + end[1:]
@@ -255,13 +283,17 @@ def to_svg(dot_source: str, dot_name: str) -> str | None:
             "composed_graph: Graphviz's `dot` is not installed, so no .svg was written (the "
             ".dot and .mmd were). Install it (`apt-get install graphviz` on Debian or Ubuntu, "
             "`brew install graphviz` on macOS) or open the .mmd in a Mermaid viewer "
-            "(GitHub and GitLab show it).")
+            "(GitHub and GitLab show it)."
+        )
         return None
-    drawn = subprocess.run([dot, "-Tsvg"], input=dot_source, capture_output=True, text=True,
-                           check=False)
+    drawn = subprocess.run(
+        [dot, "-Tsvg"], input=dot_source, capture_output=True, text=True, check=False
+    )
     if drawn.returncode != 0:
-        print(f"composed_graph: dot failed on {dot_name}, no .svg written: "
-              f"{drawn.stderr.strip()}", file=sys.stderr)
+        print(
+            f"composed_graph: dot failed on {dot_name}, no .svg written: {drawn.stderr.strip()}",
+            file=sys.stderr,
+        )
         return None
     head, _, rest = drawn.stdout.partition("\n")
     return f"{head}\n{svg_provenance(dot_source, dot_name)}\n{rest}"
@@ -275,7 +307,8 @@ def svg_provenance(dot_source: str, dot_name: str) -> str:
 
 
 def write_graph(
-    documents: list[dict[str, Any]], out_dir: Path,
+    documents: list[dict[str, Any]],
+    out_dir: Path,
     observed: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Path]:
     """Write ``<composite-name>.dot``, ``.mmd`` and (with Graphviz) ``.svg`` of one
@@ -339,8 +372,10 @@ def _composite(documents: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
         raise ValueError(msg)
     extra = [i + 2 for i, d in enumerate(documents[1:]) if not (_is_composed(d) or _is_result(d))]
     if extra:
-        msg = (f"document {extra[0]} ({documents[extra[0] - 1].get('kind')}): a second "
-               "composite; split a file of several renders with split_renders")
+        msg = (
+            f"document {extra[0]} ({documents[extra[0] - 1].get('kind')}): a second "
+            "composite; split a file of several renders with split_renders"
+        )
         raise ValueError(msg)
     return xr
 
@@ -350,8 +385,9 @@ def _is_composed(document: Mapping[str, Any]) -> bool:
 
 
 def _is_result(document: Mapping[str, Any]) -> bool:
-    return (document.get("kind") == "Result"
-            and str(document.get("apiVersion", "")).startswith(RESULT_API_VERSIONS))
+    return document.get("kind") == "Result" and str(document.get("apiVersion", "")).startswith(
+        RESULT_API_VERSIONS
+    )
 
 
 def _is_usage(document: Mapping[str, Any]) -> bool:
@@ -368,7 +404,8 @@ def _resource_name(document: Mapping[str, Any]) -> str:
 
 
 def _unready(
-    xr: Mapping[str, Any], documents: Sequence[Mapping[str, Any]],
+    xr: Mapping[str, Any],
+    documents: Sequence[Mapping[str, Any]],
 ) -> tuple[set[str], bool] | None:
     """The composed resources the render reports not ready, and whether that list is whole
     (else the others' readiness is unknown); None when the render says nothing of it.
@@ -378,24 +415,31 @@ def _unready(
     ("Unready resources: a, b, c, and 4 more", crossplane-runtime ``StableNAndSomeMore``) and
     says nothing when every composed resource is ready.
     """
-    events = {read["name"] for d in documents if _is_result(d)
-              if (read := NOT_YET_READY.fullmatch(str(d.get("message", ""))))}
+    events = {
+        read["name"]
+        for d in documents
+        if _is_result(d)
+        if (read := NOT_YET_READY.fullmatch(str(d.get("message", ""))))
+    }
     if events:
         return events, True
-    condition = next((c for c in (xr.get("status") or {}).get("conditions") or []
-                      if c.get("type") == READY), None)
+    condition = next(
+        (c for c in (xr.get("status") or {}).get("conditions") or [] if c.get("type") == READY),
+        None,
+    )
     if condition is None:
         return None
     message = str(condition.get("message", ""))
     if not message.startswith(UNREADY_PREFIX):
         return set(), True
-    names = [name.removeprefix("and ") for name in message[len(UNREADY_PREFIX):].split(", ")]
+    names = [name.removeprefix("and ") for name in message[len(UNREADY_PREFIX) :].split(", ")]
     truncated = names[-1].endswith(" more")
     return set(names[:-1] if truncated else names), not truncated
 
 
 def _readiness(
-    name: str, unready: tuple[set[str], bool] | None,
+    name: str,
+    unready: tuple[set[str], bool] | None,
     observed: Mapping[str, Mapping[str, Any]] | None,
 ) -> tuple[bool | None, str]:
     if unready is None or (name not in unready[0] and not unready[1]):
@@ -415,8 +459,11 @@ def _readiness(
 
 
 def _resolve(
-    reference: Mapping[str, Any], namespace: str | None,
-    resources: Mapping[str, Mapping[str, Any]], xr: Mapping[str, Any], nodes: dict[str, Node],
+    reference: Mapping[str, Any],
+    namespace: str | None,
+    resources: Mapping[str, Mapping[str, Any]],
+    xr: Mapping[str, Any],
+    nodes: dict[str, Node],
 ) -> list[str]:
     """The nodes a Usage's ``of`` or ``by`` names: composed resources by ``resourceRef`` or
     ``resourceSelector``, else one node outside the composite."""
@@ -444,13 +491,15 @@ def _resolve(
         labels = sorted((selector.get("matchLabels") or {}).items())
         shown = f"{kind} matching {', '.join(f'{k}={v}' for k, v in labels) or 'anything'}"
     node_id = f"outside: {api_version} {shown}"
-    nodes.setdefault(node_id, Node(node_id, OUTSIDE, (shown, str(api_version),
-                                                      "outside the composite")))
+    nodes.setdefault(
+        node_id, Node(node_id, OUTSIDE, (shown, str(api_version), "outside the composite"))
+    )
     return [node_id]
 
 
-def _selects(selector: Mapping[str, Any], metadata: Mapping[str, Any],
-             xr: Mapping[str, Any]) -> bool:
+def _selects(
+    selector: Mapping[str, Any], metadata: Mapping[str, Any], xr: Mapping[str, Any]
+) -> bool:
     labels = metadata.get("labels") or {}
     if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
         return False
@@ -464,8 +513,14 @@ def _composite_node(xr: Mapping[str, Any], nodes: dict[str, Node]) -> str:
     """The composite as a node: the user of a Usage without ``by`` (it lives as long as the
     composite does)."""
     node_id = f"composite: {xr['metadata']['name']}"
-    nodes.setdefault(node_id, Node(node_id, COMPOSITE, (
-        str(xr["metadata"]["name"]), str(xr.get("kind", "")), "the composite")))
+    nodes.setdefault(
+        node_id,
+        Node(
+            node_id,
+            COMPOSITE,
+            (str(xr["metadata"]["name"]), str(xr.get("kind", "")), "the composite"),
+        ),
+    )
     return node_id
 
 
@@ -505,14 +560,21 @@ def _load(path: Path, what: str) -> list[Any]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description="Draw what a render composed: per composite, DIR/<name>.dot, .mmd and "
-                    "(with Graphviz) .svg. See docs/graphs.md.")
-    parser.add_argument("rendered", type=Path,
-                        help="what `crossplane composition render --include-function-results` "
-                             "printed (one or more renders)")
+        "(with Graphviz) .svg. See docs/graphs.md."
+    )
+    parser.add_argument(
+        "rendered",
+        type=Path,
+        help="what `crossplane composition render --include-function-results` "
+        "printed (one or more renders)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="directory to write into")
-    parser.add_argument("--observed", type=Path,
-                        help="the render's --observed-resources file: tells a resource being "
-                             "created from one observed and not Ready")
+    parser.add_argument(
+        "--observed",
+        type=Path,
+        help="the render's --observed-resources file: tells a resource being "
+        "created from one observed and not Ready",
+    )
     args = parser.parse_args(argv)
     try:
         renders = split_renders(_load(args.rendered, "rendered"))

@@ -53,32 +53,59 @@ TF_AWS_SOURCE = "hashicorp/terraform-provider-aws internal/service/"
 
 #: Where a resource lives, per cloud: a field of this name directly under ``forProvider``.
 PLACEMENT: dict[str, tuple[tuple[str, str], ...]] = {
-    "aws": (("region", "the AWS Region the resource is managed in: upjet AWS looks the "
-                       "resource up by its external name in that Region (Terraform AWS "
-                       "provider v6, 'Enhanced Region Support': "
-                       "https://hashicorp.github.io/terraform-provider-aws/"
-                       "enhanced-region-support), so another Region means a new resource"),),
-    "gcp": (("project", "the GCP project: ForceNew on every google resource (Terraform "
-                        "google provider, each resource's 'project' argument)"),
-            ("location", "GCP location: ForceNew (Terraform google provider, the resource's "
-                         "'location' argument)"),
-            ("region", "GCP region: ForceNew (Terraform google provider, the resource's "
-                       "'region' argument)"),
-            ("zone", "GCP zone: ForceNew (Terraform google provider, the resource's 'zone' "
-                     "argument)")),
-    "azure": (("location", "Azure region: 'Changing this forces a new resource' (azurerm, "
-                           "every resource's 'location')"),
-              ("resourceGroupName", "Azure resource group: 'Changing this forces a new "
-                                    "resource' (azurerm, every resource's "
-                                    "'resource_group_name')")),
+    "aws": (
+        (
+            "region",
+            "the AWS Region the resource is managed in: upjet AWS looks the "
+            "resource up by its external name in that Region (Terraform AWS "
+            "provider v6, 'Enhanced Region Support': "
+            "https://hashicorp.github.io/terraform-provider-aws/"
+            "enhanced-region-support), so another Region means a new resource",
+        ),
+    ),
+    "gcp": (
+        (
+            "project",
+            "the GCP project: ForceNew on every google resource (Terraform "
+            "google provider, each resource's 'project' argument)",
+        ),
+        (
+            "location",
+            "GCP location: ForceNew (Terraform google provider, the resource's "
+            "'location' argument)",
+        ),
+        (
+            "region",
+            "GCP region: ForceNew (Terraform google provider, the resource's 'region' argument)",
+        ),
+        ("zone", "GCP zone: ForceNew (Terraform google provider, the resource's 'zone' argument)"),
+    ),
+    "azure": (
+        (
+            "location",
+            "Azure region: 'Changing this forces a new resource' (azurerm, "
+            "every resource's 'location')",
+        ),
+        (
+            "resourceGroupName",
+            "Azure resource group: 'Changing this forces a new "
+            "resource' (azurerm, every resource's "
+            "'resource_group_name')",
+        ),
+    ),
 }
+
 
 def force_new(doc: str, *fields: tuple[str, str], why: str = "") -> list[dict[str, str]]:
     """Curated entries: each ``(forProvider field, Terraform argument)`` of the resource whose
     Terraform documentation or schema is ``doc`` marks ForceNew (``why``: more on it)."""
-    return [{"path": f"spec.forProvider.{field}",
-             "source": f"{doc}: {argument}, ForceNew{f' ({why})' if why else ''}"}
-            for field, argument in fields]
+    return [
+        {
+            "path": f"spec.forProvider.{field}",
+            "source": f"{doc}: {argument}, ForceNew{f' ({why})' if why else ''}",
+        }
+        for field, argument in fields
+    ]
 
 
 #: Fields the CRD descriptions do not mark, with the source that says they are ForceNew.
@@ -87,83 +114,135 @@ def force_new(doc: str, *fields: tuple[str, str], why: str = "") -> list[dict[st
 CURATED: dict[str, list[dict[str, str]]] = {
     "Instance.rds.aws.upbound.io": force_new(
         f"{TF_AWS_SOURCE}rds/instance.go ({TF_AWS}db_instance)",
-        ("engine", "engine"), ("dbName", "db_name"), ("kmsKeyId", "kms_key_id"),
-        ("storageEncrypted", "storage_encrypted"), ("username", "username"),
-        ("availabilityZone", "availability_zone"), ("characterSetName", "character_set_name")),
+        ("engine", "engine"),
+        ("dbName", "db_name"),
+        ("kmsKeyId", "kms_key_id"),
+        ("storageEncrypted", "storage_encrypted"),
+        ("username", "username"),
+        ("availabilityZone", "availability_zone"),
+        ("characterSetName", "character_set_name"),
+    ),
     "ParameterGroup.rds.aws.upbound.io": force_new(
-        f"{TF_AWS}db_parameter_group", ("family", "family")),
+        f"{TF_AWS}db_parameter_group", ("family", "family")
+    ),
     "VPC.ec2.aws.upbound.io": force_new(
-        f"{TF_AWS}vpc", ("cidrBlock", "cidr_block"),
+        f"{TF_AWS}vpc",
+        ("cidrBlock", "cidr_block"),
         why="a VPC's primary CIDR is fixed at creation: "
-            "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html"),
+        "https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html",
+    ),
     "Subnet.ec2.aws.upbound.io": force_new(
-        f"{TF_AWS}subnet", ("cidrBlock", "cidr_block"),
-        ("availabilityZone", "availability_zone"), ("vpcId", "vpc_id"),
+        f"{TF_AWS}subnet",
+        ("cidrBlock", "cidr_block"),
+        ("availabilityZone", "availability_zone"),
+        ("vpcId", "vpc_id"),
         why="a subnet's CIDR and zone are fixed: "
-            "https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html"),
+        "https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html",
+    ),
     "SecurityGroup.ec2.aws.upbound.io": force_new(
-        f"{TF_AWS}security_group", ("vpcId", "vpc_id"), ("description", "description")),
+        f"{TF_AWS}security_group", ("vpcId", "vpc_id"), ("description", "description")
+    ),
     "RouteTable.ec2.aws.upbound.io": force_new(f"{TF_AWS}route_table", ("vpcId", "vpc_id")),
     "NATGateway.ec2.aws.upbound.io": force_new(
-        f"{TF_AWS}nat_gateway", ("subnetId", "subnet_id"), ("allocationId", "allocation_id"),
-        ("connectivityType", "connectivity_type")),
+        f"{TF_AWS}nat_gateway",
+        ("subnetId", "subnet_id"),
+        ("allocationId", "allocation_id"),
+        ("connectivityType", "connectivity_type"),
+    ),
     "Bucket.s3.aws.upbound.io": force_new(
-        f"{TF_AWS}s3_bucket", ("objectLockEnabled", "object_lock_enabled")),
+        f"{TF_AWS}s3_bucket", ("objectLockEnabled", "object_lock_enabled")
+    ),
     "Queue.sqs.aws.upbound.io": force_new(
-        f"{TF_AWS}sqs_queue", ("fifoQueue", "fifo_queue"),
-        why="SQS cannot turn a standard queue into a FIFO one"),
+        f"{TF_AWS}sqs_queue",
+        ("fifoQueue", "fifo_queue"),
+        why="SQS cannot turn a standard queue into a FIFO one",
+    ),
     "Key.kms.aws.upbound.io": force_new(
-        f"{TF_AWS}kms_key", ("customerMasterKeySpec", "customer_master_key_spec"),
-        ("keyUsage", "key_usage"), ("multiRegion", "multi_region")),
+        f"{TF_AWS}kms_key",
+        ("customerMasterKeySpec", "customer_master_key_spec"),
+        ("keyUsage", "key_usage"),
+        ("multiRegion", "multi_region"),
+    ),
     "Cluster.eks.aws.upbound.io": force_new(
-        f"{TF_AWS}eks_cluster", ("roleArn", "role_arn"),
-        ("kubernetesNetworkConfig.serviceIpv4Cidr",
-         "kubernetes_network_config.service_ipv4_cidr"),
-        ("kubernetesNetworkConfig.ipFamily", "kubernetes_network_config.ip_family")),
+        f"{TF_AWS}eks_cluster",
+        ("roleArn", "role_arn"),
+        ("kubernetesNetworkConfig.serviceIpv4Cidr", "kubernetes_network_config.service_ipv4_cidr"),
+        ("kubernetesNetworkConfig.ipFamily", "kubernetes_network_config.ip_family"),
+    ),
     "NodeGroup.eks.aws.upbound.io": force_new(
-        f"{TF_AWS}eks_node_group", ("clusterName", "cluster_name"),
-        ("nodeRoleArn", "node_role_arn"), ("subnetIds", "subnet_ids"),
-        ("capacityType", "capacity_type"), ("instanceTypes", "instance_types"),
-        ("diskSize", "disk_size")),
+        f"{TF_AWS}eks_node_group",
+        ("clusterName", "cluster_name"),
+        ("nodeRoleArn", "node_role_arn"),
+        ("subnetIds", "subnet_ids"),
+        ("capacityType", "capacity_type"),
+        ("instanceTypes", "instance_types"),
+        ("diskSize", "disk_size"),
+    ),
     "Addon.eks.aws.upbound.io": force_new(
-        f"{TF_AWS}eks_addon", ("clusterName", "cluster_name"), ("addonName", "addon_name")),
+        f"{TF_AWS}eks_addon", ("clusterName", "cluster_name"), ("addonName", "addon_name")
+    ),
     "Zone.route53.aws.upbound.io": force_new(
-        f"{TF_AWS}route53_zone", ("name", "name"),
-        why="the zone's domain; its external name is the zone id"),
+        f"{TF_AWS}route53_zone",
+        ("name", "name"),
+        why="the zone's domain; its external name is the zone id",
+    ),
     "Record.route53.aws.upbound.io": force_new(
-        f"{TF_AWS}route53_record", ("zoneId", "zone_id"), ("name", "name")),
+        f"{TF_AWS}route53_record", ("zoneId", "zone_id"), ("name", "name")
+    ),
     "Certificate.acm.aws.upbound.io": force_new(
-        f"{TF_AWS}acm_certificate", ("domainName", "domain_name"),
+        f"{TF_AWS}acm_certificate",
+        ("domainName", "domain_name"),
         ("subjectAlternativeNames", "subject_alternative_names"),
-        ("keyAlgorithm", "key_algorithm")),
+        ("keyAlgorithm", "key_algorithm"),
+    ),
     "Role.iam.aws.upbound.io": force_new(f"{TF_AWS}iam_role", ("path", "path")),
     "Network.compute.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}compute_network", ("autoCreateSubnetworks", "auto_create_subnetworks")),
+        f"{TF_GOOGLE}compute_network", ("autoCreateSubnetworks", "auto_create_subnetworks")
+    ),
     "Subnetwork.compute.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}compute_subnetwork", ("network", "network")),
+        f"{TF_GOOGLE}compute_subnetwork", ("network", "network")
+    ),
     "Cluster.container.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}container_cluster", ("network", "network"),
-        ("subnetwork", "subnetwork"), ("ipAllocationPolicy", "ip_allocation_policy")),
+        f"{TF_GOOGLE}container_cluster",
+        ("network", "network"),
+        ("subnetwork", "subnetwork"),
+        ("ipAllocationPolicy", "ip_allocation_policy"),
+    ),
     "NodePool.container.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}container_node_pool", ("cluster", "cluster")),
+        f"{TF_GOOGLE}container_node_pool", ("cluster", "cluster")
+    ),
     "DatabaseInstance.sql.gcp.upbound.io": [
-        {"path": "spec.forProvider.databaseVersion", "compare": "engine",
-         "source": f"{TF_GOOGLE}sql_database_instance: database_version (an in-place major "
-                   "version upgrade is supported; another engine is a new instance: "
-                   "https://cloud.google.com/sql/docs/postgres/upgrade-major-db-version-inplace)"}],
-    "Database.sql.gcp.upbound.io": force_new(f"{TF_GOOGLE}sql_database",
-                                             ("instance", "instance")),
+        {
+            "path": "spec.forProvider.databaseVersion",
+            "compare": "engine",
+            "source": f"{TF_GOOGLE}sql_database_instance: database_version (an in-place major "
+            "version upgrade is supported; another engine is a new instance: "
+            "https://cloud.google.com/sql/docs/postgres/upgrade-major-db-version-inplace)",
+        }
+    ],
+    "Database.sql.gcp.upbound.io": force_new(f"{TF_GOOGLE}sql_database", ("instance", "instance")),
     "CryptoKey.kms.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}kms_crypto_key", ("keyRing", "key_ring"), ("purpose", "purpose"),
-        ("importOnly", "import_only")),
+        f"{TF_GOOGLE}kms_crypto_key",
+        ("keyRing", "key_ring"),
+        ("purpose", "purpose"),
+        ("importOnly", "import_only"),
+    ),
     "ManagedZone.dns.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}dns_managed_zone", ("dnsName", "dns_name"), ("visibility", "visibility")),
+        f"{TF_GOOGLE}dns_managed_zone", ("dnsName", "dns_name"), ("visibility", "visibility")
+    ),
     "RecordSet.dns.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}dns_record_set", ("managedZone", "managed_zone"), ("name", "name"),
-        ("type", "type")),
+        f"{TF_GOOGLE}dns_record_set",
+        ("managedZone", "managed_zone"),
+        ("name", "name"),
+        ("type", "type"),
+    ),
     "GlobalAddress.compute.gcp.upbound.io": force_new(
-        f"{TF_GOOGLE}compute_global_address", ("addressType", "address_type"),
-        ("purpose", "purpose"), ("prefixLength", "prefix_length"), ("network", "network")),
+        f"{TF_GOOGLE}compute_global_address",
+        ("addressType", "address_type"),
+        ("purpose", "purpose"),
+        ("prefixLength", "prefix_length"),
+        ("network", "network"),
+    ),
 }
 
 
@@ -210,14 +289,15 @@ def derive(crd: Mapping[str, Any], crd_path: str) -> tuple[str, list[dict[str, s
         for path, prop in _walk(for_provider, "spec.forProvider"):
             description = " ".join(str(prop.get("description") or "").split())
             if FORCES_NEW.search(description):
-                sentence = next(s for s in re.split(r"(?<=\.) ", description)
-                                if FORCES_NEW.search(s))
-                fields.setdefault(path, {"path": path,
-                                         "source": f"{crd_path}: \"{sentence}\""})
+                sentence = next(
+                    s for s in re.split(r"(?<=\.) ", description) if FORCES_NEW.search(s)
+                )
+                fields.setdefault(path, {"path": path, "source": f'{crd_path}: "{sentence}"'})
             for rule in prop.get("x-kubernetes-validations") or []:
                 if "oldSelf" in str(rule.get("rule")):
-                    fields.setdefault(path, {"path": path,
-                                             "source": f"{crd_path}: CEL {rule['rule']}"})
+                    fields.setdefault(
+                        path, {"path": path, "source": f"{crd_path}: CEL {rule['rule']}"}
+                    )
         cloud = _cloud(crd["spec"]["group"])
         for field, why in PLACEMENT.get(cloud or "", ()):
             if field in (for_provider.get("properties") or {}):
@@ -262,17 +342,25 @@ HEADER = """\
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--crds", type=Path, default=DEFAULT_CRDS,
-                        help="the upstream CRDs (default: ../shared/crds)")
-    parser.add_argument("--check", action="store_true",
-                        help="fail when the committed file differs, writing nothing")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--crds",
+        type=Path,
+        default=DEFAULT_CRDS,
+        help="the upstream CRDs (default: ../shared/crds)",
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="fail when the committed file differs, writing nothing"
+    )
     args = parser.parse_args(argv)
     text = HEADER + yaml.safe_dump(table(args.crds), sort_keys=False, width=100)
     if args.check:
         if not TARGET.exists() or TARGET.read_text() != text:
-            print(f"{TARGET.relative_to(ROOT)} is stale: run tools/derive_immutable_fields.py",
-                  file=sys.stderr)
+            print(
+                f"{TARGET.relative_to(ROOT)} is stale: run tools/derive_immutable_fields.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     TARGET.write_text(text)

@@ -44,10 +44,15 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: Twins that are not ``.m.`` groups: (group, cluster kind) -> namespaced kind, same group.
 RENAMED_TWINS = {("protection.crossplane.io", "ClusterUsage"): "Usage"}
 #: Top-level spec fields whose shape differs by design between the scopes (checked apart).
-SCOPE_FIELDS = frozenset({
-    "deletionPolicy", "providerConfigRef", "writeConnectionSecretToRef",
-    "publishConnectionDetailsTo", "managementPolicies",
-})
+SCOPE_FIELDS = frozenset(
+    {
+        "deletionPolicy",
+        "providerConfigRef",
+        "writeConnectionSecretToRef",
+        "publishConnectionDetailsTo",
+        "managementPolicies",
+    }
+)
 #: Dropped by every twin; the library handles it for every kind, so the table leaves it out.
 CONNECTION_SECRET = "spec.writeConnectionSecretToRef"
 #: Schema keywords that don't change what a body may hold.
@@ -73,11 +78,13 @@ def load(source: Path) -> dict[tuple[str, str], Crd]:
             spec = doc["spec"]
             versions = {
                 v["name"]: (v.get("schema") or {}).get("openAPIV3Schema") or {}
-                for v in spec["versions"] if v.get("served")
+                for v in spec["versions"]
+                if v.get("served")
             }
             storage = next((v["name"] for v in spec["versions"] if v.get("storage")), "")
             crds[(spec["group"], spec["names"]["kind"])] = Crd(
-                spec["group"], spec["names"]["kind"], spec["scope"], versions, storage)
+                spec["group"], spec["names"]["kind"], spec["scope"], versions, storage
+            )
     return crds
 
 
@@ -149,8 +156,7 @@ def derive(crds: dict[tuple[str, str], Crd]) -> dict[str, Any]:
         twin = crds.get((tgroup, renamed or kind)) if tgroup else None
         if twin is None or twin.scope != "Namespaced":
             for version in sorted(crd.versions):
-                no_twin[(f"{group}/{version}", kind)] = (
-                    "cluster-scoped, without a namespaced twin")
+                no_twin[(f"{group}/{version}", kind)] = "cluster-scoped, without a namespaced twin"
             continue
         for version, schema in sorted(crd.versions.items()):
             wanted = body_shape(schema)
@@ -158,13 +164,18 @@ def derive(crds: dict[tuple[str, str], Crd]) -> dict[str, Any]:
             match = next((v for v in order if body_shape(twin.versions[v]) == wanted), None)
             key = (f"{group}/{version}", kind)
             if match is None:
-                no_twin[key] = (f"its namespaced twin ({', '.join(sorted(twin.versions))}) "
-                                "takes a different body")
+                no_twin[key] = (
+                    f"its namespaced twin ({', '.join(sorted(twin.versions))}) "
+                    "takes a different body"
+                )
                 continue
             target = (f"{tgroup}/{match}", twin.kind)
             twins[key] = target
-            paths = [p for p in dropped_namespaces(spec_of(schema), spec_of(twin.versions[match]))
-                     if p != CONNECTION_SECRET]
+            paths = [
+                p
+                for p in dropped_namespaces(spec_of(schema), spec_of(twin.versions[match]))
+                if p != CONNECTION_SECRET
+            ]
             if paths:
                 dropped[target] = tuple(sorted(set(dropped.get(target, ())) | set(paths)))
     return {"twins": twins, "no_twin": no_twin, "namespaced": namespaced, "dropped": dropped}
@@ -185,15 +196,26 @@ def render(table: dict[str, Any]) -> str:
         "TWINS: dict[Key, Key] = {",
     ]
     lines += [f"    {k!r}:\n        {v!r}," for k, v in sorted(table["twins"].items())]
-    lines += ["}", "", "#: Cluster-scoped kinds whose namespaced twin can't take the same body.",
-              "NO_TWIN: dict[Key, str] = {"]
+    lines += [
+        "}",
+        "",
+        "#: Cluster-scoped kinds whose namespaced twin can't take the same body.",
+        "NO_TWIN: dict[Key, str] = {",
+    ]
     lines += [f"    {k!r}:\n        {v!r}," for k, v in sorted(table["no_twin"].items())]
-    lines += ["}", "", "#: (apiVersion, kind) already namespaced.",
-              "NAMESPACED: frozenset[Key] = frozenset({"]
+    lines += [
+        "}",
+        "",
+        "#: (apiVersion, kind) already namespaced.",
+        "NAMESPACED: frozenset[Key] = frozenset({",
+    ]
     lines += [f"    {k!r}," for k in sorted(table["namespaced"])]
-    lines += ["})", "",
-              "#: Namespaced (apiVersion, kind) -> spec paths whose `namespace` the twin dropped.",
-              "NAMESPACE_DROPPED: dict[Key, tuple[str, ...]] = {"]
+    lines += [
+        "})",
+        "",
+        "#: Namespaced (apiVersion, kind) -> spec paths whose `namespace` the twin dropped.",
+        "NAMESPACE_DROPPED: dict[Key, tuple[str, ...]] = {",
+    ]
     for k, paths in sorted(table["dropped"].items()):
         lines.append(f"    {k!r}: (")
         lines += [f"        {p!r}," for p in paths]

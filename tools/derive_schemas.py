@@ -152,7 +152,8 @@ def derive(source: Path, out: Path, with_cert_manager: bool = False) -> dict[str
                 stats[key] += stats["folders"][folder.name][key]
             continue
         names = sorted(
-            p.name for p in folder.iterdir()
+            p.name
+            for p in folder.iterdir()
             if p.is_file() and selected(folder.name, p.name, with_cert_manager)
         )
         target_dir = out / folder.name
@@ -191,7 +192,8 @@ FETCHED = "-fetched"
 GO_MODULE_CRDS = {
     # The PodMonitor in examples/install/50-monitoring.yaml
     "prometheus-operator": (
-        "github.com/prometheus-operator/prometheus-operator", "v0.85.0",
+        "github.com/prometheus-operator/prometheus-operator",
+        "v0.85.0",
         ("example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",),
     ),
 }
@@ -203,9 +205,12 @@ GO_MODULE_CRDS = {
 #: ``examples/install/15-activation-policy.yaml`` is validated against v2.4.0's.
 GO_MODULE_ADDITIONS = {
     "crossplane": (
-        "github.com/crossplane/crossplane/v2", "v2.4.0",
-        ("cluster/crds/apiextensions.crossplane.io_managedresourceactivationpolicies.yaml",
-         "cluster/crds/apiextensions.crossplane.io_managedresourcedefinitions.yaml"),
+        "github.com/crossplane/crossplane/v2",
+        "v2.4.0",
+        (
+            "cluster/crds/apiextensions.crossplane.io_managedresourceactivationpolicies.yaml",
+            "cluster/crds/apiextensions.crossplane.io_managedresourcedefinitions.yaml",
+        ),
     ),
 }
 
@@ -219,14 +224,20 @@ def go_module_files(module: tuple[str, str, tuple[str, ...]]) -> list[Path]:
 
     path, version, files = module
     go = shutil.which("go") or "/usr/local/go/bin/go"
-    listed = subprocess.run([go, "mod", "download", "-json", f"{path}@{version}"],
-                            capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
+    listed = subprocess.run(
+        [go, "mod", "download", "-json", f"{path}@{version}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parent,
+    )
     root = Path(json.loads(listed.stdout)["Dir"])
     return [root / name for name in files]
 
 
-def derive_from_go_module(module: tuple[str, str, tuple[str, ...]], target_dir: Path
-                          ) -> dict[str, int]:
+def derive_from_go_module(
+    module: tuple[str, str, tuple[str, ...]], target_dir: Path
+) -> dict[str, int]:
     """Compact the named CRD files of a Go module into their own folder."""
     return write_compact(go_module_files(module), target_dir)
 
@@ -239,8 +250,11 @@ def write_compact(sources: list[Path], target_dir: Path) -> dict[str, int]:
     written = set()
     for source in sources:
         raw = source.read_bytes()
-        docs = [d for d in yaml.load_all(raw, Loader=_Loader)
-                if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"]
+        docs = [
+            d
+            for d in yaml.load_all(raw, Loader=_Loader)
+            if isinstance(d, dict) and d.get("kind") == "CustomResourceDefinition"
+        ]
         if not docs:
             continue
         text = dump([compact_crd(d) for d in docs]).encode()
@@ -263,8 +277,9 @@ def derive_gardener(folder: Path, target_dir: Path) -> dict[str, int]:
     proto = folder / gardener_shoot_schema.PROTO_FILE
     reference = folder / gardener_shoot_schema.REFERENCE_FILE
     raw = proto.read_bytes() + reference.read_bytes()
-    crd = gardener_shoot_schema.shoot_crd(proto.read_text(encoding="utf-8"),
-                                          reference.read_text(encoding="utf-8"))
+    crd = gardener_shoot_schema.shoot_crd(
+        proto.read_text(encoding="utf-8"), reference.read_text(encoding="utf-8")
+    )
     text = dump([crd]).encode()
     target_dir.mkdir(parents=True, exist_ok=True)
     target = target_dir / gardener_shoot_schema.OUTPUT_FILE
@@ -282,12 +297,23 @@ def _fmt(n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", type=Path, default=REPO.parent / "shared" / "crds",
-                        help="folder of upstream CRD folders (default: ../shared/crds)")
-    parser.add_argument("--out", type=Path, default=REPO / "schemas" / "crds",
-                        help="output folder (default: schemas/crds)")
-    parser.add_argument("--with-cert-manager", action="store_true",
-                        help="also derive the cert-manager CRDs (skipped by default)")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        default=REPO.parent / "shared" / "crds",
+        help="folder of upstream CRD folders (default: ../shared/crds)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "schemas" / "crds",
+        help="output folder (default: schemas/crds)",
+    )
+    parser.add_argument(
+        "--with-cert-manager",
+        action="store_true",
+        help="also derive the cert-manager CRDs (skipped by default)",
+    )
     args = parser.parse_args(argv)
     source: Path = args.source
     if not source.is_dir():
@@ -298,8 +324,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, f in stats["folders"].items():
         print(f"{name:<24}{f['files']:>6}{f['crds']:>6}  {_fmt(f['before'])}  {_fmt(f['after'])}")
     ratio = stats["after"] / stats["before"] if stats["before"] else 0
-    print(f"{'total':<24}{stats['files']:>6}{stats['crds']:>6}  {_fmt(stats['before'])}  "
-          f"{_fmt(stats['after'])}  ({ratio:.0%})")
+    print(
+        f"{'total':<24}{stats['files']:>6}{stats['crds']:>6}  {_fmt(stats['before'])}  "
+        f"{_fmt(stats['after'])}  ({ratio:.0%})"
+    )
     print(f"wrote {args.out}")
     return 0
 

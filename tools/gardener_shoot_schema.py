@@ -73,14 +73,25 @@ _EXTERNAL: dict[str, dict[str, Any]] = {
     ".k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"type": "object"},
     ".k8s.io.api.core.v1.ObjectReference": {
         "type": "object",
-        "properties": {k: {"type": "string"} for k in (
-            "apiVersion", "fieldPath", "kind", "name", "namespace", "resourceVersion", "uid")},
+        "properties": {
+            k: {"type": "string"}
+            for k in (
+                "apiVersion",
+                "fieldPath",
+                "kind",
+                "name",
+                "namespace",
+                "resourceVersion",
+                "uid",
+            )
+        },
     },
     ".k8s.io.api.core.v1.Taint": {
         "type": "object",
         "required": ["effect", "key"],
         "properties": {
-            "effect": {"type": "string"}, "key": {"type": "string"},
+            "effect": {"type": "string"},
+            "key": {"type": "string"},
             "timeAdded": {"type": "string", "format": "date-time"},
             "value": {"type": "string"},
         },
@@ -93,14 +104,18 @@ _EXTERNAL: dict[str, dict[str, Any]] = {
     ".k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector": {
         "type": "object",
         "properties": {
-            "matchExpressions": {"type": "array", "items": {
-                "type": "object",
-                "required": ["key", "operator"],
-                "properties": {
-                    "key": {"type": "string"}, "operator": {"type": "string"},
-                    "values": {"type": "array", "items": {"type": "string"}},
+            "matchExpressions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "operator"],
+                    "properties": {
+                        "key": {"type": "string"},
+                        "operator": {"type": "string"},
+                        "values": {"type": "array", "items": {"type": "string"}},
+                    },
                 },
-            }},
+            },
             "matchLabels": _STRING_MAP,
         },
     },
@@ -142,11 +157,13 @@ def parse_proto(text: str) -> dict[str, list[ProtoField]]:
         fields = []
         for f in _FIELD.finditer(message.group(2)):
             if f.group("key"):
-                fields.append(ProtoField(f.group("name"), f.group("value"),
-                                         map_key=f.group("key")))
+                fields.append(ProtoField(f.group("name"), f.group("value"), map_key=f.group("key")))
             else:
-                fields.append(ProtoField(f.group("name"), f.group("type"),
-                                         repeated=f.group("label") == "repeated"))
+                fields.append(
+                    ProtoField(
+                        f.group("name"), f.group("type"), repeated=f.group("label") == "repeated"
+                    )
+                )
         messages[message.group(1)] = fields
     return messages
 
@@ -179,8 +196,9 @@ def parse_reference(text: str) -> dict[str, ReferenceType]:
 
 
 class _Builder:
-    def __init__(self, messages: dict[str, list[ProtoField]],
-                 reference: dict[str, ReferenceType]) -> None:
+    def __init__(
+        self, messages: dict[str, list[ProtoField]], reference: dict[str, ReferenceType]
+    ) -> None:
         self.messages = messages
         self.reference = reference
         self.inlined: list[str] = []
@@ -210,10 +228,15 @@ class _Builder:
         if ref is None or embedded is None or field.repeated or field.map_key:
             return False
         return field.name not in ref.fields and all(
-            f.name in ref.fields or self.is_inline(field.type, f) for f in embedded)
+            f.name in ref.fields or self.is_inline(field.type, f) for f in embedded
+        )
 
-    def properties(self, name: str, trail: tuple[str, ...], table: str | None = None,
-                   ) -> tuple[dict[str, Any], list[str]]:
+    def properties(
+        self,
+        name: str,
+        trail: tuple[str, ...],
+        table: str | None = None,
+    ) -> tuple[dict[str, Any], list[str]]:
         """Fields of ``name`` as JSON properties; ``table`` is the type whose reference table
         lists them (the parent, for an inlined struct)."""
         ref = self.reference.get(table or name)
@@ -223,7 +246,8 @@ class _Builder:
             if self.is_inline(name, field):
                 self.inlined.append(f"{name}.{field.name}")
                 inner, inner_required = self.properties(
-                    field.type, (*trail, field.type), table=table or name)
+                    field.type, (*trail, field.type), table=table or name
+                )
                 props.update(inner)
                 required.extend(inner_required)
                 continue
@@ -274,16 +298,22 @@ def shoot_crd(proto_text: str, reference_text: str) -> dict[str, Any]:
         },
         "spec": {
             "group": "core.gardener.cloud",
-            "names": {"kind": "Shoot", "listKind": "ShootList", "plural": "shoots",
-                      "singular": "shoot"},
+            "names": {
+                "kind": "Shoot",
+                "listKind": "ShootList",
+                "plural": "shoots",
+                "singular": "shoot",
+            },
             "scope": "Namespaced",
-            "versions": [{
-                "name": "v1beta1",
-                "served": True,
-                "storage": True,
-                "schema": {"openAPIV3Schema": root},
-                "subresources": {"status": {}},
-            }],
+            "versions": [
+                {
+                    "name": "v1beta1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": root},
+                    "subresources": {"status": {}},
+                }
+            ],
         },
     }
 
@@ -291,5 +321,7 @@ def shoot_crd(proto_text: str, reference_text: str) -> dict[str, Any]:
 if __name__ == "__main__":
     # A library of tools/derive_schemas.py (which writes the schema): run alone, it only explains.
     argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Writes nothing by itself: tools/derive_schemas.py calls it.").parse_args()
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Writes nothing by itself: tools/derive_schemas.py calls it.",
+    ).parse_args()

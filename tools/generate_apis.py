@@ -145,8 +145,13 @@ def alias_composition(
     metadata["name"] = alias.name
     metadata["labels"] = {**(metadata.get("labels") or {}), **alias.labels}
     labelled = "".join(f" labelled {k}={v}" for k, v in alias.labels.items())
-    text = ALIAS_HEADER.format(origin=origin.as_posix(), beside=beside.as_posix(),
-                               name=alias.name, labelled=labelled, source=alias.source)
+    text = ALIAS_HEADER.format(
+        origin=origin.as_posix(),
+        beside=beside.as_posix(),
+        name=alias.name,
+        labelled=labelled,
+        source=alias.source,
+    )
     lines = textwrap.wrap(text, 94, break_long_words=False, break_on_hyphens=False)
     header = "".join(f"# {line}\n" for line in lines)
     return header + yaml.safe_dump(composition, sort_keys=False, width=1000)
@@ -162,10 +167,12 @@ def alias_files(folder: Path, api: ApiDefinition) -> dict[Path, str]:
     for alias in api.aliases:
         v1 = yaml.safe_load((ROOT / origin).read_text())
         files[folder / ALIASES / f"{alias.name}.yaml"] = alias_composition(
-            v1, alias, origin, origin)
+            v1, alias, origin, origin
+        )
         namespaced = as_namespaced(yaml.safe_load((ROOT / origin).read_text()))
         files[folder / NAMESPACED / ALIASES / f"{alias.name}.yaml"] = alias_composition(
-            namespaced, alias, origin, folder / NAMESPACED / "composition.yaml")
+            namespaced, alias, origin, folder / NAMESPACED / "composition.yaml"
+        )
     return files
 
 
@@ -187,9 +194,13 @@ def generated_files() -> dict[Path, str]:
 def _arguments(argv: list[str]) -> argparse.Namespace:
     """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a generated file is out of date")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when a generated file is out of date",
+    )
     return parser.parse_args(argv)
 
 

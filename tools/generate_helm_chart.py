@@ -49,8 +49,10 @@ def _by_form(parts: dict[str, str]) -> str:
     for i, (form, text) in enumerate(parts.items()):
         out.append(("{{- if" if i == 0 else "{{- else if") + f' eq .Values.form "{form}" }}}}\n')
         out.append(text if text.endswith("\n") else text + "\n")
-    out.append('{{- else }}\n{{- fail "form must be v1 (claims) or v2 (namespaced composites)" }}\n'
-               "{{- end }}\n")
+    out.append(
+        '{{- else }}\n{{- fail "form must be v1 (claims) or v2 (namespaced composites)" }}\n'
+        "{{- end }}\n"
+    )
     return "".join(out)
 
 
@@ -76,9 +78,13 @@ def generated_files() -> dict[Path, str]:
 def _arguments(argv: list[str]) -> argparse.Namespace:
     """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a generated file is out of date")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when a generated file is out of date",
+    )
     return parser.parse_args(argv)
 
 

@@ -159,9 +159,13 @@ def policy_text() -> str:
 def _arguments(argv: list[str]) -> argparse.Namespace:
     """``--check`` or nothing; ``--help`` prints the module's docstring and writes nothing."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 when a generated file is out of date")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when a generated file is out of date",
+    )
     return parser.parse_args(argv)
 
 

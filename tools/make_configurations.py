@@ -80,8 +80,10 @@ CROSSPLANE_GROUPS = frozenset({"protection.crossplane.io", "apiextensions.crossp
 #: ``crossplane render``'s own documents (function results), not composed resources.
 RENDER_GROUP = "render.crossplane.io"
 #: The packages serving the kinds of groups outside the upjet convention.
-PROVIDER_OF_GROUP = {"kubernetes.crossplane.io": "provider-kubernetes",
-                     "helm.crossplane.io": "provider-helm"}
+PROVIDER_OF_GROUP = {
+    "kubernetes.crossplane.io": "provider-kubernetes",
+    "helm.crossplane.io": "provider-helm",
+}
 
 #: Managed kinds a module composes that no golden shows, as the cluster-scoped kind (the
 #: namespaced form composes its twin): options only unit tests reach, or later passes than a
@@ -349,8 +351,12 @@ def providers(package: Package) -> list[str]:
 
 
 def _dependency(kind: str, repository: str, tag: str) -> dict[str, str]:
-    return {"apiVersion": "pkg.crossplane.io/v1", "kind": kind, "package": repository,
-            "version": f"^{tag}"}
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": kind,
+        "package": repository,
+        "version": f"^{tag}",
+    }
 
 
 def meta(package: Package, registry: str | None = None) -> dict[str, Any]:
@@ -359,13 +365,19 @@ def meta(package: Package, registry: str | None = None) -> dict[str, Any]:
     pins = pinned_providers()
     unpinned = [p for p in providers(package) if p not in pins]
     if unpinned:
-        msg = (f"{package.name} composes kinds of {', '.join(unpinned)}, which "
-               f"{PROVIDERS.relative_to(ROOT)} does not install: add it there")
+        msg = (
+            f"{package.name} composes kinds of {', '.join(unpinned)}, which "
+            f"{PROVIDERS.relative_to(ROOT)} does not install: add it there"
+        )
         raise SystemExit(msg)
     function_meta = yaml.safe_load(FUNCTION_META.read_text())
-    apis = ", ".join(sorted(
-        yaml.safe_load(p.read_text())["spec"]["names"]["kind"]
-        for p in package.api_files() if p.name == "definition.yaml"))
+    apis = ", ".join(
+        sorted(
+            yaml.safe_load(p.read_text())["spec"]["names"]["kind"]
+            for p in package.api_files()
+            if p.name == "definition.yaml"
+        )
+    )
     return {
         "apiVersion": "meta.pkg.crossplane.io/v1",
         "kind": "Configuration",
@@ -375,13 +387,14 @@ def meta(package: Package, registry: str | None = None) -> dict[str, Any]:
                 "meta.crossplane.io/maintainer": "Platform team",
                 "meta.crossplane.io/source": "function-platform",
                 "meta.crossplane.io/description": (
-                    f"The {package.module} module of function-platform as {package.form}: "
-                    f"{apis}."),
+                    f"The {package.module} module of function-platform as {package.form}: {apis}."
+                ),
                 "meta.crossplane.io/readme": (
                     f"Installs the {package.module} module's XRDs and Compositions "
                     f"({package.form}) and the ManagedResourceActivationPolicy "
                     f"{package.name} activating what it composes. Install one form of a "
-                    "module, never both: they define the same kinds."),
+                    "module, never both: they define the same kinds."
+                ),
             },
         },
         "spec": {
@@ -418,16 +431,21 @@ def _dump(doc: dict[str, Any]) -> str:
 def files(package: Package) -> dict[Path, str]:
     """The generated files of one package and their content."""
     where = f"the goldens of tests/golden/{package.module}/" + (
-        "namespaced/" if package.namespaced else "")
+        "namespaced/" if package.namespaced else ""
+    )
     return {
         package.directory / "crossplane.yaml": HEADER.format(
             what=f"The {package.module} module's Configuration ({package.form}): dependsOn the "
-                 f"function and the providers\n# whose kinds {where} compose, at the "
-                 "releases examples/install pins.") + _dump(meta(package)),
+            f"function and the providers\n# whose kinds {where} compose, at the "
+            "releases examples/install pins."
+        )
+        + _dump(meta(package)),
         package.directory / "activation-policy.yaml": HEADER.format(
             what=f"The managed resources the {package.module} module composes "
-                 f"({package.form}; {where}),\n# activated when the package is installed "
-                 "(README, \"Installing one module\").") + _dump(policy(package)),
+            f"({package.form}; {where}),\n# activated when the package is installed "
+            '(README, "Installing one module").'
+        )
+        + _dump(policy(package)),
     }
 
 
@@ -479,9 +497,18 @@ def build(
             name = f"{package.name}-v{__version__}" if registry else package.name
             target = (out / f"{name}.xpkg").resolve()
             result = subprocess.run(
-                [str(cli), "xpkg", "build", f"--package-root={root}",
-                 f"--examples-root={examples}", f"--package-file={target}"],
-                capture_output=True, text=True, check=False)
+                [
+                    str(cli),
+                    "xpkg",
+                    "build",
+                    f"--package-root={root}",
+                    f"--examples-root={examples}",
+                    f"--package-file={target}",
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if result.returncode != 0:
                 msg = f"crossplane xpkg build {package.name} failed:\n{result.stderr}"
                 raise SystemExit(msg)
@@ -491,11 +518,17 @@ def build(
 def stale() -> list[str]:
     """Generated files that differ from what the sources give, and stray package folders."""
     wanted = all_files()
-    problems = [str(p.relative_to(ROOT)) for p, text in wanted.items()
-                if not p.exists() or p.read_text() != text]
+    problems = [
+        str(p.relative_to(ROOT))
+        for p, text in wanted.items()
+        if not p.exists() or p.read_text() != text
+    ]
     present = set(OUT.rglob("*")) if OUT.exists() else set()
-    problems += [str(p.relative_to(ROOT)) + " (not generated)" for p in sorted(present)
-                 if p.is_file() and p not in wanted]
+    problems += [
+        str(p.relative_to(ROOT)) + " (not generated)"
+        for p in sorted(present)
+        if p.is_file() and p not in wanted
+    ]
     return problems
 
 
@@ -503,11 +536,19 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when configurations/ is stale")
     parser.add_argument("--build", type=Path, metavar="DIR", help="build DIR/<package>.xpkg")
-    parser.add_argument("--only", action="append", default=[], metavar="PACKAGE",
-                        help="with --build: only this package (repeatable)")
-    parser.add_argument("--registry", metavar="REGISTRY",
-                        help="with --build: a release's packages, depending on "
-                             "REGISTRY/function-platform (make release)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PACKAGE",
+        help="with --build: only this package (repeatable)",
+    )
+    parser.add_argument(
+        "--registry",
+        metavar="REGISTRY",
+        help="with --build: a release's packages, depending on "
+        "REGISTRY/function-platform (make release)",
+    )
     parser.add_argument("--crossplane", type=Path, default=CLI, help="the crossplane CLI")
     args = parser.parse_args(argv)
     problems = stale()

@@ -61,8 +61,9 @@ def write(out: Path) -> list[Path]:
     """Every picture under ``out``; the paths written."""
     written: list[Path] = []
     for picture in PICTURES:
-        written += composed_graph.write_graph(_documents(picture), out / picture,
-                                              observed_of(picture))
+        written += composed_graph.write_graph(
+            _documents(picture), out / picture, observed_of(picture)
+        )
     return written
 
 
@@ -74,8 +75,11 @@ def stale() -> list[str]:
         graph = composed_graph.composed_graph(_documents(picture), observed_of(picture))
         dot = composed_graph.to_dot(graph)
         stem = Path(picture) / graph.name
-        texts = {".dot": dot, ".mmd": composed_graph.to_mermaid(graph),
-                 ".svg": composed_graph.svg_provenance(dot, f"{graph.name}.dot")}
+        texts = {
+            ".dot": dot,
+            ".mmd": composed_graph.to_mermaid(graph),
+            ".svg": composed_graph.svg_provenance(dot, f"{graph.name}.dot"),
+        }
         for suffix, text in texts.items():
             relative = stem.with_suffix(suffix)
             wanted.add(relative)
@@ -88,8 +92,15 @@ def stale() -> list[str]:
                     problems.append(f"docs/graphs/{relative} was not drawn from the current .dot")
             elif committed.read_text() != text:
                 problems.append(f"docs/graphs/{relative} differs from what is drawn now")
-    extra = sorted(p.relative_to(DOCS) for p in DOCS.rglob("*")
-                   if p.is_file() and p.relative_to(DOCS) not in wanted) if DOCS.exists() else []
+    extra = (
+        sorted(
+            p.relative_to(DOCS)
+            for p in DOCS.rglob("*")
+            if p.is_file() and p.relative_to(DOCS) not in wanted
+        )
+        if DOCS.exists()
+        else []
+    )
     problems += [f"docs/graphs/{p} is drawn by no picture" for p in extra]
     return problems
 
@@ -103,8 +114,9 @@ def main(argv: list[str]) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         if problems:
-            print("run `python tools/make_graph_docs.py` (with Graphviz installed)",
-                  file=sys.stderr)
+            print(
+                "run `python tools/make_graph_docs.py` (with Graphviz installed)", file=sys.stderr
+            )
         return 1 if problems else 0
     for path in write(DOCS):
         print(path.relative_to(ROOT))

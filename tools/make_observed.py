@@ -45,8 +45,7 @@ STAMP = "2024-01-01T00:00:00Z"
 def mark_ready(body: dict[str, Any]) -> dict[str, Any]:
     """``body`` as the provider would report it once the real resource exists
     (tests/support/providersim.py: every id, the kind's attributes, the external name)."""
-    return providersim.report(yaml.safe_load(yaml.safe_dump(body)), stamp=STAMP,
-                              external=True)
+    return providersim.report(yaml.safe_load(yaml.safe_dump(body)), stamp=STAMP, external=True)
 
 
 def composed_by_name(stdout: str, xr_kind: str) -> dict[str, dict[str, Any]]:
@@ -112,10 +111,15 @@ CONVERGED_MODULES = ("contact-center",)
 def _arguments(argv: list[str], known: list[str]) -> argparse.Namespace:
     """The case ids to write, each one of the registered render cases."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("cases", nargs="+", metavar="CASE",
-                        help="a render case id, <module>/<case> or <module>/namespaced/<case> "
-                        "(tests/render-cases/<module>.yaml)")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "cases",
+        nargs="+",
+        metavar="CASE",
+        help="a render case id, <module>/<case> or <module>/namespaced/<case> "
+        "(tests/render-cases/<module>.yaml)",
+    )
     args = parser.parse_args(argv)
     for case_id in args.cases:
         if case_id not in known:

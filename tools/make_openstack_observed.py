@@ -27,8 +27,9 @@ from tests.support import providersim  # noqa: E402
 from tests.support.harness import FunctionClient, request, start_server  # noqa: E402
 
 CASES = ROOT / "tests" / "render-cases" / "openstack"
-ENVIRONMENT = ROOT / "examples" / "openstack" / "apps" / "platform-config" / (
-    "environment-eu-de-1.yaml")
+ENVIRONMENT = (
+    ROOT / "examples" / "openstack" / "apps" / "platform-config" / ("environment-eu-de-1.yaml")
+)
 #: observed file -> (XR file, required-resources file or None)
 OBSERVED = {
     "observed-hv-pool-a-ready.yaml": ("xr-hv-pool-a.yaml", None),
@@ -50,15 +51,25 @@ class _Dumper(yaml.SafeDumper):
 
 def observe(name: str, body: dict[str, Any]) -> dict[str, Any]:
     """``body`` as its provider reports it once Ready (tests/support/providersim.py)."""
-    return providersim.report(body, name=name, stamp=STAMP, ids=False, generation=1,
-                              controllers=CONTROLLERS, keep_empty=False)
+    return providersim.report(
+        body,
+        name=name,
+        stamp=STAMP,
+        ids=False,
+        generation=1,
+        controllers=CONTROLLERS,
+        keep_empty=False,
+    )
 
 
 def _fetched(required: str | None) -> dict[str, list[dict[str, Any]]]:
     found = {"environment-0": [yaml.safe_load(ENVIRONMENT.read_text())]}
     if required:
-        roles = {"XHypervisorCluster": "hypervisor", "XStorageCluster": "storage",
-                 "XControlPlaneCluster": "control-plane"}
+        roles = {
+            "XHypervisorCluster": "hypervisor",
+            "XStorageCluster": "storage",
+            "XControlPlaneCluster": "control-plane",
+        }
         for pool in yaml.safe_load_all((CASES / required).read_text()):
             if "namespace" in pool["metadata"]:
                 continue  # the namespaced twin, for the namespaced form's renders
@@ -70,8 +81,12 @@ def _fetched(required: str | None) -> dict[str, list[dict[str, Any]]]:
 
 
 def converge(client: FunctionClient, xr: dict[str, Any], required: str | None) -> list[Any]:
-    step = {"apiVersion": "platform.fn.crossplane.io/v1beta1", "kind": "Input",
-            "module": "openstack", "environment": [{"name": "openstack-eu-de-1"}]}
+    step = {
+        "apiVersion": "platform.fn.crossplane.io/v1beta1",
+        "kind": "Input",
+        "module": "openstack",
+        "environment": [{"name": "openstack-eu-de-1"}],
+    }
     observed: dict[str, dict[str, Any]] = {}
     for _ in range(6):
         rendered = client.run(request(xr, step, observed=observed, required=_fetched(required)))
@@ -85,15 +100,20 @@ def converge(client: FunctionClient, xr: dict[str, Any], required: str | None) -
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("observed", nargs="*", metavar="FILE",
-                        help="an observed file to write (default: all): "
-                        + ", ".join(sorted(OBSERVED)))
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "observed",
+        nargs="*",
+        metavar="FILE",
+        help="an observed file to write (default: all): " + ", ".join(sorted(OBSERVED)),
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.observed) - set(OBSERVED))
     if unknown:
-        parser.error(f"unknown observed file(s) {', '.join(unknown)}: "
-                     f"one of {', '.join(sorted(OBSERVED))}")
+        parser.error(
+            f"unknown observed file(s) {', '.join(unknown)}: one of {', '.join(sorted(OBSERVED))}"
+        )
     return args
 
 

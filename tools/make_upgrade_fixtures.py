@@ -73,8 +73,10 @@ def matches(selector: Mapping[str, Any], resource: Mapping[str, Any]) -> bool:
     """Whether Crossplane's ``ResourceSelector`` (as JSON: ``apiVersion``, ``kind``,
     ``matchName`` or ``matchLabels.labels``, optional ``namespace``) selects ``resource``."""
     metadata = resource.get("metadata") or {}
-    if (resource.get("apiVersion"), resource.get("kind")) != (selector.get("apiVersion"),
-                                                              selector.get("kind")):
+    if (resource.get("apiVersion"), resource.get("kind")) != (
+        selector.get("apiVersion"),
+        selector.get("kind"),
+    ):
         return False
     if selector.get("namespace") and metadata.get("namespace") != selector["namespace"]:
         return False
@@ -85,8 +87,9 @@ def matches(selector: Mapping[str, Any], resource: Mapping[str, Any]) -> bool:
     return all(labels.get(key) == value for key, value in wanted.items())
 
 
-def fetch(requirements: Mapping[str, Mapping[str, Any]],
-          pool: Iterable[Mapping[str, Any]]) -> dict[str, list[Body]]:
+def fetch(
+    requirements: Mapping[str, Mapping[str, Any]], pool: Iterable[Mapping[str, Any]]
+) -> dict[str, list[Body]]:
     """What Crossplane fetches for ``requirements`` (key to selector) from the resources the
     cluster holds (``pool``): every match, sorted by namespace and name as the API server
     lists them; a key with no match is answered with no items."""
@@ -94,8 +97,12 @@ def fetch(requirements: Mapping[str, Mapping[str, Any]],
     answer: dict[str, list[Body]] = {}
     for key, selector in sorted(requirements.items()):
         found = [copy.deepcopy(dict(r)) for r in resources if matches(selector, r)]
-        found.sort(key=lambda r: ((r.get("metadata") or {}).get("namespace") or "",
-                                  (r.get("metadata") or {}).get("name") or ""))
+        found.sort(
+            key=lambda r: (
+                (r.get("metadata") or {}).get("namespace") or "",
+                (r.get("metadata") or {}).get("name") or "",
+            )
+        )
         answer[key] = found
     return answer
 
@@ -134,13 +141,17 @@ def get_path(body: Mapping[str, Any], path: str) -> Any:
 def immutable_fields(table: Mapping[str, Any], api_version: str, kind: str) -> list[Body]:
     """The fields ``tests/upgrade/immutable-fields.yaml`` lists for ``kind`` of the group of
     ``api_version`` (the cluster-scoped and namespaced groups share one entry)."""
-    group = group_of(api_version).replace(".m.upbound.io", ".upbound.io").replace(
-        ".m.crossplane.io", ".crossplane.io")
+    group = (
+        group_of(api_version)
+        .replace(".m.upbound.io", ".upbound.io")
+        .replace(".m.crossplane.io", ".crossplane.io")
+    )
     return list((table.get("kinds") or {}).get(f"{kind}.{group}") or [])
 
 
-def release_desired(observed: Mapping[str, Body], desired: Mapping[str, Body],
-                    table: Mapping[str, Any]) -> dict[str, Body]:
+def release_desired(
+    observed: Mapping[str, Body], desired: Mapping[str, Body], table: Mapping[str, Any]
+) -> dict[str, Body]:
     """Per composition-resource-name what the release desired and the test compares: the
     kind, its external name (the release's own, else the one its provider set) and the value
     of each field the cloud cannot change in place."""
@@ -148,9 +159,12 @@ def release_desired(observed: Mapping[str, Body], desired: Mapping[str, Body],
     for name, body in sorted(desired.items()):
         annotations = (body.get("metadata") or {}).get("annotations") or {}
         seen = (observed[name].get("metadata") or {}).get("annotations") or {}
-        entry: Body = {"apiVersion": body["apiVersion"], "kind": body["kind"],
-                       "externalName": annotations.get(EXTERNAL_NAME, seen.get(EXTERNAL_NAME)),
-                       "externalNameSetByRelease": EXTERNAL_NAME in annotations}
+        entry: Body = {
+            "apiVersion": body["apiVersion"],
+            "kind": body["kind"],
+            "externalName": annotations.get(EXTERNAL_NAME, seen.get(EXTERNAL_NAME)),
+            "externalNameSetByRelease": EXTERNAL_NAME in annotations,
+        }
         fields = {}
         for rule in immutable_fields(table, body["apiVersion"], body["kind"]):
             value = get_path(body, rule["path"])
@@ -231,18 +245,28 @@ def _converge_case(case: Any, client: Any, modules: Mapping[str, Any]) -> Body:
     if case.namespaced:
         from tests.support.namespaced import CLAIM_NAME, namespaced_composite
 
-        pool = [namespaced_composite(doc)
-                if CLAIM_NAME in ((doc.get("metadata") or {}).get("labels") or {}) else doc
-                for doc in pool]
+        pool = [
+            namespaced_composite(doc)
+            if CLAIM_NAME in ((doc.get("metadata") or {}).get("labels") or {})
+            else doc
+            for doc in pool
+        ]
     observed: dict[str, Body] = {}
     for _ in range(MAX_PASSES):
         given: dict[str, list[Body]] = {}
         connection = published(providersim, observed)
         for _ in range(MAX_REQUIREMENT_ROUNDS):
-            rendered = client.run(harness.request(
-                composite, step, observed=observed, required=given,
-                observed_connection={n: {k: v.encode() for k, v in d.items()}
-                                     for n, d in connection.items()}))
+            rendered = client.run(
+                harness.request(
+                    composite,
+                    step,
+                    observed=observed,
+                    required=given,
+                    observed_connection={
+                        n: {k: v.encode() for k, v in d.items()} for n, d in connection.items()
+                    },
+                )
+            )
             wanted = fetch(rendered.requirements, pool)
             if wanted == given:
                 break
@@ -251,13 +275,20 @@ def _converge_case(case: Any, client: Any, modules: Mapping[str, Any]) -> Body:
             msg = f"{case.id}: the release refuses it: {'; '.join(rendered.fatal)}"
             raise RefusedError(msg)
         desired = rendered.resources
-        now = {name: _observe(providersim, _composed_metadata(body, name, composite), name)
-               for name, body in desired.items()}
+        now = {
+            name: _observe(providersim, _composed_metadata(body, name, composite), name)
+            for name, body in desired.items()
+        }
         status = _status_after(rendered)
         if now == observed and status == composite.get("status"):
-            return {"input": step, "composite": composite,
-                    "required": _given_once(given), "observed": dict(sorted(now.items())),
-                    "connection": connection, "desired": desired}
+            return {
+                "input": step,
+                "composite": composite,
+                "required": _given_once(given),
+                "observed": dict(sorted(now.items())),
+                "connection": connection,
+                "desired": desired,
+            }
         observed = now
         composite = {**composite, "status": status}
     msg = f"{case.id}: no fixpoint within {MAX_PASSES} passes"
@@ -268,10 +299,14 @@ def published(providersim: Any, observed: Mapping[str, Body]) -> dict[str, dict[
     """The connection details Crossplane observes: what each provider publishes for every
     observed resource that writes a connection Secret (providersim.connection_details of
     the release), as text."""
-    return {name: {key: value.decode() for key, value in
-                   sorted(providersim.connection_details(body).items())}
-            for name, body in sorted(observed.items())
-            if (body.get("spec") or {}).get("writeConnectionSecretToRef")}
+    return {
+        name: {
+            key: value.decode()
+            for key, value in sorted(providersim.connection_details(body).items())
+        }
+        for name, body in sorted(observed.items())
+        if (body.get("spec") or {}).get("writeConnectionSecretToRef")
+    }
 
 
 def _status_after(rendered: Any) -> Body:
@@ -281,16 +316,33 @@ def _status_after(rendered: Any) -> Body:
     from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
     words = {fnv1.STATUS_CONDITION_TRUE: "True", fnv1.STATUS_CONDITION_FALSE: "False"}
-    conditions = [{"type": c.type, "status": words.get(c.status, "Unknown"),
-                   "reason": c.reason, **({"message": c.message} if c.message else {}),
-                   "lastTransitionTime": STAMP}
-                  for c in rendered.response.conditions]
+    conditions = [
+        {
+            "type": c.type,
+            "status": words.get(c.status, "Unknown"),
+            "reason": c.reason,
+            **({"message": c.message} if c.message else {}),
+            "lastTransitionTime": STAMP,
+        }
+        for c in rendered.response.conditions
+    ]
     every_ready = all(rendered.ready(name) for name in rendered.resources)
-    conditions.append({"type": "Ready", "status": "True" if every_ready else "False",
-                       "reason": "Available" if every_ready else "Creating",
-                       "lastTransitionTime": STAMP})
-    conditions.append({"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
-                       "lastTransitionTime": STAMP})
+    conditions.append(
+        {
+            "type": "Ready",
+            "status": "True" if every_ready else "False",
+            "reason": "Available" if every_ready else "Creating",
+            "lastTransitionTime": STAMP,
+        }
+    )
+    conditions.append(
+        {
+            "type": "Synced",
+            "status": "True",
+            "reason": "ReconcileSuccess",
+            "lastTransitionTime": STAMP,
+        }
+    )
     status["conditions"] = sorted(conditions, key=lambda c: c["type"])
     return status
 
@@ -320,16 +372,21 @@ def later_cases(tool: Any, tree: Path, known: set[str]) -> Iterator[Any]:
     do not show (a pool layout, a setting added to the cases later). Each file is the
     release's own where it has one at that path (its EnvironmentConfigs), else this
     checkout's. The release must compose them without a fatal result to get a fixture."""
+
     def where(relative: str) -> Path:
         return tree / relative if (tree / relative).exists() else ROOT / relative
 
     for cases_file in sorted((ROOT / "tests" / "render-cases").glob("*.yaml")):
         for entry in yaml.safe_load(cases_file.read_text()) or []:
             case = tool.Case(
-                module=cases_file.stem, name=entry["name"], xr=where(entry["xr"]),
+                module=cases_file.stem,
+                name=entry["name"],
+                xr=where(entry["xr"]),
                 environment=tuple(where(f) for f in entry.get("environment") or ()),
                 required=tuple(where(f) for f in entry.get("required") or ()),
-                api=entry.get("api"), reference=entry.get("reference"))
+                api=entry.get("api"),
+                reference=entry.get("reference"),
+            )
             for form in (case, case.twin()):
                 if form.id not in known and (form.api_folder / "composition.yaml").exists():
                     yield form
@@ -357,34 +414,51 @@ def converge(tree: Path, version: str, commit: str, out: Path) -> int:
                     raise
                 print(f"{case.id} (later case): skipped, {refused}", file=sys.stderr)
                 continue
-            digest = json.dumps({k: state[k] for k in ("input", "composite", "required")},
-                                sort_keys=True)
+            digest = json.dumps(
+                {k: state[k] for k in ("input", "composite", "required")}, sort_keys=True
+            )
             if digest in written:
                 written[digest][1]["cases"].append(case.id)
                 continue
             folder = out / case.module / ("namespaced" if case.namespaced else "")
             fixture: Body = {
-                "release": version, "commit": commit, "cases": [case.id],
+                "release": version,
+                "commit": commit,
+                "cases": [case.id],
                 "laterCase": case not in own,
-                "form": case.form, "input": state["input"], "composite": state["composite"],
-                "required": state["required"], "observed": state["observed"],
+                "form": case.form,
+                "input": state["input"],
+                "composite": state["composite"],
+                "required": state["required"],
+                "observed": state["observed"],
                 "connection": state["connection"],
                 "desired": release_desired(state["observed"], state["desired"], table),
             }
             written[digest] = (folder / f"{case.name}.yaml", fixture)
-            composed: Body = next((c for c in state["composite"]["status"].get("conditions", [])
-                             if c["type"] == "Composed"), {})
-            print(f"{case.id}: {len(state['observed'])} composed resources, Composed="
-                  f"{composed.get('status')} {composed.get('message', '')}", file=sys.stderr)
+            composed: Body = next(
+                (
+                    c
+                    for c in state["composite"]["status"].get("conditions", [])
+                    if c["type"] == "Composed"
+                ),
+                {},
+            )
+            print(
+                f"{case.id}: {len(state['observed'])} composed resources, Composed="
+                f"{composed.get('status')} {composed.get('message', '')}",
+                file=sys.stderr,
+            )
     finally:
         client.close()
         server.stop()
     for path, fixture in written.values():
         path.parent.mkdir(parents=True, exist_ok=True)
-        header = (f"# What a cluster running function-platform {version} holds once the render "
-                  f"case(s) below converged.\n# Generated by tools/make_upgrade_fixtures.py "
-                  f"--release v{version}={commit[:7]} (provider values are fake, "
-                  "deterministic); do not edit.\n")
+        header = (
+            f"# What a cluster running function-platform {version} holds once the render "
+            f"case(s) below converged.\n# Generated by tools/make_upgrade_fixtures.py "
+            f"--release v{version}={commit[:7]} (provider values are fake, "
+            "deterministic); do not edit.\n"
+        )
         ordered = {key: canonical(value) for key, value in fixture.items()}
         path.write_text(header + yaml.safe_dump(ordered, sort_keys=False, width=100))
     return 0
@@ -394,8 +468,9 @@ def converge(tree: Path, version: str, commit: str, out: Path) -> int:
 
 
 def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @contextlib.contextmanager
@@ -421,10 +496,17 @@ def _release(value: str) -> tuple[str, str]:
 def _same_tree(left: Path, right: Path) -> list[str]:
     """Files that differ between two fixture folders (relative paths)."""
     files = {p.relative_to(left) for p in left.rglob("*.yaml")} | {
-        p.relative_to(right) for p in right.rglob("*.yaml")}
-    return sorted(str(f) for f in files
-                  if not ((left / f).exists() and (right / f).exists()
-                          and filecmp.cmp(left / f, right / f, shallow=False)))
+        p.relative_to(right) for p in right.rglob("*.yaml")
+    }
+    return sorted(
+        str(f)
+        for f in files
+        if not (
+            (left / f).exists()
+            and (right / f).exists()
+            and filecmp.cmp(left / f, right / f, shallow=False)
+        )
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -437,11 +519,20 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv[1:])
         return converge(args.tree, args.version, args.commit, args.out)
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--release", type=_release, required=True, metavar="vVERSION=COMMIT",
-                        help="the release and the commit it was cut from (v0.1.0=de7f94b)")
-    parser.add_argument("--check", action="store_true",
-                        help="regenerate into a temporary folder and compare, writing nothing")
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--release",
+        type=_release,
+        required=True,
+        metavar="vVERSION=COMMIT",
+        help="the release and the commit it was cut from (v0.1.0=de7f94b)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate into a temporary folder and compare, writing nothing",
+    )
     args = parser.parse_args(argv)
     version, commit = args.release
     full = _git("rev-parse", "--verify", f"{commit}^{{commit}}")
@@ -453,14 +544,31 @@ def main(argv: list[str]) -> int:
     with release_tree(full) as tree, tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / version
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree / "platform"), str(tree)])}
-        subprocess.run([sys.executable, str(Path(__file__).resolve()), "converge",
-                        "--tree", str(tree), "--version", version, "--commit", full,
-                        "--out", str(out)], cwd=tree, env=env, check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "converge",
+                "--tree",
+                str(tree),
+                "--version",
+                version,
+                "--commit",
+                full,
+                "--out",
+                str(out),
+            ],
+            cwd=tree,
+            env=env,
+            check=True,
+        )
         if args.check:
             stale = _same_tree(out, target)
             for name in stale:
-                print(f"tests/upgrade/{version}/{name} differs from what {commit} composes",
-                      file=sys.stderr)
+                print(
+                    f"tests/upgrade/{version}/{name} differs from what {commit} composes",
+                    file=sys.stderr,
+                )
             return 1 if stale else 0
         if target.exists():
             for old in target.rglob("*.yaml"):
@@ -469,8 +577,10 @@ def main(argv: list[str]) -> int:
             path = target / new.relative_to(out)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(new.read_bytes())
-        print(f"wrote {len(list(out.rglob('*.yaml')))} fixtures into "
-              f"{target.relative_to(ROOT)}", file=sys.stderr)
+        print(
+            f"wrote {len(list(out.rglob('*.yaml')))} fixtures into {target.relative_to(ROOT)}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -43,8 +43,9 @@ OUT = ROOT / "build" / "release"
 DEFAULT_REGISTRY = "localhost:5000/platform"
 
 #: ``## [1.2.3] - 2026-01-31``: a released section of a Keep a Changelog file.
-RELEASE_HEADING = re.compile(r"^## \[(?P<version>\d+\.\d+\.\d+)\] - (?P<date>\d{4}-\d{2}-\d{2})$",
-                             re.MULTILINE)
+RELEASE_HEADING = re.compile(
+    r"^## \[(?P<version>\d+\.\d+\.\d+)\] - (?P<date>\d{4}-\d{2}-\d{2})$", re.MULTILINE
+)
 #: An OCI repository prefix without tag or digest: ``host[:port]/path``, lower case.
 REGISTRY = re.compile(r"[a-z0-9]+([.-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+")
 SEMVER = re.compile(r"\d+\.\d+\.\d+")
@@ -59,9 +60,10 @@ def check_version(version: str) -> None:
     """Refuse a version that is not ``function/__version__.py``'s or has no changelog
     section, saying how to bump."""
     bump = (
-        f"To release {version}: set __version__ = \"{version}\" in function/__version__.py, move "
-        f"CHANGELOG.md's [Unreleased] entries under a new \"## [{version}] - <date>\", run "
-        f"`make configurations` and commit; then `make release VERSION={version}`")
+        f'To release {version}: set __version__ = "{version}" in function/__version__.py, move '
+        f'CHANGELOG.md\'s [Unreleased] entries under a new "## [{version}] - <date>", run '
+        f"`make configurations` and commit; then `make release VERSION={version}`"
+    )
     if not SEMVER.fullmatch(version):
         msg = f"VERSION={version!r}: not a version such as 0.1.0 (major.minor.patch, no v)"
         raise SystemExit(msg)
@@ -70,17 +72,21 @@ def check_version(version: str) -> None:
         raise SystemExit(msg)
     released = released_versions()
     if not released or released[0] != version:
-        msg = (f"VERSION={version}: CHANGELOG.md's latest release is "
-               f"{released[0] if released else 'none'}. {bump}.")
+        msg = (
+            f"VERSION={version}: CHANGELOG.md's latest release is "
+            f"{released[0] if released else 'none'}. {bump}."
+        )
         raise SystemExit(msg)
 
 
 def check_registry(registry: str) -> None:
     """Refuse a registry that is not a repository prefix (``host[:port]/path``)."""
     if not REGISTRY.fullmatch(registry):
-        msg = (f"REGISTRY={registry!r}: not a repository prefix such as "
-               f"{DEFAULT_REGISTRY} or ghcr.io/acme/platform (host[:port]/path, lower case, "
-               "no tag: the release adds /function-platform:v<version>)")
+        msg = (
+            f"REGISTRY={registry!r}: not a repository prefix such as "
+            f"{DEFAULT_REGISTRY} or ghcr.io/acme/platform (host[:port]/path, lower case, "
+            "no tag: the release adds /function-platform:v<version>)"
+        )
         raise SystemExit(msg)
 
 
@@ -98,8 +104,10 @@ def install_step(registry: str, version: str) -> str:
     config and its comments stay."""
     lines = make_configurations.FUNCTION.read_text().splitlines(keepends=True)
     opening = next(i for i, line in enumerate(lines) if not line.startswith("#"))
-    text = (f"# Step 5: this function, release v{version} for {registry}, built by make release "
-            "(docs/release.md).\n" + "".join(lines[opening:]))
+    text = (
+        f"# Step 5: this function, release v{version} for {registry}, built by make release "
+        "(docs/release.md).\n" + "".join(lines[opening:])
+    )
     published = ":".join(make_configurations.function_package())
     released = f"{registry}/{make_configurations.FUNCTION_NAME}:v{version}"
     line = f"  package: {published}\n"
@@ -120,12 +128,29 @@ def release(version: str, registry: str, out: Path, cli: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     image = out / f"function-platform-v{version}-image.tar"
     function = out / f"function-platform-v{version}.xpkg"
-    run([str(ROOT / "tools" / "build-image.sh"), "--tag",
-         f"{registry}/{make_configurations.FUNCTION_NAME}:v{version}", "--out", str(image),
-         "--python", sys.executable])
+    run(
+        [
+            str(ROOT / "tools" / "build-image.sh"),
+            "--tag",
+            f"{registry}/{make_configurations.FUNCTION_NAME}:v{version}",
+            "--out",
+            str(image),
+            "--python",
+            sys.executable,
+        ]
+    )
     function.unlink(missing_ok=True)
-    run([str(cli), "xpkg", "build", "--package-root=package", "--examples-root=examples",
-         f"--embed-runtime-image-tarball={image}", f"--package-file={function}"])
+    run(
+        [
+            str(cli),
+            "xpkg",
+            "build",
+            "--package-root=package",
+            "--examples-root=examples",
+            f"--embed-runtime-image-tarball={image}",
+            f"--package-file={function}",
+        ]
+    )
     configurations = list(make_configurations.build(out, cli=cli, registry=registry))
     install = out / make_configurations.FUNCTION.name
     install.write_text(install_step(registry, version))
@@ -134,11 +159,17 @@ def release(version: str, registry: str, out: Path, cli: Path) -> list[Path]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--version", required=True,
-                        help=f"the release, equal to function/__version__.py ({__version__})")
-    parser.add_argument("--registry", default=DEFAULT_REGISTRY,
-                        help="the repository prefix the packages are pushed to and depend on "
-                             "(default: %(default)s)")
+    parser.add_argument(
+        "--version",
+        required=True,
+        help=f"the release, equal to function/__version__.py ({__version__})",
+    )
+    parser.add_argument(
+        "--registry",
+        default=DEFAULT_REGISTRY,
+        help="the repository prefix the packages are pushed to and depend on "
+        "(default: %(default)s)",
+    )
     parser.add_argument("--out", type=Path, default=OUT, help="default: build/release")
     parser.add_argument("--crossplane", type=Path, default=CLI, help="the crossplane CLI")
     args = parser.parse_args(argv)
@@ -150,10 +181,14 @@ def main(argv: list[str]) -> int:
         shown_size = f"{size / 2**20:.1f} MiB" if size >= 2**20 else f"{size / 2**10:.0f} KiB"
         print(f"release: {path} ({shown_size})")
     function, configurations, install = shown[1], shown[2:-1], shown[-1]
-    print(f"release: v{args.version} for {args.registry} built in "
-          f"{time.monotonic() - started:.0f} s; push with (docs/release.md):")
-    print(f"  .bin/crossplane xpkg push -f {function} "
-          f"{args.registry}/{make_configurations.FUNCTION_NAME}:v{args.version}")
+    print(
+        f"release: v{args.version} for {args.registry} built in "
+        f"{time.monotonic() - started:.0f} s; push with (docs/release.md):"
+    )
+    print(
+        f"  .bin/crossplane xpkg push -f {function} "
+        f"{args.registry}/{make_configurations.FUNCTION_NAME}:v{args.version}"
+    )
     for path in configurations:
         name = path.name.removesuffix(f"-v{args.version}.xpkg")
         print(f"  .bin/crossplane xpkg push -f {path} {args.registry}/{name}:v{args.version}")

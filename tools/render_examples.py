@@ -139,8 +139,9 @@ class Case:
         )
 
         composite = self.composite()
-        chosen = select(composite, shipped_compositions(namespaced=self.namespaced),
-                        definition_of(composite))
+        chosen = select(
+            composite, shipped_compositions(namespaced=self.namespaced), definition_of(composite)
+        )
         if len(chosen) != 1:
             names = ", ".join(str(c.path.relative_to(ROOT)) for c in chosen)
             msg = f"{self.id}: reference {self.reference} selects several Compositions: {names}"
@@ -200,8 +201,11 @@ class Case:
             return xr_path, self.observed
         namespace = xr["metadata"]["namespace"]
         # idempotent: a namespaced form's own observed state passes through unchanged
-        observed = [controlled_by(namespaced_observed(doc, namespace), xr)
-                    for doc in yaml.safe_load_all(self.observed.read_text()) if doc]
+        observed = [
+            controlled_by(namespaced_observed(doc, namespace), xr)
+            for doc in yaml.safe_load_all(self.observed.read_text())
+            if doc
+        ]
         observed_path = target / "observed.yaml"
         observed_path.write_text(yaml.safe_dump_all(observed, sort_keys=False))
         return xr_path, observed_path
@@ -215,8 +219,10 @@ def engine_uid(xr: dict[str, Any]) -> str:
     metadata = xr.get("metadata") or {}
     if metadata.get("uid"):
         return str(metadata["uid"])
-    seed = (f"{xr['apiVersion']}, Kind={xr['kind']}\x00{metadata.get('namespace') or ''}"
-            f"\x00{metadata['name']}")
+    seed = (
+        f"{xr['apiVersion']}, Kind={xr['kind']}\x00{metadata.get('namespace') or ''}"
+        f"\x00{metadata['name']}"
+    )
     return str(uuid.uuid5(uuid.UUID(int=0), seed))
 
 
@@ -225,8 +231,7 @@ def controlled_by(resource: dict[str, Any], xr: dict[str, Any]) -> dict[str, Any
     gives it), as Crossplane sets it on every composed resource."""
     for ref in (resource.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("controller") and ref.get("kind") == xr["kind"]:
-            ref.update(apiVersion=xr["apiVersion"], name=xr["metadata"]["name"],
-                       uid=engine_uid(xr))
+            ref.update(apiVersion=xr["apiVersion"], name=xr["metadata"]["name"], uid=engine_uid(xr))
     return resource
 
 
@@ -313,8 +318,15 @@ def serve_function(port: int, log_path: Path | None = None) -> Iterator[subproce
     """Run ``python -m function --insecure`` on ``localhost:port`` for the duration."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])}
     log = log_path.open("wb") if log_path else subprocess.DEVNULL
-    command = [sys.executable, "-m", "function", "--insecure", "--address", f"localhost:{port}",
-               "--metrics-address="]  # renders run side by side: no fixed metrics port
+    command = [
+        sys.executable,
+        "-m",
+        "function",
+        "--insecure",
+        "--address",
+        f"localhost:{port}",
+        "--metrics-address=",
+    ]  # renders run side by side: no fixed metrics port
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for_port(port, process)
@@ -343,9 +355,12 @@ def _namespaced_required(path: Path) -> Path:
     from tests.support.namespaced import CLAIM_NAME, namespaced_composite
 
     documents = [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
-    twins = [namespaced_composite(doc)
-             if CLAIM_NAME in ((doc.get("metadata") or {}).get("labels") or {}) else doc
-             for doc in documents]
+    twins = [
+        namespaced_composite(doc)
+        if CLAIM_NAME in ((doc.get("metadata") or {}).get("labels") or {})
+        else doc
+        for doc in documents
+    ]
     path.write_text(yaml.safe_dump_all(twins, sort_keys=False))
     return path
 
@@ -436,8 +451,11 @@ def seed_validate_cache(cache_dir: Path) -> str:
 
 def definitions(namespaced: bool) -> list[Path]:
     """Every XRD of one form: the v1 set, or the namespaced set (both define the same kinds)."""
-    return sorted(p for p in ROOT.glob("apis/**/definition.yaml")
-                  if (p.parent.name == NAMESPACED) == namespaced)
+    return sorted(
+        p
+        for p in ROOT.glob("apis/**/definition.yaml")
+        if (p.parent.name == NAMESPACED) == namespaced
+    )
 
 
 def validate_command(
@@ -467,16 +485,25 @@ def main(argv: list[str]) -> int:
     if unknown:
         valid = "\n  ".join(c.id for c in all_cases)
         known = sorted({c.id for c in all_cases} | {c.module for c in all_cases})
-        hints = [f"{name}: did you mean {nearest[0]}?" for name in unknown
-                 if (nearest := difflib.get_close_matches(name, known, n=1))]
-        print(f"unknown case {', '.join(unknown)}; "
-              + "".join(f"{hint} " for hint in hints)
-              + f"valid cases:\n  {valid}", file=sys.stderr)
+        hints = [
+            f"{name}: did you mean {nearest[0]}?"
+            for name in unknown
+            if (nearest := difflib.get_close_matches(name, known, n=1))
+        ]
+        print(
+            f"unknown case {', '.join(unknown)}; "
+            + "".join(f"{hint} " for hint in hints)
+            + f"valid cases:\n  {valid}",
+            file=sys.stderr,
+        )
         return 2
     cli = find_cli()
     if cli is None:
-        print("Crossplane CLI or engine not found at .bin/crossplane, .bin/crossplane-core: "
-              "run `make cli`", file=sys.stderr)
+        print(
+            "Crossplane CLI or engine not found at .bin/crossplane, .bin/crossplane-core: "
+            "run `make cli`",
+            file=sys.stderr,
+        )
         return 2
     failed = 0
     port = free_port()

@@ -91,12 +91,17 @@ def apis() -> list[Api]:
         parts = path.relative_to(ROOT / "apis").parts
         xrd = yaml.safe_load(path.read_text())
         spec = xrd["spec"]
-        found.append(Api(
-            module=parts[0], plural=parts[1] if len(parts) == 3 else None,
-            group=spec["group"], kind=spec["names"]["kind"],
-            claim_kind=(spec.get("claimNames") or {}).get("kind"),
-            versions=frozenset(v["name"] for v in spec["versions"] if v.get("served")),
-            xrd=xrd))
+        found.append(
+            Api(
+                module=parts[0],
+                plural=parts[1] if len(parts) == 3 else None,
+                group=spec["group"],
+                kind=spec["names"]["kind"],
+                claim_kind=(spec.get("claimNames") or {}).get("kind"),
+                versions=frozenset(v["name"] for v in spec["versions"] if v.get("served")),
+                xrd=xrd,
+            )
+        )
     return found
 
 
@@ -125,11 +130,11 @@ def _load_one(path: Path) -> dict[str, Any]:
         reason = str(error).splitlines()[0]
         raise BadInputError(f"{path}: not YAML ({reason})") from None
     if len(documents) != 1:
-        raise BadInputError(f"{path}: holds {len(documents)} documents; give one claim or "
-                            "composite")
+        raise BadInputError(
+            f"{path}: holds {len(documents)} documents; give one claim or composite"
+        )
     (document,) = documents
-    if not isinstance(document, dict) or not document.get("apiVersion") \
-            or not document.get("kind"):
+    if not isinstance(document, dict) or not document.get("apiVersion") or not document.get("kind"):
         raise BadInputError(f"{path}: not a Kubernetes object (no apiVersion and kind)")
     return document
 
@@ -145,8 +150,9 @@ def target_of(path: Path) -> Target:
             continue
         if version not in api.versions:
             served = ", ".join(sorted(api.versions))
-            raise BadInputError(f"{path}: {kind} is served as {group}/{served}, not "
-                                f"{document['apiVersion']}")
+            raise BadInputError(
+                f"{path}: {kind} is served as {group}/{served}, not {document['apiVersion']}"
+            )
         metadata = document.get("metadata")
         if not isinstance(metadata, dict) or not metadata.get("name"):
             raise BadInputError(f"{path}: {kind} has no metadata.name")
@@ -157,8 +163,10 @@ def target_of(path: Path) -> Target:
             return Target(api, composite, namespaced=False, given="claim")
         return Target(api, *_composite_as_given(document), given="composite")
     kinds = sorted({a.kind for a in known} | {a.claim_kind for a in known if a.claim_kind})
-    raise BadInputError(f"{path}: {document['apiVersion']} {kind} is not a composite or claim "
-                        f"of any module (known kinds: {', '.join(kinds)})")
+    raise BadInputError(
+        f"{path}: {document['apiVersion']} {kind} is not a composite or claim "
+        f"of any module (known kinds: {', '.join(kinds)})"
+    )
 
 
 def _composite_as_given(document: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -252,8 +260,7 @@ def held_back(message: str) -> list[tuple[str, str]]:
     while resources wait, read back by the function's own parser
     (:func:`fnplatform.holds.parse_waiting_summary`, the inverse of the message's writer)."""
     held = parse_waiting_summary(" ".join(message.split()))
-    return [(name, ", ".join(str(wait) for wait in hold.waits_for))
-            for name, hold in held.items()]
+    return [(name, ", ".join(str(wait) for wait in hold.waits_for)) for name, hold in held.items()]
 
 
 @dataclass
@@ -265,8 +272,9 @@ class Run:
     workdir: Path
     case: tool.Case
 
-    def render(self, observed: Path | None,
-               connection_secrets: Path | None = None) -> tuple[str, Rendered]:
+    def render(
+        self, observed: Path | None, connection_secrets: Path | None = None
+    ) -> tuple[str, Rendered]:
         case = dataclasses.replace(self.case, observed=observed)
         if connection_secrets is not None:
             case = dataclasses.replace(case, required=(*case.required, connection_secrets))
@@ -300,8 +308,11 @@ def converge(run: Run, observed: Path | None) -> Iterator[Pass]:
     nothing new."""
     seen: set[str] = set()
     if observed is not None:
-        seen = {((d.get("metadata") or {}).get("annotations") or {}).get(
-            COMPOSITION_RESOURCE_NAME, "") for d in yaml.safe_load_all(observed.read_text()) if d}
+        seen = {
+            ((d.get("metadata") or {}).get("annotations") or {}).get(COMPOSITION_RESOURCE_NAME, "")
+            for d in yaml.safe_load_all(observed.read_text())
+            if d
+        }
     secrets: Path | None = None
     for number in range(1, MAX_PASSES + 1):
         stdout, rendered = run.render(observed, secrets)
@@ -312,8 +323,9 @@ def converge(run: Run, observed: Path | None) -> Iterator[Pass]:
         seen |= new
         bodies = [body for _, body in sorted(rendered.composed.items())]
         observed = run.workdir / f"observed-pass-{number}.yaml"
-        observed.write_text(yaml.safe_dump_all([make_observed.mark_ready(b) for b in bodies],
-                                               sort_keys=False))
+        observed.write_text(
+            yaml.safe_dump_all([make_observed.mark_ready(b) for b in bodies], sort_keys=False)
+        )
         written = [s for b in bodies if (s := providersim.connection_secret(b)) is not None]
         secrets = None
         if written:
@@ -327,9 +339,11 @@ def summary(rendered: Rendered) -> list[str]:
     metadata = composite.get("metadata") or {}
     where = f"{metadata.get('namespace')}/" if metadata.get("namespace") else ""
     held = rendered.held_back
-    lines = [f"summary: {composite.get('kind')} {where}{metadata.get('name')}: "
-             f"{len(rendered.composed)} composed, {len(held)} held back, "
-             f"{len(rendered.warnings)} warnings, {len(rendered.fatal)} fatal"]
+    lines = [
+        f"summary: {composite.get('kind')} {where}{metadata.get('name')}: "
+        f"{len(rendered.composed)} composed, {len(held)} held back, "
+        f"{len(rendered.warnings)} warnings, {len(rendered.fatal)} fatal"
+    ]
     if rendered.not_composed:
         lines.append(f"  not composed: {rendered.not_composed}")
     lines += [f"  held back: {name} (waits for {on})" for name, on in held]
@@ -345,37 +359,67 @@ def case_for(target: Target, workdir: Path, required: tuple[Path, ...]) -> tool.
     api = target.api
     xr_file = workdir / "xr.yaml"
     xr_file.write_text(yaml.safe_dump(target.composite, sort_keys=False))
-    settings = tuple(sorted(p for p in PLATFORM_SETTINGS[api.module].iterdir()
-                            if p.suffix in (".yaml", ".yml")))
+    settings = tuple(
+        sorted(p for p in PLATFORM_SETTINGS[api.module].iterdir() if p.suffix in (".yaml", ".yml"))
+    )
     fields = target.composite["spec"]
     if target.namespaced:
         fields = fields.get("crossplane") or {}
     reference = {k: fields[k] for k in composition_selection.SELECTION_FIELDS if k in fields}
-    return tool.Case(module=api.module, name=xr_file.stem, xr=xr_file, environment=settings,
-                     required=required, api=api.plural, form=target.form,
-                     reference=reference or None, as_written=True)
+    return tool.Case(
+        module=api.module,
+        name=xr_file.stem,
+        xr=xr_file,
+        environment=settings,
+        required=required,
+        api=api.plural,
+        form=target.form,
+        reference=reference or None,
+        as_written=True,
+    )
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n")[0],
         epilog="Make: make render XR=<file> [CONVERGE=1] [OBSERVED=<file>] [REQUIRED=<file>] "
-               "[GRAPH=<dir>]")
-    parser.add_argument("xr", type=Path, help="a claim, a cluster-scoped XR or a namespaced XR "
-                        "of any module (one YAML document)")
-    parser.add_argument("--converge", action="store_true",
-                        help="play the providers pass after pass until nothing new appears; "
-                             "print the converged pass (make: CONVERGE=1)")
-    parser.add_argument("--observed", type=Path, metavar="FILE",
-                        help="a live composite's composed resources, as `kubectl get -o yaml` "
-                             "exports them (a List or a YAML stream) (make: OBSERVED=<file>)")
-    parser.add_argument("--required", type=Path, action="append", default=[], metavar="FILE",
-                        help="more objects the cluster holds, after the module's platform "
-                             "settings (an OpenStack tenant's pools...) (make: REQUIRED=<file>)")
-    parser.add_argument("--graph", type=Path, metavar="DIR",
-                        help="draw what was composed, what waits for what and which Usage "
-                             "protects what: <composite>.dot, .mmd and, with Graphviz, .svg "
-                             "(docs/graphs.md) (make: GRAPH=<dir>)")
+        "[GRAPH=<dir>]",
+    )
+    parser.add_argument(
+        "xr",
+        type=Path,
+        help="a claim, a cluster-scoped XR or a namespaced XR of any module (one YAML document)",
+    )
+    parser.add_argument(
+        "--converge",
+        action="store_true",
+        help="play the providers pass after pass until nothing new appears; "
+        "print the converged pass (make: CONVERGE=1)",
+    )
+    parser.add_argument(
+        "--observed",
+        type=Path,
+        metavar="FILE",
+        help="a live composite's composed resources, as `kubectl get -o yaml` "
+        "exports them (a List or a YAML stream) (make: OBSERVED=<file>)",
+    )
+    parser.add_argument(
+        "--required",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more objects the cluster holds, after the module's platform "
+        "settings (an OpenStack tenant's pools...) (make: REQUIRED=<file>)",
+    )
+    parser.add_argument(
+        "--graph",
+        type=Path,
+        metavar="DIR",
+        help="draw what was composed, what waits for what and which Usage "
+        "protects what: <composite>.dot, .mmd and, with Graphviz, .svg "
+        "(docs/graphs.md) (make: GRAPH=<dir>)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         return _render(args, Path(tmp))
@@ -399,14 +443,20 @@ def _render(args: argparse.Namespace, workdir: Path) -> int:
         return 2
     cli = tool.find_cli()
     if cli is None:
-        print("render: Crossplane CLI or engine not found at .bin/crossplane, "
-              ".bin/crossplane-core: run `make cli`", file=sys.stderr)
+        print(
+            "render: Crossplane CLI or engine not found at .bin/crossplane, "
+            ".bin/crossplane-core: run `make cli`",
+            file=sys.stderr,
+        )
         return 2
     described = "the composite of claim" if target.given == "claim" else "composite"
-    print(f"render: {args.xr}: {described} {target.composite['kind']} "
-          f"{target.composite['metadata']['name']} ({target.form}), module {target.api.module}, "
-          f"{composition.relative_to(ROOT)}, settings "
-          f"{PLATFORM_SETTINGS[target.api.module].relative_to(ROOT)}/", file=sys.stderr)
+    print(
+        f"render: {args.xr}: {described} {target.composite['kind']} "
+        f"{target.composite['metadata']['name']} ({target.form}), module {target.api.module}, "
+        f"{composition.relative_to(ROOT)}, settings "
+        f"{PLATFORM_SETTINGS[target.api.module].relative_to(ROOT)}/",
+        file=sys.stderr,
+    )
     observed_file = None
     if observed is not None:
         observed_file = workdir / "observed.yaml"
@@ -421,8 +471,10 @@ def _render(args: argparse.Namespace, workdir: Path) -> int:
             else:
                 stdout, rendered = run.render(observed_file)
         except RenderFailedError as error:
-            print(f"render: {args.xr}: crossplane composition render failed:\n{error}",
-                  file=sys.stderr)
+            print(
+                f"render: {args.xr}: crossplane composition render failed:\n{error}",
+                file=sys.stderr,
+            )
             return 1
     print(stdout, end="")
     if args.graph is not None:
@@ -437,11 +489,17 @@ def _converged(run: Run, observed: Path | None) -> Pass:
     """The last pass of :func:`converge`, one line per pass on stderr."""
     passes = list(converge(run, observed))
     for each in passes:
-        print(f"pass {each.number}: {len(each.rendered.composed)} composed, {len(each.new)} "
-              f"new, {len(each.rendered.held_back)} held back", file=sys.stderr)
+        print(
+            f"pass {each.number}: {len(each.rendered.composed)} composed, {len(each.new)} "
+            f"new, {len(each.rendered.held_back)} held back",
+            file=sys.stderr,
+        )
     if passes[-1].new:
-        print(f"render: still composing new resources after {MAX_PASSES} passes; the last "
-              "pass is printed", file=sys.stderr)
+        print(
+            f"render: still composing new resources after {MAX_PASSES} passes; the last "
+            "pass is printed",
+            file=sys.stderr,
+        )
     return passes[-1]
 
 
@@ -449,8 +507,9 @@ def draw(stdout: str, observed: Path | None, out_dir: Path) -> list[Path]:
     """The graph of each composite the render printed (tools/composed_graph.py), drawn with
     the observed resources it was rendered against, so readiness is the providers'."""
     documents = list(yaml.safe_load_all(stdout))
-    observed_documents = ([] if observed is None else
-                          [d for d in yaml.safe_load_all(observed.read_text()) if d])
+    observed_documents = (
+        [] if observed is None else [d for d in yaml.safe_load_all(observed.read_text()) if d]
+    )
     written: list[Path] = []
     for render in composed_graph.split_renders(documents):
         written += composed_graph.write_graph(render, out_dir, observed_documents)

@@ -63,7 +63,8 @@ class Notes:
     connection: dict[str, bytes] = field(default_factory=dict)
     #: (fetched resource, user, reason, stable name of what is protected or None)
     protected: list[tuple[dict[str, Any], str | None, str, str | None]] = field(
-        default_factory=list)
+        default_factory=list
+    )
     gaps: dict[Gap, str] = field(default_factory=dict)  # feature -> why the cloud can't
     unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
 
@@ -82,7 +83,8 @@ class Composition:
         self.request = request
         self.step = step
         self.composite: dict[str, Any] = (
-            composite if composite is not None
+            composite
+            if composite is not None
             else struct_to_dict(request.observed.composite.resource)
         )
         metadata = self.composite.get("metadata") or {}
@@ -105,8 +107,9 @@ class Composition:
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
         #: Every read of observed composed resources goes through this (a pass is reused
         #: while they answer the same: :mod:`fnplatform.reuse`).
-        self.observed = (observed if observed is not None
-                         else ObservedResources(request.observed.resources))
+        self.observed = (
+            observed if observed is not None else ObservedResources(request.observed.resources)
+        )
         self.desired: dict[str, Emitted] = {}
         self.notes = Notes()
         self.requirements: list[Requirement] = []
@@ -153,13 +156,15 @@ class Composition:
     def region(self) -> str:
         """The placed region; an InputError on the user's region field when unset."""
         return self.placement.region.value or self.placement.required(
-            "region", "the region to create resources in")
+            "region", "the region to create resources in"
+        )
 
     @property
     def scope(self) -> str:
         """The placed account, project or resource group; an InputError when unset."""
         return self.placement.scope.value or self.placement.required(
-            "scope", f"the {self.cloud or 'cloud'} scope to use")
+            "scope", f"the {self.cloud or 'cloud'} scope to use"
+        )
 
     def use_provider_configs(self, **by_provider: str) -> None:
         """ProviderConfig names by provider (``aws=...``, ``kubernetes=...``) that a module's
@@ -200,8 +205,9 @@ class Composition:
         (:meth:`remember`), None when nothing was: the function's memory of what exists."""
         return get_path(self.composite, f"status.{status_field}")
 
-    def refuse_change(self, field: str, recorded: Any, wanted: Any, reason: str, *,
-                      exists: bool = True) -> None:
+    def refuse_change(
+        self, field: str, recorded: Any, wanted: Any, reason: str, *, exists: bool = True
+    ) -> None:
         """Refuse changing what exists and can't change in place: an InputError on ``field``
         with ``reason`` (what the change would do, what to do instead) when something
         ``exists`` with a ``recorded`` value (status, or observed) that ``wanted`` differs
@@ -209,8 +215,9 @@ class Composition:
         if exists and wanted is not None and recorded not in (None, "") and recorded != wanted:
             raise InputError(field, reason)
 
-    def global_name(self, name: str, derive: Callable[[str], str], *,
-                    in_metadata: bool = True) -> str:
+    def global_name(
+        self, name: str, derive: Callable[[str], str], *, in_metadata: bool = True
+    ) -> str:
         """The cloud-global name of composed resource ``name`` (a bucket, a key ring, a storage
         account): the one the existing resource has, else ``derive`` of
         :attr:`global_name_base`.
@@ -283,8 +290,11 @@ class Composition:
         # Field reads, not the body: the body changes with every write (resourceVersion), these
         # only when the name does (fnplatform.reuse).
         external = self.observed.field(name, f"metadata.annotations[{EXTERNAL_NAME}]")
-        value = external if isinstance(external, str) and external else self.observed.field(
-            name, "metadata.name")
+        value = (
+            external
+            if isinstance(external, str) and external
+            else self.observed.field(name, "metadata.name")
+        )
         return value if isinstance(value, str) and value else None
 
     def kept_metadata_name(self, name: str) -> str | None:
@@ -316,7 +326,8 @@ class Composition:
         """
         wanted = set(self.desired) | set(self.notes.held)
         return [
-            part for part, names in parts.items()
+            part
+            for part, names in parts.items()
             if any(name in wanted and not self.is_ready(name) for name in names)
         ]
 
@@ -390,8 +401,7 @@ class Composition:
         if kind.managed:
             spec = body["spec"]
             if "providerConfigRef" not in spec:
-                spec["providerConfigRef"] = {
-                    "name": provider_config or self.provider_config(kind)}
+                spec["providerConfigRef"] = {"name": provider_config or self.provider_config(kind)}
         if kind.tag_style is not None:
             for_provider = body["spec"].setdefault("forProvider", {})
             own = for_provider.get(kind.tags_field) or {}
@@ -401,8 +411,12 @@ class Composition:
         if self.namespaced and not to_namespaced(self, name, body, kind):
             return body  # no namespaced twin: named in the NamespacedForm condition
         self.desired[name] = Emitted(
-            name, body, uses if type(uses) is tuple else tuple(uses), ready,
-            dict(reasons) if reasons else {})
+            name,
+            body,
+            uses if type(uses) is tuple else tuple(uses),
+            ready,
+            dict(reasons) if reasons else {},
+        )
         return body
 
     def provider_config(self, kind: Any) -> str:
@@ -431,8 +445,11 @@ class Composition:
             env_tags = self.env.get("tags") or {}
             if not isinstance(env_tags, Mapping):
                 raise InputError("environment.tags", "must be a map of tag names to values")
-            self._tags = {**base, **{str(k): str(v) for k, v in env_tags.items()},
-                          **self._user_tags}
+            self._tags = {
+                **base,
+                **{str(k): str(v) for k, v in env_tags.items()},
+                **self._user_tags,
+            }
         return dict(self._tags)
 
     def tags_in(self, style: TagStyle) -> dict[str, str]:
@@ -575,8 +592,9 @@ class Composition:
             return None
         return details
 
-    def protect(self, fetched: Mapping[str, Any], *, by: str | None, reason: str,
-                as_name: str | None = None) -> None:
+    def protect(
+        self, fetched: Mapping[str, Any], *, by: str | None, reason: str, as_name: str | None = None
+    ) -> None:
         """Keep a fetched resource (a required resource) while this composite uses it.
 
         A Usage whose ``of`` is ``fetched`` and whose ``by`` is composed resource ``by`` (or,

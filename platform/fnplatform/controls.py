@@ -127,8 +127,10 @@ def assess(comp: Composition, controls: Iterable[Control]) -> Verdict:
     met: list[str] = []
     shortfalls: list[Shortfall] = []
     for control in controls:
-        found = [Shortfall(control.name, name, failing, why)
-                 for name, failing, why in _unmet(comp, control)]
+        found = [
+            Shortfall(control.name, name, failing, why)
+            for name, failing, why in _unmet(comp, control)
+        ]
         if found:
             shortfalls.extend(found)
         else:
@@ -136,18 +138,27 @@ def assess(comp: Composition, controls: Iterable[Control]) -> Verdict:
     return Verdict(tuple(met), tuple(shortfalls))
 
 
-def vouch(comp: Composition, condition: str, controls: Sequence[Control], *, reason: str,
-          message: str | None = None, not_verified: str = NOT_VERIFIED) -> Verdict:
+def vouch(
+    comp: Composition,
+    condition: str,
+    controls: Sequence[Control],
+    *,
+    reason: str,
+    message: str | None = None,
+    not_verified: str = NOT_VERIFIED,
+) -> Verdict:
     """Set ``condition``: True with ``reason`` and ``message`` (default: the controls, ``; ``
     between) when every control is met, else False naming each control not met and its
     resource (reason :data:`FAILING`, or ``not_verified``). Returns the verdict."""
     verdict = assess(comp, controls)
     if verdict.ok:
-        comp.condition(condition, True, reason,
-                       "; ".join(verdict.met) if message is None else message)
+        comp.condition(
+            condition, True, reason, "; ".join(verdict.met) if message is None else message
+        )
     else:
-        comp.condition(condition, False, FAILING if verdict.failing else not_verified,
-                       verdict.summary())
+        comp.condition(
+            condition, False, FAILING if verdict.failing else not_verified, verdict.summary()
+        )
     return verdict
 
 
@@ -178,8 +189,9 @@ def _implementing(comp: Composition, control: Control) -> list[str]:
     for resource in control.resources:
         if resource.endswith(ANY):
             prefix = resource[: -len(ANY)]
-            names.extend(sorted(n for n in composed | _observed_names(comp, prefix)
-                                if n.startswith(prefix)))
+            names.extend(
+                sorted(n for n in composed | _observed_names(comp, prefix) if n.startswith(prefix))
+            )
         else:
             names.append(resource)
     if not names:
@@ -202,15 +214,20 @@ def resource_shortfall(comp: Composition, name: str) -> tuple[bool, str] | None:
         return False, f"not created yet (waits for {comp.notes.held[name]})"
     if name not in comp.observed:
         return False, "not created yet" if name in comp.desired else "not composed"
-    conditions = {type_: (status, reason, message)
-                  for type_, status, reason, message in comp.observed.conditions_of(name)}
+    conditions = {
+        type_: (status, reason, message)
+        for type_, status, reason, message in comp.observed.conditions_of(name)
+    }
     synced = conditions.get("Synced")
     if synced is not None and synced[0] == "False":
         return True, f"Synced=False: {_quoted(synced)}"
     emitted = comp.desired.get(name)
     explicit = emitted.ready if emitted is not None else None
-    exists_ready = (kind_of(emitted.body).readiness is Readiness.EXISTS if emitted is not None
-                    else _exists_ready(comp, name))
+    exists_ready = (
+        kind_of(emitted.body).readiness is Readiness.EXISTS
+        if emitted is not None
+        else _exists_ready(comp, name)
+    )
     if ready_now(comp.observed, name, explicit, exists_ready):
         return None
     ready = conditions.get("Ready")

@@ -40,8 +40,9 @@ PROTECTS_LABEL = "platform.fn.crossplane.io/protects"
 
 def protects(resource: Mapping[str, Any]) -> str:
     """The :data:`PROTECTS_LABEL` value of Usages protecting ``resource``: kind and name."""
-    return dns_label(str(resource.get("kind", "")).lower(),
-                     str((resource.get("metadata") or {}).get("name", "")))
+    return dns_label(
+        str(resource.get("kind", "")).lower(), str((resource.get("metadata") or {}).get("name", ""))
+    )
 
 
 def hold_unmet(comp: Composition) -> None:
@@ -67,7 +68,8 @@ def usage_name(used: str, user: str) -> str:
 
 
 def needed_pairs(
-    pairs: Sequence[tuple[str, str]], exists: Container[str] | None = None,
+    pairs: Sequence[tuple[str, str]],
+    exists: Container[str] | None = None,
 ) -> list[tuple[str, str]]:
     """The ``(used, user)`` pairs deletion order needs: ``pairs`` without those implied by
     the others (their transitive reduction), in the order given.
@@ -129,8 +131,7 @@ def needed_pairs(
             direct |= bit[used]
         implied[name] = through
         below[name] = through | direct
-    return [(used, user) for used, user in pairs
-            if used == user or not implied[user] & bit[used]]
+    return [(used, user) for used, user in pairs if used == user or not implied[user] & bit[used]]
 
 
 def add_usages(comp: Composition) -> None:
@@ -149,8 +150,11 @@ def add_usages(comp: Composition) -> None:
         spec: dict[str, Any] = {"of": _reference(used), "by": _reference(user.body)}
         if used_name in user.reasons:  # ``by`` already says who; a reason says why, if given
             spec["reason"] = user.reasons[used_name]
-        comp.emit(usage_name(used_name, user.name), USAGE.new(None, **spec, replayDeletion=True),
-                  ready=True)
+        comp.emit(
+            usage_name(used_name, user.name),
+            USAGE.new(None, **spec, replayDeletion=True),
+            ready=True,
+        )
     for fetched, user_name, reason, as_name in comp.notes.protected:
         protector = comp.desired.get(user_name) if user_name else None
         if user_name and protector is None:
@@ -180,16 +184,17 @@ def _reference(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _namespaced_reference(
-    comp: Composition, name: str, fetched: Mapping[str, Any], of: dict[str, Any],
+    comp: Composition,
+    name: str,
+    fetched: Mapping[str, Any],
+    of: dict[str, Any],
     protector: Emitted | None,
 ) -> bool:
     """Make ``of`` valid in the namespaced Usage ``name``; False (and named) when it can't be."""
     namespace = (fetched.get("metadata") or {}).get("namespace")
     subject = f"{fetched.get('kind')} {fetched['metadata']['name']}"
     if not namespace:
-        comp.notes.unexpressed[name] = (
-            f"a namespaced Usage can't protect cluster-scoped {subject}"
-        )
+        comp.notes.unexpressed[name] = f"a namespaced Usage can't protect cluster-scoped {subject}"
         return False
     if namespace != comp.namespace:
         if protector is None:
@@ -201,5 +206,13 @@ def _namespaced_reference(
     return True
 
 
-__all__ = ["PROTECTS_LABEL", "Emitted", "add_usages", "hold_unmet", "needed_pairs", "protects",
-           "usage_name", "waiting_summary"]
+__all__ = [
+    "PROTECTS_LABEL",
+    "Emitted",
+    "add_usages",
+    "hold_unmet",
+    "needed_pairs",
+    "protects",
+    "usage_name",
+    "waiting_summary",
+]

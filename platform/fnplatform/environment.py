@@ -100,11 +100,15 @@ def _label_value(composite: Mapping[str, Any], path: str, index: int, label: str
     except fieldpath.PathNotFound:
         return None
     except fieldpath.PathTypeError as err:
-        raise InputError(path, f"cannot be read from the composite ({err}); {where} selects "
-                         "with it") from None
+        raise InputError(
+            path, f"cannot be read from the composite ({err}); {where} selects with it"
+        ) from None
     if isinstance(found, Mapping | list):
-        raise InputError(path, f"is {'a map' if isinstance(found, Mapping) else 'a list'} on "
-                         f"the composite, not a label value; {where} selects with it")
+        raise InputError(
+            path,
+            f"is {'a map' if isinstance(found, Mapping) else 'a list'} on "
+            f"the composite, not a label value; {where} selects with it",
+        )
     return None if found == "" else found
 
 

@@ -203,7 +203,7 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
 def quoted(path: str) -> str:
     """``path`` in double quotes for a message (Go's ``%q``), cut at a sane length."""
     text = json.dumps(path[:_QUOTED_MAX], ensure_ascii=False)
-    return text if len(path) <= _QUOTED_MAX else f"{text[:-1]}...\""
+    return text if len(path) <= _QUOTED_MAX else f'{text[:-1]}..."'
 
 
 def user_path(path: str) -> str:

@@ -42,8 +42,12 @@ def announce_removals(comp: Composition) -> None:
 
 
 def refuse_replacement(
-    comp: Composition, name: str, for_provider: Mapping[str, Any],
-    fixed: Mapping[str, tuple[str, Any]], *, what: str,
+    comp: Composition,
+    name: str,
+    for_provider: Mapping[str, Any],
+    fixed: Mapping[str, tuple[str, Any]],
+    *,
+    what: str,
 ) -> None:
     """A SpecError when existing ``name`` would change a field its cloud can only change by
     replacing it.
@@ -65,5 +69,8 @@ def refuse_replacement(
 
 def replacement_refused(attribute: str, what: str) -> SpecError:
     """The error on ``attribute`` of an existing ``what`` the cloud would have to replace."""
-    return SpecError(attribute, f"fixed once the {what} exists: the cloud can only change it "
-                     f"by replacing the {what}; add a new one and remove this one")
+    return SpecError(
+        attribute,
+        f"fixed once the {what} exists: the cloud can only change it "
+        f"by replacing the {what}; add a new one and remove this one",
+    )

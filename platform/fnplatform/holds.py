@@ -89,12 +89,16 @@ class Wait:
                 msg = "a wait outside the composite needs a text saying what it waits for"
                 raise ValueError(msg)
             if read is not None:
-                msg = (f"wait outside the composite {text!r} reads as one on composed resource "
-                       f"{read['resource']!r} (fnplatform.holds grammar): reword it")
+                msg = (
+                    f"wait outside the composite {text!r} reads as one on composed resource "
+                    f"{read['resource']!r} (fnplatform.holds grammar): reword it"
+                )
                 raise ValueError(msg)
         elif read is None or read["resource"] != self.resource:
-            msg = (f"wait on {self.resource!r} for {self.detail!r} is outside the Composed "
-                   "condition's grammar (fnplatform.holds): add the detail's form there")
+            msg = (
+                f"wait on {self.resource!r} for {self.detail!r} is outside the Composed "
+                "condition's grammar (fnplatform.holds): add the detail's form there"
+            )
             raise ValueError(msg)
 
     def __str__(self) -> str:
@@ -142,13 +146,16 @@ def parse_waiting_summary(message: str) -> dict[str, Hold]:
     for part in _split(message, message):
         read = _HOLD.fullmatch(part)
         if read is None:
-            msg = (f"Composed message {message!r}: {part!r} is not "
-                   "'<resource> (waits for <what>, ...)'")
+            msg = (
+                f"Composed message {message!r}: {part!r} is not "
+                "'<resource> (waits for <what>, ...)'"
+            )
             raise ValueError(msg)
         waits = read["waits"]
         try:
             held[read["held"]] = Hold(
-                tuple(parse_wait(text) for text in _split(waits, message)) if waits else ())
+                tuple(parse_wait(text) for text in _split(waits, message)) if waits else ()
+            )
         except ValueError as error:
             msg = f"Composed message {message!r}: {error}"
             raise ValueError(msg) from None
@@ -176,5 +183,16 @@ def _split(text: str, message: str) -> list[str]:
     return parts
 
 
-__all__ = ["COMPLETE", "CONNECTION_DETAILS", "NAME", "READY", "RESOURCE_WAIT", "WAITING", "Hold",
-           "Wait", "parse_wait", "parse_waiting_summary", "waiting_summary"]
+__all__ = [
+    "COMPLETE",
+    "CONNECTION_DETAILS",
+    "NAME",
+    "READY",
+    "RESOURCE_WAIT",
+    "WAITING",
+    "Hold",
+    "Wait",
+    "parse_wait",
+    "parse_waiting_summary",
+    "waiting_summary",
+]

@@ -90,26 +90,36 @@ def _held_children(
     found: set[str] = set()
     while True:  # transitively: a release waiting for a held pool of an imported cluster
         inside = children | imported | found
-        more = {name for name, hold in comp.notes.held.items()
-                if name not in kept and name not in found
-                and (hold.resources & inside or _named_after(name, imported))}
+        more = {
+            name
+            for name, hold in comp.notes.held.items()
+            if name not in kept
+            and name not in found
+            and (hold.resources & inside or _named_after(name, imported))
+        }
         if not more:
             return found
         found |= more
 
 
 def _unneeded_helpers(
-    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str],
+    comp: Composition,
+    needs: dict[str, set[str]],
+    imported: set[str],
+    kept: set[str],
     dropped: set[str],
 ) -> set[str]:
     """Resources named after an imported one (``cluster-role``, ``cluster-vpc-cni``, GKE's
     ``cluster-webhooks``) that nothing still composed needs: the adopted resource has its own.
     The EKS node role and launch template stay while an opted-in node group needs them."""
-    helpers = {name for name in comp.desired
-               if name not in kept | dropped and _named_after(name, imported)}
+    helpers = {
+        name for name in comp.desired if name not in kept | dropped and _named_after(name, imported)
+    }
     # Held resources count by what they wait for, when opted in (else they go with it).
-    needs = {**needs, **{name: hold.resources for name, hold in comp.notes.held.items()
-                         if name in kept}}
+    needs = {
+        **needs,
+        **{name: hold.resources for name, hold in comp.notes.held.items() if name in kept},
+    }
     needed: set[str] = set()
     pending = [n for n in needs if n not in helpers | dropped | imported]
     while pending:
@@ -120,7 +130,10 @@ def _unneeded_helpers(
 
 
 def _used_only_by_the_adopted(
-    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str],
+    comp: Composition,
+    needs: dict[str, set[str]],
+    imported: set[str],
+    kept: set[str],
     dropped: set[str],
 ) -> set[str]:
     """What an imported resource uses (the network of an adopted cluster), with that
@@ -137,8 +150,7 @@ def _used_only_by_the_adopted(
         used = {d for name in imported for d in needs.get(name, ())} & outside - kept
         more: set[str] = set()
         for dependency in sorted(used):
-            family = {n for n in outside - kept
-                      if n == dependency or _named_after(n, {dependency})}
+            family = {n for n in outside - kept if n == dependency or _named_after(n, {dependency})}
             if not any(needs.get(other, set()) & family for other in outside - family):
                 more |= family
         if not more:
@@ -154,8 +166,11 @@ def _without_refs_to(node: Any, gone: set[str]) -> Any:
         for key, value in node.items():
             if key.endswith("Ref") and isinstance(value, dict) and value.get("name") in gone:
                 continue
-            if key.endswith("Refs") and isinstance(value, list) and any(
-                    isinstance(v, dict) and v.get("name") in gone for v in value):
+            if (
+                key.endswith("Refs")
+                and isinstance(value, list)
+                and any(isinstance(v, dict) and v.get("name") in gone for v in value)
+            ):
                 continue
             kept[key] = _without_refs_to(value, gone)
         return kept
@@ -172,7 +187,8 @@ def _warn_unmatched(comp: Composition, include: list[str], composed: list[str]) 
             comp.event(
                 f"spec.parameters.import.include[{index}]: {pattern!r} names no composed "
                 f"resource; {suggest(pattern, composed, 'names')}",
-                warning=True, reason="ImportIncludeUnmatched",
+                warning=True,
+                reason="ImportIncludeUnmatched",
             )
 
 
@@ -196,8 +212,9 @@ def leave_imported_alone(comp: Composition) -> None:
     children |= _used_only_by_the_adopted(comp, needs, imported, kept, children)
     if not children:
         return
-    gone = {comp.desired[name].body["metadata"]["name"] for name in children
-            if name in comp.desired}
+    gone = {
+        comp.desired[name].body["metadata"]["name"] for name in children if name in comp.desired
+    }
     for name in children:
         comp.desired.pop(name, None)
         comp.notes.held.pop(name, None)
@@ -207,7 +224,8 @@ def leave_imported_alone(comp: Composition) -> None:
             body = {**body, "spec": _without_refs_to(body["spec"], gone)}
         if any(u in children for u in emitted.uses) or body is not emitted.body:
             comp.desired[name] = replace(
-                emitted, body=body, uses=tuple(u for u in emitted.uses if u not in children))
+                emitted, body=body, uses=tuple(u for u in emitted.uses if u not in children)
+            )
     comp.event(
         f"Not composed inside or for imported resources ({', '.join(sorted(imported))}): "
         f"{', '.join(sorted(children))}. List any of them in spec.parameters.import.include "

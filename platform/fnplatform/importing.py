@@ -35,10 +35,22 @@ EXTERNAL_NAME = "crossplane.io/external-name"
 #: ``{clusterName}:{name}``, AKS ``.../resourceGroups/{resourceGroupName}/...``), and the AWS
 #: region picks the endpoint; a wrong location is refused as a replacement rather than applied.
 #: Their ``*Ref``/``*Selector`` forms count too.
-IDENTITY_FIELDS = frozenset({
-    "region", "location", "project", "zone", "resourceGroupName", "clusterName", "cluster",
-    "kubernetesClusterId", "virtualNetworkName", "managedZone", "zoneName", "bucket",
-})
+IDENTITY_FIELDS = frozenset(
+    {
+        "region",
+        "location",
+        "project",
+        "zone",
+        "resourceGroupName",
+        "clusterName",
+        "cluster",
+        "kubernetesClusterId",
+        "virtualNetworkName",
+        "managedZone",
+        "zoneName",
+        "bucket",
+    }
+)
 _REFERENCE_SUFFIXES = ("", "Ref", "Refs", "Selector")
 
 
@@ -52,8 +64,10 @@ def _managed_path(path: str) -> str:
     at = next((i for i, segment in enumerate(segments) if isinstance(segment, int)), None)
     if at is not None:
         whole = fieldpath.to_string(segments[:at]) or path
-        msg = (f"an index can't be taken over alone (paths go through maps only): take "
-               f"{whole!r} over whole")
+        msg = (
+            f"an index can't be taken over alone (paths go through maps only): take "
+            f"{whole!r} over whole"
+        )
         raise ValueError(msg)
     return path
 
@@ -120,8 +134,9 @@ class ImportSpec(BaseModel):
         if self.mode == "observe" or field is None:
             return True
         fields = fieldpath.parse(field)
-        return not any(fields[: len(path)] == path
-                       for path in map(fieldpath.parse, imported.manage))
+        return not any(
+            fields[: len(path)] == path for path in map(fieldpath.parse, imported.manage)
+        )
 
     def includes(self, name: str) -> bool:
         """Whether ``include`` opts composed resource ``name`` in (by name or pattern)."""
@@ -194,8 +209,9 @@ def _take_over(body_spec: dict[str, Any], manage: list[str], field: str) -> None
 
 def _is_identity(key: str) -> bool:
     """Whether ``forProvider.<key>`` places the resource (see :data:`IDENTITY_FIELDS`)."""
-    return any(key.endswith(s) and key[: len(key) - len(s)] in IDENTITY_FIELDS
-               for s in _REFERENCE_SUFFIXES)
+    return any(
+        key.endswith(s) and key[: len(key) - len(s)] in IDENTITY_FIELDS for s in _REFERENCE_SUFFIXES
+    )
 
 
 _MISSING = object()

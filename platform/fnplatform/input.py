@@ -116,9 +116,7 @@ class EnvironmentSource(BaseModel):
     matchLabels: dict[str, LabelValue] | None = Field(  # noqa: N815
         None, description="Select every EnvironmentConfig carrying these labels."
     )
-    optional: bool = Field(
-        False, description="When true, selecting nothing is not an error."
-    )
+    optional: bool = Field(False, description="When true, selecting nothing is not an error.")
 
     @model_validator(mode="after")
     def _name_or_labels(self) -> EnvironmentSource:

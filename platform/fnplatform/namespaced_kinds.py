@@ -9,700 +9,965 @@ Key = tuple[str, str]
 
 #: (cluster-scoped apiVersion, kind) -> (namespaced apiVersion, kind) with the same body.
 TWINS: dict[Key, Key] = {
-    ('acm.aws.upbound.io/v1beta1', 'CertificateValidation'):
-        ('acm.aws.m.upbound.io/v1beta1', 'CertificateValidation'),
-    ('acm.aws.upbound.io/v1beta2', 'Certificate'):
-        ('acm.aws.m.upbound.io/v1beta1', 'Certificate'),
-    ('authorization.azure.upbound.io/v1beta1', 'RoleAssignment'):
-        ('authorization.azure.m.upbound.io/v1beta1', 'RoleAssignment'),
-    ('aws.upbound.io/v1beta1', 'ProviderConfig'):
-        ('aws.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('azure.upbound.io/v1beta1', 'ProviderConfig'):
-        ('azure.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('azure.upbound.io/v1beta1', 'ResourceGroup'):
-        ('azure.m.upbound.io/v1beta1', 'ResourceGroup'),
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorEndpoint'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorEndpoint'),
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorProfile'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorProfile'),
-    ('cdn.azure.upbound.io/v1beta2', 'FrontdoorCustomDomain'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorCustomDomain'),
-    ('cdn.azure.upbound.io/v1beta2', 'FrontdoorOrigin'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorOrigin'),
-    ('cdn.azure.upbound.io/v1beta2', 'FrontdoorOriginGroup'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorOriginGroup'),
-    ('cdn.azure.upbound.io/v1beta2', 'FrontdoorRoute'):
-        ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorRoute'),
-    ('cloudfront.aws.upbound.io/v1beta1', 'OriginAccessControl'):
-        ('cloudfront.aws.m.upbound.io/v1beta1', 'OriginAccessControl'),
-    ('cloudfront.aws.upbound.io/v1beta2', 'CachePolicy'):
-        ('cloudfront.aws.m.upbound.io/v1beta1', 'CachePolicy'),
-    ('cloudfront.aws.upbound.io/v1beta2', 'Distribution'):
-        ('cloudfront.aws.m.upbound.io/v1beta1', 'Distribution'),
-    ('cloudfront.aws.upbound.io/v1beta2', 'ResponseHeadersPolicy'):
-        ('cloudfront.aws.m.upbound.io/v1beta1', 'ResponseHeadersPolicy'),
-    ('cloudplatform.gcp.upbound.io/v1beta1', 'ProjectService'):
-        ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ProjectService'),
-    ('cloudplatform.gcp.upbound.io/v1beta1', 'ServiceAccount'):
-        ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccount'),
-    ('cloudplatform.gcp.upbound.io/v1beta1', 'ServiceAccountKey'):
-        ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccountKey'),
-    ('cloudplatform.gcp.upbound.io/v1beta2', 'ProjectIAMMember'):
-        ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ProjectIAMMember'),
-    ('cloudplatform.gcp.upbound.io/v1beta2', 'ServiceAccountIAMMember'):
-        ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccountIAMMember'),
-    ('cloudwatchlogs.aws.upbound.io/v1beta1', 'Group'):
-        ('cloudwatchlogs.aws.m.upbound.io/v1beta1', 'Group'),
-    ('compute.gcp.upbound.io/v1beta1', 'GlobalAddress'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'GlobalAddress'),
-    ('compute.gcp.upbound.io/v1beta1', 'Network'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'Network'),
-    ('compute.gcp.upbound.io/v1beta1', 'TargetHTTPProxy'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'TargetHTTPProxy'),
-    ('compute.gcp.upbound.io/v1beta1', 'TargetHTTPSProxy'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'TargetHTTPSProxy'),
-    ('compute.gcp.upbound.io/v1beta2', 'BackendBucket'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'BackendBucket'),
-    ('compute.gcp.upbound.io/v1beta2', 'Firewall'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'Firewall'),
-    ('compute.gcp.upbound.io/v1beta2', 'GlobalForwardingRule'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'GlobalForwardingRule'),
-    ('compute.gcp.upbound.io/v1beta2', 'HealthCheck'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'HealthCheck'),
-    ('compute.gcp.upbound.io/v1beta2', 'ManagedSSLCertificate'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'ManagedSSLCertificate'),
-    ('compute.gcp.upbound.io/v1beta2', 'Router'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'Router'),
-    ('compute.gcp.upbound.io/v1beta2', 'RouterNAT'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'RouterNAT'),
-    ('compute.gcp.upbound.io/v1beta2', 'SecurityPolicy'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'SecurityPolicy'),
-    ('compute.gcp.upbound.io/v1beta2', 'Subnetwork'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'Subnetwork'),
-    ('compute.gcp.upbound.io/v1beta2', 'URLMap'):
-        ('compute.gcp.m.upbound.io/v1beta1', 'URLMap'),
-    ('container.gcp.upbound.io/v1beta2', 'Cluster'):
-        ('container.gcp.m.upbound.io/v1beta1', 'Cluster'),
-    ('container.gcp.upbound.io/v1beta2', 'NodePool'):
-        ('container.gcp.m.upbound.io/v1beta1', 'NodePool'),
-    ('containerservice.azure.upbound.io/v1beta2', 'KubernetesCluster'):
-        ('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesCluster'),
-    ('containerservice.azure.upbound.io/v1beta2', 'KubernetesClusterNodePool'):
-        ('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesClusterNodePool'),
-    ('dbforpostgresql.azure.upbound.io/v1beta1', 'FlexibleServerConfiguration'):
-        ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerConfiguration'),
-    ('dbforpostgresql.azure.upbound.io/v1beta1', 'FlexibleServerDatabase'):
-        ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerDatabase'),
-    ('dbforpostgresql.azure.upbound.io/v1beta1', 'FlexibleServerFirewallRule'):
-        ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerFirewallRule'),
-    ('dbforpostgresql.azure.upbound.io/v1beta2', 'FlexibleServer'):
-        ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServer'),
-    ('dns.gcp.upbound.io/v1beta2', 'ManagedZone'):
-        ('dns.gcp.m.upbound.io/v1beta1', 'ManagedZone'),
-    ('dns.gcp.upbound.io/v1beta2', 'Policy'):
-        ('dns.gcp.m.upbound.io/v1beta1', 'Policy'),
-    ('dns.gcp.upbound.io/v1beta2', 'RecordSet'):
-        ('dns.gcp.m.upbound.io/v1beta1', 'RecordSet'),
-    ('ec2.aws.upbound.io/v1beta1', 'CustomerGateway'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'CustomerGateway'),
-    ('ec2.aws.upbound.io/v1beta1', 'EIP'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'EIP'),
-    ('ec2.aws.upbound.io/v1beta1', 'InternetGateway'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'InternetGateway'),
-    ('ec2.aws.upbound.io/v1beta1', 'NATGateway'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'NATGateway'),
-    ('ec2.aws.upbound.io/v1beta1', 'NetworkACL'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'NetworkACL'),
-    ('ec2.aws.upbound.io/v1beta1', 'NetworkACLRule'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'NetworkACLRule'),
-    ('ec2.aws.upbound.io/v1beta1', 'RouteTable'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'RouteTable'),
-    ('ec2.aws.upbound.io/v1beta1', 'RouteTableAssociation'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'RouteTableAssociation'),
-    ('ec2.aws.upbound.io/v1beta1', 'SecurityGroup'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroup'),
-    ('ec2.aws.upbound.io/v1beta1', 'SecurityGroupEgressRule'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupEgressRule'),
-    ('ec2.aws.upbound.io/v1beta1', 'SecurityGroupIngressRule'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupIngressRule'),
-    ('ec2.aws.upbound.io/v1beta1', 'SecurityGroupRule'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupRule'),
-    ('ec2.aws.upbound.io/v1beta1', 'Subnet'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'Subnet'),
-    ('ec2.aws.upbound.io/v1beta1', 'VPC'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'VPC'),
-    ('ec2.aws.upbound.io/v1beta1', 'VPNGateway'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'VPNGateway'),
-    ('ec2.aws.upbound.io/v1beta2', 'FlowLog'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'FlowLog'),
-    ('ec2.aws.upbound.io/v1beta2', 'LaunchTemplate'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'LaunchTemplate'),
-    ('ec2.aws.upbound.io/v1beta2', 'Route'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'Route'),
-    ('ec2.aws.upbound.io/v1beta2', 'VPCEndpoint'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'VPCEndpoint'),
-    ('ec2.aws.upbound.io/v1beta2', 'VPNConnection'):
-        ('ec2.aws.m.upbound.io/v1beta1', 'VPNConnection'),
-    ('eks.aws.upbound.io/v1beta1', 'AccessEntry'):
-        ('eks.aws.m.upbound.io/v1beta1', 'AccessEntry'),
-    ('eks.aws.upbound.io/v1beta1', 'AccessPolicyAssociation'):
-        ('eks.aws.m.upbound.io/v1beta1', 'AccessPolicyAssociation'),
-    ('eks.aws.upbound.io/v1beta1', 'Addon'):
-        ('eks.aws.m.upbound.io/v1beta1', 'Addon'),
-    ('eks.aws.upbound.io/v1beta1', 'ClusterAuth'):
-        ('eks.aws.m.upbound.io/v1beta1', 'ClusterAuth'),
-    ('eks.aws.upbound.io/v1beta1', 'PodIdentityAssociation'):
-        ('eks.aws.m.upbound.io/v1beta1', 'PodIdentityAssociation'),
-    ('eks.aws.upbound.io/v1beta2', 'Cluster'):
-        ('eks.aws.m.upbound.io/v1beta1', 'Cluster'),
-    ('eks.aws.upbound.io/v1beta2', 'NodeGroup'):
-        ('eks.aws.m.upbound.io/v1beta1', 'NodeGroup'),
-    ('gcp.upbound.io/v1beta1', 'ProviderConfig'):
-        ('gcp.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('helm.crossplane.io/v1beta1', 'ProviderConfig'):
-        ('helm.m.crossplane.io/v1beta1', 'ProviderConfig'),
-    ('helm.crossplane.io/v1beta1', 'Release'):
-        ('helm.m.crossplane.io/v1beta1', 'Release'),
-    ('iam.aws.upbound.io/v1beta1', 'InstanceProfile'):
-        ('iam.aws.m.upbound.io/v1beta1', 'InstanceProfile'),
-    ('iam.aws.upbound.io/v1beta1', 'OpenIDConnectProvider'):
-        ('iam.aws.m.upbound.io/v1beta1', 'OpenIDConnectProvider'),
-    ('iam.aws.upbound.io/v1beta1', 'Policy'):
-        ('iam.aws.m.upbound.io/v1beta1', 'Policy'),
-    ('iam.aws.upbound.io/v1beta1', 'Role'):
-        ('iam.aws.m.upbound.io/v1beta1', 'Role'),
-    ('iam.aws.upbound.io/v1beta1', 'RolePolicy'):
-        ('iam.aws.m.upbound.io/v1beta1', 'RolePolicy'),
-    ('iam.aws.upbound.io/v1beta1', 'RolePolicyAttachment'):
-        ('iam.aws.m.upbound.io/v1beta1', 'RolePolicyAttachment'),
-    ('iam.gcp.upbound.io/v1beta1', 'WorkloadIdentityPool'):
-        ('iam.gcp.m.upbound.io/v1beta1', 'WorkloadIdentityPool'),
-    ('insights.azure.upbound.io/v1beta2', 'MonitorDiagnosticSetting'):
-        ('insights.azure.m.upbound.io/v1beta1', 'MonitorDiagnosticSetting'),
-    ('keyvault.azure.upbound.io/v1beta1', 'AccessPolicy'):
-        ('keyvault.azure.m.upbound.io/v1beta1', 'AccessPolicy'),
-    ('keyvault.azure.upbound.io/v1beta2', 'Key'):
-        ('keyvault.azure.m.upbound.io/v1beta1', 'Key'),
-    ('keyvault.azure.upbound.io/v1beta2', 'Vault'):
-        ('keyvault.azure.m.upbound.io/v1beta1', 'Vault'),
-    ('kms.aws.upbound.io/v1beta1', 'Alias'):
-        ('kms.aws.m.upbound.io/v1beta1', 'Alias'),
-    ('kms.aws.upbound.io/v1beta1', 'Key'):
-        ('kms.aws.m.upbound.io/v1beta1', 'Key'),
-    ('kms.gcp.upbound.io/v1beta1', 'KeyRing'):
-        ('kms.gcp.m.upbound.io/v1beta1', 'KeyRing'),
-    ('kms.gcp.upbound.io/v1beta2', 'CryptoKey'):
-        ('kms.gcp.m.upbound.io/v1beta1', 'CryptoKey'),
-    ('kms.gcp.upbound.io/v1beta2', 'CryptoKeyIAMMember'):
-        ('kms.gcp.m.upbound.io/v1beta1', 'CryptoKeyIAMMember'),
-    ('kubernetes.crossplane.io/v1alpha1', 'ProviderConfig'):
-        ('kubernetes.m.crossplane.io/v1alpha1', 'ProviderConfig'),
-    ('kubernetes.crossplane.io/v1alpha2', 'Object'):
-        ('kubernetes.m.crossplane.io/v1alpha1', 'Object'),
-    ('logging.gcp.upbound.io/v1beta2', 'ProjectSink'):
-        ('logging.gcp.m.upbound.io/v1beta1', 'ProjectSink'),
-    ('managedidentity.azure.upbound.io/v1beta1', 'FederatedIdentityCredential'):
-        ('managedidentity.azure.m.upbound.io/v1beta1', 'FederatedIdentityCredential'),
-    ('managedidentity.azure.upbound.io/v1beta1', 'UserAssignedIdentity'):
-        ('managedidentity.azure.m.upbound.io/v1beta1', 'UserAssignedIdentity'),
-    ('network.azure.upbound.io/v1beta1', 'DNSARecord'):
-        ('network.azure.m.upbound.io/v1beta1', 'DNSARecord'),
-    ('network.azure.upbound.io/v1beta1', 'DNSCNAMERecord'):
-        ('network.azure.m.upbound.io/v1beta1', 'DNSCNAMERecord'),
-    ('network.azure.upbound.io/v1beta1', 'DNSTXTRecord'):
-        ('network.azure.m.upbound.io/v1beta1', 'DNSTXTRecord'),
-    ('network.azure.upbound.io/v1beta1', 'NATGateway'):
-        ('network.azure.m.upbound.io/v1beta1', 'NATGateway'),
-    ('network.azure.upbound.io/v1beta1', 'NATGatewayPublicIPAssociation'):
-        ('network.azure.m.upbound.io/v1beta1', 'NATGatewayPublicIPAssociation'),
-    ('network.azure.upbound.io/v1beta1', 'PrivateDNSZoneVirtualNetworkLink'):
-        ('network.azure.m.upbound.io/v1beta1', 'PrivateDNSZoneVirtualNetworkLink'),
-    ('network.azure.upbound.io/v1beta1', 'PublicIP'):
-        ('network.azure.m.upbound.io/v1beta1', 'PublicIP'),
-    ('network.azure.upbound.io/v1beta1', 'SecurityGroup'):
-        ('network.azure.m.upbound.io/v1beta1', 'SecurityGroup'),
-    ('network.azure.upbound.io/v1beta1', 'SecurityRule'):
-        ('network.azure.m.upbound.io/v1beta1', 'SecurityRule'),
-    ('network.azure.upbound.io/v1beta1', 'SubnetNATGatewayAssociation'):
-        ('network.azure.m.upbound.io/v1beta1', 'SubnetNATGatewayAssociation'),
-    ('network.azure.upbound.io/v1beta1', 'SubnetNetworkSecurityGroupAssociation'):
-        ('network.azure.m.upbound.io/v1beta1', 'SubnetNetworkSecurityGroupAssociation'),
-    ('network.azure.upbound.io/v1beta1', 'TrafficManagerAzureEndpoint'):
-        ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerAzureEndpoint'),
-    ('network.azure.upbound.io/v1beta1', 'TrafficManagerExternalEndpoint'):
-        ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerExternalEndpoint'),
-    ('network.azure.upbound.io/v1beta2', 'DNSZone'):
-        ('network.azure.m.upbound.io/v1beta1', 'DNSZone'),
-    ('network.azure.upbound.io/v1beta2', 'PrivateDNSZone'):
-        ('network.azure.m.upbound.io/v1beta1', 'PrivateDNSZone'),
-    ('network.azure.upbound.io/v1beta2', 'PrivateEndpoint'):
-        ('network.azure.m.upbound.io/v1beta1', 'PrivateEndpoint'),
-    ('network.azure.upbound.io/v1beta2', 'Subnet'):
-        ('network.azure.m.upbound.io/v1beta1', 'Subnet'),
-    ('network.azure.upbound.io/v1beta2', 'TrafficManagerProfile'):
-        ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerProfile'),
-    ('network.azure.upbound.io/v1beta2', 'VirtualNetwork'):
-        ('network.azure.m.upbound.io/v1beta1', 'VirtualNetwork'),
-    ('operationalinsights.azure.upbound.io/v1beta2', 'Workspace'):
-        ('operationalinsights.azure.m.upbound.io/v1beta1', 'Workspace'),
-    ('protection.crossplane.io/v1beta1', 'ClusterUsage'):
-        ('protection.crossplane.io/v1beta1', 'Usage'),
-    ('pubsub.gcp.upbound.io/v1beta2', 'Subscription'):
-        ('pubsub.gcp.m.upbound.io/v1beta1', 'Subscription'),
-    ('pubsub.gcp.upbound.io/v1beta2', 'Topic'):
-        ('pubsub.gcp.m.upbound.io/v1beta1', 'Topic'),
-    ('rds.aws.upbound.io/v1beta1', 'ParameterGroup'):
-        ('rds.aws.m.upbound.io/v1beta1', 'ParameterGroup'),
-    ('rds.aws.upbound.io/v1beta1', 'SubnetGroup'):
-        ('rds.aws.m.upbound.io/v1beta1', 'SubnetGroup'),
-    ('rds.aws.upbound.io/v1beta3', 'Instance'):
-        ('rds.aws.m.upbound.io/v1beta1', 'Instance'),
-    ('route53.aws.upbound.io/v1beta1', 'HealthCheck'):
-        ('route53.aws.m.upbound.io/v1beta1', 'HealthCheck'),
-    ('route53.aws.upbound.io/v1beta1', 'Zone'):
-        ('route53.aws.m.upbound.io/v1beta1', 'Zone'),
-    ('route53.aws.upbound.io/v1beta2', 'Record'):
-        ('route53.aws.m.upbound.io/v1beta1', 'Record'),
-    ('s3.aws.upbound.io/v1beta1', 'Bucket'):
-        ('s3.aws.m.upbound.io/v1beta1', 'Bucket'),
-    ('s3.aws.upbound.io/v1beta1', 'BucketCorsConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketCorsConfiguration'),
-    ('s3.aws.upbound.io/v1beta1', 'BucketLifecycleConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketLifecycleConfiguration'),
-    ('s3.aws.upbound.io/v1beta1', 'BucketPolicy'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketPolicy'),
-    ('s3.aws.upbound.io/v1beta1', 'BucketPublicAccessBlock'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketPublicAccessBlock'),
-    ('s3.aws.upbound.io/v1beta2', 'Bucket'):
-        ('s3.aws.m.upbound.io/v1beta1', 'Bucket'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketLifecycleConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketLifecycleConfiguration'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketLogging'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketLogging'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketObjectLockConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketObjectLockConfiguration'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketOwnershipControls'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketOwnershipControls'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketReplicationConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketReplicationConfiguration'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketServerSideEncryptionConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketServerSideEncryptionConfiguration'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketVersioning'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketVersioning'),
-    ('s3.aws.upbound.io/v1beta2', 'BucketWebsiteConfiguration'):
-        ('s3.aws.m.upbound.io/v1beta1', 'BucketWebsiteConfiguration'),
-    ('secretsmanager.aws.upbound.io/v1beta1', 'Secret'):
-        ('secretsmanager.aws.m.upbound.io/v1beta1', 'Secret'),
-    ('servicenetworking.gcp.upbound.io/v1beta1', 'Connection'):
-        ('servicenetworking.gcp.m.upbound.io/v1beta1', 'Connection'),
-    ('sql.gcp.upbound.io/v1beta1', 'Database'):
-        ('sql.gcp.m.upbound.io/v1beta1', 'Database'),
-    ('sql.gcp.upbound.io/v1beta2', 'DatabaseInstance'):
-        ('sql.gcp.m.upbound.io/v1beta1', 'DatabaseInstance'),
-    ('sql.gcp.upbound.io/v1beta2', 'User'):
-        ('sql.gcp.m.upbound.io/v1beta1', 'User'),
-    ('sqs.aws.upbound.io/v1beta1', 'Queue'):
-        ('sqs.aws.m.upbound.io/v1beta1', 'Queue'),
-    ('sqs.aws.upbound.io/v1beta1', 'QueuePolicy'):
-        ('sqs.aws.m.upbound.io/v1beta1', 'QueuePolicy'),
-    ('sqs.aws.upbound.io/v1beta1', 'QueueRedrivePolicy'):
-        ('sqs.aws.m.upbound.io/v1beta1', 'QueueRedrivePolicy'),
-    ('storage.azure.upbound.io/v1beta1', 'AccountNetworkRules'):
-        ('storage.azure.m.upbound.io/v1beta1', 'AccountNetworkRules'),
-    ('storage.azure.upbound.io/v1beta1', 'Container'):
-        ('storage.azure.m.upbound.io/v1beta1', 'Container'),
-    ('storage.azure.upbound.io/v1beta1', 'ContainerImmutabilityPolicy'):
-        ('storage.azure.m.upbound.io/v1beta1', 'ContainerImmutabilityPolicy'),
-    ('storage.azure.upbound.io/v1beta2', 'Account'):
-        ('storage.azure.m.upbound.io/v1beta1', 'Account'),
-    ('storage.azure.upbound.io/v1beta2', 'ManagementPolicy'):
-        ('storage.azure.m.upbound.io/v1beta1', 'ManagementPolicy'),
-    ('storage.gcp.upbound.io/v1beta2', 'Bucket'):
-        ('storage.gcp.m.upbound.io/v1beta1', 'Bucket'),
-    ('storage.gcp.upbound.io/v1beta2', 'BucketIAMMember'):
-        ('storage.gcp.m.upbound.io/v1beta1', 'BucketIAMMember'),
-    ('storage.gcp.upbound.io/v1beta3', 'Bucket'):
-        ('storage.gcp.m.upbound.io/v1beta2', 'Bucket'),
-    ('wafv2.aws.upbound.io/v1beta1', 'WebACL'):
-        ('wafv2.aws.m.upbound.io/v1beta1', 'WebACL'),
+    ("acm.aws.upbound.io/v1beta1", "CertificateValidation"): (
+        "acm.aws.m.upbound.io/v1beta1",
+        "CertificateValidation",
+    ),
+    ("acm.aws.upbound.io/v1beta2", "Certificate"): ("acm.aws.m.upbound.io/v1beta1", "Certificate"),
+    ("authorization.azure.upbound.io/v1beta1", "RoleAssignment"): (
+        "authorization.azure.m.upbound.io/v1beta1",
+        "RoleAssignment",
+    ),
+    ("aws.upbound.io/v1beta1", "ProviderConfig"): ("aws.m.upbound.io/v1beta1", "ProviderConfig"),
+    ("azure.upbound.io/v1beta1", "ProviderConfig"): (
+        "azure.m.upbound.io/v1beta1",
+        "ProviderConfig",
+    ),
+    ("azure.upbound.io/v1beta1", "ResourceGroup"): ("azure.m.upbound.io/v1beta1", "ResourceGroup"),
+    ("cdn.azure.upbound.io/v1beta1", "FrontdoorEndpoint"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorEndpoint",
+    ),
+    ("cdn.azure.upbound.io/v1beta1", "FrontdoorProfile"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorProfile",
+    ),
+    ("cdn.azure.upbound.io/v1beta2", "FrontdoorCustomDomain"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorCustomDomain",
+    ),
+    ("cdn.azure.upbound.io/v1beta2", "FrontdoorOrigin"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorOrigin",
+    ),
+    ("cdn.azure.upbound.io/v1beta2", "FrontdoorOriginGroup"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorOriginGroup",
+    ),
+    ("cdn.azure.upbound.io/v1beta2", "FrontdoorRoute"): (
+        "cdn.azure.m.upbound.io/v1beta1",
+        "FrontdoorRoute",
+    ),
+    ("cloudfront.aws.upbound.io/v1beta1", "OriginAccessControl"): (
+        "cloudfront.aws.m.upbound.io/v1beta1",
+        "OriginAccessControl",
+    ),
+    ("cloudfront.aws.upbound.io/v1beta2", "CachePolicy"): (
+        "cloudfront.aws.m.upbound.io/v1beta1",
+        "CachePolicy",
+    ),
+    ("cloudfront.aws.upbound.io/v1beta2", "Distribution"): (
+        "cloudfront.aws.m.upbound.io/v1beta1",
+        "Distribution",
+    ),
+    ("cloudfront.aws.upbound.io/v1beta2", "ResponseHeadersPolicy"): (
+        "cloudfront.aws.m.upbound.io/v1beta1",
+        "ResponseHeadersPolicy",
+    ),
+    ("cloudplatform.gcp.upbound.io/v1beta1", "ProjectService"): (
+        "cloudplatform.gcp.m.upbound.io/v1beta1",
+        "ProjectService",
+    ),
+    ("cloudplatform.gcp.upbound.io/v1beta1", "ServiceAccount"): (
+        "cloudplatform.gcp.m.upbound.io/v1beta1",
+        "ServiceAccount",
+    ),
+    ("cloudplatform.gcp.upbound.io/v1beta1", "ServiceAccountKey"): (
+        "cloudplatform.gcp.m.upbound.io/v1beta1",
+        "ServiceAccountKey",
+    ),
+    ("cloudplatform.gcp.upbound.io/v1beta2", "ProjectIAMMember"): (
+        "cloudplatform.gcp.m.upbound.io/v1beta1",
+        "ProjectIAMMember",
+    ),
+    ("cloudplatform.gcp.upbound.io/v1beta2", "ServiceAccountIAMMember"): (
+        "cloudplatform.gcp.m.upbound.io/v1beta1",
+        "ServiceAccountIAMMember",
+    ),
+    ("cloudwatchlogs.aws.upbound.io/v1beta1", "Group"): (
+        "cloudwatchlogs.aws.m.upbound.io/v1beta1",
+        "Group",
+    ),
+    ("compute.gcp.upbound.io/v1beta1", "GlobalAddress"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "GlobalAddress",
+    ),
+    ("compute.gcp.upbound.io/v1beta1", "Network"): ("compute.gcp.m.upbound.io/v1beta1", "Network"),
+    ("compute.gcp.upbound.io/v1beta1", "TargetHTTPProxy"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "TargetHTTPProxy",
+    ),
+    ("compute.gcp.upbound.io/v1beta1", "TargetHTTPSProxy"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "TargetHTTPSProxy",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "BackendBucket"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "BackendBucket",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "Firewall"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "Firewall",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "GlobalForwardingRule"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "GlobalForwardingRule",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "HealthCheck"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "HealthCheck",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "ManagedSSLCertificate"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "ManagedSSLCertificate",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "Router"): ("compute.gcp.m.upbound.io/v1beta1", "Router"),
+    ("compute.gcp.upbound.io/v1beta2", "RouterNAT"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "RouterNAT",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "SecurityPolicy"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "SecurityPolicy",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "Subnetwork"): (
+        "compute.gcp.m.upbound.io/v1beta1",
+        "Subnetwork",
+    ),
+    ("compute.gcp.upbound.io/v1beta2", "URLMap"): ("compute.gcp.m.upbound.io/v1beta1", "URLMap"),
+    ("container.gcp.upbound.io/v1beta2", "Cluster"): (
+        "container.gcp.m.upbound.io/v1beta1",
+        "Cluster",
+    ),
+    ("container.gcp.upbound.io/v1beta2", "NodePool"): (
+        "container.gcp.m.upbound.io/v1beta1",
+        "NodePool",
+    ),
+    ("containerservice.azure.upbound.io/v1beta2", "KubernetesCluster"): (
+        "containerservice.azure.m.upbound.io/v1beta1",
+        "KubernetesCluster",
+    ),
+    ("containerservice.azure.upbound.io/v1beta2", "KubernetesClusterNodePool"): (
+        "containerservice.azure.m.upbound.io/v1beta1",
+        "KubernetesClusterNodePool",
+    ),
+    ("dbforpostgresql.azure.upbound.io/v1beta1", "FlexibleServerConfiguration"): (
+        "dbforpostgresql.azure.m.upbound.io/v1beta1",
+        "FlexibleServerConfiguration",
+    ),
+    ("dbforpostgresql.azure.upbound.io/v1beta1", "FlexibleServerDatabase"): (
+        "dbforpostgresql.azure.m.upbound.io/v1beta1",
+        "FlexibleServerDatabase",
+    ),
+    ("dbforpostgresql.azure.upbound.io/v1beta1", "FlexibleServerFirewallRule"): (
+        "dbforpostgresql.azure.m.upbound.io/v1beta1",
+        "FlexibleServerFirewallRule",
+    ),
+    ("dbforpostgresql.azure.upbound.io/v1beta2", "FlexibleServer"): (
+        "dbforpostgresql.azure.m.upbound.io/v1beta1",
+        "FlexibleServer",
+    ),
+    ("dns.gcp.upbound.io/v1beta2", "ManagedZone"): ("dns.gcp.m.upbound.io/v1beta1", "ManagedZone"),
+    ("dns.gcp.upbound.io/v1beta2", "Policy"): ("dns.gcp.m.upbound.io/v1beta1", "Policy"),
+    ("dns.gcp.upbound.io/v1beta2", "RecordSet"): ("dns.gcp.m.upbound.io/v1beta1", "RecordSet"),
+    ("ec2.aws.upbound.io/v1beta1", "CustomerGateway"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "CustomerGateway",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "EIP"): ("ec2.aws.m.upbound.io/v1beta1", "EIP"),
+    ("ec2.aws.upbound.io/v1beta1", "InternetGateway"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "InternetGateway",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "NATGateway"): ("ec2.aws.m.upbound.io/v1beta1", "NATGateway"),
+    ("ec2.aws.upbound.io/v1beta1", "NetworkACL"): ("ec2.aws.m.upbound.io/v1beta1", "NetworkACL"),
+    ("ec2.aws.upbound.io/v1beta1", "NetworkACLRule"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "NetworkACLRule",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "RouteTable"): ("ec2.aws.m.upbound.io/v1beta1", "RouteTable"),
+    ("ec2.aws.upbound.io/v1beta1", "RouteTableAssociation"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "RouteTableAssociation",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "SecurityGroup"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "SecurityGroup",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "SecurityGroupEgressRule"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "SecurityGroupEgressRule",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "SecurityGroupIngressRule",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "SecurityGroupRule"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "SecurityGroupRule",
+    ),
+    ("ec2.aws.upbound.io/v1beta1", "Subnet"): ("ec2.aws.m.upbound.io/v1beta1", "Subnet"),
+    ("ec2.aws.upbound.io/v1beta1", "VPC"): ("ec2.aws.m.upbound.io/v1beta1", "VPC"),
+    ("ec2.aws.upbound.io/v1beta1", "VPNGateway"): ("ec2.aws.m.upbound.io/v1beta1", "VPNGateway"),
+    ("ec2.aws.upbound.io/v1beta2", "FlowLog"): ("ec2.aws.m.upbound.io/v1beta1", "FlowLog"),
+    ("ec2.aws.upbound.io/v1beta2", "LaunchTemplate"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "LaunchTemplate",
+    ),
+    ("ec2.aws.upbound.io/v1beta2", "Route"): ("ec2.aws.m.upbound.io/v1beta1", "Route"),
+    ("ec2.aws.upbound.io/v1beta2", "VPCEndpoint"): ("ec2.aws.m.upbound.io/v1beta1", "VPCEndpoint"),
+    ("ec2.aws.upbound.io/v1beta2", "VPNConnection"): (
+        "ec2.aws.m.upbound.io/v1beta1",
+        "VPNConnection",
+    ),
+    ("eks.aws.upbound.io/v1beta1", "AccessEntry"): ("eks.aws.m.upbound.io/v1beta1", "AccessEntry"),
+    ("eks.aws.upbound.io/v1beta1", "AccessPolicyAssociation"): (
+        "eks.aws.m.upbound.io/v1beta1",
+        "AccessPolicyAssociation",
+    ),
+    ("eks.aws.upbound.io/v1beta1", "Addon"): ("eks.aws.m.upbound.io/v1beta1", "Addon"),
+    ("eks.aws.upbound.io/v1beta1", "ClusterAuth"): ("eks.aws.m.upbound.io/v1beta1", "ClusterAuth"),
+    ("eks.aws.upbound.io/v1beta1", "PodIdentityAssociation"): (
+        "eks.aws.m.upbound.io/v1beta1",
+        "PodIdentityAssociation",
+    ),
+    ("eks.aws.upbound.io/v1beta2", "Cluster"): ("eks.aws.m.upbound.io/v1beta1", "Cluster"),
+    ("eks.aws.upbound.io/v1beta2", "NodeGroup"): ("eks.aws.m.upbound.io/v1beta1", "NodeGroup"),
+    ("gcp.upbound.io/v1beta1", "ProviderConfig"): ("gcp.m.upbound.io/v1beta1", "ProviderConfig"),
+    ("helm.crossplane.io/v1beta1", "ProviderConfig"): (
+        "helm.m.crossplane.io/v1beta1",
+        "ProviderConfig",
+    ),
+    ("helm.crossplane.io/v1beta1", "Release"): ("helm.m.crossplane.io/v1beta1", "Release"),
+    ("iam.aws.upbound.io/v1beta1", "InstanceProfile"): (
+        "iam.aws.m.upbound.io/v1beta1",
+        "InstanceProfile",
+    ),
+    ("iam.aws.upbound.io/v1beta1", "OpenIDConnectProvider"): (
+        "iam.aws.m.upbound.io/v1beta1",
+        "OpenIDConnectProvider",
+    ),
+    ("iam.aws.upbound.io/v1beta1", "Policy"): ("iam.aws.m.upbound.io/v1beta1", "Policy"),
+    ("iam.aws.upbound.io/v1beta1", "Role"): ("iam.aws.m.upbound.io/v1beta1", "Role"),
+    ("iam.aws.upbound.io/v1beta1", "RolePolicy"): ("iam.aws.m.upbound.io/v1beta1", "RolePolicy"),
+    ("iam.aws.upbound.io/v1beta1", "RolePolicyAttachment"): (
+        "iam.aws.m.upbound.io/v1beta1",
+        "RolePolicyAttachment",
+    ),
+    ("iam.gcp.upbound.io/v1beta1", "WorkloadIdentityPool"): (
+        "iam.gcp.m.upbound.io/v1beta1",
+        "WorkloadIdentityPool",
+    ),
+    ("insights.azure.upbound.io/v1beta2", "MonitorDiagnosticSetting"): (
+        "insights.azure.m.upbound.io/v1beta1",
+        "MonitorDiagnosticSetting",
+    ),
+    ("keyvault.azure.upbound.io/v1beta1", "AccessPolicy"): (
+        "keyvault.azure.m.upbound.io/v1beta1",
+        "AccessPolicy",
+    ),
+    ("keyvault.azure.upbound.io/v1beta2", "Key"): ("keyvault.azure.m.upbound.io/v1beta1", "Key"),
+    ("keyvault.azure.upbound.io/v1beta2", "Vault"): (
+        "keyvault.azure.m.upbound.io/v1beta1",
+        "Vault",
+    ),
+    ("kms.aws.upbound.io/v1beta1", "Alias"): ("kms.aws.m.upbound.io/v1beta1", "Alias"),
+    ("kms.aws.upbound.io/v1beta1", "Key"): ("kms.aws.m.upbound.io/v1beta1", "Key"),
+    ("kms.gcp.upbound.io/v1beta1", "KeyRing"): ("kms.gcp.m.upbound.io/v1beta1", "KeyRing"),
+    ("kms.gcp.upbound.io/v1beta2", "CryptoKey"): ("kms.gcp.m.upbound.io/v1beta1", "CryptoKey"),
+    ("kms.gcp.upbound.io/v1beta2", "CryptoKeyIAMMember"): (
+        "kms.gcp.m.upbound.io/v1beta1",
+        "CryptoKeyIAMMember",
+    ),
+    ("kubernetes.crossplane.io/v1alpha1", "ProviderConfig"): (
+        "kubernetes.m.crossplane.io/v1alpha1",
+        "ProviderConfig",
+    ),
+    ("kubernetes.crossplane.io/v1alpha2", "Object"): (
+        "kubernetes.m.crossplane.io/v1alpha1",
+        "Object",
+    ),
+    ("logging.gcp.upbound.io/v1beta2", "ProjectSink"): (
+        "logging.gcp.m.upbound.io/v1beta1",
+        "ProjectSink",
+    ),
+    ("managedidentity.azure.upbound.io/v1beta1", "FederatedIdentityCredential"): (
+        "managedidentity.azure.m.upbound.io/v1beta1",
+        "FederatedIdentityCredential",
+    ),
+    ("managedidentity.azure.upbound.io/v1beta1", "UserAssignedIdentity"): (
+        "managedidentity.azure.m.upbound.io/v1beta1",
+        "UserAssignedIdentity",
+    ),
+    ("network.azure.upbound.io/v1beta1", "DNSARecord"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "DNSARecord",
+    ),
+    ("network.azure.upbound.io/v1beta1", "DNSCNAMERecord"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "DNSCNAMERecord",
+    ),
+    ("network.azure.upbound.io/v1beta1", "DNSTXTRecord"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "DNSTXTRecord",
+    ),
+    ("network.azure.upbound.io/v1beta1", "NATGateway"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "NATGateway",
+    ),
+    ("network.azure.upbound.io/v1beta1", "NATGatewayPublicIPAssociation"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "NATGatewayPublicIPAssociation",
+    ),
+    ("network.azure.upbound.io/v1beta1", "PrivateDNSZoneVirtualNetworkLink"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "PrivateDNSZoneVirtualNetworkLink",
+    ),
+    ("network.azure.upbound.io/v1beta1", "PublicIP"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "PublicIP",
+    ),
+    ("network.azure.upbound.io/v1beta1", "SecurityGroup"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "SecurityGroup",
+    ),
+    ("network.azure.upbound.io/v1beta1", "SecurityRule"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "SecurityRule",
+    ),
+    ("network.azure.upbound.io/v1beta1", "SubnetNATGatewayAssociation"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "SubnetNATGatewayAssociation",
+    ),
+    ("network.azure.upbound.io/v1beta1", "SubnetNetworkSecurityGroupAssociation"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "SubnetNetworkSecurityGroupAssociation",
+    ),
+    ("network.azure.upbound.io/v1beta1", "TrafficManagerAzureEndpoint"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "TrafficManagerAzureEndpoint",
+    ),
+    ("network.azure.upbound.io/v1beta1", "TrafficManagerExternalEndpoint"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "TrafficManagerExternalEndpoint",
+    ),
+    ("network.azure.upbound.io/v1beta2", "DNSZone"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "DNSZone",
+    ),
+    ("network.azure.upbound.io/v1beta2", "PrivateDNSZone"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "PrivateDNSZone",
+    ),
+    ("network.azure.upbound.io/v1beta2", "PrivateEndpoint"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "PrivateEndpoint",
+    ),
+    ("network.azure.upbound.io/v1beta2", "Subnet"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "Subnet",
+    ),
+    ("network.azure.upbound.io/v1beta2", "TrafficManagerProfile"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "TrafficManagerProfile",
+    ),
+    ("network.azure.upbound.io/v1beta2", "VirtualNetwork"): (
+        "network.azure.m.upbound.io/v1beta1",
+        "VirtualNetwork",
+    ),
+    ("operationalinsights.azure.upbound.io/v1beta2", "Workspace"): (
+        "operationalinsights.azure.m.upbound.io/v1beta1",
+        "Workspace",
+    ),
+    ("protection.crossplane.io/v1beta1", "ClusterUsage"): (
+        "protection.crossplane.io/v1beta1",
+        "Usage",
+    ),
+    ("pubsub.gcp.upbound.io/v1beta2", "Subscription"): (
+        "pubsub.gcp.m.upbound.io/v1beta1",
+        "Subscription",
+    ),
+    ("pubsub.gcp.upbound.io/v1beta2", "Topic"): ("pubsub.gcp.m.upbound.io/v1beta1", "Topic"),
+    ("rds.aws.upbound.io/v1beta1", "ParameterGroup"): (
+        "rds.aws.m.upbound.io/v1beta1",
+        "ParameterGroup",
+    ),
+    ("rds.aws.upbound.io/v1beta1", "SubnetGroup"): ("rds.aws.m.upbound.io/v1beta1", "SubnetGroup"),
+    ("rds.aws.upbound.io/v1beta3", "Instance"): ("rds.aws.m.upbound.io/v1beta1", "Instance"),
+    ("route53.aws.upbound.io/v1beta1", "HealthCheck"): (
+        "route53.aws.m.upbound.io/v1beta1",
+        "HealthCheck",
+    ),
+    ("route53.aws.upbound.io/v1beta1", "Zone"): ("route53.aws.m.upbound.io/v1beta1", "Zone"),
+    ("route53.aws.upbound.io/v1beta2", "Record"): ("route53.aws.m.upbound.io/v1beta1", "Record"),
+    ("s3.aws.upbound.io/v1beta1", "Bucket"): ("s3.aws.m.upbound.io/v1beta1", "Bucket"),
+    ("s3.aws.upbound.io/v1beta1", "BucketCorsConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketCorsConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta1", "BucketLifecycleConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketLifecycleConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta1", "BucketPolicy"): ("s3.aws.m.upbound.io/v1beta1", "BucketPolicy"),
+    ("s3.aws.upbound.io/v1beta1", "BucketPublicAccessBlock"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketPublicAccessBlock",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "Bucket"): ("s3.aws.m.upbound.io/v1beta1", "Bucket"),
+    ("s3.aws.upbound.io/v1beta2", "BucketLifecycleConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketLifecycleConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketLogging"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketLogging",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketObjectLockConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketObjectLockConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketOwnershipControls"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketOwnershipControls",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketReplicationConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketReplicationConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketServerSideEncryptionConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketServerSideEncryptionConfiguration",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketVersioning"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketVersioning",
+    ),
+    ("s3.aws.upbound.io/v1beta2", "BucketWebsiteConfiguration"): (
+        "s3.aws.m.upbound.io/v1beta1",
+        "BucketWebsiteConfiguration",
+    ),
+    ("secretsmanager.aws.upbound.io/v1beta1", "Secret"): (
+        "secretsmanager.aws.m.upbound.io/v1beta1",
+        "Secret",
+    ),
+    ("servicenetworking.gcp.upbound.io/v1beta1", "Connection"): (
+        "servicenetworking.gcp.m.upbound.io/v1beta1",
+        "Connection",
+    ),
+    ("sql.gcp.upbound.io/v1beta1", "Database"): ("sql.gcp.m.upbound.io/v1beta1", "Database"),
+    ("sql.gcp.upbound.io/v1beta2", "DatabaseInstance"): (
+        "sql.gcp.m.upbound.io/v1beta1",
+        "DatabaseInstance",
+    ),
+    ("sql.gcp.upbound.io/v1beta2", "User"): ("sql.gcp.m.upbound.io/v1beta1", "User"),
+    ("sqs.aws.upbound.io/v1beta1", "Queue"): ("sqs.aws.m.upbound.io/v1beta1", "Queue"),
+    ("sqs.aws.upbound.io/v1beta1", "QueuePolicy"): ("sqs.aws.m.upbound.io/v1beta1", "QueuePolicy"),
+    ("sqs.aws.upbound.io/v1beta1", "QueueRedrivePolicy"): (
+        "sqs.aws.m.upbound.io/v1beta1",
+        "QueueRedrivePolicy",
+    ),
+    ("storage.azure.upbound.io/v1beta1", "AccountNetworkRules"): (
+        "storage.azure.m.upbound.io/v1beta1",
+        "AccountNetworkRules",
+    ),
+    ("storage.azure.upbound.io/v1beta1", "Container"): (
+        "storage.azure.m.upbound.io/v1beta1",
+        "Container",
+    ),
+    ("storage.azure.upbound.io/v1beta1", "ContainerImmutabilityPolicy"): (
+        "storage.azure.m.upbound.io/v1beta1",
+        "ContainerImmutabilityPolicy",
+    ),
+    ("storage.azure.upbound.io/v1beta2", "Account"): (
+        "storage.azure.m.upbound.io/v1beta1",
+        "Account",
+    ),
+    ("storage.azure.upbound.io/v1beta2", "ManagementPolicy"): (
+        "storage.azure.m.upbound.io/v1beta1",
+        "ManagementPolicy",
+    ),
+    ("storage.gcp.upbound.io/v1beta2", "Bucket"): ("storage.gcp.m.upbound.io/v1beta1", "Bucket"),
+    ("storage.gcp.upbound.io/v1beta2", "BucketIAMMember"): (
+        "storage.gcp.m.upbound.io/v1beta1",
+        "BucketIAMMember",
+    ),
+    ("storage.gcp.upbound.io/v1beta3", "Bucket"): ("storage.gcp.m.upbound.io/v1beta2", "Bucket"),
+    ("wafv2.aws.upbound.io/v1beta1", "WebACL"): ("wafv2.aws.m.upbound.io/v1beta1", "WebACL"),
 }
 
 #: Cluster-scoped kinds whose namespaced twin can't take the same body.
 NO_TWIN: dict[Key, str] = {
-    ('acm.aws.upbound.io/v1beta1', 'Certificate'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('apiextensions.crossplane.io/v1', 'CompositeResourceDefinition'):
-        'cluster-scoped, without a namespaced twin',
-    ('apiextensions.crossplane.io/v1', 'Composition'):
-        'cluster-scoped, without a namespaced twin',
-    ('apiextensions.crossplane.io/v1alpha1', 'Usage'):
-        'cluster-scoped, without a namespaced twin',
-    ('apiextensions.crossplane.io/v1beta1', 'EnvironmentConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('apiextensions.crossplane.io/v1beta1', 'Usage'):
-        'cluster-scoped, without a namespaced twin',
-    ('apiextensions.crossplane.io/v2', 'CompositeResourceDefinition'):
-        'cluster-scoped, without a namespaced twin',
-    ('aws.m.upbound.io/v1beta1', 'ClusterProviderConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('azure.m.upbound.io/v1beta1', 'ClusterProviderConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorCustomDomain'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorOrigin'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorOriginGroup'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cdn.azure.upbound.io/v1beta1', 'FrontdoorRoute'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cert-manager.io/v1', 'ClusterIssuer'):
-        'cluster-scoped, without a namespaced twin',
-    ('cloudfront.aws.upbound.io/v1beta1', 'CachePolicy'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cloudfront.aws.upbound.io/v1beta1', 'Distribution'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('cloudfront.aws.upbound.io/v1beta1', 'ResponseHeadersPolicy'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('containerservice.azure.upbound.io/v1beta1', 'KubernetesCluster'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('containerservice.azure.upbound.io/v1beta1', 'KubernetesClusterNodePool'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('dbforpostgresql.azure.upbound.io/v1beta1', 'FlexibleServer'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('ec2.aws.upbound.io/v1beta1', 'FlowLog'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('ec2.aws.upbound.io/v1beta1', 'LaunchTemplate'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('ec2.aws.upbound.io/v1beta1', 'Route'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('ec2.aws.upbound.io/v1beta1', 'VPCEndpoint'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('ec2.aws.upbound.io/v1beta1', 'VPNConnection'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('eks.aws.upbound.io/v1beta1', 'Cluster'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('eks.aws.upbound.io/v1beta1', 'NodeGroup'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('gcp.m.upbound.io/v1beta1', 'ClusterProviderConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('helm.crossplane.io/v1alpha1', 'ProviderConfig'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('helm.crossplane.io/v1alpha1', 'Release'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('helm.m.crossplane.io/v1beta1', 'ClusterProviderConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('insights.azure.upbound.io/v1beta1', 'MonitorDiagnosticSetting'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('keda.sh/v1alpha1', 'ClusterTriggerAuthentication'):
-        'cluster-scoped, without a namespaced twin',
-    ('keyvault.azure.upbound.io/v1beta1', 'Key'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('keyvault.azure.upbound.io/v1beta1', 'Vault'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('kubernetes.crossplane.io/v1alpha1', 'Object'):
-        'its namespaced twin (v1alpha1) takes a different body',
-    ('kubernetes.m.crossplane.io/v1alpha1', 'ClusterProviderConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('network.azure.upbound.io/v1beta1', 'DNSZone'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('network.azure.upbound.io/v1beta1', 'PrivateDNSZone'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('network.azure.upbound.io/v1beta1', 'PrivateEndpoint'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('network.azure.upbound.io/v1beta1', 'Subnet'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('network.azure.upbound.io/v1beta1', 'TrafficManagerProfile'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('network.azure.upbound.io/v1beta1', 'VirtualNetwork'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('objectbucket.io/v1alpha1', 'ObjectBucket'):
-        'cluster-scoped, without a namespaced twin',
-    ('operationalinsights.azure.upbound.io/v1beta1', 'Workspace'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('pkg.crossplane.io/v1', 'Configuration'):
-        'cluster-scoped, without a namespaced twin',
-    ('pkg.crossplane.io/v1', 'Function'):
-        'cluster-scoped, without a namespaced twin',
-    ('pkg.crossplane.io/v1', 'Provider'):
-        'cluster-scoped, without a namespaced twin',
-    ('pkg.crossplane.io/v1beta1', 'DeploymentRuntimeConfig'):
-        'cluster-scoped, without a namespaced twin',
-    ('pkg.crossplane.io/v1beta1', 'Function'):
-        'cluster-scoped, without a namespaced twin',
-    ('rds.aws.upbound.io/v1beta1', 'Instance'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('rds.aws.upbound.io/v1beta2', 'Instance'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('route53.aws.upbound.io/v1beta1', 'Record'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketLogging'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketObjectLockConfiguration'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketOwnershipControls'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketReplicationConfiguration'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketServerSideEncryptionConfiguration'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketVersioning'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('s3.aws.upbound.io/v1beta1', 'BucketWebsiteConfiguration'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('storage.azure.upbound.io/v1beta1', 'Account'):
-        'its namespaced twin (v1beta1) takes a different body',
-    ('storage.azure.upbound.io/v1beta1', 'ManagementPolicy'):
-        'its namespaced twin (v1beta1) takes a different body',
+    (
+        "acm.aws.upbound.io/v1beta1",
+        "Certificate",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "apiextensions.crossplane.io/v1",
+        "CompositeResourceDefinition",
+    ): "cluster-scoped, without a namespaced twin",
+    ("apiextensions.crossplane.io/v1", "Composition"): "cluster-scoped, without a namespaced twin",
+    ("apiextensions.crossplane.io/v1alpha1", "Usage"): "cluster-scoped, without a namespaced twin",
+    (
+        "apiextensions.crossplane.io/v1beta1",
+        "EnvironmentConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    ("apiextensions.crossplane.io/v1beta1", "Usage"): "cluster-scoped, without a namespaced twin",
+    (
+        "apiextensions.crossplane.io/v2",
+        "CompositeResourceDefinition",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "aws.m.upbound.io/v1beta1",
+        "ClusterProviderConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "azure.m.upbound.io/v1beta1",
+        "ClusterProviderConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "cdn.azure.upbound.io/v1beta1",
+        "FrontdoorCustomDomain",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "cdn.azure.upbound.io/v1beta1",
+        "FrontdoorOrigin",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "cdn.azure.upbound.io/v1beta1",
+        "FrontdoorOriginGroup",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "cdn.azure.upbound.io/v1beta1",
+        "FrontdoorRoute",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    ("cert-manager.io/v1", "ClusterIssuer"): "cluster-scoped, without a namespaced twin",
+    (
+        "cloudfront.aws.upbound.io/v1beta1",
+        "CachePolicy",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "cloudfront.aws.upbound.io/v1beta1",
+        "Distribution",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "cloudfront.aws.upbound.io/v1beta1",
+        "ResponseHeadersPolicy",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "containerservice.azure.upbound.io/v1beta1",
+        "KubernetesCluster",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "containerservice.azure.upbound.io/v1beta1",
+        "KubernetesClusterNodePool",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "dbforpostgresql.azure.upbound.io/v1beta1",
+        "FlexibleServer",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "ec2.aws.upbound.io/v1beta1",
+        "FlowLog",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "ec2.aws.upbound.io/v1beta1",
+        "LaunchTemplate",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    ("ec2.aws.upbound.io/v1beta1", "Route"): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "ec2.aws.upbound.io/v1beta1",
+        "VPCEndpoint",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "ec2.aws.upbound.io/v1beta1",
+        "VPNConnection",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "eks.aws.upbound.io/v1beta1",
+        "Cluster",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "eks.aws.upbound.io/v1beta1",
+        "NodeGroup",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "gcp.m.upbound.io/v1beta1",
+        "ClusterProviderConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "helm.crossplane.io/v1alpha1",
+        "ProviderConfig",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "helm.crossplane.io/v1alpha1",
+        "Release",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "helm.m.crossplane.io/v1beta1",
+        "ClusterProviderConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "insights.azure.upbound.io/v1beta1",
+        "MonitorDiagnosticSetting",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "keda.sh/v1alpha1",
+        "ClusterTriggerAuthentication",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "keyvault.azure.upbound.io/v1beta1",
+        "Key",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "keyvault.azure.upbound.io/v1beta1",
+        "Vault",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "kubernetes.crossplane.io/v1alpha1",
+        "Object",
+    ): "its namespaced twin (v1alpha1) takes a different body",
+    (
+        "kubernetes.m.crossplane.io/v1alpha1",
+        "ClusterProviderConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "DNSZone",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "PrivateDNSZone",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "PrivateEndpoint",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "Subnet",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "TrafficManagerProfile",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "network.azure.upbound.io/v1beta1",
+        "VirtualNetwork",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    ("objectbucket.io/v1alpha1", "ObjectBucket"): "cluster-scoped, without a namespaced twin",
+    (
+        "operationalinsights.azure.upbound.io/v1beta1",
+        "Workspace",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    ("pkg.crossplane.io/v1", "Configuration"): "cluster-scoped, without a namespaced twin",
+    ("pkg.crossplane.io/v1", "Function"): "cluster-scoped, without a namespaced twin",
+    ("pkg.crossplane.io/v1", "Provider"): "cluster-scoped, without a namespaced twin",
+    (
+        "pkg.crossplane.io/v1beta1",
+        "DeploymentRuntimeConfig",
+    ): "cluster-scoped, without a namespaced twin",
+    ("pkg.crossplane.io/v1beta1", "Function"): "cluster-scoped, without a namespaced twin",
+    (
+        "rds.aws.upbound.io/v1beta1",
+        "Instance",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "rds.aws.upbound.io/v1beta2",
+        "Instance",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "route53.aws.upbound.io/v1beta1",
+        "Record",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketLogging",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketObjectLockConfiguration",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketOwnershipControls",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketReplicationConfiguration",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketServerSideEncryptionConfiguration",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketVersioning",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "s3.aws.upbound.io/v1beta1",
+        "BucketWebsiteConfiguration",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "storage.azure.upbound.io/v1beta1",
+        "Account",
+    ): "its namespaced twin (v1beta1) takes a different body",
+    (
+        "storage.azure.upbound.io/v1beta1",
+        "ManagementPolicy",
+    ): "its namespaced twin (v1beta1) takes a different body",
 }
 
 #: (apiVersion, kind) already namespaced.
-NAMESPACED: frozenset[Key] = frozenset({
-    ('acm.aws.m.upbound.io/v1beta1', 'Certificate'),
-    ('acm.aws.m.upbound.io/v1beta1', 'CertificateValidation'),
-    ('authorization.azure.m.upbound.io/v1beta1', 'RoleAssignment'),
-    ('aws.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('azure.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('azure.m.upbound.io/v1beta1', 'ResourceGroup'),
-    ('c5c3.io/v1alpha1', 'ControlPlane'),
-    ('c5c3.io/v1alpha1', 'CredentialRotation'),
-    ('c5c3.io/v1alpha1', 'KeystoneService'),
-    ('c5c3.io/v1alpha1', 'SecretAggregate'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorCustomDomain'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorEndpoint'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorOrigin'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorOriginGroup'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorProfile'),
-    ('cdn.azure.m.upbound.io/v1beta1', 'FrontdoorRoute'),
-    ('ceph.rook.io/v1', 'CephBlockPool'),
-    ('ceph.rook.io/v1', 'CephBlockPoolRadosNamespace'),
-    ('ceph.rook.io/v1', 'CephBucketNotification'),
-    ('ceph.rook.io/v1', 'CephBucketTopic'),
-    ('ceph.rook.io/v1', 'CephCOSIDriver'),
-    ('ceph.rook.io/v1', 'CephClient'),
-    ('ceph.rook.io/v1', 'CephCluster'),
-    ('ceph.rook.io/v1', 'CephFilesystem'),
-    ('ceph.rook.io/v1', 'CephFilesystemMirror'),
-    ('ceph.rook.io/v1', 'CephFilesystemSubVolumeGroup'),
-    ('ceph.rook.io/v1', 'CephNFS'),
-    ('ceph.rook.io/v1', 'CephNVMeOFGateway'),
-    ('ceph.rook.io/v1', 'CephObjectRealm'),
-    ('ceph.rook.io/v1', 'CephObjectStore'),
-    ('ceph.rook.io/v1', 'CephObjectStoreAccount'),
-    ('ceph.rook.io/v1', 'CephObjectStoreUser'),
-    ('ceph.rook.io/v1', 'CephObjectZone'),
-    ('ceph.rook.io/v1', 'CephObjectZoneGroup'),
-    ('ceph.rook.io/v1', 'CephRBDMirror'),
-    ('cert-manager.io/v1', 'Certificate'),
-    ('cert-manager.io/v1', 'Issuer'),
-    ('cloudfront.aws.m.upbound.io/v1beta1', 'CachePolicy'),
-    ('cloudfront.aws.m.upbound.io/v1beta1', 'Distribution'),
-    ('cloudfront.aws.m.upbound.io/v1beta1', 'OriginAccessControl'),
-    ('cloudfront.aws.m.upbound.io/v1beta1', 'ResponseHeadersPolicy'),
-    ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ProjectIAMMember'),
-    ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ProjectService'),
-    ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccount'),
-    ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccountIAMMember'),
-    ('cloudplatform.gcp.m.upbound.io/v1beta1', 'ServiceAccountKey'),
-    ('cloudwatchlogs.aws.m.upbound.io/v1beta1', 'Group'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'BackendBucket'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'Firewall'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'GlobalAddress'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'GlobalForwardingRule'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'HealthCheck'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'ManagedSSLCertificate'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'Network'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'Router'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'RouterNAT'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'SecurityPolicy'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'Subnetwork'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'TargetHTTPProxy'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'TargetHTTPSProxy'),
-    ('compute.gcp.m.upbound.io/v1beta1', 'URLMap'),
-    ('container.gcp.m.upbound.io/v1beta1', 'Cluster'),
-    ('container.gcp.m.upbound.io/v1beta1', 'NodePool'),
-    ('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesCluster'),
-    ('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesClusterNodePool'),
-    ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServer'),
-    ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerConfiguration'),
-    ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerDatabase'),
-    ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServerFirewallRule'),
-    ('dns.gcp.m.upbound.io/v1beta1', 'ManagedZone'),
-    ('dns.gcp.m.upbound.io/v1beta1', 'Policy'),
-    ('dns.gcp.m.upbound.io/v1beta1', 'RecordSet'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'CustomerGateway'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'EIP'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'FlowLog'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'InternetGateway'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'LaunchTemplate'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'NATGateway'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'NetworkACL'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'NetworkACLRule'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'Route'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'RouteTable'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'RouteTableAssociation'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroup'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupEgressRule'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupIngressRule'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'SecurityGroupRule'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'Subnet'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'VPC'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'VPCEndpoint'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'VPNConnection'),
-    ('ec2.aws.m.upbound.io/v1beta1', 'VPNGateway'),
-    ('eks.aws.m.upbound.io/v1beta1', 'AccessEntry'),
-    ('eks.aws.m.upbound.io/v1beta1', 'AccessPolicyAssociation'),
-    ('eks.aws.m.upbound.io/v1beta1', 'Addon'),
-    ('eks.aws.m.upbound.io/v1beta1', 'Cluster'),
-    ('eks.aws.m.upbound.io/v1beta1', 'ClusterAuth'),
-    ('eks.aws.m.upbound.io/v1beta1', 'NodeGroup'),
-    ('eks.aws.m.upbound.io/v1beta1', 'PodIdentityAssociation'),
-    ('gcp.m.upbound.io/v1beta1', 'ProviderConfig'),
-    ('helm.m.crossplane.io/v1beta1', 'ProviderConfig'),
-    ('helm.m.crossplane.io/v1beta1', 'Release'),
-    ('helm.toolkit.fluxcd.io/v2', 'HelmRelease'),
-    ('iam.aws.m.upbound.io/v1beta1', 'InstanceProfile'),
-    ('iam.aws.m.upbound.io/v1beta1', 'OpenIDConnectProvider'),
-    ('iam.aws.m.upbound.io/v1beta1', 'Policy'),
-    ('iam.aws.m.upbound.io/v1beta1', 'Role'),
-    ('iam.aws.m.upbound.io/v1beta1', 'RolePolicy'),
-    ('iam.aws.m.upbound.io/v1beta1', 'RolePolicyAttachment'),
-    ('iam.gcp.m.upbound.io/v1beta1', 'WorkloadIdentityPool'),
-    ('insights.azure.m.upbound.io/v1beta1', 'MonitorDiagnosticSetting'),
-    ('keda.sh/v1alpha1', 'ScaledObject'),
-    ('keda.sh/v1alpha1', 'TriggerAuthentication'),
-    ('keyvault.azure.m.upbound.io/v1beta1', 'AccessPolicy'),
-    ('keyvault.azure.m.upbound.io/v1beta1', 'Key'),
-    ('keyvault.azure.m.upbound.io/v1beta1', 'Vault'),
-    ('kms.aws.m.upbound.io/v1beta1', 'Alias'),
-    ('kms.aws.m.upbound.io/v1beta1', 'Key'),
-    ('kms.gcp.m.upbound.io/v1beta1', 'CryptoKey'),
-    ('kms.gcp.m.upbound.io/v1beta1', 'CryptoKeyIAMMember'),
-    ('kms.gcp.m.upbound.io/v1beta1', 'KeyRing'),
-    ('kubernetes.m.crossplane.io/v1alpha1', 'Object'),
-    ('kubernetes.m.crossplane.io/v1alpha1', 'ProviderConfig'),
-    ('kustomize.toolkit.fluxcd.io/v1', 'Kustomization'),
-    ('logging.gcp.m.upbound.io/v1beta1', 'ProjectSink'),
-    ('managedidentity.azure.m.upbound.io/v1beta1', 'FederatedIdentityCredential'),
-    ('managedidentity.azure.m.upbound.io/v1beta1', 'UserAssignedIdentity'),
-    ('network.azure.m.upbound.io/v1beta1', 'DNSARecord'),
-    ('network.azure.m.upbound.io/v1beta1', 'DNSCNAMERecord'),
-    ('network.azure.m.upbound.io/v1beta1', 'DNSTXTRecord'),
-    ('network.azure.m.upbound.io/v1beta1', 'DNSZone'),
-    ('network.azure.m.upbound.io/v1beta1', 'NATGateway'),
-    ('network.azure.m.upbound.io/v1beta1', 'NATGatewayPublicIPAssociation'),
-    ('network.azure.m.upbound.io/v1beta1', 'PrivateDNSZone'),
-    ('network.azure.m.upbound.io/v1beta1', 'PrivateDNSZoneVirtualNetworkLink'),
-    ('network.azure.m.upbound.io/v1beta1', 'PrivateEndpoint'),
-    ('network.azure.m.upbound.io/v1beta1', 'PublicIP'),
-    ('network.azure.m.upbound.io/v1beta1', 'SecurityGroup'),
-    ('network.azure.m.upbound.io/v1beta1', 'SecurityRule'),
-    ('network.azure.m.upbound.io/v1beta1', 'Subnet'),
-    ('network.azure.m.upbound.io/v1beta1', 'SubnetNATGatewayAssociation'),
-    ('network.azure.m.upbound.io/v1beta1', 'SubnetNetworkSecurityGroupAssociation'),
-    ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerAzureEndpoint'),
-    ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerExternalEndpoint'),
-    ('network.azure.m.upbound.io/v1beta1', 'TrafficManagerProfile'),
-    ('network.azure.m.upbound.io/v1beta1', 'VirtualNetwork'),
-    ('objectbucket.io/v1alpha1', 'ObjectBucketClaim'),
-    ('operationalinsights.azure.m.upbound.io/v1beta1', 'Workspace'),
-    ('protection.crossplane.io/v1beta1', 'Usage'),
-    ('pubsub.gcp.m.upbound.io/v1beta1', 'Subscription'),
-    ('pubsub.gcp.m.upbound.io/v1beta1', 'Topic'),
-    ('rds.aws.m.upbound.io/v1beta1', 'Instance'),
-    ('rds.aws.m.upbound.io/v1beta1', 'ParameterGroup'),
-    ('rds.aws.m.upbound.io/v1beta1', 'SubnetGroup'),
-    ('route53.aws.m.upbound.io/v1beta1', 'HealthCheck'),
-    ('route53.aws.m.upbound.io/v1beta1', 'Record'),
-    ('route53.aws.m.upbound.io/v1beta1', 'Zone'),
-    ('s3.aws.m.upbound.io/v1beta1', 'Bucket'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketCorsConfiguration'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketLifecycleConfiguration'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketLogging'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketObjectLockConfiguration'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketOwnershipControls'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketPolicy'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketPublicAccessBlock'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketReplicationConfiguration'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketServerSideEncryptionConfiguration'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketVersioning'),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketWebsiteConfiguration'),
-    ('secretsmanager.aws.m.upbound.io/v1beta1', 'Secret'),
-    ('servicenetworking.gcp.m.upbound.io/v1beta1', 'Connection'),
-    ('source.toolkit.fluxcd.io/v1', 'GitRepository'),
-    ('source.toolkit.fluxcd.io/v1', 'HelmRepository'),
-    ('source.toolkit.fluxcd.io/v1', 'OCIRepository'),
-    ('sql.gcp.m.upbound.io/v1beta1', 'Database'),
-    ('sql.gcp.m.upbound.io/v1beta1', 'DatabaseInstance'),
-    ('sql.gcp.m.upbound.io/v1beta1', 'User'),
-    ('sqs.aws.m.upbound.io/v1beta1', 'Queue'),
-    ('sqs.aws.m.upbound.io/v1beta1', 'QueuePolicy'),
-    ('sqs.aws.m.upbound.io/v1beta1', 'QueueRedrivePolicy'),
-    ('storage.azure.m.upbound.io/v1beta1', 'Account'),
-    ('storage.azure.m.upbound.io/v1beta1', 'AccountNetworkRules'),
-    ('storage.azure.m.upbound.io/v1beta1', 'Container'),
-    ('storage.azure.m.upbound.io/v1beta1', 'ContainerImmutabilityPolicy'),
-    ('storage.azure.m.upbound.io/v1beta1', 'ManagementPolicy'),
-    ('storage.gcp.m.upbound.io/v1beta1', 'Bucket'),
-    ('storage.gcp.m.upbound.io/v1beta1', 'BucketIAMMember'),
-    ('storage.gcp.m.upbound.io/v1beta2', 'Bucket'),
-    ('wafv2.aws.m.upbound.io/v1beta1', 'WebACL'),
-})
+NAMESPACED: frozenset[Key] = frozenset(
+    {
+        ("acm.aws.m.upbound.io/v1beta1", "Certificate"),
+        ("acm.aws.m.upbound.io/v1beta1", "CertificateValidation"),
+        ("authorization.azure.m.upbound.io/v1beta1", "RoleAssignment"),
+        ("aws.m.upbound.io/v1beta1", "ProviderConfig"),
+        ("azure.m.upbound.io/v1beta1", "ProviderConfig"),
+        ("azure.m.upbound.io/v1beta1", "ResourceGroup"),
+        ("c5c3.io/v1alpha1", "ControlPlane"),
+        ("c5c3.io/v1alpha1", "CredentialRotation"),
+        ("c5c3.io/v1alpha1", "KeystoneService"),
+        ("c5c3.io/v1alpha1", "SecretAggregate"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorCustomDomain"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorEndpoint"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorOrigin"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorOriginGroup"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorProfile"),
+        ("cdn.azure.m.upbound.io/v1beta1", "FrontdoorRoute"),
+        ("ceph.rook.io/v1", "CephBlockPool"),
+        ("ceph.rook.io/v1", "CephBlockPoolRadosNamespace"),
+        ("ceph.rook.io/v1", "CephBucketNotification"),
+        ("ceph.rook.io/v1", "CephBucketTopic"),
+        ("ceph.rook.io/v1", "CephCOSIDriver"),
+        ("ceph.rook.io/v1", "CephClient"),
+        ("ceph.rook.io/v1", "CephCluster"),
+        ("ceph.rook.io/v1", "CephFilesystem"),
+        ("ceph.rook.io/v1", "CephFilesystemMirror"),
+        ("ceph.rook.io/v1", "CephFilesystemSubVolumeGroup"),
+        ("ceph.rook.io/v1", "CephNFS"),
+        ("ceph.rook.io/v1", "CephNVMeOFGateway"),
+        ("ceph.rook.io/v1", "CephObjectRealm"),
+        ("ceph.rook.io/v1", "CephObjectStore"),
+        ("ceph.rook.io/v1", "CephObjectStoreAccount"),
+        ("ceph.rook.io/v1", "CephObjectStoreUser"),
+        ("ceph.rook.io/v1", "CephObjectZone"),
+        ("ceph.rook.io/v1", "CephObjectZoneGroup"),
+        ("ceph.rook.io/v1", "CephRBDMirror"),
+        ("cert-manager.io/v1", "Certificate"),
+        ("cert-manager.io/v1", "Issuer"),
+        ("cloudfront.aws.m.upbound.io/v1beta1", "CachePolicy"),
+        ("cloudfront.aws.m.upbound.io/v1beta1", "Distribution"),
+        ("cloudfront.aws.m.upbound.io/v1beta1", "OriginAccessControl"),
+        ("cloudfront.aws.m.upbound.io/v1beta1", "ResponseHeadersPolicy"),
+        ("cloudplatform.gcp.m.upbound.io/v1beta1", "ProjectIAMMember"),
+        ("cloudplatform.gcp.m.upbound.io/v1beta1", "ProjectService"),
+        ("cloudplatform.gcp.m.upbound.io/v1beta1", "ServiceAccount"),
+        ("cloudplatform.gcp.m.upbound.io/v1beta1", "ServiceAccountIAMMember"),
+        ("cloudplatform.gcp.m.upbound.io/v1beta1", "ServiceAccountKey"),
+        ("cloudwatchlogs.aws.m.upbound.io/v1beta1", "Group"),
+        ("compute.gcp.m.upbound.io/v1beta1", "BackendBucket"),
+        ("compute.gcp.m.upbound.io/v1beta1", "Firewall"),
+        ("compute.gcp.m.upbound.io/v1beta1", "GlobalAddress"),
+        ("compute.gcp.m.upbound.io/v1beta1", "GlobalForwardingRule"),
+        ("compute.gcp.m.upbound.io/v1beta1", "HealthCheck"),
+        ("compute.gcp.m.upbound.io/v1beta1", "ManagedSSLCertificate"),
+        ("compute.gcp.m.upbound.io/v1beta1", "Network"),
+        ("compute.gcp.m.upbound.io/v1beta1", "Router"),
+        ("compute.gcp.m.upbound.io/v1beta1", "RouterNAT"),
+        ("compute.gcp.m.upbound.io/v1beta1", "SecurityPolicy"),
+        ("compute.gcp.m.upbound.io/v1beta1", "Subnetwork"),
+        ("compute.gcp.m.upbound.io/v1beta1", "TargetHTTPProxy"),
+        ("compute.gcp.m.upbound.io/v1beta1", "TargetHTTPSProxy"),
+        ("compute.gcp.m.upbound.io/v1beta1", "URLMap"),
+        ("container.gcp.m.upbound.io/v1beta1", "Cluster"),
+        ("container.gcp.m.upbound.io/v1beta1", "NodePool"),
+        ("containerservice.azure.m.upbound.io/v1beta1", "KubernetesCluster"),
+        ("containerservice.azure.m.upbound.io/v1beta1", "KubernetesClusterNodePool"),
+        ("dbforpostgresql.azure.m.upbound.io/v1beta1", "FlexibleServer"),
+        ("dbforpostgresql.azure.m.upbound.io/v1beta1", "FlexibleServerConfiguration"),
+        ("dbforpostgresql.azure.m.upbound.io/v1beta1", "FlexibleServerDatabase"),
+        ("dbforpostgresql.azure.m.upbound.io/v1beta1", "FlexibleServerFirewallRule"),
+        ("dns.gcp.m.upbound.io/v1beta1", "ManagedZone"),
+        ("dns.gcp.m.upbound.io/v1beta1", "Policy"),
+        ("dns.gcp.m.upbound.io/v1beta1", "RecordSet"),
+        ("ec2.aws.m.upbound.io/v1beta1", "CustomerGateway"),
+        ("ec2.aws.m.upbound.io/v1beta1", "EIP"),
+        ("ec2.aws.m.upbound.io/v1beta1", "FlowLog"),
+        ("ec2.aws.m.upbound.io/v1beta1", "InternetGateway"),
+        ("ec2.aws.m.upbound.io/v1beta1", "LaunchTemplate"),
+        ("ec2.aws.m.upbound.io/v1beta1", "NATGateway"),
+        ("ec2.aws.m.upbound.io/v1beta1", "NetworkACL"),
+        ("ec2.aws.m.upbound.io/v1beta1", "NetworkACLRule"),
+        ("ec2.aws.m.upbound.io/v1beta1", "Route"),
+        ("ec2.aws.m.upbound.io/v1beta1", "RouteTable"),
+        ("ec2.aws.m.upbound.io/v1beta1", "RouteTableAssociation"),
+        ("ec2.aws.m.upbound.io/v1beta1", "SecurityGroup"),
+        ("ec2.aws.m.upbound.io/v1beta1", "SecurityGroupEgressRule"),
+        ("ec2.aws.m.upbound.io/v1beta1", "SecurityGroupIngressRule"),
+        ("ec2.aws.m.upbound.io/v1beta1", "SecurityGroupRule"),
+        ("ec2.aws.m.upbound.io/v1beta1", "Subnet"),
+        ("ec2.aws.m.upbound.io/v1beta1", "VPC"),
+        ("ec2.aws.m.upbound.io/v1beta1", "VPCEndpoint"),
+        ("ec2.aws.m.upbound.io/v1beta1", "VPNConnection"),
+        ("ec2.aws.m.upbound.io/v1beta1", "VPNGateway"),
+        ("eks.aws.m.upbound.io/v1beta1", "AccessEntry"),
+        ("eks.aws.m.upbound.io/v1beta1", "AccessPolicyAssociation"),
+        ("eks.aws.m.upbound.io/v1beta1", "Addon"),
+        ("eks.aws.m.upbound.io/v1beta1", "Cluster"),
+        ("eks.aws.m.upbound.io/v1beta1", "ClusterAuth"),
+        ("eks.aws.m.upbound.io/v1beta1", "NodeGroup"),
+        ("eks.aws.m.upbound.io/v1beta1", "PodIdentityAssociation"),
+        ("gcp.m.upbound.io/v1beta1", "ProviderConfig"),
+        ("helm.m.crossplane.io/v1beta1", "ProviderConfig"),
+        ("helm.m.crossplane.io/v1beta1", "Release"),
+        ("helm.toolkit.fluxcd.io/v2", "HelmRelease"),
+        ("iam.aws.m.upbound.io/v1beta1", "InstanceProfile"),
+        ("iam.aws.m.upbound.io/v1beta1", "OpenIDConnectProvider"),
+        ("iam.aws.m.upbound.io/v1beta1", "Policy"),
+        ("iam.aws.m.upbound.io/v1beta1", "Role"),
+        ("iam.aws.m.upbound.io/v1beta1", "RolePolicy"),
+        ("iam.aws.m.upbound.io/v1beta1", "RolePolicyAttachment"),
+        ("iam.gcp.m.upbound.io/v1beta1", "WorkloadIdentityPool"),
+        ("insights.azure.m.upbound.io/v1beta1", "MonitorDiagnosticSetting"),
+        ("keda.sh/v1alpha1", "ScaledObject"),
+        ("keda.sh/v1alpha1", "TriggerAuthentication"),
+        ("keyvault.azure.m.upbound.io/v1beta1", "AccessPolicy"),
+        ("keyvault.azure.m.upbound.io/v1beta1", "Key"),
+        ("keyvault.azure.m.upbound.io/v1beta1", "Vault"),
+        ("kms.aws.m.upbound.io/v1beta1", "Alias"),
+        ("kms.aws.m.upbound.io/v1beta1", "Key"),
+        ("kms.gcp.m.upbound.io/v1beta1", "CryptoKey"),
+        ("kms.gcp.m.upbound.io/v1beta1", "CryptoKeyIAMMember"),
+        ("kms.gcp.m.upbound.io/v1beta1", "KeyRing"),
+        ("kubernetes.m.crossplane.io/v1alpha1", "Object"),
+        ("kubernetes.m.crossplane.io/v1alpha1", "ProviderConfig"),
+        ("kustomize.toolkit.fluxcd.io/v1", "Kustomization"),
+        ("logging.gcp.m.upbound.io/v1beta1", "ProjectSink"),
+        ("managedidentity.azure.m.upbound.io/v1beta1", "FederatedIdentityCredential"),
+        ("managedidentity.azure.m.upbound.io/v1beta1", "UserAssignedIdentity"),
+        ("network.azure.m.upbound.io/v1beta1", "DNSARecord"),
+        ("network.azure.m.upbound.io/v1beta1", "DNSCNAMERecord"),
+        ("network.azure.m.upbound.io/v1beta1", "DNSTXTRecord"),
+        ("network.azure.m.upbound.io/v1beta1", "DNSZone"),
+        ("network.azure.m.upbound.io/v1beta1", "NATGateway"),
+        ("network.azure.m.upbound.io/v1beta1", "NATGatewayPublicIPAssociation"),
+        ("network.azure.m.upbound.io/v1beta1", "PrivateDNSZone"),
+        ("network.azure.m.upbound.io/v1beta1", "PrivateDNSZoneVirtualNetworkLink"),
+        ("network.azure.m.upbound.io/v1beta1", "PrivateEndpoint"),
+        ("network.azure.m.upbound.io/v1beta1", "PublicIP"),
+        ("network.azure.m.upbound.io/v1beta1", "SecurityGroup"),
+        ("network.azure.m.upbound.io/v1beta1", "SecurityRule"),
+        ("network.azure.m.upbound.io/v1beta1", "Subnet"),
+        ("network.azure.m.upbound.io/v1beta1", "SubnetNATGatewayAssociation"),
+        ("network.azure.m.upbound.io/v1beta1", "SubnetNetworkSecurityGroupAssociation"),
+        ("network.azure.m.upbound.io/v1beta1", "TrafficManagerAzureEndpoint"),
+        ("network.azure.m.upbound.io/v1beta1", "TrafficManagerExternalEndpoint"),
+        ("network.azure.m.upbound.io/v1beta1", "TrafficManagerProfile"),
+        ("network.azure.m.upbound.io/v1beta1", "VirtualNetwork"),
+        ("objectbucket.io/v1alpha1", "ObjectBucketClaim"),
+        ("operationalinsights.azure.m.upbound.io/v1beta1", "Workspace"),
+        ("protection.crossplane.io/v1beta1", "Usage"),
+        ("pubsub.gcp.m.upbound.io/v1beta1", "Subscription"),
+        ("pubsub.gcp.m.upbound.io/v1beta1", "Topic"),
+        ("rds.aws.m.upbound.io/v1beta1", "Instance"),
+        ("rds.aws.m.upbound.io/v1beta1", "ParameterGroup"),
+        ("rds.aws.m.upbound.io/v1beta1", "SubnetGroup"),
+        ("route53.aws.m.upbound.io/v1beta1", "HealthCheck"),
+        ("route53.aws.m.upbound.io/v1beta1", "Record"),
+        ("route53.aws.m.upbound.io/v1beta1", "Zone"),
+        ("s3.aws.m.upbound.io/v1beta1", "Bucket"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketCorsConfiguration"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketLifecycleConfiguration"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketLogging"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketObjectLockConfiguration"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketOwnershipControls"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketPolicy"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketPublicAccessBlock"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketReplicationConfiguration"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketServerSideEncryptionConfiguration"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketVersioning"),
+        ("s3.aws.m.upbound.io/v1beta1", "BucketWebsiteConfiguration"),
+        ("secretsmanager.aws.m.upbound.io/v1beta1", "Secret"),
+        ("servicenetworking.gcp.m.upbound.io/v1beta1", "Connection"),
+        ("source.toolkit.fluxcd.io/v1", "GitRepository"),
+        ("source.toolkit.fluxcd.io/v1", "HelmRepository"),
+        ("source.toolkit.fluxcd.io/v1", "OCIRepository"),
+        ("sql.gcp.m.upbound.io/v1beta1", "Database"),
+        ("sql.gcp.m.upbound.io/v1beta1", "DatabaseInstance"),
+        ("sql.gcp.m.upbound.io/v1beta1", "User"),
+        ("sqs.aws.m.upbound.io/v1beta1", "Queue"),
+        ("sqs.aws.m.upbound.io/v1beta1", "QueuePolicy"),
+        ("sqs.aws.m.upbound.io/v1beta1", "QueueRedrivePolicy"),
+        ("storage.azure.m.upbound.io/v1beta1", "Account"),
+        ("storage.azure.m.upbound.io/v1beta1", "AccountNetworkRules"),
+        ("storage.azure.m.upbound.io/v1beta1", "Container"),
+        ("storage.azure.m.upbound.io/v1beta1", "ContainerImmutabilityPolicy"),
+        ("storage.azure.m.upbound.io/v1beta1", "ManagementPolicy"),
+        ("storage.gcp.m.upbound.io/v1beta1", "Bucket"),
+        ("storage.gcp.m.upbound.io/v1beta1", "BucketIAMMember"),
+        ("storage.gcp.m.upbound.io/v1beta2", "Bucket"),
+        ("wafv2.aws.m.upbound.io/v1beta1", "WebACL"),
+    }
+)
 
 #: Namespaced (apiVersion, kind) -> spec paths whose `namespace` the twin dropped.
 NAMESPACE_DROPPED: dict[Key, tuple[str, ...]] = {
-    ('acm.aws.m.upbound.io/v1beta1', 'Certificate'): (
-        'spec.forProvider.privateKeySecretRef',
-        'spec.initProvider.privateKeySecretRef',
+    ("acm.aws.m.upbound.io/v1beta1", "Certificate"): (
+        "spec.forProvider.privateKeySecretRef",
+        "spec.initProvider.privateKeySecretRef",
     ),
-    ('containerservice.azure.m.upbound.io/v1beta1', 'KubernetesCluster'): (
-        'spec.forProvider.httpProxyConfig.trustedCaSecretRef',
-        'spec.forProvider.servicePrincipal.clientSecretSecretRef',
-        'spec.forProvider.windowsProfile.adminPasswordSecretRef',
-        'spec.initProvider.httpProxyConfig.trustedCaSecretRef',
-        'spec.initProvider.servicePrincipal.clientSecretSecretRef',
-        'spec.initProvider.windowsProfile.adminPasswordSecretRef',
+    ("containerservice.azure.m.upbound.io/v1beta1", "KubernetesCluster"): (
+        "spec.forProvider.httpProxyConfig.trustedCaSecretRef",
+        "spec.forProvider.servicePrincipal.clientSecretSecretRef",
+        "spec.forProvider.windowsProfile.adminPasswordSecretRef",
+        "spec.initProvider.httpProxyConfig.trustedCaSecretRef",
+        "spec.initProvider.servicePrincipal.clientSecretSecretRef",
+        "spec.initProvider.windowsProfile.adminPasswordSecretRef",
     ),
-    ('dbforpostgresql.azure.m.upbound.io/v1beta1', 'FlexibleServer'): (
-        'spec.forProvider.administratorPasswordSecretRef',
-        'spec.initProvider.administratorPasswordSecretRef',
+    ("dbforpostgresql.azure.m.upbound.io/v1beta1", "FlexibleServer"): (
+        "spec.forProvider.administratorPasswordSecretRef",
+        "spec.initProvider.administratorPasswordSecretRef",
     ),
-    ('ec2.aws.m.upbound.io/v1beta1', 'VPNConnection'): (
-        'spec.forProvider.tunnel1PresharedKeySecretRef',
-        'spec.forProvider.tunnel2PresharedKeySecretRef',
-        'spec.initProvider.tunnel1PresharedKeySecretRef',
-        'spec.initProvider.tunnel2PresharedKeySecretRef',
+    ("ec2.aws.m.upbound.io/v1beta1", "VPNConnection"): (
+        "spec.forProvider.tunnel1PresharedKeySecretRef",
+        "spec.forProvider.tunnel2PresharedKeySecretRef",
+        "spec.initProvider.tunnel1PresharedKeySecretRef",
+        "spec.initProvider.tunnel2PresharedKeySecretRef",
     ),
-    ('helm.m.crossplane.io/v1beta1', 'Release'): (
-        'spec.forProvider.chart.pullSecretRef',
-        'spec.forProvider.patchesFrom[].configMapKeyRef',
-        'spec.forProvider.patchesFrom[].secretKeyRef',
-        'spec.forProvider.set[].valueFrom.configMapKeyRef',
-        'spec.forProvider.set[].valueFrom.secretKeyRef',
-        'spec.forProvider.valuesFrom[].configMapKeyRef',
-        'spec.forProvider.valuesFrom[].secretKeyRef',
+    ("helm.m.crossplane.io/v1beta1", "Release"): (
+        "spec.forProvider.chart.pullSecretRef",
+        "spec.forProvider.patchesFrom[].configMapKeyRef",
+        "spec.forProvider.patchesFrom[].secretKeyRef",
+        "spec.forProvider.set[].valueFrom.configMapKeyRef",
+        "spec.forProvider.set[].valueFrom.secretKeyRef",
+        "spec.forProvider.valuesFrom[].configMapKeyRef",
+        "spec.forProvider.valuesFrom[].secretKeyRef",
     ),
-    ('rds.aws.m.upbound.io/v1beta1', 'Instance'): (
-        'spec.forProvider.passwordSecretRef',
-        'spec.forProvider.passwordWoSecretRef',
-        'spec.initProvider.passwordSecretRef',
-        'spec.initProvider.passwordWoSecretRef',
+    ("rds.aws.m.upbound.io/v1beta1", "Instance"): (
+        "spec.forProvider.passwordSecretRef",
+        "spec.forProvider.passwordWoSecretRef",
+        "spec.initProvider.passwordSecretRef",
+        "spec.initProvider.passwordWoSecretRef",
     ),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketObjectLockConfiguration'): (
-        'spec.forProvider.tokenSecretRef',
-        'spec.initProvider.tokenSecretRef',
+    ("s3.aws.m.upbound.io/v1beta1", "BucketObjectLockConfiguration"): (
+        "spec.forProvider.tokenSecretRef",
+        "spec.initProvider.tokenSecretRef",
     ),
-    ('s3.aws.m.upbound.io/v1beta1', 'BucketReplicationConfiguration'): (
-        'spec.forProvider.tokenSecretRef',
-        'spec.initProvider.tokenSecretRef',
+    ("s3.aws.m.upbound.io/v1beta1", "BucketReplicationConfiguration"): (
+        "spec.forProvider.tokenSecretRef",
+        "spec.initProvider.tokenSecretRef",
     ),
-    ('sql.gcp.m.upbound.io/v1beta1', 'DatabaseInstance'): (
-        'spec.forProvider.replicaConfiguration.passwordSecretRef',
-        'spec.forProvider.rootPasswordSecretRef',
-        'spec.initProvider.replicaConfiguration.passwordSecretRef',
-        'spec.initProvider.rootPasswordSecretRef',
+    ("sql.gcp.m.upbound.io/v1beta1", "DatabaseInstance"): (
+        "spec.forProvider.replicaConfiguration.passwordSecretRef",
+        "spec.forProvider.rootPasswordSecretRef",
+        "spec.initProvider.replicaConfiguration.passwordSecretRef",
+        "spec.initProvider.rootPasswordSecretRef",
     ),
-    ('sql.gcp.m.upbound.io/v1beta1', 'User'): (
-        'spec.forProvider.passwordSecretRef',
-        'spec.initProvider.passwordSecretRef',
+    ("sql.gcp.m.upbound.io/v1beta1", "User"): (
+        "spec.forProvider.passwordSecretRef",
+        "spec.initProvider.passwordSecretRef",
     ),
 }

@@ -105,7 +105,8 @@ class ReadConditions:
         """The conditions of ``conditions`` (``status.conditions`` of an observed resource)."""
         return self._memo.get(
             conditions.SerializeToString(deterministic=True),
-            lambda: tuple(_strings(value.struct_value.fields) for value in conditions.values))
+            lambda: tuple(_strings(value.struct_value.fields) for value in conditions.values),
+        )
 
 
 CONDITIONS = ReadConditions()
@@ -126,7 +127,8 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         self._resources: Any = resources if sharing is None else sharing._resources
         self._bodies: dict[str, dict[str, Any]] = {} if sharing is None else sharing._bodies
         self._conditions: dict[str, tuple[Condition, ...]] = (
-            {} if sharing is None else sharing._conditions)
+            {} if sharing is None else sharing._conditions
+        )
         #: Set when the request's bytes hold no string "False" (:func:`none_false`): then no
         #: condition is False, and there is nothing unsynced to look for.
         self.none_false: bool = False if sharing is None else sharing.none_false
@@ -180,13 +182,15 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
                 if type_ == "Synced" and status == "False" and message:
                     fields = self._resources[name].resource.fields
                     meta = fields["metadata"].struct_value.fields if "metadata" in fields else {}
-                    out.append((
-                        name,
-                        fields["kind"].string_value if "kind" in fields else "",
-                        meta["name"].string_value if "name" in meta else "",
-                        reason,
-                        message,
-                    ))
+                    out.append(
+                        (
+                            name,
+                            fields["kind"].string_value if "kind" in fields else "",
+                            meta["name"].string_value if "name" in meta else "",
+                            reason,
+                            message,
+                        )
+                    )
         return out
 
     def field(self, name: str, path: str, default: Any = None) -> Any:

@@ -48,9 +48,12 @@ def _repository(package: str) -> str:
 
 def _serving(providers: list[dict[str, Any]], cloud: str) -> list[dict[str, Any]]:
     wanted = family_package(cloud)
-    return [p for p in providers
-            if isinstance(p.get("spec"), Mapping)
-            and _repository(str(p["spec"].get("package", ""))) == wanted]
+    return [
+        p
+        for p in providers
+        if isinstance(p.get("spec"), Mapping)
+        and _repository(str(p["spec"].get("package", ""))) == wanted
+    ]
 
 
 def provider_health_first(comp: Composition, cloud: str, provider_config: str) -> None:
@@ -64,31 +67,50 @@ def provider_health_first(comp: Composition, cloud: str, provider_config: str) -
     exists = bool(comp.observed)
     if found is None:
         if not exists:
-            comp.not_yet("WaitingForProvider", f"reading the health of the {package} "
-                         f"provider, which serves ProviderConfig {provider_config}")
+            comp.not_yet(
+                "WaitingForProvider",
+                f"reading the health of the {package} "
+                f"provider, which serves ProviderConfig {provider_config}",
+            )
         return
     serving = _serving(found, cloud)
     if not serving:
-        comp.condition(CONDITION, None, "ProviderNotFound",
-                       f"no Provider with package {package} (which serves ProviderConfig "
-                       f"{provider_config}) is installed; its health was not checked")
+        comp.condition(
+            CONDITION,
+            None,
+            "ProviderNotFound",
+            f"no Provider with package {package} (which serves ProviderConfig "
+            f"{provider_config}) is installed; its health was not checked",
+        )
         return
     unhealthy = [p for p in serving if not condition_true(p, "Healthy")]
     if not unhealthy:
         names = ", ".join(str(p["metadata"]["name"]) for p in serving)
-        comp.condition(CONDITION, True, "Healthy",
-                       f"Provider {names} ({package}) serving ProviderConfig "
-                       f"{provider_config} is Healthy")
+        comp.condition(
+            CONDITION,
+            True,
+            "Healthy",
+            f"Provider {names} ({package}) serving ProviderConfig {provider_config} is Healthy",
+        )
         return
     provider = unhealthy[0]
     name = str(provider["metadata"]["name"])
-    why = (condition_message(provider, "Healthy") if condition(provider, "Healthy")
-           else "Healthy not reported yet")
-    message = (f"Provider {name} ({package}), which serves ProviderConfig {provider_config}, "
-               f"is not Healthy: {why}")
+    why = (
+        condition_message(provider, "Healthy")
+        if condition(provider, "Healthy")
+        else "Healthy not reported yet"
+    )
+    message = (
+        f"Provider {name} ({package}), which serves ProviderConfig {provider_config}, "
+        f"is not Healthy: {why}"
+    )
     if exists:  # what exists keeps everything: nothing is dropped or held for this
-        comp.condition(CONDITION, False, "ProviderNotHealthy",
-                       f"{message}; the endpoint's existing resources are kept as they are")
+        comp.condition(
+            CONDITION,
+            False,
+            "ProviderNotHealthy",
+            f"{message}; the endpoint's existing resources are kept as they are",
+        )
         return
     comp.condition(CONDITION, False, "ProviderNotHealthy", message)
     comp.not_yet("WaitingForProvider", f"nothing is created until then: {message}")

@@ -73,11 +73,17 @@ def namespaced_requirement(requirement: Requirement) -> Requirement:
     requirement is unchanged.
     """
     labels = dict(requirement.match_labels or ())
-    if requirement.match_name is not None or set(labels) != {CLAIM_NAME_LABEL,
-                                                             CLAIM_NAMESPACE_LABEL}:
+    if requirement.match_name is not None or set(labels) != {
+        CLAIM_NAME_LABEL,
+        CLAIM_NAMESPACE_LABEL,
+    }:
         return requirement
-    return replace(requirement, match_labels=None, match_name=labels[CLAIM_NAME_LABEL],
-                   namespace=labels[CLAIM_NAMESPACE_LABEL])
+    return replace(
+        requirement,
+        match_labels=None,
+        match_name=labels[CLAIM_NAME_LABEL],
+        namespace=labels[CLAIM_NAMESPACE_LABEL],
+    )
 
 
 def fetched(request: fnv1.RunFunctionRequest, key: str) -> list[dict[str, Any]] | None:

@@ -92,7 +92,7 @@ class RecordedReads(ObservedResources):
             if read not in self.reads:
                 self.reads[read] = marshal.dumps(answer, 2)
         except (TypeError, ValueError):  # arguments that can't be a key, or an answer marshal
-            self.unhashable = True       # refuses: this pass is not reused
+            self.unhashable = True  # refuses: this pass is not reused
         return answer
 
     def __getitem__(self, name: str) -> dict[str, Any]:
@@ -213,8 +213,10 @@ def digest_of(request: fnv1.RunFunctionRequest) -> bytes | None:
         else:
             part(str(descriptor.number), value)
     composite = request.observed.composite
-    part("connection", fnv1.Resource(connection_details=composite.connection_details,
-                                     ready=composite.ready))
+    part(
+        "connection",
+        fnv1.Resource(connection_details=composite.connection_details, ready=composite.ready),
+    )
     fields = composite.resource.fields
     for key in sorted(fields):
         if key != "metadata":
@@ -267,8 +269,9 @@ class PassMemo(SizedMemo[bytes, Entry]):
     def last_reused(self, value: bool) -> None:
         self._thread.reused = value
 
-    def probe(self, composer: Hashable | None, request: fnv1.RunFunctionRequest,
-              raw: bytes | None = None) -> Probe:
+    def probe(
+        self, composer: Hashable | None, request: fnv1.RunFunctionRequest, raw: bytes | None = None
+    ) -> Probe:
         """What :meth:`settle` needs of ``request`` (parsed from ``raw``, composed by
         ``composer``; None: not known, nothing reused), taken before anything changes it: its
         observed resources, its digest, and the pass it would reuse, if any. Cheap: the
@@ -300,28 +303,37 @@ class PassMemo(SizedMemo[bytes, Entry]):
         reads = RecordedReads(probe.observed)
         settled = compose(reads)
         if not reads.unhashable:
-            resources = [Composed(r.name, r.entry, r.explicit, r.exists_is_ready)
-                         for r in settled.resources]  # the bodies are not kept
-            kept = Settled(settled.outcome, settled.requirements, resources, settled.notes,
-                           settled.error)
-            self._keep(probe.digest, (composer, reads.reads, kept),
-                       kept.cost() + 200 * len(reads.reads))
+            resources = [
+                Composed(r.name, r.entry, r.explicit, r.exists_is_ready) for r in settled.resources
+            ]  # the bodies are not kept
+            kept = Settled(
+                settled.outcome, settled.requirements, resources, settled.notes, settled.error
+            )
+            self._keep(
+                probe.digest, (composer, reads.reads, kept), kept.cost() + 200 * len(reads.reads)
+            )
         return settled
 
 
 def check_same(reused: Settled, composed: Settled) -> None:
     """Fail when a reused pass differs from composing it again (``FNPLATFORM_VERIFY_REUSE``)."""
+
     def shape(settled: Settled) -> Any:
         return (
             settled.outcome,
-            [(r.selector().SerializeToString(deterministic=True), r.key)
-             for r in settled.requirements],
+            [
+                (r.selector().SerializeToString(deterministic=True), r.key)
+                for r in settled.requirements
+            ],
             [(r.name, r.entry, r.explicit, r.exists_is_ready) for r in settled.resources],
-            settled.notes.status, settled.notes.connection, sorted(settled.notes.held),
+            settled.notes.status,
+            settled.notes.connection,
+            sorted(settled.notes.held),
             [c.SerializeToString(deterministic=True) for c in settled.notes.conditions],
             [r.SerializeToString(deterministic=True) for r in settled.notes.results],
             repr(settled.error),
         )
+
     if shape(reused) != shape(composed):
         msg = "a reused pass differs from composing it again (fnplatform.reuse)"
         raise AssertionError(msg)

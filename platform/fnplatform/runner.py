@@ -76,7 +76,8 @@ def compose(
     if probe is None:
         probe = PASSES.probe(composer, request, raw)
     settled = PASSES.settle(
-        composer, probe,
+        composer,
+        probe,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
     )
     if settled.error is not None:
@@ -129,8 +130,11 @@ def composed(comp: Composition) -> list[Composed]:
     """The desired resources of ``comp`` as the response writes them."""
     return [
         Composed(
-            name, resource_entry(name, emitted.body, fnv1.READY_TRUE), emitted.ready,
-            exists_is_ready(emitted.body), emitted.body,
+            name,
+            resource_entry(name, emitted.body, fnv1.READY_TRUE),
+            emitted.ready,
+            exists_is_ready(emitted.body),
+            emitted.body,
         )
         for name, emitted in comp.desired.items()
     ]
@@ -179,12 +183,15 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
         comp.condition(COMPOSED, True, "AllResourcesComposed")
     if comp.notes.gaps:
         comp.condition(
-            CAPABILITY_GAPS, False, "CloudLacksFeatures",
+            CAPABILITY_GAPS,
+            False,
+            "CloudLacksFeatures",
             "; ".join(f"{feature}: {why}" for feature, why in sorted(comp.notes.gaps.items())),
         )
     if comp.notes.unexpressed:
-        comp.condition(NAMESPACED_FORM, False, "NotExpressible",
-                       unexpressed_summary(comp.notes.unexpressed))
+        comp.condition(
+            NAMESPACED_FORM, False, "NotExpressible", unexpressed_summary(comp.notes.unexpressed)
+        )
 
 
 UNSYNCED = "ComposedResourceUnsynced"
@@ -202,8 +209,11 @@ def report_unsynced(comp: Composition) -> None:
     the warning stops with the error.
     """
     for name, kind, object_name, reason, message in comp.observed.unsynced():
-        comp.event(f"{name} ({kind} {object_name}) is not synced: {reason}: {message}"[:1024],
-                   warning=True, reason=UNSYNCED)
+        comp.event(
+            f"{name} ({kind} {object_name}) is not synced: {reason}: {message}"[:1024],
+            warning=True,
+            reason=UNSYNCED,
+        )
 
 
 def write(

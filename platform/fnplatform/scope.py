@@ -63,7 +63,8 @@ def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind
     if kind.managed and isinstance(ref, dict) and "kind" not in ref:
         ref_name = str(ref.get("name"))
         spec["providerConfigRef"] = {
-            "kind": provider_config_kind(comp, kind.provider, ref_name), "name": ref_name,
+            "kind": provider_config_kind(comp, kind.provider, ref_name),
+            "name": ref_name,
         }
     if "deletionPolicy" in spec:
         _orphan_by_policies(spec)

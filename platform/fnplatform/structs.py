@@ -169,6 +169,7 @@ DECODED = DecodedStructs(8 * 1024 * 1024)  # sized by function.server.size_memos
 # A length-delimited field is its tag byte, the length as a varint, the bytes; lengths under
 # 128 are one byte, so the tag+length prefixes are precomputed for those.
 
+
 def _prefixes(tag: int) -> list[bytes]:
     return [bytes((tag, n)) for n in range(128)]
 
@@ -307,6 +308,7 @@ def _encode_subclass(value: Any) -> bytes:
 
 
 # -- desired resources as wire bytes ----------------------------------------------------------
+
 
 def resource_entry(name: str, body: dict[str, Any], ready: int) -> bytes:
     """One ``State.resources`` entry (tag included), as deterministic serialization writes it.

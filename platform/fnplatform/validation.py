@@ -70,11 +70,13 @@ RECORD_NAME = describe_pattern(
 #: A Kubernetes label key (optional DNS-subdomain prefix, then a name) and label value.
 LABEL_KEY = describe_pattern(
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
-    "a Kubernetes label key such as example.com/tier or tier")
+    "a Kubernetes label key such as example.com/tier or tier",
+)
 LABEL_VALUE = describe_pattern(
     r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
     "a Kubernetes label value: at most 63 letters, digits, '-', '_' and '.', starting and "
-    "ending with a letter or digit")
+    "ending with a letter or digit",
+)
 
 
 def check_labels(labels: dict[str, str]) -> dict[str, str]:
@@ -430,8 +432,7 @@ class WalkResults:
     def __len__(self) -> int:
         return len(self._memo)
 
-    def get(self, walk: str, annotation: Any, value: Any, path: Any,
-            compute: Any) -> list[Any]:
+    def get(self, walk: str, annotation: Any, value: Any, path: Any, compute: Any) -> list[Any]:
         """``compute()``, or what it returned for the same walk, annotation, value and path."""
         try:
             content = marshal.dumps(value, 4)
@@ -446,8 +447,7 @@ WALKS = WalkResults()
 
 def unknown_fields_of(annotation: Any, value: Any) -> list[tuple[tuple[str, ...], str]]:
     """:func:`unknown_fields` of a whole value, remembered by content (:class:`WalkResults`)."""
-    return WALKS.get("unknown", annotation, value, (),
-                     lambda: unknown_fields(annotation, value))
+    return WALKS.get("unknown", annotation, value, (), lambda: unknown_fields(annotation, value))
 
 
 def unknown_fields(

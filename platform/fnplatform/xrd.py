@@ -63,8 +63,11 @@ class ClaimRule:
 
     def validation(self, model: type[BaseModel]) -> dict[str, Any]:
         """The ``x-kubernetes-validations`` entry of this rule on ``model``'s schema node."""
-        return {"rule": self.expression(model), "message": self.message,
-                "fieldPath": "." + self.field}
+        return {
+            "rule": self.expression(model),
+            "message": self.message,
+            "fieldPath": "." + self.field,
+        }
 
 
 class RuleViolationError(ValueError):
@@ -124,8 +127,9 @@ def _value_or_default(model: type[BaseModel], name: str) -> str | None:
 
 def _guarded(model: type[BaseModel], names: tuple[str, ...], expression: str) -> str:
     """``expression`` applied only when each of ``names`` without a default is set."""
-    guards = [f"!has(self.{_schema_name(model, n)})" for n in names
-              if _value_or_default(model, n) is None]
+    guards = [
+        f"!has(self.{_schema_name(model, n)})" for n in names if _value_or_default(model, n) is None
+    ]
     return " || ".join([*guards, expression])
 
 
@@ -140,8 +144,7 @@ def ordered(low: str, high: str, *, blame_high: bool = False) -> Any:
     ("must not be lower than ``low``": a maximum added to a required count)."""
 
     def cel(model: type[BaseModel]) -> str:
-        return _guarded(model, (low, high),
-                        f"{_operand(model, low)} <= {_operand(model, high)}")
+        return _guarded(model, (low, high), f"{_operand(model, low)} <= {_operand(model, high)}")
 
     def check(model: Any) -> bool:
         first, second = getattr(model, low), getattr(model, high)
@@ -191,8 +194,10 @@ def nested_parameters_reason(kind: str, fields: list[str]) -> str:
     """What to change in a spec that nests ``fields`` of an API with its fields directly
     under spec (kind ``kind``) in ``spec.parameters``: the function's message (the fields it
     found there) and the API server's (every field of the API)."""
-    return (f"{kind} takes its fields directly under spec, not under spec.{PARAMETERS}: move "
-            f"{', '.join(fields)} up one level (spec.{fields[0]}...)")
+    return (
+        f"{kind} takes its fields directly under spec, not under spec.{PARAMETERS}: move "
+        f"{', '.join(fields)} up one level (spec.{fields[0]}...)"
+    )
 
 
 @dataclass(frozen=True)
@@ -264,9 +269,11 @@ class ApiDefinition:
             "x-kubernetes-preserve-unknown-fields": True,
         }
         fields = [_schema_name(self.spec_model, name) for name in self.spec_model.model_fields]
-        rule = {"rule": f"!has(self.{PARAMETERS})",
-                "message": f"spec.{PARAMETERS}: {nested_parameters_reason(self.kind, fields)}",
-                "fieldPath": f".{PARAMETERS}"}
+        rule = {
+            "rule": f"!has(self.{PARAMETERS})",
+            "message": f"spec.{PARAMETERS}: {nested_parameters_reason(self.kind, fields)}",
+            "fieldPath": f".{PARAMETERS}",
+        }
         # The API server checks CEL rules only once the object passes its OpenAPI schema ("some
         # validation rules were not checked because the object was invalid"), so with spec's
         # fields `required` a claim in the v1 shape would hear only "Required value" per field:
@@ -276,11 +283,19 @@ class ApiDefinition:
         required = [name for name in declared if name.isidentifier()]
         if rest := [name for name in declared if not name.isidentifier()]:
             schema["required"] = rest  # not a CEL identifier: stays an OpenAPI requirement
-        presence = [{"rule": f"has(self.{PARAMETERS}) || has(self.{name})",
-                     "message": f"spec.{name}: Required value", "fieldPath": f".{name}"}
-                    for name in required]
+        presence = [
+            {
+                "rule": f"has(self.{PARAMETERS}) || has(self.{name})",
+                "message": f"spec.{name}: Required value",
+                "fieldPath": f".{name}",
+            }
+            for name in required
+        ]
         schema["x-kubernetes-validations"] = [
-            rule, *presence, *schema.get("x-kubernetes-validations", [])]
+            rule,
+            *presence,
+            *schema.get("x-kubernetes-validations", []),
+        ]
         return schema
 
     def status_schema(self) -> dict[str, Any] | None:

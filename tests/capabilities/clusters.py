@@ -17,21 +17,52 @@ from tests.support.cases import CLUSTER_MACHINE
 PODS, SERVICES = "10.80.0.0/14", "10.90.0.0/16"
 
 
-def cluster(comp: Composition, *, private: bool = False, pools: tuple[str, ...] = ("default",),
-            machine: str | None = None) -> None:
+def cluster(
+    comp: Composition,
+    *,
+    private: bool = False,
+    pools: tuple[str, ...] = ("default",),
+    machine: str | None = None,
+) -> None:
     """Network ``network``, cluster ``cluster``, and one node pool ``pool-<name>`` per pool."""
     network = NetworkSpec(
-        subnet_cidr="10.70.0.0/16", pods_cidr=PODS, services_cidr=SERVICES, private=private,
-        kubernetes=True)
+        subnet_cidr="10.70.0.0/16",
+        pods_cidr=PODS,
+        services_cidr=SERVICES,
+        private=private,
+        kubernetes=True,
+    )
     add_network(comp, "network", network)
     machine_type = machine or CLUSTER_MACHINE[str(comp.cloud)]
-    add_cluster(comp, "cluster", ClusterSpec(
-        network="network", private=private, connection_secret="probe-kubeconfig",
-        version="1.33", pods_cidr=PODS, services_cidr=SERVICES,
-        default_machine_type=machine_type, private_network=network.private,
-        network_nat=network.egress_nat), uses=["network"])
+    add_cluster(
+        comp,
+        "cluster",
+        ClusterSpec(
+            network="network",
+            private=private,
+            connection_secret="probe-kubeconfig",
+            version="1.33",
+            pods_cidr=PODS,
+            services_cidr=SERVICES,
+            default_machine_type=machine_type,
+            private_network=network.private,
+            network_nat=network.egress_nat,
+        ),
+        uses=["network"],
+    )
     for index, pool in enumerate(pools):
-        add_node_pool(comp, f"pool-{pool}", NodePoolSpec(
-            cluster="cluster", network="network", pool=pool, machine_type=machine_type,
-            min_nodes=1, max_nodes=3 + index, version="1.33", private_network=network.private),
-            uses=["cluster"])
+        add_node_pool(
+            comp,
+            f"pool-{pool}",
+            NodePoolSpec(
+                cluster="cluster",
+                network="network",
+                pool=pool,
+                machine_type=machine_type,
+                min_nodes=1,
+                max_nodes=3 + index,
+                version="1.33",
+                private_network=network.private,
+            ),
+            uses=["cluster"],
+        )

@@ -44,12 +44,20 @@ SCOPE = {"aws": "123456789012", "gcp": "acme-probe", "azure": "rg-probe"}
 #: One platform environment every capability composes in: the environment module's settings,
 #: what Azure keys need, and the API allowlists clusters require where endpoints are public.
 SETTINGS: Body = deep_merge(
-    deep_merge(ENVIRONMENT_SETTINGS, {
-        "azure": {"tenantId": "00000000-0000-0000-0000-00000000aaaa",
-                  "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb"},
-    }),
-    {cloud: block for allowlist in CLUSTER_API_ALLOWLIST.values()
-     for cloud, block in allowlist.items()},
+    deep_merge(
+        ENVIRONMENT_SETTINGS,
+        {
+            "azure": {
+                "tenantId": "00000000-0000-0000-0000-00000000aaaa",
+                "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb",
+            },
+        },
+    ),
+    {
+        cloud: block
+        for allowlist in CLUSTER_API_ALLOWLIST.values()
+        for cloud, block in allowlist.items()
+    },
 )
 
 
@@ -83,8 +91,10 @@ class Outcome:
         """Every composed kind, bare (``Instance``) and after its group's first label
         (``rds/Instance``), where the bare kind says too little."""
         bare = {str(body["kind"]) for body in self.desired.values()}
-        grouped = {f"{str(body['apiVersion']).split('.')[0]}/{body['kind']}"
-                   for body in self.desired.values()}
+        grouped = {
+            f"{str(body['apiVersion']).split('.')[0]}/{body['kind']}"
+            for body in self.desired.values()
+        }
         return bare | grouped
 
 
@@ -94,8 +104,14 @@ def module(ask: Ask) -> Callable[[Composition], None]:
 
     def probe(comp: Composition) -> None:
         spec = comp.spec
-        comp.place(spec["cloud"], cloud_field="spec.cloud", region=spec["region"],
-                   region_field="spec.region", scope=spec["scope"], scope_field="spec.scope")
+        comp.place(
+            spec["cloud"],
+            cloud_field="spec.cloud",
+            region=spec["region"],
+            region_field="spec.region",
+            scope=spec["scope"],
+            scope_field="spec.scope",
+        )
         comp.tag_with({"costCenter": "probe"}, field="spec.tags")
         ask(comp)
 
@@ -111,10 +127,12 @@ def compose_once(
     observed: Mapping[str, Body] | None = None,
 ) -> Outcome:
     """One pass of ``ask`` on ``cloud`` with ``observed`` resources (default: none yet)."""
-    composite = {"apiVersion": "probe.fn.crossplane.io/v1", "kind": "CapabilityProbe",
-                 "metadata": {"name": NAME},
-                 "spec": {"cloud": cloud, "region": REGION[cloud], "scope": SCOPE[cloud],
-                          **(spec or {})}}
+    composite = {
+        "apiVersion": "probe.fn.crossplane.io/v1",
+        "kind": "CapabilityProbe",
+        "metadata": {"name": NAME},
+        "spec": {"cloud": cloud, "region": REGION[cloud], "scope": SCOPE[cloud], **(spec or {})},
+    }
     # Any shipped module name: the runner ignores it, the step input requires one.
     raw = step_input("environment", settings=dict(SETTINGS if settings is None else settings))
     req = request(composite, raw, observed=observed)
@@ -159,24 +177,25 @@ def converge(
         if set(outcome.desired) == set(observed):
             composed = outcome.conditions.get("Composed")
             assert composed is not None and composed.status == fnv1.STATUS_CONDITION_TRUE, (
-                f"{cloud}: not everything composed: {composed}")
+                f"{cloud}: not everything composed: {composed}"
+            )
             again = compose_once(cloud, ask, spec=spec, settings=settings, observed=observed)
             assert again.response is not None and outcome.response is not None
-            assert (again.response.SerializeToString(deterministic=True)
-                    == outcome.response.SerializeToString(deterministic=True)), (
-                f"{cloud}: the same input composed a different response")
+            assert again.response.SerializeToString(
+                deterministic=True
+            ) == outcome.response.SerializeToString(deterministic=True), (
+                f"{cloud}: the same input composed a different response"
+            )
             return dataclasses.replace(outcome, passes=passes)
         observed = observe(outcome.desired, status)
     pytest.fail(f"{cloud}: still composing new resources after {limit} passes")
 
 
-def observe(desired: Mapping[str, Body],
-            over: Mapping[str, Body] | None = None) -> dict[str, Body]:
+def observe(desired: Mapping[str, Body], over: Mapping[str, Body] | None = None) -> dict[str, Body]:
     """Every ``desired`` body observed Ready as its provider reports it
     (:func:`providersim.ready`), with ``over`` (by composition name) laid over its status:
     only what a test observes deliberately unlike the simulation."""
-    return {name: providersim.ready(body, (over or {}).get(name))
-            for name, body in desired.items()}
+    return {name: providersim.ready(body, (over or {}).get(name)) for name, body in desired.items()}
 
 
 @dataclass(frozen=True)
@@ -199,8 +218,11 @@ def table(capability: PerCloud[Any], cases: list[Case]) -> list[Any]:
     The clouds come from the capability, so a cloud that starts providing it is tested by
     every row at once (and fails on a row naming no kinds for it).
     """
-    return [pytest.param(case, cloud, id=f"{case.id}-{cloud}")
-            for case in cases for cloud in capability.clouds()]
+    return [
+        pytest.param(case, cloud, id=f"{case.id}-{cloud}")
+        for case in cases
+        for cloud in capability.clouds()
+    ]
 
 
 def check_converges(case: Case, cloud: str) -> Outcome:

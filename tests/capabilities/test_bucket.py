@@ -21,8 +21,10 @@ from fnplatform.library.specs import BucketReader, BucketSpec, KeySpec
 from tests.capabilities.harness import Case, check_converges, compose_once, converge, table
 
 READER = {
-    "aws": ("cloudfront.amazonaws.com",
-            "arn:aws:cloudfront::123456789012:distribution/EDFDVBD6EXAMPLE"),
+    "aws": (
+        "cloudfront.amazonaws.com",
+        "arn:aws:cloudfront::123456789012:distribution/EDFDVBD6EXAMPLE",
+    ),
     "gcp": ("serviceAccount:cdn@acme-probe.iam.gserviceaccount.com", None),
     "azure": ("00000000-0000-0000-0000-00000000dddd", None),
 }
@@ -34,10 +36,20 @@ def recordings(comp: Composition) -> None:
     principal, source = READER[str(comp.cloud)]
     reader = BucketReader("cdn", principal, source)
     add_key(comp, "key", KeySpec("probe key", decrypters=(reader,)))
-    add_bucket(comp, "bucket", BucketSpec(
-        key="key", retention_days=30, lock=True, access_logging=True, expire_after_days=30,
-        readers=(reader,), bucket_name=comp.spec.get("bucketName"),
-    ), fields={"bucket_name": "spec.bucketName", "expire_after_days": "spec.expiry"})
+    add_bucket(
+        comp,
+        "bucket",
+        BucketSpec(
+            key="key",
+            retention_days=30,
+            lock=True,
+            access_logging=True,
+            expire_after_days=30,
+            readers=(reader,),
+            bucket_name=comp.spec.get("bucketName"),
+        ),
+        fields={"bucket_name": "spec.bucketName", "expire_after_days": "spec.expiry"},
+    )
     rule = values.bucket_name_rule(comp)
     comp.set_status("nameRule", {"min": rule.min_length, "max": rule.max_length})
 
@@ -47,24 +59,61 @@ def defaults(comp: Composition) -> None:
 
 
 CASES = [
-    Case("recordings", recordings, kinds={
-        "aws": frozenset({"Key", "Alias", "Bucket", "BucketPolicy",
-                          "BucketObjectLockConfiguration", "BucketLogging",
-                          "BucketLifecycleConfiguration",
-                          "BucketServerSideEncryptionConfiguration", "BucketVersioning",
-                          "BucketPublicAccessBlock", "BucketOwnershipControls"}),
-        "gcp": frozenset({"KeyRing", "CryptoKey", "CryptoKeyIAMMember", "Bucket",
-                          "BucketIAMMember"}),
-        "azure": frozenset({"Vault", "AccessPolicy", "Key", "UserAssignedIdentity", "Account",
-                            "Container", "ContainerImmutabilityPolicy", "Workspace",
-                            "MonitorDiagnosticSetting", "RoleAssignment"}),
-    }),
-    Case("defaults", defaults, kinds={
-        "aws": frozenset({"Bucket", "BucketPolicy", "BucketPublicAccessBlock",
-                          "BucketServerSideEncryptionConfiguration", "BucketVersioning"}),
-        "gcp": frozenset({"Bucket"}),
-        "azure": frozenset({"Account", "Container"}),
-    }),
+    Case(
+        "recordings",
+        recordings,
+        kinds={
+            "aws": frozenset(
+                {
+                    "Key",
+                    "Alias",
+                    "Bucket",
+                    "BucketPolicy",
+                    "BucketObjectLockConfiguration",
+                    "BucketLogging",
+                    "BucketLifecycleConfiguration",
+                    "BucketServerSideEncryptionConfiguration",
+                    "BucketVersioning",
+                    "BucketPublicAccessBlock",
+                    "BucketOwnershipControls",
+                }
+            ),
+            "gcp": frozenset(
+                {"KeyRing", "CryptoKey", "CryptoKeyIAMMember", "Bucket", "BucketIAMMember"}
+            ),
+            "azure": frozenset(
+                {
+                    "Vault",
+                    "AccessPolicy",
+                    "Key",
+                    "UserAssignedIdentity",
+                    "Account",
+                    "Container",
+                    "ContainerImmutabilityPolicy",
+                    "Workspace",
+                    "MonitorDiagnosticSetting",
+                    "RoleAssignment",
+                }
+            ),
+        },
+    ),
+    Case(
+        "defaults",
+        defaults,
+        kinds={
+            "aws": frozenset(
+                {
+                    "Bucket",
+                    "BucketPolicy",
+                    "BucketPublicAccessBlock",
+                    "BucketServerSideEncryptionConfiguration",
+                    "BucketVersioning",
+                }
+            ),
+            "gcp": frozenset({"Bucket"}),
+            "azure": frozenset({"Account", "Container"}),
+        },
+    ),
 ]
 
 
@@ -80,14 +129,19 @@ def policy(body: dict[str, Any]) -> dict[str, Any]:
 def test_aws_bucket_has_one_policy_with_tls_deny_and_each_reader() -> None:
     done = converge("aws", recordings)
     # S3 keeps one policy per bucket: a second BucketPolicy would overwrite the first.
-    policies = {name: body["spec"]["forProvider"]["bucketRef"]["name"]
-                for name, body in done.desired.items() if body["kind"] == "BucketPolicy"}
+    policies = {
+        name: body["spec"]["forProvider"]["bucketRef"]["name"]
+        for name, body in done.desired.items()
+        if body["kind"] == "BucketPolicy"
+    }
     assert policies == {"bucket-policy": "probe-bucket", "bucket-logs-policy": "probe-bucket-logs"}
     statements = policy(done.body("bucket-policy"))
     assert statements["DenyInsecureTransport"]["Condition"] == {
-        "Bool": {"aws:SecureTransport": "false"}}
+        "Bool": {"aws:SecureTransport": "false"}
+    }
     assert statements["DenyOutdatedTls"]["Condition"] == {
-        "NumericLessThan": {"s3:TlsVersion": "1.2"}}
+        "NumericLessThan": {"s3:TlsVersion": "1.2"}
+    }
     cdn = statements["Cdn"]
     assert cdn["Principal"] == {"Service": "cloudfront.amazonaws.com"}
     assert cdn["Action"] == "s3:GetObject"
@@ -97,7 +151,9 @@ def test_aws_bucket_has_one_policy_with_tls_deny_and_each_reader() -> None:
     delivery = policy(done.body("bucket-logs-policy"))["S3ServerAccessLogs"]
     assert delivery["Principal"] == {"Service": "logging.s3.amazonaws.com"}
     assert delivery["Condition"]["StringEquals"] == {
-        "AWS:SourceArn": "arn:aws:s3:::probe-bucket", "aws:SourceAccount": "123456789012"}
+        "AWS:SourceArn": "arn:aws:s3:::probe-bucket",
+        "aws:SourceAccount": "123456789012",
+    }
 
 
 def test_aws_bucket_is_locked_private_encrypted_and_logged() -> None:
@@ -106,8 +162,15 @@ def test_aws_bucket_is_locked_private_encrypted_and_logged() -> None:
     assert spec["bucket"]["objectLockEnabled"] is True  # only possible at creation
     assert spec["bucket-lock"]["rule"]["defaultRetention"] == {"mode": "COMPLIANCE", "days": 30}
     assert spec["bucket-ownership"]["rule"] == {"objectOwnership": "BucketOwnerEnforced"}
-    assert all(spec["bucket-public-access-block"][flag] for flag in (
-        "blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"))
+    assert all(
+        spec["bucket-public-access-block"][flag]
+        for flag in (
+            "blockPublicAcls",
+            "blockPublicPolicy",
+            "ignorePublicAcls",
+            "restrictPublicBuckets",
+        )
+    )
     sse = spec["bucket-encryption"]["rule"][0]["applyServerSideEncryptionByDefault"]
     assert sse == {"sseAlgorithm": "aws:kms", "kmsMasterKeyIdRef": {"name": "probe-key"}}
     assert spec["bucket-versioning"]["versioningConfiguration"] == {"status": "Enabled"}
@@ -126,7 +189,8 @@ def test_gcp_bucket_is_private_locked_encrypted_and_logged() -> None:
     assert bucket["uniformBucketLevelAccess"] is True
     assert bucket["retentionPolicy"] == {"retentionPeriod": 30 * 86400, "isLocked": True}
     assert bucket["encryption"]["defaultKmsKeyName"] == (
-        "projects/acme-probe/locations/europe-west1/keyRings/probe-key-ring/cryptoKeys/probe-key")
+        "projects/acme-probe/locations/europe-west1/keyRings/probe-key-ring/cryptoKeys/probe-key"
+    )
     assert bucket["logging"]["logBucket"] == "probe-bucket-logs"
     # A locked retention policy replaces versioning on GCS: said as a gap, not silently.
     gap = done.conditions.get("CapabilitiesAvailable")
@@ -146,7 +210,8 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
     account = done.for_provider("bucket")
     assert account["customerManagedKey"] == {
         "keyVaultKeyId": done.reported("key")["versionlessId"],
-        "userAssignedIdentityId": done.reported("key-identity")["id"]}
+        "userAssignedIdentityId": done.reported("key-identity")["id"],
+    }
     assert account["minTlsVersion"] == "TLS1_2"
     assert account["allowNestedItemsToBePublic"] is False
     assert account["infrastructureEncryptionEnabled"] is True
@@ -157,8 +222,7 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
 @pytest.mark.parametrize(("cloud", "maximum"), [("aws", 63), ("gcp", 63), ("azure", 24)])
 def test_bucket_name_rule_is_a_cloud_value(cloud: str, maximum: int) -> None:
     assert sorted(values.bucket_name_rule.clouds()) == sorted(add_bucket.clouds())
-    assert converge(cloud, recordings).status["nameRule"] == {
-        "min": 3, "max": maximum}
+    assert converge(cloud, recordings).status["nameRule"] == {"min": 3, "max": maximum}
     bad = compose_once(cloud, recordings, spec={"bucketName": "Not_A-Valid.Name!"})
     assert bad.fatal and all(m.startswith("spec.bucketName") for m in bad.fatal), bad.fatal
 

@@ -38,7 +38,9 @@ def site(comp: Composition) -> None:
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     paths = tuple(CdnPath(name, f"/{name}") for name in comp.spec.get("paths", ["shop"]))
     cdn = CdnSpec(
-        bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"], paths=paths,
+        bucket="site",
+        bucket_name=values.bucket_address(comp, "site", wanted)["name"],
+        paths=paths,
         hostname="shop.apps.acme.example",
     )
     add_cdn(comp, "cdn", cdn)
@@ -46,13 +48,28 @@ def site(comp: Composition) -> None:
 
 
 KINDS = {
-    "aws": frozenset({"cloudfront/Distribution", "cloudfront/OriginAccessControl",
-                      "s3/BucketPolicy"}),
-    "gcp": frozenset({"compute/BackendBucket", "compute/URLMap", "compute/TargetHTTPSProxy",
-                      "compute/ManagedSSLCertificate", "compute/GlobalForwardingRule",
-                      "storage/BucketIAMMember"}),
-    "azure": frozenset({"cdn/FrontdoorProfile", "cdn/FrontdoorEndpoint",
-                        "cdn/FrontdoorOriginGroup", "cdn/FrontdoorOrigin", "cdn/FrontdoorRoute"}),
+    "aws": frozenset(
+        {"cloudfront/Distribution", "cloudfront/OriginAccessControl", "s3/BucketPolicy"}
+    ),
+    "gcp": frozenset(
+        {
+            "compute/BackendBucket",
+            "compute/URLMap",
+            "compute/TargetHTTPSProxy",
+            "compute/ManagedSSLCertificate",
+            "compute/GlobalForwardingRule",
+            "storage/BucketIAMMember",
+        }
+    ),
+    "azure": frozenset(
+        {
+            "cdn/FrontdoorProfile",
+            "cdn/FrontdoorEndpoint",
+            "cdn/FrontdoorOriginGroup",
+            "cdn/FrontdoorOrigin",
+            "cdn/FrontdoorRoute",
+        }
+    ),
 }
 CASES = [
     Case("one-path", site, kinds=KINDS),
@@ -80,20 +97,26 @@ def test_the_cdn_is_a_named_reader_of_the_private_bucket_on_aws() -> None:
 
 def test_gcp_cdn_reads_the_bucket_through_the_cloud_cdn_service_agent() -> None:
     done = check_converges(CASES[0], "gcp")
-    members = [body["spec"]["forProvider"] for body in done.desired.values()
-               if body["kind"] == "BucketIAMMember"]
+    members = [
+        body["spec"]["forProvider"]
+        for body in done.desired.values()
+        if body["kind"] == "BucketIAMMember"
+    ]
     number = SETTINGS["gcp"]["projectNumber"]
-    assert {"role": "roles/storage.objectViewer",
-            "member": f"serviceAccount:service-{number}@cloud-cdn-fill.iam.gserviceaccount.com"
-            }.items() <= members[0].items()
+    assert {
+        "role": "roles/storage.objectViewer",
+        "member": f"serviceAccount:service-{number}@cloud-cdn-fill.iam.gserviceaccount.com",
+    }.items() <= members[0].items()
     assert not any(m["member"] in ("allUsers", "allAuthenticatedUsers") for m in members)
 
 
 # -- custom domains ------------------------------------------------------------------------
 
 DOMAINS = ("shop.example.com", "www.shop.example.com")
-AZURE_ZONE = ("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/acme-dns/"
-              "providers/Microsoft.Network/dnsZones/example.com")
+AZURE_ZONE = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/acme-dns/"
+    "providers/Microsoft.Network/dnsZones/example.com"
+)
 #: Each cloud's DNS zone for the custom domains, as the platform would name it.
 ZONES: dict[str, Body] = {
     "aws": {"aws": {"cdnDomains": {"hostedZoneId": "Z0123456789ABCDEFGHIJ"}}},
@@ -101,11 +124,16 @@ ZONES: dict[str, Body] = {
     "azure": {"azure": {"cdnDomains": {"dnsZoneId": AZURE_ZONE}}},
 }
 ACM_CERTIFICATE = acm_certificate("cdn", DOMAINS)
-GCP_CERTIFICATE = certificate_name("cdn", CdnSpec(
-    bucket="site", bucket_name="-", hostname="shop.apps.acme.example", custom_domains=DOMAINS))
+GCP_CERTIFICATE = certificate_name(
+    "cdn",
+    CdnSpec(
+        bucket="site", bucket_name="-", hostname="shop.apps.acme.example", custom_domains=DOMAINS
+    ),
+)
 #: A certificate the platform brings itself (environment.aws.cdnDomains.certificateArn).
-PLATFORM_CERTIFICATE = ("arn:aws:acm:us-east-1:123456789012:certificate/"
-                        "99992d3c-4b5a-6978-8a9b-0c1d2e3f4a5b")
+PLATFORM_CERTIFICATE = (
+    "arn:aws:acm:us-east-1:123456789012:certificate/99992d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+)
 #: ACM before it issues: the validation records exist, the certificate is not usable yet.
 PENDING = {"atProvider": {"status": "PENDING_VALIDATION"}}
 
@@ -118,13 +146,16 @@ def shop(comp: Composition) -> None:
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     hosts = tuple(site_with.get("domains", DOMAINS))
     cdn = CdnSpec(
-        bucket="site", bucket_name=values.bucket_address(comp, "site", wanted)["name"],
-        paths=(CdnPath("shop", "/shop"),), hostname="shop.apps.acme.example",
+        bucket="site",
+        bucket_name=values.bucket_address(comp, "site", wanted)["name"],
+        paths=(CdnPath("shop", "/shop"),),
+        hostname="shop.apps.acme.example",
         custom_domains=hosts,
     )
     add_cdn(comp, "cdn", cdn, fields={"custom_domains": "spec.domains"})
-    comp.set_status("domains", [dataclasses.asdict(d)
-                                for d in values.cdn_custom_domains(comp, "cdn", cdn)])
+    comp.set_status(
+        "domains", [dataclasses.asdict(d) for d in values.cdn_custom_domains(comp, "cdn", cdn)]
+    )
 
 
 def with_domains(cloud: str, *, zone: bool) -> Outcome:
@@ -149,8 +180,9 @@ def test_custom_domains_converge_schema_valid_and_say_what_dns_they_need(
         assert all(d["records"] == [] for d in domains), domains
     else:
         assert all(d["records"] for d in domains), domains
-        assert not _of_kind(done, {"aws": "Record", "gcp": "RecordSet",
-                                   "azure": "DNSTXTRecord"}[cloud])
+        assert not _of_kind(
+            done, {"aws": "Record", "gcp": "RecordSet", "azure": "DNSTXTRecord"}[cloud]
+        )
 
 
 def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
@@ -159,29 +191,46 @@ def test_cloudfront_serves_custom_domains_on_a_us_east_1_certificate() -> None:
     certificate = done.for_provider(ACM_CERTIFICATE)
     assert certificate["region"] == "us-east-1"  # CloudFront's only region, bucket in eu-west-1
     assert (certificate["domainName"], certificate["subjectAlternativeNames"]) == (
-        DOMAINS[0], list(DOMAINS[1:]))
+        DOMAINS[0],
+        list(DOMAINS[1:]),
+    )
     assert certificate["validationMethod"] == "DNS"
     distribution = done.for_provider("cdn")
     assert distribution["aliases"] == list(DOMAINS)
     assert distribution["viewerCertificate"] == {
-        "acmCertificateArn": issued["arn"], "sslSupportMethod": "sni-only",
-        "minimumProtocolVersion": "TLSv1.2_2021"}
-    records = {body["spec"]["forProvider"]["name"]: body["spec"]["forProvider"]
-               for body in _of_kind(done, "Record").values()}
+        "acmCertificateArn": issued["arn"],
+        "sslSupportMethod": "sni-only",
+        "minimumProtocolVersion": "TLSv1.2_2021",
+    }
+    records = {
+        body["spec"]["forProvider"]["name"]: body["spec"]["forProvider"]
+        for body in _of_kind(done, "Record").values()
+    }
     for option in issued["domainValidationOptions"]:
         record = records[option["resourceRecordName"].rstrip(".")]
         assert (record["type"], record["records"]) == ("CNAME", [option["resourceRecordValue"]])
-    aliases = [b["spec"]["forProvider"] for b in _of_kind(done, "Record").values()
-               if "alias" in b["spec"]["forProvider"]]
+    aliases = [
+        b["spec"]["forProvider"]
+        for b in _of_kind(done, "Record").values()
+        if "alias" in b["spec"]["forProvider"]
+    ]
     assert sorted((r["name"], r["type"]) for r in aliases) == sorted(
-        (host, kind) for host in DOMAINS for kind in ("A", "AAAA"))
-    assert all(r["alias"] == {"name": done.reported("cdn")["domainName"],
-                              "zoneId": "Z2FDTNDATAQYW2", "evaluateTargetHealth": False}
-               for r in aliases)
+        (host, kind) for host in DOMAINS for kind in ("A", "AAAA")
+    )
+    assert all(
+        r["alias"]
+        == {
+            "name": done.reported("cdn")["domainName"],
+            "zoneId": "Z2FDTNDATAQYW2",
+            "evaluateTargetHealth": False,
+        }
+        for r in aliases
+    )
     validation = done.for_provider(f"{ACM_CERTIFICATE}-validation")
     assert validation["region"] == "us-east-1"
     assert validation["validationRecordFqdns"] == sorted(
-        o["resourceRecordName"].rstrip(".") for o in issued["domainValidationOptions"])
+        o["resourceRecordName"].rstrip(".") for o in issued["domainValidationOptions"]
+    )
 
 
 def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> None:
@@ -194,7 +243,8 @@ def test_cloudfront_takes_the_domains_only_once_the_certificate_is_issued() -> N
     assert distribution["viewerCertificate"] == {"cloudfrontDefaultCertificate": True}
     assert sorted(n for n in pending.desired if n.startswith("cdn-validation-")) == [
         "cdn-validation-shop-example-com",  # validation is under way
-        "cdn-validation-www-shop-example-com"]
+        "cdn-validation-www-shop-example-com",
+    ]
     assert not [n for n in pending.desired if n.startswith("cdn-alias-")]
     composed = pending.conditions["Composed"]
     assert f"cdn-alias-shop-example-com (waits for {ACM_CERTIFICATE} " in composed.message
@@ -209,15 +259,25 @@ def test_cloudfront_may_serve_the_platforms_own_certificate() -> None:
     assert done.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == given
     # no zone: the platform points the hosts at the distribution itself
     assert done.status["domains"][0]["records"] == [
-        {"name": DOMAINS[0], "type": "CNAME", "value": done.reported("cdn")["domainName"]}]
+        {"name": DOMAINS[0], "type": "CNAME", "value": done.reported("cdn")["domainName"]}
+    ]
 
 
 def test_a_certificate_outside_us_east_1_is_refused_naming_the_setting() -> None:
-    settings = deep_merge(SETTINGS, {"aws": {"cdnDomains": {
-        "certificateArn": PLATFORM_CERTIFICATE.replace("us-east-1", "eu-west-1")}}})
+    settings = deep_merge(
+        SETTINGS,
+        {
+            "aws": {
+                "cdnDomains": {
+                    "certificateArn": PLATFORM_CERTIFICATE.replace("us-east-1", "eu-west-1")
+                }
+            }
+        },
+    )
     outcome = compose_once("aws", shop, settings=settings)
     assert outcome.fatal and outcome.fatal[0].startswith(
-        "environment.aws.cdnDomains.certificateArn:"), outcome.fatal
+        "environment.aws.cdnDomains.certificateArn:"
+    ), outcome.fatal
 
 
 def test_cloud_cdn_certificate_covers_every_host_and_dns_points_at_the_address() -> None:
@@ -227,9 +287,10 @@ def test_cloud_cdn_certificate_covers_every_host_and_dns_points_at_the_address()
     assert done.for_provider("cdn")["hostRule"][0]["hosts"] == hosts
     proxy = done.for_provider("cdn-https-proxy")
     assert proxy["sslCertificatesRefs"] == [{"name": f"probe-{GCP_CERTIFICATE}"}]
-    records = sorted((r["name"], r["type"], r["rrdatas"][0], r["managedZone"])
-                     for r in (b["spec"]["forProvider"]
-                               for b in _of_kind(done, "RecordSet").values()))
+    records = sorted(
+        (r["name"], r["type"], r["rrdatas"][0], r["managedZone"])
+        for r in (b["spec"]["forProvider"] for b in _of_kind(done, "RecordSet").values())
+    )
     address = done.reported("cdn-address")["address"]
     assert records == [(f"{host}.", "A", address, "example-com") for host in sorted(DOMAINS)]
 
@@ -242,50 +303,66 @@ def test_a_new_domain_list_is_a_new_certificate_beside_the_old_one_until_issued(
     observed = observe(old.desired)
     changed = compose_once("gcp", shop, observed=observed)
     assert changed.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
-        {"name": f"probe-{GCP_CERTIFICATE}"}, {"name": f"probe-{old_name}"}]
+        {"name": f"probe-{GCP_CERTIFICATE}"},
+        {"name": f"probe-{old_name}"},
+    ]
     assert changed.for_provider(old_name) == old.for_provider(old_name)
     observed[GCP_CERTIFICATE] = providersim.ready(changed.body(GCP_CERTIFICATE))
     issued = compose_once("gcp", shop, observed=observed)
     assert issued.for_provider("cdn-https-proxy")["sslCertificatesRefs"] == [
-        {"name": f"probe-{GCP_CERTIFICATE}"}]
+        {"name": f"probe-{GCP_CERTIFICATE}"}
+    ]
     assert old_name not in issued.desired
 
 
 def test_front_door_custom_domains_are_on_every_route_and_validated_in_the_zone() -> None:
     done = with_domains("azure", zone=True)
     domains = _of_kind(done, "FrontdoorCustomDomain")
-    assert sorted(d["spec"]["forProvider"]["hostName"] for d in domains.values()) == sorted(
-        DOMAINS)
+    assert sorted(d["spec"]["forProvider"]["hostName"] for d in domains.values()) == sorted(DOMAINS)
     for body in domains.values():
         assert body["spec"]["forProvider"]["tls"] == {
-            "certificateType": "ManagedCertificate", "minimumTlsVersion": "TLS12"}
+            "certificateType": "ManagedCertificate",
+            "minimumTlsVersion": "TLS12",
+        }
         assert body["spec"]["forProvider"]["dnsZoneId"] == AZURE_ZONE
     refs = sorted(d["metadata"]["name"] for d in domains.values())
     for route in _of_kind(done, "FrontdoorRoute").values():
-        assert sorted(r["name"] for r in route["spec"]["forProvider"][
-            "cdnFrontdoorCustomDomainIdsRefs"]) == refs
-    txt = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
-           for b in _of_kind(done, "DNSTXTRecord").values()}
-    tokens = {host: done.reported(f"cdn-domain-{host.replace('.', '-')}")["validationToken"]
-              for host in DOMAINS}
+        assert (
+            sorted(
+                r["name"] for r in route["spec"]["forProvider"]["cdnFrontdoorCustomDomainIdsRefs"]
+            )
+            == refs
+        )
+    txt = {
+        b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
+        for b in _of_kind(done, "DNSTXTRecord").values()
+    }
+    tokens = {
+        host: done.reported(f"cdn-domain-{host.replace('.', '-')}")["validationToken"]
+        for host in DOMAINS
+    }
     assert {name: r["record"] for name, r in txt.items()} == {
         "_dnsauth.shop": [{"value": tokens[DOMAINS[0]]}],
-        "_dnsauth.www.shop": [{"value": tokens[DOMAINS[1]]}]}
+        "_dnsauth.www.shop": [{"value": tokens[DOMAINS[1]]}],
+    }
     assert {r["zoneName"] for r in txt.values()} == {"example.com"}
     assert {r["resourceGroupName"] for r in txt.values()} == {"acme-dns"}
-    cname = {b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
-             for b in _of_kind(done, "DNSCNAMERecord").values()}
+    cname = {
+        b["metadata"]["annotations"]["crossplane.io/external-name"]: b["spec"]["forProvider"]
+        for b in _of_kind(done, "DNSCNAMERecord").values()
+    }
     assert {name: r["record"] for name, r in cname.items()} == dict.fromkeys(
-        ("shop", "www.shop"), done.reported("cdn")["hostName"])
+        ("shop", "www.shop"), done.reported("cdn")["hostName"]
+    )
 
 
 def test_front_door_refuses_a_host_outside_the_platforms_zone() -> None:
     settings = deep_merge(SETTINGS, ZONES["azure"])
-    outcome = compose_once("azure", shop, settings=settings,
-                           spec={"domains": ["shop.example.org"]})
+    outcome = compose_once("azure", shop, settings=settings, spec={"domains": ["shop.example.org"]})
     assert outcome.fatal == [
         "spec.domains: shop.example.org is not under the platform's DNS zone example.com "
-        "(a zone apex can't hold the CNAME Front Door needs)"]
+        "(a zone apex can't hold the CNAME Front Door needs)"
+    ]
 
 
 def test_front_door_without_a_zone_names_the_validation_and_cname_records() -> None:
@@ -293,7 +370,8 @@ def test_front_door_without_a_zone_names_the_validation_and_cname_records() -> N
     token = done.reported(f"cdn-domain-{DOMAINS[0].replace('.', '-')}")["validationToken"]
     assert done.status["domains"][0]["records"] == [
         {"name": "_dnsauth.shop.example.com", "type": "TXT", "value": token},
-        {"name": "shop.example.com", "type": "CNAME", "value": done.reported("cdn")["hostName"]}]
+        {"name": "shop.example.com", "type": "CNAME", "value": done.reported("cdn")["hostName"]},
+    ]
 
 
 def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_issued() -> None:
@@ -306,8 +384,9 @@ def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_i
     # the simulation gives every ACM certificate one ARN: the old one needs its own here
     old_arn = PLATFORM_CERTIFICATE.replace("9999", "0001")
     status = {old_name: {"atProvider": {"arn": old_arn}}}
-    before = converge("aws", shop, spec={"domains": list(old_hosts)}, status=status,
-                      settings=settings)
+    before = converge(
+        "aws", shop, spec={"domains": list(old_hosts)}, status=status, settings=settings
+    )
     observed = observe(before.desired, status)
     changed = compose_once("aws", shop, settings=settings, observed=observed)
     distribution = changed.for_provider("cdn")
@@ -319,6 +398,8 @@ def test_cloudfront_keeps_serving_the_old_domains_until_the_new_certificate_is_i
     observed[ACM_CERTIFICATE] = providersim.ready(changed.body(ACM_CERTIFICATE))
     issued = compose_once("aws", shop, settings=settings, observed=observed)
     assert issued.for_provider("cdn")["aliases"] == list(DOMAINS)
-    assert issued.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"] == (
-        issued.reported(ACM_CERTIFICATE)["arn"])
+    assert (
+        issued.for_provider("cdn")["viewerCertificate"]["acmCertificateArn"]
+        == (issued.reported(ACM_CERTIFICATE)["arn"])
+    )
     assert old_name not in issued.desired

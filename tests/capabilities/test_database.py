@@ -28,12 +28,20 @@ def network(cloud: str) -> PrivateNetwork:
 
 
 def database(comp: Composition) -> None:
-    add_database(comp, "db", DatabaseSpec(
-        size=comp.spec.get("size", "small"), engine_version="16", database_name="app",
-        connection_secret="db-conn", connection_namespace="crossplane-system",
-        final_snapshot=comp.spec.get("finalSnapshot", True),
-        network=network(str(comp.cloud)),
-    ), fields={"size": "spec.size"})
+    add_database(
+        comp,
+        "db",
+        DatabaseSpec(
+            size=comp.spec.get("size", "small"),
+            engine_version="16",
+            database_name="app",
+            connection_secret="db-conn",
+            connection_namespace="crossplane-system",
+            final_snapshot=comp.spec.get("finalSnapshot", True),
+            network=network(str(comp.cloud)),
+        ),
+        fields={"size": "spec.size"},
+    )
     comp.set_status("host", values.database_host(comp, "db"))
 
 
@@ -44,8 +52,9 @@ KINDS = {
 }
 CASES = [
     Case("small", database, kinds=KINDS),
-    Case("large-no-snapshot", database, kinds=KINDS,
-         spec={"size": "large", "finalSnapshot": False}),
+    Case(
+        "large-no-snapshot", database, kinds=KINDS, spec={"size": "large", "finalSnapshot": False}
+    ),
 ]
 HOST = {"aws": "address", "gcp": "privateIpAddress", "azure": "fqdn"}
 
@@ -66,12 +75,20 @@ def test_an_unknown_size_is_an_error_on_the_users_field(cloud: str) -> None:
 @pytest.mark.parametrize("cloud", add_database.clouds())
 def test_a_bad_network_is_an_error_on_the_field_it_was_written_in(cloud: str) -> None:
     def broken(comp: Composition) -> None:
-        add_database(comp, "db", DatabaseSpec(
-            size="small", engine_version="16", database_name="app", connection_secret="c",
-            connection_namespace="crossplane-system",
-            network=PrivateNetwork({"unknown": 1}, "environment.x.privateNetworks.r1"),
-        ))
+        add_database(
+            comp,
+            "db",
+            DatabaseSpec(
+                size="small",
+                engine_version="16",
+                database_name="app",
+                connection_secret="c",
+                connection_namespace="crossplane-system",
+                network=PrivateNetwork({"unknown": 1}, "environment.x.privateNetworks.r1"),
+            ),
+        )
 
     failed = compose_once(cloud, broken)
-    assert failed.fatal and failed.fatal[0].startswith(
-        "environment.x.privateNetworks.r1."), failed.fatal
+    assert failed.fatal and failed.fatal[0].startswith("environment.x.privateNetworks.r1."), (
+        failed.fatal
+    )

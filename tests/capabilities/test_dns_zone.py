@@ -16,21 +16,35 @@ def public(comp: Composition) -> None:
 
 def private(comp: Composition) -> None:
     add_network(comp, "network", NetworkSpec(subnet_cidr="10.70.0.0/16"))
-    add_dns_zone(comp, "dns-private", DnsZoneSpec(
-        domain="probe.example.com", private=True, network="network"), uses=["network"])
+    add_dns_zone(
+        comp,
+        "dns-private",
+        DnsZoneSpec(domain="probe.example.com", private=True, network="network"),
+        uses=["network"],
+    )
 
 
 CASES = [
-    Case("public", public, kinds={
-        "aws": frozenset({"route53/Zone"}),
-        "gcp": frozenset({"dns/ManagedZone"}),
-        "azure": frozenset({"network/DNSZone"}),
-    }),
-    Case("private", private, kinds={
-        "aws": frozenset({"route53/Zone"}),
-        "gcp": frozenset({"dns/ManagedZone"}),
-        "azure": frozenset({"network/PrivateDNSZone", "network/PrivateDNSZoneVirtualNetworkLink"}),
-    }),
+    Case(
+        "public",
+        public,
+        kinds={
+            "aws": frozenset({"route53/Zone"}),
+            "gcp": frozenset({"dns/ManagedZone"}),
+            "azure": frozenset({"network/DNSZone"}),
+        },
+    ),
+    Case(
+        "private",
+        private,
+        kinds={
+            "aws": frozenset({"route53/Zone"}),
+            "gcp": frozenset({"dns/ManagedZone"}),
+            "azure": frozenset(
+                {"network/PrivateDNSZone", "network/PrivateDNSZoneVirtualNetworkLink"}
+            ),
+        },
+    ),
 ]
 
 

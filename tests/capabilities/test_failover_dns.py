@@ -20,8 +20,11 @@ ADDRESS = {"aws": "probe.example.com", "gcp": "probe.example.com."}
 
 def failover(comp: Composition) -> None:
     spec = FailoverDnsSpec(
-        zone="probezone", record_name="probe.example.com", primary="203.0.113.1",
-        secondary="203.0.113.2", secondary_region=SECONDARY[str(comp.cloud)],
+        zone="probezone",
+        record_name="probe.example.com",
+        primary="203.0.113.1",
+        secondary="203.0.113.2",
+        secondary_region=SECONDARY[str(comp.cloud)],
         health_check_path=comp.spec.get("path", "/health"),
         routing=comp.spec.get("routing", "failover"),
     )

@@ -36,8 +36,7 @@ def spec(*rules: IngressRule) -> dict[str, Any]:
 KINDS = {
     "aws": frozenset({"SecurityGroup", "SecurityGroupIngressRule"}),
     "gcp": frozenset({"Firewall"}),
-    "azure": frozenset({"SecurityGroup", "SecurityRule",
-                        "SubnetNetworkSecurityGroupAssociation"}),
+    "azure": frozenset({"SecurityGroup", "SecurityRule", "SubnetNetworkSecurityGroupAssociation"}),
 }
 CASES = [
     Case("sip-and-rtp", ingress, kinds=KINDS, spec=spec(SIP, RTP)),
@@ -61,8 +60,11 @@ def test_rule_names_hash_what_they_admit_not_their_position(cloud: str) -> None:
 def test_azure_priorities_are_hash_derived_unique_and_stable() -> None:
     def priorities(*rules: IngressRule) -> dict[str, int]:
         done = converge("azure", ingress, spec=spec(*rules))
-        return {name: body["spec"]["forProvider"]["priority"]
-                for name, body in done.desired.items() if body["kind"] == "SecurityRule"}
+        return {
+            name: body["spec"]["forProvider"]["priority"]
+            for name, body in done.desired.items()
+            if body["kind"] == "SecurityRule"
+        }
 
     two = priorities(SIP, RTP)
     three = priorities(RTP, EXTRA, SIP)

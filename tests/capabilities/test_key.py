@@ -16,8 +16,11 @@ from fnplatform.library.specs import BucketReader, KeySpec
 from tests.capabilities.harness import SETTINGS, Case, check_converges, compose_once, table
 
 CDN = {
-    "aws": BucketReader("cdn", "cloudfront.amazonaws.com",
-                        "arn:aws:cloudfront::123456789012:distribution/EDFDVBD6EXAMPLE"),
+    "aws": BucketReader(
+        "cdn",
+        "cloudfront.amazonaws.com",
+        "arn:aws:cloudfront::123456789012:distribution/EDFDVBD6EXAMPLE",
+    ),
     "gcp": BucketReader("cdn", "serviceAccount:cdn@acme-probe.iam.gserviceaccount.com"),
     "azure": BucketReader("cdn", "00000000-0000-0000-0000-00000000dddd"),
 }
@@ -28,8 +31,7 @@ def storage(comp: Composition) -> None:
 
 
 def decrypter(comp: Composition) -> None:
-    add_key(comp, "key", KeySpec("probe key", rotation_days=90,
-                                 decrypters=(CDN[str(comp.cloud)],)))
+    add_key(comp, "key", KeySpec("probe key", rotation_days=90, decrypters=(CDN[str(comp.cloud)],)))
 
 
 KINDS = {
@@ -53,7 +55,9 @@ def test_aws_key_rotates_and_lets_s3_of_the_account_and_each_decrypter_use_it() 
     assert key["enableKeyRotation"] is True and key["rotationPeriodInDays"] == 365
     statements = {s["Sid"]: s for s in json.loads(key["policy"])["Statement"]}
     assert statements["S3UsesForTheAccount"]["Condition"]["StringEquals"] == {
-        "kms:CallerAccount": "123456789012", "kms:ViaService": "s3.eu-west-1.amazonaws.com"}
+        "kms:CallerAccount": "123456789012",
+        "kms:ViaService": "s3.eu-west-1.amazonaws.com",
+    }
     assert "Cdn" not in statements
     key = check_converges(CASES[1], "aws").for_provider("key")
     assert key["rotationPeriodInDays"] == 90
@@ -67,7 +71,8 @@ def test_gcp_key_grants_the_storage_service_agent() -> None:
     grant = done.for_provider("key-storage-grant")
     number = SETTINGS["gcp"]["projectNumber"]
     assert grant["member"] == (
-        f"serviceAccount:service-{number}@gs-project-accounts.iam.gserviceaccount.com")
+        f"serviceAccount:service-{number}@gs-project-accounts.iam.gserviceaccount.com"
+    )
     assert grant["role"] == "roles/cloudkms.cryptoKeyEncrypterDecrypter"
 
 

@@ -36,7 +36,8 @@ OPTIONAL: dict[PerCloud[Any], str] = {
 
 CALLS: list[Capability[Any]] = [v for v in vars(calls).values() if isinstance(v, Capability)]
 VALUES: list[Value[Any, Any] | Flag] = [
-    v for v in vars(values).values() if isinstance(v, Value | Flag)]
+    v for v in vars(values).values() if isinstance(v, Value | Flag)
+]
 
 
 def test_the_clouds_are_discovered() -> None:
@@ -84,7 +85,8 @@ def test_a_value_answers_wherever_its_capability_is_provided(
     if value in OPTIONAL:
         assert set(value.clouds()) <= providing
         assert set(value.clouds()) != providing, (
-            f"{value.name} is answered everywhere now: drop it from OPTIONAL")
+            f"{value.name} is answered everywhere now: drop it from OPTIONAL"
+        )
     else:
         assert set(value.clouds()) == providing
 
@@ -97,8 +99,11 @@ def test_every_cloud_has_its_kinds_module(cloud: str) -> None:
 
 def desired_reads(source: str) -> list[int]:
     """Lines of ``source`` that read ``<anything>.desired`` (what a pass emitted so far)."""
-    return sorted(node.lineno for node in ast.walk(ast.parse(source))
-                  if isinstance(node, ast.Attribute) and node.attr == "desired")
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr == "desired"
+    )
 
 
 def test_the_desired_check_finds_a_read() -> None:
@@ -112,7 +117,9 @@ def test_no_cloud_builder_reads_what_was_emitted() -> None:
     # spec"): what it needs of another call's result comes in its spec or value arguments,
     # passed by the composer that knows it, never from ``comp.desired``.
     root = Path(fnplatform.clouds.__path__[0])
-    reads = [f"{path.relative_to(root.parent)}:{line}"
-             for path in sorted(root.rglob("*.py"))
-             for line in desired_reads(path.read_text())]
+    reads = [
+        f"{path.relative_to(root.parent)}:{line}"
+        for path in sorted(root.rglob("*.py"))
+        for line in desired_reads(path.read_text())
+    ]
     assert reads == [], f"cloud modules read comp.desired: {', '.join(reads)}"

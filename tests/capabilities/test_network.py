@@ -22,22 +22,38 @@ def plain(comp: Composition) -> None:
 
 
 def kubernetes(comp: Composition) -> None:
-    add_network(comp, "net", NetworkSpec(
-        subnet_cidr="10.70.0.0/16", pods_cidr="10.80.0.0/14", services_cidr="10.90.0.0/16",
-        private=True, kubernetes=True))
+    add_network(
+        comp,
+        "net",
+        NetworkSpec(
+            subnet_cidr="10.70.0.0/16",
+            pods_cidr="10.80.0.0/14",
+            services_cidr="10.90.0.0/16",
+            private=True,
+            kubernetes=True,
+        ),
+    )
 
 
 CASES = [
-    Case("plain", plain, kinds={
-        "aws": frozenset({"VPC", "Subnet"}),
-        "gcp": frozenset({"Network", "Subnetwork"}),
-        "azure": frozenset({"VirtualNetwork", "Subnet"}),
-    }),
-    Case("kubernetes", kubernetes, kinds={
-        "aws": frozenset({"VPC", "Subnet", "NATGateway", "EIP"}),
-        "gcp": frozenset({"Network", "Subnetwork", "Router", "RouterNAT"}),
-        "azure": frozenset({"VirtualNetwork", "Subnet", "NATGateway", "PublicIP"}),
-    }),
+    Case(
+        "plain",
+        plain,
+        kinds={
+            "aws": frozenset({"VPC", "Subnet"}),
+            "gcp": frozenset({"Network", "Subnetwork"}),
+            "azure": frozenset({"VirtualNetwork", "Subnet"}),
+        },
+    ),
+    Case(
+        "kubernetes",
+        kubernetes,
+        kinds={
+            "aws": frozenset({"VPC", "Subnet", "NATGateway", "EIP"}),
+            "gcp": frozenset({"Network", "Subnetwork", "Router", "RouterNAT"}),
+            "azure": frozenset({"VirtualNetwork", "Subnet", "NATGateway", "PublicIP"}),
+        },
+    ),
 ]
 
 

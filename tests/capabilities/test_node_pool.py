@@ -32,7 +32,10 @@ CASES = [
 @pytest.mark.parametrize(("case", "cloud"), table(add_node_pool, CASES))
 def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
     done = check_converges(case, cloud)
-    pools = {name for name in done.desired if name.startswith("pool-")
-             and done.desired[name]["kind"] in {"NodeGroup", "NodePool",
-                                                "KubernetesClusterNodePool"}}
+    pools = {
+        name
+        for name in done.desired
+        if name.startswith("pool-")
+        and done.desired[name]["kind"] in {"NodeGroup", "NodePool", "KubernetesClusterNodePool"}
+    }
     assert pools == ({"pool-default"} if case.id == "one" else {"pool-general", "pool-batch"})

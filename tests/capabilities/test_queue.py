@@ -22,9 +22,15 @@ def with_dead_letter(comp: Composition) -> None:
     add_queue(comp, "dlq", QueueSpec(queue_name=dlq, shared=True))
     if not comp.needs_ready("dlq", by="queue"):
         return
-    add_queue(comp, "queue", QueueSpec(
-        queue_name=values.queue_name(comp, "asya", "ns", "jobs"),
-        dead_letter_arn=values.queue_arn(comp, dlq), max_receive_count=5))
+    add_queue(
+        comp,
+        "queue",
+        QueueSpec(
+            queue_name=values.queue_name(comp, "asya", "ns", "jobs"),
+            dead_letter_arn=values.queue_arn(comp, dlq),
+            max_receive_count=5,
+        ),
+    )
 
 
 CASES = [
@@ -43,7 +49,8 @@ def test_the_redrive_names_the_dead_letter_queue_by_its_arn() -> None:
     done = check_converges(CASES[1], "aws")
     assert json.loads(done.for_provider("queue")["redrivePolicy"]) == {
         "deadLetterTargetArn": "arn:aws:sqs:eu-west-1:123456789012:asya-ns-dlq",
-        "maxReceiveCount": 5}
+        "maxReceiveCount": 5,
+    }
 
 
 def test_a_queue_name_sqs_refuses_is_an_error() -> None:

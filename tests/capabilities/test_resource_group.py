@@ -20,8 +20,10 @@ CASES = [Case("placed-scope", group, kinds={"azure": frozenset({"ResourceGroup"}
 @pytest.mark.parametrize(("case", "cloud"), table(add_resource_group, CASES))
 def test_composes_schema_valid_bodies_that_converge(case: Case, cloud: str) -> None:
     done = check_converges(case, cloud)
-    assert done.body("group")["metadata"]["annotations"]["crossplane.io/external-name"] == (
-        SCOPE[cloud])
+    assert (
+        done.body("group")["metadata"]["annotations"]["crossplane.io/external-name"]
+        == (SCOPE[cloud])
+    )
 
 
 @pytest.mark.parametrize("cloud", sorted(set(SCOPE) - set(add_resource_group.clouds())))

@@ -18,9 +18,12 @@ from tests.capabilities.clusters import cluster
 from tests.capabilities.harness import Case, check_converges, table
 
 IDENTITY = WorkloadIdentitySpec(
-    cluster="cluster", namespace="cert-manager", service_account="cert-manager",
+    cluster="cluster",
+    namespace="cert-manager",
+    service_account="cert-manager",
     purpose=IdentityPurpose.DNS_RECORDS,
-    zones=(IdentityZone("dns-public", "probe.example.com", private=False),))
+    zones=(IdentityZone("dns-public", "probe.example.com", private=False),),
+)
 
 
 def dns_solver(comp: Composition) -> None:
@@ -28,16 +31,29 @@ def dns_solver(comp: Composition) -> None:
     add_dns_zone(comp, "dns-public", DnsZoneSpec(domain="probe.example.com", private=False))
     add_workload_identity(comp, "cert-manager-identity", IDENTITY, uses=["cluster"])
     comp.set_status("binding", values.identity_binding(comp, "cert-manager-identity"))
-    comp.set_status("annotations",
-                    values.identity_annotations(comp, "cert-manager-identity", IDENTITY))
+    comp.set_status(
+        "annotations", values.identity_annotations(comp, "cert-manager-identity", IDENTITY)
+    )
 
 
-CASES = [Case("dns-solver", dns_solver, kinds={
-    "aws": frozenset({"iam/Role", "eks/PodIdentityAssociation"}),
-    "gcp": frozenset({"cloudplatform/ServiceAccount", "cloudplatform/ServiceAccountIAMMember"}),
-    "azure": frozenset({"managedidentity/UserAssignedIdentity",
-                        "managedidentity/FederatedIdentityCredential"}),
-})]
+CASES = [
+    Case(
+        "dns-solver",
+        dns_solver,
+        kinds={
+            "aws": frozenset({"iam/Role", "eks/PodIdentityAssociation"}),
+            "gcp": frozenset(
+                {"cloudplatform/ServiceAccount", "cloudplatform/ServiceAccountIAMMember"}
+            ),
+            "azure": frozenset(
+                {
+                    "managedidentity/UserAssignedIdentity",
+                    "managedidentity/FederatedIdentityCredential",
+                }
+            ),
+        },
+    )
+]
 
 
 @pytest.mark.parametrize(("case", "cloud"), table(add_workload_identity, CASES))

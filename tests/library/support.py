@@ -11,8 +11,12 @@ from fnplatform.input import Input
 
 from tests.support.harness import request, step_input
 
-XR: dict[str, Any] = {"apiVersion": "x.io/v1", "kind": "XThing", "metadata": {"name": "demo"},
-                      "spec": {}}
+XR: dict[str, Any] = {
+    "apiVersion": "x.io/v1",
+    "kind": "XThing",
+    "metadata": {"name": "demo"},
+    "spec": {},
+}
 
 
 def composition(

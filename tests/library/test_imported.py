@@ -27,15 +27,25 @@ def tree(comp: Composition) -> None:
     comp.emit("network-subnet", THING.new({"networkRef": comp.ref("network")}))
     comp.emit("network-router", THING.new({"networkRef": comp.ref("network")}))
     comp.emit("cluster-role", THING.new({}))
-    comp.emit("cluster", THING.new({"subnetIdRefs": [comp.ref("network-subnet")],
-                                    "roleRef": comp.ref("cluster-role")}))
+    comp.emit(
+        "cluster",
+        THING.new(
+            {"subnetIdRefs": [comp.ref("network-subnet")], "roleRef": comp.ref("cluster-role")}
+        ),
+    )
     comp.emit("pool", THING.new({}), uses=("cluster",))
 
 
 def importing(resources: list[str], include: list[str] | None = None) -> Composition:
     comp = composition()
-    comp.import_from({"enabled": True, "resources": {r: {"externalName": r} for r in resources},
-                      "include": include or []}, field="spec.parameters.import")
+    comp.import_from(
+        {
+            "enabled": True,
+            "resources": {r: {"externalName": r} for r in resources},
+            "include": include or [],
+        },
+        field="spec.parameters.import",
+    )
     tree(comp)
     return comp
 
@@ -43,21 +53,28 @@ def importing(resources: list[str], include: list[str] | None = None) -> Composi
 ALL = {"network", "network-subnet", "network-router", "cluster-role", "cluster", "pool"}
 
 
-@pytest.mark.parametrize(("imported", "include", "kept"), [
-    # nothing imported: everything stays
-    ([], [], ALL),
-    # an imported network: its subnet and router are inside it, and so is the cluster on the
-    # subnet (and what the cluster needs and what uses it)
-    (["network"], [], {"network"}),
-    # the network too, but the cluster opted in (by pattern): it stays with what it needs
-    (["network"], ["cluster*", "network-subnet", "pool"],
-     {"network", "network-subnet", "cluster", "cluster-role", "pool"}),
-    # an imported cluster: its pool would be created inside, its own helper (role) and the
-    # subnet only it used are not built beside it; the network stays (its router needs it)
-    (["cluster"], [], {"cluster", "network", "network-router"}),
-    # an imported cluster with its pool opted in: the pool stays
-    (["cluster"], ["pool"], {"cluster", "pool", "network", "network-router"}),
-], ids=["none", "network", "network-include", "cluster", "cluster-include-pool"])
+@pytest.mark.parametrize(
+    ("imported", "include", "kept"),
+    [
+        # nothing imported: everything stays
+        ([], [], ALL),
+        # an imported network: its subnet and router are inside it, and so is the cluster on the
+        # subnet (and what the cluster needs and what uses it)
+        (["network"], [], {"network"}),
+        # the network too, but the cluster opted in (by pattern): it stays with what it needs
+        (
+            ["network"],
+            ["cluster*", "network-subnet", "pool"],
+            {"network", "network-subnet", "cluster", "cluster-role", "pool"},
+        ),
+        # an imported cluster: its pool would be created inside, its own helper (role) and the
+        # subnet only it used are not built beside it; the network stays (its router needs it)
+        (["cluster"], [], {"cluster", "network", "network-router"}),
+        # an imported cluster with its pool opted in: the pool stays
+        (["cluster"], ["pool"], {"cluster", "pool", "network", "network-router"}),
+    ],
+    ids=["none", "network", "network-include", "cluster", "cluster-include-pool"],
+)
 def test_leave_imported_alone(imported: list[str], include: list[str], kept: set[str]) -> None:
     comp = importing(imported, include)
     leave_imported_alone(comp)
@@ -81,7 +98,8 @@ def test_the_event_names_what_was_left_out() -> None:
     assert messages == [
         "Not composed inside or for imported resources (network): cluster, cluster-role, "
         "network-router, network-subnet, pool. List any of them in "
-        "spec.parameters.import.include to create it anyway."]
+        "spec.parameters.import.include to create it anyway."
+    ]
 
 
 def test_a_held_resource_waiting_inside_goes_too() -> None:
@@ -98,8 +116,9 @@ def test_an_unmatched_include_is_a_warning() -> None:
     leave_imported_alone(comp)
     warnings = [r.message for r in comp.notes.results if r.severity == 2]
     assert len(warnings) == 1
-    assert warnings[0].startswith("spec.parameters.import.include[0]: 'pools' names no composed "
-                                  "resource")
+    assert warnings[0].startswith(
+        "spec.parameters.import.include[0]: 'pools' names no composed resource"
+    )
 
 
 def test_nothing_imported_changes_nothing() -> None:

@@ -19,25 +19,45 @@ from tests.library.support import composition
 IMPORT = "spec.parameters.import"
 
 
-@pytest.mark.parametrize(("settings", "name", "expected"), [
-    # nothing imported: the builder's own name
-    ({}, "cluster", "derived"),
-    # an imported resource: the name of the one adopted, whatever the builder would give it
-    ({"enabled": True, "resources": {"cluster": {"externalName": "legacy-eks"}}},
-     "cluster", "legacy-eks"),
-    # manage mode adopts the same resource: still its name
-    ({"enabled": True, "mode": "manage",
-      "resources": {"cluster": {"externalName": "legacy-eks", "manage": ["version"]}}},
-     "cluster", "legacy-eks"),
-    # another resource imported: this one keeps the builder's name
-    ({"enabled": True, "resources": {"network": {"externalName": "legacy-vpc"}}},
-     "cluster", "derived"),
-    # listed but the import is off: nothing is adopted, so nothing is renamed
-    ({"enabled": False, "resources": {"cluster": {"externalName": "legacy-eks"}}},
-     "cluster", "derived"),
-], ids=["none", "imported", "managed", "other-imported", "disabled"])
+@pytest.mark.parametrize(
+    ("settings", "name", "expected"),
+    [
+        # nothing imported: the builder's own name
+        ({}, "cluster", "derived"),
+        # an imported resource: the name of the one adopted, whatever the builder would give it
+        (
+            {"enabled": True, "resources": {"cluster": {"externalName": "legacy-eks"}}},
+            "cluster",
+            "legacy-eks",
+        ),
+        # manage mode adopts the same resource: still its name
+        (
+            {
+                "enabled": True,
+                "mode": "manage",
+                "resources": {"cluster": {"externalName": "legacy-eks", "manage": ["version"]}},
+            },
+            "cluster",
+            "legacy-eks",
+        ),
+        # another resource imported: this one keeps the builder's name
+        (
+            {"enabled": True, "resources": {"network": {"externalName": "legacy-vpc"}}},
+            "cluster",
+            "derived",
+        ),
+        # listed but the import is off: nothing is adopted, so nothing is renamed
+        (
+            {"enabled": False, "resources": {"cluster": {"externalName": "legacy-eks"}}},
+            "cluster",
+            "derived",
+        ),
+    ],
+    ids=["none", "imported", "managed", "other-imported", "disabled"],
+)
 def test_cloud_name_is_the_imported_name_else_the_builders(
-        settings: dict[str, Any], name: str, expected: str) -> None:
+    settings: dict[str, Any], name: str, expected: str
+) -> None:
     comp = composition()
     comp.import_from(settings, field=IMPORT)
     assert comp.cloud_name(name, "derived") == expected

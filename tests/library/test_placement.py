@@ -23,18 +23,25 @@ from fnplatform.placement import (
 
 from tests.library.support import composition
 
-PLACED = Placement(Sourced("aws", "spec.cloud"), Sourced("eu-west-1", "spec.region"),
-                   Sourced(None, "environment.aws.accountId"))
+PLACED = Placement(
+    Sourced("aws", "spec.cloud"),
+    Sourced("eu-west-1", "spec.region"),
+    Sourced(None, "environment.aws.accountId"),
+)
 
 
-@pytest.mark.parametrize(("placement", "which", "expected"), [
-    # a placed region is returned as is
-    (PLACED, "region", "eu-west-1"),
-    # an unset scope is an error on the field it would come from
-    (PLACED, "scope", InputError("environment.aws.accountId", "required: the scope")),
-    # before the composer places anything, the region is an error on spec.region
-    (UNPLACED, "region", InputError("spec.region", "required: the scope")),
-], ids=["placed", "unset-scope", "unplaced"])
+@pytest.mark.parametrize(
+    ("placement", "which", "expected"),
+    [
+        # a placed region is returned as is
+        (PLACED, "region", "eu-west-1"),
+        # an unset scope is an error on the field it would come from
+        (PLACED, "scope", InputError("environment.aws.accountId", "required: the scope")),
+        # before the composer places anything, the region is an error on spec.region
+        (UNPLACED, "region", InputError("spec.region", "required: the scope")),
+    ],
+    ids=["placed", "unset-scope", "unplaced"],
+)
 def test_required(placement: Placement, which: str, expected: str | InputError) -> None:
     if isinstance(expected, InputError):
         with pytest.raises(InputError) as err:
@@ -44,18 +51,23 @@ def test_required(placement: Placement, which: str, expected: str | InputError) 
         assert placement.required(which, "the scope") == expected
 
 
-@pytest.mark.parametrize(("env", "cloud", "expected"), [
-    # the cloud's block as written
-    ({"gcp": {"project": "p"}}, "gcp", {"project": "p"}),
-    # no block: empty, so a key read from it is simply unset
-    ({}, "gcp", {}),
-    # an explicit null block reads as empty too
-    ({"gcp": None}, "gcp", {}),
-    # a block that is not an object is an error on it
-    ({"gcp": "p"}, "gcp", InputError("environment.gcp", "must be an object")),
-], ids=["block", "absent", "null", "not-an-object"])
-def test_cloud_settings(env: dict[str, Any], cloud: Any,
-                        expected: dict[str, Any] | InputError) -> None:
+@pytest.mark.parametrize(
+    ("env", "cloud", "expected"),
+    [
+        # the cloud's block as written
+        ({"gcp": {"project": "p"}}, "gcp", {"project": "p"}),
+        # no block: empty, so a key read from it is simply unset
+        ({}, "gcp", {}),
+        # an explicit null block reads as empty too
+        ({"gcp": None}, "gcp", {}),
+        # a block that is not an object is an error on it
+        ({"gcp": "p"}, "gcp", InputError("environment.gcp", "must be an object")),
+    ],
+    ids=["block", "absent", "null", "not-an-object"],
+)
+def test_cloud_settings(
+    env: dict[str, Any], cloud: Any, expected: dict[str, Any] | InputError
+) -> None:
     if isinstance(expected, InputError):
         with pytest.raises(InputError) as err:
             cloud_settings(env, cloud)
@@ -64,21 +76,34 @@ def test_cloud_settings(env: dict[str, Any], cloud: Any,
         assert dict(cloud_settings(env, cloud)) == expected
 
 
-@pytest.mark.parametrize(("env", "cloud", "expected"), [
-    # each cloud's scope key, read from its own block (SCOPE_KEYS)
-    ({"aws": {"accountId": "123456789012"}}, "aws",
-     Sourced("123456789012", "environment.aws.accountId")),
-    ({"gcp": {"project": "acme"}}, "gcp", Sourced("acme", "environment.gcp.project")),
-    ({"azure": {"resourceGroup": "rg"}}, "azure",
-     Sourced("rg", "environment.azure.resourceGroup")),
-    # unset is not an error yet: None, with the field a later error names
-    ({}, "gcp", Sourced(None, "environment.gcp.project")),
-    # an empty value counts as unset
-    ({"gcp": {"project": ""}}, "gcp", Sourced(None, "environment.gcp.project")),
-    # a number (YAML reads an all-digit account id so) is the same id as text
-    ({"aws": {"accountId": 123456789012}}, "aws",
-     Sourced("123456789012", "environment.aws.accountId")),
-], ids=["aws", "gcp", "azure", "unset", "empty", "number"])
+@pytest.mark.parametrize(
+    ("env", "cloud", "expected"),
+    [
+        # each cloud's scope key, read from its own block (SCOPE_KEYS)
+        (
+            {"aws": {"accountId": "123456789012"}},
+            "aws",
+            Sourced("123456789012", "environment.aws.accountId"),
+        ),
+        ({"gcp": {"project": "acme"}}, "gcp", Sourced("acme", "environment.gcp.project")),
+        (
+            {"azure": {"resourceGroup": "rg"}},
+            "azure",
+            Sourced("rg", "environment.azure.resourceGroup"),
+        ),
+        # unset is not an error yet: None, with the field a later error names
+        ({}, "gcp", Sourced(None, "environment.gcp.project")),
+        # an empty value counts as unset
+        ({"gcp": {"project": ""}}, "gcp", Sourced(None, "environment.gcp.project")),
+        # a number (YAML reads an all-digit account id so) is the same id as text
+        (
+            {"aws": {"accountId": 123456789012}},
+            "aws",
+            Sourced("123456789012", "environment.aws.accountId"),
+        ),
+    ],
+    ids=["aws", "gcp", "azure", "unset", "empty", "number"],
+)
 def test_scope_from_environment(env: dict[str, Any], cloud: Any, expected: Sourced) -> None:
     assert scope_from_environment(env, cloud) == expected
 
@@ -88,16 +113,24 @@ def test_every_cloud_has_a_scope_key() -> None:
     from typing import get_args
 
     from fnplatform.cloud import Cloud
+
     assert set(SCOPE_KEYS) == set(get_args(Cloud))
 
 
-@pytest.mark.parametrize(("env", "cloud", "expected"), [
-    # set: returned with its field
-    ({"gcp": {"project": "acme"}}, "gcp", "acme"),
-    # unset: an error on the key, in the words of SCOPE_KEYS
-    ({}, "azure", InputError("environment.azure.resourceGroup",
-                             "required: the Azure resource group")),
-], ids=["set", "unset"])
+@pytest.mark.parametrize(
+    ("env", "cloud", "expected"),
+    [
+        # set: returned with its field
+        ({"gcp": {"project": "acme"}}, "gcp", "acme"),
+        # unset: an error on the key, in the words of SCOPE_KEYS
+        (
+            {},
+            "azure",
+            InputError("environment.azure.resourceGroup", "required: the Azure resource group"),
+        ),
+    ],
+    ids=["set", "unset"],
+)
 def test_required_scope(env: dict[str, Any], cloud: Any, expected: str | InputError) -> None:
     if isinstance(expected, InputError):
         with pytest.raises(InputError) as err:
@@ -107,19 +140,30 @@ def test_required_scope(env: dict[str, Any], cloud: Any, expected: str | InputEr
         assert required_scope(env, cloud).value == expected
 
 
-@pytest.mark.parametrize(("place", "read", "expected"), [
-    # what the composer placed, read through the composition
-    ({"region": "westeurope", "scope": "rg"}, "region", "westeurope"),
-    ({"region": "westeurope", "scope": "rg"}, "scope", "rg"),
-    # a missing region names the composer's region field
-    ({"region_field": "spec.forProvider.location"}, "region",
-     InputError("spec.forProvider.location", "required: the region to create resources in")),
-    # a missing scope names the cloud in its message
-    ({"scope_field": "environment.azure.resourceGroup"}, "scope",
-     InputError("environment.azure.resourceGroup", "required: the azure scope to use")),
-], ids=["region", "scope", "no-region", "no-scope"])
-def test_composition_placement(place: dict[str, str], read: str,
-                               expected: str | InputError) -> None:
+@pytest.mark.parametrize(
+    ("place", "read", "expected"),
+    [
+        # what the composer placed, read through the composition
+        ({"region": "westeurope", "scope": "rg"}, "region", "westeurope"),
+        ({"region": "westeurope", "scope": "rg"}, "scope", "rg"),
+        # a missing region names the composer's region field
+        (
+            {"region_field": "spec.forProvider.location"},
+            "region",
+            InputError("spec.forProvider.location", "required: the region to create resources in"),
+        ),
+        # a missing scope names the cloud in its message
+        (
+            {"scope_field": "environment.azure.resourceGroup"},
+            "scope",
+            InputError("environment.azure.resourceGroup", "required: the azure scope to use"),
+        ),
+    ],
+    ids=["region", "scope", "no-region", "no-scope"],
+)
+def test_composition_placement(
+    place: dict[str, str], read: str, expected: str | InputError
+) -> None:
     comp = composition()
     comp.place("azure", cloud_field="spec.cloud", **place)
     if isinstance(expected, InputError):

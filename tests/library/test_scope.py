@@ -18,8 +18,10 @@ from fnplatform.scope import provider_config_kind, settle_secret_refs, unexpress
 from tests.library.support import composition
 
 NAMESPACED_XR: dict[str, Any] = {
-    "apiVersion": "x.io/v1", "kind": "XThing",
-    "metadata": {"name": "demo", "namespace": "team-a"}, "spec": {},
+    "apiVersion": "x.io/v1",
+    "kind": "XThing",
+    "metadata": {"name": "demo", "namespace": "team-a"},
+    "spec": {},
 }
 
 
@@ -36,21 +38,35 @@ def test_a_cluster_scoped_composite_keeps_every_body() -> None:
     assert body["spec"]["providerConfigRef"] == {"name": "default"}
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    # the twin kind in the composite's namespace, its ProviderConfig a cluster-wide one
-    ({}, {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}}),
-    # deletionPolicy Orphan becomes every management policy but Delete
-    ({"deletionPolicy": "Orphan"},
-     {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
-      "managementPolicies": ["Observe", "Create", "Update", "LateInitialize"]}),
-    # a builder's own narrower policies stay narrow (only Delete goes)
-    ({"deletionPolicy": "Orphan", "managementPolicies": ["Observe", "Create", "Delete"]},
-     {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
-      "managementPolicies": ["Observe", "Create"]}),
-    # deletionPolicy Delete is the namespaced default: just dropped
-    ({"deletionPolicy": "Delete"},
-     {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}}),
-], ids=["twin", "orphan", "narrow-policies", "delete"])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        # the twin kind in the composite's namespace, its ProviderConfig a cluster-wide one
+        ({}, {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}}),
+        # deletionPolicy Orphan becomes every management policy but Delete
+        (
+            {"deletionPolicy": "Orphan"},
+            {
+                "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
+                "managementPolicies": ["Observe", "Create", "Update", "LateInitialize"],
+            },
+        ),
+        # a builder's own narrower policies stay narrow (only Delete goes)
+        (
+            {"deletionPolicy": "Orphan", "managementPolicies": ["Observe", "Create", "Delete"]},
+            {
+                "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
+                "managementPolicies": ["Observe", "Create"],
+            },
+        ),
+        # deletionPolicy Delete is the namespaced default: just dropped
+        (
+            {"deletionPolicy": "Delete"},
+            {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}},
+        ),
+    ],
+    ids=["twin", "orphan", "narrow-policies", "delete"],
+)
 def test_a_managed_body_becomes_its_twin(spec: dict[str, Any], expected: dict[str, Any]) -> None:
     comp = namespaced()
     body = BUCKET.new({"region": "eu-west-1"})
@@ -66,12 +82,17 @@ def test_a_managed_body_becomes_its_twin(spec: dict[str, Any], expected: dict[st
 def test_a_kind_without_a_twin_is_left_out_and_named() -> None:
     # a Composition can't be composed by a namespaced composite: named, not dropped silently
     comp = namespaced()
-    comp.emit("composition", {"apiVersion": "apiextensions.crossplane.io/v1",
-                              "kind": "Composition", "spec": {}})
+    comp.emit(
+        "composition",
+        {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "spec": {}},
+    )
     assert "composition" not in comp.desired
-    assert comp.notes.unexpressed == {"composition": (
-        "apiextensions.crossplane.io/v1 Composition not composed: cluster-scoped, without a "
-        "namespaced twin")}
+    assert comp.notes.unexpressed == {
+        "composition": (
+            "apiextensions.crossplane.io/v1 Composition not composed: cluster-scoped, without a "
+            "namespaced twin"
+        )
+    }
 
 
 def test_a_connection_secret_moves_to_the_composite_namespace() -> None:
@@ -93,19 +114,27 @@ def test_a_composed_provider_config_is_named_as_namespaced() -> None:
     assert provider_config_kind(comp, "kubernetes", "pc") == "ProviderConfig"
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    # the providers' own default
-    ({}, "ClusterProviderConfig"),
-    # one kind for every provider
-    ({"providerConfigKind": "ProviderConfig"}, "ProviderConfig"),
-    # a kind per provider; another provider's entry doesn't apply
-    ({"providerConfigKind": {"aws": "ProviderConfig"}}, "ProviderConfig"),
-    ({"providerConfigKind": {"gcp": "ProviderConfig"}}, "ClusterProviderConfig"),
-    # anything else is an error naming the key it was read from
-    ({"providerConfigKind": {"aws": "Secret"}},
-     InputError("environment.providerConfigKind.aws",
-                "must be one of ClusterProviderConfig, ProviderConfig")),
-], ids=["default", "one", "by-provider", "other-provider", "invalid"])
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        # the providers' own default
+        ({}, "ClusterProviderConfig"),
+        # one kind for every provider
+        ({"providerConfigKind": "ProviderConfig"}, "ProviderConfig"),
+        # a kind per provider; another provider's entry doesn't apply
+        ({"providerConfigKind": {"aws": "ProviderConfig"}}, "ProviderConfig"),
+        ({"providerConfigKind": {"gcp": "ProviderConfig"}}, "ClusterProviderConfig"),
+        # anything else is an error naming the key it was read from
+        (
+            {"providerConfigKind": {"aws": "Secret"}},
+            InputError(
+                "environment.providerConfigKind.aws",
+                "must be one of ClusterProviderConfig, ProviderConfig",
+            ),
+        ),
+    ],
+    ids=["default", "one", "by-provider", "other-provider", "invalid"],
+)
 def test_provider_config_kind(env: dict[str, Any], expected: str | InputError) -> None:
     comp = namespaced(env)
     if isinstance(expected, InputError):
@@ -118,22 +147,38 @@ def test_provider_config_kind(env: dict[str, Any], expected: str | InputError) -
 
 def object_reading(namespace: str) -> dict[str, Any]:
     """A provider-kubernetes ProviderConfig reading a kubeconfig Secret in ``namespace``."""
-    return {**KUBERNETES_PROVIDER_CONFIG.new({}), "metadata": {"name": "remote"},
-            "spec": {"credentials": {"source": "Secret", "secretRef": {
-                "name": "kubeconfig", "namespace": namespace, "key": "kubeconfig"}}}}
+    return {
+        **KUBERNETES_PROVIDER_CONFIG.new({}),
+        "metadata": {"name": "remote"},
+        "spec": {
+            "credentials": {
+                "source": "Secret",
+                "secretRef": {"name": "kubeconfig", "namespace": namespace, "key": "kubeconfig"},
+            }
+        },
+    }
 
 
-@pytest.mark.parametrize(("secret_namespace", "relocated", "expected_namespace", "unexpressed"), [
-    # a Secret the composite's own resources write (relocated): read from its namespace
-    ("crossplane-system", True, "team-a", {}),
-    # already in the composite's namespace
-    ("team-a", False, "team-a", {}),
-    # another namespace's Secret can't be read across: kept, and named
-    ("platform", False, "platform",
-     {"pc spec.credentials.secretRef": "reads Secret platform/kubeconfig across namespaces"}),
-], ids=["relocated", "local", "across"])
-def test_settle_secret_refs(secret_namespace: str, relocated: bool, expected_namespace: str,
-                            unexpressed: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("secret_namespace", "relocated", "expected_namespace", "unexpressed"),
+    [
+        # a Secret the composite's own resources write (relocated): read from its namespace
+        ("crossplane-system", True, "team-a", {}),
+        # already in the composite's namespace
+        ("team-a", False, "team-a", {}),
+        # another namespace's Secret can't be read across: kept, and named
+        (
+            "platform",
+            False,
+            "platform",
+            {"pc spec.credentials.secretRef": "reads Secret platform/kubeconfig across namespaces"},
+        ),
+    ],
+    ids=["relocated", "local", "across"],
+)
+def test_settle_secret_refs(
+    secret_namespace: str, relocated: bool, expected_namespace: str, unexpressed: dict[str, str]
+) -> None:
     comp = namespaced()
     if relocated:
         comp.relocated_secrets.add((secret_namespace, "kubeconfig"))
@@ -153,5 +198,7 @@ def test_the_summary_is_sorted() -> None:
 def test_an_object_becomes_the_namespaced_object() -> None:
     # provider-kubernetes' namespaced Object, at the version taking the same body
     emitted = namespaced().emit("ns", OBJECT.new({"manifest": {"kind": "Namespace"}}))
-    assert (emitted["apiVersion"], emitted["kind"]) == ("kubernetes.m.crossplane.io/v1alpha1",
-                                                        "Object")
+    assert (emitted["apiVersion"], emitted["kind"]) == (
+        "kubernetes.m.crossplane.io/v1alpha1",
+        "Object",
+    )

@@ -205,8 +205,11 @@ def establish_provider_crds(live: Live, wanted: Callable[[str], bool] | None = N
     ``wanted``: only those whose name it accepts (the playground's one module)."""
     kube = live.kube
     t = time.monotonic()
-    crds = [c for c in docs_of(REPO / "tests/live/crds")
-            if wanted is None or wanted(c["metadata"]["name"])]
+    crds = [
+        c
+        for c in docs_of(REPO / "tests/live/crds")
+        if wanted is None or wanted(c["metadata"]["name"])
+    ]
     kube.apply_all(crds)
 
     def established() -> bool:
@@ -269,8 +272,12 @@ def start_providers(live: Live) -> None:
     live.wait(
         "provider-kubernetes CRDs Established",
         lambda: all(
-            is_true(kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                             c["metadata"]["name"]), "Established")
+            is_true(
+                kube.get(
+                    "apiextensions.k8s.io/v1", "CustomResourceDefinition", c["metadata"]["name"]
+                ),
+                "Established",
+            )
             for c in [*pk_crds, SHOOT_CRD]
         ),
         120,
@@ -316,8 +323,12 @@ def replica_samples(address: str, name: str) -> list[Any]:
             text = rsp.read().decode()
     except OSError:
         return []
-    return [sample for family in text_string_to_metric_families(text)
-            for sample in family.samples if sample.name == name]
+    return [
+        sample
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name
+    ]
 
 
 def replica_calls(address: str) -> float:
@@ -384,12 +395,14 @@ class ResponsiveWatch:
                     if cond.get("type") == "Responsive" and cond.get("status") == "False":
                         key = f"{kind}/{obj['metadata']['name']}"
                         self.unresponsive.setdefault(
-                            key, f"{cond.get('reason')}: {cond.get('message')}")
+                            key, f"{cond.get('reason')}: {cond.get('message')}"
+                        )
 
     def of(self, names: set[str]) -> dict[str, str]:
         """The unresponsive composites among ``names`` (``Kind/name`` or bare names)."""
-        return {k: v for k, v in self.unresponsive.items()
-                if k in names or k.split("/", 1)[1] in names}
+        return {
+            k: v for k, v in self.unresponsive.items() if k in names or k.split("/", 1)[1] in names
+        }
 
 
 def delete_composites(live: Live, xrds: list[dict[str, Any]]) -> None:
@@ -408,8 +421,9 @@ def delete_composites(live: Live, xrds: list[dict[str, Any]]) -> None:
         for kind in filter(None, kinds):
             with contextlib.suppress(Exception):  # the kind is not served (any more)
                 for obj in live.kube.list(api_version, kind):
-                    live.kube.delete(api_version, kind, obj.metadata.name,
-                                     obj.metadata.get("namespace"))
+                    live.kube.delete(
+                        api_version, kind, obj.metadata.name, obj.metadata.get("namespace")
+                    )
 
 
 @pytest.fixture(scope="session", params=FORMS)
@@ -433,8 +447,10 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     live.record(f"xrds_established_{live.form}_s", time.monotonic() - t)
     # the other form served the same kinds with the other scope: forget what discovery said
     kube.invalidate()
-    comps = [with_ttl(c, os.environ.get("LIVE_TTL", "")) for c in
-             docs_of(*form_files(live.form, "composition.yaml"))]
+    comps = [
+        with_ttl(c, os.environ.get("LIVE_TTL", ""))
+        for c in docs_of(*form_files(live.form, "composition.yaml"))
+    ]
     kube.apply_all(comps)
     yield live
     delete_composites(live, xrds)
@@ -447,7 +463,8 @@ def platform(request: pytest.FixtureRequest, providers: Live) -> Iterator[Live]:
     # would patch the terminating object and the new form would never be served
     crds = [doc["metadata"]["name"] for doc in xrds] + [
         f"{doc['spec']['claimNames']['plural']}.{doc['spec']['group']}"
-        for doc in xrds if "claimNames" in doc["spec"]
+        for doc in xrds
+        if "claimNames" in doc["spec"]
     ]
 
     def gone() -> bool:

@@ -99,8 +99,10 @@ def _cert(
     valid_for: datetime.timedelta = datetime.timedelta(days=1),
 ) -> x509.Certificate:
     now = datetime.datetime.now(datetime.UTC)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)] + [
-        x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations])
+    name = x509.Name(
+        [x509.NameAttribute(NameOID.COMMON_NAME, subject)]
+        + [x509.NameAttribute(NameOID.ORGANIZATION_NAME, o) for o in organizations]
+    )
     builder = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -122,8 +124,13 @@ def _pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
 
 
-def client_certificate(ca_pem: bytes, ca_key_pem: bytes, user: str, groups: tuple[str, ...],
-                       valid_for: datetime.timedelta) -> tuple[bytes, bytes, datetime.datetime]:
+def client_certificate(
+    ca_pem: bytes,
+    ca_key_pem: bytes,
+    user: str,
+    groups: tuple[str, ...],
+    valid_for: datetime.timedelta,
+) -> tuple[bytes, bytes, datetime.datetime]:
     """A client certificate (PEM certificate, PEM key, not-after) of ``user`` in ``groups``
     signed by the API server's client CA: the Kubernetes x509 authenticator takes the common
     name as the user and each organization as a group."""

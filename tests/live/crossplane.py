@@ -85,17 +85,24 @@ def configuration(name: str, ref: str) -> dict[str, Any]:
     not packages, so Crossplane's package manager would find none of the Configuration's
     dependencies in its lock and install nothing (docs/live.md, "A module from its
     Configuration package")."""
-    return {"apiVersion": CONFIGURATION[0], "kind": CONFIGURATION[1], "metadata": {"name": name},
-            "spec": {"package": ref, "skipDependencyResolution": True}}
+    return {
+        "apiVersion": CONFIGURATION[0],
+        "kind": CONFIGURATION[1],
+        "metadata": {"name": name},
+        "spec": {"package": ref, "skipDependencyResolution": True},
+    }
 
 
 def package_xrds(module: str, namespaced: bool) -> list[dict[str, Any]]:
     """The XRDs a module's Configuration package ships: one form's definition files of
     apis/<module>/ (namespaced/ holds the v2 form)."""
     root = REPO / "apis" / module
-    return [d for p in sorted(root.rglob("definition.yaml"))
-            if ("namespaced" in p.relative_to(root).parts) == namespaced
-            for d in docs_of(p)]
+    return [
+        d
+        for p in sorted(root.rglob("definition.yaml"))
+        if ("namespaced" in p.relative_to(root).parts) == namespaced
+        for d in docs_of(p)
+    ]
 
 
 def publish_configurations(cp: ControlPlane, cli: Path, packages: list[str]) -> dict[str, str]:
@@ -104,16 +111,27 @@ def publish_configurations(cp: ControlPlane, cli: Path, packages: list[str]) -> 
     package -> published reference."""
     out = cp.dir / "configurations"
     subprocess.run(
-        [sys.executable, str(REPO / "tools/make_configurations.py"), "--build", str(out),
-         f"--crossplane={cli}", *(f"--only={p}" for p in packages)],
-        check=True, capture_output=True, cwd=REPO,
+        [
+            sys.executable,
+            str(REPO / "tools/make_configurations.py"),
+            "--build",
+            str(out),
+            f"--crossplane={cli}",
+            *(f"--only={p}" for p in packages),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=REPO,
     )
     refs = {}
     for package in packages:
         ref = configuration_ref(package)
         local = ref.replace(PUBLISHED_PREFIX, f"{REGISTRY}/myplatform/")
-        subprocess.run([str(cli), "xpkg", "push", "-f", str(out / f"{package}.xpkg"), local],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [str(cli), "xpkg", "push", "-f", str(out / f"{package}.xpkg"), local],
+            check=True,
+            capture_output=True,
+        )
         refs[package] = ref
     return refs
 

@@ -77,8 +77,9 @@ class Kube:
                 self.dyn.resources.invalidate_cache()
                 return self.dyn.resources.get(api_version=api_version, kind=kind)
 
-    def apply(self, doc: dict[str, Any], manager: str = FIELD_MANAGER,
-              dry_run: bool = False) -> Any:
+    def apply(
+        self, doc: dict[str, Any], manager: str = FIELD_MANAGER, dry_run: bool = False
+    ) -> Any:
         """Server-side apply one object (create or update the fields this manager owns);
         ``dry_run``: the API server validates and admits it (CRD schema, CEL, webhooks) and
         stores nothing."""
@@ -246,8 +247,10 @@ class Informer:
     def wait_synced(self, timeout: float = 30.0) -> None:
         """Until the first list has been answered (served or not); LookupError if not served."""
         if not self._synced.wait(timeout):
-            raise TimeoutError(f"{self.kind}: the first list took over {timeout} s "
-                               f"(last error: {self.last_error or 'none'})")
+            raise TimeoutError(
+                f"{self.kind}: the first list took over {timeout} s "
+                f"(last error: {self.last_error or 'none'})"
+            )
         if not self._served:
             raise LookupError(f"{self.api_version} {self.kind} is not served")
 
@@ -260,9 +263,14 @@ class Informer:
     def _request(self, path: str, query: list[tuple[str, Any]], timeout: Any) -> Any:
         """The urllib3 response of a GET, unread (a watch streams); the dynamic client's
         exceptions (NotFoundError: 404) on an error status."""
-        return self.kube.dyn.request("get", path, query_params=query, serialize=False,
-                                     header_params={"Accept": "application/json"},
-                                     _request_timeout=timeout)
+        return self.kube.dyn.request(
+            "get",
+            path,
+            query_params=query,
+            serialize=False,
+            header_params={"Accept": "application/json"},
+            _request_timeout=timeout,
+        )
 
     def _list(self, path: str) -> str:
         response = self._request(path, [], 60)
@@ -313,9 +321,15 @@ class Informer:
     def _watch(self, path: str, version: str) -> str:
         """Follow the watch from ``version``; the version to go on from ("" to list again)."""
         self._response = self._request(
-            path, [("watch", "true"), ("resourceVersion", version),
-                   ("allowWatchBookmarks", "true"), ("timeoutSeconds", self.WATCH_S)],
-            (10, self.WATCH_S + 30))
+            path,
+            [
+                ("watch", "true"),
+                ("resourceVersion", version),
+                ("allowWatchBookmarks", "true"),
+                ("timeoutSeconds", self.WATCH_S),
+            ],
+            (10, self.WATCH_S + 30),
+        )
         try:
             for line in iter_resp_lines(self._response):
                 if self._stop.is_set():
@@ -361,7 +375,8 @@ def xrd_serving(obj: Any, xrd: dict[str, Any]) -> bool:
     """The XRD ``xrd`` (as applied) is Established and, where it defines a claim, Offered:
     its composite (and claim) API is served."""
     return is_true(obj, "Established") and (
-        "claimNames" not in xrd["spec"] or is_true(obj, "Offered"))
+        "claimNames" not in xrd["spec"] or is_true(obj, "Offered")
+    )
 
 
 def iter_crds(docs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -49,8 +49,13 @@ MIX: tuple[tuple[str, int], ...] = (
 #: answered so (settled()), not Ready.
 OPENSTACK_POOLS = tuple(
     f"examples/openstack/infrastructure/eu-de-1/{p}.yaml"
-    for p in ("control-plane", "hypervisor-pools/hv-pool-a", "hypervisor-pools/hv-pool-b",
-              "storage-pools/st-pool-a"))
+    for p in (
+        "control-plane",
+        "hypervisor-pools/hv-pool-a",
+        "hypervisor-pools/hv-pool-b",
+        "storage-pools/st-pool-a",
+    )
+)
 
 #: What the mix needs first (EnvironmentConfigs, the actor's runtime ConfigMap, ProviderConfigs)
 NEEDS = (
@@ -60,8 +65,10 @@ NEEDS = (
     "examples/contact-center/platform/environment-clouds.yaml",
     "examples/contact-center/platform/providerconfigs.yaml",
     "examples/openstack/apps/platform-config/environment-eu-de-1.yaml",
-    *(f"examples/cluster/platform/environment-{n}.yaml"
-      for n in ("baseline", "org", "gcp", "aws", "azure", "production")),
+    *(
+        f"examples/cluster/platform/environment-{n}.yaml"
+        for n in ("baseline", "org", "gcp", "aws", "azure", "production")
+    ),
 )
 
 DRC = ("pkg.crossplane.io/v1beta1", "DeploymentRuntimeConfig", "function-platform")
@@ -153,7 +160,8 @@ def get(live: Live, doc: dict[str, Any]) -> Any:
     meta = doc["metadata"]
     try:
         found = live.kube.cached(doc["apiVersion"], doc["kind"]).get(
-            meta["name"], meta.get("namespace"))
+            meta["name"], meta.get("namespace")
+        )
     except LookupError:  # the kind is not served (any more)
         return None
     return View(found) if found is not None else None
@@ -162,8 +170,9 @@ def get(live: Live, doc: dict[str, Any]) -> Any:
 def refs(xr: Any) -> list[dict[str, Any]]:
     """The composite's composed resource references."""
     spec = xr.to_dict().get("spec") or {} if xr is not None else {}
-    return list(spec.get("resourceRefs") or (spec.get("crossplane") or {}).get("resourceRefs")
-                or [])
+    return list(
+        spec.get("resourceRefs") or (spec.get("crossplane") or {}).get("resourceRefs") or []
+    )
 
 
 def settled(xr: Any) -> bool:
@@ -177,8 +186,9 @@ def settled(xr: Any) -> bool:
     return is_true(xr, "Synced") and pools is not None and pools.get("status") == "False"
 
 
-def not_ready(live: Live, docs: list[dict[str, Any]], *,
-              pending_on_pools: bool = False) -> list[str]:
+def not_ready(
+    live: Live, docs: list[dict[str, Any]], *, pending_on_pools: bool = False
+) -> list[str]:
     """The composites of ``docs`` that are not Ready (with ``pending_on_pools``: not settled,
     an openstack tenant answered Pending on its pools counting as settled), with their
     Ready/Synced conditions."""
@@ -187,21 +197,27 @@ def not_ready(live: Live, docs: list[dict[str, Any]], *,
     for doc in docs:
         xr = get(live, doc)
         if not accept(xr):
-            out.append(f"{key(doc)}: Ready={condition(xr, 'Ready') if xr else None} "
-                       f"Synced={condition(xr, 'Synced') if xr else None}")
+            out.append(
+                f"{key(doc)}: Ready={condition(xr, 'Ready') if xr else None} "
+                f"Synced={condition(xr, 'Synced') if xr else None}"
+            )
     return out
 
 
-def wait_ready(live: Live, docs: list[dict[str, Any]], timeout: float, *,
-               pending_on_pools: bool = False) -> float:
+def wait_ready(
+    live: Live, docs: list[dict[str, Any]], timeout: float, *, pending_on_pools: bool = False
+) -> float:
     """Wait until every composite of ``docs`` is Ready (with ``pending_on_pools``: settled, see
     :func:`settled`, for the mixed load whose tenants' pools the load does not make Ready);
     the seconds it took. Fails naming the composites that are not, with their conditions."""
     t = time.monotonic()
     what = "settled" if pending_on_pools else "Ready"
     try:
-        live.wait(f"{len(docs)} composites {what}",
-                  lambda: not not_ready(live, docs, pending_on_pools=pending_on_pools), timeout)
+        live.wait(
+            f"{len(docs)} composites {what}",
+            lambda: not not_ready(live, docs, pending_on_pools=pending_on_pools),
+            timeout,
+        )
     except TimeoutError as e:
         missing = not_ready(live, docs, pending_on_pools=pending_on_pools)
         raise AssertionError(f"{e}: {len(missing)} not {what}:\n" + "\n".join(missing[:15])) from e
@@ -226,7 +242,8 @@ def composed_uids(live: Live, docs: list[dict[str, Any]]) -> dict[str, str | Non
             rns = r.get("namespace") or ns
             obj = kube.get(r["apiVersion"], r["kind"], r["name"], rns)
             out[f"{r['apiVersion']}/{r['kind']}/{rns or ''}/{r['name']}"] = (
-                obj.metadata.uid if obj is not None else None)
+                obj.metadata.uid if obj is not None else None
+            )
     return out
 
 
@@ -253,8 +270,9 @@ def delete_all(live: Live, docs: list[dict[str, Any]], timeout: float = 600) -> 
     for doc in docs:
         meta = doc["metadata"]
         live.kube.delete(doc["apiVersion"], doc["kind"], meta["name"], meta.get("namespace"))
-    live.wait(f"{len(docs)} composites deleted", lambda: all(get(live, d) is None for d in docs),
-              timeout)
+    live.wait(
+        f"{len(docs)} composites deleted", lambda: all(get(live, d) is None for d in docs), timeout
+    )
     return time.monotonic() - t
 
 
@@ -311,14 +329,16 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
         if count >= rank:
             if le == float("inf"):
                 return lower
-            return lower + (le - lower) * ((rank - below) / (count - below) if count > below
-                                           else 1.0)
+            return lower + (le - lower) * (
+                (rank - below) / (count - below) if count > below else 1.0
+            )
         lower, below = le, count
     return lower
 
 
-def merged_buckets(samples: list[Any], name: str,
-                   since: dict[float, float] | None = None) -> dict[float, float]:
+def merged_buckets(
+    samples: list[Any], name: str, since: dict[float, float] | None = None
+) -> dict[float, float]:
     """``le`` -> cumulative count over every series of the ``<name>_bucket`` samples, less
     ``since`` (a snapshot of the same)."""
     out: dict[float, float] = {}
@@ -344,8 +364,11 @@ def crossplane_samples() -> list[Any]:
 
 def function_samples(live: Live) -> list[Any]:
     """Every histogram sample of the function's compose time, over every replica."""
-    return [s for a in replica_addresses(live)
-            for s in replica_samples(a, "function_platform_compose_seconds_bucket")]
+    return [
+        s
+        for a in replica_addresses(live)
+        for s in replica_samples(a, "function_platform_compose_seconds_bucket")
+    ]
 
 
 def process_usage(pid: int) -> tuple[float, float]:
@@ -417,8 +440,7 @@ def snapshot(live: Live) -> dict[str, Any]:
 def measure(live: Live, before: dict[str, Any], composites: int, ready_s: float) -> Measure:
     """The load's figures since ``before`` (snapshot())."""
     xp = merged_buckets(crossplane_samples(), "function_run_function_seconds", before["xp"])
-    fn = merged_buckets(function_samples(live), "function_platform_compose_seconds",
-                        before["fn"])
+    fn = merged_buckets(function_samples(live), "function_platform_compose_seconds", before["fn"])
     xp_b, fn_b = sorted(xp.items()), sorted(fn.items())
     m = Measure(composites, len(replica_addresses(live)), round(ready_s, 1))
     m.calls = xp_b[-1][1] if xp_b else 0.0
@@ -430,8 +452,13 @@ def measure(live: Live, before: dict[str, Any], composites: int, ready_s: float)
         cpu, rss = process_usage(pid) if pid else (0.0, 0.0)
         calls = sum(s.value for s in replica_samples(address, "function_platform_requests_total"))
         # passes not composed again: only their observed reads were compared (fnplatform.reuse)
-        reused = sum(s.value for s in replica_samples(
-            address, "function_platform_passes_reused_total"))
-        m.per_replica[name] = {"cpu_s": round(cpu, 1), "peak_rss_mib": round(rss, 1),
-                               "calls": calls, "reused": reused}
+        reused = sum(
+            s.value for s in replica_samples(address, "function_platform_passes_reused_total")
+        )
+        m.per_replica[name] = {
+            "cpu_s": round(cpu, 1),
+            "peak_rss_mib": round(rss, 1),
+            "calls": calls,
+            "reused": reused,
+        }
     return m

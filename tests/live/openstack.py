@@ -31,14 +31,18 @@ TREE = REPO / "examples/openstack"
 INFRA = TREE / "infrastructure/eu-de-1"
 XR_API = "crossplane.c5c3.io/v1alpha1"
 ROOK_CLUSTER: dict[str, Any] = {
-    "apiVersion": "ceph.rook.io/v1", "kind": "CephCluster",
+    "apiVersion": "ceph.rook.io/v1",
+    "kind": "CephCluster",
     "metadata": {"name": "rook-ceph", "namespace": "rook-ceph"},
     "spec": {
         "cephVersion": {"image": "quay.io/ceph/ceph:v19.2.3"},
         "dataDirHostPath": "/var/lib/rook",
         "mon": {"count": 3},
-        "storage": {"useAllNodes": True, "useAllDevices": True,
-                    "config": {"encryptedDevice": "true"}},
+        "storage": {
+            "useAllNodes": True,
+            "useAllDevices": True,
+            "config": {"encryptedDevice": "true"},
+        },
     },
 }
 
@@ -46,15 +50,19 @@ ROOK_CLUSTER: dict[str, Any] = {
 def _kubeconfig_secret(namespace: str, name: str) -> dict[str, Any]:
     """A kubeconfig Secret for this API server with the admin token: the garden credential."""
     config = {
-        "apiVersion": "v1", "kind": "Config",
+        "apiVersion": "v1",
+        "kind": "Config",
         "clusters": [{"name": "garden", "cluster": {"server": APISERVER}}],
         "users": [{"name": "garden", "user": {"token": ADMIN_TOKEN}}],
         "contexts": [{"name": "garden", "context": {"cluster": "garden", "user": "garden"}}],
         "current-context": "garden",
     }
-    return {"apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": name, "namespace": namespace},
-            "data": {"kubeconfig": base64.b64encode(yaml.safe_dump(config).encode()).decode()}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": {"kubeconfig": base64.b64encode(yaml.safe_dump(config).encode()).decode()},
+    }
 
 
 def install(live: Live) -> None:
@@ -88,7 +96,8 @@ def tenant(folder: str, name: str) -> list[dict[str, Any]]:
     """The tenant's Namespace and its claim ``name`` (tenants/<folder>/)."""
     docs = docs_of(*sorted((TREE / "tenants" / folder).glob("*.yaml")))
     return [d for d in docs if d.get("kind") == "Namespace"] + [
-        d for d in docs if d.get("kind") == "OpenStackCluster" and d["metadata"]["name"] == name]
+        d for d in docs if d.get("kind") == "OpenStackCluster" and d["metadata"]["name"] == name
+    ]
 
 
 def shoots(live: Live) -> list[Any]:
@@ -108,8 +117,9 @@ def confirm_shoot_deletion(live: Live) -> None:
     """What an operator does to let Gardener delete the Shoots (docs/openstack.md: the
     function never confirms): annotate each with confirmation.gardener.cloud/deletion."""
     for shoot in shoots(live):
-        live.kube.patch(shoot, {"metadata": {"annotations": {
-            "confirmation.gardener.cloud/deletion": "true"}}})
+        live.kube.patch(
+            shoot, {"metadata": {"annotations": {"confirmation.gardener.cloud/deletion": "true"}}}
+        )
 
 
 def status(live: Live, doc: dict[str, Any]) -> dict[str, Any]:
@@ -126,10 +136,13 @@ def conditions(live: Live, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def composite(live: Live, claim: dict[str, Any]) -> dict[str, Any] | None:
     """The claim's composite as a document (apiVersion, kind, name), once bound."""
-    obj = live.kube.get(claim["apiVersion"], claim["kind"], claim["metadata"]["name"],
-                        claim["metadata"].get("namespace"))
+    obj = live.kube.get(
+        claim["apiVersion"],
+        claim["kind"],
+        claim["metadata"]["name"],
+        claim["metadata"].get("namespace"),
+    )
     ref = ((obj.to_dict().get("spec") or {}).get("resourceRef") or {}) if obj else {}
     if not ref.get("name"):
         return None
-    return {"apiVersion": ref["apiVersion"], "kind": ref["kind"],
-            "metadata": {"name": ref["name"]}}
+    return {"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": {"name": ref["name"]}}

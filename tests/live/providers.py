@@ -49,10 +49,17 @@ from tests.live.standins import Loop, _now
 from tests.support import providersim
 
 FINALIZER = "finalizer.managedresource.crossplane.io"
-CLOUD_SUFFIXES = ("aws.upbound.io", "aws.m.upbound.io", "gcp.upbound.io", "gcp.m.upbound.io",
-                  "azure.upbound.io", "azure.m.upbound.io",
-                  # provider-helm: a Release is ready once deployed (atProvider.state)
-                  "helm.crossplane.io", "helm.m.crossplane.io")
+CLOUD_SUFFIXES = (
+    "aws.upbound.io",
+    "aws.m.upbound.io",
+    "gcp.upbound.io",
+    "gcp.m.upbound.io",
+    "azure.upbound.io",
+    "azure.m.upbound.io",
+    # provider-helm: a Release is ready once deployed (atProvider.state)
+    "helm.crossplane.io",
+    "helm.m.crossplane.io",
+)
 
 
 class CloudStandIn:
@@ -103,9 +110,11 @@ class CloudStandIn:
                 continue
             for d in xrs:
                 spec = d.get("spec") or {}
-                refs = spec.get("resourceRefs") or (spec.get("crossplane") or {}).get(
-                    "resourceRefs"
-                ) or []
+                refs = (
+                    spec.get("resourceRefs")
+                    or (spec.get("crossplane") or {}).get("resourceRefs")
+                    or []
+                )
                 ns = d["metadata"].get("namespace")
                 for ref in refs:
                     group = ref["apiVersion"].split("/")[0]
@@ -163,8 +172,9 @@ class CloudStandIn:
         self.loop.stop()
         self._workers.shutdown(wait=False, cancel_futures=True)
 
-    def _one(self, mr: dict[str, Any], mrs: list[dict[str, Any]],
-             by_name: dict[str, dict[str, Any]]) -> None:
+    def _one(
+        self, mr: dict[str, Any], mrs: list[dict[str, Any]], by_name: dict[str, dict[str, Any]]
+    ) -> None:
         """Reconcile one queued resource and remember whether it settled."""
         meta = mr["metadata"]
         settled = False
@@ -201,8 +211,12 @@ class CloudStandIn:
             self._schemas[key] = status.get("properties", {}).get("atProvider", {})
         return self._schemas[key]
 
-    def reconcile(self, mr: dict[str, Any], mrs: list[dict[str, Any]],
-                  by_name: dict[str, dict[str, Any]] | None = None) -> bool:
+    def reconcile(
+        self,
+        mr: dict[str, Any],
+        mrs: list[dict[str, Any]],
+        by_name: dict[str, dict[str, Any]] | None = None,
+    ) -> bool:
         """Reconcile one managed resource as upjet's managed reconciler would; whether it is
         settled: Ready, every reference resolved, nothing written (``_due``)."""
         meta = mr["metadata"]
@@ -225,18 +239,42 @@ class CloudStandIn:
         now = _now()
         error, until = self.failing.get(mr["kind"], ("", 0.0))
         if error and time.monotonic() < until:
-            ready = [c for c in (mr.get("status") or {}).get("conditions") or []
-                     if c.get("type") == "Ready"]
-            self._status(mr, {"conditions": [
-                {"type": "Synced", "status": "False", "reason": "ReconcileError",
-                 "message": error, "lastTransitionTime": now}, *ready,
-            ]})
+            ready = [
+                c
+                for c in (mr.get("status") or {}).get("conditions") or []
+                if c.get("type") == "Ready"
+            ]
+            self._status(
+                mr,
+                {
+                    "conditions": [
+                        {
+                            "type": "Synced",
+                            "status": "False",
+                            "reason": "ReconcileError",
+                            "message": error,
+                            "lastTransitionTime": now,
+                        },
+                        *ready,
+                    ]
+                },
+            )
             return False
         if refusal:
-            self._status(mr, {"conditions": [
-                {"type": "Synced", "status": "False", "reason": "ReconcileError",
-                 "message": refusal, "lastTransitionTime": now},
-            ]})
+            self._status(
+                mr,
+                {
+                    "conditions": [
+                        {
+                            "type": "Synced",
+                            "status": "False",
+                            "reason": "ReconcileError",
+                            "message": refusal,
+                            "lastTransitionTime": now,
+                        },
+                    ]
+                },
+            )
             return False
         at = {k: v for k, v in fp.items() if not k.endswith(("Ref", "Refs", "Selector"))}
         # resolved references: crossplane-runtime writes the referenced resource's id (or the
@@ -244,7 +282,7 @@ class CloudStandIn:
         resolved = True
         for field, ref in fp.items():
             if field.endswith("Ref") and isinstance(ref, dict) and ref.get("name") in by_name:
-                target = ((by_name[ref["name"]].get("status") or {}).get("atProvider") or {})
+                target = (by_name[ref["name"]].get("status") or {}).get("atProvider") or {}
                 if target.get("id"):
                     at.setdefault(field[:-3], target["id"])
                 else:
@@ -254,14 +292,33 @@ class CloudStandIn:
         else:
             for key, value in (providersim.reported(mr) or {}).items():
                 old = at.get(key)
-                at[key] = {**old, **value} if isinstance(old, dict) and isinstance(
-                    value, dict) else value
+                at[key] = (
+                    {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+                )
         at = prune(at, self.at_provider_schema(mr["apiVersion"], mr["kind"]))
-        wrote = self._status(mr, {"atProvider": at, "conditions": [
-            {"type": "Synced", "status": "True", "reason": "ReconcileSuccess",
-             "lastTransitionTime": now},
-            {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": now},
-        ]}) or wrote
+        wrote = (
+            self._status(
+                mr,
+                {
+                    "atProvider": at,
+                    "conditions": [
+                        {
+                            "type": "Synced",
+                            "status": "True",
+                            "reason": "ReconcileSuccess",
+                            "lastTransitionTime": now,
+                        },
+                        {
+                            "type": "Ready",
+                            "status": "True",
+                            "reason": "Available",
+                            "lastTransitionTime": now,
+                        },
+                    ],
+                },
+            )
+            or wrote
+        )
         wrote = self.connection_secret(mr) or wrote
         return resolved and not wrote
 
@@ -275,17 +332,23 @@ class CloudStandIn:
                 sns = sel.get("namespace") or mr["metadata"].get("namespace")
                 if self.kube.get("v1", "Secret", sel["name"], sns) is None:
                     if fp.get("autoGeneratePassword"):
-                        self.kube.apply({
-                            "apiVersion": "v1", "kind": "Secret",
-                            "metadata": {"name": sel["name"], "namespace": sns},
-                            "data": {sel["key"]: base64.b64encode(
-                                providersim.digest(f"password/{sel['name']}").encode()
-                            ).decode()},
-                        }, self.MANAGER)
+                        self.kube.apply(
+                            {
+                                "apiVersion": "v1",
+                                "kind": "Secret",
+                                "metadata": {"name": sel["name"], "namespace": sns},
+                                "data": {
+                                    sel["key"]: base64.b64encode(
+                                        providersim.digest(f"password/{sel['name']}").encode()
+                                    ).decode()
+                                },
+                            },
+                            self.MANAGER,
+                        )
                     else:
                         return (
                             f"cannot get sensitive parameters: cannot get secret value for "
-                            f"{sns}/{sel['name']}: secrets \"{sel['name']}\" not found"
+                            f'{sns}/{sel["name"]}: secrets "{sel["name"]}" not found'
                         )
         return providersim.refusal(mr, mrs)
 
@@ -294,9 +357,13 @@ class CloudStandIn:
         old = mr.get("status") or {}
         same = all(
             next((c for c in old.get("conditions") or [] if c["type"] == n["type"]), {}).get(
-                "status") == n["status"]
-            and next((c for c in old.get("conditions") or [] if c["type"] == n["type"]),
-                     {}).get("message") == n.get("message")
+                "status"
+            )
+            == n["status"]
+            and next((c for c in old.get("conditions") or [] if c["type"] == n["type"]), {}).get(
+                "message"
+            )
+            == n.get("message")
             for n in status["conditions"]
         ) and ("atProvider" not in status or old.get("atProvider") == status["atProvider"])
         if same:
@@ -318,29 +385,40 @@ class CloudStandIn:
         ns = ref.get("namespace") or mr["metadata"].get("namespace")
         if self.kube.get("v1", "Secret", ref["name"], ns) is not None:
             return False
-        data = {k: base64.b64encode(v).decode()
-                for k, v in providersim.connection_details(mr).items()}
-        self.kube.apply({
-            "apiVersion": "v1", "kind": "Secret",
-            "metadata": {
-                "name": ref["name"], "namespace": ns,
-                "ownerReferences": [{
-                    "apiVersion": mr["apiVersion"], "kind": mr["kind"],
-                    "name": mr["metadata"]["name"], "uid": mr["metadata"]["uid"],
-                    "controller": True,
-                }],
+        data = {
+            k: base64.b64encode(v).decode() for k, v in providersim.connection_details(mr).items()
+        }
+        self.kube.apply(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {
+                    "name": ref["name"],
+                    "namespace": ns,
+                    "ownerReferences": [
+                        {
+                            "apiVersion": mr["apiVersion"],
+                            "kind": mr["kind"],
+                            "name": mr["metadata"]["name"],
+                            "uid": mr["metadata"]["uid"],
+                            "controller": True,
+                        }
+                    ],
+                },
+                "type": "connection.crossplane.io/v1alpha1",
+                "data": data,
             },
-            "type": "connection.crossplane.io/v1alpha1",
-            "data": data,
-        }, self.MANAGER)
+            self.MANAGER,
+        )
         return True
 
 
 def status_schema(kube: Kube, api_version: str, kind: str) -> dict[str, Any]:
     """The schema of the kind's status in its CRD, for that version."""
     res = kube.resource(api_version, kind)
-    crd = kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                   f"{res.name}.{res.group}").to_dict()
+    crd = kube.get(
+        "apiextensions.k8s.io/v1", "CustomResourceDefinition", f"{res.name}.{res.group}"
+    ).to_dict()
     version = api_version.split("/")[1]
     schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)
     root = schema["schema"]["openAPIV3Schema"]
@@ -353,8 +431,11 @@ def status_schema(kube: Kube, api_version: str, kind: str) -> dict[str, Any]:
 def _without_times(value: Any) -> Any:
     """value without the timestamps a status rewrites on every report."""
     if isinstance(value, dict):
-        return {k: _without_times(v) for k, v in value.items()
-                if k not in {"lastTransitionTime", "lastUpdateTime"}}
+        return {
+            k: _without_times(v)
+            for k, v in value.items()
+            if k not in {"lastTransitionTime", "lastUpdateTime"}
+        }
     if isinstance(value, list):
         return [_without_times(v) for v in value]
     return value
@@ -373,8 +454,11 @@ def prune(value: Any, schema: dict[str, Any]) -> Any:
                 return {k: prune(v, extra) for k, v in value.items()}
             return {} if schema.get("type") == "object" else None
         return {
-            k: pv for k, v in value.items() if k in props
-            for pv in [prune(v, props[k])] if pv is not None
+            k: pv
+            for k, v in value.items()
+            if k in props
+            for pv in [prune(v, props[k])]
+            if pv is not None
         }
     if isinstance(value, list):
         items = schema.get("items") or {}
@@ -383,7 +467,10 @@ def prune(value: Any, schema: dict[str, Any]) -> Any:
         return [x for x in (prune(v, items) for v in value) if x is not None]
     kind = schema.get("type")
     ok = {
-        "string": str, "boolean": bool, "integer": int, "number": (int, float),
+        "string": str,
+        "boolean": bool,
+        "integer": int,
+        "number": (int, float),
     }.get(kind or "", object)
     if kind == "integer" and isinstance(value, bool):
         return None
@@ -417,7 +504,7 @@ def _flag(arg: str) -> str:
     """`--poll` of `--poll=10m`; `--enable-watches` of `--no-enable-watches` (kingpin's
     negation of a boolean flag is the same flag)."""
     name = arg.split("=", 1)[0]
-    return "--" + name[len("--no-"):] if name.startswith("--no-") else name
+    return "--" + name[len("--no-") :] if name.startswith("--no-") else name
 
 
 def shipped_args(provider: str, install: Path = INSTALL) -> list[str]:
@@ -430,22 +517,36 @@ def shipped_args(provider: str, install: Path = INSTALL) -> list[str]:
     its own faster flags hid a 10-minute wait). Crossplane's own `default` config sets no args;
     any other name that the install set does not define is an error.
     """
-    docs = [d for path in sorted(install.glob("*.yaml"))
-            for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict)]
-    providers = [d for d in docs if d.get("kind") == "Provider"
-                 and (d.get("metadata") or {}).get("name") == provider]
+    docs = [
+        d
+        for path in sorted(install.glob("*.yaml"))
+        for d in yaml.safe_load_all(path.read_text())
+        if isinstance(d, dict)
+    ]
+    providers = [
+        d
+        for d in docs
+        if d.get("kind") == "Provider" and (d.get("metadata") or {}).get("name") == provider
+    ]
     if len(providers) != 1:
         raise LookupError(f"{install}: {len(providers)} Provider named {provider}")
     ref = ((providers[0].get("spec") or {}).get("runtimeConfigRef") or {}).get("name", "default")
-    configs = [d for d in docs if d.get("kind") == "DeploymentRuntimeConfig"
-               and (d.get("metadata") or {}).get("name") == ref]
+    configs = [
+        d
+        for d in docs
+        if d.get("kind") == "DeploymentRuntimeConfig"
+        and (d.get("metadata") or {}).get("name") == ref
+    ]
     if not configs:
         if ref == "default":
             return []
-        raise LookupError(f"{install}: Provider {provider} names DeploymentRuntimeConfig "
-                          f"{ref}, which is not there")
-    template = (((configs[0].get("spec") or {}).get("deploymentTemplate") or {})
-                .get("spec") or {}).get("template") or {}
+        raise LookupError(
+            f"{install}: Provider {provider} names DeploymentRuntimeConfig "
+            f"{ref}, which is not there"
+        )
+    template = (
+        ((configs[0].get("spec") or {}).get("deploymentTemplate") or {}).get("spec") or {}
+    ).get("template") or {}
     containers = (template.get("spec") or {}).get("containers") or []
     args: list[str] = []
     for container in containers:
@@ -464,8 +565,10 @@ def provider_kubernetes_command(binary: Path, install: Path = INSTALL) -> list[s
     local = {_flag(a) for a in PROVIDER_KUBERNETES_HARNESS_ARGS}
     clash = [a for a in shipped if _flag(a) in local]
     if clash:
-        raise ValueError(f"examples/install sets {clash}, which the live harness sets itself "
-                         "(process-local ports): drop them there or from the harness")
+        raise ValueError(
+            f"examples/install sets {clash}, which the live harness sets itself "
+            "(process-local ports): drop them there or from the harness"
+        )
     return [str(binary), *shipped, *PROVIDER_KUBERNETES_HARNESS_ARGS]
 
 
@@ -479,12 +582,16 @@ def start_provider_kubernetes(
     mount in tools/live/netns.sh), and KUBERNETES_SERVICE_HOST/PORT pointing at the apiserver.
     Its args are the install set's (provider_kubernetes_command): watches on, the shipped
     poll."""
-    kube.apply({
-        "apiVersion": "v1", "kind": "ServiceAccount",
-        "metadata": {"name": "provider-kubernetes", "namespace": "crossplane-system"},
-    })
+    kube.apply(
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "provider-kubernetes", "namespace": "crossplane-system"},
+        }
+    )
     token = kube.core.create_namespaced_service_account_token(
-        "provider-kubernetes", "crossplane-system",
+        "provider-kubernetes",
+        "crossplane-system",
         {"spec": {"audiences": [], "expirationSeconds": 86400}},
     ).status.token
     sa_dir = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -522,15 +629,26 @@ SHOOT_CRD: dict[str, Any] = {
     "spec": {
         "group": "core.gardener.cloud",
         "names": {
-            "kind": "Shoot", "plural": "shoots", "singular": "shoot", "listKind": "ShootList"
+            "kind": "Shoot",
+            "plural": "shoots",
+            "singular": "shoot",
+            "listKind": "ShootList",
         },
         "scope": "Namespaced",
-        "versions": [{
-            "name": "v1beta1", "served": True, "storage": True,
-            "subresources": {"status": {}},
-            "schema": {"openAPIV3Schema": {"type": "object",
-                                           "x-kubernetes-preserve-unknown-fields": True}},
-        }],
+        "versions": [
+            {
+                "name": "v1beta1",
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    }
+                },
+            }
+        ],
     },
 }
 
@@ -593,56 +711,101 @@ class GardenerStandIn:
         # the API server stays where it is while a reconcile fails: addresses are kept
         addresses = [{"name": "external", "url": APISERVER}]
         if error:
-            return {"lastOperation": {"type": "Reconcile", "state": "Failed", "progress": 0,
-                                      "description": error, "lastUpdateTime": now},
-                    "lastErrors": [{"description": error, "lastUpdateTime": now}],
-                    "advertisedAddresses": addresses}
-        return {"lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100,
-                                  "description": "Shoot cluster created",
-                                  "lastUpdateTime": now},
-                "advertisedAddresses": addresses}
+            return {
+                "lastOperation": {
+                    "type": "Reconcile",
+                    "state": "Failed",
+                    "progress": 0,
+                    "description": error,
+                    "lastUpdateTime": now,
+                },
+                "lastErrors": [{"description": error, "lastUpdateTime": now}],
+                "advertisedAddresses": addresses,
+            }
+        return {
+            "lastOperation": {
+                "type": "Create",
+                "state": "Succeeded",
+                "progress": 100,
+                "description": "Shoot cluster created",
+                "lastUpdateTime": now,
+            },
+            "advertisedAddresses": addresses,
+        }
 
     def _ca_cluster(self, namespace: str, shoot: str) -> None:
         name = f"{shoot}.ca-cluster"
         if self.kube.get("v1", "ConfigMap", name, namespace) is None:
-            self.kube.apply({"apiVersion": "v1", "kind": "ConfigMap",
-                             "metadata": {"name": name, "namespace": namespace},
-                             "data": {"ca.crt": self.cp.ca_pem.decode()}}, "gardener-stand-in")
+            self.kube.apply(
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": name, "namespace": namespace},
+                    "data": {"ca.crt": self.cp.ca_pem.decode()},
+                },
+                "gardener-stand-in",
+            )
 
-    def admin_kubeconfig(self, namespace: str, shoot: str, expiration_seconds: int,
-                         user: str) -> tuple[str, str]:
+    def admin_kubeconfig(
+        self, namespace: str, shoot: str, expiration_seconds: int, user: str
+    ) -> tuple[str, str]:
         """POST .../namespaces/<namespace>/shoots/<shoot>/adminkubeconfig: (kubeconfig,
         expirationTimestamp), or RefusedError as the garden refuses it."""
         obj = self.kube.get("core.gardener.cloud/v1beta1", "Shoot", shoot, namespace)
         if obj is None:
             raise RefusedError(f'NotFound: shoots.core.gardener.cloud "{shoot}" not found')
-        addresses = [a for a in (obj.to_dict().get("status") or {}).get(
-            "advertisedAddresses") or [] if a.get("name") in (
-                "external", "internal", "wildcard-tls-seed-bound", "unmanaged")]
+        addresses = [
+            a
+            for a in (obj.to_dict().get("status") or {}).get("advertisedAddresses") or []
+            if a.get("name") in ("external", "internal", "wildcard-tls-seed-bound", "unmanaged")
+        ]
         if not addresses:
-            raise RefusedError("Invalid: status.status: no suitable advertised address for "
-                          "kube-apiserver found in .status.advertisedAddresses")
+            raise RefusedError(
+                "Invalid: status.status: no suitable advertised address for "
+                "kube-apiserver found in .status.advertisedAddresses"
+            )
         ca = self.kube.get("v1", "ConfigMap", f"{shoot}.ca-cluster", namespace)
         if ca is None:
             raise RefusedError("InternalError: could not get cluster CA config map")
         self._bind_admins()
         seconds = min(expiration_seconds, self.MAX_EXPIRATION_S)
         cert, key, not_after = client_certificate(
-            self.cp.ca_pem, self.cp.ca_key_pem, self.USER_PREFIX + user,
-            (self.PROJECT_ADMINS,), datetime.timedelta(seconds=seconds))
+            self.cp.ca_pem,
+            self.cp.ca_key_pem,
+            self.USER_PREFIX + user,
+            (self.PROJECT_ADMINS,),
+            datetime.timedelta(seconds=seconds),
+        )
         auth = f"{namespace}--{shoot}"
-        clusters = [{"name": f"{auth}-{a['name']}", "cluster": {
-            "server": a["url"],
-            "certificate-authority-data": base64.b64encode(ca.data["ca.crt"].encode()).decode(),
-        }} for a in addresses]
+        clusters = [
+            {
+                "name": f"{auth}-{a['name']}",
+                "cluster": {
+                    "server": a["url"],
+                    "certificate-authority-data": base64.b64encode(
+                        ca.data["ca.crt"].encode()
+                    ).decode(),
+                },
+            }
+            for a in addresses
+        ]
         kubeconfig = {
-            "apiVersion": "v1", "kind": "Config",
+            "apiVersion": "v1",
+            "kind": "Config",
             "clusters": clusters,
-            "users": [{"name": auth, "user": {
-                "client-certificate-data": base64.b64encode(cert).decode(),
-                "client-key-data": base64.b64encode(key).decode()}}],
-            "contexts": [{"name": c["name"], "context": {"cluster": c["name"], "user": auth}}
-                         for c in clusters],
+            "users": [
+                {
+                    "name": auth,
+                    "user": {
+                        "client-certificate-data": base64.b64encode(cert).decode(),
+                        "client-key-data": base64.b64encode(key).decode(),
+                    },
+                }
+            ],
+            "contexts": [
+                {"name": c["name"], "context": {"cluster": c["name"], "user": auth}}
+                for c in clusters
+            ],
             "current-context": clusters[0]["name"],
         }
         return yaml.safe_dump(kubeconfig), not_after.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -650,14 +813,26 @@ class GardenerStandIn:
     def _bind_admins(self) -> None:
         if self._bound:
             return
-        self.kube.apply({
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-            "metadata": {"name": self.PROJECT_ADMINS},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                        "name": "cluster-admin"},
-            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
-                          "name": self.PROJECT_ADMINS}],
-        }, "gardener-stand-in")
+        self.kube.apply(
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": self.PROJECT_ADMINS},
+                "roleRef": {
+                    "apiGroup": "rbac.authorization.k8s.io",
+                    "kind": "ClusterRole",
+                    "name": "cluster-admin",
+                },
+                "subjects": [
+                    {
+                        "apiGroup": "rbac.authorization.k8s.io",
+                        "kind": "Group",
+                        "name": self.PROJECT_ADMINS,
+                    }
+                ],
+            },
+            "gardener-stand-in",
+        )
         self._bound = True
 
 
@@ -671,26 +846,37 @@ SHOOT_DELETION_CONFIRMATION: list[dict[str, Any]] = [
         "metadata": {"name": "gardener-shoot-deletion-confirmation"},
         "spec": {
             "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [{
-                "apiGroups": ["core.gardener.cloud"], "apiVersions": ["*"],
-                "resources": ["shoots"], "operations": ["DELETE"]}]},
-            "validations": [{
-                "expression": "has(oldObject.metadata.annotations) && "
-                              "'confirmation.gardener.cloud/deletion' in "
-                              "oldObject.metadata.annotations && "
-                              "oldObject.metadata.annotations['confirmation.gardener.cloud/"
-                              "deletion'] == 'true'",
-                "message": "must have a \"confirmation.gardener.cloud/deletion\" annotation "
-                           "to delete",
-            }],
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": ["core.gardener.cloud"],
+                        "apiVersions": ["*"],
+                        "resources": ["shoots"],
+                        "operations": ["DELETE"],
+                    }
+                ]
+            },
+            "validations": [
+                {
+                    "expression": "has(oldObject.metadata.annotations) && "
+                    "'confirmation.gardener.cloud/deletion' in "
+                    "oldObject.metadata.annotations && "
+                    "oldObject.metadata.annotations['confirmation.gardener.cloud/"
+                    "deletion'] == 'true'",
+                    "message": 'must have a "confirmation.gardener.cloud/deletion" annotation '
+                    "to delete",
+                }
+            ],
         },
     },
     {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicyBinding",
         "metadata": {"name": "gardener-shoot-deletion-confirmation"},
-        "spec": {"policyName": "gardener-shoot-deletion-confirmation",
-                 "validationActions": ["Deny"]},
+        "spec": {
+            "policyName": "gardener-shoot-deletion-confirmation",
+            "validationActions": ["Deny"],
+        },
     },
 ]
 
@@ -729,9 +915,16 @@ class OperatorStandIn:
     def reconcile(self, manifest: dict[str, Any], object_ns: str | None) -> None:
         """Report the status the object's operator would report."""
         group = manifest["apiVersion"].split("/")[0] if "/" in manifest["apiVersion"] else ""
-        if group not in {"ceph.rook.io", "keda.sh", "core.gardener.cloud", "c5c3.io",
-                         "cert-manager.io", "helm.toolkit.fluxcd.io",
-                         "kustomize.toolkit.fluxcd.io", "source.toolkit.fluxcd.io"}:
+        if group not in {
+            "ceph.rook.io",
+            "keda.sh",
+            "core.gardener.cloud",
+            "c5c3.io",
+            "cert-manager.io",
+            "helm.toolkit.fluxcd.io",
+            "kustomize.toolkit.fluxcd.io",
+            "source.toolkit.fluxcd.io",
+        }:
             return
         meta = manifest.get("metadata") or {}
         ns = meta.get("namespace") or object_ns
@@ -748,26 +941,40 @@ class OperatorStandIn:
         # what the operator reports once healthy (providersim.wrapped_status; cert-manager
         # and Flux: a Ready condition), with what a running operator adds: the generation it
         # observed, when each condition and operation last changed, Gardener's health checks
-        status = providersim.wrapped_status(manifest) or {"conditions": [
-            {"type": "Ready", "status": "True", "reason": "Ready", "message": "stand-in"}]}
+        status = providersim.wrapped_status(manifest) or {
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "Ready", "message": "stand-in"}
+            ]
+        }
         status = {**status, "observedGeneration": gen}
         # metav1.Condition (the c5c3 ControlPlane's) requires a message; it may be empty
-        status["conditions"] = [{"message": "", **c, "lastTransitionTime": now}
-                                for c in status.get("conditions") or []]
+        status["conditions"] = [
+            {"message": "", **c, "lastTransitionTime": now} for c in status.get("conditions") or []
+        ]
         if group == "core.gardener.cloud":
-            status["lastOperation"] = {**status["lastOperation"], "lastUpdateTime": now,
-                                       "description": "Shoot cluster created"}
+            status["lastOperation"] = {
+                **status["lastOperation"],
+                "lastUpdateTime": now,
+                "description": "Shoot cluster created",
+            }
             failed = False
             if self.garden is not None:
                 status.update(self.garden.status(ns, meta["name"], now))
                 failed = status["lastOperation"]["state"] == "Failed"
             status["conditions"] += [
-                {"type": t, "status": "False" if failed else "True",
-                 "reason": "HealthCheckFailed" if failed else "HealthCheckSucceeded",
-                 "lastTransitionTime": now}
-                for t in ("APIServerAvailable", "ControlPlaneHealthy",
-                          "ObservabilityComponentsHealthy", "EveryNodeReady",
-                          "SystemComponentsHealthy")
+                {
+                    "type": t,
+                    "status": "False" if failed else "True",
+                    "reason": "HealthCheckFailed" if failed else "HealthCheckSucceeded",
+                    "lastTransitionTime": now,
+                }
+                for t in (
+                    "APIServerAvailable",
+                    "ControlPlaneHealthy",
+                    "ObservabilityComponentsHealthy",
+                    "EveryNodeReady",
+                    "SystemComponentsHealthy",
+                )
             ]
         if not status["conditions"]:
             del status["conditions"]
@@ -777,7 +984,6 @@ class OperatorStandIn:
         if key not in self._schemas:
             self._schemas[key] = status_schema(self.kube, *key)
         status = prune(status, self._schemas[key])
-        if _without_times(status) == _without_times(
-                {k: old.get(k) for k in status}):
+        if _without_times(status) == _without_times({k: old.get(k) for k in status}):
             return
         self.kube.patch_status(live, status, self.MANAGER)

@@ -156,8 +156,11 @@ class KubeletStandIn:
             # kubelet: "Error: secret \"x\" not found" with reason CreateContainerConfigError
             kind, ref = missing[0].split("/", 1)
             self._deployment_status(
-                d, 0, "False", "MinimumReplicasUnavailable",
-                f"CreateContainerConfigError: {kind.lower()} \"{ref}\" not found",
+                d,
+                0,
+                "False",
+                "MinimumReplicasUnavailable",
+                f'CreateContainerConfigError: {kind.lower()} "{ref}" not found',
             )
             return
         image = pod["containers"][0].get("image", "")
@@ -165,7 +168,9 @@ class KubeletStandIn:
             addresses = self.run_function(d)
             up = sum(1 for a in addresses if _listening(a, GRPC_PORT))
             self._deployment_status(
-                d, up, "True" if up else "False",
+                d,
+                up,
+                "True" if up else "False",
                 "MinimumReplicasAvailable" if up else "MinimumReplicasUnavailable",
                 "Deployment has minimum availability." if up else "function starting",
             )
@@ -322,24 +327,38 @@ class KubeletStandIn:
         Gardener stand-in, with the identity of the garden kubeconfig the pod mounts."""
         for container in [*(pod.get("initContainers") or []), *(pod.get("containers") or [])]:
             env = {e["name"]: e.get("value") for e in container.get("env") or [] if "value" in e}
-            refresher = container.get("name") == "refresh" and env.get("SHOOT") and env.get(
-                "TARGET_SECRET")
+            refresher = (
+                container.get("name") == "refresh" and env.get("SHOOT") and env.get("TARGET_SECRET")
+            )
             if refresher and not self._refresh(namespace, pod, env):
                 return False
-            if container.get("name") == "credentials" and env.get("SECRET") and env.get(
-                    "APP_NAMESPACE"):
-                self.kube.apply({
-                    "apiVersion": "v1", "kind": "Secret",
-                    "metadata": {"name": env["SECRET"], "namespace": env["APP_NAMESPACE"]},
-                    "stringData": {key: f"stand-in-{key}" for key in self.USER_SECRET_KEYS},
-                }, self.MANAGER)
+            if (
+                container.get("name") == "credentials"
+                and env.get("SECRET")
+                and env.get("APP_NAMESPACE")
+            ):
+                self.kube.apply(
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Secret",
+                        "metadata": {"name": env["SECRET"], "namespace": env["APP_NAMESPACE"]},
+                        "stringData": {key: f"stand-in-{key}" for key in self.USER_SECRET_KEYS},
+                    },
+                    self.MANAGER,
+                )
         return True
 
     def _refresh(self, namespace: str, pod: dict[str, Any], env: dict[str, Any]) -> bool:
         """The refresher script: ``kubectl create --raw .../shoots/$SHOOT/adminkubeconfig``
         with the garden kubeconfig, then the kubeconfig applied to ``$TARGET_SECRET``."""
-        garden = next((v["secret"]["secretName"] for v in pod.get("volumes") or []
-                       if v.get("name") == "garden" and v.get("secret")), None)
+        garden = next(
+            (
+                v["secret"]["secretName"]
+                for v in pod.get("volumes") or []
+                if v.get("name") == "garden" and v.get("secret")
+            ),
+            None,
+        )
         secret = self.kube.get("v1", "Secret", garden, namespace) if garden else None
         if self.garden is None or secret is None:
             return False
@@ -350,17 +369,21 @@ class KubeletStandIn:
             return False
         try:
             kubeconfig, _ = self.garden.admin_kubeconfig(
-                env["PROJECT_NAMESPACE"], env["SHOOT"], int(env["EXPIRATION_SECONDS"]),
-                "live-admin")
+                env["PROJECT_NAMESPACE"], env["SHOOT"], int(env["EXPIRATION_SECONDS"]), "live-admin"
+            )
         except Exception as e:  # the garden's refusal: kubectl exits non-zero
             self.errors.append(f"adminkubeconfig {env['SHOOT']}: {e}")
             del self.errors[:-20]
             return False
-        self.kube.apply({
-            "apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": env["TARGET_SECRET"], "namespace": env["TARGET_NAMESPACE"]},
-            "data": {"kubeconfig": base64.b64encode(kubeconfig.encode()).decode()},
-        }, self.MANAGER)
+        self.kube.apply(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "metadata": {"name": env["TARGET_SECRET"], "namespace": env["TARGET_NAMESPACE"]},
+                "data": {"kubeconfig": base64.b64encode(kubeconfig.encode()).decode()},
+            },
+            self.MANAGER,
+        )
         return True
 
     def job(self, j: dict[str, Any]) -> None:
@@ -382,7 +405,8 @@ class KubeletStandIn:
             # the script failed: restartPolicy OnFailure restarts it; the Job stays active
             if old.get("active") != 1:
                 self.kube.patch_status(
-                    View(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER)
+                    View(j), {"active": 1, "ready": 0, "startTime": _now()}, self.MANAGER
+                )
             return
         now = _now()
         self.kube.patch_status(
@@ -403,5 +427,3 @@ class KubeletStandIn:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-

@@ -26,17 +26,21 @@ def _as_form(claim: dict[str, Any], module: str, form: str) -> dict[str, Any]:
         return claim
     api = module_apis()[module]
     spec = {k: v for k, v in claim["spec"].items() if k not in CLAIM_ONLY}
-    return {"apiVersion": claim["apiVersion"], "kind": api.kind,
-            "metadata": claim["metadata"], "spec": spec}
+    return {
+        "apiVersion": claim["apiVersion"],
+        "kind": api.kind,
+        "metadata": claim["metadata"],
+        "spec": spec,
+    }
 
 
 @pytest.mark.parametrize("bad", BAD_CLAIMS, ids=lambda b: b.id)
-def test_the_api_server_refuses_the_bad_claim_with_its_message(platform: Live,
-                                                                bad: BadClaim) -> None:
+def test_the_api_server_refuses_the_bad_claim_with_its_message(
+    platform: Live, bad: BadClaim
+) -> None:
     doc = _as_form(bad.claim(), bad.module, platform.form)
     namespace = doc["metadata"]["namespace"]
-    platform.kube.apply({"apiVersion": "v1", "kind": "Namespace",
-                         "metadata": {"name": namespace}})
+    platform.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
     resource = platform.kube.resource(doc["apiVersion"], doc["kind"])
     with pytest.raises(DynamicApiError) as refused:
         resource.create(body=doc, namespace=namespace, dry_run="All")

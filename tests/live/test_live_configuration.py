@@ -48,8 +48,9 @@ configuration = xp.configuration
 def published(providers: Live) -> dict[str, str]:
     """Both forms' packages built as `make package` builds them and pushed to the registry."""
     t = time.monotonic()
-    refs = xp.publish_configurations(providers.cp, REPO / ".bin/crossplane",
-                                     list(PACKAGES.values()))
+    refs = xp.publish_configurations(
+        providers.cp, REPO / ".bin/crossplane", list(PACKAGES.values())
+    )
     providers.record("configurations_published_s", time.monotonic() - t)
     return refs
 
@@ -77,13 +78,20 @@ def _uninstall(live: Live, package: str, xrds: list[dict[str, Any]]) -> None:
     kube.delete(*CONFIGURATION, package)
     crds = [d["metadata"]["name"] for d in xrds] + [
         f"{d['spec']['claimNames']['plural']}.{d['spec']['group']}"
-        for d in xrds if "claimNames" in d["spec"]]
+        for d in xrds
+        if "claimNames" in d["spec"]
+    ]
 
     def gone() -> bool:
-        return kube.get(*CONFIGURATION, package) is None and all(
-            kube.get(*XRD, d["metadata"]["name"]) is None for d in xrds) and all(
-            kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", n) is None
-            for n in crds) and kube.get(*MRAP, package) is None
+        return (
+            kube.get(*CONFIGURATION, package) is None
+            and all(kube.get(*XRD, d["metadata"]["name"]) is None for d in xrds)
+            and all(
+                kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", n) is None
+                for n in crds
+            )
+            and kube.get(*MRAP, package) is None
+        )
 
     live.wait(f"Configuration {package}, its XRDs, their CRDs and its policy deleted", gone, 240)
     live.record(f"crossplane_restart_after_configuration_{package}_s", xp.restart(live.cp))
@@ -92,7 +100,8 @@ def _uninstall(live: Live, package: str, xrds: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize("form", list(PACKAGES))
 def test_a_module_installs_from_its_configuration_and_composes(
-        providers: Live, published: dict[str, str], form: str) -> None:
+    providers: Live, published: dict[str, str], form: str
+) -> None:
     live, kube = providers, providers.kube
     package = PACKAGES[form]
     xrds = _package_xrds(package)
@@ -100,6 +109,7 @@ def test_a_module_installs_from_its_configuration_and_composes(
     t = time.monotonic()
     kube.apply(configuration(package, published[package]))
     try:
+
         def healthy() -> bool:
             obj = kube.get(*CONFIGURATION, package)
             return is_true(obj, "Healthy") and is_true(obj, "Installed")
@@ -108,15 +118,18 @@ def test_a_module_installs_from_its_configuration_and_composes(
             live.wait(f"Configuration {package} Healthy", healthy, 180)
         except TimeoutError:
             obj = kube.get(*CONFIGURATION, package)
-            revisions = [(r.metadata.name, (r.to_dict().get("status") or {}).get("conditions"))
-                         for r in kube.list("pkg.crossplane.io/v1", "ConfigurationRevision")]
-            pytest.fail(f"Configuration {package}: Healthy={condition(obj, 'Healthy')} "
-                        f"Installed={condition(obj, 'Installed')}; revisions: {revisions}")
+            revisions = [
+                (r.metadata.name, (r.to_dict().get("status") or {}).get("conditions"))
+                for r in kube.list("pkg.crossplane.io/v1", "ConfigurationRevision")
+            ]
+            pytest.fail(
+                f"Configuration {package}: Healthy={condition(obj, 'Healthy')} "
+                f"Installed={condition(obj, 'Installed')}; revisions: {revisions}"
+            )
         live.record(f"configuration_healthy_{form}_s", time.monotonic() - t)
 
         def established() -> bool:
-            return all(xrd_serving(kube.get(*XRD, doc["metadata"]["name"]), doc)
-                       for doc in xrds)
+            return all(xrd_serving(kube.get(*XRD, doc["metadata"]["name"]), doc) for doc in xrds)
 
         live.wait(f"{package} XRDs Established", established, 180)
         live.record(f"configuration_xrds_established_{form}_s", time.monotonic() - t)
@@ -142,8 +155,7 @@ def _example_reaches_ready_and_deletes(live: Live, form: str) -> None:
     Composition, then deleted with everything it composed."""
     (example,) = [e for e in EXAMPLES if e.module == MODULE]
     kube = live.kube
-    for doc in [d for need in example.needs for d in docs_of(REPO / need)] + list(
-            example.prepared):
+    for doc in [d for need in example.needs for d in docs_of(REPO / need)] + list(example.prepared):
         _ensure_namespace(live, doc)
         kube.apply(doc)
     path = example.v1 if form == "v1-claims" else str(example.v2)
@@ -152,6 +164,7 @@ def _example_reaches_ready_and_deletes(live: Live, form: str) -> None:
     name, ns = claim["metadata"]["name"], claim["metadata"].get("namespace")
     kube.apply(claim)
     try:
+
         def ready() -> bool:
             return is_true(kube.get(claim["apiVersion"], claim["kind"], name, ns), "Ready")
 
@@ -159,17 +172,21 @@ def _example_reaches_ready_and_deletes(live: Live, form: str) -> None:
             took = live.wait(f"{path} Ready through the package", ready, READY_WITHIN_S)
         except TimeoutError:
             obj = kube.get(claim["apiVersion"], claim["kind"], name, ns)
-            pytest.fail(f"{path} not Ready within {READY_WITHIN_S} s through {PACKAGES[form]}: "
-                        f"{yaml.safe_dump((obj.to_dict().get('status') or {}) if obj else {})}")
+            pytest.fail(
+                f"{path} not Ready within {READY_WITHIN_S} s through {PACKAGES[form]}: "
+                f"{yaml.safe_dump((obj.to_dict().get('status') or {}) if obj else {})}"
+            )
         live.record(f"configuration_ready_{MODULE}_{form}_s", took)
         spec = kube.get(claim["apiVersion"], claim["kind"], name, ns).to_dict()["spec"]
         ref = (spec.get("crossplane") or {}).get("compositionRef") or spec.get("compositionRef")
         assert ref, f"{path} selected no Composition"
         composition = kube.get("apiextensions.crossplane.io/v1", "Composition", ref["name"])
-        owners = [o["kind"] for o in
-                  composition.to_dict()["metadata"].get("ownerReferences") or []]
+        owners = [o["kind"] for o in composition.to_dict()["metadata"].get("ownerReferences") or []]
         assert "ConfigurationRevision" in owners, f"Composition {ref['name']}: {owners}"
     finally:
         kube.delete(claim["apiVersion"], claim["kind"], name, ns)
-        live.wait(f"{path} deleted",
-                  lambda: kube.get(claim["apiVersion"], claim["kind"], name, ns) is None, 240)
+        live.wait(
+            f"{path} deleted",
+            lambda: kube.get(claim["apiVersion"], claim["kind"], name, ns) is None,
+            240,
+        )

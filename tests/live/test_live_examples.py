@@ -65,33 +65,58 @@ class Change:
 #: namespace (`kubectl -n ml create configmap asya-runtime --from-file=asya_runtime.py=...`);
 #: a stand-in script here, the kubelet stand-in only checks that the ConfigMap and key exist
 ASYA_RUNTIME = {
-    "apiVersion": "v1", "kind": "ConfigMap",
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
     "metadata": {"name": "asya-runtime", "namespace": "ml"},
     "data": {"asya_runtime.py": "# stand-in for the Asya release's runtime script\n"},
 }
 
 
 EXAMPLES = [
-    Example("async-actor", ("examples/async-actor/platform/environment.yaml",),
-            "examples/async-actor/claim.yaml", "examples/async-actor/namespaced/xr.yaml",
-            (ASYA_RUNTIME,)),
-    Example("cluster", tuple(f"examples/cluster/platform/environment-{n}.yaml" for n in
-                             ("baseline", "org", "gcp", "aws", "azure", "production")),
-            "examples/cluster/claim-aws.yaml", "examples/cluster/namespaced/xr-aws.yaml",
-            connection_keys=("kubeconfig",),
-            change=Change("spec.pools.extra", {"autoscaling": {"minNodeCount": 1,
-                                                               "maxNodeCount": 2}},
-                          shows='"platform.fn.crossplane.io/pool": "extra"')),
-    Example("contact-center", ("examples/contact-center/platform/environment-regions.yaml",
-                               "examples/contact-center/platform/environment-clouds.yaml",
-                               "examples/contact-center/platform/providerconfigs.yaml"),
-            "examples/contact-center/claim-azure.yaml",
-            "examples/contact-center/namespaced/xr-azure.yaml",
-            change=Change("spec.sip.trustedCidrs+", "203.0.113.64/26", shows="203.0.113.64/26")),
-    Example("environment", ("examples/environment/platform/environment.yaml",),
-            "examples/environment/claim-aws.yaml", "examples/environment/namespaced/xr-aws.yaml",
-            change=Change("spec.frontend.microFrontends+", {"name": "loyalty", "path": "/loyalty"},
-                          shows="/loyalty")),
+    Example(
+        "async-actor",
+        ("examples/async-actor/platform/environment.yaml",),
+        "examples/async-actor/claim.yaml",
+        "examples/async-actor/namespaced/xr.yaml",
+        (ASYA_RUNTIME,),
+    ),
+    Example(
+        "cluster",
+        tuple(
+            f"examples/cluster/platform/environment-{n}.yaml"
+            for n in ("baseline", "org", "gcp", "aws", "azure", "production")
+        ),
+        "examples/cluster/claim-aws.yaml",
+        "examples/cluster/namespaced/xr-aws.yaml",
+        connection_keys=("kubeconfig",),
+        change=Change(
+            "spec.pools.extra",
+            {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}},
+            shows='"platform.fn.crossplane.io/pool": "extra"',
+        ),
+    ),
+    Example(
+        "contact-center",
+        (
+            "examples/contact-center/platform/environment-regions.yaml",
+            "examples/contact-center/platform/environment-clouds.yaml",
+            "examples/contact-center/platform/providerconfigs.yaml",
+        ),
+        "examples/contact-center/claim-azure.yaml",
+        "examples/contact-center/namespaced/xr-azure.yaml",
+        change=Change("spec.sip.trustedCidrs+", "203.0.113.64/26", shows="203.0.113.64/26"),
+    ),
+    Example(
+        "environment",
+        ("examples/environment/platform/environment.yaml",),
+        "examples/environment/claim-aws.yaml",
+        "examples/environment/namespaced/xr-aws.yaml",
+        change=Change(
+            "spec.frontend.microFrontends+",
+            {"name": "loyalty", "path": "/loyalty"},
+            shows="/loyalty",
+        ),
+    ),
 ]
 
 
@@ -104,8 +129,9 @@ def _ensure_namespace(platform: Live, doc: dict[str, Any]) -> None:
 def _composite(platform: Live, doc: dict[str, Any]) -> Any:
     """The claim's composite (v1) or the XR itself (v2)."""
     kube = platform.kube
-    obj = kube.get(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
-                   doc["metadata"].get("namespace"))
+    obj = kube.get(
+        doc["apiVersion"], doc["kind"], doc["metadata"]["name"], doc["metadata"].get("namespace")
+    )
     ref = (obj.to_dict().get("spec") or {}).get("resourceRef") if obj else None
     if ref:
         return kube.get(ref["apiVersion"], ref["kind"], ref["name"])
@@ -114,8 +140,9 @@ def _composite(platform: Live, doc: dict[str, Any]) -> Any:
 
 def _refs(xr: Any) -> list[dict[str, Any]]:
     spec = xr.to_dict().get("spec") or {}
-    return list(spec.get("resourceRefs") or (spec.get("crossplane") or {}).get("resourceRefs")
-                or [])
+    return list(
+        spec.get("resourceRefs") or (spec.get("crossplane") or {}).get("resourceRefs") or []
+    )
 
 
 def _not_ready(platform: Live, xr: Any) -> list[str]:
@@ -123,11 +150,14 @@ def _not_ready(platform: Live, xr: Any) -> list[str]:
     out = []
     ns = xr.metadata.namespace
     for ref in _refs(xr):
-        obj = platform.kube.get(ref["apiVersion"], ref["kind"], ref["name"],
-                                ns if ref.get("namespace", ns) else None)
+        obj = platform.kube.get(
+            ref["apiVersion"], ref["kind"], ref["name"], ns if ref.get("namespace", ns) else None
+        )
         if not is_true(obj, "Ready"):
-            out.append(f"{ref['kind']}/{ref['name']}: Synced={condition(obj, 'Synced')} "
-                       f"Ready={condition(obj, 'Ready')}")
+            out.append(
+                f"{ref['kind']}/{ref['name']}: Synced={condition(obj, 'Synced')} "
+                f"Ready={condition(obj, 'Ready')}"
+            )
     return out
 
 
@@ -171,19 +201,22 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
             f"stand-in errors: {platform.cloud.loop.errors if platform.cloud else ''}"
         )
     platform.record(f"ready_{example.module}_{platform.form}_s", took)
-    platform.record(f"calls_{example.module}_{platform.form}",
-                    function_calls(platform) - calls_before)
+    platform.record(
+        f"calls_{example.module}_{platform.form}", function_calls(platform) - calls_before
+    )
     events_ready = crossplane_counters("circuit_breaker_events_total")
-    platform.record(f"watch_events_to_ready_{example.module}_{platform.form}",
-                    sum(counter_delta(events_ready, events_before).values()))
+    platform.record(
+        f"watch_events_to_ready_{example.module}_{platform.form}",
+        sum(counter_delta(events_ready, events_before).values()),
+    )
     # Ready and left alone, nothing may keep writing: a loop (desired state that changes
     # between passes, a provider or stand-in rewriting status) never falls quiet
     windows = _until_quiet(events_ready)
-    platform.record(f"watch_events_settling_{example.module}_{platform.form}",
-                    sum(windows[:-1]))
+    platform.record(f"watch_events_settling_{example.module}_{platform.form}", sum(windows[:-1]))
     assert windows[-1] <= QUIET_EVENTS_AT_MOST, (
         f"watch events per {QUIET_WINDOW_S:.0f} s after Ready never fell to "
-        f"{QUIET_EVENTS_AT_MOST}: {windows} (something writes in a loop)")
+        f"{QUIET_EVENTS_AT_MOST}: {windows} (something writes in a loop)"
+    )
     xr = _composite(platform, claim)
     refs = _refs(xr)
     assert refs, "a Ready composite composes resources"
@@ -201,8 +234,11 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
             continue
         res = kube.resource(r["apiVersion"], r["kind"])
         with pytest.raises(DynamicApiError) as refused:
-            res.delete(name=r["name"], namespace=(r.get("namespace") or ns) if res.namespaced
-                       else None, dry_run="All")
+            res.delete(
+                name=r["name"],
+                namespace=(r.get("namespace") or ns) if res.namespaced else None,
+                dry_run="All",
+            )
         assert "in-use" in str(refused.value) or "in use" in str(refused.value).lower()
         break
 
@@ -221,8 +257,9 @@ def test_example_reaches_ready_and_deletes(platform: Live, example: Example) -> 
 
     platform.wait(f"{path} deleted with every composed resource", gone, 240)
     platform.record(f"delete_{example.module}_{platform.form}_s", time.monotonic() - t)
-    _assert_responsive_throughout(platform, example, {name, xr.metadata.name},
-                                  events_before, opens_before)
+    _assert_responsive_throughout(
+        platform, example, {name, xr.metadata.name}, events_before, opens_before
+    )
 
 
 def _until_quiet(since: dict[Any, float]) -> list[float]:
@@ -240,8 +277,11 @@ def _until_quiet(since: dict[Any, float]) -> list[float]:
 
 
 def _assert_responsive_throughout(
-    platform: Live, example: Example, names: set[str],
-    events_before: dict[Any, float], opens_before: dict[Any, float],
+    platform: Live,
+    example: Example,
+    names: set[str],
+    events_before: dict[Any, float],
+    opens_before: dict[Any, float],
 ) -> None:
     """No composite of the example was ever ``Responsive=False`` (its watch circuit breaker
     open) from apply through Ready, change and delete, and no breaker opened; the watch events
@@ -254,9 +294,11 @@ def _assert_responsive_throughout(
     platform.record(f"watch_events_{example.module}_{platform.form}", sum(events.values()))
     dropped = {k: v for k, v in events.items() if ("result", "Dropped") in k}
     assert platform.responsive.of(names) == {}, (
-        f"Responsive=False seen: {platform.responsive.of(names)}")
+        f"Responsive=False seen: {platform.responsive.of(names)}"
+    )
     assert opened == {} and dropped == {}, (
-        f"circuit breakers opened {opened}, dropped events {dropped}; events {events}")
+        f"circuit breakers opened {opened}, dropped events {dropped}; events {events}"
+    )
 
 
 def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -265,6 +307,7 @@ def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple
     if platform.form == "v1-claims":
         name = claim["spec"]["writeConnectionSecretToRef"]["name"]
     else:
+
         def named() -> bool:
             xr = _composite(platform, claim)
             return bool(((xr.to_dict() if xr else {}).get("status") or {}).get("kubeconfigSecret"))
@@ -285,7 +328,8 @@ def _assert_connection_secret(platform: Live, claim: dict[str, Any], keys: tuple
         pytest.fail(
             f"no Secret {ns}/{name} with {keys}; the composite's writeConnectionSecretToRef: "
             f"{ref}; its Secret's keys: "
-            f"{sorted(xr_secret.to_dict().get('data') or {}) if xr_secret else None}")
+            f"{sorted(xr_secret.to_dict().get('data') or {}) if xr_secret else None}"
+        )
 
 
 def _with(doc: dict[str, Any], change: Change) -> dict[str, Any]:
@@ -324,7 +368,8 @@ def _assert_change_converges(
         return found
 
     assert not [s for s in composed_specs() if change.shows in s], (
-        f"{change.shows!r} is composed before the change: the check would prove nothing")
+        f"{change.shows!r} is composed before the change: the check would prove nothing"
+    )
     t = time.monotonic()
     kube.apply(_with(claim, change))
 
@@ -338,8 +383,11 @@ def _assert_change_converges(
     platform.wait(f"{claim['kind']} with {change.path} changed Ready", converged, READY_WITHIN_S)
     platform.record(f"change_{claim['kind']}_{platform.form}_s", time.monotonic() - t)
     after = _refs(_composite(platform, claim))
-    replaced = sorted(f"{r['kind']}/{r['name']}" for r in kept
-                      if uid(r) not in (before[(r["kind"], r["name"])], None))
+    replaced = sorted(
+        f"{r['kind']}/{r['name']}"
+        for r in kept
+        if uid(r) not in (before[(r["kind"], r["name"])], None)
+    )
     assert replaced == [], f"the change replaced {replaced}"
     return after
 
@@ -366,8 +414,13 @@ def test_bad_input_reaches_the_claim_as_an_event_naming_the_field(platform: Live
         xr = _composite(platform, bad)
         if xr is not None:
             names.add(xr.metadata.name)
-        return [e.message for e in kube.events() if e.type == "Warning"
-                and e.involvedObject.name in names and "spec.flavors" in (e.message or "")]
+        return [
+            e.message
+            for e in kube.events()
+            if e.type == "Warning"
+            and e.involvedObject.name in names
+            and "spec.flavors" in (e.message or "")
+        ]
 
     try:
         platform.wait("a Warning event naming spec.flavors", lambda: bool(warned()), 90)

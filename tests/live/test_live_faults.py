@@ -92,8 +92,9 @@ def test_every_replica_down_for_60s_then_back(platform: Live, base: Load) -> Non
     while time.monotonic() - t < 60:
         assert load.lost(base.uids, platform, base.docs) == [], "lost during the outage"
         time.sleep(10)
-    platform.record("fault_all_replicas_down_recovered_s",
-                    base.recovered("every replica down for 60 s"))
+    platform.record(
+        "fault_all_replicas_down_recovered_s", base.recovered("every replica down for 60 s")
+    )
 
 
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
@@ -101,15 +102,21 @@ def test_crossplane_restarted_mid_load(platform: Live, base: Load) -> None:
     base.add(load.mix(2, prefix="r"))
     time.sleep(5)
     platform.record("fault_crossplane_restart_s", xp.restart(platform.cp))
-    platform.record("fault_crossplane_restarted_recovered_s",
-                    base.recovered("Crossplane restarted"))
+    platform.record(
+        "fault_crossplane_restarted_recovered_s", base.recovered("Crossplane restarted")
+    )
 
 
 def _warned(live: Live, docs: list[dict[str, Any]], text: str) -> list[str]:
     """Warning events on any of the composites whose message holds ``text``."""
     names = {d["metadata"]["name"] for d in docs}
-    return sorted({e.message for e in live.kube.events() if e.type == "Warning"
-                   and e.involvedObject.name in names and text in (e.message or "")})
+    return sorted(
+        {
+            e.message
+            for e in live.kube.events()
+            if e.type == "Warning" and e.involvedObject.name in names and text in (e.message or "")
+        }
+    )
 
 
 def _actors(base: Load) -> list[dict[str, Any]]:
@@ -118,7 +125,8 @@ def _actors(base: Load) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
 def test_a_selected_environment_config_deleted_then_restored_and_made_invalid_then_fixed(
-    platform: Live, base: Load,
+    platform: Live,
+    base: Load,
 ) -> None:
     kube = platform.kube
     (settings,) = docs_of(REPO / "examples/async-actor/platform/environment.yaml")
@@ -130,8 +138,9 @@ def test_a_selected_environment_config_deleted_then_restored_and_made_invalid_th
     platform.wait(f"the actors say {says!r}", lambda: bool(_warned(platform, actors, says)), 120)
     assert load.lost(base.uids, platform, base.docs) == [], "lost without its EnvironmentConfig"
     kube.apply(settings)
-    platform.record("fault_environment_restored_recovered_s",
-                    base.recovered("the EnvironmentConfig restored"))
+    platform.record(
+        "fault_environment_restored_recovered_s", base.recovered("the EnvironmentConfig restored")
+    )
 
     invalid = copy.deepcopy(settings)
     invalid["data"]["aws"] = "eu-west-1"  # a map of settings expected
@@ -141,28 +150,38 @@ def test_a_selected_environment_config_deleted_then_restored_and_made_invalid_th
     time.sleep(10)
     assert load.lost(base.uids, platform, base.docs) == [], "lost with an invalid environment"
     kube.apply(settings)
-    platform.record("fault_environment_fixed_recovered_s",
-                    base.recovered("the EnvironmentConfig fixed"))
+    platform.record(
+        "fault_environment_fixed_recovered_s", base.recovered("the EnvironmentConfig fixed")
+    )
     # the fatal result's Synced=False goes once the fixed settings are composed
     try:
-        platform.wait("the actors Synced again",
-                      lambda: all(is_true(load.get(platform, d), "Synced") for d in actors), 120)
+        platform.wait(
+            "the actors Synced again",
+            lambda: all(is_true(load.get(platform, d), "Synced") for d in actors),
+            120,
+        )
     except TimeoutError:
         pytest.fail(f"not Synced: {[condition(load.get(platform, d), 'Synced') for d in actors]}")
 
 
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
 def test_a_cloud_refusing_for_a_while_is_reported_then_recovers(
-    platform: Live, base: Load,
+    platform: Live,
+    base: Load,
 ) -> None:
     assert platform.cloud is not None
-    error = ("AccessDenied: User: arn:aws:sts::123456789012:assumed-role/provider-aws is not "
-             "authorized to perform: sqs:SetQueueAttributes (stand-in outage)")
+    error = (
+        "AccessDenied: User: arn:aws:sts::123456789012:assumed-role/provider-aws is not "
+        "authorized to perform: sqs:SetQueueAttributes (stand-in outage)"
+    )
     actors = _actors(base)
     platform.cloud.fail("Queue", error, 60)
     t = time.monotonic()
-    platform.wait("the actors report the cloud's error",
-                  lambda: bool(_warned(platform, actors, "sqs:SetQueueAttributes")), 90)
+    platform.wait(
+        "the actors report the cloud's error",
+        lambda: bool(_warned(platform, actors, "sqs:SetQueueAttributes")),
+        90,
+    )
     platform.record("fault_cloud_error_reported_s", time.monotonic() - t)
     (warning, *_) = _warned(platform, actors, "sqs:SetQueueAttributes")
     assert "is not synced: ReconcileError: AccessDenied" in warning, warning
@@ -171,10 +190,17 @@ def test_a_cloud_refusing_for_a_while_is_reported_then_recovers(
     platform.record("fault_cloud_recovered_s", base.recovered("the cloud refusing for 60 s"))
 
     def queues_synced() -> bool:
-        return all(is_true(platform.kube.get(r["apiVersion"], r["kind"], r["name"],
-                                             d["metadata"]["namespace"]), "Synced")
-                   for d in actors for r in load.refs(load.get(platform, d))
-                   if r["kind"] == "Queue")
+        return all(
+            is_true(
+                platform.kube.get(
+                    r["apiVersion"], r["kind"], r["name"], d["metadata"]["namespace"]
+                ),
+                "Synced",
+            )
+            for d in actors
+            for r in load.refs(load.get(platform, d))
+            if r["kind"] == "Queue"
+        )
 
     platform.wait("every Queue Synced again", queues_synced, 60)
 
@@ -186,20 +212,24 @@ OVERSIZED_POOLS = 2000
 
 @pytest.mark.parametrize("platform", ["v2-namespaced"], indirect=True)
 def test_an_oversized_composite_gets_a_clear_result_and_the_others_are_unaffected(
-    platform: Live, base: Load,
+    platform: Live,
+    base: Load,
 ) -> None:
     (big,) = docs_of(REPO / "examples/cluster/namespaced/xr-aws.yaml")
     big["metadata"]["name"] = "oversized"
     big["spec"]["parameters"]["domain"] = f"oversized.{big['spec']['parameters']['domain']}"
-    big["spec"]["pools"] = {f"pool{i}": {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}}
-                            for i in range(OVERSIZED_POOLS)}
+    big["spec"]["pools"] = {
+        f"pool{i}": {"autoscaling": {"minNodeCount": 1, "maxNodeCount": 2}}
+        for i in range(OVERSIZED_POOLS)
+    }
     load.ensure_namespace(platform, big)
     platform.kube.apply(big)
     try:
         says = "exceeds the send limit of 4194304 bytes; split the composite"
         t = time.monotonic()
-        platform.wait("the oversized composite says why",
-                      lambda: bool(_warned(platform, [big], says)), 300)
+        platform.wait(
+            "the oversized composite says why", lambda: bool(_warned(platform, [big], says)), 300
+        )
         platform.record("fault_oversized_reported_s", time.monotonic() - t)
         xr = load.get(platform, big)
         assert not is_true(xr, "Ready")
@@ -247,18 +277,27 @@ def test_openstack_a_shared_pool_going_away_from_under_a_tenant(platform: Live) 
         assert openstack.status(platform, claim).get("phase") == "Ready"
 
         # 2. the pool's Shoot failing in the garden
-        shoot = str(openstack.status(platform, st_pool).get("clusterName") or
-                    (xr.to_dict().get("status") or {}).get("clusterName"))
-        platform.garden.fail("garden-c5c3", shoot, "infrastructure reconcile failed: "
-                             "machine pool ironcore-storage-rack-1 has no free machines "
-                             "(stand-in outage)", 60)
+        shoot = str(
+            openstack.status(platform, st_pool).get("clusterName")
+            or (xr.to_dict().get("status") or {}).get("clusterName")
+        )
+        platform.garden.fail(
+            "garden-c5c3",
+            shoot,
+            "infrastructure reconcile failed: "
+            "machine pool ironcore-storage-rack-1 has no free machines "
+            "(stand-in outage)",
+            60,
+        )
         t = time.monotonic()
 
         def degraded() -> bool:
             pools_ready = openstack.conditions(platform, claim).get("PoolsReady") or {}
-            return (openstack.status(platform, claim).get("phase") == "Degraded"
-                    and pools_ready.get("status") == "False"
-                    and "st-pool-a" in pools_ready.get("message", ""))
+            return (
+                openstack.status(platform, claim).get("phase") == "Degraded"
+                and pools_ready.get("status") == "False"
+                and "st-pool-a" in pools_ready.get("message", "")
+            )
 
         platform.wait("the tenant Degraded naming st-pool-a", degraded, 90)
         platform.record("fault_openstack_pool_degraded_s", time.monotonic() - t)
@@ -266,16 +305,28 @@ def test_openstack_a_shared_pool_going_away_from_under_a_tenant(platform: Live) 
         storage = openstack.status(platform, claim)["consumedPools"]["storage"]
         assert [(s["name"], s["status"]) for s in storage] == [("st-pool-a", "NotReady")]
         time.sleep(max(0.0, 60 - (time.monotonic() - t)))
-        platform.wait("the tenant Ready again", lambda: openstack.status(
-            platform, claim).get("phase") == "Ready", RECOVERS_WITHIN_S)
+        platform.wait(
+            "the tenant Ready again",
+            lambda: openstack.status(platform, claim).get("phase") == "Ready",
+            RECOVERS_WITHIN_S,
+        )
         platform.record("fault_openstack_pool_recovered_s", time.monotonic() - t)
         assert load.lost(uids, platform, [tenant_xr]) == [], "lost once the pool recovered"
     finally:
         load.delete_all(platform, [claim])
         for doc in pools:
-            kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
-                        doc["metadata"]["namespace"])
+            kube.delete(
+                doc["apiVersion"],
+                doc["kind"],
+                doc["metadata"]["name"],
+                doc["metadata"]["namespace"],
+            )
         time.sleep(10)
-        platform.wait("the pools and their Shoots gone", lambda: (
-            openstack.shoots_gone_once_confirmed(platform)
-            and all(load.get(platform, d) is None for d in pools)), 300)
+        platform.wait(
+            "the pools and their Shoots gone",
+            lambda: (
+                openstack.shoots_gone_once_confirmed(platform)
+                and all(load.get(platform, d) is None for d in pools)
+            ),
+            300,
+        )

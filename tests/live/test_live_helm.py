@@ -28,13 +28,20 @@ CHART = REPO / "deploy/helm-charts/asya-crossplane"
 #: What the async-actor example needs in its namespace; a stand-in for the Asya release's
 #: script (the kubelet stand-in checks the ConfigMap and key, docs/live.md).
 SCRIPT = "# stand-in for the Asya release's runtime script\n"
-EXAMPLES = {"v1": REPO / "examples/async-actor/claim.yaml",
-            "v2": REPO / "examples/async-actor/namespaced/xr.yaml"}
+EXAMPLES = {
+    "v1": REPO / "examples/async-actor/claim.yaml",
+    "v2": REPO / "examples/async-actor/namespaced/xr.yaml",
+}
 
 
 def _helm() -> Path:
-    out = subprocess.run([str(REPO / "tools/install-helm.sh")], capture_output=True, text=True,
-                         check=True, timeout=3600)
+    out = subprocess.run(
+        [str(REPO / "tools/install-helm.sh")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=3600,
+    )
     return Path(out.stdout.strip().splitlines()[-1])
 
 
@@ -45,22 +52,44 @@ def _rendered(form: str, namespace: str, tmp_path: Path) -> list[dict[str, Any]]
     settings = REPO / "examples/async-actor/platform/environment.yaml"
     env = yaml.safe_load(settings.read_text())["data"]
     result = subprocess.run(
-        [str(_helm()), "template", "asya-crossplane", str(CHART), "--namespace",
-         "crossplane-system", "--set", f"form={form}",
-         "--set", f"awsRegion={env['aws']['region']}",
-         "--set-string", f"awsAccountId={env['aws']['accountId']}",
-         "--set", f"actorNamespace={namespace}", "--set-file", f"runtime.script={script}",
-         "--set", "irsa.enabled=true",
-         "--set", f"irsa.roleArnPattern={env['irsa']['roleArnPattern']}",
-         "--set", f"irsa.serviceAccountName={env['irsa']['serviceAccountName']}",
-         "--set", f"sidecar.image={env['sidecar']['image']}"],
-        check=False, capture_output=True, text=True, timeout=120)
+        [
+            str(_helm()),
+            "template",
+            "asya-crossplane",
+            str(CHART),
+            "--namespace",
+            "crossplane-system",
+            "--set",
+            f"form={form}",
+            "--set",
+            f"awsRegion={env['aws']['region']}",
+            "--set-string",
+            f"awsAccountId={env['aws']['accountId']}",
+            "--set",
+            f"actorNamespace={namespace}",
+            "--set-file",
+            f"runtime.script={script}",
+            "--set",
+            "irsa.enabled=true",
+            "--set",
+            f"irsa.roleArnPattern={env['irsa']['roleArnPattern']}",
+            "--set",
+            f"irsa.serviceAccountName={env['irsa']['serviceAccountName']}",
+            "--set",
+            f"sidecar.image={env['sidecar']['image']}",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return [d for d in yaml.safe_load_all(result.stdout) if d]
 
 
 def test_the_chart_installs_async_actor_and_its_example_reaches_ready(
-    providers: Live, tmp_path: Path,
+    providers: Live,
+    tmp_path: Path,
 ) -> None:
     live, kube = providers, providers.kube
     form = "v2" if live.form == "v2-namespaced" else "v1"
@@ -81,8 +110,7 @@ def test_the_chart_installs_async_actor_and_its_example_reaches_ready(
     kube.invalidate()
     rest = [d for d in docs if d is not xrd]
     kube.apply_all(rest)
-    settings = kube.get("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig",
-                        "asya-settings")
+    settings = kube.get("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig", "asya-settings")
     assert settings is not None and settings.to_dict()["data"]["transport"] == "sqs"
     runtime = kube.get("v1", "ConfigMap", "asya-runtime", namespace)
     assert runtime is not None and runtime.to_dict()["data"] == {"asya_runtime.py": SCRIPT}
@@ -90,25 +118,34 @@ def test_the_chart_installs_async_actor_and_its_example_reaches_ready(
         kube.apply(example)
 
         def ready() -> bool:
-            return is_true(kube.get(example["apiVersion"], example["kind"], name, namespace),
-                           "Ready")
+            return is_true(
+                kube.get(example["apiVersion"], example["kind"], name, namespace), "Ready"
+            )
 
-        took = live.wait(f"{EXAMPLES[form].relative_to(REPO)} Ready through the chart",
-                         ready, 180)
+        took = live.wait(f"{EXAMPLES[form].relative_to(REPO)} Ready through the chart", ready, 180)
         live.record(f"ready_async-actor_helm_{form}_s", took)
         obj = kube.get(example["apiVersion"], example["kind"], name, namespace).to_dict()
-        composite = obj if form == "v2" else kube.get(
-            obj["spec"]["resourceRef"]["apiVersion"], obj["spec"]["resourceRef"]["kind"],
-            obj["spec"]["resourceRef"]["name"]).to_dict()
+        composite = (
+            obj
+            if form == "v2"
+            else kube.get(
+                obj["spec"]["resourceRef"]["apiVersion"],
+                obj["spec"]["resourceRef"]["kind"],
+                obj["spec"]["resourceRef"]["name"],
+            ).to_dict()
+        )
         # the XRD's default, as the document's chart makes it
         ref = composite["spec"].get("compositionRef") or (
-            composite["spec"].get("crossplane") or {}).get("compositionRef")
+            composite["spec"].get("crossplane") or {}
+        ).get("compositionRef")
         assert ref == {"name": "asyncactor-sqs"}
     finally:
         kube.delete(example["apiVersion"], example["kind"], name, namespace)
-        live.wait("the example deleted",
-                  lambda: kube.get(example["apiVersion"], example["kind"], name,
-                                   namespace) is None, 240)
+        live.wait(
+            "the example deleted",
+            lambda: kube.get(example["apiVersion"], example["kind"], name, namespace) is None,
+            240,
+        )
         _restore(live, form, docs, xrd)
 
 
@@ -122,9 +159,15 @@ def _restore(live: Live, form: str, docs: list[dict[str, Any]], xrd: dict[str, A
         return
     for doc in docs:
         if doc is not xrd:
-            kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
-                        doc["metadata"].get("namespace"))
+            kube.delete(
+                doc["apiVersion"],
+                doc["kind"],
+                doc["metadata"]["name"],
+                doc["metadata"].get("namespace"),
+            )
     kube.delete(xrd["apiVersion"], xrd["kind"], xrd["metadata"]["name"])
-    live.wait("the chart's XRD deleted",
-              lambda: kube.get(xrd["apiVersion"], xrd["kind"], xrd["metadata"]["name"]) is None,
-              240)
+    live.wait(
+        "the chart's XRD deleted",
+        lambda: kube.get(xrd["apiVersion"], xrd["kind"], xrd["metadata"]["name"]) is None,
+        240,
+    )

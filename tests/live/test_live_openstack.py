@@ -125,12 +125,21 @@ def test_a_tenant_creates_openstack_clusters_in_its_namespace_only(platform: Liv
 
 
 #: the tree's region eu-de-1 pools the examples' tenants below run on
-POOLS = ("eu-de-1-control-plane", "hv-pool-a", "hv-pool-b", "hv-pool-compliance", "st-pool-a",
-         "st-pool-encrypted")
+POOLS = (
+    "eu-de-1-control-plane",
+    "hv-pool-a",
+    "hv-pool-b",
+    "hv-pool-compliance",
+    "st-pool-a",
+    "st-pool-encrypted",
+)
 #: (tenants/<folder>, claim): every tenant of the tree on one storage pool (module doc of
 #: tests/live/openstack.py)
-TENANTS = (("finance", "finance-prod"), ("customer-a", "customer-a-prod"),
-           ("customer-b", "customer-b-staging"))
+TENANTS = (
+    ("finance", "finance-prod"),
+    ("customer-a", "customer-a-prod"),
+    ("customer-b", "customer-b-staging"),
+)
 READY_WITHIN_S = 420.0
 
 
@@ -154,9 +163,11 @@ def test_the_documents_finance_claim_pending_then_ready_with_the_examples(platfo
     finance = claims["finance-prod"]
     pools = [openstack.pool(p) for p in POOLS]
     try:
+
         def pending() -> bool:
-            return _phase(platform, finance) == "Pending" and "PoolsReady" in \
-                openstack.conditions(platform, finance)
+            return _phase(platform, finance) == "Pending" and "PoolsReady" in openstack.conditions(
+                platform, finance
+            )
 
         platform.wait("finance-prod Pending with PoolsReady", pending, 120)
         message = openstack.conditions(platform, finance)["PoolsReady"].get("message", "")
@@ -164,32 +175,53 @@ def test_the_documents_finance_claim_pending_then_ready_with_the_examples(platfo
         assert "hv-pool-compliance" in message, message
 
         kube.apply_all(pools)
-        platform.record("openstack_pools_ready_s", load.wait_ready(platform, pools,
-                                                                    READY_WITHIN_S))
+        platform.record("openstack_pools_ready_s", load.wait_ready(platform, pools, READY_WITHIN_S))
         encrypted = openstack.status(platform, openstack.pool("st-pool-encrypted"))
         assert encrypted.get("encrypted") is True, encrypted
         for name, docs in tenants.items():
             if name != "finance-prod":
                 kube.apply_all(docs)
-        platform.record("openstack_tenants_ready_s", load.wait_ready(
-            platform, list(claims.values()), READY_WITHIN_S))
-        platform.wait("every tenant's phase Ready", lambda: all(
-            _phase(platform, c) == "Ready" for c in claims.values()), 120)
+        platform.record(
+            "openstack_tenants_ready_s",
+            load.wait_ready(platform, list(claims.values()), READY_WITHIN_S),
+        )
+        platform.wait(
+            "every tenant's phase Ready",
+            lambda: all(_phase(platform, c) == "Ready" for c in claims.values()),
+            120,
+        )
         storage = openstack.status(platform, finance)["consumedPools"]["storage"]
         assert [(s["name"], s["status"], s["encrypted"]) for s in storage] == [
-            ("st-pool-encrypted", "Ready", True)], storage
+            ("st-pool-encrypted", "Ready", True)
+        ], storage
     finally:
         t = time.monotonic()
         # tenants first: each pool is in use (a ClusterUsage) while a tenant runs on it
         load.delete_all(platform, list(claims.values()))
         for doc in pools:
-            kube.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"],
-                        doc["metadata"]["namespace"])
+            kube.delete(
+                doc["apiVersion"],
+                doc["kind"],
+                doc["metadata"]["name"],
+                doc["metadata"]["namespace"],
+            )
         # Gardener deletes a Shoot only once someone confirms it; the function never does
-        platform.wait("the pools' Shoots asked to be deleted", lambda: all(
-            (c := openstack.composite(platform, d)) is None
-            or (xr := load.get(platform, c)) is None or xr.metadata.deletionTimestamp
-            for d in pools), 120)
-        platform.wait("every pool and its Shoot gone", lambda: openstack.shoots_gone_once_confirmed(
-            platform) and all(load.get(platform, d) is None for d in pools), 300)
+        platform.wait(
+            "the pools' Shoots asked to be deleted",
+            lambda: all(
+                (c := openstack.composite(platform, d)) is None
+                or (xr := load.get(platform, c)) is None
+                or xr.metadata.deletionTimestamp
+                for d in pools
+            ),
+            120,
+        )
+        platform.wait(
+            "every pool and its Shoot gone",
+            lambda: (
+                openstack.shoots_gone_once_confirmed(platform)
+                and all(load.get(platform, d) is None for d in pools)
+            ),
+            300,
+        )
         platform.record("openstack_deleted_s", time.monotonic() - t)

@@ -80,7 +80,8 @@ def _one_load(live: Live, variant: str) -> list[str]:
     measured.converged = not failures
     measured.ready = load.ready_count(live, docs)
     measured.pending_on_pools = sum(
-        1 for d in docs if load.settled(xr := load.get(live, d)) and not is_true(xr, "Ready"))
+        1 for d in docs if load.settled(xr := load.get(live, d)) and not is_true(xr, "Ready")
+    )
     measured.mix = dict(sorted(Counter(d["kind"] for d in docs).items()))
     # only openstack tenants may settle without Ready (their pools cannot be Ready here)
     tenants = sum(d["kind"] == "XOpenStackCluster" for d in docs)
@@ -96,8 +97,10 @@ def _one_load(live: Live, variant: str) -> list[str]:
     if not all(r["calls"] > 0 for r in measured.per_replica.values()):
         failures.append(f"{variant}: a replica answered no call: {measured.per_replica}")
     try:
-        live.record(f"scale_{variant}_{N}_delete_s",
-                    load.delete_all(live, docs, timeout=max(600.0, 3.0 * N)))
+        live.record(
+            f"scale_{variant}_{N}_delete_s",
+            load.delete_all(live, docs, timeout=max(600.0, 3.0 * N)),
+        )
     except TimeoutError as e:  # the next variant still runs, beside what is left
         failures.append(f"{variant}: {e}")
     return failures
@@ -122,6 +125,8 @@ def _scale_out_under_load(live: Live, first: str) -> None:
     try:
         live.wait("every added replica answers a call", all_answer, ANSWERS_WITHIN_S)
     except TimeoutError:
-        pytest.fail(f"replicas added under load answered no call within {ANSWERS_WITHIN_S:.0f} "
-                    f"s (age {AGE} s + grace {GRACE} s): answered {answered} of {added}")
+        pytest.fail(
+            f"replicas added under load answered no call within {ANSWERS_WITHIN_S:.0f} "
+            f"s (age {AGE} s + grace {GRACE} s): answered {answered} of {added}"
+        )
     live.record("scale_added_replicas_first_call_s", max(answered.values()))

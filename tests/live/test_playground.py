@@ -42,10 +42,18 @@ def _playground_module() -> ModuleType:
     return module
 
 
-def _make(target: list[str], env: dict[str, str],
-          timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "--no-print-directory", *target], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+def _make(
+    target: list[str], env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", *target],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def _printed(stdout: str) -> list[str]:
@@ -53,7 +61,7 @@ def _printed(stdout: str) -> list[str]:
     lines = stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Next, from"))
     out = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.startswith("  ") or line.startswith("  ("):
             break
         out.append(line.strip())
@@ -77,7 +85,8 @@ def test_the_playground_runs_the_example_as_printed(tmp_path: Path) -> None:
         supervisor = next(p for p in pg.descendants(launcher) if pg.is_supervisor(p))
         netns = pg.net_namespace(supervisor)
         assert netns and netns != pg.net_namespace(os.getpid()), (
-            "the plane runs in a network namespace of its own")
+            "the plane runs in a network namespace of its own"
+        )
 
         again = _make(["playground"], env, 120)
         assert again.returncode == 0, again.stdout + again.stderr
@@ -88,15 +97,24 @@ def test_the_playground_runs_the_example_as_printed(tmp_path: Path) -> None:
         took: dict[str, float] = {}
         for line in commands[1:-1]:
             t = time.monotonic()
-            run = subprocess.run(["bash", "-c", line], cwd=REPO, env=user_env, text=True,
-                                 capture_output=True, timeout=READY_WITHIN_S + 60, check=False)
+            run = subprocess.run(
+                ["bash", "-c", line],
+                cwd=REPO,
+                env=user_env,
+                text=True,
+                capture_output=True,
+                timeout=READY_WITHIN_S + 60,
+                check=False,
+            )
             took[line.split()[1]] = time.monotonic() - t
             assert run.returncode == 0, f"{line}\n{run.stdout}\n{run.stderr}"
             if line.startswith(".bin/crossplane resource trace"):
                 # the composite and what it composes, every one Ready
                 assert "Queue/" in run.stdout and "Object/" in run.stdout, run.stdout
-        print(f"\nplayground: make playground {started_s:.0f} s; claim Ready "
-              f"{took['wait']:.0f} s after apply; delete {took['delete']:.0f} s")
+        print(
+            f"\nplayground: make playground {started_s:.0f} s; claim Ready "
+            f"{took['wait']:.0f} s after apply; delete {took['delete']:.0f} s"
+        )
     finally:
         down = _make(["playground-down"], env, 120)
     assert down.returncode == 0, f"make playground-down failed:\n{down.stdout}\n{down.stderr}"

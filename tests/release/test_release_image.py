@@ -78,8 +78,12 @@ def rootfs(release: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         for layer in manifest["Layers"]:
             blob = image.extractfile(layer)
             assert blob is not None
-            subprocess.run(["tar", "-x", "--numeric-owner", "--same-permissions", "-C", str(root)],
-                           stdin=None, input=blob.read(), check=True)
+            subprocess.run(
+                ["tar", "-x", "--numeric-owner", "--same-permissions", "-C", str(root)],
+                stdin=None,
+                input=blob.read(),
+                check=True,
+            )
             for whiteout in list(root.rglob(".wh.*")):  # a later layer's deletions
                 shutil.rmtree(whiteout.with_name(whiteout.name[4:]), ignore_errors=True)
                 whiteout.unlink()
@@ -106,8 +110,10 @@ def _serve_from(root: Path, config: dict[str, Any], *args: str) -> subprocess.Po
     does), as its user, with its environment, chrooted into ``root`` inside a private mount
     namespace holding /proc and /dev. The process keeps the returned pid through every exec."""
     settings = config["config"]
-    script = ('root=$1 user=$2; shift 2; mount -t proc proc "$root/proc" '
-              '&& mount --rbind /dev "$root/dev" && exec chroot --userspec="$user" "$root" "$@"')
+    script = (
+        'root=$1 user=$2; shift 2; mount -t proc proc "$root/proc" '
+        '&& mount --rbind /dev "$root/dev" && exec chroot --userspec="$user" "$root" "$@"'
+    )
     env = dict(item.split("=", 1) for item in settings["Env"])
     return subprocess.Popen(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(root),
@@ -140,8 +146,9 @@ def test_the_image_answers_a_run_function_as_uid_65532(release, rootfs, client):
     _, config = _image(release)
     address = f"127.0.0.1:{free_port()}"
     metrics = f"127.0.0.1:{free_port()}"
-    process = _serve_from(rootfs, config, "--insecure", f"--address={address}",
-                          f"--metrics-address={metrics}")
+    process = _serve_from(
+        rootfs, config, "--insecure", f"--address={address}", f"--metrics-address={metrics}"
+    )
     try:
         channel = grpc.insecure_channel(address)
         try:
@@ -244,5 +251,7 @@ def test_the_image_builds_again_byte_for_byte(release, tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     first = release / f"function-platform-v{__version__}-image.tar"
-    assert hashlib.sha256(again.read_bytes()).hexdigest() == \
-        hashlib.sha256(first.read_bytes()).hexdigest(), "two builds of one input differ"
+    assert (
+        hashlib.sha256(again.read_bytes()).hexdigest()
+        == hashlib.sha256(first.read_bytes()).hexdigest()
+    ), "two builds of one input differ"

@@ -19,8 +19,14 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCUMENT_CLAIM = (ROOT / "tests" / "fixtures" / "design-documents" / "contact-center"
-                  / "claim-us-east-agent-cluster.yaml")
+DOCUMENT_CLAIM = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "design-documents"
+    / "contact-center"
+    / "claim-us-east-agent-cluster.yaml"
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         for part in parents:
             node = node.setdefault(part, {})
         node[last] = value
+
     return change
 
 
@@ -58,29 +65,68 @@ def _document(claim: dict[str, Any]) -> None:
 
 CC = ROOT / "examples" / "contact-center"
 BAD_CLAIMS = (
-    BadClaim("contact-center-document", "contact-center", DOCUMENT_CLAIM, _document,
-             "spec.parameters", "move cloud, region, platform"),
-    BadClaim("contact-center-failover-region", "contact-center", CC / "claim-aws-failover.yaml",
-             _set("spec.failoverPolicy.secondaryRegion", "us-east-1"),
-             "spec.failoverPolicy.secondaryRegion", "must differ from region"),
-    BadClaim("contact-center-replication-region", "contact-center", CC / "claim-gcp.yaml",
-             _set("spec.recording.replicationRegion", "us-east1"),
-             "spec.recording.replicationRegion", "must differ from region"),
-    BadClaim("contact-center-pci-lock", "contact-center", CC / "claim-us-east-agent-cluster.yaml",
-             _set("spec.recording.objectLock", False),
-             "spec.recording.objectLock", "must not be false for PCI-DSS and HIPAA"),
-    BadClaim("contact-center-hipaa-retention", "contact-center", CC / "claim-azure.yaml",
-             _set("spec.taggingPolicy.complianceLevel", "HIPAA"),
-             "spec.recording.retentionDays", "HIPAA keeps records at least six years"),
-    BadClaim("cluster-node-counts", "cluster", ROOT / "examples" / "cluster" / "claim-gcp.yaml",
-             _set("spec.pools.default", {"autoscaling": {"minNodeCount": 5,
-                                                         "maxNodeCount": 2}}),
-             "spec.pools.default.autoscaling.minNodeCount", "must not exceed maxNodeCount"),
-    BadClaim("cluster-addon-pool", "cluster", ROOT / "examples" / "cluster" / "claim-gcp.yaml",
-             _set("spec.parameters.addonPool", "accel"),
-             "spec.parameters.addonPool", "must name one of spec.pools"),
-    BadClaim("async-actor-replicas", "async-actor",
-             ROOT / "examples" / "async-actor" / "claim.yaml",
-             _set("spec.scaling.minReplicaCount", 20),
-             "spec.scaling.minReplicaCount", "must not exceed maxReplicaCount"),
+    BadClaim(
+        "contact-center-document",
+        "contact-center",
+        DOCUMENT_CLAIM,
+        _document,
+        "spec.parameters",
+        "move cloud, region, platform",
+    ),
+    BadClaim(
+        "contact-center-failover-region",
+        "contact-center",
+        CC / "claim-aws-failover.yaml",
+        _set("spec.failoverPolicy.secondaryRegion", "us-east-1"),
+        "spec.failoverPolicy.secondaryRegion",
+        "must differ from region",
+    ),
+    BadClaim(
+        "contact-center-replication-region",
+        "contact-center",
+        CC / "claim-gcp.yaml",
+        _set("spec.recording.replicationRegion", "us-east1"),
+        "spec.recording.replicationRegion",
+        "must differ from region",
+    ),
+    BadClaim(
+        "contact-center-pci-lock",
+        "contact-center",
+        CC / "claim-us-east-agent-cluster.yaml",
+        _set("spec.recording.objectLock", False),
+        "spec.recording.objectLock",
+        "must not be false for PCI-DSS and HIPAA",
+    ),
+    BadClaim(
+        "contact-center-hipaa-retention",
+        "contact-center",
+        CC / "claim-azure.yaml",
+        _set("spec.taggingPolicy.complianceLevel", "HIPAA"),
+        "spec.recording.retentionDays",
+        "HIPAA keeps records at least six years",
+    ),
+    BadClaim(
+        "cluster-node-counts",
+        "cluster",
+        ROOT / "examples" / "cluster" / "claim-gcp.yaml",
+        _set("spec.pools.default", {"autoscaling": {"minNodeCount": 5, "maxNodeCount": 2}}),
+        "spec.pools.default.autoscaling.minNodeCount",
+        "must not exceed maxNodeCount",
+    ),
+    BadClaim(
+        "cluster-addon-pool",
+        "cluster",
+        ROOT / "examples" / "cluster" / "claim-gcp.yaml",
+        _set("spec.parameters.addonPool", "accel"),
+        "spec.parameters.addonPool",
+        "must name one of spec.pools",
+    ),
+    BadClaim(
+        "async-actor-replicas",
+        "async-actor",
+        ROOT / "examples" / "async-actor" / "claim.yaml",
+        _set("spec.scaling.minReplicaCount", 20),
+        "spec.scaling.minReplicaCount",
+        "must not exceed maxReplicaCount",
+    ),
 )

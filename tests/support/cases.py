@@ -36,8 +36,12 @@ def environment_config(name: str, data: Mapping[str, Any], **labels: str) -> Bod
     metadata: Body = {"name": name}
     if labels:
         metadata["labels"] = dict(labels)
-    return {"apiVersion": ENVIRONMENT_API, "kind": "EnvironmentConfig", "metadata": metadata,
-            "data": dict(data)}
+    return {
+        "apiVersion": ENVIRONMENT_API,
+        "kind": "EnvironmentConfig",
+        "metadata": metadata,
+        "data": dict(data),
+    }
 
 
 @dataclass(frozen=True)
@@ -137,11 +141,16 @@ def namespaced_twin(case: ModuleCase) -> ModuleCase:
     Any module's case has one, so every suite parametrized over :func:`in_both_forms` proves the
     namespaced form of every module, including modules added later.
     """
-    required = {key: [namespaced_composite(item) if _claimed(item) else item for item in items]
-                for key, items in case.required.items()}  # fetched composites are v2 ones too
+    required = {
+        key: [namespaced_composite(item) if _claimed(item) else item for item in items]
+        for key, items in case.required.items()
+    }  # fetched composites are v2 ones too
     return dataclasses.replace(
-        case, id=f"{case.id}-{NAMESPACED}", form=NAMESPACED,
-        composite=namespaced_composite(case.composite), required=required,
+        case,
+        id=f"{case.id}-{NAMESPACED}",
+        form=NAMESPACED,
+        composite=namespaced_composite(case.composite),
+        required=required,
     )
 
 
@@ -160,8 +169,9 @@ def fulfil(rendered: Rendered, fetched: Mapping[str, list[Body]]) -> dict[str, l
     return {key: copy.deepcopy(list(fetched.get(key, []))) for key in rendered.requirements}
 
 
-def each_pass(run: Runner, case: ModuleCase,
-              limit: int) -> Iterator[tuple[Rendered, dict[str, Body]]]:
+def each_pass(
+    run: Runner, case: ModuleCase, limit: int
+) -> Iterator[tuple[Rendered, dict[str, Body]]]:
     """Each pass from nothing (at most ``limit``) and the observed state it was given, until
     the desired set is stable with every resource fed back Ready.
 
@@ -178,8 +188,9 @@ def each_pass(run: Runner, case: ModuleCase,
         if set(now) == set(observed) and not rendered.fatal:
             return
         observed = now
-        rendered = run(case.request(observed=observed, required=fetched,
-                                    connection=published(case, observed)))
+        rendered = run(
+            case.request(observed=observed, required=fetched, connection=published(case, observed))
+        )
         yield rendered, observed
 
 
@@ -202,8 +213,10 @@ def converge(run: Runner, case: ModuleCase, passes: int = 8) -> tuple[Rendered, 
 def as_reported(case: ModuleCase, desired: Mapping[str, Body]) -> dict[str, Body]:
     """Every ``desired`` body observed Ready as the providers report it
     (:func:`providersim.ready`), with the case's :attr:`ModuleCase.observed_status` laid over."""
-    return {name: providersim.ready(body, case.observed_status.get(name))
-            for name, body in desired.items()}
+    return {
+        name: providersim.ready(body, case.observed_status.get(name))
+        for name, body in desired.items()
+    }
 
 
 def published(case: ModuleCase, observed: Mapping[str, Body]) -> dict[str, dict[str, bytes]]:
@@ -221,8 +234,11 @@ def cluster_composite(cloud: str, name: str = "acme-prod", pools: int | None = 2
     """An XCluster on ``cloud``; ``pools`` node pools (None: the default pool)."""
     spec: Body = {
         "forProvider": {"location": CLUSTER_LOCATION[cloud]},
-        "parameters": {"domain": "acme.example.com", "kubernetesVersion": "1.33",
-                       "tags": {"team": "platform"}},
+        "parameters": {
+            "domain": "acme.example.com",
+            "kubernetesVersion": "1.33",
+            "tags": {"team": "platform"},
+        },
     }
     if pools is not None:
         spec["pools"] = {
@@ -235,8 +251,10 @@ def cluster_composite(cloud: str, name: str = "acme-prod", pools: int | None = 2
         "metadata": {
             "name": name,
             "labels": {
-                "cloud": cloud, "planeId": "plane-1",
-                "crossplane.io/claim-name": "prod", "crossplane.io/claim-namespace": "team-a",
+                "cloud": cloud,
+                "planeId": "plane-1",
+                "crossplane.io/claim-name": "prod",
+                "crossplane.io/claim-namespace": "team-a",
             },
         },
         "spec": spec,
@@ -276,10 +294,19 @@ AZURE_CLUSTER_IDENTITY: Body = {
 #: Who may reach the API server: each cloud requires it where the endpoint is public.
 CLUSTER_API_ALLOWLIST: dict[str, Body] = {
     "aws": {"aws": {"endpointPublicAccessCidrs": ["203.0.113.0/24"]}},
-    "gcp": {"gcp": {"masterAuthorizedNetworks": [
-        {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}]}},
-    "azure": {"azure": {"apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
-                        "clusterIdentity": AZURE_CLUSTER_IDENTITY}},
+    "gcp": {
+        "gcp": {
+            "masterAuthorizedNetworks": [
+                {"cidrBlock": "203.0.113.0/24", "displayName": "management cluster"}
+            ]
+        }
+    },
+    "azure": {
+        "azure": {
+            "apiServerAuthorizedIpRanges": ["203.0.113.0/24"],
+            "clusterIdentity": AZURE_CLUSTER_IDENTITY,
+        }
+    },
 }
 
 
@@ -290,27 +317,47 @@ def cluster_case(cloud: str) -> ModuleCase:
         module="cluster",
         composite=cluster_composite(cloud),
         settings={"ingress_replicas": 2},
-        environment=(environment_config(
-            f"cluster-{cloud}", {"defaultMachineType": CLUSTER_MACHINE[cloud],
-                                 "tags": {"cost-center": "42"},
-                                 **CLUSTER_API_ALLOWLIST[cloud]}),),
+        environment=(
+            environment_config(
+                f"cluster-{cloud}",
+                {
+                    "defaultMachineType": CLUSTER_MACHINE[cloud],
+                    "tags": {"cost-center": "42"},
+                    **CLUSTER_API_ALLOWLIST[cloud],
+                },
+            ),
+        ),
         invalid=(
-            Invalid("no-location", _delete("spec.forProvider.location"),
-                    "spec.forProvider.location"),
-            Invalid("bad-domain", _set("spec.parameters.domain", "Not A Domain"),
-                    "spec.parameters.domain"),
-            Invalid("bad-version", _set("spec.parameters.kubernetesVersion", 133),
-                    "spec.parameters.kubernetesVersion"),
-            Invalid("min-over-max", _set("spec.pools.pool0.autoscaling",
-                                         {"minNodeCount": 9, "maxNodeCount": 2}),
-                    "spec.pools.pool0"),
-            Invalid("string-boolean", _set("spec.parameters.privateCluster", "false"),
-                    "spec.parameters.privateCluster"),
+            Invalid(
+                "no-location", _delete("spec.forProvider.location"), "spec.forProvider.location"
+            ),
+            Invalid(
+                "bad-domain",
+                _set("spec.parameters.domain", "Not A Domain"),
+                "spec.parameters.domain",
+            ),
+            Invalid(
+                "bad-version",
+                _set("spec.parameters.kubernetesVersion", 133),
+                "spec.parameters.kubernetesVersion",
+            ),
+            Invalid(
+                "min-over-max",
+                _set("spec.pools.pool0.autoscaling", {"minNodeCount": 9, "maxNodeCount": 2}),
+                "spec.pools.pool0",
+            ),
+            Invalid(
+                "string-boolean",
+                _set("spec.parameters.privateCluster", "false"),
+                "spec.parameters.privateCluster",
+            ),
             Invalid("bad-cloud", _set("metadata.labels.cloud", "mars"), "metadata.labels.cloud"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
-        secrets={"kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
-                 "password": b"hunter2-cluster-pw-91c"},
+        secrets={
+            "kubeconfig": b"apiVersion: v1\nclusters: [] # s3cr3t-kubeconfig-7f3a",
+            "password": b"hunter2-cluster-pw-91c",
+        },
     )
 
 
@@ -320,21 +367,34 @@ def cluster_import_case(cloud: str, mode: str) -> ModuleCase:
     version is taken over. The adopted cluster reports the version it runs."""
     case = cluster_case(cloud)
     composite = copy.deepcopy(case.composite)
-    subnets = {"aws": ("network-public-a", "network-public-b"), "gcp": ("network-subnet",),
-               "azure": ("network-nodes",)}[cloud]
-    resources: Body = {name: {"externalName": f"legacy-{name}"}
-                       for name in ("network", *subnets, "cluster")}
+    subnets = {
+        "aws": ("network-public-a", "network-public-b"),
+        "gcp": ("network-subnet",),
+        "azure": ("network-nodes",),
+    }[cloud]
+    resources: Body = {
+        name: {"externalName": f"legacy-{name}"} for name in ("network", *subnets, "cluster")
+    }
     if mode == "manage":
-        resources["cluster"]["manage"] = ["kubernetesVersion" if cloud == "azure" else
-                                          "minMasterVersion" if cloud == "gcp" else "version"]
+        resources["cluster"]["manage"] = [
+            "kubernetesVersion"
+            if cloud == "azure"
+            else "minMasterVersion"
+            if cloud == "gcp"
+            else "version"
+        ]
     composite["spec"]["parameters"]["createDnsZones"] = False
     composite["spec"]["parameters"]["import"] = {
-        "enabled": True, "mode": mode, "resources": resources,
-        "include": ["pool-pool0", "pool-pool1"]}
+        "enabled": True,
+        "mode": mode,
+        "resources": resources,
+        "include": ["pool-pool0", "pool-pool1"],
+    }
     # the adopted cluster runs its own version, older than the one the composite asks for
     status = {**case.observed_status, "cluster": {"atProvider": {"kubernetesVersion": "1.32"}}}
-    return dataclasses.replace(case, id=f"cluster-{cloud}-import-{mode}", composite=composite,
-                               observed_status=status)
+    return dataclasses.replace(
+        case, id=f"cluster-{cloud}-import-{mode}", composite=composite, observed_status=status
+    )
 
 
 # -- async-actor ---------------------------------------------------------------------------
@@ -347,8 +407,10 @@ def async_actor_composite(name: str = "text-processor-x7k2p") -> Body:
         "kind": "XAsyncActor",
         "metadata": {
             "name": name,
-            "labels": {"crossplane.io/claim-name": "text-processor",
-                       "crossplane.io/claim-namespace": "default"},
+            "labels": {
+                "crossplane.io/claim-name": "text-processor",
+                "crossplane.io/claim-namespace": "default",
+            },
         },
         "spec": {
             "actor": "text-processor",
@@ -365,17 +427,28 @@ def async_actor_case() -> ModuleCase:
         id="async-actor",
         module="async-actor",
         composite=async_actor_composite(),
-        environment=(environment_config("asya-settings", {
-            "aws": {"region": "eu-west-1", "accountId": "123456789012"},
-            "irsa": {"enabled": True, "serviceAccountName": "asya-actors",
-                     "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}"},
-            "queue": {"visibilityTimeoutSeconds": 60},
-        }),),
+        environment=(
+            environment_config(
+                "asya-settings",
+                {
+                    "aws": {"region": "eu-west-1", "accountId": "123456789012"},
+                    "irsa": {
+                        "enabled": True,
+                        "serviceAccountName": "asya-actors",
+                        "roleArnPattern": "arn:aws:iam::123456789012:role/asya-{namespace}",
+                    },
+                    "queue": {"visibilityTimeoutSeconds": 60},
+                },
+            ),
+        ),
         invalid=(
             Invalid("no-image", _delete("spec.image"), "spec.image"),
             Invalid("bad-actor", _set("spec.actor", "Not_A_Label"), "spec.actor"),
-            Invalid("bad-replicas", _set("spec.scaling.maxReplicaCount", "ten"),
-                    "spec.scaling.maxReplicaCount"),
+            Invalid(
+                "bad-replicas",
+                _set("spec.scaling.maxReplicaCount", "ten"),
+                "spec.scaling.maxReplicaCount",
+            ),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
         secrets={"password": b"actor-s3cr3t-queue-pw-55d"},
@@ -385,9 +458,12 @@ def async_actor_case() -> ModuleCase:
 
 def asya_runtime_configmap(namespace: str, name: str = "asya-runtime") -> Body:
     """The ConfigMap the Asya operator installs in an actor namespace (a stand-in script)."""
-    return {"apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": name, "namespace": namespace},
-            "data": {"asya_runtime.py": "# stand-in for the Asya runtime script\n"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": {"asya_runtime.py": "# stand-in for the Asya runtime script\n"},
+    }
 
 
 # -- openstack ----------------------------------------------------------------------------
@@ -403,8 +479,9 @@ def openstack_pool_case() -> ModuleCase:
         composite=o.hypervisor("hv-pool-a"),
         environment=(o.environment(),),
         invalid=(
-            Invalid("no-machine-pool", _delete("spec.ironcore.machinePool"),
-                    "spec.ironcore.machinePool"),
+            Invalid(
+                "no-machine-pool", _delete("spec.ironcore.machinePool"), "spec.ironcore.machinePool"
+            ),
             Invalid("max-under-min", _set("spec.maxWorkers", 10), "spec"),
             Invalid("bad-label", _set("spec.labels", {"bad key!": "x"}), "spec.labels"),
             Invalid("no-region", _delete("spec.region"), "spec.region"),
@@ -445,8 +522,9 @@ def openstack_encrypted_pool_case() -> ModuleCase:
         environment=(o.environment(),),
         invalid=(
             Invalid("bad-encrypted", _set("spec.ceph.encrypted", "yes"), "spec.ceph.encrypted"),
-            Invalid("bad-capacity", _set("spec.ceph.targetCapacity", "lots"),
-                    "spec.ceph.targetCapacity"),
+            Invalid(
+                "bad-capacity", _set("spec.ceph.targetCapacity", "lots"), "spec.ceph.targetCapacity"
+            ),
         ),
         secrets={"kubeconfig": b"apiVersion: v1\nusers: [] # s3cr3t-storage-admin-77c1"},
     )
@@ -456,20 +534,29 @@ def openstack_encrypted_cluster_case() -> ModuleCase:
     """finance-prod requiring encrypted storage, on st-pool-encrypted, all Ready."""
     from tests.support import openstack as o
 
-    pools = [o.ready(o.control_plane_cluster()),
-             o.ready(o.hypervisor("hv-pool-compliance", workers=20)),
-             o.ready(o.storage("st-pool-encrypted", encrypted=True, capacity="200Ti"))]
+    pools = [
+        o.ready(o.control_plane_cluster()),
+        o.ready(o.hypervisor("hv-pool-compliance", workers=20)),
+        o.ready(o.storage("st-pool-encrypted", encrypted=True, capacity="200Ti")),
+    ]
     return ModuleCase(
         id="openstack-cluster-encrypted",
         module="openstack",
-        composite=o.openstack("finance-prod", "tenant-finance",
-                              hypervisors=["hv-pool-compliance"],
-                              storages=["st-pool-encrypted"], encryptedStorage=True),
+        composite=o.openstack(
+            "finance-prod",
+            "tenant-finance",
+            hypervisors=["hv-pool-compliance"],
+            storages=["st-pool-encrypted"],
+            encryptedStorage=True,
+        ),
         environment=(o.environment(),),
         required=o.pools_and_holders(*pools),
         invalid=(
-            Invalid("bad-encrypted-storage", _set("spec.encryptedStorage", "yes"),
-                    "spec.encryptedStorage"),
+            Invalid(
+                "bad-encrypted-storage",
+                _set("spec.encryptedStorage", "yes"),
+                "spec.encryptedStorage",
+            ),
         ),
         secrets={"userKey": b"AQBceph-s3cr3t-finance-key-41a=="},
     )
@@ -482,13 +569,18 @@ CONTACT_CENTER_SECONDARY = {"aws": "us-west-2", "gcp": "us-west1", "azure": "wes
 CONTACT_CENTER_ENVIRONMENT: Body = {
     "aws": {"accountId": "123456789012"},
     "gcp": {"project": "acme-contact", "projectNumber": "123456789012"},
-    "azure": {"tenantId": "00000000-0000-0000-0000-00000000aaaa",
-              "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb"},
+    "azure": {
+        "tenantId": "00000000-0000-0000-0000-00000000aaaa",
+        "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb",
+    },
 }
 
 
 def contact_center_composite(
-    cloud: str, name: str = "us-east-agent-cluster-x7k2p", *, failover: bool = False,
+    cloud: str,
+    name: str = "us-east-agent-cluster-x7k2p",
+    *,
+    failover: bool = False,
     **spec: Any,
 ) -> Body:
     """A ContactCenterEndpoint on ``cloud`` (PCI-DSS, Genesys Cloud), optionally failing over."""
@@ -517,8 +609,10 @@ def contact_center_composite(
         "kind": "ContactCenterEndpoint",
         "metadata": {
             "name": name,
-            "labels": {"crossplane.io/claim-name": "us-east-agent-cluster",
-                       "crossplane.io/claim-namespace": "contact-center"},
+            "labels": {
+                "crossplane.io/claim-name": "us-east-agent-cluster",
+                "crossplane.io/claim-namespace": "contact-center",
+            },
         },
         "spec": body,
     }
@@ -530,16 +624,25 @@ def contact_center_case(cloud: str) -> ModuleCase:
         id=f"contact-center-{cloud}",
         module="contact-center",
         composite=contact_center_composite(cloud, failover=True),
-        environment=(environment_config(f"contact-center-{cloud}", {
-            cloud: CONTACT_CENTER_ENVIRONMENT[cloud], "tags": {"owner": "cx-platform"}}),),
+        environment=(
+            environment_config(
+                f"contact-center-{cloud}",
+                {cloud: CONTACT_CENTER_ENVIRONMENT[cloud], "tags": {"owner": "cx-platform"}},
+            ),
+        ),
         invalid=(
-            Invalid("open-to-internet", _set("spec.sip.trustedCidrs", ["10.1.0.0/16",
-                                                                      "0.0.0.0/0"]),
-                    "spec.sip.trustedCidrs[1]"),
+            Invalid(
+                "open-to-internet",
+                _set("spec.sip.trustedCidrs", ["10.1.0.0/16", "0.0.0.0/0"]),
+                "spec.sip.trustedCidrs[1]",
+            ),
             Invalid("region-not-allowed", _set("spec.region", "af-south-1"), "spec.region"),
             Invalid("no-tagging-policy", _delete("spec.taggingPolicy"), "spec.taggingPolicy"),
-            Invalid("pci-without-lock", _set("spec.recording.objectLock", False),
-                    "spec.recording.objectLock"),
+            Invalid(
+                "pci-without-lock",
+                _set("spec.recording.objectLock", False),
+                "spec.recording.objectLock",
+            ),
             Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
         ),
@@ -549,18 +652,31 @@ def contact_center_case(cloud: str) -> ModuleCase:
 
 def family_provider(cloud: str, *, healthy: bool = True) -> Body:
     """The family Provider serving ``cloud``'s ProviderConfig, as Crossplane reports it."""
-    health = ({"type": "Healthy", "status": "True", "reason": "HealthyPackageRevision"}
-              if healthy else
-              {"type": "Healthy", "status": "False", "reason": "UnhealthyPackageRevision",
-               "message": "cannot pull package: unauthorized"})
+    health = (
+        {"type": "Healthy", "status": "True", "reason": "HealthyPackageRevision"}
+        if healthy
+        else {
+            "type": "Healthy",
+            "status": "False",
+            "reason": "UnhealthyPackageRevision",
+            "message": "cannot pull package: unauthorized",
+        }
+    )
     version = {"aws": "v2.6.0", "gcp": "v3.0.0", "azure": "v2.7.0"}[cloud]
-    return {"apiVersion": "pkg.crossplane.io/v1", "kind": "Provider",
-            "metadata": {"name": f"crossplane-contrib-provider-family-{cloud}"},
-            "spec": {"package": f"xpkg.crossplane.io/crossplane-contrib/provider-family-{cloud}:"
-                                f"{version}"},
-            "status": {"conditions": [
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "Provider",
+        "metadata": {"name": f"crossplane-contrib-provider-family-{cloud}"},
+        "spec": {
+            "package": f"xpkg.crossplane.io/crossplane-contrib/provider-family-{cloud}:{version}"
+        },
+        "status": {
+            "conditions": [
                 {"type": "Installed", "status": "True", "reason": "ActivePackageRevision"},
-                health]}}
+                health,
+            ]
+        },
+    }
 
 
 # -- environment ---------------------------------------------------------------------------
@@ -570,19 +686,39 @@ ENVIRONMENT_REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "weste
 #: a GCP VPC network is global, one for every region.
 ENVIRONMENT_SETTINGS: Body = {
     "frontend": {"domain": "apps.acme.example", "bucketPrefix": "acme-mfe"},
-    "aws": {"accountId": "123456789012", "privateNetworks": {"eu-west-1": {
-        "vpcId": "vpc-0a1b2c3d4e5f60718", "cidr": "10.20.0.0/16",
-        "subnetIds": ["subnet-0aa11bb22cc33dd44", "subnet-0ee55ff66aa77bb88"]}}},
-    "gcp": {"project": "acme-apps-prod", "projectNumber": "412345678901",
-            "privateNetwork": {"network": "projects/acme-apps-prod/global/networks/apps"},
-            "databasePasswordSecretRef": {"name": "cloudsql-root-password",
-                                          "namespace": "crossplane-system", "key": "password"}},
-    "azure": {"resourceGroup": "acme-apps-westeurope", "privateNetworks": {"westeurope": {
-        "virtualNetworkId": "/subscriptions/0000/resourceGroups/net/providers/"
-                            "Microsoft.Network/virtualNetworks/apps",
-        "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
-                            "Microsoft.Network/virtualNetworks/apps/subnets/postgres"}}},
+    "aws": {
+        "accountId": "123456789012",
+        "privateNetworks": {
+            "eu-west-1": {
+                "vpcId": "vpc-0a1b2c3d4e5f60718",
+                "cidr": "10.20.0.0/16",
+                "subnetIds": ["subnet-0aa11bb22cc33dd44", "subnet-0ee55ff66aa77bb88"],
+            }
+        },
+    },
+    "gcp": {
+        "project": "acme-apps-prod",
+        "projectNumber": "412345678901",
+        "privateNetwork": {"network": "projects/acme-apps-prod/global/networks/apps"},
+        "databasePasswordSecretRef": {
+            "name": "cloudsql-root-password",
+            "namespace": "crossplane-system",
+            "key": "password",
+        },
+    },
+    "azure": {
+        "resourceGroup": "acme-apps-westeurope",
+        "privateNetworks": {
+            "westeurope": {
+                "virtualNetworkId": "/subscriptions/0000/resourceGroups/net/providers/"
+                "Microsoft.Network/virtualNetworks/apps",
+                "databaseSubnetId": "/subscriptions/0000/resourceGroups/net/providers/"
+                "Microsoft.Network/virtualNetworks/apps/subnets/postgres",
+            }
+        },
+    },
 }
+
 
 def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec: Any) -> Body:
     """The seed's payments-squad environment as a UnifiedEnvironment on ``cloud``."""
@@ -591,8 +727,13 @@ def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec
         "region": ENVIRONMENT_REGION[cloud],
         "backend": {"image": "ghcr.io/acme/payments-api:1.4.2", "replicas": 2},
         "database": {"size": "medium"},
-        "frontend": {"appName": "payments", "microFrontends": [
-            {"name": "checkout", "path": "/checkout"}, {"name": "wallet", "path": "/wallet"}]},
+        "frontend": {
+            "appName": "payments",
+            "microFrontends": [
+                {"name": "checkout", "path": "/checkout"},
+                {"name": "wallet", "path": "/wallet"},
+            ],
+        },
     }
     body.update(spec)
     return {
@@ -601,8 +742,10 @@ def environment_composite(cloud: str, name: str = "payments-squad-k4x9p", **spec
         "metadata": {
             "name": name,
             "uid": "7d3f9a12-55c1-4e0b-9a7e-0c2b8e4f1a6d",
-            "labels": {"crossplane.io/claim-name": "payments-squad",
-                       "crossplane.io/claim-namespace": "payments"},
+            "labels": {
+                "crossplane.io/claim-name": "payments-squad",
+                "crossplane.io/claim-namespace": "payments",
+            },
         },
         "spec": body,
     }
@@ -618,13 +761,19 @@ def environment_case(cloud: str) -> ModuleCase:
         invalid=(
             Invalid("bad-size", _set("spec.database.size", "huge"), "spec.database.size"),
             Invalid("no-image", _delete("spec.backend.image"), "spec.backend.image"),
-            Invalid("bad-app-name", _set("spec.frontend.appName", "Payments_App"),
-                    "spec.frontend.appName"),
+            Invalid(
+                "bad-app-name",
+                _set("spec.frontend.appName", "Payments_App"),
+                "spec.frontend.appName",
+            ),
             Invalid("bad-cloud", _set("spec.cloud", "mars"), "spec.cloud"),
             Invalid("no-region", _delete("spec.region"), "spec.region"),
             Invalid("bad-ttl", _set("input.ttl", "forever"), "input.ttl"),
-            Invalid("bad-custom-domain", _set("spec.frontend.customDomains", ["*.example.com"]),
-                    "spec.frontend.customDomains"),
+            Invalid(
+                "bad-custom-domain",
+                _set("spec.frontend.customDomains", ["*.example.com"]),
+                "spec.frontend.customDomains",
+            ),
         ),
         secrets={"password": b"env-db-s3cr3t-pw-6b2e", "endpoint": b"db-s3cr3t-host.internal"},
         publishes=("database",),
@@ -638,8 +787,12 @@ CASE_FACTORIES: dict[str, Callable[[], list[ModuleCase]]] = {
     "cluster": lambda: [cluster_case(cloud) for cloud in ("aws", "gcp", "azure")],
     "async-actor": lambda: [async_actor_case()],
     "environment": lambda: [environment_case(cloud) for cloud in ("aws", "gcp", "azure")],
-    "openstack": lambda: [openstack_pool_case(), openstack_cluster_case(),
-                          openstack_encrypted_pool_case(), openstack_encrypted_cluster_case()],
+    "openstack": lambda: [
+        openstack_pool_case(),
+        openstack_cluster_case(),
+        openstack_encrypted_pool_case(),
+        openstack_encrypted_cluster_case(),
+    ],
     "contact-center": lambda: [contact_center_case(cloud) for cloud in ("aws", "gcp", "azure")],
 }
 

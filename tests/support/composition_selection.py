@@ -95,8 +95,10 @@ def definition_of(composite: Mapping[str, Any], *, root: Path = ROOT) -> dict[st
             continue
         (xrd,) = _documents(path)
         served = {v["name"] for v in xrd["spec"]["versions"] if v.get("served")}
-        if (xrd["spec"]["group"], xrd["spec"]["names"]["kind"]) == (group, composite["kind"]) \
-                and version in served:
+        if (xrd["spec"]["group"], xrd["spec"]["names"]["kind"]) == (
+            group,
+            composite["kind"],
+        ) and version in served:
             return xrd
     msg = f"no shipped XRD serves {composite['apiVersion']} {composite['kind']}"
     raise LookupError(msg)
@@ -113,8 +115,9 @@ def generated_suffix(seed: str, length: int = 5) -> str:
     """A ``generateName`` suffix drawn from ``seed``, not at random: the same claim always
     gets the same composite name, so its renders are byte-identical."""
     digest = hashlib.sha256(seed.encode()).digest()
-    return "".join(GENERATED_NAME_ALPHABET[b % len(GENERATED_NAME_ALPHABET)]
-                   for b in digest[:length])
+    return "".join(
+        GENERATED_NAME_ALPHABET[b % len(GENERATED_NAME_ALPHABET)] for b in digest[:length]
+    )
 
 
 def composite_of_claim(claim: Mapping[str, Any], xrd: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,18 +132,30 @@ def composite_of_claim(claim: Mapping[str, Any], xrd: Mapping[str, Any]) -> dict
     metadata = claim.get("metadata") or {}
     name = str(metadata.get("name") or "claim")
     namespace = str(metadata.get("namespace") or "default")
-    labels = {**(metadata.get("labels") or {}),
-              "crossplane.io/claim-name": name, "crossplane.io/claim-namespace": namespace}
+    labels = {
+        **(metadata.get("labels") or {}),
+        "crossplane.io/claim-name": name,
+        "crossplane.io/claim-namespace": namespace,
+    }
     labels.pop("crossplane.io/composite", None)
-    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items()
-                   if k not in NOT_COPIED_ANNOTATIONS}
+    annotations = {
+        k: v
+        for k, v in (metadata.get("annotations") or {}).items()
+        if k not in NOT_COPIED_ANNOTATIONS
+    }
     composite_metadata: dict[str, Any] = {
-        "name": f"{name}-{generated_suffix(f'{namespace}/{name}')}", "labels": labels}
+        "name": f"{name}-{generated_suffix(f'{namespace}/{name}')}",
+        "labels": labels,
+    }
     if annotations:
         composite_metadata["annotations"] = annotations
     spec = copy.deepcopy(dict(claim.get("spec") or {}))
-    spec["claimRef"] = {"apiVersion": claim["apiVersion"], "kind": claim["kind"],
-                        "name": name, "namespace": namespace}
+    spec["claimRef"] = {
+        "apiVersion": claim["apiVersion"],
+        "kind": claim["kind"],
+        "name": name,
+        "namespace": namespace,
+    }
     return {
         "apiVersion": claim["apiVersion"],
         "kind": xrd["spec"]["names"]["kind"],
@@ -192,8 +207,11 @@ def select(
             raise SelectionError(NOT_COMPATIBLE)
         return named
     labels = (selector or {}).get("matchLabels") or {}
-    candidates = [c for c in installed
-                  if all(c.labels.get(k) == v for k, v in labels.items()) and c.composes(composite)]
+    candidates = [
+        c
+        for c in installed
+        if all(c.labels.get(k) == v for k, v in labels.items()) and c.composes(composite)
+    ]
     if not candidates:
         raise SelectionError(NO_COMPATIBLE)
     return candidates

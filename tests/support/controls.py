@@ -17,8 +17,12 @@ from typing import Any
 Body = dict[str, Any]
 
 #: What the providers say, in crossplane-runtime's words.
-REFUSED = {"type": "Synced", "status": "False", "reason": "ReconcileError",
-           "message": "update failed: the cloud refused the change"}
+REFUSED = {
+    "type": "Synced",
+    "status": "False",
+    "reason": "ReconcileError",
+    "message": "update failed: the cloud refused the change",
+}
 CREATING = {"type": "Ready", "status": "False", "reason": "Creating"}
 
 
@@ -53,7 +57,8 @@ def broken(observed: Mapping[str, Body], resource: str, breakage: Breakage) -> d
     condition of that type the simulation reported."""
     out = copy.deepcopy(dict(observed))
     status = out[resource].setdefault("status", {})
-    conditions = [c for c in status.get("conditions") or []
-                  if c.get("type") != breakage.condition["type"]]
+    conditions = [
+        c for c in status.get("conditions") or [] if c.get("type") != breakage.condition["type"]
+    ]
     status["conditions"] = [*conditions, dict(breakage.condition)]
     return out

@@ -18,9 +18,11 @@ from collections.abc import Mapping
 from typing import Any
 
 Body = dict[str, Any]
-USAGE_KINDS = {("protection.crossplane.io/v1beta1", "ClusterUsage"),
-               ("protection.crossplane.io/v1beta1", "Usage"),
-               ("apiextensions.crossplane.io/v1beta1", "Usage")}
+USAGE_KINDS = {
+    ("protection.crossplane.io/v1beta1", "ClusterUsage"),
+    ("protection.crossplane.io/v1beta1", "Usage"),
+    ("apiextensions.crossplane.io/v1beta1", "Usage"),
+}
 
 
 def _key(api_version: str, kind: str, name: str) -> tuple[str, str, str]:

@@ -81,8 +81,12 @@ def composite_of(claim: Mapping[str, Any], kind: str, namespace: str = "default"
         },
         "spec": {
             **copy.deepcopy(claim.get("spec") or {}),
-            "claimRef": {"apiVersion": api_version, "kind": claim["kind"],
-                         "name": metadata["name"], "namespace": claim_namespace},
+            "claimRef": {
+                "apiVersion": api_version,
+                "kind": claim["kind"],
+                "name": metadata["name"],
+                "namespace": claim_namespace,
+            },
         },
     }
 
@@ -94,8 +98,9 @@ def served_versions(group: str, plural: str) -> list[str]:
     return [v["name"] for v in crd["spec"]["versions"] if v.get("served")]
 
 
-def fetch(requirements: Mapping[str, Mapping[str, Any]],
-          store: Iterable[Mapping[str, Any]]) -> dict[str, list[Body]]:
+def fetch(
+    requirements: Mapping[str, Mapping[str, Any]], store: Iterable[Mapping[str, Any]]
+) -> dict[str, list[Body]]:
     """What Crossplane answers each requirement with: the stored resources of its apiVersion
     and kind with its name, or with all its labels (none found: an empty list)."""
     answered: dict[str, list[Body]] = {}
@@ -110,15 +115,22 @@ def fetch(requirements: Mapping[str, Mapping[str, Any]],
             if "matchName" in selector and meta.get("name") != selector["matchName"]:
                 continue
             if "matchName" not in selector and any(
-                    (meta.get("labels") or {}).get(k) != v for k, v in labels.items()):
+                (meta.get("labels") or {}).get(k) != v for k, v in labels.items()
+            ):
                 continue
             found.append(copy.deepcopy(dict(item)))
         answered[key] = found
     return answered
 
 
-def play(client: FunctionClient, composite: Body, step: Body,
-         store: Iterable[Mapping[str, Any]], *, passes: int = 10) -> Rendered:
+def play(
+    client: FunctionClient,
+    composite: Body,
+    step: Body,
+    store: Iterable[Mapping[str, Any]],
+    *,
+    passes: int = 10,
+) -> Rendered:
     """Pass after pass as Crossplane runs them, every desired resource then observed Ready
     and every requirement answered from ``store``, until the desired set stops growing (or
     a fatal result): the composite once its resources exist."""

@@ -28,8 +28,16 @@ from function.server import ServerConfig, build_server, make_executor
 from tests.support.providersim import observed_ready
 
 #: Tests build requests and observed state together: the simulation's helper, importable here.
-__all__ = ["FunctionClient", "Rendered", "ServerThread", "free_port", "observed_ready",
-           "request", "start_server", "step_input"]
+__all__ = [
+    "FunctionClient",
+    "Rendered",
+    "ServerThread",
+    "free_port",
+    "observed_ready",
+    "request",
+    "start_server",
+    "step_input",
+]
 
 INPUT_API = "platform.fn.crossplane.io/v1beta1"
 

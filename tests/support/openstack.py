@@ -36,43 +36,70 @@ def claim_labels(claim: str, namespace: str) -> dict[str, str]:
     return {"crossplane.io/claim-name": claim, "crossplane.io/claim-namespace": namespace}
 
 
-def hypervisor(claim: str = "hv-pool-a", *, workers: int = 50, region: str = "eu-de-1",
-               labels: dict[str, str] | None = None, xr: str | None = None) -> Body:
+def hypervisor(
+    claim: str = "hv-pool-a",
+    *,
+    workers: int = 50,
+    region: str = "eu-de-1",
+    labels: dict[str, str] | None = None,
+    xr: str | None = None,
+) -> Body:
     """An XHypervisorCluster of the infrastructure namespace."""
-    spec: Body = {"region": region, "name": claim, "workers": workers,
-                  "ironcore": {"machinePool": f"ironcore-{claim}",
-                               "machineClass": "baremetal-kvm"}}
+    spec: Body = {
+        "region": region,
+        "name": claim,
+        "workers": workers,
+        "ironcore": {"machinePool": f"ironcore-{claim}", "machineClass": "baremetal-kvm"},
+    }
     if labels:
         spec["labels"] = dict(labels)
-    return {"apiVersion": POOL_API, "kind": "XHypervisorCluster",
-            "metadata": {"name": xr or f"{claim}-x1", "labels": claim_labels(claim,
-                                                                           "infrastructure")},
-            "spec": spec}
+    return {
+        "apiVersion": POOL_API,
+        "kind": "XHypervisorCluster",
+        "metadata": {"name": xr or f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
+        "spec": spec,
+    }
 
 
-def storage(claim: str = "st-pool-a", *, region: str = "eu-de-1", encrypted: bool = False,
-            capacity: str | None = "500Ti", labels: dict[str, str] | None = None) -> Body:
+def storage(
+    claim: str = "st-pool-a",
+    *,
+    region: str = "eu-de-1",
+    encrypted: bool = False,
+    capacity: str | None = "500Ti",
+    labels: dict[str, str] | None = None,
+) -> Body:
     """An XStorageCluster of the infrastructure namespace."""
     ceph: Body = {"osdCount": 96, "deviceClass": "nvme", "replicationFactor": 3}
     if capacity is not None:
         ceph["targetCapacity"] = capacity
     if encrypted:
         ceph["encrypted"] = True
-    spec: Body = {"region": region, "name": claim, "workers": 12,
-                  "ironcore": {"machinePool": "ironcore-storage-rack-1"}, "ceph": ceph}
+    spec: Body = {
+        "region": region,
+        "name": claim,
+        "workers": 12,
+        "ironcore": {"machinePool": "ironcore-storage-rack-1"},
+        "ceph": ceph,
+    }
     if labels:
         spec["labels"] = dict(labels)
-    return {"apiVersion": POOL_API, "kind": "XStorageCluster",
-            "metadata": {"name": f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
-            "spec": spec}
+    return {
+        "apiVersion": POOL_API,
+        "kind": "XStorageCluster",
+        "metadata": {"name": f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
+        "spec": spec,
+    }
 
 
-def control_plane_cluster(claim: str = "eu-de-1-control-plane", *,
-                          region: str = "eu-de-1") -> Body:
+def control_plane_cluster(claim: str = "eu-de-1-control-plane", *, region: str = "eu-de-1") -> Body:
     """An XControlPlaneCluster of the infrastructure namespace."""
-    return {"apiVersion": POOL_API, "kind": "XControlPlaneCluster",
-            "metadata": {"name": f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
-            "spec": {"region": region, "workers": 5}}
+    return {
+        "apiVersion": POOL_API,
+        "kind": "XControlPlaneCluster",
+        "metadata": {"name": f"{claim}-x1", "labels": claim_labels(claim, "infrastructure")},
+        "spec": {"region": region, "workers": 5},
+    }
 
 
 def ready(pool: Body) -> Body:
@@ -80,13 +107,22 @@ def ready(pool: Body) -> Body:
     return observed_ready(pool)
 
 
-def openstack(claim: str = "customer-a-prod", namespace: str = "tenant-customer-a", *,
-              hypervisors: list[str] | None = None, storages: list[str] | None = None,
-              size: str = "large", services: Body | None = None, xr: str | None = None,
-              status: Body | None = None, **extra: Any) -> Body:
+def openstack(
+    claim: str = "customer-a-prod",
+    namespace: str = "tenant-customer-a",
+    *,
+    hypervisors: list[str] | None = None,
+    storages: list[str] | None = None,
+    size: str = "large",
+    services: Body | None = None,
+    xr: str | None = None,
+    status: Body | None = None,
+    **extra: Any,
+) -> Body:
     """An XOpenStackCluster for a tenant claim."""
     spec: Body = {
-        "region": "eu-de-1", "size": size,
+        "region": "eu-de-1",
+        "size": size,
         "hypervisorClusters": hypervisors or ["hv-pool-a", "hv-pool-b"],
         "storageClusters": storages or ["st-pool-a"],
         "tls": {"enabled": True, "issuerRef": "letsencrypt-prod"},
@@ -94,10 +130,12 @@ def openstack(claim: str = "customer-a-prod", namespace: str = "tenant-customer-
     if services is not None:
         spec["services"] = services
     spec |= extra
-    body: Body = {"apiVersion": TENANT_API, "kind": "XOpenStackCluster",
-                  "metadata": {"name": xr or f"{claim}-x7k2p",
-                               "labels": claim_labels(claim, namespace)},
-                  "spec": spec}
+    body: Body = {
+        "apiVersion": TENANT_API,
+        "kind": "XOpenStackCluster",
+        "metadata": {"name": xr or f"{claim}-x7k2p", "labels": claim_labels(claim, namespace)},
+        "spec": spec,
+    }
     if status is not None:
         body["status"] = status
     return body
@@ -105,8 +143,11 @@ def openstack(claim: str = "customer-a-prod", namespace: str = "tenant-customer-
 
 def pools_fetched(*pools: Body) -> dict[str, list[Body]]:
     """Requirement key -> fetched composites, as Crossplane answers an OpenStackCluster."""
-    roles = {"XHypervisorCluster": "hypervisor", "XStorageCluster": "storage",
-             "XControlPlaneCluster": "control-plane"}
+    roles = {
+        "XHypervisorCluster": "hypervisor",
+        "XStorageCluster": "storage",
+        "XControlPlaneCluster": "control-plane",
+    }
     out: dict[str, list[Body]] = {}
     for pool in pools:
         claim = pool["metadata"]["labels"]["crossplane.io/claim-name"]
@@ -122,12 +163,21 @@ def pools_and_holders(*pools: Body) -> dict[str, list[Body]]:
 
 def region_pools() -> list[Body]:
     """The eu-de-1 pools of the examples, all Ready."""
-    return [ready(control_plane_cluster()), ready(hypervisor("hv-pool-a")),
-            ready(hypervisor("hv-pool-b", workers=100)), ready(storage("st-pool-a"))]
+    return [
+        ready(control_plane_cluster()),
+        ready(hypervisor("hv-pool-a")),
+        ready(hypervisor("hv-pool-b", workers=100)),
+        ready(storage("st-pool-a")),
+    ]
 
 
-def openstack_request(composite: Body, pools: list[Body], *, observed: Body | None = None,
-                      missing: tuple[str, ...] = ()) -> Any:
+def openstack_request(
+    composite: Body,
+    pools: list[Body],
+    *,
+    observed: Body | None = None,
+    missing: tuple[str, ...] = (),
+) -> Any:
     """A request for ``composite`` with ``pools`` fetched; ``missing`` keys fetched empty."""
     required: dict[str, list[Body]] = {"environment-0": [environment()]}
     required.update(pools_and_holders(*pools))
@@ -138,8 +188,9 @@ def openstack_request(composite: Body, pools: list[Body], *, observed: Body | No
 
 def pool_request(composite: Body, *, observed: Body | None = None) -> Any:
     """A request for a pool composite."""
-    return request(composite, step(), observed=observed,
-                   required={"environment-0": [environment()]})
+    return request(
+        composite, step(), observed=observed, required={"environment-0": [environment()]}
+    )
 
 
 def example_claim(path: str, xr_suffix: str = "x7k2p") -> Body:
@@ -147,6 +198,9 @@ def example_claim(path: str, xr_suffix: str = "x7k2p") -> Body:
     Crossplane makes of it (kind X..., a generated name, the claim labels)."""
     claim = yaml.safe_load((EXAMPLES / "tenants" / path).read_text())
     name, namespace = claim["metadata"]["name"], claim["metadata"]["namespace"]
-    return {"apiVersion": claim["apiVersion"], "kind": "X" + claim["kind"],
-            "metadata": {"name": f"{name}-{xr_suffix}", "labels": claim_labels(name, namespace)},
-            "spec": copy.deepcopy(claim["spec"])}
+    return {
+        "apiVersion": claim["apiVersion"],
+        "kind": "X" + claim["kind"],
+        "metadata": {"name": f"{name}-{xr_suffix}", "labels": claim_labels(name, namespace)},
+        "spec": copy.deepcopy(claim["spec"]),
+    }

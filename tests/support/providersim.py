@@ -116,9 +116,14 @@ def observed_ready(body: Mapping[str, Any], **status: Any) -> Body:
     return observed
 
 
-def observed(body: Mapping[str, Any], at_provider: Mapping[str, Any] | None, *,
-             name: str | None = None, stamp: str | None = None,
-             external: bool = False) -> Body:
+def observed(
+    body: Mapping[str, Any],
+    at_provider: Mapping[str, Any] | None,
+    *,
+    name: str | None = None,
+    stamp: str | None = None,
+    external: bool = False,
+) -> Body:
     """A copy of ``body`` observed Ready with ``at_provider`` (None: no ``atProvider``), its
     composition-resource-name annotation ``name`` and, with ``external``, the external-name
     annotation a provider sets (its name) when the body has none."""
@@ -163,8 +168,7 @@ class Resource:
     @property
     def location(self) -> str:
         """GCP's location or region (global when the body names none)."""
-        return str(self.for_provider.get("location") or self.for_provider.get("region")
-                   or "global")
+        return str(self.for_provider.get("location") or self.for_provider.get("region") or "global")
 
     @property
     def project(self) -> str:
@@ -175,15 +179,21 @@ class Resource:
 def resource(body: Mapping[str, Any]) -> Resource:
     """``body`` as :class:`Resource`."""
     spec = body.get("spec") or {}
-    return Resource(group_of(str(body["apiVersion"])), str(body["kind"]), external_name(body),
-                    spec.get("forProvider") or {})
+    return Resource(
+        group_of(str(body["apiVersion"])),
+        str(body["kind"]),
+        external_name(body),
+        spec.get("forProvider") or {},
+    )
 
 
 def _ids(r: Resource, cloud: str) -> Body:
     """The ids every resource of ``cloud`` reports (its Terraform ``id``, an AWS ARN)."""
     if cloud == "aws":
-        return {"id": r.external, "arn": f"arn:aws:{r.service}:{r.region}:{ACCOUNT}:"
-                                          f"{r.kind.lower()}/{r.external}"}
+        return {
+            "id": r.external,
+            "arn": f"arn:aws:{r.service}:{r.region}:{ACCOUNT}:{r.kind.lower()}/{r.external}",
+        }
     if cloud == "azure":
         return {"id": f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{r.external}"}
     return {"id": r.external}
@@ -191,10 +201,13 @@ def _ids(r: Resource, cloud: str) -> Body:
 
 def _eks_cluster(r: Resource) -> Body:
     cluster_id = digest(r.external, 32).upper()
-    return {"endpoint": f"https://{cluster_id}.gr7.{r.region}.eks.amazonaws.com",
-            "certificateAuthority": [{"data": CA_DATA}],
-            "identity": [{"oidc": [{
-                "issuer": f"https://oidc.eks.{r.region}.amazonaws.com/id/{cluster_id}"}]}]}
+    return {
+        "endpoint": f"https://{cluster_id}.gr7.{r.region}.eks.amazonaws.com",
+        "certificateAuthority": [{"data": CA_DATA}],
+        "identity": [
+            {"oidc": [{"issuer": f"https://oidc.eks.{r.region}.amazonaws.com/id/{cluster_id}"}]}
+        ],
+    }
 
 
 def _sqs_queue(r: Resource) -> Body:
@@ -203,8 +216,7 @@ def _sqs_queue(r: Resource) -> Body:
     ``fnplatform.clouds.aws.queue.queue_arn`` predicts."""
     name = str(r.for_provider.get("name") or r.external)
     url = f"https://sqs.{r.region}.amazonaws.com/{ACCOUNT}/{name}"
-    return {"id": url, "url": url, "arn": f"arn:aws:sqs:{r.region}:{ACCOUNT}:{name}",
-            "name": name}
+    return {"id": url, "url": url, "arn": f"arn:aws:sqs:{r.region}:{ACCOUNT}:{name}", "name": name}
 
 
 def _rds_instance(r: Resource) -> Body:
@@ -214,46 +226,58 @@ def _rds_instance(r: Resource) -> Body:
 
 def _cloudfront(r: Resource) -> Body:
     distribution = "E" + digest(r.external, 13).upper()
-    return {"arn": f"arn:aws:cloudfront::{ACCOUNT}:distribution/{distribution}",
-            "domainName": f"d{digest(r.external, 13)}.cloudfront.net"}
+    return {
+        "arn": f"arn:aws:cloudfront::{ACCOUNT}:distribution/{distribution}",
+        "domainName": f"d{digest(r.external, 13)}.cloudfront.net",
+    }
 
 
 def _acm_certificate(r: Resource) -> Body:
     """ACM once the validation records exist: issued, one validation record per name (the
     n-th name's record and value carry n)."""
-    names = [r.for_provider.get("domainName", r.external),
-             *r.for_provider.get("subjectAlternativeNames", [])]
+    names = [
+        r.for_provider.get("domainName", r.external),
+        *r.for_provider.get("subjectAlternativeNames", []),
+    ]
     return {
         "arn": f"arn:aws:acm:us-east-1:{ACCOUNT}:certificate/5d2c6e1a-0b7f-4c39-9e84",
         "status": "ISSUED",
         "domainValidationOptions": [
-            {"domainName": host, "resourceRecordName": f"_3f1a9c{i}e.{host}.",
-             "resourceRecordType": "CNAME",
-             "resourceRecordValue": f"_7b2d4e{i}a.acm-validations.aws."}
+            {
+                "domainName": host,
+                "resourceRecordName": f"_3f1a9c{i}e.{host}.",
+                "resourceRecordType": "CNAME",
+                "resourceRecordValue": f"_7b2d4e{i}a.acm-validations.aws.",
+            }
             for i, host in enumerate(names)
         ],
     }
 
 
 def _gke_cluster(r: Resource) -> Body:
-    return {"id": f"projects/{r.project}/locations/{r.location}/clusters/{r.external}",
-            "endpoint": f"34.{int(digest(r.external, 2), 16)}.10.20",
-            "masterAuth": {"clusterCaCertificate": CA_DATA}}
+    return {
+        "id": f"projects/{r.project}/locations/{r.location}/clusters/{r.external}",
+        "endpoint": f"34.{int(digest(r.external, 2), 16)}.10.20",
+        "masterAuth": {"clusterCaCertificate": CA_DATA},
+    }
 
 
 def _aks_cluster(r: Resource) -> Body:
-    return {"fqdn": f"{r.external}-{digest(r.external, 8)}.hcp.westeurope.azmk8s.io",
-            "oidcIssuerUrl": f"https://westeurope.oic.prod-aks.azure.com/"
-                             f"{digest(r.external, 36)}/",
-            "identity": {"type": "SystemAssigned",
-                         "principalId": digest(f"{r.external}-identity", 32)}}
+    return {
+        "fqdn": f"{r.external}-{digest(r.external, 8)}.hcp.westeurope.azmk8s.io",
+        "oidcIssuerUrl": f"https://westeurope.oic.prod-aks.azure.com/{digest(r.external, 36)}/",
+        "identity": {"type": "SystemAssigned", "principalId": digest(f"{r.external}-identity", 32)},
+    }
 
 
 def _user_assigned_identity(r: Resource) -> Body:
     group = r.for_provider.get("resourceGroupName", "example-group")
-    return {"id": f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{group}/providers/"
-                  f"Microsoft.ManagedIdentity/userAssignedIdentities/{r.external}",
-            "clientId": _uuid(r.external), "principalId": _uuid(f"principal-{r.external}")}
+    return {
+        "id": f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{group}/providers/"
+        f"Microsoft.ManagedIdentity/userAssignedIdentities/{r.external}",
+        "clientId": _uuid(r.external),
+        "principalId": _uuid(f"principal-{r.external}"),
+    }
 
 
 def _traffic_manager(r: Resource) -> Body:
@@ -267,38 +291,48 @@ def _traffic_manager(r: Resource) -> Body:
 ATTRIBUTES: dict[tuple[str, str], Callable[[Resource], Body]] = {
     ("eks.aws.upbound.io", "Cluster"): _eks_cluster,
     ("ec2.aws.upbound.io", "LaunchTemplate"): lambda r: {"latestVersion": 1},
-    ("route53.aws.upbound.io", "Zone"): lambda r: {"zoneId": "Z" + digest(r.external, 13)
-                                                   .upper()},
+    ("route53.aws.upbound.io", "Zone"): lambda r: {"zoneId": "Z" + digest(r.external, 13).upper()},
     ("sqs.aws.upbound.io", "Queue"): _sqs_queue,
     ("rds.aws.upbound.io", "Instance"): _rds_instance,
     ("cloudfront.aws.upbound.io", "Distribution"): _cloudfront,
     ("acm.aws.upbound.io", "Certificate"): _acm_certificate,
     ("container.gcp.upbound.io", "Cluster"): _gke_cluster,
-    ("cloudplatform.gcp.upbound.io", "ServiceAccount"):
-        lambda r: {"email": f"{r.external}@{r.project}.iam.gserviceaccount.com"},
-    ("sql.gcp.upbound.io", "DatabaseInstance"):
-        lambda r: {"privateIpAddress": f"10.{int(digest(r.external, 2), 16)}.1.3"},
-    ("compute.gcp.upbound.io", "GlobalAddress"):
-        lambda r: {"address": f"34.{int(digest(r.external, 2), 16)}.20.30"},
+    ("cloudplatform.gcp.upbound.io", "ServiceAccount"): lambda r: {
+        "email": f"{r.external}@{r.project}.iam.gserviceaccount.com"
+    },
+    ("sql.gcp.upbound.io", "DatabaseInstance"): lambda r: {
+        "privateIpAddress": f"10.{int(digest(r.external, 2), 16)}.1.3"
+    },
+    ("compute.gcp.upbound.io", "GlobalAddress"): lambda r: {
+        "address": f"34.{int(digest(r.external, 2), 16)}.20.30"
+    },
     ("containerservice.azure.upbound.io", "KubernetesCluster"): _aks_cluster,
     ("managedidentity.azure.upbound.io", "UserAssignedIdentity"): _user_assigned_identity,
-    ("keyvault.azure.upbound.io", "Key"):
-        lambda r: {"versionlessId": f"https://{digest(r.external, 10)}.vault.azure.net/keys/"
-                                    f"{r.external}"},
+    ("keyvault.azure.upbound.io", "Key"): lambda r: {
+        "versionlessId": f"https://{digest(r.external, 10)}.vault.azure.net/keys/{r.external}"
+    },
     ("network.azure.upbound.io", "TrafficManagerProfile"): _traffic_manager,
-    ("dbforpostgresql.azure.upbound.io", "FlexibleServer"):
-        lambda r: {"fqdn": f"{r.external}.postgres.database.azure.com"},
-    ("compute.gcp.upbound.io", "ManagedSSLCertificate"):
-        lambda r: {"expireTime": "2027-02-01T00:00:00Z"},  # set once issued
-    ("cdn.azure.upbound.io", "FrontdoorCustomDomain"):
-        lambda r: {"validationToken": f"token-{digest(r.external, 8)}"},
-    ("cdn.azure.upbound.io", "FrontdoorEndpoint"):
-        lambda r: {"hostName": f"{r.external}-{digest(r.external, 16)}.z01.azurefd.net"},
+    ("dbforpostgresql.azure.upbound.io", "FlexibleServer"): lambda r: {
+        "fqdn": f"{r.external}.postgres.database.azure.com"
+    },
+    ("compute.gcp.upbound.io", "ManagedSSLCertificate"): lambda r: {
+        "expireTime": "2027-02-01T00:00:00Z"
+    },  # set once issued
+    ("cdn.azure.upbound.io", "FrontdoorCustomDomain"): lambda r: {
+        "validationToken": f"token-{digest(r.external, 8)}"
+    },
+    ("cdn.azure.upbound.io", "FrontdoorEndpoint"): lambda r: {
+        "hostName": f"{r.external}-{digest(r.external, 16)}.z01.azurefd.net"
+    },
 }
 
 
-def reported(body: Mapping[str, Any], *, ids: bool = True,
-             recorded: Mapping[tuple[str, str], Body | None] | None = None) -> Body | None:
+def reported(
+    body: Mapping[str, Any],
+    *,
+    ids: bool = True,
+    recorded: Mapping[tuple[str, str], Body | None] | None = None,
+) -> Body | None:
     """``status.atProvider`` of ``body`` once Ready, or None for what no upjet provider
     manages (provider-kubernetes and provider-helm kinds: see :func:`wrapped_status`).
 
@@ -323,19 +357,29 @@ def reported(body: Mapping[str, Any], *, ids: bool = True,
         if example is not None:
             unknown = set(example) - set(found)
             if unknown:
-                raise ValueError(f"{r.group} {r.kind}: the provider reports no "
-                                 f"{sorted(unknown)} (tests/support/providersim.py ATTRIBUTES)")
+                raise ValueError(
+                    f"{r.group} {r.kind}: the provider reports no "
+                    f"{sorted(unknown)} (tests/support/providersim.py ATTRIBUTES)"
+                )
             found = copy.deepcopy(dict(example))
     at.update(found)
     return at
 
 
-def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | None = None,
-           external: bool = False, ids: bool = True,
-           recorded: Mapping[tuple[str, str], Body | None] | None = None,
-           controllers: Container[str] | None = None, replicas: int | None = None,
-           generation: int | None = None, keep_empty: bool = True,
-           over: Mapping[str, Any] | None = None) -> Body:
+def report(
+    body: Mapping[str, Any],
+    *,
+    name: str | None = None,
+    stamp: str | None = None,
+    external: bool = False,
+    ids: bool = True,
+    recorded: Mapping[tuple[str, str], Body | None] | None = None,
+    controllers: Container[str] | None = None,
+    replicas: int | None = None,
+    generation: int | None = None,
+    keep_empty: bool = True,
+    over: Mapping[str, Any] | None = None,
+) -> Body:
     """``body`` observed Ready as its provider reports it (see :func:`observed` for ``name``,
     ``stamp`` and ``external``): :func:`reported` for a managed resource (``ids``,
     ``recorded``); for a provider-kubernetes Object its manifest as observed
@@ -348,8 +392,11 @@ def report(body: Mapping[str, Any], *, name: str | None = None, stamp: str | Non
     at = reported(body, ids=ids, recorded=recorded)
     manifest = ((body.get("spec") or {}).get("forProvider") or {}).get("manifest")
     if body.get("kind") == "Object" and isinstance(manifest, dict):
-        at = {"manifest": live_manifest(manifest, controllers=controllers, replicas=replicas,
-                                        generation=generation)}
+        at = {
+            "manifest": live_manifest(
+                manifest, controllers=controllers, replicas=replicas, generation=generation
+            )
+        }
     if at is not None and not at and not keep_empty:
         at = None
     out = observed(body, at, name=name, stamp=stamp, external=external)
@@ -375,8 +422,13 @@ def helm_release() -> Body:
 #: endpoint and credentials, a key's secret. Other kinds publish ``attribute.id``.
 CONNECTION_KEYS: dict[str, tuple[str, ...]] = {
     "Cluster": ("kubeconfig", "endpoint", "clusterCA"),
-    "KubernetesCluster": ("kubeconfig", "kube_admin_config", "client_certificate",
-                          "client_key", "cluster_ca_certificate"),
+    "KubernetesCluster": (
+        "kubeconfig",
+        "kube_admin_config",
+        "client_certificate",
+        "client_key",
+        "cluster_ca_certificate",
+    ),
     "ClusterAuth": ("kubeconfig",),
     "Instance": ("endpoint", "address", "port", "username", "password"),
     "DatabaseInstance": ("connectionName", "privateIP", "publicIP", "serverCACertificateCert"),
@@ -419,10 +471,14 @@ def connection_secret(body: Mapping[str, Any]) -> Body | None:
         return None
     namespace = ref.get("namespace") or (body.get("metadata") or {}).get("namespace")
     return {
-        "apiVersion": "v1", "kind": "Secret", "type": "connection.crossplane.io/v1alpha1",
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "connection.crossplane.io/v1alpha1",
         "metadata": {"name": ref["name"], **({"namespace": namespace} if namespace else {})},
-        "data": {key: base64.b64encode(value).decode()
-                 for key, value in sorted(connection_details(body).items())},
+        "data": {
+            key: base64.b64encode(value).decode()
+            for key, value in sorted(connection_details(body).items())
+        },
     }
 
 
@@ -461,33 +517,50 @@ def wrapped_status(manifest: Mapping[str, Any], *, replicas: int | None = None) 
     controller = controller_of(manifest)
     if kind == "Deployment":
         count = (manifest.get("spec") or {}).get("replicas", 1) if replicas is None else replicas
-        status: Body = {"conditions": [{"type": "Available", "status": "True",
-                                        "reason": "MinimumReplicasAvailable"}]}
+        status: Body = {
+            "conditions": [
+                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"}
+            ]
+        }
         if count:
             status.update(replicas=count, readyReplicas=count, availableReplicas=count)
         return status
     if kind == "Job":
-        return {"succeeded": 1, "conditions": [
-            {"type": "Complete", "status": "True", "reason": "CompletionsReached"}]}
+        return {
+            "succeeded": 1,
+            "conditions": [{"type": "Complete", "status": "True", "reason": "CompletionsReached"}],
+        }
     if controller == "keda":
         active = "False" if replicas == 0 else "True"
-        return {"conditions": [
-            {"type": "Ready", "status": "True", "reason": "ScaledObjectReady"},
-            {"type": "Active", "status": active, "reason": "ScalerActive"}]}
+        return {
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "ScaledObjectReady"},
+                {"type": "Active", "status": active, "reason": "ScalerActive"},
+            ]
+        }
     if controller == "gardener":
-        return {"lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100},
-                "observedGeneration": 1}
+        return {
+            "lastOperation": {"type": "Create", "state": "Succeeded", "progress": 100},
+            "observedGeneration": 1,
+        }
     if controller == "rook":
         return {"phase": "Ready"}
     if controller == "c5c3":
         services = sorted((manifest.get("spec") or {}).get("services") or [])
-        return {"conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
-                "services": [{"name": s, "ready": True} for s in services]}
+        return {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "Ready"}],
+            "services": [{"name": s, "ready": True} for s in services],
+        }
     return {}
 
 
-def live_manifest(manifest: Mapping[str, Any], *, controllers: Container[str] | None = None,
-                  replicas: int | None = None, generation: int | None = None) -> Body:
+def live_manifest(
+    manifest: Mapping[str, Any],
+    *,
+    controllers: Container[str] | None = None,
+    replicas: int | None = None,
+    generation: int | None = None,
+) -> Body:
     """The object provider-kubernetes observes for ``manifest``: a copy, with
     ``metadata.generation`` when given and :func:`wrapped_status` when its controller is
     among ``controllers`` (None: every one :func:`controller_of` names)."""
@@ -499,8 +572,13 @@ def live_manifest(manifest: Mapping[str, Any], *, controllers: Container[str] | 
         if manifest.get("kind") == "CephCluster":
             # read only (the storage operator's own): the platform's encrypted cluster, as
             # Rook's CephCluster spec asks for encrypted OSDs (storage.config.encryptedDevice)
-            live["spec"] = {"storage": {"useAllNodes": True, "useAllDevices": True,
-                                        "config": {"encryptedDevice": "true"}}}
+            live["spec"] = {
+                "storage": {
+                    "useAllNodes": True,
+                    "useAllDevices": True,
+                    "config": {"encryptedDevice": "true"},
+                }
+            }
         status = wrapped_status(manifest, replicas=replicas)
         if status:
             live["status"] = status
@@ -526,20 +604,27 @@ def _unresolved_reference(mr: Body, mrs: Sequence[Body]) -> str:
         if field.endswith("SecretRef") or not isinstance(ref, dict):
             continue
         if field.endswith("Ref") and ref.get("name") and ref["name"] not in names:
-            return (f"cannot resolve references: mg.Spec.ForProvider.{field[:-3]}: "
-                    f"cannot get referenced resource: \"{ref['name']}\" not found")
+            return (
+                f"cannot resolve references: mg.Spec.ForProvider.{field[:-3]}: "
+                f'cannot get referenced resource: "{ref["name"]}" not found'
+            )
         if field.endswith("Selector"):
             labels = ref.get("matchLabels") or {}
             owner = (mr["metadata"].get("ownerReferences") or [{}])[0].get("uid")
-            hits = [m for m in mrs
-                    if all((m["metadata"].get("labels") or {}).get(k) == v
-                           for k, v in labels.items())
-                    and (not ref.get("matchControllerRef")
-                         or (m["metadata"].get("ownerReferences") or [{}])[0].get("uid")
-                         == owner)]
+            hits = [
+                m
+                for m in mrs
+                if all((m["metadata"].get("labels") or {}).get(k) == v for k, v in labels.items())
+                and (
+                    not ref.get("matchControllerRef")
+                    or (m["metadata"].get("ownerReferences") or [{}])[0].get("uid") == owner
+                )
+            ]
             if not hits:
-                return (f"cannot resolve references: mg.Spec.ForProvider.{field[:-8]}: "
-                        "no resources matched selector")
+                return (
+                    f"cannot resolve references: mg.Spec.ForProvider.{field[:-8]}: "
+                    "no resources matched selector"
+                )
     return ""
 
 
@@ -549,15 +634,18 @@ def _foreign_parameter_group(mr: Body, mrs: Sequence[Body]) -> str:
     ref = fp.get("parameterGroupNameRef")
     if mr["kind"] != "Instance" or not isinstance(ref, dict) or not fp.get("engineVersion"):
         return ""
-    groups = [m for m in mrs if m["kind"] == "ParameterGroup"
-              and m["metadata"]["name"] == ref.get("name")]
+    groups = [
+        m for m in mrs if m["kind"] == "ParameterGroup" and m["metadata"]["name"] == ref.get("name")
+    ]
     wanted = f"{fp.get('engine', 'postgres')}{str(fp['engineVersion']).split('.')[0]}"
     family = _fp(groups[0]).get("family") if groups else wanted
     if family == wanted:
         return ""
-    return (f"InvalidParameterCombination: The parameter group {ref['name']} with "
-            f"DBParameterGroupFamily {family} can't be used for this instance. Use a "
-            f"parameter group with DBParameterGroupFamily {wanted}.")
+    return (
+        f"InvalidParameterCombination: The parameter group {ref['name']} with "
+        f"DBParameterGroupFamily {family} can't be used for this instance. Use a "
+        f"parameter group with DBParameterGroupFamily {wanted}."
+    )
 
 
 def _key_without_grant(mr: Body, mrs: Sequence[Body]) -> str:
@@ -568,28 +656,38 @@ def _key_without_grant(mr: Body, mrs: Sequence[Body]) -> str:
     if mr["kind"] != "Account" or not isinstance(cmk, dict):
         return ""
     identity_id = cmk.get("userAssignedIdentityId")
-    principals = {_at(m).get("principalId") for m in mrs
-                  if m["kind"] == "UserAssignedIdentity" and _at(m).get("id") == identity_id}
+    principals = {
+        _at(m).get("principalId")
+        for m in mrs
+        if m["kind"] == "UserAssignedIdentity" and _at(m).get("id") == identity_id
+    }
     granted = {_fp(m).get("objectId") for m in mrs if m["kind"] == "AccessPolicy"}
     if identity_id and not (principals - {None}) & granted:
-        return (f"storage.AccountsClient#Create: Failure: StatusCode=400 -- Original Error: "
-                f"Code=\"KeyVaultAccessDenied\" Message=\"The key vault of "
-                f"{cmk.get('keyVaultKeyId')} does not grant the identity {identity_id} the "
-                f"get, wrapKey and unwrapKey permissions\"")
+        return (
+            f"storage.AccountsClient#Create: Failure: StatusCode=400 -- Original Error: "
+            f'Code="KeyVaultAccessDenied" Message="The key vault of '
+            f"{cmk.get('keyVaultKeyId')} does not grant the identity {identity_id} the "
+            f'get, wrapKey and unwrapKey permissions"'
+        )
     return ""
 
 
 def _redrive_to_no_queue(mr: Body, mrs: Sequence[Body]) -> str:
     """SQS refuses a redrive policy whose deadLetterTargetArn is no existing queue's ARN."""
     redrive = _fp(mr).get("redrivePolicy")
-    if mr["kind"] not in {"Queue", "QueueRedrivePolicy"} or not isinstance(redrive, str) \
-            or not redrive:
+    if (
+        mr["kind"] not in {"Queue", "QueueRedrivePolicy"}
+        or not isinstance(redrive, str)
+        or not redrive
+    ):
         return ""
     target = (json.loads(redrive) or {}).get("deadLetterTargetArn", "")
     if target in {_at(m).get("arn") for m in mrs if m["kind"] == "Queue"}:
         return ""
-    return (f"InvalidParameterValue: Value {redrive} for parameter RedrivePolicy is invalid. "
-            "Reason: Dead-letter target does not exist.")
+    return (
+        f"InvalidParameterValue: Value {redrive} for parameter RedrivePolicy is invalid. "
+        "Reason: Dead-letter target does not exist."
+    )
 
 
 @dataclass(frozen=True)
@@ -617,17 +715,31 @@ class Refusal:
 #: Every refusal the simulation plays, in the order the provider meets them (references are
 #: resolved before the cloud is called).
 REFUSALS: tuple[Refusal, ...] = (
-    Refusal("REFERENCES_RESOLVE", "fnplatform.composition:Composition.ref",
-            "crossplane-runtime pkg/reference (APIResolver)", _unresolved_reference),
-    Refusal("AZURE_KEY_GRANT_FIRST", "fnplatform.clouds.azure.bucket:_customer_managed_key",
-            "Azure Storage: customer-managed keys with a user-assigned identity need get, "
-            "wrapKey and unwrapKey on the vault", _key_without_grant),
-    Refusal("RDS_PARAMETER_GROUP_FAMILY", "fnplatform.clouds.aws.database:database",
-            "RDS ModifyDBInstance: the DB parameter group's family must match the engine",
-            _foreign_parameter_group),
-    Refusal("SQS_REDRIVE_TARGET_EXISTS", "fnplatform.composers.async_actor:_queue",
-            "SQS SetQueueAttributes RedrivePolicy: the dead-letter target must exist",
-            _redrive_to_no_queue),
+    Refusal(
+        "REFERENCES_RESOLVE",
+        "fnplatform.composition:Composition.ref",
+        "crossplane-runtime pkg/reference (APIResolver)",
+        _unresolved_reference,
+    ),
+    Refusal(
+        "AZURE_KEY_GRANT_FIRST",
+        "fnplatform.clouds.azure.bucket:_customer_managed_key",
+        "Azure Storage: customer-managed keys with a user-assigned identity need get, "
+        "wrapKey and unwrapKey on the vault",
+        _key_without_grant,
+    ),
+    Refusal(
+        "RDS_PARAMETER_GROUP_FAMILY",
+        "fnplatform.clouds.aws.database:database",
+        "RDS ModifyDBInstance: the DB parameter group's family must match the engine",
+        _foreign_parameter_group,
+    ),
+    Refusal(
+        "SQS_REDRIVE_TARGET_EXISTS",
+        "fnplatform.composers.async_actor:_queue",
+        "SQS SetQueueAttributes RedrivePolicy: the dead-letter target must exist",
+        _redrive_to_no_queue,
+    ),
 )
 
 

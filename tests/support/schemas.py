@@ -158,8 +158,11 @@ class Catalog:
         entry = self.lookup(str(obj.get("apiVersion")), str(obj.get("kind")))
         if entry is None or not entry.deprecated:
             return []
-        newer = [v.version for v in self.versions_of(entry.group, entry.kind)
-                 if v.served and not v.deprecated]
+        newer = [
+            v.version
+            for v in self.versions_of(entry.group, entry.kind)
+            if v.served and not v.deprecated
+        ]
         msg = entry.deprecation_warning or f"{entry.api_version} {entry.kind} is deprecated"
         return [f"{entry.api_version} {entry.kind}: {msg} (served, not deprecated: {newer})"]
 
@@ -172,15 +175,19 @@ class Catalog:
         if entry is not None:
             if not entry.served:
                 served = [v.version for v in self.versions_of(entry.group, kind) if v.served]
-                return (f"version {entry.version} of {kind}.{entry.group} exists but is not "
-                        f"served (served versions: {', '.join(served) or 'none'})")
+                return (
+                    f"version {entry.version} of {kind}.{entry.group} exists but is not "
+                    f"served (served versions: {', '.join(served) or 'none'})"
+                )
             return None
         group = api_version.rpartition("/")[0]
         known = self.versions_of(group, kind)
         if known:
             served = [v.version for v in known if v.served]
-            return (f"unknown version {api_version!r} for {kind}.{group} "
-                    f"(served versions: {', '.join(served) or 'none'})")
+            return (
+                f"unknown version {api_version!r} for {kind}.{group} "
+                f"(served versions: {', '.join(served) or 'none'})"
+            )
         kinds = sorted({k for (g, k) in self._by_group_kind if g == group})
         if kinds:
             return f"unknown kind {kind!r} in group {group!r} (known kinds: {', '.join(kinds)})"
@@ -371,8 +378,7 @@ def _kw_list_type(validator: Any, list_type: Any, instance: Any, schema: Mapping
         seen: list[Any] = []
         for i, item in enumerate(instance):
             if item in seen:
-                yield ValidationError(f"duplicate entry {item!r} in a list-type=set",
-                                      path=[i])
+                yield ValidationError(f"duplicate entry {item!r} in a list-type=set", path=[i])
             seen.append(item)
     elif list_type == "map":
         keys = schema.get("x-kubernetes-list-map-keys") or []
@@ -576,9 +582,27 @@ def _strip_strings(text: str) -> str:
 
 
 _CEL_RESERVED = {
-    "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
-    "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
-    "void", "while",
+    "true",
+    "false",
+    "null",
+    "in",
+    "as",
+    "break",
+    "const",
+    "continue",
+    "else",
+    "for",
+    "function",
+    "if",
+    "import",
+    "let",
+    "loop",
+    "package",
+    "namespace",
+    "return",
+    "var",
+    "void",
+    "while",
 }
 _ESCAPES = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
 
@@ -662,8 +686,7 @@ def _render_error(err: ValidationError) -> list[str]:
         known = set(err.schema.get("properties") or {})
         patterns = list(err.schema.get("patternProperties") or {})
         extras = [
-            k for k in err.instance
-            if k not in known and not any(re.search(p, k) for p in patterns)
+            k for k in err.instance if k not in known and not any(re.search(p, k) for p in patterns)
         ]
         if extras:
             hint = sorted(known)
@@ -675,11 +698,15 @@ def _render_error(err: ValidationError) -> list[str]:
     if err.validator == "required":
         return [f"{format_path(path)}: {err.message}"]
     if err.validator == "type":
-        return [f"{format_path(path)}: {_short_repr(err.instance)} is not of type "
-                f"{err.validator_value!r}"]
+        return [
+            f"{format_path(path)}: {_short_repr(err.instance)} is not of type "
+            f"{err.validator_value!r}"
+        ]
     if err.validator == "enum":
-        return [f"{format_path(path)}: {_short_repr(err.instance)} is not one of "
-                f"{err.validator_value!r}"]
+        return [
+            f"{format_path(path)}: {_short_repr(err.instance)} is not one of "
+            f"{err.validator_value!r}"
+        ]
     return [f"{format_path(path)}: {err.message}"]
 
 

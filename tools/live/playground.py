@@ -61,8 +61,10 @@ STOP_WITHIN_S = 40.0
 WAIT_READY = "300s"
 #: Modules the playground cannot show: openstack's tenants wait on shared pools the live plane
 #: cannot make Ready (docs/live.md, "Under load and faults"), so its claims never are.
-UNSUPPORTED = {"openstack": "its tenants wait on pools the live plane cannot make Ready "
-                            "(docs/live.md, \"Under load and faults\")"}
+UNSUPPORTED = {
+    "openstack": "its tenants wait on pools the live plane cannot make Ready "
+    '(docs/live.md, "Under load and faults")'
+}
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def _stat(pid: int) -> tuple[str, int] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = text[text.rindex(")") + 2:].split()  # after "pid (comm) "
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
     return fields[0], int(fields[1])
 
 
@@ -179,8 +181,12 @@ def describe(pid: int) -> str:
 def is_supervisor(pid: int) -> bool:
     """The process is `python tools/live/playground.py serve` (not a launcher naming it)."""
     argv = _argv(pid)
-    return (len(argv) > 2 and Path(argv[0]).name.startswith("python")
-            and argv[1].endswith("playground.py") and argv[2] == "serve")
+    return (
+        len(argv) > 2
+        and Path(argv[0]).name.startswith("python")
+        and argv[1].endswith("playground.py")
+        and argv[2] == "serve"
+    )
 
 
 def net_namespace(pid: int) -> str | None:
@@ -195,8 +201,11 @@ def in_namespace(netns: str) -> list[int]:
     """Every live process in the network namespace ``netns``."""
     out = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and alive(int(entry.name)) and net_namespace(
-                int(entry.name)) == netns:
+        if (
+            entry.name.isdigit()
+            and alive(int(entry.name))
+            and net_namespace(int(entry.name)) == netns
+        ):
             out.append(int(entry.name))
     return out
 
@@ -234,9 +243,12 @@ def next_commands(p: Paths, module: str, form: str) -> list[str]:
     path, doc = claim_of(module, form)
     group = doc["apiVersion"].split("/")[0]
     # the kind's plural, as the module's XRD names it (the claim's or the composite's)
-    (plural,) = [names["plural"] for xrd in package_xrds(module, form == "v2-namespaced")
-                 for names in (xrd["spec"]["names"], xrd["spec"].get("claimNames") or {})
-                 if xrd["spec"]["group"] == group and names.get("kind") == doc["kind"]]
+    (plural,) = [
+        names["plural"]
+        for xrd in package_xrds(module, form == "v2-namespaced")
+        for names in (xrd["spec"]["names"], xrd["spec"].get("claimNames") or {})
+        if xrd["spec"]["group"] == group and names.get("kind") == doc["kind"]
+    ]
     ns = doc["metadata"].get("namespace")
     ref = f"{plural}.{group}/{doc['metadata']['name']}"
     in_ns = f"-n {ns} " if ns else ""
@@ -254,21 +266,24 @@ def report(p: Paths, state: dict[str, Any], took: float | None) -> None:
     """The kubeconfig, where the logs are and the next commands (took: seconds since `up`
     began; None: it was running already)."""
     module, form = state["module"], state["form"]
-    head = ("A playground is already running" if took is None
-            else f"Playground ready in {took:.0f} s")
+    head = (
+        "A playground is already running" if took is None else f"Playground ready in {took:.0f} s"
+    )
     rel = os.path.relpath(p.root, Path.cwd())
-    print(f"{head}: {module} ({form}) from its Configuration package {state['package']}\n"
-          f"  kubeconfig: {p.kubeconfig}  (API server https://127.0.0.1:{state['port']})\n"
-          f"  logs:       {rel}/plane/logs/<process>.log, {rel}/playground.log\n"
-          f"Next, from {Path.cwd()}:")
+    print(
+        f"{head}: {module} ({form}) from its Configuration package {state['package']}\n"
+        f"  kubeconfig: {p.kubeconfig}  (API server https://127.0.0.1:{state['port']})\n"
+        f"  logs:       {rel}/plane/logs/<process>.log, {rel}/playground.log\n"
+        f"Next, from {Path.cwd()}:"
+    )
     for line in next_commands(p, module, form):
         print(f"  {line}")
-    print("  (change it: edit the file and apply it again, or kubectl edit; "
-          "docs/playground.md)")
+    print("  (change it: edit the file and apply it again, or kubectl edit; docs/playground.md)")
 
 
-def wait_until_ready(p: Paths, launcher: subprocess.Popen[bytes] | None, pid: int,
-                     start: float) -> int:
+def wait_until_ready(
+    p: Paths, launcher: subprocess.Popen[bytes] | None, pid: int, start: float
+) -> int:
     """Print the supervisor's steps as they come until it is ready (0) or failed (1)."""
     shown = ""
     while time.monotonic() - start < START_WITHIN_S:
@@ -291,8 +306,10 @@ def wait_until_ready(p: Paths, launcher: subprocess.Popen[bytes] | None, pid: in
             down(p, quiet=True)
             return 1
         time.sleep(0.5)
-    print(f"playground: not ready within {START_WITHIN_S:.0f} s; stopping it "
-          f"(see {p.log})", file=sys.stderr)
+    print(
+        f"playground: not ready within {START_WITHIN_S:.0f} s; stopping it (see {p.log})",
+        file=sys.stderr,
+    )
     down(p, quiet=True)
     return 1
 
@@ -305,10 +322,13 @@ def up(p: Paths, module: str | None, form: str | None) -> int:
     module = module or DEFAULT_MODULE
     form = form or FORMS[0]
     known = sorted(d.name for d in (REPO / "apis").iterdir() if d.is_dir())
-    refusal = (f"MODULE={module} is no module (one of: {', '.join(known)})"
-               if module not in known else
-               f"MODULE={module} cannot be shown here: {UNSUPPORTED[module]}"
-               if module in UNSUPPORTED else "")
+    refusal = (
+        f"MODULE={module} is no module (one of: {', '.join(known)})"
+        if module not in known
+        else f"MODULE={module} cannot be shown here: {UNSUPPORTED[module]}"
+        if module in UNSUPPORTED
+        else ""
+    )
     if refusal:
         print(f"playground: {refusal}", file=sys.stderr)
         return 2
@@ -322,9 +342,11 @@ def _running_already(p: Paths, pid: int, module: str | None, form: str | None) -
     state = read_state(p)
     want = (module or state.get("module"), form or state.get("form"))
     if state.get("module") and want != (state["module"], state["form"]):
-        print(f"playground: {state['module']} ({state['form']}) is running in {p.root}; "
-              "`make playground-down` first to start another module or form",
-              file=sys.stderr)
+        print(
+            f"playground: {state['module']} ({state['form']}) is running in {p.root}; "
+            "`make playground-down` first to start another module or form",
+            file=sys.stderr,
+        )
         return 1
     if state.get("phase") == "ready":
         report(p, state, None)
@@ -348,18 +370,37 @@ def _launch(p: Paths, module: str, form: str) -> int:
     port = listener.getsockname()[1]
     # a namespace of its own even when called inside another (the live tests' netns.sh):
     # its fixed ports must not meet a test session's plane
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("FNPLATFORM_LIVE_NETNS", "FNPLATFORM_LIVE_HOSTS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("FNPLATFORM_LIVE_NETNS", "FNPLATFORM_LIVE_HOSTS")
+    }
     env["TMPDIR"] = str(p.tmp)
-    print(f"Starting a playground of {module} ({form}) in {p.root} "
-          f"(API server on 127.0.0.1:{port}):", flush=True)
+    print(
+        f"Starting a playground of {module} ({form}) in {p.root} (API server on 127.0.0.1:{port}):",
+        flush=True,
+    )
     with p.log.open("ab") as log:
         launcher = subprocess.Popen(
-            [str(REPO / "tools/live/netns.sh"), sys.executable, str(Path(__file__).resolve()),
-             "serve", "--module", module, "--form", form, "--listen-fd",
-             str(listener.fileno())],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
-            pass_fds=(listener.fileno(),), start_new_session=True, cwd=REPO,
+            [
+                str(REPO / "tools/live/netns.sh"),
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "serve",
+                "--module",
+                module,
+                "--form",
+                form,
+                "--listen-fd",
+                str(listener.fileno()),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            pass_fds=(listener.fileno(),),
+            start_new_session=True,
+            cwd=REPO,
         )
     listener.close()
     p.pid.write_text(f"{launcher.pid}\n")
@@ -385,16 +426,20 @@ def down(p: Paths, quiet: bool = False) -> int:
         lines.append(f"No playground running in {p.root}.")
     else:
         with contextlib.suppress(OSError):
-            print(f"Stopping the playground in {p.root} ({read_state(p).get('module', '?')}):",
-                  flush=True)
+            print(
+                f"Stopping the playground in {p.root} ({read_state(p).get('module', '?')}):",
+                flush=True,
+            )
         left, stopped = _stop(pid)
         lines += stopped
     if not left:
         removed = _remove_state(p)
         kept = ", ".join(os.path.relpath(k, p.root) for k in p.kept() if k.exists())
         if removed:
-            lines.append(f"  removed  {', '.join(removed)} from {p.root}"
-                         + (f" (kept: {kept})" if kept else ""))
+            lines.append(
+                f"  removed  {', '.join(removed)} from {p.root}"
+                + (f" (kept: {kept})" if kept else "")
+            )
     if not quiet or left:
         with contextlib.suppress(BrokenPipeError):  # `make playground-down | head`
             print("\n".join(lines))
@@ -425,12 +470,13 @@ def _stop(pid: int) -> tuple[bool, list[str]]:
         while any(alive(t) for t in tree) and time.monotonic() < deadline:
             time.sleep(0.2)
     left = [t for t in tree if alive(t)]
-    lines = [f"  {'LEFT RUNNING' if t in left else 'stopped'}  {names[t]} (pid {t})"
-             for t in tree]
+    lines = [f"  {'LEFT RUNNING' if t in left else 'stopped'}  {names[t]} (pid {t})" for t in tree]
     stuck = in_namespace(netns) if netns else []
     if netns:
-        lines.append(f"  {'LEFT: ' + str(stuck) if stuck else 'gone'}  its network, mount and "
-                     f"PID namespaces ({netns})")
+        lines.append(
+            f"  {'LEFT: ' + str(stuck) if stuck else 'gone'}  its network, mount and "
+            f"PID namespaces ({netns})"
+        )
     return bool(left or stuck), lines
 
 
@@ -566,14 +612,19 @@ def install_module(live: Any, module: str, form: str) -> None:
 
     live.wait(f"Configuration {package} Healthy", healthy, 180)
     xrds = xp.package_xrds(module, namespaced)
-    live.wait(f"{package} XRDs Established",
-              lambda: all(xrd_serving(kube.get(*XRD, d["metadata"]["name"]), d) for d in xrds),
-              180)
+    live.wait(
+        f"{package} XRDs Established",
+        lambda: all(xrd_serving(kube.get(*XRD, d["metadata"]["name"]), d) for d in xrds),
+        180,
+    )
     kube.invalidate()
     (example,) = [e for e in EXAMPLES if e.module == module]
     _, claim = claim_of(module, form)
-    for doc in [*[d for need in example.needs for d in docs_of(REPO / need)],
-                *example.prepared, claim]:
+    for doc in [
+        *[d for need in example.needs for d in docs_of(REPO / need)],
+        *example.prepared,
+        claim,
+    ]:
         ns = doc["metadata"].get("namespace")
         if ns:
             kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
@@ -592,8 +643,13 @@ class Supervisor:
         self.t0 = time.monotonic()
         package = f"platform-{module}" + ("-namespaced" if form == "v2-namespaced" else "")
         self.state: dict[str, Any] = {
-            "phase": "starting", "module": module, "form": form, "package": package,
-            "port": port, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            "phase": "starting",
+            "module": module,
+            "form": form,
+            "package": package,
+            "port": port,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
 
     def step(self, text: str) -> None:
         """Record a step (state.json, written whole and renamed: `up` never reads half)."""
@@ -620,16 +676,19 @@ class Supervisor:
         self.step("etcd, kube-apiserver, kube-controller-manager")
         self.live = start_control_plane(self.paths.plane)
         api = urlsplit(APISERVER)
-        threading.Thread(target=forward, args=(listener, (api.hostname, api.port)),
-                         name="forward", daemon=True).start()
+        threading.Thread(
+            target=forward, args=(listener, (api.hostname, api.port)), name="forward", daemon=True
+        ).start()
         self.step("Crossplane core, the package registry, the function (kubelet stand-in)")
         start_crossplane(self.live)
         self.step("the CRDs of what the module composes (tests/live/crds)")
         establish_provider_crds(self.live, needs_crd(self.state["package"]))
         self.step("provider-kubernetes, the cloud and operator stand-ins, the ProviderConfigs")
         start_providers(self.live)
-        self.step(f"{self.state['package']}: built, pushed to the local registry, installed "
-                  "as a Configuration")
+        self.step(
+            f"{self.state['package']}: built, pushed to the local registry, installed "
+            "as a Configuration"
+        )
         install_module(self.live, module, form)
         self.paths.kubeconfig.write_text(user_kubeconfig(self.live.cp.kubeconfig, self.port))
         self.state["phase"] = "ready"
@@ -645,8 +704,10 @@ class Supervisor:
             for name, proc in list(self.live.procs.running):
                 if proc.poll() is not None and name not in exited:
                     exited.add(name)
-                    print(f"{name} exited with {proc.returncode}: see plane/logs/{name}.log",
-                          flush=True)
+                    print(
+                        f"{name} exited with {proc.returncode}: see plane/logs/{name}.log",
+                        flush=True,
+                    )
 
     def fail(self, error: Exception) -> None:
         traceback.print_exc()
@@ -694,8 +755,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     up_cmd = sub.add_parser("up", help="start a playground, or print the running one's kubeconfig")
     up_cmd.add_argument("--module", default=None, help=f"the module (default {DEFAULT_MODULE})")
-    up_cmd.add_argument("--form", default=None, choices=FORMS,
-                        help=f"which package of the module (default {FORMS[0]})")
+    up_cmd.add_argument(
+        "--form",
+        default=None,
+        choices=FORMS,
+        help=f"which package of the module (default {FORMS[0]})",
+    )
     sub.add_parser("down", help="stop the playground and remove its state but the logs")
     serve_cmd = sub.add_parser("serve", help=argparse.SUPPRESS)
     serve_cmd.add_argument("--module", required=True)

@@ -54,7 +54,8 @@ def _unsupported(
     """The error on the user's cloud field when the placed cloud cannot provide ``name``."""
     supported = ", ".join(sorted(clouds)) or "none"
     return InputError(
-        field_path, f"{cloud or 'unset'} cannot provide {name}; supported clouds: {supported}")
+        field_path, f"{cloud or 'unset'} cannot provide {name}; supported clouds: {supported}"
+    )
 
 
 ImplT = TypeVar("ImplT")

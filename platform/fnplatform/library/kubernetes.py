@@ -14,7 +14,9 @@ from fnplatform.kinds import Readiness, register, wrapped_kind
 
 OBJECT = register("kubernetes.crossplane.io/v1alpha2", "Object")
 KUBERNETES_PROVIDER_CONFIG = register(
-    "kubernetes.crossplane.io/v1alpha1", "ProviderConfig", managed=False,
+    "kubernetes.crossplane.io/v1alpha1",
+    "ProviderConfig",
+    managed=False,
     readiness=Readiness.EXISTS,
 )
 HELM_RELEASE = register("helm.crossplane.io/v1beta1", "Release")
@@ -51,10 +53,10 @@ def add_cluster_provider_configs(
     if identity:
         spec["identity"] = dict(identity)
     needed = list(uses)
-    helm = comp.emit(f"{name}-helm", HELM_PROVIDER_CONFIG.new(**spec), uses=needed,
-                     reasons=reasons)
-    kube = comp.emit(f"{name}-kubernetes", KUBERNETES_PROVIDER_CONFIG.new(**spec), uses=needed,
-                     reasons=reasons)
+    helm = comp.emit(f"{name}-helm", HELM_PROVIDER_CONFIG.new(**spec), uses=needed, reasons=reasons)
+    kube = comp.emit(
+        f"{name}-kubernetes", KUBERNETES_PROVIDER_CONFIG.new(**spec), uses=needed, reasons=reasons
+    )
     return helm["metadata"]["name"], kube["metadata"]["name"]
 
 
@@ -235,8 +237,9 @@ def add_object(
     if resource_name is not None:
         body["metadata"] = {"name": resource_name}
     traits = wrapped_kind(body)
-    chosen = readiness or (dict(traits.object_readiness) if traits and traits.object_readiness
-                           else None)
+    chosen = readiness or (
+        dict(traits.object_readiness) if traits and traits.object_readiness else None
+    )
     if chosen:
         body["spec"]["readiness"] = dict(chosen)
     if watches_by_default(chosen) if watch is None else watch:

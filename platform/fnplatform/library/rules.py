@@ -52,8 +52,11 @@ def _check(index: int, rule: IngressRule) -> None:
     if rule.protocol.lower() not in PROTOCOLS:
         raise SpecError("rules", f"rule {index}: protocol {rule.protocol!r} is not tcp or udp")
     if not 1 <= rule.from_port <= rule.to_port <= 65535:
-        raise SpecError("rules", f"rule {index}: ports {rule.from_port}-{rule.to_port} are not "
-                        "a range within 1-65535, low to high")
+        raise SpecError(
+            "rules",
+            f"rule {index}: ports {rule.from_port}-{rule.to_port} are not "
+            "a range within 1-65535, low to high",
+        )
     try:
         ip_network(rule.source, strict=False)
     except ValueError:

@@ -313,6 +313,8 @@ class CdnCustomDomain:
     host: str
     ready: bool
     records: tuple[DnsRecord, ...] = ()
+
+
 # -- storage, keys, ingress (issue 8, section 2) ----------------------------------------------
 
 
@@ -418,8 +420,10 @@ class BucketSpec:
         for attribute in ("expire_after_days", "noncurrent_expire_after_days"):
             days = getattr(self, attribute)
             if days is not None and days < retention:
-                raise SpecError(attribute, f"{days} days would expire objects before the "
-                                f"{retention}-day retention ends")
+                raise SpecError(
+                    attribute,
+                    f"{days} days would expire objects before the {retention}-day retention ends",
+                )
 
 
 @dataclass(frozen=True)

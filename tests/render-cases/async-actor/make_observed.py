@@ -54,9 +54,10 @@ def _stage(desired: dict[str, dict[str, Any]], replicas: int | None) -> dict[str
     """Every resource Ready (the queues with URL and ARN); the workloads running with
     ``replicas`` (None: not yet)."""
     running = None if replicas is not None else ()
-    return {name: providersim.report(body, name=name, ids=False, controllers=running,
-                                     replicas=replicas)
-            for name, body in sorted(desired.items())}
+    return {
+        name: providersim.report(body, name=name, ids=False, controllers=running, replicas=replicas)
+        for name, body in sorted(desired.items())
+    }
 
 
 def _write(name: str, observed: dict[str, dict[str, Any]]) -> None:
@@ -68,7 +69,8 @@ def _write(name: str, observed: dict[str, dict[str, Any]]) -> None:
 def main() -> None:
     """Write the three observed-state files."""
     argparse.ArgumentParser(  # --help prints the docstring and writes nothing
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     first = _compose({})  # the dead-letter queue first: the actor's queue redrives to it
     second = _compose(_stage(first, None))
     queue_ready = _stage(second, None)

@@ -55,8 +55,12 @@ RECORDED: dict[tuple[str, str], dict[str, Any] | None] = {
     ("acm.aws.upbound.io", "Certificate"): None,
 }
 #: Each render case's observed state: (the file's case name, the composite it composes).
-CASES = (("aws", "xr-aws.yaml"), ("gcp", "xr-gcp.yaml"), ("azure", "xr-azure.yaml"),
-         ("aws-domains", "xr-aws-domains.yaml"))
+CASES = (
+    ("aws", "xr-aws.yaml"),
+    ("gcp", "xr-gcp.yaml"),
+    ("azure", "xr-azure.yaml"),
+    ("aws-domains", "xr-aws-domains.yaml"),
+)
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -70,7 +74,8 @@ def _compose(xr: str, observed: dict[str, dict[str, Any]]) -> dict[str, dict[str
         step_input("environment", environment=[{"name": "environment-platform"}]),
         observed=observed,
         observed_connection={"database": providersim.connection_details(database)}
-        if database else None,
+        if database
+        else None,
         required={"environment-0": [_load("platform/environment.yaml")]},
     )
     rsp = run(req)
@@ -97,7 +102,8 @@ def converged(xr: str) -> dict[str, dict[str, Any]]:
 def main() -> None:
     """Write observed-<case>-ready.yaml for every case."""
     argparse.ArgumentParser(  # --help prints the docstring and writes nothing
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     for case, xr in CASES:
         observed = converged(xr)
         name = f"observed-{case}-ready.yaml"

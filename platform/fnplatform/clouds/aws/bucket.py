@@ -104,8 +104,9 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     """The bucket ``name`` and every setting resource it needs (see the module docstring)."""
     _check(spec)
     region = spec.region or comp.region
-    s3_name = check_name(BUCKET_NAME_RULE, named_bucket(comp, name, spec.bucket_name),
-                         "bucket_name")
+    s3_name = check_name(
+        BUCKET_NAME_RULE, named_bucket(comp, name, spec.bucket_name), "bucket_name"
+    )
     body: dict[str, Any] = {"region": region, "forceDestroy": spec.force_destroy}
     if spec.lock:
         body["objectLockEnabled"] = True
@@ -117,34 +118,62 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         fields = {"region": region, "bucketRef": comp.ref(name), **settings}
         comp.emit(f"{name}-{suffix}", kind.new(fields), uses=(name, *uses))
 
-    part("public-access-block", BUCKET_PUBLIC_ACCESS_BLOCK, {
-        "blockPublicAcls": True, "blockPublicPolicy": True,
-        "ignorePublicAcls": True, "restrictPublicBuckets": True,
-    })
+    part(
+        "public-access-block",
+        BUCKET_PUBLIC_ACCESS_BLOCK,
+        {
+            "blockPublicAcls": True,
+            "blockPublicPolicy": True,
+            "ignorePublicAcls": True,
+            "restrictPublicBuckets": True,
+        },
+    )
     part("ownership", BUCKET_OWNERSHIP, {"rule": {"objectOwnership": "BucketOwnerEnforced"}})
-    part("versioning", BUCKET_VERSIONING, {
-        "versioningConfiguration": {"status": "Enabled" if spec.versioning else "Suspended"},
-    })
+    part(
+        "versioning",
+        BUCKET_VERSIONING,
+        {
+            "versioningConfiguration": {"status": "Enabled" if spec.versioning else "Suspended"},
+        },
+    )
     part("encryption", BUCKET_SSE, {"rule": [_encryption_rule(comp, spec)]})
-    part("policy", BUCKET_POLICY, {"policy": bucket_policy(comp, s3_name, spec, region)},
-         uses=(f"{name}-public-access-block",))
+    part(
+        "policy",
+        BUCKET_POLICY,
+        {"policy": bucket_policy(comp, s3_name, spec, region)},
+        uses=(f"{name}-public-access-block",),
+    )
     if spec.lock and spec.retention_days:
-        part("lock", BUCKET_OBJECT_LOCK, {
-            "objectLockEnabled": "Enabled",
-            "rule": {"defaultRetention": {"mode": "COMPLIANCE", "days": spec.retention_days}},
-        })
-    part("lifecycle", BUCKET_LIFECYCLE, {"rule": _lifecycle_rules(spec)},
-         uses=(f"{name}-versioning",))
+        part(
+            "lock",
+            BUCKET_OBJECT_LOCK,
+            {
+                "objectLockEnabled": "Enabled",
+                "rule": {"defaultRetention": {"mode": "COMPLIANCE", "days": spec.retention_days}},
+            },
+        )
+    part(
+        "lifecycle",
+        BUCKET_LIFECYCLE,
+        {"rule": _lifecycle_rules(spec)},
+        uses=(f"{name}-versioning",),
+    )
     if spec.access_logging:
         _access_logs(comp, name, s3_name, region)
-        part("logging", BUCKET_LOGGING, {
-            "targetBucketRef": comp.ref(f"{name}-logs"),
-            "targetPrefix": f"{s3_name}/",
-            "targetObjectKeyFormat": {"partitionedPrefix": {"partitionDateSource": "EventTime"}},
-        }, uses=(f"{name}-logs-policy",))
+        part(
+            "logging",
+            BUCKET_LOGGING,
+            {
+                "targetBucketRef": comp.ref(f"{name}-logs"),
+                "targetPrefix": f"{s3_name}/",
+                "targetObjectKeyFormat": {
+                    "partitionedPrefix": {"partitionDateSource": "EventTime"}
+                },
+            },
+            uses=(f"{name}-logs-policy",),
+        )
     if spec.replicate_to:
-        _replication(comp, name, spec, s3_name=s3_name, region=region,
-                     replica=spec.replicate_to)
+        _replication(comp, name, spec, s3_name=s3_name, region=region, replica=spec.replicate_to)
 
 
 def _check(spec: BucketSpec) -> None:
@@ -160,7 +189,8 @@ def _encryption_rule(comp: Composition, spec: BucketSpec) -> dict[str, Any]:
         return {"applyServerSideEncryptionByDefault": {"sseAlgorithm": "AES256"}}
     return {
         "applyServerSideEncryptionByDefault": {
-            "sseAlgorithm": "aws:kms", "kmsMasterKeyIdRef": comp.ref(spec.key),
+            "sseAlgorithm": "aws:kms",
+            "kmsMasterKeyIdRef": comp.ref(spec.key),
         },
         # One data key per bucket instead of a KMS call per object: cheaper, same protection.
         "bucketKeyEnabled": True,
@@ -173,13 +203,19 @@ def bucket_policy(comp: Composition, s3_name: str, spec: BucketSpec, region: str
     everything = [arn, f"{arn}/*"]
     statements: list[dict[str, Any]] = [
         {
-            "Sid": "DenyInsecureTransport", "Effect": "Deny", "Principal": "*",
-            "Action": "s3:*", "Resource": everything,
+            "Sid": "DenyInsecureTransport",
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "s3:*",
+            "Resource": everything,
             "Condition": {"Bool": {"aws:SecureTransport": "false"}},
         },
         {
-            "Sid": "DenyOutdatedTls", "Effect": "Deny", "Principal": "*",
-            "Action": "s3:*", "Resource": everything,
+            "Sid": "DenyOutdatedTls",
+            "Effect": "Deny",
+            "Principal": "*",
+            "Action": "s3:*",
+            "Resource": everything,
             "Condition": {"NumericLessThan": {"s3:TlsVersion": spec.min_tls}},
         },
     ]
@@ -221,21 +257,33 @@ def _reader_statement(comp: Composition, reader: BucketReader, arn: str) -> dict
 def _lifecycle_rules(spec: BucketSpec) -> list[dict[str, Any]]:
     """Lifecycle rules (v1beta1: nested blocks are lists); none expires before the lock ends."""
     everything = [{"prefix": ""}]
-    rules: list[dict[str, Any]] = [{
-        "id": "abort-incomplete-uploads", "status": "Enabled", "filter": everything,
-        "abortIncompleteMultipartUpload": [{"daysAfterInitiation": ABORT_MULTIPART_DAYS}],
-    }]
+    rules: list[dict[str, Any]] = [
+        {
+            "id": "abort-incomplete-uploads",
+            "status": "Enabled",
+            "filter": everything,
+            "abortIncompleteMultipartUpload": [{"daysAfterInitiation": ABORT_MULTIPART_DAYS}],
+        }
+    ]
     noncurrent = spec.noncurrent_expire_after_days or spec.retention_days
     if noncurrent:
-        rules.append({
-            "id": "expire-noncurrent-versions", "status": "Enabled", "filter": everything,
-            "noncurrentVersionExpiration": [{"noncurrentDays": noncurrent}],
-        })
+        rules.append(
+            {
+                "id": "expire-noncurrent-versions",
+                "status": "Enabled",
+                "filter": everything,
+                "noncurrentVersionExpiration": [{"noncurrentDays": noncurrent}],
+            }
+        )
     if spec.expire_after_days:
-        rules.append({
-            "id": "expire-current-versions", "status": "Enabled", "filter": everything,
-            "expiration": [{"days": spec.expire_after_days}],
-        })
+        rules.append(
+            {
+                "id": "expire-current-versions",
+                "status": "Enabled",
+                "filter": everything,
+                "expiration": [{"days": spec.expire_after_days}],
+            }
+        )
     return rules
 
 
@@ -243,18 +291,32 @@ def _access_logs(comp: Composition, name: str, s3_name: str, region: str) -> Non
     """The log bucket ``<name>-logs``: S3's log delivery may write into it for ``name`` only."""
     logs = f"{name}-logs"
     delivery = BucketReader(
-        name="s3-server-access-logs", principal=LOG_DELIVERY_SERVICE,
-        source=bucket_arn(comp, s3_name, region), write=True,
+        name="s3-server-access-logs",
+        principal=LOG_DELIVERY_SERVICE,
+        source=bucket_arn(comp, s3_name, region),
+        write=True,
     )
-    bucket(comp, logs, BucketSpec(
-        bucket_name=dns_label(s3_name, "logs"), key=None, region=region,
-        expire_after_days=ACCESS_LOG_DAYS, noncurrent_expire_after_days=ACCESS_LOG_DAYS,
-        readers=(delivery,),
-    ))
+    bucket(
+        comp,
+        logs,
+        BucketSpec(
+            bucket_name=dns_label(s3_name, "logs"),
+            key=None,
+            region=region,
+            expire_after_days=ACCESS_LOG_DAYS,
+            noncurrent_expire_after_days=ACCESS_LOG_DAYS,
+            readers=(delivery,),
+        ),
+    )
 
 
 def _replication(
-    comp: Composition, name: str, spec: BucketSpec, *, s3_name: str, region: str,
+    comp: Composition,
+    name: str,
+    spec: BucketSpec,
+    *,
+    s3_name: str,
+    region: str,
     replica: BucketReplica,
 ) -> None:
     """Replicate every object version (deletes markers too) to bucket ``replica``."""
@@ -262,20 +324,40 @@ def _replication(
     role = f"{name}-replication"
     source_arn = bucket_arn(comp, s3_name, region)
     target_arn = bucket_arn(comp, named_bucket(comp, target, replica.bucket_name), region)
-    comp.emit(role, IAM_ROLE.new({
-        "assumeRolePolicy": trust_policy(REPLICATION_SERVICE, "sts:AssumeRole"),
-        "description": f"S3 replication of {source_arn} to {target_arn}",
-    }))
-    comp.emit(f"{role}-policy", IAM_POLICY.new({
-        "policy": _replication_permissions(source_arn, target_arn, region, replica.region),
-        "description": f"What S3 replication of {source_arn} may do",
-    }))
-    comp.emit(f"{role}-attachment", ROLE_POLICY_ATTACHMENT.new({
-        "roleRef": comp.ref(role), "policyArnRef": comp.ref(f"{role}-policy"),
-    }), uses=(role, f"{role}-policy"))
+    comp.emit(
+        role,
+        IAM_ROLE.new(
+            {
+                "assumeRolePolicy": trust_policy(REPLICATION_SERVICE, "sts:AssumeRole"),
+                "description": f"S3 replication of {source_arn} to {target_arn}",
+            }
+        ),
+    )
+    comp.emit(
+        f"{role}-policy",
+        IAM_POLICY.new(
+            {
+                "policy": _replication_permissions(source_arn, target_arn, region, replica.region),
+                "description": f"What S3 replication of {source_arn} may do",
+            }
+        ),
+    )
+    comp.emit(
+        f"{role}-attachment",
+        ROLE_POLICY_ATTACHMENT.new(
+            {
+                "roleRef": comp.ref(role),
+                "policyArnRef": comp.ref(f"{role}-policy"),
+            }
+        ),
+        uses=(role, f"{role}-policy"),
+    )
     destination: dict[str, Any] = {"bucketRef": comp.ref(target), "storageClass": "STANDARD"}
     rule: dict[str, Any] = {
-        "id": "replicate-everything", "status": "Enabled", "priority": 1, "filter": {},
+        "id": "replicate-everything",
+        "status": "Enabled",
+        "priority": 1,
+        "filter": {},
         "deleteMarkerReplication": {"status": "Enabled"},
         "destination": destination,
     }
@@ -292,36 +374,79 @@ def _replication(
     # The role by its ARN, which IAM derives from the name we give it: no wait, no reference
     # whose extractor might yield the bare name.
     role_arn = f"arn:{partition(region)}:iam::{comp.scope}:role/{comp.ref(role)['name']}"
-    comp.emit(configuration, BUCKET_REPLICATION.new({
-        "region": region, "bucketRef": comp.ref(name), "role": role_arn, "rule": [rule],
-    }), uses=(name, target, f"{name}-versioning", f"{target}-versioning", f"{role}-attachment"))
+    comp.emit(
+        configuration,
+        BUCKET_REPLICATION.new(
+            {
+                "region": region,
+                "bucketRef": comp.ref(name),
+                "role": role_arn,
+                "rule": [rule],
+            }
+        ),
+        uses=(name, target, f"{name}-versioning", f"{target}-versioning", f"{role}-attachment"),
+    )
 
 
 def _replication_permissions(
-    source_arn: str, target_arn: str, source_region: str, target_region: str,
+    source_arn: str,
+    target_arn: str,
+    source_region: str,
+    target_region: str,
 ) -> str:
     """S3's documented replication permissions; KMS use only through S3 in each bucket's
     region (``kms:ViaService``) and only for that bucket's objects (encryption context), as
     AWS's "Replicating encrypted objects" example policy does."""
-    return policy_document([
-        {"Effect": "Allow", "Action": ["s3:GetReplicationConfiguration", "s3:ListBucket"],
-         "Resource": source_arn},
-        {"Effect": "Allow",
-         "Action": ["s3:GetObjectVersionForReplication", "s3:GetObjectVersionAcl",
-                    "s3:GetObjectVersionTagging", "s3:GetObjectRetention",
-                    "s3:GetObjectLegalHold"],
-         "Resource": f"{source_arn}/*"},
-        {"Effect": "Allow",
-         "Action": ["s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags",
-                    "s3:ObjectOwnerOverrideToBucketOwner"],
-         "Resource": f"{target_arn}/*"},
-        # With S3 Bucket Keys the encryption context is the bucket ARN, else the object ARN.
-        {"Effect": "Allow", "Action": ["kms:Decrypt"], "Resource": "*",
-         "Condition": {"StringLike": {
-             "kms:ViaService": f"s3.{source_region}.amazonaws.com",
-             "kms:EncryptionContext:aws:s3:arn": [source_arn, f"{source_arn}/*"]}}},
-        {"Effect": "Allow", "Action": ["kms:Encrypt", "kms:GenerateDataKey"], "Resource": "*",
-         "Condition": {"StringLike": {
-             "kms:ViaService": f"s3.{target_region}.amazonaws.com",
-             "kms:EncryptionContext:aws:s3:arn": [target_arn, f"{target_arn}/*"]}}},
-    ])
+    return policy_document(
+        [
+            {
+                "Effect": "Allow",
+                "Action": ["s3:GetReplicationConfiguration", "s3:ListBucket"],
+                "Resource": source_arn,
+            },
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "s3:GetObjectVersionForReplication",
+                    "s3:GetObjectVersionAcl",
+                    "s3:GetObjectVersionTagging",
+                    "s3:GetObjectRetention",
+                    "s3:GetObjectLegalHold",
+                ],
+                "Resource": f"{source_arn}/*",
+            },
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "s3:ReplicateObject",
+                    "s3:ReplicateDelete",
+                    "s3:ReplicateTags",
+                    "s3:ObjectOwnerOverrideToBucketOwner",
+                ],
+                "Resource": f"{target_arn}/*",
+            },
+            # With S3 Bucket Keys the encryption context is the bucket ARN, else the object ARN.
+            {
+                "Effect": "Allow",
+                "Action": ["kms:Decrypt"],
+                "Resource": "*",
+                "Condition": {
+                    "StringLike": {
+                        "kms:ViaService": f"s3.{source_region}.amazonaws.com",
+                        "kms:EncryptionContext:aws:s3:arn": [source_arn, f"{source_arn}/*"],
+                    }
+                },
+            },
+            {
+                "Effect": "Allow",
+                "Action": ["kms:Encrypt", "kms:GenerateDataKey"],
+                "Resource": "*",
+                "Condition": {
+                    "StringLike": {
+                        "kms:ViaService": f"s3.{target_region}.amazonaws.com",
+                        "kms:EncryptionContext:aws:s3:arn": [target_arn, f"{target_arn}/*"],
+                    }
+                },
+            },
+        ]
+    )

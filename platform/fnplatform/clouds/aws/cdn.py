@@ -125,11 +125,13 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
             }
         ),
     )
-    origins: list[dict[str, Any]] = [{
-        "originId": ORIGIN_ID,
-        "domainName": f"{spec.bucket_name}.s3.{comp.region}.amazonaws.com",
-        "originAccessControlIdRef": comp.ref(f"{name}-oac"),
-    }]
+    origins: list[dict[str, Any]] = [
+        {
+            "originId": ORIGIN_ID,
+            "domainName": f"{spec.bucket_name}.s3.{comp.region}.amazonaws.com",
+            "originAccessControlIdRef": comp.ref(f"{name}-oac"),
+        }
+    ]
     behaviours = [_behaviour(f"{path.path.rstrip('/')}/*") for path in spec.paths]
     if spec.api_origin:
         api_origin, api_behaviour = _api(spec, spec.api_origin)
@@ -203,8 +205,9 @@ def _served(comp: Composition, name: str) -> Serving | None:
     return Serving(tuple(str(a) for a in aliases), str(arn)) if arn and aliases else None
 
 
-def _certificate(comp: Composition, name: str, spec: CdnSpec,
-                 zone: str | None) -> tuple[Serving | None, list[str]]:
+def _certificate(
+    comp: Composition, name: str, spec: CdnSpec, zone: str | None
+) -> tuple[Serving | None, list[str]]:
     """What the distribution serves the custom domains with, and the composed certificates it
     uses (deleted after it). The new domains on their certificate once ACM has issued it; until
     then what it served before, on the certificate it served them with (kept meanwhile)."""
@@ -215,8 +218,11 @@ def _certificate(comp: Composition, name: str, spec: CdnSpec,
         return Serving(spec.custom_domains, given), []
     current = certificate_name(name, spec.custom_domains)
     first, *others = spec.custom_domains
-    body: dict[str, Any] = {"region": CERTIFICATE_REGION, "domainName": first,
-                            "validationMethod": "DNS"}
+    body: dict[str, Any] = {
+        "region": CERTIFICATE_REGION,
+        "domainName": first,
+        "validationMethod": "DNS",
+    }
     if others:
         body["subjectAlternativeNames"] = others
     comp.emit(current, ACM_CERTIFICATE.new(body))
@@ -237,9 +243,11 @@ def _keep_previous(comp: Composition, name: str, current: str) -> list[str]:
     kept = []
     for old in sorted(n for n in comp.observed if previous.match(n) and n != current):
         observed = comp.observed_value(old, "spec.forProvider") or {}
-        body = {key: observed[key] for key in
-                ("region", "domainName", "subjectAlternativeNames", "validationMethod")
-                if key in observed}
+        body = {
+            key: observed[key]
+            for key in ("region", "domainName", "subjectAlternativeNames", "validationMethod")
+            if key in observed
+        }
         comp.emit(old, ACM_CERTIFICATE.new(body))
         kept.append(old)
     return kept
@@ -264,37 +272,50 @@ def _validation(comp: Composition, name: str, certificate: str, zone: str) -> No
     certificate: ACM asks every certificate of the account for the same record of a domain,
     so a replacing certificate takes the record over instead of deleting it."""
     validation = f"{certificate}-validation"
-    if comp.needs(certificate, "status.atProvider.domainValidationOptions",
-                  by=validation) is None:
+    if comp.needs(certificate, "status.atProvider.domainValidationOptions", by=validation) is None:
         return
     records = []
     for domain, option in sorted(_validation_options(comp, certificate).items()):
         record = f"{name}-validation-{_slug(domain)}"
-        comp.emit(record, RECORD.new({
-            "zoneId": zone,
-            "name": option["resourceRecordName"].rstrip("."),
-            "type": option.get("resourceRecordType") or "CNAME",
-            "ttl": RECORD_TTL,
-            "records": [option["resourceRecordValue"]],
-            "allowOverwrite": True,
-        }), uses=[certificate])
+        comp.emit(
+            record,
+            RECORD.new(
+                {
+                    "zoneId": zone,
+                    "name": option["resourceRecordName"].rstrip("."),
+                    "type": option.get("resourceRecordType") or "CNAME",
+                    "ttl": RECORD_TTL,
+                    "records": [option["resourceRecordValue"]],
+                    "allowOverwrite": True,
+                }
+            ),
+            uses=[certificate],
+        )
         records.append((record, option["resourceRecordName"].rstrip(".")))
-    comp.emit(validation, ACM_CERTIFICATE_VALIDATION.new({
-        "region": CERTIFICATE_REGION,
-        "certificateArnRef": comp.ref(certificate),
-        "validationRecordFqdns": sorted(fqdn for _, fqdn in records),
-    }), uses=[certificate, *(record for record, _ in records)])
+    comp.emit(
+        validation,
+        ACM_CERTIFICATE_VALIDATION.new(
+            {
+                "region": CERTIFICATE_REGION,
+                "certificateArnRef": comp.ref(certificate),
+                "validationRecordFqdns": sorted(fqdn for _, fqdn in records),
+            }
+        ),
+        uses=[certificate, *(record for record, _ in records)],
+    )
 
 
-def _aliases(comp: Composition, name: str, spec: CdnSpec, zone: str,
-             serving: Serving | None) -> None:
+def _aliases(
+    comp: Composition, name: str, spec: CdnSpec, zone: str, serving: Serving | None
+) -> None:
     """Each host's A and AAAA alias to the distribution, once it serves the host (pointing
     a host at a distribution that doesn't accept it yet would only answer errors)."""
     for host in spec.custom_domains:
         names = (f"{name}-alias-{_slug(host)}", f"{name}-alias-{_slug(host)}-ipv6")
         if serving is None or host not in serving.aliases:
-            waits = Wait(certificate_name(name, spec.custom_domains),
-                         f"status.atProvider.status {ISSUED}")
+            waits = Wait(
+                certificate_name(name, spec.custom_domains), f"status.atProvider.status {ISSUED}"
+            )
             for record in names:
                 comp.hold(record, waits)
             continue
@@ -303,13 +324,22 @@ def _aliases(comp: Composition, name: str, spec: CdnSpec, zone: str,
             comp.hold(names[1], Wait(name, "status.atProvider.domainName"))
             continue
         for record, kind in zip(names, ("A", "AAAA"), strict=True):
-            comp.emit(record, RECORD.new({
-                "zoneId": zone,
-                "name": host,
-                "type": kind,
-                "alias": {"name": str(target), "zoneId": CLOUDFRONT_HOSTED_ZONE,
-                          "evaluateTargetHealth": False},
-            }), uses=[name])
+            comp.emit(
+                record,
+                RECORD.new(
+                    {
+                        "zoneId": zone,
+                        "name": host,
+                        "type": kind,
+                        "alias": {
+                            "name": str(target),
+                            "zoneId": CLOUDFRONT_HOSTED_ZONE,
+                            "evaluateTargetHealth": False,
+                        },
+                    }
+                ),
+                uses=[name],
+            )
 
 
 @values.cdn_bucket_reader.on("aws")
@@ -328,16 +358,20 @@ def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
 
 
 @values.cdn_custom_domains.on("aws")
-def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
+def cdn_custom_domains(
+    comp: Composition, cdn_name: str, spec: CdnSpec
+) -> tuple[CdnCustomDomain, ...]:
     """A host is served once the observed distribution carries it with its certificate (and,
     with a hosted zone, its alias record is Ready). Without a zone: ACM's validation records
     and a CNAME to the distribution, for the platform to create."""
     settings = aws_environment(comp).cdnDomains
     served = _served(comp, cdn_name) if comp.is_ready(cdn_name) else None
     target = comp.observed_value(cdn_name, "status.atProvider.domainName")
-    options = ({} if settings.certificateArn
-               else _validation_options(comp, certificate_name(cdn_name, spec.custom_domains)))
+    options = (
+        {}
+        if settings.certificateArn
+        else _validation_options(comp, certificate_name(cdn_name, spec.custom_domains))
+    )
     domains = []
     for host in spec.custom_domains:
         records: tuple[DnsRecord, ...] = ()
@@ -346,9 +380,17 @@ def cdn_custom_domains(comp: Composition, cdn_name: str,
             ready = ready and comp.is_ready(f"{cdn_name}-alias-{_slug(host)}")
         else:
             option = options.get(host)
-            validation = (DnsRecord(option["resourceRecordName"].rstrip("."),
-                                    option.get("resourceRecordType") or "CNAME",
-                                    option["resourceRecordValue"]),) if option else ()
+            validation = (
+                (
+                    DnsRecord(
+                        option["resourceRecordName"].rstrip("."),
+                        option.get("resourceRecordType") or "CNAME",
+                        option["resourceRecordValue"],
+                    ),
+                )
+                if option
+                else ()
+            )
             records = validation + ((DnsRecord(host, "CNAME", str(target)),) if target else ())
         domains.append(CdnCustomDomain(host=host, ready=ready, records=records))
     return tuple(domains)

@@ -48,8 +48,7 @@ STS_AUDIENCE = "sts.amazonaws.com"  # the audience IRSA's projected tokens carry
 CNI_ADDON, CNI_SERVICE_ACCOUNT = "vpc-cni", "aws-node"
 #: IMDSv2 only, one hop: the node reaches its metadata, pods (one hop further) don't, so no
 #: pod can take the node role's credentials.
-NODE_METADATA = {"httpEndpoint": "enabled", "httpTokens": "required",
-                 "httpPutResponseHopLimit": 1}
+NODE_METADATA = {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
 
 
 def cni_role(cluster: str) -> str:
@@ -66,27 +65,41 @@ def _cni_role(comp: Composition, cluster: str) -> None:
     """vpc-cni's Pod Identity role with the CNI policy (bound by the addon's association)."""
     role = cni_role(cluster)
     add_role(comp, role, POD_IDENTITY_SERVICE, f"vpc-cni (aws-node) of {comp.name}")
-    attach_policy(comp, f"{role}-cni", role,
-                  {"policyArn": managed_policy_arn(comp.region, CNI_POLICY)}, uses=[role])
+    attach_policy(
+        comp,
+        f"{role}-cni",
+        role,
+        {"policyArn": managed_policy_arn(comp.region, CNI_POLICY)},
+        uses=[role],
+    )
 
 
 def _node_launch_template(comp: Composition, cluster: str) -> None:
     """The node groups' launch template: IMDSv2 with a hop limit of 1, nothing else (no AMI,
     so EKS keeps choosing the EKS-optimised one for ``releaseVersion``)."""
     name = launch_template(cluster)
-    comp.emit(name, LAUNCH_TEMPLATE.new({
-        "region": comp.region,
-        "name": comp.resource_name(name),
-        "description": f"EKS nodes of {comp.name}: IMDSv2, hop limit 1",
-        "metadataOptions": dict(NODE_METADATA),
-        "updateDefaultVersion": True,
-    }))
+    comp.emit(
+        name,
+        LAUNCH_TEMPLATE.new(
+            {
+                "region": comp.region,
+                "name": comp.resource_name(name),
+                "description": f"EKS nodes of {comp.name}: IMDSv2, hop limit 1",
+                "metadataOptions": dict(NODE_METADATA),
+                "updateDefaultVersion": True,
+            }
+        ),
+    )
+
+
 AUTHENTICATION_MODE = "API_AND_CONFIG_MAP"
 
 
 @add_cluster.on("aws")
 def cluster(
-    comp: Composition, name: str, spec: ClusterSpec,
+    comp: Composition,
+    name: str,
+    spec: ClusterSpec,
 ) -> None:
     """An EKS control plane with its IAM role, plus the node role its node groups share.
 
@@ -94,10 +107,21 @@ def cluster(
     publishes no kubeconfig of its own.
     """
     cluster_attachments = add_managed_role(
-        comp, f"{name}-role", "eks.amazonaws.com", region=comp.region,
-        policies=CLUSTER_POLICIES, description="EKS control plane role")
-    add_managed_role(comp, f"{name}-node-role", "ec2.amazonaws.com", region=comp.region,
-                  policies=NODE_POLICIES, description="EKS worker node role")
+        comp,
+        f"{name}-role",
+        "eks.amazonaws.com",
+        region=comp.region,
+        policies=CLUSTER_POLICIES,
+        description="EKS control plane role",
+    )
+    add_managed_role(
+        comp,
+        f"{name}-node-role",
+        "ec2.amazonaws.com",
+        region=comp.region,
+        policies=NODE_POLICIES,
+        description="EKS worker node role",
+    )
     _cni_role(comp, name)
     _node_launch_template(comp, name)
     for_provider: dict[str, Any] = {
@@ -108,8 +132,12 @@ def cluster(
     }
     if spec.version:
         for_provider["version"] = spec.version
-    comp.emit(name, EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
-              uses=cluster_attachments, external_name=spec.cluster_name)
+    comp.emit(
+        name,
+        EKS_CLUSTER.new(for_provider, initProvider=_creation_only(spec)),
+        uses=cluster_attachments,
+        external_name=spec.cluster_name,
+    )
 
 
 def _creation_only(spec: ClusterSpec) -> dict[str, Any]:
@@ -169,8 +197,9 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
     """
     auth = {"region": comp.region, "clusterNameRef": comp.ref(name)}
     secret = {"name": spec.connection_secret, "namespace": spec.connection_namespace}
-    comp.emit(f"{name}-auth", CLUSTER_AUTH.new(auth, writeConnectionSecretToRef=secret),
-              uses=[name])
+    comp.emit(
+        f"{name}-auth", CLUSTER_AUTH.new(auth, writeConnectionSecretToRef=secret), uses=[name]
+    )
     has_nodes = bool(comp.observed.names_of(NODE_GROUP.api_version, NODE_GROUP.kind))
     versions = aws_environment(comp).addonVersions
     for addon in ADDONS:
@@ -196,7 +225,8 @@ def cluster_access_and_addons(comp: Composition, name: str, spec: ClusterSpec) -
                 continue
             if role_arn is not None:
                 for_provider["podIdentityAssociation"] = [
-                    {"roleArn": str(role_arn), "serviceAccount": CNI_SERVICE_ACCOUNT}]
+                    {"roleArn": str(role_arn), "serviceAccount": CNI_SERVICE_ACCOUNT}
+                ]
             uses.append(cni_role(name))
         comp.emit(addon_name, ADDON.new(for_provider), uses=uses)
 
@@ -215,14 +245,17 @@ def oidc_provider(comp: Composition, name: str, spec: ClusterSpec) -> None:
     issuer = comp.needs(name, OIDC_ISSUER, by=oidc, remember="oidcIssuer")
     if issuer is None:
         return
-    comp.emit(oidc, OIDC_PROVIDER.new({"url": str(issuer), "clientIdList": [STS_AUDIENCE]}),
-              uses=[name])
+    comp.emit(
+        oidc, OIDC_PROVIDER.new({"url": str(issuer), "clientIdList": [STS_AUDIENCE]}), uses=[name]
+    )
     comp.status_from(oidc, "status.atProvider.arn", "oidcProviderArn")
 
 
 @add_node_pool.on("aws")
 def node_pool(
-    comp: Composition, name: str, spec: NodePoolSpec,
+    comp: Composition,
+    name: str,
+    spec: NodePoolSpec,
 ) -> None:
     """An EKS managed node group in the cluster's node subnets.
 
@@ -243,13 +276,13 @@ def node_pool(
         "scalingConfig": _scaling(comp, name, spec),
         "updateConfig": {"maxUnavailable": 1},
         "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
-        "tags": autoscaler_discovery_tags(
-            eks_cluster_name(comp, spec.cluster, spec.cluster_name)),
+        "tags": autoscaler_discovery_tags(eks_cluster_name(comp, spec.cluster, spec.cluster_name)),
     }
     if spec.taints:
         for_provider["taint"] = [
-            {"key": t.key, **({"value": t.value} if t.value else {}),
-             "effect": t.api_effect} for t in spec.taints]
+            {"key": t.key, **({"value": t.value} if t.value else {}), "effect": t.api_effect}
+            for t in spec.taints
+        ]
     version = _version(comp, spec.cluster)
     if version:
         for_provider["version"] = version
@@ -259,8 +292,9 @@ def node_pool(
     own_template = _pool_launch_template(comp, name, spec)
     template_name = own_template or launch_template(spec.cluster)
     running = comp.observed_value(name, "spec.forProvider.launchTemplate.name")
-    wanted = (comp.observed_value(template_name, "spec.forProvider.name")
-              or comp.resource_name(template_name))
+    wanted = comp.observed_value(template_name, "spec.forProvider.name") or comp.resource_name(
+        template_name
+    )
     if running and running != wanted:
         # EKS can't move a group to another launch template: a disk of its own (or back to
         # the cluster's) would replace the group.
@@ -271,8 +305,9 @@ def node_pool(
     elif name not in comp.observed:
         return  # held: a new group starts with the launch template (see _launch_template_of)
     # EKS replaces a group whose capacity type, subnets or launch template (not version) change.
-    refuse_replacement(comp, name, for_provider, {"capacityType": ("spot", "ON_DEMAND")},
-                       what="node group")
+    refuse_replacement(
+        comp, name, for_provider, {"capacityType": ("spot", "ON_DEMAND")}, what="node group"
+    )
     # Compared by zone: a private cluster made public moves its groups to the public subnets
     # (announced, as before); only a change of zones is the user's to make differently.
     running_refs = comp.observed_value(name, "spec.forProvider.subnetIdRefs")
@@ -282,10 +317,11 @@ def node_pool(
             raise replacement_refused("zones", "node group")
     init_provider = {"scalingConfig": {"desiredSize": max(spec.min_nodes, 1)}}
     # The launch template is named, not referenced: ``uses`` keeps it until the group is gone.
-    uses = [*node_role_attachments(spec.cluster),
-            *([template_name] if "launchTemplate" in for_provider else [])]
+    uses = [
+        *node_role_attachments(spec.cluster),
+        *([template_name] if "launchTemplate" in for_provider else []),
+    ]
     comp.emit(name, NODE_GROUP.new(for_provider, initProvider=init_provider), uses=uses)
-
 
 
 def _scaling(comp: Composition, name: str, spec: NodePoolSpec) -> dict[str, Any]:
@@ -399,9 +435,12 @@ def running_version(comp: Composition, cluster: str) -> str | None:
 
 #: EKS CreateCluster: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
 CLUSTER_NAME_RULE = NameRule(
-    pattern=r"[0-9A-Za-z][A-Za-z0-9_-]*", min_length=1, max_length=100,
+    pattern=r"[0-9A-Za-z][A-Za-z0-9_-]*",
+    min_length=1,
+    max_length=100,
     description="1-100 letters, digits, '-' and '_', starting with a letter or digit "
-                "(EKS cluster names)")
+    "(EKS cluster names)",
+)
 
 
 @values.cluster_name_rule.on("aws")
@@ -424,8 +463,10 @@ def _pool_subnets(comp: Composition, spec: NodePoolSpec) -> list[str]:
     offered = {f"{comp.region}{subnet[-1]}": subnet for subnet in names}
     unknown = [zone for zone in spec.zones if zone not in offered]
     if unknown:
-        raise SpecError("zones", f"{unknown[0]!r}: the network has node subnets in "
-                        f"{', '.join(sorted(offered))} only")
+        raise SpecError(
+            "zones",
+            f"{unknown[0]!r}: the network has node subnets in {', '.join(sorted(offered))} only",
+        )
     return [offered[zone] for zone in sorted(set(spec.zones))]
 
 
@@ -434,8 +475,12 @@ def _composed_names(comp: Composition, network: str, refs: list[dict[str, Any]])
     name, sorted (an adopted network's subnets are composed but not observed; fixtures may
     name either)."""
     by_name = {comp.resource_name(subnet): subnet for subnet in all_subnets(network)}
-    by_name.update({str((body.get("metadata") or {}).get("name")): composed
-                    for composed, body in comp.observed.items()})
+    by_name.update(
+        {
+            str((body.get("metadata") or {}).get("name")): composed
+            for composed, body in comp.observed.items()
+        }
+    )
     names = [str(ref.get("name")) for ref in refs]
     return sorted(by_name.get(name, name) for name in names)
 
@@ -451,20 +496,31 @@ def _pool_launch_template(comp: Composition, name: str, spec: NodePoolSpec) -> s
         return None
     disk_type = spec.disk_type or "gp3"
     if disk_type not in DISK_TYPES:
-        raise SpecError("disk_type", f"{disk_type!r} is not an EBS type a node boots from; "
-                        f"use one of {', '.join(DISK_TYPES)}")
-    ebs: dict[str, Any] = {"volumeType": disk_type, "encrypted": "true",
-                           "deleteOnTermination": "true"}
+        raise SpecError(
+            "disk_type",
+            f"{disk_type!r} is not an EBS type a node boots from; "
+            f"use one of {', '.join(DISK_TYPES)}",
+        )
+    ebs: dict[str, Any] = {
+        "volumeType": disk_type,
+        "encrypted": "true",
+        "deleteOnTermination": "true",
+    }
     if spec.disk_size_gb is not None:
         ebs["volumeSize"] = spec.disk_size_gb
     template = f"{name}-template"
-    comp.emit(template, LAUNCH_TEMPLATE.new({
-        "region": comp.region,
-        "name": comp.resource_name(template),
-        "description": f"EKS nodes of pool {spec.pool} of {comp.name}: IMDSv2, hop limit 1, "
-                       "own root disk",
-        "metadataOptions": dict(NODE_METADATA),
-        "blockDeviceMappings": [{"deviceName": ROOT_DEVICE, "ebs": ebs}],
-        "updateDefaultVersion": True,
-    }))
+    comp.emit(
+        template,
+        LAUNCH_TEMPLATE.new(
+            {
+                "region": comp.region,
+                "name": comp.resource_name(template),
+                "description": f"EKS nodes of pool {spec.pool} of {comp.name}: "
+                "IMDSv2, hop limit 1, own root disk",
+                "metadataOptions": dict(NODE_METADATA),
+                "blockDeviceMappings": [{"deviceName": ROOT_DEVICE, "ebs": ebs}],
+                "updateDefaultVersion": True,
+            }
+        ),
+    )
     return template

@@ -24,8 +24,6 @@ def managed_policy_arn(region: str, policy: str) -> str:
     return f"arn:{partition(region)}:iam::aws:policy/{policy}"
 
 
-
-
 def trust_policy(service: str, *actions: str) -> str:
     """An IAM trust policy letting AWS service ``service`` assume the role."""
     statement = {"Effect": "Allow", "Principal": {"Service": service}, "Action": list(actions)}
@@ -49,4 +47,3 @@ def eks_cluster_name(comp: Composition, cluster: str, cluster_name: str | None) 
 def name_tag(comp: Composition, name: str) -> dict[str, str]:
     """The ``Name`` tag the AWS console shows: the resource's Kubernetes name."""
     return {"Name": comp.ref(name)["name"]}
-

@@ -64,7 +64,6 @@ PRESETS = {
 }
 
 
-
 @add_database.on("aws")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """An encrypted, private, provider-passworded RDS PostgreSQL instance."""
@@ -155,8 +154,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 "backupRetentionPeriod": 7,
                 "copyTagsToSnapshot": True,
                 "skipFinalSnapshot": not spec.final_snapshot,
-                **({"finalSnapshotIdentifier": f"{resource}-final"} if spec.final_snapshot
-                   else {}),
+                **({"finalSnapshotIdentifier": f"{resource}-final"} if spec.final_snapshot else {}),
                 "autoMinorVersionUpgrade": True,
                 # A new major engineVersion is an in-place upgrade (in the maintenance window);
                 # without this RDS refuses it ("The AllowMajorVersionUpgrade flag must be

@@ -13,7 +13,9 @@ from fnplatform.library.specs import DnsZoneSpec
 
 @add_dns_zone.on("aws")
 def dns_zone(
-    comp: Composition, name: str, spec: DnsZoneSpec,
+    comp: Composition,
+    name: str,
+    spec: DnsZoneSpec,
 ) -> None:
     """A Route53 hosted zone; a private one is associated with the network's VPC."""
     visibility = "private" if spec.private else "public"
@@ -24,7 +26,5 @@ def dns_zone(
     if spec.private:
         if not spec.network:
             raise SpecError("network", "a private zone needs a network")
-        for_provider["vpc"] = [{"vpcIdRef": comp.ref(spec.network),
-                                "vpcRegion": comp.region}]
+        for_provider["vpc"] = [{"vpcIdRef": comp.ref(spec.network), "vpcRegion": comp.region}]
     comp.emit(name, ZONE.new(for_provider))
-

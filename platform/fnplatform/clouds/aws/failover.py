@@ -34,11 +34,16 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     comp.emit(name, HEALTH_CHECK.new(_health_check(spec, spec.primary)))
     latency = spec.routing == "latency"
     if latency:
-        comp.emit(f"{name}-secondary-check",
-                  HEALTH_CHECK.new(_health_check(spec, spec.secondary)))
-    sites = (("PRIMARY", spec.primary, comp.region, name),
-             ("SECONDARY", spec.secondary, spec.secondary_region,
-              f"{name}-secondary-check" if latency else None))
+        comp.emit(f"{name}-secondary-check", HEALTH_CHECK.new(_health_check(spec, spec.secondary)))
+    sites = (
+        ("PRIMARY", spec.primary, comp.region, name),
+        (
+            "SECONDARY",
+            spec.secondary,
+            spec.secondary_region,
+            f"{name}-secondary-check" if latency else None,
+        ),
+    )
     for role, target, region, check in sites:
         record: dict[str, object] = {
             "zoneId": spec.zone,
@@ -56,8 +61,9 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
             record["failoverRoutingPolicy"] = {"type": role}
         if check is not None:
             record["healthCheckIdRef"] = comp.ref(check)
-        comp.emit(f"{name}-{role.lower()}", RECORD.new(record),
-                  uses=(check,) if check is not None else ())
+        comp.emit(
+            f"{name}-{role.lower()}", RECORD.new(record), uses=(check,) if check is not None else ()
+        )
 
 
 def _health_check(spec: FailoverDnsSpec, target: str) -> dict[str, object]:

@@ -25,7 +25,12 @@ CNI_POLICY = "AmazonEKS_CNI_Policy"
 
 
 def add_role(
-    comp: Composition, name: str, service: str, description: str, *, uses: Iterable[str] = (),
+    comp: Composition,
+    name: str,
+    service: str,
+    description: str,
+    *,
+    uses: Iterable[str] = (),
 ) -> None:
     """An IAM role that AWS service ``service`` may assume (and tag its sessions)."""
     role = {
@@ -37,16 +42,24 @@ def add_role(
 
 
 def attach_policy(
-    comp: Composition, name: str, role: str, policy: Mapping[str, Any], *,
+    comp: Composition,
+    name: str,
+    role: str,
+    policy: Mapping[str, Any],
+    *,
     uses: Iterable[str] = (),
 ) -> None:
     """Attach a policy (``{"policyArn": ...}`` or ``{"policyArnRef": ...}``) to ``role``."""
-    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": comp.ref(role), **policy}),
-              uses=uses)
+    comp.emit(name, ROLE_POLICY_ATTACHMENT.new({"roleRef": comp.ref(role), **policy}), uses=uses)
 
 
 def add_managed_role(
-    comp: Composition, name: str, service: str, *, region: str, policies: Mapping[str, str],
+    comp: Composition,
+    name: str,
+    service: str,
+    *,
+    region: str,
+    policies: Mapping[str, str],
     description: str,
 ) -> list[str]:
     """A role ``service`` assumes with AWS managed ``policies``; returns the attachments."""
@@ -66,9 +79,18 @@ def node_role_attachments(cluster: str) -> list[str]:
 
 
 def add_pod_identity(
-    comp: Composition, name: str, *, cluster: str, region: str, namespace: str,
-    service_account: str, description: str, policy_description: str, policy: str,
-    uses: Iterable[str] = (), cluster_name: str | None = None,
+    comp: Composition,
+    name: str,
+    *,
+    cluster: str,
+    region: str,
+    namespace: str,
+    service_account: str,
+    description: str,
+    policy_description: str,
+    policy: str,
+    uses: Iterable[str] = (),
+    cluster_name: str | None = None,
 ) -> str:
     """An IAM role with its own ``policy``, bound to a service account by EKS Pod Identity.
 
@@ -78,19 +100,32 @@ def add_pod_identity(
     ``cluster_name`` instead names an EKS cluster the composite does not compose.
     """
     add_role(comp, name, POD_IDENTITY_SERVICE, description, uses=uses)
-    comp.emit(f"{name}-policy", IAM_POLICY.new(
-        {"description": policy_description, "policy": policy}))
+    comp.emit(
+        f"{name}-policy", IAM_POLICY.new({"description": policy_description, "policy": policy})
+    )
     # Held with the role (which waits for the cluster): no reference left dangling meanwhile.
-    attach_policy(comp, f"{name}-policy-attachment", name,
-                  {"policyArnRef": comp.ref(f"{name}-policy")}, uses=[name])
+    attach_policy(
+        comp,
+        f"{name}-policy-attachment",
+        name,
+        {"policyArnRef": comp.ref(f"{name}-policy")},
+        uses=[name],
+    )
     association = f"{name}-association"
-    target = ({"clusterName": cluster_name} if cluster_name
-              else {"clusterNameRef": comp.ref(cluster)})
-    comp.emit(association, POD_IDENTITY_ASSOCIATION.new({
-        "region": region,
-        **target,
-        "namespace": namespace,
-        "serviceAccount": service_account,
-        "roleArnRef": comp.ref(name),
-    }), uses=[] if cluster_name else [cluster])
+    target = (
+        {"clusterName": cluster_name} if cluster_name else {"clusterNameRef": comp.ref(cluster)}
+    )
+    comp.emit(
+        association,
+        POD_IDENTITY_ASSOCIATION.new(
+            {
+                "region": region,
+                **target,
+                "namespace": namespace,
+                "serviceAccount": service_account,
+                "roleArnRef": comp.ref(name),
+            }
+        ),
+        uses=[] if cluster_name else [cluster],
+    )
     return association

@@ -42,13 +42,17 @@ def workload_identity(comp: Composition, name: str, spec: WorkloadIdentitySpec) 
         policy = bucket_writer_policy(comp, spec.buckets, region)
     else:  # IdentityPurpose.NODE_AUTOSCALING
         summary = f"cluster-autoscaler of {comp.name}: its own node groups only"
-        policy = autoscaler_policy(
-            eks_cluster_name(comp, spec.cluster, spec.cluster_name), region)
+        policy = autoscaler_policy(eks_cluster_name(comp, spec.cluster, spec.cluster_name), region)
     add_pod_identity(
-        comp, name, cluster=spec.cluster, region=(external and external.region) or region,
-        namespace=spec.namespace, service_account=spec.service_account,
+        comp,
+        name,
+        cluster=spec.cluster,
+        region=(external and external.region) or region,
+        namespace=spec.namespace,
+        service_account=spec.service_account,
         description=f"{spec.namespace}/{spec.service_account} in {comp.name} ({spec.purpose})",
-        policy_description=summary, policy=policy,
+        policy_description=summary,
+        policy=policy,
         cluster_name=external.name if external else None,
     )
 
@@ -60,14 +64,26 @@ def bucket_writer_policy(comp: Composition, buckets: Iterable[IdentityBucket], r
     if not names:
         raise SpecError("buckets", "a bucket-writer identity needs at least one bucket")
     arn = f"arn:{partition(region)}:s3:::"
-    return policy_document([
-        {"Effect": "Allow", "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
-         "Resource": [f"{arn}{n}" for n in names]},
-        {"Effect": "Allow",
-         "Action": ["s3:PutObject", "s3:GetObject", "s3:DeleteObject",
-                    "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"],
-         "Resource": [f"{arn}{n}/*" for n in names]},
-    ])
+    return policy_document(
+        [
+            {
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+                "Resource": [f"{arn}{n}" for n in names],
+            },
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "s3:PutObject",
+                    "s3:GetObject",
+                    "s3:DeleteObject",
+                    "s3:AbortMultipartUpload",
+                    "s3:ListMultipartUploadParts",
+                ],
+                "Resource": [f"{arn}{n}/*" for n in names],
+            },
+        ]
+    )
 
 
 @values.identity_id.on("aws")
@@ -95,26 +111,38 @@ def dns01_policy(comp: Composition, zones: Iterable[IdentityZone], region: str) 
         raise SpecError("zones", "a DNS identity needs at least one DNS zone")
     zone_ids = [comp.observed_value(z, "status.atProvider.zoneId") for z in zone_names]
     arn = f"arn:{partition(region)}:route53:::"
-    zone_arns = ([f"{arn}hostedzone/{zid}" for zid in sorted(zone_ids)]
-                 if zone_ids and all(zone_ids) else [f"{arn}hostedzone/*"])
+    zone_arns = (
+        [f"{arn}hostedzone/{zid}" for zid in sorted(zone_ids)]
+        if zone_ids and all(zone_ids)
+        else [f"{arn}hostedzone/*"]
+    )
     record_names = [f"_acme-challenge.{d}" for d in domains] + [
-        f"_acme-challenge.*.{d}" for d in domains]
-    return policy_document([
-        {"Effect": "Allow", "Action": ["route53:GetChange"], "Resource": [f"{arn}change/*"]},
-        {"Effect": "Allow", "Action": ["route53:ListResourceRecordSets"], "Resource": zone_arns},
-        {
-            "Effect": "Allow",
-            "Action": ["route53:ChangeResourceRecordSets"],
-            "Resource": zone_arns,
-            "Condition": {
-                "ForAllValues:StringEquals": {
-                    "route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]},
-                "ForAllValues:StringLike": {
-                    "route53:ChangeResourceRecordSetsNormalizedRecordNames": record_names},
+        f"_acme-challenge.*.{d}" for d in domains
+    ]
+    return policy_document(
+        [
+            {"Effect": "Allow", "Action": ["route53:GetChange"], "Resource": [f"{arn}change/*"]},
+            {
+                "Effect": "Allow",
+                "Action": ["route53:ListResourceRecordSets"],
+                "Resource": zone_arns,
             },
-        },
-        {"Effect": "Allow", "Action": ["route53:ListHostedZonesByName"], "Resource": ["*"]},
-    ])
+            {
+                "Effect": "Allow",
+                "Action": ["route53:ChangeResourceRecordSets"],
+                "Resource": zone_arns,
+                "Condition": {
+                    "ForAllValues:StringEquals": {
+                        "route53:ChangeResourceRecordSetsRecordTypes": ["TXT"]
+                    },
+                    "ForAllValues:StringLike": {
+                        "route53:ChangeResourceRecordSetsNormalizedRecordNames": record_names
+                    },
+                },
+            },
+            {"Effect": "Allow", "Action": ["route53:ListHostedZonesByName"], "Resource": ["*"]},
+        ]
+    )
 
 
 def autoscaler_policy(cluster_name: str, region: str) -> str:
@@ -124,36 +152,40 @@ def autoscaler_policy(cluster_name: str, region: str) -> str:
     limited to Auto Scaling groups tagged as this cluster's, and reading node groups (their
     labels and taints, to scale a pool up from zero) to this cluster's node groups.
     """
-    owned = {f"aws:ResourceTag/{tag}": value
-             for tag, value in autoscaler_discovery_tags(cluster_name).items()}
+    owned = {
+        f"aws:ResourceTag/{tag}": value
+        for tag, value in autoscaler_discovery_tags(cluster_name).items()
+    }
     node_groups = f"arn:{partition(region)}:eks:{region}:*:nodegroup/{cluster_name}/*"
-    return policy_document([
-        {
-            "Effect": "Allow",
-            "Action": [
-                "autoscaling:DescribeAutoScalingGroups",
-                "autoscaling:DescribeAutoScalingInstances",
-                "autoscaling:DescribeLaunchConfigurations",
-                "autoscaling:DescribeScalingActivities",
-                "autoscaling:DescribeTags",
-                "ec2:DescribeImages",
-                "ec2:DescribeInstanceTypes",
-                "ec2:DescribeLaunchTemplateVersions",
-                "ec2:GetInstanceTypesFromInstanceRequirements",
-            ],
-            "Resource": ["*"],
-        },
-        {
-            "Effect": "Allow",
-            "Action": [
-                "autoscaling:SetDesiredCapacity",
-                "autoscaling:TerminateInstanceInAutoScalingGroup",
-            ],
-            "Resource": ["*"],
-            "Condition": {"StringEquals": owned},
-        },
-        {"Effect": "Allow", "Action": ["eks:DescribeNodegroup"], "Resource": [node_groups]},
-    ])
+    return policy_document(
+        [
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "autoscaling:DescribeAutoScalingGroups",
+                    "autoscaling:DescribeAutoScalingInstances",
+                    "autoscaling:DescribeLaunchConfigurations",
+                    "autoscaling:DescribeScalingActivities",
+                    "autoscaling:DescribeTags",
+                    "ec2:DescribeImages",
+                    "ec2:DescribeInstanceTypes",
+                    "ec2:DescribeLaunchTemplateVersions",
+                    "ec2:GetInstanceTypesFromInstanceRequirements",
+                ],
+                "Resource": ["*"],
+            },
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "autoscaling:SetDesiredCapacity",
+                    "autoscaling:TerminateInstanceInAutoScalingGroup",
+                ],
+                "Resource": ["*"],
+                "Condition": {"StringEquals": owned},
+            },
+            {"Effect": "Allow", "Action": ["eks:DescribeNodegroup"], "Resource": [node_groups]},
+        ]
+    )
 
 
 @values.identity_annotations.on("aws")

@@ -26,13 +26,19 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     # A security group's description cannot change (EC2 has no call for it; the provider
     # replaces the group, which upjet refuses): it is set at creation only (initProvider), so
     # a later change of the words never leaves the group failing to update.
-    comp.emit(name, SECURITY_GROUP.new({
-        "region": region,
-        "name": comp.resource_name(name),
-        "vpcIdRef": comp.ref(spec.network),
-        "revokeRulesOnDelete": True,
-    }, initProvider={"description": spec.description or f"Ingress of {comp.name}"}),
-        uses=(spec.network,))
+    comp.emit(
+        name,
+        SECURITY_GROUP.new(
+            {
+                "region": region,
+                "name": comp.resource_name(name),
+                "vpcIdRef": comp.ref(spec.network),
+                "revokeRulesOnDelete": True,
+            },
+            initProvider={"description": spec.description or f"Ingress of {comp.name}"},
+        ),
+        uses=(spec.network,),
+    )
     for rule in unique_rules(spec.rules):
         source = ip_network(rule.source, strict=False)
         body = {

@@ -25,8 +25,13 @@ from fnplatform.library.specs import BucketReader, KeySpec
 #: KMS rotation periods: 90 to 2560 days.
 MIN_ROTATION_DAYS, MAX_ROTATION_DAYS = 90, 2560
 DELETION_WINDOW_DAYS = 30  # the longest: time to notice a deletion and cancel it
-USE_ACTIONS = ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*",
-               "kms:ReEncrypt*"]
+USE_ACTIONS = [
+    "kms:Decrypt",
+    "kms:DescribeKey",
+    "kms:Encrypt",
+    "kms:GenerateDataKey*",
+    "kms:ReEncrypt*",
+]
 
 
 @add_key.on("aws")
@@ -37,20 +42,28 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
             "rotation_days", f"KMS rotates every {MIN_ROTATION_DAYS}-{MAX_ROTATION_DAYS} days"
         )
     region = spec.region or comp.region
-    comp.emit(name, KMS_KEY.new({
-        "region": region,
-        "description": spec.description,
-        "keyUsage": "ENCRYPT_DECRYPT",
-        "customerMasterKeySpec": "SYMMETRIC_DEFAULT",
-        "enableKeyRotation": True,
-        "rotationPeriodInDays": spec.rotation_days,
-        "deletionWindowInDays": DELETION_WINDOW_DAYS,
-        "policy": key_policy(comp, spec, region),
-    }))
+    comp.emit(
+        name,
+        KMS_KEY.new(
+            {
+                "region": region,
+                "description": spec.description,
+                "keyUsage": "ENCRYPT_DECRYPT",
+                "customerMasterKeySpec": "SYMMETRIC_DEFAULT",
+                "enableKeyRotation": True,
+                "rotationPeriodInDays": spec.rotation_days,
+                "deletionWindowInDays": DELETION_WINDOW_DAYS,
+                "policy": key_policy(comp, spec, region),
+            }
+        ),
+    )
     # The provider names the alias "alias/" + its external name (provider-upjet-aws
     # config/cluster/externalname.go, kmsAlias()): the resource name is enough.
-    comp.emit(f"{name}-alias", KMS_ALIAS.new({"region": region, "targetKeyIdRef": comp.ref(name)}),
-              uses=(name,))
+    comp.emit(
+        f"{name}-alias",
+        KMS_ALIAS.new({"region": region, "targetKeyIdRef": comp.ref(name)}),
+        uses=(name,),
+    )
 
 
 def key_policy(comp: Composition, spec: KeySpec, region: str) -> str:
@@ -58,20 +71,30 @@ def key_policy(comp: Composition, spec: KeySpec, region: str) -> str:
     account = comp.scope
     statements: list[dict[str, Any]] = [
         {
-            "Sid": "AccountAdministers", "Effect": "Allow",
+            "Sid": "AccountAdministers",
+            "Effect": "Allow",
             "Principal": {"AWS": f"arn:{partition(region)}:iam::{account}:root"},
-            "Action": "kms:*", "Resource": "*",
+            "Action": "kms:*",
+            "Resource": "*",
         },
         {
-            "Sid": "S3UsesForTheAccount", "Effect": "Allow", "Principal": {"AWS": "*"},
-            "Action": USE_ACTIONS, "Resource": "*",
-            "Condition": {"StringEquals": {
-                "kms:CallerAccount": account, "kms:ViaService": f"s3.{region}.amazonaws.com",
-            }},
+            "Sid": "S3UsesForTheAccount",
+            "Effect": "Allow",
+            "Principal": {"AWS": "*"},
+            "Action": USE_ACTIONS,
+            "Resource": "*",
+            "Condition": {
+                "StringEquals": {
+                    "kms:CallerAccount": account,
+                    "kms:ViaService": f"s3.{region}.amazonaws.com",
+                }
+            },
         },
     ]
-    statements.extend(_decrypter(comp, reader) for reader in sorted(
-        spec.decrypters, key=lambda reader: reader.name))
+    statements.extend(
+        _decrypter(comp, reader)
+        for reader in sorted(spec.decrypters, key=lambda reader: reader.name)
+    )
     return policy_document(statements)
 
 
@@ -81,7 +104,8 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
         "Sid": "".join(part.capitalize() for part in reader.name.split("-")),
         "Effect": "Allow",
         "Principal": {"Service": reader.principal} if service else {"AWS": reader.principal},
-        "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*"] if reader.write
+        "Action": ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey*"]
+        if reader.write
         else ["kms:Decrypt"],
         "Resource": "*",
     }
@@ -94,7 +118,8 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
 
 
 @values.key_id.on("aws")
-def key_id(comp: Composition, name: str, region: str | None,
-           replica_region: str | None) -> str | None:
+def key_id(
+    comp: Composition, name: str, region: str | None, replica_region: str | None
+) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
     return comp.observed_string(name, "status.atProvider.arn")

@@ -66,9 +66,7 @@ SECURITY_GROUP = register("ec2.aws.upbound.io/v1beta1", "SecurityGroup", tag_sty
 SECURITY_GROUP_INGRESS_RULE = register(
     "ec2.aws.upbound.io/v1beta1", "SecurityGroupIngressRule", tag_style=TagStyle.AWS
 )
-DISTRIBUTION = register(
-    "cloudfront.aws.upbound.io/v1beta2", "Distribution", tag_style=TagStyle.AWS
-)
+DISTRIBUTION = register("cloudfront.aws.upbound.io/v1beta2", "Distribution", tag_style=TagStyle.AWS)
 ORIGIN_ACCESS_CONTROL = register("cloudfront.aws.upbound.io/v1beta1", "OriginAccessControl")
 #: CloudFront's custom-domain certificate (always in us-east-1) and its DNS validation.
 ACM_CERTIFICATE = register("acm.aws.upbound.io/v1beta2", "Certificate", tag_style=TagStyle.AWS)

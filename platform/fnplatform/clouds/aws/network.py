@@ -81,96 +81,170 @@ def all_subnets(network: str) -> list[str]:
 
 @add_network.on("aws")
 def network(
-    comp: Composition, name: str, spec: NetworkSpec,
+    comp: Composition,
+    name: str,
+    spec: NetworkSpec,
 ) -> None:
     """A VPC over two availability zones: public subnets behind an Internet gateway, and when
     ``spec.private`` private subnets with one NAT gateway per zone (no single-AZ egress)."""
     cidrs = subnet_cidrs(spec.subnet_cidr)
     region = spec.region or comp.region  # a failover site names its own
-    vpc = {"region": region, "cidrBlock": spec.subnet_cidr, "enableDnsSupport": True,
-           "enableDnsHostnames": True, "tags": name_tag(comp, name)}
+    vpc = {
+        "region": region,
+        "cidrBlock": spec.subnet_cidr,
+        "enableDnsSupport": True,
+        "enableDnsHostnames": True,
+        "tags": name_tag(comp, name),
+    }
     comp.emit(name, VPC.new(vpc))
     gateway = f"{name}-igw"
-    comp.emit(gateway, INTERNET_GATEWAY.new(
-        {"region": region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}))
+    comp.emit(
+        gateway,
+        INTERNET_GATEWAY.new(
+            {"region": region, "vpcIdRef": comp.ref(name), "tags": name_tag(comp, gateway)}
+        ),
+    )
     public_table = _route_table(comp, f"{name}-public-rt", name, region)
-    _default_route(comp, f"{name}-public-default", public_table, region,
-                   {"gatewayIdRef": comp.ref(gateway)})
+    _default_route(
+        comp, f"{name}-public-default", public_table, region, {"gatewayIdRef": comp.ref(gateway)}
+    )
     for zone in ZONES:
-        subnet = _subnet(comp, name, f"public-{zone}", cidrs, region, public=True,
-                         kubernetes=spec.kubernetes)
+        subnet = _subnet(
+            comp, name, f"public-{zone}", cidrs, region, public=True, kubernetes=spec.kubernetes
+        )
         _associate(comp, subnet, public_table, region)
     if spec.private:
         for zone in ZONES:
-            _private_zone(comp, name, zone, cidrs, region=region,
-                          gateway=gateway if spec.egress_nat else None,
-                          kubernetes=spec.kubernetes)
+            _private_zone(
+                comp,
+                name,
+                zone,
+                cidrs,
+                region=region,
+                gateway=gateway if spec.egress_nat else None,
+                kubernetes=spec.kubernetes,
+            )
 
 
 def _subnet(
-    comp: Composition, network_name: str, part: str, cidrs: Mapping[str, str], region: str,
-    *, public: bool, kubernetes: bool,
+    comp: Composition,
+    network_name: str,
+    part: str,
+    cidrs: Mapping[str, str],
+    region: str,
+    *,
+    public: bool,
+    kubernetes: bool,
 ) -> str:
     name = f"{network_name}-{part}"
     tags = name_tag(comp, name)
     if kubernetes:
         tags[ELB_ROLE_TAG if public else INTERNAL_ELB_ROLE_TAG] = "1"
-    comp.emit(name, SUBNET.new({
-        "region": region,
-        "vpcIdRef": comp.ref(network_name),
-        "cidrBlock": cidrs[part],
-        "availabilityZone": f"{region}{part[-1]}",
-        "mapPublicIpOnLaunch": public,
-        "tags": tags,
-    }))
+    comp.emit(
+        name,
+        SUBNET.new(
+            {
+                "region": region,
+                "vpcIdRef": comp.ref(network_name),
+                "cidrBlock": cidrs[part],
+                "availabilityZone": f"{region}{part[-1]}",
+                "mapPublicIpOnLaunch": public,
+                "tags": tags,
+            }
+        ),
+    )
     return name
 
 
 def _route_table(comp: Composition, name: str, network_name: str, region: str) -> str:
-    comp.emit(name, ROUTE_TABLE.new(
-        {"region": region, "vpcIdRef": comp.ref(network_name), "tags": name_tag(comp, name)}))
+    comp.emit(
+        name,
+        ROUTE_TABLE.new(
+            {"region": region, "vpcIdRef": comp.ref(network_name), "tags": name_tag(comp, name)}
+        ),
+    )
     return name
 
 
 def _default_route(
-    comp: Composition, name: str, table: str, region: str, target: Mapping[str, Any],
-    *, uses: tuple[str, ...] = (),
+    comp: Composition,
+    name: str,
+    table: str,
+    region: str,
+    target: Mapping[str, Any],
+    *,
+    uses: tuple[str, ...] = (),
 ) -> None:
-    comp.emit(name, ROUTE.new({"region": region, "routeTableIdRef": comp.ref(table),
-                               "destinationCidrBlock": ANYWHERE, **target}), uses=uses)
+    comp.emit(
+        name,
+        ROUTE.new(
+            {
+                "region": region,
+                "routeTableIdRef": comp.ref(table),
+                "destinationCidrBlock": ANYWHERE,
+                **target,
+            }
+        ),
+        uses=uses,
+    )
 
 
 def _associate(comp: Composition, subnet: str, table: str, region: str) -> None:
-    comp.emit(f"{subnet}-rta", ROUTE_TABLE_ASSOCIATION.new(
-        {"region": region, "subnetIdRef": comp.ref(subnet), "routeTableIdRef": comp.ref(table)}))
+    comp.emit(
+        f"{subnet}-rta",
+        ROUTE_TABLE_ASSOCIATION.new(
+            {"region": region, "subnetIdRef": comp.ref(subnet), "routeTableIdRef": comp.ref(table)}
+        ),
+    )
 
 
 def _private_zone(
-    comp: Composition, network_name: str, zone: str, cidrs: Mapping[str, str], *, region: str,
-    gateway: str | None, kubernetes: bool,
+    comp: Composition,
+    network_name: str,
+    zone: str,
+    cidrs: Mapping[str, str],
+    *,
+    region: str,
+    gateway: str | None,
+    kubernetes: bool,
 ) -> None:
     """Private subnet of ``zone``; with ``gateway``, its own NAT gateway (in the zone's public
     subnet) and a default route through it, else no route out of the VPC."""
-    subnet = _subnet(comp, network_name, f"private-{zone}", cidrs, region, public=False,
-                     kubernetes=kubernetes)
+    subnet = _subnet(
+        comp, network_name, f"private-{zone}", cidrs, region, public=False, kubernetes=kubernetes
+    )
     if gateway is None:
         return
     nat = f"{network_name}-nat-{zone}"
-    comp.emit(f"{nat}-eip", EIP.new(
-        {"region": region, "domain": "vpc", "tags": name_tag(comp, f"{nat}-eip")}))
-    comp.emit(nat, NAT_GATEWAY.new({
-        "region": region,
-        "connectivityType": "public",
-        "allocationIdRef": comp.ref(f"{nat}-eip"),
-        "subnetIdRef": comp.ref(f"{network_name}-public-{zone}"),
-        "tags": name_tag(comp, nat),
-    }), uses=[gateway])  # a public NAT gateway fails to create without the Internet gateway
+    comp.emit(
+        f"{nat}-eip",
+        EIP.new({"region": region, "domain": "vpc", "tags": name_tag(comp, f"{nat}-eip")}),
+    )
+    comp.emit(
+        nat,
+        NAT_GATEWAY.new(
+            {
+                "region": region,
+                "connectivityType": "public",
+                "allocationIdRef": comp.ref(f"{nat}-eip"),
+                "subnetIdRef": comp.ref(f"{network_name}-public-{zone}"),
+                "tags": name_tag(comp, nat),
+            }
+        ),
+        uses=[gateway],
+    )  # a public NAT gateway fails to create without the Internet gateway
     table = _route_table(comp, f"{network_name}-private-{zone}-rt", network_name, region)
     # Uses the NAT gateway: held back while the gateway is (it waits for the Internet
     # gateway), so the route never references a gateway that doesn't exist; and on deletion
     # the route goes first.
-    _default_route(comp, f"{network_name}-private-{zone}-default", table, region,
-                   {"natGatewayIdRef": comp.ref(nat)}, uses=(nat,))
+    _default_route(
+        comp,
+        f"{network_name}-private-{zone}-default",
+        table,
+        region,
+        {"natGatewayIdRef": comp.ref(nat)},
+        uses=(nat,),
+    )
     _associate(comp, subnet, table, region)
 
 

@@ -39,15 +39,21 @@ class AwsCdnDomains(BaseModel):
     #: records and each host's alias to the distribution are composed into it. Unset: the
     #: claim says which records the platform must create.
     hostedZoneId: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(r"^Z[0-9A-Z]{1,31}$",
-                                       "a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ"))
+        None,
+        pattern=describe_pattern(
+            r"^Z[0-9A-Z]{1,31}$", "a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ"
+        ),
+    )
     #: An issued ACM certificate in us-east-1 (CloudFront takes no other region) covering
     #: every custom domain, used instead of composing one per environment.
     certificateArn: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(
+        None,
+        pattern=describe_pattern(
             r"^arn:aws:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]+$",
             "an ACM certificate ARN in us-east-1 (CloudFront's region), such as "
-            "arn:aws:acm:us-east-1:123456789012:certificate/<id>"))
+            "arn:aws:acm:us-east-1:123456789012:certificate/<id>",
+        ),
+    )
 
 
 class AwsEnvironment(BaseModel):

@@ -91,8 +91,10 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
 def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
     """Account name (an imported account's own) and (once it exists) the account's resource
     id."""
-    return {"name": comp.cloud_name(name, wanted or account_name(comp, name)),
-            "id": comp.observed_string(name, "status.atProvider.id")}
+    return {
+        "name": comp.cloud_name(name, wanted or account_name(comp, name)),
+        "id": comp.observed_string(name, "status.atProvider.id"),
+    }
 
 
 @add_bucket.on("azure")
@@ -101,11 +103,17 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     spec.check_retention()
     account = check_name(ACCOUNT_NAME_RULE, account_name(comp, name, spec), "bucket_name")
     if spec.min_tls != "1.2":
-        comp.gap(Gap.BUCKET_MIN_TLS, f"Azure storage account {account}: TLS 1.2 is the highest "
-                 f"minimum Azure Storage offers; TLS {spec.min_tls} cannot be required")
+        comp.gap(
+            Gap.BUCKET_MIN_TLS,
+            f"Azure storage account {account}: TLS 1.2 is the highest "
+            f"minimum Azure Storage offers; TLS {spec.min_tls} cannot be required",
+        )
     if spec.replicate_to:
-        comp.gap(Gap.BUCKET_REPLICATION, "Azure storage replicates inside the account "
-                 "(zone/geo-redundant SKUs), not to a second account: none composed")
+        comp.gap(
+            Gap.BUCKET_REPLICATION,
+            "Azure storage replicates inside the account "
+            "(zone/geo-redundant SKUs), not to a second account: none composed",
+        )
     group, location = resource_group(comp), spec.region or comp.region
     body: dict[str, Any] = {
         "location": location,
@@ -137,41 +145,76 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         uses = (f"{spec.key}-identity-access",)
     comp.emit(name, STORAGE_ACCOUNT.new(body), uses=uses, external_name=account)
     container = f"{name}-container"
-    comp.emit(container, BLOB_CONTAINER.new({
-        "storageAccountIdRef": comp.ref(name), "containerAccessType": "private",
-    }), uses=(name,), external_name=CONTAINER)
+    comp.emit(
+        container,
+        BLOB_CONTAINER.new(
+            {
+                "storageAccountIdRef": comp.ref(name),
+                "containerAccessType": "private",
+            }
+        ),
+        uses=(name,),
+        external_name=CONTAINER,
+    )
     if spec.retention_days:
-        comp.emit(f"{name}-immutability", CONTAINER_IMMUTABILITY_POLICY.new({
-            "storageContainerResourceManagerIdRef": comp.ref(container),
-            "immutabilityPeriodInDays": spec.retention_days,
-            "locked": spec.lock,
-            "protectedAppendWritesEnabled": False,
-        }), uses=(container,))
+        comp.emit(
+            f"{name}-immutability",
+            CONTAINER_IMMUTABILITY_POLICY.new(
+                {
+                    "storageContainerResourceManagerIdRef": comp.ref(container),
+                    "immutabilityPeriodInDays": spec.retention_days,
+                    "locked": spec.lock,
+                    "protectedAppendWritesEnabled": False,
+                }
+            ),
+            uses=(container,),
+        )
     if spec.access_logging:
         _access_logs(comp, name, group, location)
     for reader in sorted(spec.readers, key=lambda reader: reader.name):
         assignment = f"{name}-reader-{reader.name}"
         account_id = comp.needs(name, "status.atProvider.id", by=assignment)
         if account_id is not None:
-            comp.emit(assignment, ROLE_ASSIGNMENT.new({
-                "scope": str(account_id),
-                "roleDefinitionName": WRITER_ROLE if reader.write else READER_ROLE,
-                "principalId": reader.principal,
-            }), uses=(name,))
+            comp.emit(
+                assignment,
+                ROLE_ASSIGNMENT.new(
+                    {
+                        "scope": str(account_id),
+                        "roleDefinitionName": WRITER_ROLE if reader.write else READER_ROLE,
+                        "principalId": reader.principal,
+                    }
+                ),
+                uses=(name,),
+            )
 
 
 #: Azure region pairs (learn.microsoft.com/azure/reliability/cross-region-replication-azure):
 #: a geo-redundant account's secondary copy is always in its region's pair.
 REGION_PAIRS: dict[str, str] = {
-    "australiaeast": "australiasoutheast", "brazilsouth": "southcentralus",
-    "canadacentral": "canadaeast", "centralindia": "southindia", "centralus": "eastus2",
-    "eastasia": "southeastasia", "eastus": "westus", "eastus2": "centralus",
-    "francecentral": "francesouth", "germanywestcentral": "germanynorth",
-    "japaneast": "japanwest", "koreacentral": "koreasouth", "northcentralus": "southcentralus",
-    "northeurope": "westeurope", "norwayeast": "norwaywest", "southcentralus": "northcentralus",
-    "southeastasia": "eastasia", "swedencentral": "swedensouth",
-    "switzerlandnorth": "switzerlandwest", "uksouth": "ukwest", "westcentralus": "westus2",
-    "westeurope": "northeurope", "westus": "eastus", "westus2": "westcentralus",
+    "australiaeast": "australiasoutheast",
+    "brazilsouth": "southcentralus",
+    "canadacentral": "canadaeast",
+    "centralindia": "southindia",
+    "centralus": "eastus2",
+    "eastasia": "southeastasia",
+    "eastus": "westus",
+    "eastus2": "centralus",
+    "francecentral": "francesouth",
+    "germanywestcentral": "germanynorth",
+    "japaneast": "japanwest",
+    "koreacentral": "koreasouth",
+    "northcentralus": "southcentralus",
+    "northeurope": "westeurope",
+    "norwayeast": "norwaywest",
+    "southcentralus": "northcentralus",
+    "southeastasia": "eastasia",
+    "swedencentral": "swedensouth",
+    "switzerlandnorth": "switzerlandwest",
+    "uksouth": "ukwest",
+    "westcentralus": "westus2",
+    "westeurope": "northeurope",
+    "westus": "eastus",
+    "westus2": "westcentralus",
     "westus3": "eastus",
 }
 
@@ -190,10 +233,15 @@ def _redundancy(comp: Composition, location: str, replica_region: str | None) ->
         return "ZRS"
     pair = REGION_PAIRS.get(location)
     if pair != replica_region:
-        choose = (f"its paired region {pair}: choose {pair} as the replication or secondary "
-                  "region" if pair else f"a paired region, and {location} has none")
-        comp.gap(Gap.BUCKET_REPLICATION, f"Azure geo-replicates a storage account only to "
-                 f"{choose}; no copy in {replica_region}")
+        choose = (
+            f"its paired region {pair}: choose {pair} as the replication or secondary region"
+            if pair
+            else f"a paired region, and {location} has none"
+        )
+        comp.gap(
+            Gap.BUCKET_REPLICATION,
+            f"Azure geo-replicates a storage account only to {choose}; no copy in {replica_region}",
+        )
         return "ZRS"
     return "RAGZRS"
 
@@ -208,8 +256,10 @@ def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, A
     dropping them would switch the account back to Microsoft-managed keys.
     """
     if comp.is_observed(name):
-        kept = {field: comp.observed_value(name, f"spec.forProvider.{field}")
-                for field in ("identity", "customerManagedKey")}
+        kept = {
+            field: comp.observed_value(name, f"spec.forProvider.{field}")
+            for field in ("identity", "customerManagedKey")
+        }
         identity_id = comp.observed_value(f"{key}-identity", "status.atProvider.id")
         key_id = comp.observed_value(key, "status.atProvider.versionlessId")
         if identity_id is None or key_id is None:
@@ -232,22 +282,33 @@ def _encryption_blocks(identity_id: str, key_id: str) -> dict[str, Any]:
     }
 
 
-
-
 def _access_logs(comp: Composition, name: str, group: str, location: str) -> None:
     """Blob read/write/delete logs of the account into workspace ``<name>-logs``."""
     workspace, setting = f"{name}-logs", f"{name}-logging"
-    comp.emit(workspace, LOG_WORKSPACE.new({
-        "location": location, "resourceGroupName": group, "sku": "PerGB2018",
-        "retentionInDays": ACCESS_LOG_DAYS,
-    }))
+    comp.emit(
+        workspace,
+        LOG_WORKSPACE.new(
+            {
+                "location": location,
+                "resourceGroupName": group,
+                "sku": "PerGB2018",
+                "retentionInDays": ACCESS_LOG_DAYS,
+            }
+        ),
+    )
     account_id = comp.needs(name, "status.atProvider.id", by=setting)
     workspace_id = comp.needs(workspace, "status.atProvider.id", by=setting)
     if account_id is None or workspace_id is None:
         return
-    comp.emit(setting, DIAGNOSTIC_SETTING.new({
-        "name": comp.resource_name(setting),
-        "targetResourceId": f"{account_id}/blobServices/default",
-        "logAnalyticsWorkspaceId": str(workspace_id),
-        "enabledLog": [{"category": category} for category in BLOB_LOG_CATEGORIES],
-    }), uses=(name, workspace))
+    comp.emit(
+        setting,
+        DIAGNOSTIC_SETTING.new(
+            {
+                "name": comp.resource_name(setting),
+                "targetResourceId": f"{account_id}/blobServices/default",
+                "logAnalyticsWorkspaceId": str(workspace_id),
+                "enabledLog": [{"category": category} for category in BLOB_LOG_CATEGORIES],
+            }
+        ),
+        uses=(name, workspace),
+    )

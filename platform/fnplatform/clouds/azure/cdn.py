@@ -73,7 +73,8 @@ def _associate(comp: Composition, name: str, spec: CdnSpec, route: dict[str, Any
     domains = [_domain(name, host) for host in spec.custom_domains]
     if domains:
         route["spec"]["forProvider"]["cdnFrontdoorCustomDomainIdsRefs"] = [
-            comp.ref(d) for d in domains]
+            comp.ref(d) for d in domains
+        ]
     return domains
 
 
@@ -165,8 +166,11 @@ def _relative(host: str, zone: str) -> str:
     """``host``'s record name in ``zone``; a host outside it, or its apex (no CNAME there),
     can't be served through the zone."""
     if not host.endswith(f".{zone}"):
-        raise SpecError("custom_domains", f"{host} is not under the platform's DNS zone "
-                        f"{zone} (a zone apex can't hold the CNAME Front Door needs)")
+        raise SpecError(
+            "custom_domains",
+            f"{host} is not under the platform's DNS zone "
+            f"{zone} (a zone apex can't hold the CNAME Front Door needs)",
+        )
     return host.removesuffix(f".{zone}")
 
 
@@ -192,17 +196,35 @@ def _custom_domains(comp: Composition, name: str, spec: CdnSpec) -> None:
         txt = f"{domain}-txt"
         token = comp.needs(domain, "status.atProvider.validationToken", by=txt)
         if token is not None:
-            comp.emit(txt, DNS_TXT_RECORD.new({
-                "resourceGroupName": group, "zoneName": zone_name, "ttl": RECORD_TTL,
-                "record": [{"value": str(token)}],
-            }), external_name=f"{VALIDATION_PREFIX}.{relative}", uses=[domain])
+            comp.emit(
+                txt,
+                DNS_TXT_RECORD.new(
+                    {
+                        "resourceGroupName": group,
+                        "zoneName": zone_name,
+                        "ttl": RECORD_TTL,
+                        "record": [{"value": str(token)}],
+                    }
+                ),
+                external_name=f"{VALIDATION_PREFIX}.{relative}",
+                uses=[domain],
+            )
         cname = f"{domain}-cname"
         target = comp.needs(name, "status.atProvider.hostName", by=cname)
         if target is not None:
-            comp.emit(cname, DNS_CNAME_RECORD.new({
-                "resourceGroupName": group, "zoneName": zone_name, "ttl": RECORD_TTL,
-                "record": str(target),
-            }), external_name=relative, uses=[domain])
+            comp.emit(
+                cname,
+                DNS_CNAME_RECORD.new(
+                    {
+                        "resourceGroupName": group,
+                        "zoneName": zone_name,
+                        "ttl": RECORD_TTL,
+                        "record": str(target),
+                    }
+                ),
+                external_name=relative,
+                uses=[domain],
+            )
 
 
 def _origin_group(comp: Composition, name: str, group: str) -> None:
@@ -243,19 +265,22 @@ def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
         uses=[f"{name}-api-origin-group"],
     )
     route = FRONTDOOR_ROUTE.new(
-            {
-                "cdnFrontdoorEndpointIdRef": comp.ref(name),
-                "cdnFrontdoorOriginGroupIdRef": comp.ref(f"{name}-api-origin-group"),
-                "cdnFrontdoorOriginIdsRefs": [comp.ref(f"{name}-api-origin")],
-                "patternsToMatch": [f"{spec.api_path.rstrip('/')}/*"],
-                "supportedProtocols": ["Https"],  # a redirected POST would arrive as a GET
-                "httpsRedirectEnabled": False,
-                "forwardingProtocol": "HttpsOnly",
-                "linkToDefaultDomain": True,
-            }
-        )
-    comp.emit(f"{name}-route-api", route,
-              uses=[name, f"{name}-api-origin", *_associate(comp, name, spec, route)])
+        {
+            "cdnFrontdoorEndpointIdRef": comp.ref(name),
+            "cdnFrontdoorOriginGroupIdRef": comp.ref(f"{name}-api-origin-group"),
+            "cdnFrontdoorOriginIdsRefs": [comp.ref(f"{name}-api-origin")],
+            "patternsToMatch": [f"{spec.api_path.rstrip('/')}/*"],
+            "supportedProtocols": ["Https"],  # a redirected POST would arrive as a GET
+            "httpsRedirectEnabled": False,
+            "forwardingProtocol": "HttpsOnly",
+            "linkToDefaultDomain": True,
+        }
+    )
+    comp.emit(
+        f"{name}-route-api",
+        route,
+        uses=[name, f"{name}-api-origin", *_associate(comp, name, spec, route)],
+    )
 
 
 @values.cdn_bucket_reader.on("azure")
@@ -271,8 +296,9 @@ def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
 
 
 @values.cdn_custom_domains.on("azure")
-def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
+def cdn_custom_domains(
+    comp: Composition, cdn_name: str, spec: CdnSpec
+) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its custom domain is Ready (and, with a DNS zone, its TXT and
     CNAME records are). Without a zone: the ``_dnsauth`` TXT record with Front Door's token
     and a CNAME to the endpoint, for the platform to create."""

@@ -144,12 +144,21 @@ def cluster(
     )
     comp.emit(name, body, uses=uses, external_name=spec.cluster_name)
     identity = _cluster_identity(comp)
-    grant_role(comp, f"{name}-{CROSSPLANE_ADMIN}", role=CLUSTER_ADMIN_ROLE,
-               principal_of=identity.principalId, scope_of=name)
+    grant_role(
+        comp,
+        f"{name}-{CROSSPLANE_ADMIN}",
+        role=CLUSTER_ADMIN_ROLE,
+        principal_of=identity.principalId,
+        scope_of=name,
+    )
     if identity_block["type"] == "SystemAssigned":
-        grant_role(comp, f"{name}-network-contributor", role=NETWORK_CONTRIBUTOR,
-                   principal_of=(name, "status.atProvider.identity.principalId"),
-                   scope_of=subnet_name(spec.network))
+        grant_role(
+            comp,
+            f"{name}-network-contributor",
+            role=NETWORK_CONTRIBUTOR,
+            principal_of=(name, "status.atProvider.identity.principalId"),
+            scope_of=subnet_name(spec.network),
+        )
 
 
 ControlPlane = tuple[dict[str, Any], str, tuple[str, ...]]
@@ -185,14 +194,23 @@ def _control_plane(comp: Composition, name: str, spec: ClusterSpec) -> ControlPl
         return system_assigned
     identity = f"{name}-control-plane"
     grant = f"{identity}-network-contributor"
-    comp.emit(identity, USER_ASSIGNED_IDENTITY.new({
-        "name": comp.resource_name(identity),
-        "location": comp.region,
-        "resourceGroupName": resource_group(comp),
-    }))
-    grant_role(comp, grant, role=NETWORK_CONTRIBUTOR,
-               principal_of=(identity, "status.atProvider.principalId"),
-               scope_of=subnet_name(spec.network))
+    comp.emit(
+        identity,
+        USER_ASSIGNED_IDENTITY.new(
+            {
+                "name": comp.resource_name(identity),
+                "location": comp.region,
+                "resourceGroupName": resource_group(comp),
+            }
+        ),
+    )
+    grant_role(
+        comp,
+        grant,
+        role=NETWORK_CONTRIBUTOR,
+        principal_of=(identity, "status.atProvider.principalId"),
+        scope_of=subnet_name(spec.network),
+    )
     ready = (grant, association, address)
     uses = (identity, *ready, nat_gateway_name(spec.network))
     if comp.is_observed(name):
@@ -329,32 +347,32 @@ def node_pool(
         for_provider["osDiskSizeGb"] = spec.disk_size_gb
     if spec.disk_type is not None:
         if spec.disk_type not in DISK_TYPES:
-            raise SpecError("disk_type", f"{spec.disk_type!r} is not an AKS OS disk type; use "
-                            f"one of {', '.join(DISK_TYPES)}")
+            raise SpecError(
+                "disk_type",
+                f"{spec.disk_type!r} is not an AKS OS disk type; use "
+                f"one of {', '.join(DISK_TYPES)}",
+            )
         for_provider["osDiskType"] = spec.disk_type
     if spec.zones:
         unknown = [zone for zone in spec.zones if zone not in AVAILABILITY_ZONES]
         if unknown:
-            raise SpecError("zones", f"{unknown[0]!r} is not an Azure availability zone; use "
-                            f"{', '.join(AVAILABILITY_ZONES)}")
+            raise SpecError(
+                "zones",
+                f"{unknown[0]!r} is not an Azure availability zone; use "
+                f"{', '.join(AVAILABILITY_ZONES)}",
+            )
         for_provider["zones"] = sorted(set(spec.zones))
     # Disk, zones and size rotate through temporaryNameForRotation; the priority can't.
-    refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")},
-                       what="pool")
+    refuse_replacement(comp, name, for_provider, {"priority": ("spot", "Regular")}, what="pool")
     # The version the pool's cluster states (its ClusterSpec.version, user's or template's;
     # None: AKS picks it), unless the cluster is adopted with its own version: then the one
     # it runs (Composition.setting_of holds the import rule).
-    version = comp.setting_of(spec.cluster, "kubernetesVersion", spec.version or None,
-                              by=name)
+    version = comp.setting_of(spec.cluster, "kubernetesVersion", spec.version or None, by=name)
     if name in comp.notes.held:
         return  # an adopted cluster: waits to learn the version it runs
     if version:
         for_provider["orchestratorVersion"] = version
-    comp.emit(
-        name, NODE_POOL.new(for_provider), external_name=agent_pool
-    )
-
-
+    comp.emit(name, NODE_POOL.new(for_provider), external_name=agent_pool)
 
 
 @values.cluster_credentials.on("azure")
@@ -370,8 +388,7 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     Kubernetes Service RBAC Cluster Admin" on the cluster (``<cluster>-crossplane-admin``).
     """
     identity = _cluster_identity(comp)
-    return {"type": identity.type, "source": "Secret",
-            "secretRef": identity.secretRef.model_dump()}
+    return {"type": identity.type, "source": "Secret", "secretRef": identity.secretRef.model_dump()}
 
 
 @values.cluster_access.on("azure")
@@ -420,12 +437,14 @@ def _match(pattern: re.Pattern[str], text: str) -> str | None:
     return found.group(1) if found else None
 
 
-
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_RULE = NameRule(
-    pattern=r"[a-zA-Z0-9]([-_a-zA-Z0-9]{0,61}[a-zA-Z0-9])?", min_length=1, max_length=63,
+    pattern=r"[a-zA-Z0-9]([-_a-zA-Z0-9]{0,61}[a-zA-Z0-9])?",
+    min_length=1,
+    max_length=63,
     description="1-63 letters, digits, '-' and '_', starting and ending with a letter or "
-                "digit (AKS cluster names)")
+    "digit (AKS cluster names)",
+)
 
 
 @values.cluster_name_rule.on("azure")

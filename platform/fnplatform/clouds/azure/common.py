@@ -12,8 +12,13 @@ from fnplatform.errors import InputError
 
 
 def grant_role(
-    comp: Composition, name: str, *, role: str, principal_of: tuple[str, str] | str,
-    scope_of: str, uses: tuple[str, ...] = (),
+    comp: Composition,
+    name: str,
+    *,
+    role: str,
+    principal_of: tuple[str, str] | str,
+    scope_of: str,
+    uses: tuple[str, ...] = (),
 ) -> None:
     """A RoleAssignment ``name``: ``role`` for the principal at ``principal_of`` (composed
     resource, observed path; or a principal id as such) on the observed Azure id of
@@ -25,19 +30,29 @@ def grant_role(
     ``skipServicePrincipalAadCheck``: a just-created managed identity may not have replicated
     in Entra ID yet, and Azure would refuse it.
     """
-    principal = (principal_of if isinstance(principal_of, str)
-                 else _observed_or_kept(comp, name, "principalId", *principal_of))
+    principal = (
+        principal_of
+        if isinstance(principal_of, str)
+        else _observed_or_kept(comp, name, "principalId", *principal_of)
+    )
     scope = _observed_or_kept(comp, name, "scope", scope_of, "status.atProvider.id")
     if principal is None or scope is None:
         return
     needed = {scope_of, *uses} | ({principal_of[0]} if isinstance(principal_of, tuple) else set())
-    comp.emit(name, ROLE_ASSIGNMENT.new({
-        "principalId": str(principal),
-        "principalType": "ServicePrincipal",
-        "scope": str(scope),
-        "roleDefinitionName": role,
-        "skipServicePrincipalAadCheck": True,
-    }), uses=sorted(needed))
+    comp.emit(
+        name,
+        ROLE_ASSIGNMENT.new(
+            {
+                "principalId": str(principal),
+                "principalType": "ServicePrincipal",
+                "scope": str(scope),
+                "roleDefinitionName": role,
+                "skipServicePrincipalAadCheck": True,
+            }
+        ),
+        uses=sorted(needed),
+    )
+
 
 def _observed_or_kept(comp: Composition, name: str, field: str, source: str, path: str) -> Any:
     """``path`` of ``source`` once observed, else the ``field`` the existing ``name`` was
@@ -130,7 +145,11 @@ def rotation_pool_name(pool: str) -> str:
 
 
 def compact_name(
-    comp: Composition, name: str, max_length: int, *, alphanumeric: bool = False,
+    comp: Composition,
+    name: str,
+    max_length: int,
+    *,
+    alphanumeric: bool = False,
     prefix: str = "",
 ) -> str:
     """A globally unique Azure name for composed resource ``name`` (storage accounts, vaults).
@@ -143,9 +162,14 @@ def compact_name(
     composites never share it.
     """
     return comp.global_name(
-        name, lambda base: _compact(f"{prefix}-{base}-{name}" if prefix else f"{base}-{name}",
-                                    max_length, alphanumeric=alphanumeric),
-        in_metadata=False)
+        name,
+        lambda base: _compact(
+            f"{prefix}-{base}-{name}" if prefix else f"{base}-{name}",
+            max_length,
+            alphanumeric=alphanumeric,
+        ),
+        in_metadata=False,
+    )
 
 
 def _compact(full: str, max_length: int, *, alphanumeric: bool) -> str:

@@ -61,13 +61,14 @@ PRESETS = {
 }
 
 
-
 @add_database.on("azure")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A flexible server with VNet integration and a provider-generated admin password."""
     row = spec.preset(PRESETS)
-    joined = spec.required_network("virtualNetworkId and the databaseSubnetId delegated to "
-                                   "Microsoft.DBforPostgreSQL/flexibleServers")
+    joined = spec.required_network(
+        "virtualNetworkId and the databaseSubnetId delegated to "
+        "Microsoft.DBforPostgreSQL/flexibleServers"
+    )
     network = parse(AzurePrivateNetwork, dict(joined.settings), joined.field)
     group = resource_group(comp)
     server = comp.resource_name(name)

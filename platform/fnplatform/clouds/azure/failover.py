@@ -34,20 +34,34 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     latency = spec.routing == "latency"
     relative = spec.zone.lower()
     if not relative.replace("-", "").isalnum() or len(relative) > 63:
-        raise SpecError("zone", "on Azure the Traffic Manager relative DNS name: letters, "
-                        "digits and '-', at most 63")
-    comp.emit(name, TRAFFIC_MANAGER_PROFILE.new({
-        "resourceGroupName": resource_group(comp),
-        "trafficRoutingMethod": "Performance" if latency else "Priority",
-        "dnsConfig": {"relativeName": relative, "ttl": TTL},
-        "monitorConfig": {
-            "protocol": "HTTPS", "port": spec.port, "path": spec.health_check_path,
-            "intervalInSeconds": 30, "timeoutInSeconds": 10, "toleratedNumberOfFailures": 3,
-        },
-    }))
+        raise SpecError(
+            "zone",
+            "on Azure the Traffic Manager relative DNS name: letters, digits and '-', at most 63",
+        )
+    comp.emit(
+        name,
+        TRAFFIC_MANAGER_PROFILE.new(
+            {
+                "resourceGroupName": resource_group(comp),
+                "trafficRoutingMethod": "Performance" if latency else "Priority",
+                "dnsConfig": {"relativeName": relative, "ttl": TTL},
+                "monitorConfig": {
+                    "protocol": "HTTPS",
+                    "port": spec.port,
+                    "path": spec.health_check_path,
+                    "intervalInSeconds": 30,
+                    "timeoutInSeconds": 10,
+                    "toleratedNumberOfFailures": 3,
+                },
+            }
+        ),
+    )
     for priority, (role, target, location) in enumerate(
-        (("primary", spec.primary, comp.region), ("secondary", spec.secondary,
-                                                   spec.secondary_region)), start=1,
+        (
+            ("primary", spec.primary, comp.region),
+            ("secondary", spec.secondary, spec.secondary_region),
+        ),
+        start=1,
     ):
         endpoint: dict[str, object] = {
             "profileIdRef": comp.ref(name),
@@ -57,8 +71,7 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         }
         if not latency:
             endpoint["priority"] = priority
-        comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new(endpoint),
-                  uses=(name,))
+        comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new(endpoint), uses=(name,))
 
 
 @values.failover_address.on("azure")

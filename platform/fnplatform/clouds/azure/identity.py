@@ -64,18 +64,30 @@ def workload_identity(
     if spec.purpose is IdentityPurpose.DNS_RECORDS:
         for zone in spec.zones:
             if not zone.private:
-                grant_role(comp, f"{name}-dns-{zone.name}", role=DNS_ZONE_CONTRIBUTOR,
-                           principal_of=(name, "status.atProvider.principalId"),
-                           scope_of=zone.name)
+                grant_role(
+                    comp,
+                    f"{name}-dns-{zone.name}",
+                    role=DNS_ZONE_CONTRIBUTOR,
+                    principal_of=(name, "status.atProvider.principalId"),
+                    scope_of=zone.name,
+                )
     for bucket in (written.name for written in spec.buckets):
         # the bucket is a storage account with one container: the role on the account (its
         # only container and nothing else), data plane only (no keys, no account settings)
-        grant_role(comp, f"{name}-{bucket}", role=BLOB_DATA_CONTRIBUTOR,
-                   principal_of=(name, "status.atProvider.principalId"), scope_of=bucket)
+        grant_role(
+            comp,
+            f"{name}-{bucket}",
+            role=BLOB_DATA_CONTRIBUTOR,
+            principal_of=(name, "status.atProvider.principalId"),
+            scope_of=bucket,
+        )
     credential = f"{name}-federation"
     external = spec.external_cluster
-    issuer = (external.name if external else
-              comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer"))
+    issuer = (
+        external.name
+        if external
+        else comp.needs(spec.cluster, OIDC_ISSUER, by=credential, remember="oidcIssuer")
+    )
     if issuer is None:
         return
     comp.emit(

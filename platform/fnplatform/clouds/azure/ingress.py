@@ -56,15 +56,25 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     # No LateInitialize: the group's inline ``securityRule`` is neither ignored nor moved to
     # status by the provider, so upjet would copy the separately composed rules into it, and
     # then remove a rule added later and restore a removed one (docs/drift.md).
-    comp.emit(name, NETWORK_SECURITY_GROUP.new({
-        "location": spec.region or comp.region, "resourceGroupName": group,
-    }, managementPolicies=list(WITHOUT_LATE_INITIALIZE)))
+    comp.emit(
+        name,
+        NETWORK_SECURITY_GROUP.new(
+            {
+                "location": spec.region or comp.region,
+                "resourceGroupName": group,
+            },
+            managementPolicies=list(WITHOUT_LATE_INITIALIZE),
+        ),
+    )
     rules = unique_rules(spec.rules)
     placed = priorities(rules)
     for rule in rules:
         source = ip_network(rule.source, strict=False)
-        ports = (str(rule.from_port) if rule.from_port == rule.to_port
-                 else f"{rule.from_port}-{rule.to_port}")
+        ports = (
+            str(rule.from_port)
+            if rule.from_port == rule.to_port
+            else f"{rule.from_port}-{rule.to_port}"
+        )
         body = {
             "resourceGroupName": group,
             "networkSecurityGroupNameRef": comp.ref(name),
@@ -80,10 +90,16 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
         if rule.description:
             body["description"] = rule.description
         comp.emit(f"{name}-{rule_id(rule)}", NETWORK_SECURITY_RULE.new(body), uses=(name,))
-    comp.emit(f"{name}-association", SUBNET_NSG_ASSOCIATION.new({
-        "subnetIdRef": comp.ref(subnet_name(spec.network)),
-        "networkSecurityGroupIdRef": comp.ref(name),
-    }), uses=(name, subnet_name(spec.network)))
+    comp.emit(
+        f"{name}-association",
+        SUBNET_NSG_ASSOCIATION.new(
+            {
+                "subnetIdRef": comp.ref(subnet_name(spec.network)),
+                "networkSecurityGroupIdRef": comp.ref(name),
+            }
+        ),
+        uses=(name, subnet_name(spec.network)),
+    )
 
 
 @values.ingress_rules_id.on("azure")

@@ -39,8 +39,16 @@ from fnplatform.library.specs import KeySpec
 
 VAULT_NAME_MAX = 24
 ADMIN_KEY_PERMISSIONS = [
-    "Create", "Delete", "Get", "GetRotationPolicy", "List", "Purge", "Recover", "Rotate",
-    "SetRotationPolicy", "Update",
+    "Create",
+    "Delete",
+    "Get",
+    "GetRotationPolicy",
+    "List",
+    "Purge",
+    "Recover",
+    "Rotate",
+    "SetRotationPolicy",
+    "Update",
 ]
 USER_KEY_PERMISSIONS = ["Get", "UnwrapKey", "WrapKey"]
 SOFT_DELETE_DAYS = 90
@@ -49,11 +57,15 @@ SOFT_DELETE_DAYS = 90
 def _tenant_and_admin(comp: Composition) -> tuple[str, str]:
     settings = azure_environment(comp)
     if not settings.tenantId:
-        raise InputError("environment.azure.tenantId", "required: the Entra tenant of the "
-                         "Key Vault")
+        raise InputError(
+            "environment.azure.tenantId", "required: the Entra tenant of the Key Vault"
+        )
     if not settings.keyVaultAdminObjectId:
-        raise InputError("environment.azure.keyVaultAdminObjectId", "required: the object id "
-                         "of the Crossplane provider's principal, which creates and rotates keys")
+        raise InputError(
+            "environment.azure.keyVaultAdminObjectId",
+            "required: the object id "
+            "of the Crossplane provider's principal, which creates and rotates keys",
+        )
     return settings.tenantId, settings.keyVaultAdminObjectId
 
 
@@ -79,8 +91,13 @@ def _network_rules(comp: Composition) -> dict[str, Any]:
             rules.update(str(address) for address in network)
         else:
             rules.add(text)
-    return {"networkAcls": {"defaultAction": "Deny", "bypass": "AzureServices",
-                            "ipRules": sorted(rules)}}
+    return {
+        "networkAcls": {
+            "defaultAction": "Deny",
+            "bypass": "AzureServices",
+            "ipRules": sorted(rules),
+        }
+    }
 
 
 @add_key.on("azure")
@@ -92,46 +109,90 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
     group = resource_group(comp)
     location = spec.region or comp.region
     vault, admin_access = f"{name}-vault", f"{name}-admin-access"
-    comp.emit(vault, KEY_VAULT.new({
-        "location": location,
-        "resourceGroupName": group,
-        "tenantId": tenant,
-        "skuName": "standard",
-        "purgeProtectionEnabled": True,
-        "softDeleteRetentionDays": SOFT_DELETE_DAYS,
-        **_network_rules(comp),
-    }), external_name=vault_name(comp, name))
-    comp.emit(admin_access, KEY_VAULT_ACCESS_POLICY.new({
-        "keyVaultIdRef": comp.ref(vault), "tenantId": tenant, "objectId": admin,
-        "keyPermissions": ADMIN_KEY_PERMISSIONS,
-    }), uses=(vault,))
-    comp.emit(name, KEY.new({
-        "name": comp.resource_name(name),
-        "keyVaultIdRef": comp.ref(vault),
-        "keyType": "RSA",
-        "keySize": 3072,
-        "keyOpts": ["unwrapKey", "wrapKey"],
-        "rotationPolicy": {"automatic": {"timeAfterCreation": f"P{spec.rotation_days}D"}},
-    }), uses=(admin_access,))
+    comp.emit(
+        vault,
+        KEY_VAULT.new(
+            {
+                "location": location,
+                "resourceGroupName": group,
+                "tenantId": tenant,
+                "skuName": "standard",
+                "purgeProtectionEnabled": True,
+                "softDeleteRetentionDays": SOFT_DELETE_DAYS,
+                **_network_rules(comp),
+            }
+        ),
+        external_name=vault_name(comp, name),
+    )
+    comp.emit(
+        admin_access,
+        KEY_VAULT_ACCESS_POLICY.new(
+            {
+                "keyVaultIdRef": comp.ref(vault),
+                "tenantId": tenant,
+                "objectId": admin,
+                "keyPermissions": ADMIN_KEY_PERMISSIONS,
+            }
+        ),
+        uses=(vault,),
+    )
+    comp.emit(
+        name,
+        KEY.new(
+            {
+                "name": comp.resource_name(name),
+                "keyVaultIdRef": comp.ref(vault),
+                "keyType": "RSA",
+                "keySize": 3072,
+                "keyOpts": ["unwrapKey", "wrapKey"],
+                "rotationPolicy": {"automatic": {"timeAfterCreation": f"P{spec.rotation_days}D"}},
+            }
+        ),
+        uses=(admin_access,),
+    )
     identity, grant = f"{name}-identity", f"{name}-identity-access"
-    comp.emit(identity, USER_ASSIGNED_IDENTITY.new({
-        "name": comp.resource_name(identity), "location": location, "resourceGroupName": group,
-    }))
+    comp.emit(
+        identity,
+        USER_ASSIGNED_IDENTITY.new(
+            {
+                "name": comp.resource_name(identity),
+                "location": location,
+                "resourceGroupName": group,
+            }
+        ),
+    )
     principal = comp.needs(identity, "status.atProvider.principalId", by=grant)
     if principal is not None:
-        comp.emit(grant, KEY_VAULT_ACCESS_POLICY.new({
-            "keyVaultIdRef": comp.ref(vault), "tenantId": tenant, "objectId": str(principal),
-            "keyPermissions": USER_KEY_PERMISSIONS,
-        }), uses=(vault, identity))
+        comp.emit(
+            grant,
+            KEY_VAULT_ACCESS_POLICY.new(
+                {
+                    "keyVaultIdRef": comp.ref(vault),
+                    "tenantId": tenant,
+                    "objectId": str(principal),
+                    "keyPermissions": USER_KEY_PERMISSIONS,
+                }
+            ),
+            uses=(vault, identity),
+        )
     for reader in sorted(spec.decrypters, key=lambda reader: reader.name):
-        comp.emit(f"{name}-decrypter-{reader.name}", KEY_VAULT_ACCESS_POLICY.new({
-            "keyVaultIdRef": comp.ref(vault), "tenantId": tenant, "objectId": reader.principal,
-            "keyPermissions": USER_KEY_PERMISSIONS,
-        }), uses=(vault,))
+        comp.emit(
+            f"{name}-decrypter-{reader.name}",
+            KEY_VAULT_ACCESS_POLICY.new(
+                {
+                    "keyVaultIdRef": comp.ref(vault),
+                    "tenantId": tenant,
+                    "objectId": reader.principal,
+                    "keyPermissions": USER_KEY_PERMISSIONS,
+                }
+            ),
+            uses=(vault,),
+        )
 
 
 @values.key_id.on("azure")
-def key_id(comp: Composition, name: str, region: str | None,
-           replica_region: str | None) -> str | None:
+def key_id(
+    comp: Composition, name: str, region: str | None, replica_region: str | None
+) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
     return comp.observed_string(name, "status.atProvider.versionlessId")

@@ -16,9 +16,7 @@ VIRTUAL_NETWORK = register(
 SUBNET = register("network.azure.upbound.io/v1beta2", "Subnet")  # Azure subnets have no tags
 # Egress of private AKS clusters (see clouds/azure/network.py): all upjet v1beta1, flat.
 PUBLIC_IP = register("network.azure.upbound.io/v1beta1", "PublicIP", tag_style=TagStyle.AZURE)
-NAT_GATEWAY = register(
-    "network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE
-)
+NAT_GATEWAY = register("network.azure.upbound.io/v1beta1", "NATGateway", tag_style=TagStyle.AZURE)
 NAT_GATEWAY_PUBLIC_IP_ASSOCIATION = register(
     "network.azure.upbound.io/v1beta1", "NATGatewayPublicIPAssociation"
 )
@@ -108,7 +106,9 @@ SUBNET_NSG_ASSOCIATION = register(
     "network.azure.upbound.io/v1beta1", "SubnetNetworkSecurityGroupAssociation"
 )
 LOG_WORKSPACE = register(
-    "operationalinsights.azure.upbound.io/v1beta2", "Workspace", tag_style=TagStyle.AZURE,
+    "operationalinsights.azure.upbound.io/v1beta2",
+    "Workspace",
+    tag_style=TagStyle.AZURE,
     stateful=True,
 )
 DIAGNOSTIC_SETTING = register("insights.azure.upbound.io/v1beta2", "MonitorDiagnosticSetting")

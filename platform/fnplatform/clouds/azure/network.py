@@ -94,27 +94,49 @@ def network(
 def _nat_gateway(comp: Composition, network_name: str, group: str, region: str) -> None:
     """A Standard NAT gateway with one static public IP, associated with the node subnet."""
     gateway, address = nat_gateway_name(network_name), nat_ip_name(network_name)
-    comp.emit(address, PUBLIC_IP.new({
-        "location": region,
-        "resourceGroupName": group,
-        "sku": "Standard",
-        "allocationMethod": "Static",  # Standard public IPs are static only
-    }))
-    comp.emit(gateway, NAT_GATEWAY.new({
-        "location": region,
-        "resourceGroupName": group,
-        "skuName": "Standard",
-        "idleTimeoutInMinutes": NAT_IDLE_TIMEOUT_MINUTES,
-    }))
-    comp.emit(nat_ip_association_name(network_name), NAT_GATEWAY_PUBLIC_IP_ASSOCIATION.new({
-        "natGatewayIdRef": comp.ref(gateway),
-        "publicIpAddressIdRef": comp.ref(address),
-    }), uses=(gateway, address))
+    comp.emit(
+        address,
+        PUBLIC_IP.new(
+            {
+                "location": region,
+                "resourceGroupName": group,
+                "sku": "Standard",
+                "allocationMethod": "Static",  # Standard public IPs are static only
+            }
+        ),
+    )
+    comp.emit(
+        gateway,
+        NAT_GATEWAY.new(
+            {
+                "location": region,
+                "resourceGroupName": group,
+                "skuName": "Standard",
+                "idleTimeoutInMinutes": NAT_IDLE_TIMEOUT_MINUTES,
+            }
+        ),
+    )
+    comp.emit(
+        nat_ip_association_name(network_name),
+        NAT_GATEWAY_PUBLIC_IP_ASSOCIATION.new(
+            {
+                "natGatewayIdRef": comp.ref(gateway),
+                "publicIpAddressIdRef": comp.ref(address),
+            }
+        ),
+        uses=(gateway, address),
+    )
     subnet = subnet_name(network_name)
-    comp.emit(subnet_nat_association_name(network_name), SUBNET_NAT_GATEWAY_ASSOCIATION.new({
-        "natGatewayIdRef": comp.ref(gateway),
-        "subnetIdRef": comp.ref(subnet),
-    }), uses=(gateway, subnet))
+    comp.emit(
+        subnet_nat_association_name(network_name),
+        SUBNET_NAT_GATEWAY_ASSOCIATION.new(
+            {
+                "natGatewayIdRef": comp.ref(gateway),
+                "subnetIdRef": comp.ref(subnet),
+            }
+        ),
+        uses=(gateway, subnet),
+    )
 
 
 def _subnet(comp: Composition, network_name: str, group: str, spec: NetworkSpec) -> dict[str, Any]:
@@ -139,8 +161,11 @@ def _parse_range(field: str, value: str) -> Network:
 
 def _check_ranges(spec: NetworkSpec) -> None:
     """Reject ranges AKS overlay would reject: every one valid, none overlapping another."""
-    ranges = {field: _parse_range(field, getattr(spec, field)) for field in _RANGE_FIELDS
-              if getattr(spec, field) is not None}
+    ranges = {
+        field: _parse_range(field, getattr(spec, field))
+        for field in _RANGE_FIELDS
+        if getattr(spec, field) is not None
+    }
     checked = sorted(ranges)
     for index, first in enumerate(checked):
         for second in checked[index + 1 :]:

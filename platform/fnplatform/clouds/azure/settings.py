@@ -15,8 +15,9 @@ from fnplatform.validation import SecretKeyRef, check_cidr, describe_pattern, pa
 from fnplatform.xrd import ordered
 
 #: The private ranges Key Vault's network rules refuse.
-RFC1918 = tuple(ipaddress.IPv4Network(text) for text in ("10.0.0.0/8", "172.16.0.0/12",
-                                                          "192.168.0.0/16"))
+RFC1918 = tuple(
+    ipaddress.IPv4Network(text) for text in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+)
 
 
 def check_vault_ip_rule(value: str) -> str:
@@ -49,8 +50,10 @@ class SystemPool(BaseModel):
     _ordered = ordered("minCount", "maxCount")
 
 
-VNET_ID = (r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
-           r"virtualNetworks/[^/]+$")
+VNET_ID = (
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
+    r"virtualNetworks/[^/]+$"
+)
 SUBNET_ID = VNET_ID.removesuffix("$") + r"/subnets/[^/]+$"
 
 
@@ -62,13 +65,16 @@ class AzurePrivateNetwork(BaseModel):
 
     virtualNetworkId: str = Field(  # noqa: N815
         pattern=describe_pattern(
-            VNET_ID, "a virtual network id: /subscriptions/<id>/resourceGroups/<group>/providers/"
-            "Microsoft.Network/virtualNetworks/<name>"),
+            VNET_ID,
+            "a virtual network id: /subscriptions/<id>/resourceGroups/<group>/providers/"
+            "Microsoft.Network/virtualNetworks/<name>",
+        ),
     )
     #: A subnet delegated to Microsoft.DBforPostgreSQL/flexibleServers.
     databaseSubnetId: str = Field(  # noqa: N815
-        pattern=describe_pattern(SUBNET_ID, "a subnet id: the virtual network id, then "
-                                 "/subnets/<name>"),
+        pattern=describe_pattern(
+            SUBNET_ID, "a subnet id: the virtual network id, then /subnets/<name>"
+        ),
     )
 
 
@@ -87,8 +93,10 @@ class ClusterIdentity(BaseModel):
     principalId: str = Field(min_length=1)  # noqa: N815
 
 
-DNS_ZONE_ID = (r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/"
-               r"dns[Zz]ones/([a-z0-9.-]+)$")
+DNS_ZONE_ID = (
+    r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/"
+    r"dns[Zz]ones/([a-z0-9.-]+)$"
+)
 
 
 class AzureCdnDomains(BaseModel):
@@ -100,9 +108,13 @@ class AzureCdnDomains(BaseModel):
     #: (Front Door's domain validation) and its CNAME to the endpoint are composed into it.
     #: Unset: the claim says which records the platform must create.
     dnsZoneId: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(
-            DNS_ZONE_ID, "a DNS zone id: /subscriptions/<id>/resourceGroups/<group>/providers/"
-            "Microsoft.Network/dnsZones/<zone>"))
+        None,
+        pattern=describe_pattern(
+            DNS_ZONE_ID,
+            "a DNS zone id: /subscriptions/<id>/resourceGroups/<group>/providers/"
+            "Microsoft.Network/dnsZones/<zone>",
+        ),
+    )
 
 
 class AzureEnvironment(BaseModel):

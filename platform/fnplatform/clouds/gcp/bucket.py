@@ -93,12 +93,18 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     retention = spec.retention_days
     versioning = spec.versioning and not retention
     if spec.versioning and retention:
-        comp.gap(Gap.BUCKET_VERSIONING, f"Cloud Storage bucket {gcs_name}: Object Versioning "
-                 "cannot be combined with a retention policy; the retention policy keeps every "
-                 f"object unmodifiable for {retention} days instead")
-    comp.gap(Gap.BUCKET_MIN_TLS, f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
-             "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
-             f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket")
+        comp.gap(
+            Gap.BUCKET_VERSIONING,
+            f"Cloud Storage bucket {gcs_name}: Object Versioning "
+            "cannot be combined with a retention policy; the retention policy keeps every "
+            f"object unmodifiable for {retention} days instead",
+        )
+    comp.gap(
+        Gap.BUCKET_MIN_TLS,
+        f"Cloud Storage bucket {gcs_name}: Cloud Storage has no "
+        "bucket setting (policy, IAM condition) that refuses plain-HTTP or older-TLS "
+        f"requests; TLS {spec.min_tls}+ in transit is not enforced per bucket",
+    )
     body: dict[str, Any] = {
         "project": project(comp),
         **_placement(comp, name, gcs_name, spec, region),
@@ -110,11 +116,15 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
         "lifecycleRule": _lifecycle_rules(spec, versioning),
     }
     if spec.key is not None:
-        body["encryption"] = {"defaultKmsKeyName": crypto_key_id(  # where the data is
-            comp, spec.key, key_location(comp, spec.key, region, spec.geo_replica_region))}
+        body["encryption"] = {
+            "defaultKmsKeyName": crypto_key_id(  # where the data is
+                comp, spec.key, key_location(comp, spec.key, region, spec.geo_replica_region)
+            )
+        }
     if retention:
         body["retentionPolicy"] = {
-            "retentionPeriod": retention * DAY_SECONDS, "isLocked": spec.lock,
+            "retentionPeriod": retention * DAY_SECONDS,
+            "isLocked": spec.lock,
         }
     uses: tuple[str, ...] = ()
     if spec.key is not None:
@@ -122,30 +132,49 @@ def bucket(comp: Composition, name: str, spec: BucketSpec) -> None:
     if spec.access_logging:
         logs = f"{name}-logs"
         log_spec = BucketSpec(
-            bucket_name=dns_label(gcs_name, "logs"), key=spec.key, region=spec.region,
+            bucket_name=dns_label(gcs_name, "logs"),
+            key=spec.key,
+            region=spec.region,
             geo_replica_region=spec.geo_replica_region,  # where its key can encrypt it
-            expire_after_days=ACCESS_LOG_DAYS, versioning=False,
+            expire_after_days=ACCESS_LOG_DAYS,
+            versioning=False,
             readers=(BucketReader("usage-logs", ANALYTICS_GROUP, write=True),),
         )
         bucket(comp, logs, log_spec)
-        body["logging"] = {"logBucket": bucket_name(comp, logs, log_spec),
-                           "logObjectPrefix": gcs_name}
+        body["logging"] = {
+            "logBucket": bucket_name(comp, logs, log_spec),
+            "logObjectPrefix": gcs_name,
+        }
         uses = (*uses, f"{logs}-reader-usage-logs")
     comp.emit(name, {**kinds.BUCKET.new(body), "metadata": {"name": gcs_name}}, uses=uses)
     for reader in sorted(spec.readers, key=lambda reader: reader.name):
-        comp.emit(f"{name}-reader-{reader.name}", kinds.BUCKET_IAM_MEMBER.new({
-            "bucketRef": comp.ref(name),
-            "role": "roles/storage.objectCreator" if reader.write else "roles/storage.objectViewer",
-            "member": reader.principal,
-        }), uses=(name,))
+        comp.emit(
+            f"{name}-reader-{reader.name}",
+            kinds.BUCKET_IAM_MEMBER.new(
+                {
+                    "bucketRef": comp.ref(name),
+                    "role": "roles/storage.objectCreator"
+                    if reader.write
+                    else "roles/storage.objectViewer",
+                    "member": reader.principal,
+                }
+            ),
+            uses=(name,),
+        )
     if spec.replicate_to:
-        comp.gap(Gap.BUCKET_REPLICATION, "Cloud Storage replicates within a dual- or "
-                 "multi-region location, not to a second bucket: no replication composed")
-
+        comp.gap(
+            Gap.BUCKET_REPLICATION,
+            "Cloud Storage replicates within a dual- or "
+            "multi-region location, not to a second bucket: no replication composed",
+        )
 
 
 def _placement(
-    comp: Composition, name: str, gcs_name: str, spec: BucketSpec, region: str,
+    comp: Composition,
+    name: str,
+    gcs_name: str,
+    spec: BucketSpec,
+    region: str,
 ) -> dict[str, Any]:
     """The bucket's location fields: ``region``, or the dual-region of ``region`` and
     ``spec.geo_replica_region`` (``location``, ``customPlacementConfig``, ``rpo``).
@@ -165,32 +194,41 @@ def _placement(
     if existing is not None and _is_dual(*existing):
         wanted = dual_region(region, copy) if copy is not None else None
         if not isinstance(wanted, DualRegion) or _where(wanted) != existing:
-            raise SpecError("geo_replica_region", f"Cloud Storage bucket {gcs_name} is the "
-                            f"dual-region {_describe(*existing)}, fixed at creation: its copy "
-                            "cannot move or go (a new bucket would replace the recordings); "
-                            "keep the copy region as it is")
+            raise SpecError(
+                "geo_replica_region",
+                f"Cloud Storage bucket {gcs_name} is the "
+                f"dual-region {_describe(*existing)}, fixed at creation: its copy "
+                "cannot move or go (a new bucket would replace the recordings); "
+                "keep the copy region as it is",
+            )
         return _fields(wanted)
     if copy is None:
         return single
     placed = dual_region(region, copy)
     if isinstance(placed, str):
-        _no_copy(comp, f"Cloud Storage bucket {gcs_name}: {placed}; no copy "
-                 f"in {copy}")
+        _no_copy(comp, f"Cloud Storage bucket {gcs_name}: {placed}; no copy in {copy}")
         return single
     if existing is not None:
-        _no_copy(comp, f"Cloud Storage bucket {gcs_name} exists in "
-                 f"{existing[0]} alone: a bucket's location is fixed at creation and replacing "
-                 f"it would delete its objects (under a locked retention policy it cannot be "
-                 f"deleted at all), so it stays single-region with no copy in {copy}; a new "
-                 f"endpoint gets the dual-region {_describe(*_where(placed))}")
+        _no_copy(
+            comp,
+            f"Cloud Storage bucket {gcs_name} exists in "
+            f"{existing[0]} alone: a bucket's location is fixed at creation and replacing "
+            f"it would delete its objects (under a locked retention policy it cannot be "
+            f"deleted at all), so it stays single-region with no copy in {copy}; a new "
+            f"endpoint gets the dual-region {_describe(*_where(placed))}",
+        )
         return single
-    key = (key_location(comp, spec.key, region, copy) if spec.key is not None
-           else placed.key_location)
+    key = (
+        key_location(comp, spec.key, region, copy) if spec.key is not None else placed.key_location
+    )
     if key != placed.key_location:
-        _no_copy(comp, f"Cloud Storage bucket {gcs_name}: its key ring exists "
-                 f"in {key}, and Cloud KMS never moves a key ring; a dual-region "
-                 f"{_describe(*_where(placed))} bucket needs its key in "
-                 f"{placed.key_location}: no copy in {copy}")
+        _no_copy(
+            comp,
+            f"Cloud Storage bucket {gcs_name}: its key ring exists "
+            f"in {key}, and Cloud KMS never moves a key ring; a dual-region "
+            f"{_describe(*_where(placed))} bucket needs its key in "
+            f"{placed.key_location}: no copy in {copy}",
+        )
         return single
     return _fields(placed)
 
@@ -238,15 +276,25 @@ def _describe(location: str, data: tuple[str, ...]) -> str:
 
 
 def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]:
-    rules: list[dict[str, Any]] = [{
-        "action": {"type": "AbortIncompleteMultipartUpload"}, "condition": {"age": 7},
-    }]
+    rules: list[dict[str, Any]] = [
+        {
+            "action": {"type": "AbortIncompleteMultipartUpload"},
+            "condition": {"age": 7},
+        }
+    ]
     noncurrent = spec.noncurrent_expire_after_days or spec.retention_days
     if versioning and noncurrent:
-        rules.append({"action": {"type": "Delete"},
-                      "condition": {"daysSinceNoncurrentTime": noncurrent,
-                                    "withState": "ARCHIVED"}})
+        rules.append(
+            {
+                "action": {"type": "Delete"},
+                "condition": {"daysSinceNoncurrentTime": noncurrent, "withState": "ARCHIVED"},
+            }
+        )
     if spec.expire_after_days:
-        rules.append({"action": {"type": "Delete"},
-                      "condition": {"age": spec.expire_after_days, "withState": "LIVE"}})
+        rules.append(
+            {
+                "action": {"type": "Delete"},
+                "condition": {"age": spec.expire_after_days, "withState": "LIVE"},
+            }
+        )
     return rules

@@ -58,8 +58,7 @@ ISSUED_FIELD = "status.atProvider.expireTime"
 
 def _hosts(spec: CdnSpec) -> list[str]:
     """Every host the CDN serves: the platform's hostname, then the custom domains."""
-    return list(dict.fromkeys([*([spec.hostname] if spec.hostname else []),
-                               *spec.custom_domains]))
+    return list(dict.fromkeys([*([spec.hostname] if spec.hostname else []), *spec.custom_domains]))
 
 
 def certificate_name(name: str, spec: CdnSpec) -> str:
@@ -75,20 +74,29 @@ def _certificates(comp: Composition, name: str, spec: CdnSpec) -> list[str]:
     ones it replaces (observed, re-emitted as they were), so the site never loses TLS."""
     gcp_project = project(comp)
     current = certificate_name(name, spec)
-    comp.emit(current, MANAGED_SSL_CERTIFICATE.new(
-        {"project": gcp_project, "type": "MANAGED", "managed": {"domains": _hosts(spec)}}))
+    comp.emit(
+        current,
+        MANAGED_SSL_CERTIFICATE.new(
+            {"project": gcp_project, "type": "MANAGED", "managed": {"domains": _hosts(spec)}}
+        ),
+    )
     if comp.observed_value(current, ISSUED_FIELD):
         return [current]
     kept = [current]
     for old in sorted(comp.observed):
-        if old == current or not (old == f"{name}-certificate"
-                                  or old.startswith(f"{name}-certificate-")):
+        if old == current or not (
+            old == f"{name}-certificate" or old.startswith(f"{name}-certificate-")
+        ):
             continue
         domains = comp.observed_value(old, "spec.forProvider.managed.domains")
         if not domains:
             continue
-        comp.emit(old, MANAGED_SSL_CERTIFICATE.new(
-            {"project": gcp_project, "type": "MANAGED", "managed": {"domains": list(domains)}}))
+        comp.emit(
+            old,
+            MANAGED_SSL_CERTIFICATE.new(
+                {"project": gcp_project, "type": "MANAGED", "managed": {"domains": list(domains)}}
+            ),
+        )
         kept.append(old)
     return kept
 
@@ -138,8 +146,10 @@ def cdn(comp: Composition, name: str, spec: CdnSpec) -> None:
                         "defaultServiceRef": backend,
                         "pathRule": [
                             *_api_rule(comp, spec),
-                            *({"paths": [f"{path.path.rstrip('/')}/*"], "serviceRef": backend}
-                              for path in spec.paths),
+                            *(
+                                {"paths": [f"{path.path.rstrip('/')}/*"], "serviceRef": backend}
+                                for path in spec.paths
+                            ),
                         ],
                     }
                 ],
@@ -195,9 +205,14 @@ def _records(comp: Composition, name: str, spec: CdnSpec, zone: str) -> None:
         address = comp.needs(f"{name}-address", "status.atProvider.address", by=record)
         if address is None:
             continue
-        body: dict[str, Any] = {"project": project(comp), "managedZone": zone,
-                                "name": f"{host}.", "type": "A", "ttl": RECORD_TTL,
-                                "rrdatas": [str(address)]}
+        body: dict[str, Any] = {
+            "project": project(comp),
+            "managedZone": zone,
+            "name": f"{host}.",
+            "type": "A",
+            "ttl": RECORD_TTL,
+            "rrdatas": [str(address)],
+        }
         comp.emit(record, RECORD_SET.new(body), uses=[f"{name}-address"])
 
 
@@ -215,11 +230,13 @@ def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
             "api.gcpBackendService (an EXTERNAL_MANAGED backend service reaching the ingress)",
         )
         return []
-    return [{
-        "paths": [f"{spec.api_path.rstrip('/')}/*"],
-        "service": spec.api_backend,
-        "routeAction": {"urlRewrite": {"hostRewrite": spec.api_origin}},
-    }]
+    return [
+        {
+            "paths": [f"{spec.api_path.rstrip('/')}/*"],
+            "service": spec.api_backend,
+            "routeAction": {"urlRewrite": {"hostRewrite": spec.api_origin}},
+        }
+    ]
 
 
 @values.cdn_bucket_reader.on("gcp")
@@ -251,15 +268,17 @@ def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
 
 
 @values.cdn_custom_domains.on("gcp")
-def cdn_custom_domains(comp: Composition, cdn_name: str,
-                       spec: CdnSpec) -> tuple[CdnCustomDomain, ...]:
+def cdn_custom_domains(
+    comp: Composition, cdn_name: str, spec: CdnSpec
+) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its certificate is issued and the forwarding rule is Ready (and,
     with a managed zone, its A record is Ready). Without a zone: an A record to the address,
     for the platform to create."""
     zone = gcp_environment(comp).cdnDomains.managedZone
     hosts = spec.custom_domains
-    issued = bool(_hosts(spec) and comp.observed_value(certificate_name(cdn_name, spec),
-                                                      ISSUED_FIELD))
+    issued = bool(
+        _hosts(spec) and comp.observed_value(certificate_name(cdn_name, spec), ISSUED_FIELD)
+    )
     serving = issued and comp.is_ready(f"{cdn_name}-forwarding-rule")
     address = comp.observed_value(f"{cdn_name}-address", "status.atProvider.address")
     domains = []

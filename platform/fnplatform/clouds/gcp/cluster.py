@@ -132,12 +132,16 @@ def _authorized_networks(
     applies). An adopted cluster keeps its own list unless the import takes the field over.
     """
     networks = [n.model_dump() for n in configured] or (
-        [{"cidrBlock": spec.node_cidr, "displayName": CLUSTER_NETWORK}] if spec.node_cidr else [])
+        [{"cidrBlock": spec.node_cidr, "displayName": CLUSTER_NETWORK}] if spec.node_cidr else []
+    )
     if comp.import_spec.adopts(name, AUTHORIZED_NETWORKS_FIELD) or configured:
         return networks
     if spec.node_cidr is None:
-        raise SpecError("node_cidr", "required when gcp.masterAuthorizedNetworks is not set: "
-                        "the API server then admits the nodes' own range only")
+        raise SpecError(
+            "node_cidr",
+            "required when gcp.masterAuthorizedNetworks is not set: "
+            "the API server then admits the nodes' own range only",
+        )
     return networks
 
 
@@ -154,21 +158,29 @@ def _report_api_server_access(
     claim a list the cluster does not have.
     """
     if comp.import_spec.adopts(name, AUTHORIZED_NETWORKS_FIELD):
-        comp.condition(API_SERVER_ACCESS, None, "AdoptedClusterSettings",
-                       "the adopted GKE cluster keeps its own authorized networks; take "
-                       f"{AUTHORIZED_NETWORKS_FIELD} over (spec.parameters.import.resources."
-                       f"{name}.manage) to set them from environment.gcp.masterAuthorizedNetworks")
+        comp.condition(
+            API_SERVER_ACCESS,
+            None,
+            "AdoptedClusterSettings",
+            "the adopted GKE cluster keeps its own authorized networks; take "
+            f"{AUTHORIZED_NETWORKS_FIELD} over (spec.parameters.import.resources."
+            f"{name}.manage) to set them from environment.gcp.masterAuthorizedNetworks",
+        )
         return
     if configured:
         listed = ", ".join(f"{n.cidrBlock} ({n.displayName})" for n in configured)
-        vouch(comp, API_SERVER_ACCESS,
-              [Control(f"the GKE API server admits only {listed}", (name,))],
-              reason="AuthorizedNetworks",
-              message="the GKE API server admits environment.gcp.masterAuthorizedNetworks: "
-                      f"{listed}")
+        vouch(
+            comp,
+            API_SERVER_ACCESS,
+            [Control(f"the GKE API server admits only {listed}", (name,))],
+            reason="AuthorizedNetworks",
+            message=f"the GKE API server admits environment.gcp.masterAuthorizedNetworks: {listed}",
+        )
         return
     comp.condition(
-        API_SERVER_ACCESS, False, "ClusterNetworkOnly",
+        API_SERVER_ACCESS,
+        False,
+        "ClusterNetworkOnly",
         "environment.gcp.masterAuthorizedNetworks is not set, so the GKE API server admits "
         f"only the cluster's own subnet {spec.node_cidr} (a safe default: closed to the "
         "internet); Crossplane's Helm and Kubernetes providers reach it only from an "
@@ -223,7 +235,8 @@ def _webhook_firewall(comp: Composition, name: str, spec: ClusterSpec, master_ci
     """
     firewall = f"{name}-webhooks"
     master_cidr = comp.setting_of(
-        name, "privateClusterConfig.masterIpv4CidrBlock", master_cidr, by=firewall)
+        name, "privateClusterConfig.masterIpv4CidrBlock", master_cidr, by=firewall
+    )
     if master_cidr is None:
         return
     comp.emit(
@@ -277,8 +290,8 @@ def node_pool(
         node_config["diskSizeGb"] = spec.disk_size_gb
     if spec.taints:
         node_config["taint"] = [
-            {"key": t.key, "value": t.value, "effect": t.api_effect}
-            for t in spec.taints]
+            {"key": t.key, "value": t.value, "effect": t.api_effect} for t in spec.taints
+        ]
     for_provider: dict[str, Any] = {
         "project": project(comp),
         "location": comp.region,
@@ -294,8 +307,7 @@ def node_pool(
     }
     if spec.zones:
         for_provider["nodeLocations"] = _zones(comp, spec)
-    refuse_replacement(comp, name, for_provider, {"nodeConfig.spot": ("spot", False)},
-                       what="pool")
+    refuse_replacement(comp, name, for_provider, {"nodeConfig.spot": ("spot", False)}, what="pool")
     body = kinds.NODE_POOL.new(
         for_provider,
         # Nodes per zone at creation only: GKE changes it when the pool is resized, and in
@@ -381,9 +393,12 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
 #: GKE cluster names: 1-40 lowercase letters, digits and '-', starting with a letter and not
 #: ending with '-'.
 CLUSTER_NAME_RULE = NameRule(
-    pattern=r"[a-z]([-a-z0-9]*[a-z0-9])?", min_length=1, max_length=GKE_NAME_MAX,
+    pattern=r"[a-z]([-a-z0-9]*[a-z0-9])?",
+    min_length=1,
+    max_length=GKE_NAME_MAX,
     description=f"1-{GKE_NAME_MAX} lowercase letters, digits and '-', starting with a letter "
-                "and ending with a letter or digit (GKE cluster names)")
+    "and ending with a letter or digit (GKE cluster names)",
+)
 
 
 @values.cluster_name_rule.on("gcp")
@@ -400,8 +415,10 @@ def _disk_type(spec: NodePoolSpec) -> str:
     """The pool's boot disk type; pd-balanced unless asked (GKE changes it in place)."""
     disk_type = spec.disk_type or "pd-balanced"
     if disk_type not in DISK_TYPES:
-        raise SpecError("disk_type", f"{disk_type!r} is not a GKE node disk type; use one of "
-                        f"{', '.join(DISK_TYPES)}")
+        raise SpecError(
+            "disk_type",
+            f"{disk_type!r} is not a GKE node disk type; use one of {', '.join(DISK_TYPES)}",
+        )
     return disk_type
 
 
@@ -409,6 +426,7 @@ def _zones(comp: Composition, spec: NodePoolSpec) -> list[str]:
     """The zones of the cluster's region the pool runs in (GKE updates them in place)."""
     outside = [zone for zone in spec.zones if not zone.startswith(f"{comp.region}-")]
     if outside:
-        raise SpecError("zones", f"{outside[0]!r} is not a zone of {comp.region} (such as "
-                        f"{comp.region}-b)")
+        raise SpecError(
+            "zones", f"{outside[0]!r} is not a zone of {comp.region} (such as {comp.region}-b)"
+        )
     return sorted(spec.zones)

@@ -56,7 +56,6 @@ PRESETS = {
 }
 
 
-
 @add_database.on("gcp")
 def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     """A private Cloud SQL PostgreSQL instance and its application database."""

@@ -62,18 +62,41 @@ UNKEYED_PREDEFINED: dict[frozenset[str], str] = {
 #: page's table. us-east5 is left out: its pairing is restricted (a footnote of that table).
 CONFIGURABLE: dict[str, frozenset[str]] = {
     "ASIA": frozenset({"asia-east1", "asia-southeast1"}),
-    "EU": frozenset({"europe-central2", "europe-north1", "europe-southwest1", "europe-west1",
-                     "europe-west3", "europe-west4", "europe-west8", "europe-west9",
-                     "europe-west10", "europe-west12"}),
-    "US": frozenset({"us-central1", "us-east1", "us-east4", "us-south1", "us-west1",
-                     "us-west2", "us-west3", "us-west4"}),
+    "EU": frozenset(
+        {
+            "europe-central2",
+            "europe-north1",
+            "europe-southwest1",
+            "europe-west1",
+            "europe-west3",
+            "europe-west4",
+            "europe-west8",
+            "europe-west9",
+            "europe-west10",
+            "europe-west12",
+        }
+    ),
+    "US": frozenset(
+        {
+            "us-central1",
+            "us-east1",
+            "us-east4",
+            "us-south1",
+            "us-west1",
+            "us-west2",
+            "us-west3",
+            "us-west4",
+        }
+    ),
 }
 #: Pairs of a multi-region's list that Cloud Storage offers only under a national code (DE:
 #: Frankfurt and Berlin, IT: Milan and Turin), whose key location is not documented.
-NATIONAL_ONLY: frozenset[frozenset[str]] = frozenset({
-    frozenset({"europe-west3", "europe-west10"}),
-    frozenset({"europe-west8", "europe-west12"}),
-})
+NATIONAL_ONLY: frozenset[frozenset[str]] = frozenset(
+    {
+        frozenset({"europe-west3", "europe-west10"}),
+        frozenset({"europe-west8", "europe-west12"}),
+    }
+)
 #: The Cloud KMS multi-region of each Cloud Storage multi-region.
 KEY_MULTI_REGION: dict[str, str] = {"ASIA": "asia", "EU": "europe", "US": "us"}
 
@@ -86,14 +109,17 @@ def dual_region(primary: str, copy: str) -> DualRegion | str:
         code = PREDEFINED[pair]
         return DualRegion(code, (), code.lower())
     if pair in UNKEYED_PREDEFINED:
-        return (f"{primary} and {copy} form the predefined dual-region "
-                f"{UNKEYED_PREDEFINED[pair]}, for which Cloud Storage names no Cloud KMS "
-                "location for a customer-managed key (only asia1, eur4 and nam4, and the US, EU "
-                "and ASIA multi-regions)")
+        return (
+            f"{primary} and {copy} form the predefined dual-region "
+            f"{UNKEYED_PREDEFINED[pair]}, for which Cloud Storage names no Cloud KMS "
+            "location for a customer-managed key (only asia1, eur4 and nam4, and the US, EU "
+            "and ASIA multi-regions)"
+        )
     for code, regions in sorted(CONFIGURABLE.items()):
         if pair <= regions and pair not in NATIONAL_ONLY:
-            return DualRegion(code, tuple(sorted(r.upper() for r in pair)),
-                              KEY_MULTI_REGION[code])
-    return (f"{primary} and {copy} are in no dual-region whose customer-managed key has a "
-            "documented Cloud KMS location (the predefined ASIA1, EUR4 and NAM4, or two "
-            "regions of one multi-region: US, EU or ASIA)")
+            return DualRegion(code, tuple(sorted(r.upper() for r in pair)), KEY_MULTI_REGION[code])
+    return (
+        f"{primary} and {copy} are in no dual-region whose customer-managed key has a "
+        "documented Cloud KMS location (the predefined ASIA1, EUR4 and NAM4, or two "
+        "regions of one multi-region: US, EU or ASIA)"
+    )

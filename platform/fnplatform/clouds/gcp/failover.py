@@ -36,49 +36,69 @@ PROBE_REGIONS = ("europe-west1", "us-central1", "us-east4")
 def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
     """Health check ``name`` and record set ``<name>-record``, or a condition."""
     if not (spec.is_address(spec.primary) and spec.is_address(spec.secondary)):
-        comp.gap(Gap.FAILOVER_DNS, "Cloud DNS health-checked routing takes IPv4 addresses of "
-                 "external endpoints, not host names: give primaryTarget and secondaryTarget "
-                 "as addresses for failover on GCP; none composed")
+        comp.gap(
+            Gap.FAILOVER_DNS,
+            "Cloud DNS health-checked routing takes IPv4 addresses of "
+            "external endpoints, not host names: give primaryTarget and secondaryTarget "
+            "as addresses for failover on GCP; none composed",
+        )
         return
-    comp.emit(name, kinds.HEALTH_CHECK.new({
-        "project": project(comp),
-        "checkIntervalSec": 30,
-        "timeoutSec": 10,
-        "healthyThreshold": 2,
-        "unhealthyThreshold": 3,
-        "httpsHealthCheck": {"port": spec.port, "requestPath": spec.health_check_path},
-        "sourceRegions": list(PROBE_REGIONS),
-    }))
+    comp.emit(
+        name,
+        kinds.HEALTH_CHECK.new(
+            {
+                "project": project(comp),
+                "checkIntervalSec": 30,
+                "timeoutSec": 10,
+                "healthyThreshold": 2,
+                "unhealthyThreshold": 3,
+                "httpsHealthCheck": {"port": spec.port, "requestPath": spec.health_check_path},
+                "sourceRegions": list(PROBE_REGIONS),
+            }
+        ),
+    )
     record = _record_name(spec)
     policy: dict[str, object] = {"healthCheckRef": comp.ref(name)}
     if spec.routing == "latency":
-        comp.gap(Gap.LATENCY_ROUTING, "Cloud DNS has no latency-based routing: the record uses "
-                 "geolocation routing instead, answering each resolver with the healthy target "
-                 f"of the nearer of {comp.region} and {spec.secondary_region} (by where the "
-                 "query comes from, not by measured latency)")
+        comp.gap(
+            Gap.LATENCY_ROUTING,
+            "Cloud DNS has no latency-based routing: the record uses "
+            "geolocation routing instead, answering each resolver with the healthy target "
+            f"of the nearer of {comp.region} and {spec.secondary_region} (by where the "
+            "query comes from, not by measured latency)",
+        )
         policy["enableGeoFencing"] = False  # an unhealthy region's queries go to the other
         policy["geo"] = [
             {"location": region, "healthCheckedTargets": {"externalEndpoints": [target]}}
-            for region, target in sorted(((comp.region, spec.primary),
-                                          (spec.secondary_region, spec.secondary)))
+            for region, target in sorted(
+                ((comp.region, spec.primary), (spec.secondary_region, spec.secondary))
+            )
         ]
     else:
         policy["primaryBackup"] = {
             "primary": {"externalEndpoints": [spec.primary]},
-            "backupGeo": [{
-                "location": spec.secondary_region,
-                "healthCheckedTargets": {"externalEndpoints": [spec.secondary]},
-            }],
+            "backupGeo": [
+                {
+                    "location": spec.secondary_region,
+                    "healthCheckedTargets": {"externalEndpoints": [spec.secondary]},
+                }
+            ],
             "trickleRatio": 0,
         }
-    comp.emit(f"{name}-record", kinds.RECORD_SET.new({
-        "project": project(comp),
-        "managedZone": spec.zone,
-        "name": record,
-        "type": "A",
-        "ttl": TTL,
-        "routingPolicy": policy,
-    }), uses=(name,))
+    comp.emit(
+        f"{name}-record",
+        kinds.RECORD_SET.new(
+            {
+                "project": project(comp),
+                "managedZone": spec.zone,
+                "name": record,
+                "type": "A",
+                "ttl": TTL,
+                "routingPolicy": policy,
+            }
+        ),
+        uses=(name,),
+    )
 
 
 def _record_name(spec: FailoverDnsSpec) -> str:

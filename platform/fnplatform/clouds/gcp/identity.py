@@ -29,8 +29,6 @@ PURPOSE_ROLES: dict[IdentityPurpose, tuple[str, ...]] = {
 }
 
 
-
-
 @add_workload_identity.on("gcp")
 def workload_identity(
     comp: Composition,
@@ -72,11 +70,17 @@ def workload_identity(
     for bucket in (written.name for written in spec.buckets):
         # objectAdmin on that bucket only: create, overwrite and delete objects (a sync with
         # --delete); objectCreator could not overwrite or delete
-        comp.emit(f"{name}-{bucket}", kinds.BUCKET_IAM_MEMBER.new({
-            "bucketRef": comp.ref(bucket),
-            "role": BUCKET_WRITER_ROLE,
-            "member": member,
-        }), uses=sorted({name, bucket}))
+        comp.emit(
+            f"{name}-{bucket}",
+            kinds.BUCKET_IAM_MEMBER.new(
+                {
+                    "bucketRef": comp.ref(bucket),
+                    "role": BUCKET_WRITER_ROLE,
+                    "member": member,
+                }
+            ),
+            uses=sorted({name, bucket}),
+        )
 
 
 @values.identity_binding.on("gcp")

@@ -24,8 +24,11 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     """Firewall rules ``<name>-<rule id>`` in network ``spec.network``."""
     for rule in unique_rules(spec.rules):
         composed = f"{name}-{rule_id(rule)}"
-        ports = (str(rule.from_port) if rule.from_port == rule.to_port
-                 else f"{rule.from_port}-{rule.to_port}")
+        ports = (
+            str(rule.from_port)
+            if rule.from_port == rule.to_port
+            else f"{rule.from_port}-{rule.to_port}"
+        )
         body = {
             "project": project(comp),
             "networkRef": comp.ref(spec.network),
@@ -36,8 +39,12 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
             "description": rule.description or spec.description or f"Ingress of {comp.name}",
             "logConfig": {"metadata": "INCLUDE_ALL_METADATA"},
         }
-        comp.emit(composed, kinds.FIREWALL.new(body), uses=(spec.network,),
-                  external_name=external_name(comp, composed))
+        comp.emit(
+            composed,
+            kinds.FIREWALL.new(body),
+            uses=(spec.network,),
+            external_name=external_name(comp, composed),
+        )
 
 
 @values.ingress_rules_id.on("gcp")

@@ -39,8 +39,11 @@ def storage_service_agent(comp: Composition) -> str:
     """The Cloud Storage service agent of the placed project, as an IAM member."""
     number = gcp_environment(comp).projectNumber
     if not number:
-        raise InputError("environment.gcp.projectNumber", "required: the project number whose "
-                         "Cloud Storage service agent must use the bucket's key")
+        raise InputError(
+            "environment.gcp.projectNumber",
+            "required: the project number whose "
+            "Cloud Storage service agent must use the bucket's key",
+        )
     return f"serviceAccount:service-{number}@gs-project-accounts.iam.gserviceaccount.com"
 
 
@@ -54,8 +57,10 @@ def _ring_name(comp: Composition, key: str) -> str:
 def crypto_key_id(comp: Composition, key: str, location: str) -> str:
     """``projects/<p>/locations/<location>/keyRings/<ring>/cryptoKeys/<key>`` of composed
     ``key`` whose ring is in ``location`` (:func:`key_location`)."""
-    return (f"projects/{project(comp)}/locations/{location}/keyRings/"
-            f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}")
+    return (
+        f"projects/{project(comp)}/locations/{location}/keyRings/"
+        f"{_ring_name(comp, key)}/cryptoKeys/{comp.resource_name(key)}"
+    )
 
 
 def key_location(comp: Composition, key: str, region: str, replica_region: str | None) -> str:
@@ -80,32 +85,59 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         raise SpecError("rotation_days", "must be at least 1 day")
     location = key_location(comp, name, spec.region or comp.region, spec.geo_replica_region)
     ring = f"{name}-ring"
-    comp.emit(ring, {**kinds.KEY_RING.new({"project": project(comp), "location": location}),
-                     "metadata": {"name": _ring_name(comp, name)}})
-    comp.emit(name, kinds.CRYPTO_KEY.new({
-        "keyRingRef": comp.ref(ring),
-        "purpose": "ENCRYPT_DECRYPT",
-        "rotationPeriod": f"{spec.rotation_days * 86400}s",
-        "destroyScheduledDuration": DESTROY_AFTER,
-        "versionTemplate": {"algorithm": "GOOGLE_SYMMETRIC_ENCRYPTION",
-                            "protectionLevel": "SOFTWARE"},
-    }), uses=(ring,))
-    comp.emit(f"{name}-storage-grant", kinds.CRYPTO_KEY_IAM_MEMBER.new({
-        "cryptoKeyIdRef": comp.ref(name),
-        "role": ENCRYPTER_DECRYPTER,
-        "member": storage_service_agent(comp),
-    }), uses=(name,))
+    comp.emit(
+        ring,
+        {
+            **kinds.KEY_RING.new({"project": project(comp), "location": location}),
+            "metadata": {"name": _ring_name(comp, name)},
+        },
+    )
+    comp.emit(
+        name,
+        kinds.CRYPTO_KEY.new(
+            {
+                "keyRingRef": comp.ref(ring),
+                "purpose": "ENCRYPT_DECRYPT",
+                "rotationPeriod": f"{spec.rotation_days * 86400}s",
+                "destroyScheduledDuration": DESTROY_AFTER,
+                "versionTemplate": {
+                    "algorithm": "GOOGLE_SYMMETRIC_ENCRYPTION",
+                    "protectionLevel": "SOFTWARE",
+                },
+            }
+        ),
+        uses=(ring,),
+    )
+    comp.emit(
+        f"{name}-storage-grant",
+        kinds.CRYPTO_KEY_IAM_MEMBER.new(
+            {
+                "cryptoKeyIdRef": comp.ref(name),
+                "role": ENCRYPTER_DECRYPTER,
+                "member": storage_service_agent(comp),
+            }
+        ),
+        uses=(name,),
+    )
     for reader in sorted(spec.decrypters, key=lambda reader: reader.name):
-        comp.emit(f"{name}-decrypter-{reader.name}", kinds.CRYPTO_KEY_IAM_MEMBER.new({
-            "cryptoKeyIdRef": comp.ref(name),
-            "role": ENCRYPTER_DECRYPTER if reader.write else "roles/cloudkms.cryptoKeyDecrypter",
-            "member": reader.principal,
-        }), uses=(name,))
+        comp.emit(
+            f"{name}-decrypter-{reader.name}",
+            kinds.CRYPTO_KEY_IAM_MEMBER.new(
+                {
+                    "cryptoKeyIdRef": comp.ref(name),
+                    "role": ENCRYPTER_DECRYPTER
+                    if reader.write
+                    else "roles/cloudkms.cryptoKeyDecrypter",
+                    "member": reader.principal,
+                }
+            ),
+            uses=(name,),
+        )
 
 
 @values.key_id.on("gcp")
-def key_id(comp: Composition, name: str, region: str | None,
-           replica_region: str | None) -> str:
+def key_id(comp: Composition, name: str, region: str | None, replica_region: str | None) -> str:
     """The crypto key's resource id (deterministic), in its ring's :func:`key_location`."""
-    return crypto_key_id(comp, name, key_location(comp, name, region or comp.region,
-                                                  replica_region))
+    return crypto_key_id(
+        comp, name, key_location(comp, name, region or comp.region, replica_region)
+    )

@@ -61,14 +61,20 @@ GLOBAL_FORWARDING_RULE = register(
 )
 # -- storage, keys, failover (contact-center and environment) -------------------------------------
 BUCKET = register(
-    "storage.gcp.upbound.io/v1beta2", "Bucket", tag_style=TagStyle.GCP, tags_field="labels",
+    "storage.gcp.upbound.io/v1beta2",
+    "Bucket",
+    tag_style=TagStyle.GCP,
+    tags_field="labels",
     stateful=True,
 )
 BUCKET_IAM_MEMBER = register("storage.gcp.upbound.io/v1beta2", "BucketIAMMember")
 # Cloud KMS never deletes key rings or keys (only key versions, after a delay): stateful.
 KEY_RING = register("kms.gcp.upbound.io/v1beta1", "KeyRing", stateful=True)
 CRYPTO_KEY = register(
-    "kms.gcp.upbound.io/v1beta2", "CryptoKey", tag_style=TagStyle.GCP, tags_field="labels",
+    "kms.gcp.upbound.io/v1beta2",
+    "CryptoKey",
+    tag_style=TagStyle.GCP,
+    tags_field="labels",
     stateful=True,
 )
 CRYPTO_KEY_IAM_MEMBER = register("kms.gcp.upbound.io/v1beta2", "CryptoKeyIAMMember")

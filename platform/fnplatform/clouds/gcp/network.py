@@ -98,8 +98,11 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
     comp.emit(
         router,
         kinds.ROUTER.new(
-            {"project": project(comp), "region": spec.region or comp.region,
-             "networkRef": comp.ref(network_name)}
+            {
+                "project": project(comp),
+                "region": spec.region or comp.region,
+                "networkRef": comp.ref(network_name),
+            }
         ),
         external_name=external_name(comp, router),
     )

@@ -48,8 +48,10 @@ class GcpPrivateNetwork(BaseModel):
     network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
     allocatedIpRange: str | None = Field(  # noqa: N815
         None,
-        pattern=describe_pattern(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", "a GCP resource name: "
-                                 "lowercase letters, digits and '-', starting with a letter"),
+        pattern=describe_pattern(
+            r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+            "a GCP resource name: lowercase letters, digits and '-', starting with a letter",
+        ),
         max_length=63,
     )
 
@@ -63,9 +65,13 @@ class GcpCdnDomains(BaseModel):
     #: each host gets an A record to the load balancer's address. Unset: the claim says
     #: which records the platform must create.
     managedZone: str | None = Field(  # noqa: N815
-        None, max_length=63,
-        pattern=describe_pattern(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", "a GCP resource name: "
-                                 "lowercase letters, digits and '-', starting with a letter"))
+        None,
+        max_length=63,
+        pattern=describe_pattern(
+            r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
+            "a GCP resource name: lowercase letters, digits and '-', starting with a letter",
+        ),
+    )
 
 
 class GcpEnvironment(BaseModel):

@@ -78,22 +78,33 @@ def compose(comp: Composition) -> None:
     # namespace kept the API server saturated for over 20 minutes (bench/results.md,
     # "Scale"). Unwatched, its drift is repaired at the provider's poll (10 minutes).
     if settings.irsa.enabled:  # shared by the namespace's actors: never deleted with one
-        add_object(comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=False,
-                   orphan=True)
+        add_object(
+            comp, SERVICE_ACCOUNT, manifests.service_account(actor), watch=False, orphan=True
+        )
     # The URL is remembered: a briefly unobserved queue keeps it in the pods and KEDA.
     if spec.scaling.enabled:
         add_object(comp, TRIGGER_AUTH, manifests.trigger_authentication(actor), watch=True)
         queue_url = comp.needs(QUEUE, QUEUE_URL, by=SCALED_OBJECT, remember="queueUrl")
         if queue_url:
-            add_object(comp, SCALED_OBJECT, manifests.scaled_object(actor, str(queue_url)),
-                       readiness=ObjectReadiness.DERIVED, uses=(TRIGGER_AUTH,))
+            add_object(
+                comp,
+                SCALED_OBJECT,
+                manifests.scaled_object(actor, str(queue_url)),
+                readiness=ObjectReadiness.DERIVED,
+                uses=(TRIGGER_AUTH,),
+            )
     else:
         queue_url = comp.status_from(QUEUE, QUEUE_URL, "queueUrl")
     # Not before the queue is Ready: a replica started earlier can't find its queue, and rolls
     # again once the URL is known. Uses the queue: on deletion, pods stop consuming first.
     if _runtime_script(comp, actor) and comp.needs_ready(QUEUE, by=DEPLOYMENT):
-        add_object(comp, DEPLOYMENT, manifests.deployment(actor, queue_url),
-                   readiness=ObjectReadiness.AVAILABLE, uses=(QUEUE,))
+        add_object(
+            comp,
+            DEPLOYMENT,
+            manifests.deployment(actor, queue_url),
+            readiness=ObjectReadiness.AVAILABLE,
+            uses=(QUEUE,),
+        )
     report_status(comp, Parts(QUEUE, SCALED_OBJECT, DEPLOYMENT), scaling=spec.scaling.enabled)
 
 
@@ -106,17 +117,28 @@ def _runtime_script(comp: Composition, actor: Actor) -> bool:
     condition names the ConfigMap and the key. An existing Deployment is never held back.
     """
     runtime = actor.settings.runtime
-    found = comp.require(Requirement(
-        RUNTIME_CONFIGMAP, "v1", "ConfigMap", match_name=runtime.configMap,
-        namespace=actor.namespace,
-    ))
+    found = comp.require(
+        Requirement(
+            RUNTIME_CONFIGMAP,
+            "v1",
+            "ConfigMap",
+            match_name=runtime.configMap,
+            namespace=actor.namespace,
+        )
+    )
     if DEPLOYMENT in comp.observed:
         return True
     key = runtime.scriptPath.rsplit("/", 1)[-1]
     where = f"ConfigMap {runtime.configMap} in namespace {actor.namespace}"
     if not found:
-        comp.hold(DEPLOYMENT, Wait(None, f"{where} holding the Asya runtime script {key} "
-                                         "(runtime.configMap; docs/async-actor.md)"))
+        comp.hold(
+            DEPLOYMENT,
+            Wait(
+                None,
+                f"{where} holding the Asya runtime script {key} "
+                "(runtime.configMap; docs/async-actor.md)",
+            ),
+        )
         return False
     configmap = found[0]
     if key not in (configmap.get("data") or {}) and key not in (configmap.get("binaryData") or {}):
@@ -150,12 +172,16 @@ def _queue(comp: Composition, actor: Actor) -> None:
     dlq_name = values.queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
     dead_letter = values.queue_arn(comp, dlq_name) if dlq.enabled else None
     if dead_letter:
-        add_queue(comp, DEAD_LETTER_QUEUE, QueueSpec(
-            queue_name=dlq_name,
-            message_retention_seconds=dlq.retentionSeconds,
-            tags={"asya.sh/namespace": actor.namespace},
-            shared=True,
-        ))
+        add_queue(
+            comp,
+            DEAD_LETTER_QUEUE,
+            QueueSpec(
+                queue_name=dlq_name,
+                message_retention_seconds=dlq.retentionSeconds,
+                tags={"asya.sh/namespace": actor.namespace},
+                shared=True,
+            ),
+        )
         if not comp.needs_ready(DEAD_LETTER_QUEUE, by=QUEUE):
             return
     attributes = actor.settings.queue.under(actor.spec.queue)

@@ -52,8 +52,11 @@ API = FlavoredApiDefinition(
     claim_short_names=("asya", "asyas"),
     # The asya-crossplane chart installs this Composition and makes it the XRD's
     # defaultCompositionRef: every composite it made carries compositionRef asyncactor-sqs.
-    aliases=(CompositionAlias(
-        "asyncactor-sqs", "Asya's Crossplane integration guide for AsyncActor, Architecture"),),
+    aliases=(
+        CompositionAlias(
+            "asyncactor-sqs", "Asya's Crossplane integration guide for AsyncActor, Architecture"
+        ),
+    ),
     # The guide's status columns: Actor, Status, Ready (ready replicas), Replicas, Queue
     # (wide), Age. Crossplane appends SYNCED, READY (the Ready condition), its own columns and
     # AGE to every composite and claim CRD it generates (crossplane-runtime v2.4.0

@@ -86,9 +86,12 @@ def check_role_arn_pattern(settings: ActorSettings) -> None:
     example = irsa.role_arn("team", settings.aws.accountId)
     if not re.match(ROLE_ARN, example):
         account = example.split(":")[4] if example.count(":") >= 5 else ""
-        hint = (f"the account {account!r} is not a 12-digit AWS account id; write "
-                "{accountId} to use aws.accountId" if account and not account.isdigit()
-                else "it must become arn:aws:iam::<12-digit account>:role/<name>")
+        hint = (
+            f"the account {account!r} is not a 12-digit AWS account id; write "
+            "{accountId} to use aws.accountId"
+            if account and not account.isdigit()
+            else "it must become arn:aws:iam::<12-digit account>:role/<name>"
+        )
         raise InputError(field, f"{irsa.roleArnPattern!r} is not a role ARN: {hint}")
 
 
@@ -105,8 +108,11 @@ def check_queue_attributes(spec: ActorSpec, settings: ActorSettings) -> None:
     retention = settings.queue.under(spec.queue).messageRetentionSeconds
     limit = settings.dlq.retentionSeconds
     if retention > limit:
-        field = ("spec.queue.messageRetentionSeconds" if spec.queue.messageRetentionSeconds
-                 is not None else "environment.queue.messageRetentionSeconds")
+        field = (
+            "spec.queue.messageRetentionSeconds"
+            if spec.queue.messageRetentionSeconds is not None
+            else "environment.queue.messageRetentionSeconds"
+        )
         raise InputError(
             field,
             f"{retention} s is longer than the dead-letter queue keeps messages "

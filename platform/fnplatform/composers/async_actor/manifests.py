@@ -198,7 +198,7 @@ def termination_grace_seconds(resiliency: Resiliency | None) -> int:
     """How long Kubernetes waits after SIGTERM before killing a pod: the actor timeout plus
     a margin, so scale-in never kills a message mid-work (it would be retried after the
     queue's visibility timeout, or worse, counted towards the dead-letter limit)."""
-    timeout = (resiliency.actorTimeout if resiliency else None)
+    timeout = resiliency.actorTimeout if resiliency else None
     seconds = duration_seconds(timeout) if timeout else DEFAULT_ACTOR_TIMEOUT_SECONDS
     return int(-(-seconds // 1)) + SHUTDOWN_MARGIN_SECONDS
 

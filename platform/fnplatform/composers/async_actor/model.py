@@ -169,15 +169,21 @@ class QueueAttributes(BaseModel):
     model_config = _Strict
 
     visibilityTimeoutSeconds: int | None = Field(
-        default=None, ge=0, le=VISIBILITY_MAX,
+        default=None,
+        ge=0,
+        le=VISIBILITY_MAX,
         description="Seconds a received message stays hidden from other consumers (0 to 43200).",
     )
     messageRetentionSeconds: int | None = Field(
-        default=None, ge=RETENTION_MIN, le=RETENTION_MAX,
+        default=None,
+        ge=RETENTION_MIN,
+        le=RETENTION_MAX,
         description="Seconds a message is kept (60 to 1209600, 14 days).",
     )
     receiveWaitTimeSeconds: int | None = Field(
-        default=None, ge=0, le=RECEIVE_WAIT_MAX,
+        default=None,
+        ge=0,
+        le=RECEIVE_WAIT_MAX,
         description="Long polling: seconds a receive waits for a message (0 to 20).",
     )
 
@@ -279,7 +285,8 @@ class IrsaSettings(BaseModel):
     enabled: bool = False
     serviceAccountName: str = Field(default="asya-actor", pattern=DNS_LABEL, max_length=63)
     roleArn: str | None = Field(
-        default=None, pattern=ROLE_ARN,
+        default=None,
+        pattern=ROLE_ARN,
         description="One role ARN for every namespace (or roleArnPattern).",
     )
     roleArnPattern: str | None = Field(
@@ -376,12 +383,16 @@ class DlqSettings(BaseModel):
         "aws.accountId); false: no redrive.",
     )
     maxReceiveCount: int = Field(
-        default=3, ge=1, le=1000,
+        default=3,
+        ge=1,
+        le=1000,
         description="Receives before a message moves to the dead-letter queue (SQS allows 1 "
         "to 1000); a flavor or claim sets its own with resiliency.retry.maxAttempts.",
     )
     retentionSeconds: int = Field(
-        default=1209600, ge=60, le=1209600,
+        default=1209600,
+        ge=60,
+        le=1209600,
         description="How long failed messages stay in the dead-letter queue (SQS allows 60 s "
         "to 14 days).",
     )

@@ -42,8 +42,9 @@ def _validate(merged: Merged) -> ActorSpec:
         owner = merged.owner_of(path)
         return f" (from {owner})" if owner and owner.startswith("flavor") else ""
 
-    loose = WALKS.get("booleans", ActorSpec, merged.data, "",
-                      lambda: non_booleans(ActorSpec, merged.data, ""))
+    loose = WALKS.get(
+        "booleans", ActorSpec, merged.data, "", lambda: non_booleans(ActorSpec, merged.data, "")
+    )
     if loose:
         problems = [f"spec.{path}: must be true or false{source(path)}" for path in loose]
         raise InputError("spec", "; ".join(problems))

@@ -57,8 +57,7 @@ def _queue(comp: Composition, name: str) -> bool:
     message = (
         "Available"
         if ready
-        else failing or (condition_message(observed) if observed is not None
-                         else "not created yet")
+        else failing or (condition_message(observed) if observed is not None else "not created yet")
     )
     comp.set_status("infrastructure.queue", {"ready": ready, "message": message})
     return ready
@@ -74,7 +73,8 @@ def _keda(comp: Composition, name: str, *, scaling: bool) -> bool:
     message = (
         "Ready"
         if ready
-        else failing or (
+        else failing
+        or (
             manifest_condition_message(observed, "Ready")
             if observed is not None
             else "waiting for the queue URL"

@@ -56,8 +56,13 @@ NETWORK_FIELDS = {
 
 #: NodePoolSpec attributes -> their field under ``spec.pools.<pool>.nodeConfig``.
 POOL_FIELDS = {
-    "machine_type": "machineType", "disk_size_gb": "diskSizeGb", "disk_type": "diskType",
-    "labels": "labels", "taints": "taints", "spot": "spot", "zones": "zones",
+    "machine_type": "machineType",
+    "disk_size_gb": "diskSizeGb",
+    "disk_type": "diskType",
+    "labels": "labels",
+    "taints": "taints",
+    "spot": "spot",
+    "zones": "zones",
 }
 
 
@@ -121,8 +126,14 @@ def compose(comp: Composition) -> None:
     add_cluster(comp, CLUSTER, cluster, uses=[NETWORK], fields=NETWORK_FIELDS)
     _node_pools(comp, spec, env, cluster)
     zones = _dns_zones(comp, params.domain, params.createDnsZones, params.privateCluster)
-    _addons(comp, cluster, env, params.privateCluster, zones,
-            nodes=addon_pool(comp, spec, ADDON_RELEASES))
+    _addons(
+        comp,
+        cluster,
+        env,
+        params.privateCluster,
+        zones,
+        nodes=addon_pool(comp, spec, ADDON_RELEASES),
+    )
     comp.set_status("cloud", labels.cloud)
     values.cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
@@ -142,8 +153,11 @@ def _cluster_name(comp: Composition, labels: Labels) -> str | None:
     existing = (comp.observed_value(CLUSTER, "metadata.annotations") or {}).get(EXTERNAL_NAME)
     if existing:
         if labels.clusterName and labels.clusterName != existing:
-            raise InputError("metadata.labels.clusterName", f"immutable: the cluster exists as "
-                             f"{existing!r}; renaming would replace it (set it back)")
+            raise InputError(
+                "metadata.labels.clusterName",
+                f"immutable: the cluster exists as "
+                f"{existing!r}; renaming would replace it (set it back)",
+            )
         return str(existing)
     rule = values.cluster_name_rule(comp)
     if labels.clusterName:
@@ -177,8 +191,9 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
     comp.publish("clusterCA", status.get("clusterCA"))
 
 
-def _node_pools(comp: Composition, spec: ClusterSpec, env: ClusterEnvironment,
-                cluster: specs.ClusterSpec) -> None:
+def _node_pools(
+    comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, cluster: specs.ClusterSpec
+) -> None:
     """The user's pools (or one default pool) of ``cluster``."""
     pools = spec.pools or {DEFAULT_POOL: Pool()}
     for name, pool in sorted(pools.items()):
@@ -226,8 +241,11 @@ def _dns_zones(
     if not private:
         return (public,)
     add_dns_zone(
-        comp, PRIVATE_ZONE, specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
-        uses=[NETWORK], fields={"network": "spec.parameters.privateCluster"},
+        comp,
+        PRIVATE_ZONE,
+        specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
+        uses=[NETWORK],
+        fields={"network": "spec.parameters.privateCluster"},
     )
     return (public, specs.IdentityZone(PRIVATE_ZONE, domain, private=True))
 
@@ -255,8 +273,11 @@ def _addons(
     kubeconfig = values.kubeconfig_source(comp, CLUSTER)
     access = values.cluster_access(comp, CLUSTER)
     in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
-    reasons = {} if kubeconfig == CLUSTER else {
-        kubeconfig: "writes the kubeconfig this is reached through"}
+    reasons = (
+        {}
+        if kubeconfig == CLUSTER
+        else {kubeconfig: "writes the kubeconfig this is reached through"}
+    )
     reasons.update(dict.fromkeys(access, "lets the providers act in the cluster"))
     helm_config, _ = add_cluster_provider_configs(
         comp,
@@ -301,17 +322,29 @@ def _addons(
             repository=chart.repository,
             version=(settings.version if settings else None) or chart.version,
             namespace=chart.namespace,
-            values=deep_merge(render_values(chart.name, values_template(chart.name), variables),
-                              settings.values if settings else {}),
+            values=deep_merge(
+                render_values(chart.name, values_template(chart.name), variables),
+                settings.values if settings else {},
+            ),
             provider_config=helm_config,
-            uses=[f"{PROVIDERS}-helm", *in_cluster, *([nodes] if nodes else []), *network,
-                  *monitors,
-                  *waits_for.get(chart.name, ())],
+            uses=[
+                f"{PROVIDERS}-helm",
+                *in_cluster,
+                *([nodes] if nodes else []),
+                *network,
+                *monitors,
+                *waits_for.get(chart.name, ()),
+            ],
             reasons=reasons,
         )
     add_cluster_autoscaler(
-        comp, CLUSTER, cluster, env.charts.get("cluster-autoscaler"),
-        helm_config=helm_config, waits_for=(f"{PROVIDERS}-helm", *in_cluster), nodes=nodes,
+        comp,
+        CLUSTER,
+        cluster,
+        env.charts.get("cluster-autoscaler"),
+        helm_config=helm_config,
+        waits_for=(f"{PROVIDERS}-helm", *in_cluster),
+        nodes=nodes,
     )
 
 
@@ -326,9 +359,12 @@ def warn_unknown_charts(comp: Composition, env: ClusterEnvironment) -> None:
     for key in sorted(set(env.charts) - set(CHART_KEYS)):
         guess = closest(key, CHART_KEYS)
         hint = f"did you mean {guess}? " if guess else ""
-        comp.event(f"environment.charts.{key}: not a chart of this module, ignored; {hint}"
-                   f"valid: {', '.join(sorted(CHART_KEYS))}", warning=True,
-                   reason="UnknownChart")
+        comp.event(
+            f"environment.charts.{key}: not a chart of this module, ignored; {hint}"
+            f"valid: {', '.join(sorted(CHART_KEYS))}",
+            warning=True,
+            reason="UnknownChart",
+        )
 
 
 def _dns_identity(
@@ -344,8 +380,11 @@ def _dns_identity(
     if not zones:
         return {"identity_annotations": {}, "identity_pod_labels": {}, "split_horizon": False}, {}
     identity = specs.WorkloadIdentitySpec(
-        cluster=CLUSTER, namespace="cert-manager", service_account="cert-manager",
-        purpose=specs.IdentityPurpose.DNS_RECORDS, zones=zones,
+        cluster=CLUSTER,
+        namespace="cert-manager",
+        service_account="cert-manager",
+        purpose=specs.IdentityPurpose.DNS_RECORDS,
+        zones=zones,
     )
     add_workload_identity(
         comp, DNS_IDENTITY, identity, uses=[CLUSTER], fields={"zones": "spec.parameters.domain"}

@@ -60,8 +60,11 @@ def add_cluster_autoscaler(
         comp,
         identity,
         specs.WorkloadIdentitySpec(
-            cluster=cluster, namespace=NAMESPACE, service_account=SERVICE_ACCOUNT,
-            purpose=specs.IdentityPurpose.NODE_AUTOSCALING, cluster_name=spec.cluster_name,
+            cluster=cluster,
+            namespace=NAMESPACE,
+            service_account=SERVICE_ACCOUNT,
+            purpose=specs.IdentityPurpose.NODE_AUTOSCALING,
+            cluster_name=spec.cluster_name,
         ),
         uses=[cluster],
     )
@@ -82,9 +85,16 @@ def add_cluster_autoscaler(
         namespace=NAMESPACE,
         values=deep_merge(chart_values, settings.values if settings else {}),
         provider_config=helm_config,
-        uses=list(dict.fromkeys(
-            [*waits_for, cluster, *([nodes] if nodes else []),
-             values.identity_binding(comp, identity)])),
+        uses=list(
+            dict.fromkeys(
+                [
+                    *waits_for,
+                    cluster,
+                    *([nodes] if nodes else []),
+                    values.identity_binding(comp, identity),
+                ]
+            )
+        ),
     )
 
 
@@ -121,6 +131,7 @@ def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> s
             f"cluster-autoscaler has no chart release known for Kubernetes {asked}; using "
             f"{CHART_VERSIONS[nearest]} (Kubernetes {nearest}). Set "
             f"charts.{CHART}.version in the environment to match the cluster.",
-            warning=True, reason="AutoscalerVersion",
+            warning=True,
+            reason="AutoscalerVersion",
         )
     return CHART_VERSIONS[nearest]

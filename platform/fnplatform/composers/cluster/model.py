@@ -46,7 +46,8 @@ class Taint(BaseModel):
     key: str = Field(pattern=LABEL_KEY, max_length=316, description="Taint key.")
     value: str = Field("", pattern=LABEL_VALUE, max_length=63, description="Taint value.")
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(
-        description="What the taint does to pods that don't tolerate it.")
+        description="What the taint does to pods that don't tolerate it."
+    )
 
 
 class NodeConfig(BaseModel):
@@ -58,18 +59,28 @@ class NodeConfig(BaseModel):
         None, min_length=1, description="Machine type; defaults to env defaultMachineType."
     )
     diskSizeGb: int | None = Field(  # noqa: N815
-        None, ge=30, le=2048, description="Node OS disk size in GiB (30-2048).")
+        None, ge=30, le=2048, description="Node OS disk size in GiB (30-2048)."
+    )
     diskType: str | None = Field(  # noqa: N815
-        None, min_length=1, description="The cloud's disk type: GCP pd-standard, pd-balanced "
-        "or pd-ssd; AWS gp2, gp3, io1 or io2; Azure Managed or Ephemeral.")
+        None,
+        min_length=1,
+        description="The cloud's disk type: GCP pd-standard, pd-balanced "
+        "or pd-ssd; AWS gp2, gp3, io1 or io2; Azure Managed or Ephemeral.",
+    )
     labels: KubernetesLabels = Field(
-        default_factory=dict, description="Kubernetes labels on every node.")
+        default_factory=dict, description="Kubernetes labels on every node."
+    )
     taints: list[Taint] = Field(default_factory=list, description="Kubernetes node taints.")
-    spot: bool = Field(False, description="Spot (preemptible) capacity: cheaper, reclaimable; "
-                       "fixed when the pool is created.")
+    spot: bool = Field(
+        False,
+        description="Spot (preemptible) capacity: cheaper, reclaimable; "
+        "fixed when the pool is created.",
+    )
     zones: list[str] = Field(
-        default_factory=list, description="Zones the nodes run in, in the cloud's names "
-        "(europe-west1-b, eu-west-1a, 1); default: every zone of the network.")
+        default_factory=list,
+        description="Zones the nodes run in, in the cloud's names "
+        "(europe-west1-b, eu-west-1a, 1); default: every zone of the network.",
+    )
 
 
 class Pool(BaseModel):
@@ -85,8 +96,11 @@ class Pool(BaseModel):
         """Whether the add-ons may land here unasked: no taints (their pods tolerate none),
         not spot (reclaimed under them) and at least one node (their hook Jobs need one now,
         and on deletion their uninstall hooks do too)."""
-        return (not self.nodeConfig.taints and not self.nodeConfig.spot
-                and self.autoscaling.minNodeCount >= 1)
+        return (
+            not self.nodeConfig.taints
+            and not self.nodeConfig.spot
+            and self.autoscaling.minNodeCount >= 1
+        )
 
 
 class Parameters(BaseModel):
@@ -109,11 +123,14 @@ class Parameters(BaseModel):
         default_factory=ImportSpec, alias="import", description="Adopt existing resources."
     )
     addonPool: str | None = Field(  # noqa: N815
-        None, min_length=1, max_length=40,
+        None,
+        min_length=1,
+        max_length=40,
         description="The pool cert-manager, ingress-nginx, kube-prometheus-stack and the "
         "cluster autoscaler wait for (Ready) and keep until they are uninstalled; default: "
         "the first by name of the pools without taints, not spot, with minNodeCount at least "
-        "1.")
+        "1.",
+    )
 
 
 #: The one pool of a cluster whose claim lists none.
@@ -239,8 +256,10 @@ class ClusterEnvironment(BaseModel):
         """``charts.monitoring`` (the design's key) is the monitoring chart's settings."""
         if MONITORING_ALIAS in self.charts:
             if MONITORING_CHART in self.charts:
-                msg = (f"charts.{MONITORING_ALIAS} and charts.{MONITORING_CHART} name the same "
-                       "chart; keep one")
+                msg = (
+                    f"charts.{MONITORING_ALIAS} and charts.{MONITORING_CHART} name the same "
+                    "chart; keep one"
+                )
                 raise ValueError(msg)
             self.charts[MONITORING_CHART] = self.charts.pop(MONITORING_ALIAS)
         return self

@@ -67,51 +67,84 @@ _FAILOVER = (FAILOVER, f"{FAILOVER}-*")
 IMPLEMENTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     # AWS: the security group and its rules; Azure: the NSG, its rules and the subnet
     # association; GCP: a firewall per rule
-    INGRESS_ONLY: {"aws": (INGRESS, f"{INGRESS}-*"), "azure": (INGRESS, f"{INGRESS}-*"),
-                   "gcp": (f"{INGRESS}-*",)},
+    INGRESS_ONLY: {
+        "aws": (INGRESS, f"{INGRESS}-*"),
+        "azure": (INGRESS, f"{INGRESS}-*"),
+        "gcp": (f"{INGRESS}-*",),
+    },
     # AWS: the bucket's SSE-KMS configuration; Azure: the account's customer-managed key
     # (vault, identity and its grant); GCP: the bucket's default KMS key, granted to storage
     ENCRYPTION_AT_REST: {"aws": (*_KEY, f"{BUCKET}-encryption"), "azure": _KEY, "gcp": _KEY},
     # AWS: public access block and ownership (no ACLs); Azure: no public nesting, private
     # container; GCP: public access prevention on the bucket
-    NEVER_PUBLIC: {"aws": (BUCKET, f"{BUCKET}-public-access-block", f"{BUCKET}-ownership"),
-                   "azure": (BUCKET, f"{BUCKET}-container"), "gcp": (BUCKET,)},
+    NEVER_PUBLIC: {
+        "aws": (BUCKET, f"{BUCKET}-public-access-block", f"{BUCKET}-ownership"),
+        "azure": (BUCKET, f"{BUCKET}-container"),
+        "gcp": (BUCKET,),
+    },
     # AWS: the bucket policy (aws:SecureTransport, s3:TlsVersion); Azure: the account's
     # minimum TLS version (GCP: a gap, never listed)
     TLS_IN_TRANSIT: {"aws": (f"{BUCKET}-policy",), "azure": (BUCKET,)},
-    VERSIONED: {"aws": (f"{BUCKET}-versioning",),
-                "azure": (BUCKET, f"{BUCKET}-immutability"), "gcp": (BUCKET,)},
+    VERSIONED: {
+        "aws": (f"{BUCKET}-versioning",),
+        "azure": (BUCKET, f"{BUCKET}-immutability"),
+        "gcp": (BUCKET,),
+    },
     # AWS: the lifecycle rules; Azure: nothing expires, the immutability policy retains;
     # GCP: the bucket's lifecycle rules and retention policy
-    LIFECYCLE: {"aws": (f"{BUCKET}-lifecycle",), "azure": (f"{BUCKET}-immutability",),
-                "gcp": (BUCKET,)},
+    LIFECYCLE: {
+        "aws": (f"{BUCKET}-lifecycle",),
+        "azure": (f"{BUCKET}-immutability",),
+        "gcp": (BUCKET,),
+    },
     # every composed resource carries the tags once its provider has applied it
     TAGS: {"aws": ("*",), "azure": ("*",), "gcp": ("*",)},
-    LOCK: {"aws": (BUCKET, f"{BUCKET}-lock"), "azure": (f"{BUCKET}-immutability",),
-           "gcp": (BUCKET,)},
+    LOCK: {
+        "aws": (BUCKET, f"{BUCKET}-lock"),
+        "azure": (f"{BUCKET}-immutability",),
+        "gcp": (BUCKET,),
+    },
     # AWS: the logging configuration and the log bucket with its settings; Azure: the
     # diagnostic setting and its workspace; GCP: the bucket's logging and the log bucket
-    ACCESS_LOGGING: {"aws": (f"{BUCKET}-logging", f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
-                     "azure": (f"{BUCKET}-logging", f"{BUCKET}-logs"),
-                     "gcp": (BUCKET, f"{BUCKET}-logs", f"{BUCKET}-logs-*")},
+    ACCESS_LOGGING: {
+        "aws": (f"{BUCKET}-logging", f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
+        "azure": (f"{BUCKET}-logging", f"{BUCKET}-logs"),
+        "gcp": (BUCKET, f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
+    },
     # AWS only: the replica bucket with its key and settings, and the replication
-    REPLICATED: {"aws": (REPLICA, f"{REPLICA}-*", REPLICA_KEY, f"{REPLICA_KEY}-*",
-                         f"{BUCKET}-replication", f"{BUCKET}-replication-*")},
+    REPLICATED: {
+        "aws": (
+            REPLICA,
+            f"{REPLICA}-*",
+            REPLICA_KEY,
+            f"{REPLICA_KEY}-*",
+            f"{BUCKET}-replication",
+            f"{BUCKET}-replication-*",
+        )
+    },
     # Azure's geo-redundant account, GCP's dual-region bucket
     GEO_REPLICATED: {"azure": (BUCKET,), "gcp": (BUCKET,)},
     DNS_FAILOVER: {"aws": _FAILOVER, "azure": _FAILOVER, "gcp": _FAILOVER},
     SECONDARY_SITE: {
-        cloud: (SECONDARY_NETWORK, f"{SECONDARY_NETWORK}-*",
-                *((SECONDARY_INGRESS,) if cloud != "gcp" else ()), f"{SECONDARY_INGRESS}-*")
-        for cloud in ("aws", "azure", "gcp")},
+        cloud: (
+            SECONDARY_NETWORK,
+            f"{SECONDARY_NETWORK}-*",
+            *((SECONDARY_INGRESS,) if cloud != "gcp" else ()),
+            f"{SECONDARY_INGRESS}-*",
+        )
+        for cloud in ("aws", "azure", "gcp")
+    },
 }
 
 
 def compose(comp: Composition) -> None:
     """Compose one ContactCenterEndpoint."""
     if not get_path(comp.composite, "metadata.name"):
-        raise InputError("metadata.name", "required: every composed resource (and the global "
-                         "bucket name) is named after the endpoint")
+        raise InputError(
+            "metadata.name",
+            "required: every composed resource (and the global "
+            "bucket name) is named after the endpoint",
+        )
     spec = parse(ContactCenterSpec, user_spec(comp.spec), "spec")
     _check_regions(comp, spec)
     ingress = rules.ingress_rules(spec)
@@ -119,53 +152,88 @@ def compose(comp: Composition) -> None:
     secondary_cidr = rules.secondary_cidr(spec)
     _check_updates(comp, spec, storage)
     _place(comp, spec)
-    provider_health_first(comp, spec.cloud,
-                          str(get_path(comp.env, f"providerConfigs.{spec.cloud}") or "default"))
+    provider_health_first(
+        comp, spec.cloud, str(get_path(comp.env, f"providerConfigs.{spec.cloud}") or "default")
+    )
     comp.tag_with(_tags(comp, spec), field="spec.taggingPolicy")
     _signaling_tls(comp, spec)
 
     if add_resource_group.provided_on(comp.cloud):
         add_resource_group(comp, GROUP, ResourceGroupSpec(group_name=comp.scope))
     group_uses = (GROUP,) if GROUP in comp.desired else ()
-    add_network(comp, NETWORK, NetworkSpec(subnet_cidr=spec.network.cidr), uses=group_uses,
-                fields={"subnet_cidr": "spec.network.cidr"})
-    add_ingress_rules(comp, INGRESS, IngressRulesSpec(
-        network=NETWORK, rules=ingress, description=f"SIP/RTP of {spec.platform} trunks",
-    ), fields={"rules": "spec.sip.trustedCidrs"})
+    add_network(
+        comp,
+        NETWORK,
+        NetworkSpec(subnet_cidr=spec.network.cidr),
+        uses=group_uses,
+        fields={"subnet_cidr": "spec.network.cidr"},
+    )
+    add_ingress_rules(
+        comp,
+        INGRESS,
+        IngressRulesSpec(
+            network=NETWORK,
+            rules=ingress,
+            description=f"SIP/RTP of {spec.platform} trunks",
+        ),
+        fields={"rules": "spec.sip.trustedCidrs"},
+    )
     if spec.failoverPolicy is not None and secondary_cidr is not None:
         _secondary_site(comp, spec, secondary_cidr, ingress, group_uses)
     geo_copy = _geo_replica_region(comp, spec)
-    add_key(comp, KEY, KeySpec(description=f"Call recordings of {comp.name}",
-                               rotation_days=KEY_ROTATION_DAYS, geo_replica_region=geo_copy),
-            uses=group_uses)
+    add_key(
+        comp,
+        KEY,
+        KeySpec(
+            description=f"Call recordings of {comp.name}",
+            rotation_days=KEY_ROTATION_DAYS,
+            geo_replica_region=geo_copy,
+        ),
+        uses=group_uses,
+    )
     replica = _replica(comp, spec, storage)
-    add_bucket(comp, BUCKET, BucketSpec(
-        key=KEY,
-        retention_days=storage.retention_days,
-        lock=storage.lock,
-        access_logging=storage.access_logging,
-        expire_after_days=storage.retention_days,
-        replicate_to=replica,
-        geo_replica_region=geo_copy,
-    ), uses=(*group_uses, KEY), fields={  # the key outlives the recordings it decrypts
-        "retention_days": "spec.recording.retentionDays",
-        "expire_after_days": "spec.recording.retentionDays",
-        "bucket_name": "metadata.name",
-        "geo_replica_region": _replica_region_field(spec),
-    })
+    add_bucket(
+        comp,
+        BUCKET,
+        BucketSpec(
+            key=KEY,
+            retention_days=storage.retention_days,
+            lock=storage.lock,
+            access_logging=storage.access_logging,
+            expire_after_days=storage.retention_days,
+            replicate_to=replica,
+            geo_replica_region=geo_copy,
+        ),
+        uses=(*group_uses, KEY),
+        fields={  # the key outlives the recordings it decrypts
+            "retention_days": "spec.recording.retentionDays",
+            "expire_after_days": "spec.recording.retentionDays",
+            "bucket_name": "metadata.name",
+            "geo_replica_region": _replica_region_field(spec),
+        },
+    )
     failover: FailoverDnsSpec | None = None
     if spec.failoverPolicy is not None:
         policy = spec.failoverPolicy
         failover = FailoverDnsSpec(
-            zone=policy.dns.zone, record_name=policy.dns.recordName,
-            primary=policy.primaryTarget, secondary=policy.secondaryTarget,
-            secondary_region=policy.secondaryRegion, health_check_path=policy.healthCheckPath,
+            zone=policy.dns.zone,
+            record_name=policy.dns.recordName,
+            primary=policy.primaryTarget,
+            secondary=policy.secondaryTarget,
+            secondary_region=policy.secondaryRegion,
+            health_check_path=policy.healthCheckPath,
             routing=policy.routing,
         )
-        add_failover_dns(comp, FAILOVER, failover, fields={
-            "zone": "spec.failoverPolicy.dns.zone",
-            "primary": "spec.failoverPolicy.primaryTarget",
-            "secondary": "spec.failoverPolicy.secondaryTarget"})
+        add_failover_dns(
+            comp,
+            FAILOVER,
+            failover,
+            fields={
+                "zone": "spec.failoverPolicy.dns.zone",
+                "primary": "spec.failoverPolicy.primaryTarget",
+                "secondary": "spec.failoverPolicy.secondaryTarget",
+            },
+        )
     _on_delete(comp, spec, storage)
     _status(comp, spec, storage, replica.bucket if replica else None, failover)
 
@@ -174,18 +242,23 @@ def _check_regions(comp: Composition, spec: ContactCenterSpec) -> None:
     """The seed's validate-region step: every region the endpoint uses must be allowed, and
     inside the compliance level's data residency (GDPR: EU/EEA)."""
     regions.check_region(comp, spec.cloud, spec.platform, spec.region, "spec.region")
-    regions.check_residency(comp, spec.cloud, spec.taggingPolicy.complianceLevel, spec.region,
-                            "spec.region")
+    regions.check_residency(
+        comp, spec.cloud, spec.taggingPolicy.complianceLevel, spec.region, "spec.region"
+    )
     if spec.failoverPolicy is not None:
-        _check_second_region(comp, spec, spec.failoverPolicy.secondaryRegion,
-                             "spec.failoverPolicy.secondaryRegion")
+        _check_second_region(
+            comp, spec, spec.failoverPolicy.secondaryRegion, "spec.failoverPolicy.secondaryRegion"
+        )
     if spec.recording.replicationRegion is not None:
-        _check_second_region(comp, spec, spec.recording.replicationRegion,
-                             "spec.recording.replicationRegion")
+        _check_second_region(
+            comp, spec, spec.recording.replicationRegion, "spec.recording.replicationRegion"
+        )
 
 
 def _check_updates(
-    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+    comp: Composition,
+    spec: ContactCenterSpec,
+    storage: rules.StoragePolicy,
 ) -> None:
     """Refuse the changes the clouds cannot make to what exists, before anything is composed.
 
@@ -198,30 +271,48 @@ def _check_updates(
     """
     moves = (
         ("spec.region", spec.region, comp.recorded("region"), comp.is_observed(NETWORK)),
-        ("spec.failoverPolicy.secondaryRegion",
-         spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
-         comp.recorded("secondarySite.region"), comp.is_observed(SECONDARY_NETWORK)),
-        ("spec.recording.replicationRegion" if spec.recording.replicationRegion
-         else "spec.failoverPolicy.secondaryRegion",
-         spec.recording.replicationRegion or (
-             spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None),
-         comp.observed_value(REPLICA, "spec.forProvider.region"), comp.is_observed(REPLICA)),
+        (
+            "spec.failoverPolicy.secondaryRegion",
+            spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None,
+            comp.recorded("secondarySite.region"),
+            comp.is_observed(SECONDARY_NETWORK),
+        ),
+        (
+            "spec.recording.replicationRegion"
+            if spec.recording.replicationRegion
+            else "spec.failoverPolicy.secondaryRegion",
+            spec.recording.replicationRegion
+            or (spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None),
+            comp.observed_value(REPLICA, "spec.forProvider.region"),
+            comp.is_observed(REPLICA),
+        ),
     )
     for field, wanted, existing, exists in moves:
-        comp.refuse_change(field, existing, wanted,
-                           f"cannot move from {existing} to {wanted}: what exists there cannot "
-                           f"change region; create a new endpoint in {wanted} and delete this "
-                           "one", exists=exists)
+        comp.refuse_change(
+            field,
+            existing,
+            wanted,
+            f"cannot move from {existing} to {wanted}: what exists there cannot "
+            f"change region; create a new endpoint in {wanted} and delete this "
+            "one",
+            exists=exists,
+        )
     locked = comp.recorded("lockedRetentionDays")
     if isinstance(locked, int) and comp.is_observed(BUCKET):
         if not storage.lock:
-            raise InputError("spec.recording.objectLock", f"the recordings are held under a "
-                             f"{locked}-day compliance lock, which cannot be lifted; keep "
-                             "objectLock true")
+            raise InputError(
+                "spec.recording.objectLock",
+                f"the recordings are held under a "
+                f"{locked}-day compliance lock, which cannot be lifted; keep "
+                "objectLock true",
+            )
         if storage.retention_days < locked:
-            raise InputError("spec.recording.retentionDays", f"the compliance lock holds "
-                             f"recordings {locked} days and can only be extended: "
-                             f"{storage.retention_days} would shorten it")
+            raise InputError(
+                "spec.recording.retentionDays",
+                f"the compliance lock holds "
+                f"recordings {locked} days and can only be extended: "
+                f"{storage.retention_days} would shorten it",
+            )
 
 
 def _check_second_region(
@@ -241,8 +332,14 @@ def _place(comp: Composition, spec: ContactCenterSpec) -> None:
     else:
         required = required_scope(comp.env, spec.cloud)
         scope, field = str(required.value), required.field
-    comp.place(spec.cloud, cloud_field="spec.cloud", region=spec.region,
-               region_field="spec.region", scope=scope, scope_field=field)
+    comp.place(
+        spec.cloud,
+        cloud_field="spec.cloud",
+        region=spec.region,
+        region_field="spec.region",
+        scope=scope,
+        scope_field=field,
+    )
 
 
 def _tags(comp: Composition, spec: ContactCenterSpec) -> dict[str, str]:
@@ -252,12 +349,18 @@ def _tags(comp: Composition, spec: ContactCenterSpec) -> dict[str, str]:
     ContactCenterEndpointClaim, whose name and namespace Crossplane puts in these labels.
     """
     if not comp.claim_name or not comp.namespace:
-        raise InputError("metadata.labels", f"{CLAIM_NAME} and {CLAIM_NAMESPACE} required: "
-                         "every resource is tagged with the claim's name and namespace; "
-                         "request endpoints through a ContactCenterEndpointClaim")
-    return {"costCenter": spec.taggingPolicy.costCenter,
-            "complianceLevel": spec.taggingPolicy.complianceLevel,
-            "claimName": comp.claim_name, "claimNamespace": comp.namespace}
+        raise InputError(
+            "metadata.labels",
+            f"{CLAIM_NAME} and {CLAIM_NAMESPACE} required: "
+            "every resource is tagged with the claim's name and namespace; "
+            "request endpoints through a ContactCenterEndpointClaim",
+        )
+    return {
+        "costCenter": spec.taggingPolicy.costCenter,
+        "complianceLevel": spec.taggingPolicy.complianceLevel,
+        "claimName": comp.claim_name,
+        "claimNamespace": comp.namespace,
+    }
 
 
 def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
@@ -270,18 +373,25 @@ def _signaling_tls(comp: Composition, spec: ContactCenterSpec) -> None:
     """
     problem = rules.tls_problem(spec)
     if problem is None:
-        comp.condition("SignalingTls", None, "NotEnforcedHere",
-                       f"{spec.encryptionStandard} for SIP signaling is negotiated between "
-                       f"{spec.platform} and your SBC or carrier; nothing this endpoint composes "
-                       "terminates SIP-TLS, so set the minimum TLS version on the trunk in "
-                       f"{spec.platform}. Recording storage refuses anything older than TLS 1.2")
+        comp.condition(
+            "SignalingTls",
+            None,
+            "NotEnforcedHere",
+            f"{spec.encryptionStandard} for SIP signaling is negotiated between "
+            f"{spec.platform} and your SBC or carrier; nothing this endpoint composes "
+            "terminates SIP-TLS, so set the minimum TLS version on the trunk in "
+            f"{spec.platform}. Recording storage refuses anything older than TLS 1.2",
+        )
     else:
         comp.condition("SignalingTls", False, "UnsupportedByPlatform", problem)
 
 
 def _secondary_site(
-    comp: Composition, spec: ContactCenterSpec, cidr: str,
-    ingress: tuple[IngressRule, ...], group_uses: tuple[str, ...],
+    comp: Composition,
+    spec: ContactCenterSpec,
+    cidr: str,
+    ingress: tuple[IngressRule, ...],
+    group_uses: tuple[str, ...],
 ) -> None:
     """The network and SIP/RTP ingress of the secondary region, which DNS fails over to.
 
@@ -293,16 +403,30 @@ def _secondary_site(
     policy = spec.failoverPolicy
     assert policy is not None  # the caller checked
     region = policy.secondaryRegion
-    add_network(comp, SECONDARY_NETWORK, NetworkSpec(subnet_cidr=cidr, region=region),
-                uses=group_uses, fields={"subnet_cidr": "spec.failoverPolicy.networkCidr"})
-    add_ingress_rules(comp, SECONDARY_INGRESS, IngressRulesSpec(
-        network=SECONDARY_NETWORK, rules=ingress, region=region,
-        description=f"SIP/RTP of {spec.platform} trunks (secondary site)",
-    ), fields={"rules": "spec.sip.trustedCidrs"})
+    add_network(
+        comp,
+        SECONDARY_NETWORK,
+        NetworkSpec(subnet_cidr=cidr, region=region),
+        uses=group_uses,
+        fields={"subnet_cidr": "spec.failoverPolicy.networkCidr"},
+    )
+    add_ingress_rules(
+        comp,
+        SECONDARY_INGRESS,
+        IngressRulesSpec(
+            network=SECONDARY_NETWORK,
+            rules=ingress,
+            region=region,
+            description=f"SIP/RTP of {spec.platform} trunks (secondary site)",
+        ),
+        fields={"rules": "spec.sip.trustedCidrs"},
+    )
 
 
 def _replica(
-    comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
+    comp: Composition,
+    spec: ContactCenterSpec,
+    storage: rules.StoragePolicy,
 ) -> BucketReplica | None:
     """A replica bucket (with its own key) in the replication or secondary region, where the
     cloud replicates to a second bucket (AWS); the region the recordings' own bucket keeps a
@@ -312,22 +436,41 @@ def _replica(
     if target is None or values.bucket_geo_replication(comp.cloud):
         return None
     if not values.bucket_replication(comp.cloud):
-        comp.gap(Gap.RECORDING_REPLICATION, f"{comp.cloud} does not replicate a bucket to another "
-                 f"region's bucket; no replica in {target}: use a geo-redundant storage class")
+        comp.gap(
+            Gap.RECORDING_REPLICATION,
+            f"{comp.cloud} does not replicate a bucket to another "
+            f"region's bucket; no replica in {target}: use a geo-redundant storage class",
+        )
         return None
-    add_key(comp, REPLICA_KEY, KeySpec(description=f"Replicated call recordings of {comp.name}",
-                                       rotation_days=KEY_ROTATION_DAYS, region=target))
-    add_bucket(comp, REPLICA, BucketSpec(
-        key=REPLICA_KEY, region=target, retention_days=storage.retention_days, lock=storage.lock,
-        expire_after_days=storage.retention_days,
-    ), uses=(REPLICA_KEY,))
+    add_key(
+        comp,
+        REPLICA_KEY,
+        KeySpec(
+            description=f"Replicated call recordings of {comp.name}",
+            rotation_days=KEY_ROTATION_DAYS,
+            region=target,
+        ),
+    )
+    add_bucket(
+        comp,
+        REPLICA,
+        BucketSpec(
+            key=REPLICA_KEY,
+            region=target,
+            retention_days=storage.retention_days,
+            lock=storage.lock,
+            expire_after_days=storage.retention_days,
+        ),
+        uses=(REPLICA_KEY,),
+    )
     return BucketReplica(REPLICA, region=target, key=REPLICA_KEY)
 
 
 def _replica_region(spec: ContactCenterSpec) -> str | None:
     """Where recordings are to be copied: the replication region, else the failover one."""
     return spec.recording.replicationRegion or (
-        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None)
+        spec.failoverPolicy.secondaryRegion if spec.failoverPolicy else None
+    )
 
 
 def _replica_region_field(spec: ContactCenterSpec) -> str:
@@ -380,30 +523,57 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
         if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
             comp.keep_on_delete(name)
             kept.append(name)
-    buckets = ", ".join(str(values.bucket_address(comp, n, None).get("name") or n)
-                        for n in (BUCKET, REPLICA) if n in comp.desired)
+    buckets = ", ".join(
+        str(values.bucket_address(comp, n, None).get("name") or n)
+        for n in (BUCKET, REPLICA)
+        if n in comp.desired
+    )
     if storage.lock:
-        comp.condition("RecordingsOnDelete", True, "RetainedUnderLock",
-                       f"deleting this endpoint keeps the recordings ({buckets}), their keys "
-                       f"and settings in {spec.cloud} (kept on delete), locked for "
-                       f"{storage.retention_days} days from each recording; delete them with "
-                       f"{spec.cloud}'s own tools once the lock has expired"
-                       + ("; their global names carry this endpoint's uid "
-                          f"({comp.uid_suffix}), so an endpoint re-created with the same name "
-                          "gets new ones and never meets them" if comp.namespaced else ""))
+        comp.condition(
+            "RecordingsOnDelete",
+            True,
+            "RetainedUnderLock",
+            f"deleting this endpoint keeps the recordings ({buckets}), their keys "
+            f"and settings in {spec.cloud} (kept on delete), locked for "
+            f"{storage.retention_days} days from each recording; delete them with "
+            f"{spec.cloud}'s own tools once the lock has expired"
+            + (
+                "; their global names carry this endpoint's uid "
+                f"({comp.uid_suffix}), so an endpoint re-created with the same name "
+                "gets new ones and never meets them"
+                if comp.namespaced
+                else ""
+            ),
+        )
         return
-    kept_key = (f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
-                "destroy their versions" if kept else "")
-    how = ("deletes the storage account with its recordings" if spec.cloud == "azure" else
-           "deletes the recordings bucket once it is empty: it is never emptied by force, so "
-           "the deletion waits until you delete the recordings (objects still under the "
-           "retention period cannot be deleted before it ends)")
-    comp.condition("RecordingsOnDelete", False, "DeletedWithEndpoint",
-                   f"deleting this endpoint {how}{kept_key}")
+    kept_key = (
+        f"; the key is kept ({', '.join(kept)}): Cloud KMS cannot delete keys, only "
+        "destroy their versions"
+        if kept
+        else ""
+    )
+    how = (
+        "deletes the storage account with its recordings"
+        if spec.cloud == "azure"
+        else "deletes the recordings bucket once it is empty: it is never emptied by force, so "
+        "the deletion waits until you delete the recordings (objects still under the "
+        "retention period cannot be deleted before it ends)"
+    )
+    comp.condition(
+        "RecordingsOnDelete",
+        False,
+        "DeletedWithEndpoint",
+        f"deleting this endpoint {how}{kept_key}",
+    )
 
 
-def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy,
-            replica: str | None, failover: FailoverDnsSpec | None) -> None:
+def _status(
+    comp: Composition,
+    spec: ContactCenterSpec,
+    storage: rules.StoragePolicy,
+    replica: str | None,
+    failover: FailoverDnsSpec | None,
+) -> None:
     """Ids of what exists, the endpoints, and the Compliant condition with the controls.
 
     ``Compliant`` is True only while every control is in force: each resource implementing it
@@ -428,31 +598,44 @@ def _status(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePo
         comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER, failover))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
-        comp.remember("secondarySite.securityGroupId",
-                      values.ingress_rules_id(comp, SECONDARY_INGRESS))
+        comp.remember(
+            "secondarySite.securityGroupId", values.ingress_rules_id(comp, SECONDARY_INGRESS)
+        )
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
     geo_copy = _geo_copy(comp, spec, gaps)
     comp.set_status("replicaRegion", geo_copy)
-    verdict = assess(comp, _controls(comp, spec, storage, replica=replica, gaps=gaps,
-                                         geo_copy=geo_copy))
+    verdict = assess(
+        comp, _controls(comp, spec, storage, replica=replica, gaps=gaps, geo_copy=geo_copy)
+    )
     comp.set_status("controls", list(verdict.met))
     missing = sorted(gaps & COMPLIANCE_GAPS)
-    gap_note = (f"Not enforceable on {spec.cloud}: {', '.join(missing)} "
-                "(see CapabilitiesAvailable)")
+    gap_note = f"Not enforceable on {spec.cloud}: {', '.join(missing)} (see CapabilitiesAvailable)"
     if not verdict.ok:
-        comp.condition(COMPLIANT, False, verdict.reason,
-                       verdict.summary() + (f". {gap_note}" if missing else ""))
+        comp.condition(
+            COMPLIANT,
+            False,
+            verdict.reason,
+            verdict.summary() + (f". {gap_note}" if missing else ""),
+        )
     elif missing:
-        comp.condition(COMPLIANT, False, "ControlGaps",
-                       f"in force: {'; '.join(verdict.met)}. {gap_note}")
+        comp.condition(
+            COMPLIANT, False, "ControlGaps", f"in force: {'; '.join(verdict.met)}. {gap_note}"
+        )
     else:
         comp.condition(COMPLIANT, True, "ControlsInForce", "; ".join(verdict.met))
 
 
-def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.StoragePolicy, *,
-              replica: str | None, gaps: set[Gap], geo_copy: str | None) -> list[Control]:
+def _controls(
+    comp: Composition,
+    spec: ContactCenterSpec,
+    storage: rules.StoragePolicy,
+    *,
+    replica: str | None,
+    gaps: set[Gap],
+    geo_copy: str | None,
+) -> list[Control]:
     """The controls this endpoint's composition puts in place, in words an auditor reads, each
     with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
 
@@ -466,20 +649,29 @@ def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.Storage
         return Control(name, IMPLEMENTED_BY[implemented_by].get(cloud, ()))
 
     controls = [
-        control(f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP "
-                f"{spec.sip.mediaPorts} (udp) from {len(spec.sip.trustedCidrs)} trusted "
-                "range(s) only", INGRESS_ONLY),
-        control(f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} "
-                "days", ENCRYPTION_AT_REST),
+        control(
+            f"ingress: SIP {spec.sip.signalingPorts} (udp, tcp) and RTP "
+            f"{spec.sip.mediaPorts} (udp) from {len(spec.sip.trustedCidrs)} trusted "
+            "range(s) only",
+            INGRESS_ONLY,
+        ),
+        control(
+            f"encryption at rest: customer-managed key rotated every {KEY_ROTATION_DAYS} days",
+            ENCRYPTION_AT_REST,
+        ),
         control("recordings never public", NEVER_PUBLIC),
         control("recordings versioned or retained", VERSIONED),
         control(f"lifecycle: no expiry before {storage.retention_days} days", LIFECYCLE),
-        control(f"tags: costCenter={spec.taggingPolicy.costCenter}, "
-                f"complianceLevel={spec.taggingPolicy.complianceLevel}", TAGS),
+        control(
+            f"tags: costCenter={spec.taggingPolicy.costCenter}, "
+            f"complianceLevel={spec.taggingPolicy.complianceLevel}",
+            TAGS,
+        ),
     ]
     if Gap.BUCKET_MIN_TLS not in gaps:
-        controls.insert(3, control("TLS 1.2 or newer required in transit to recordings",
-                                   TLS_IN_TRANSIT))
+        controls.insert(
+            3, control("TLS 1.2 or newer required in transit to recordings", TLS_IN_TRANSIT)
+        )
     if storage.lock:
         controls.append(control(f"compliance-mode lock: {storage.retention_days} days", LOCK))
     if storage.access_logging:
@@ -487,13 +679,28 @@ def _controls(comp: Composition, spec: ContactCenterSpec, storage: rules.Storage
     if replica is not None:
         controls.append(control("recordings replicated to a second region", REPLICATED))
     elif geo_copy is not None:
-        controls.append(control(f"recordings replicated to {geo_copy} (geo-redundant "
-                                "storage: the same lock and key)", GEO_REPLICATED))
+        controls.append(
+            control(
+                f"recordings replicated to {geo_copy} (geo-redundant "
+                "storage: the same lock and key)",
+                GEO_REPLICATED,
+            )
+        )
     if spec.failoverPolicy is not None and "failover-dns" not in gaps:
-        controls.append(control("DNS latency routing between the healthy sites"
-                                if spec.failoverPolicy.routing == "latency"
-                                else "DNS failover on health check", DNS_FAILOVER))
+        controls.append(
+            control(
+                "DNS latency routing between the healthy sites"
+                if spec.failoverPolicy.routing == "latency"
+                else "DNS failover on health check",
+                DNS_FAILOVER,
+            )
+        )
     if spec.failoverPolicy is not None:
-        controls.append(control(f"secondary site in {spec.failoverPolicy.secondaryRegion}: its "
-                                "own network with the same SIP/RTP ingress", SECONDARY_SITE))
+        controls.append(
+            control(
+                f"secondary site in {spec.failoverPolicy.secondaryRegion}: its "
+                "own network with the same SIP/RTP ingress",
+                SECONDARY_SITE,
+            )
+        )
     return controls

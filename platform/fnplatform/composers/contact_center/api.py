@@ -26,19 +26,25 @@ API = ApiDefinition(
     claim_short_names=("ccec",),
     # The document's claim names it in compositionRef. The name says aws and us-east-1, but a
     # Composition cannot set spec.cloud or spec.region: the claim's own fields decide.
-    aliases=(CompositionAlias(
-        "contactcenter-endpoint-aws-us-east-1",
-        "Implementing Crossplane Compositions for Multi-Cloud Contact Center Infrastructure "
-        "Management, 3. Constructing the Composition Logic and 4. Claim Creation",
-    ),),
+    aliases=(
+        CompositionAlias(
+            "contactcenter-endpoint-aws-us-east-1",
+            "Implementing Crossplane Compositions for Multi-Cloud Contact Center Infrastructure "
+            "Management, 3. Constructing the Composition Logic and 4. Claim Creation",
+        ),
+    ),
     printer_columns=(
         {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
         {"name": "Region", "type": "string", "jsonPath": ".spec.region"},
         {"name": "Platform", "type": "string", "jsonPath": ".spec.platform"},
         {"name": "Compliant", "type": "string", "jsonPath": COMPLIANT_CONDITION},
         {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
-        {"name": "Bucket", "type": "string", "jsonPath": ".status.recordingBucket.name",
-         "priority": 1},
+        {
+            "name": "Bucket",
+            "type": "string",
+            "jsonPath": ".status.recordingBucket.name",
+            "priority": 1,
+        },
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ),
 )

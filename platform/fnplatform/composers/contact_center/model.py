@@ -128,28 +128,39 @@ class ContactCenterSpec(BaseModel):
 
     _failover_region = differs("failoverPolicy.secondaryRegion", "region")
     _replication_region = differs("recording.replicationRegion", "region")
-    _locked = claim_rule(ClaimRule(
-        "recording.objectLock",
-        "must not be false for PCI-DSS and HIPAA (taggingPolicy.complianceLevel): their "
-        "recordings are held under a compliance-mode object lock; remove objectLock or set "
-        "it true",
-        f"!({_LEVEL} && self.taggingPolicy.complianceLevel in {list(LOCKED_LEVELS)!r} && "
-        "has(self.recording) && has(self.recording.objectLock) && "
-        "!self.recording.objectLock)",
-        lambda spec: not (spec.taggingPolicy.complianceLevel in LOCKED_LEVELS
-                          and spec.recording.objectLock is False),
-    ))
-    _hipaa_retention = claim_rule(ClaimRule(
-        "recording.retentionDays",
-        f"must be at least {HIPAA_RETENTION_DAYS} for HIPAA (taggingPolicy.complianceLevel): "
-        "HIPAA keeps records at least six years",
-        f"!({_LEVEL} && self.taggingPolicy.complianceLevel == 'HIPAA') || "
-        "(has(self.recording) && has(self.recording.retentionDays) ? "
-        f"self.recording.retentionDays : {RecordingSettings.model_fields['retentionDays'].default}"
-        f") >= {HIPAA_RETENTION_DAYS}",
-        lambda spec: (spec.taggingPolicy.complianceLevel != "HIPAA"
-                      or spec.recording.retentionDays >= HIPAA_RETENTION_DAYS),
-    ))
+    _locked = claim_rule(
+        ClaimRule(
+            "recording.objectLock",
+            "must not be false for PCI-DSS and HIPAA (taggingPolicy.complianceLevel): their "
+            "recordings are held under a compliance-mode object lock; remove objectLock or set "
+            "it true",
+            f"!({_LEVEL} && self.taggingPolicy.complianceLevel in {list(LOCKED_LEVELS)!r} && "
+            "has(self.recording) && has(self.recording.objectLock) && "
+            "!self.recording.objectLock)",
+            lambda spec: (
+                not (
+                    spec.taggingPolicy.complianceLevel in LOCKED_LEVELS
+                    and spec.recording.objectLock is False
+                )
+            ),
+        )
+    )
+    _hipaa_retention = claim_rule(
+        ClaimRule(
+            "recording.retentionDays",
+            f"must be at least {HIPAA_RETENTION_DAYS} for HIPAA (taggingPolicy.complianceLevel): "
+            "HIPAA keeps records at least six years",
+            f"!({_LEVEL} && self.taggingPolicy.complianceLevel == 'HIPAA') || "
+            "(has(self.recording) && has(self.recording.retentionDays) ? "
+            "self.recording.retentionDays : "
+            f"{RecordingSettings.model_fields['retentionDays'].default}"
+            f") >= {HIPAA_RETENTION_DAYS}",
+            lambda spec: (
+                spec.taggingPolicy.complianceLevel != "HIPAA"
+                or spec.recording.retentionDays >= HIPAA_RETENTION_DAYS
+            ),
+        )
+    )
 
 
 class BucketStatus(BaseModel):

@@ -24,25 +24,72 @@ ENVIRONMENT_KEY = "contactCenter"
 
 DEFAULT_REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
     "aws": {
-        "genesys-cloud": ("ap-northeast-1", "ap-northeast-2", "ap-south-1", "ap-southeast-2",
-                          "ca-central-1", "eu-central-1", "eu-west-1", "eu-west-2",
-                          "sa-east-1", "us-east-1", "us-east-2", "us-west-2"),
-        "nice-cxone": ("ap-northeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1",
-                       "eu-west-2", "us-east-1", "us-west-2"),
+        "genesys-cloud": (
+            "ap-northeast-1",
+            "ap-northeast-2",
+            "ap-south-1",
+            "ap-southeast-2",
+            "ca-central-1",
+            "eu-central-1",
+            "eu-west-1",
+            "eu-west-2",
+            "sa-east-1",
+            "us-east-1",
+            "us-east-2",
+            "us-west-2",
+        ),
+        "nice-cxone": (
+            "ap-northeast-1",
+            "ap-southeast-2",
+            "ca-central-1",
+            "eu-central-1",
+            "eu-west-2",
+            "us-east-1",
+            "us-west-2",
+        ),
     },
     "azure": {
-        "genesys-cloud": ("australiaeast", "canadacentral", "eastus", "eastus2",
-                          "germanywestcentral", "japaneast", "northeurope", "uksouth",
-                          "westeurope", "westus2"),
-        "nice-cxone": ("australiaeast", "canadacentral", "eastus", "uksouth", "westeurope",
-                       "westus2"),
+        "genesys-cloud": (
+            "australiaeast",
+            "canadacentral",
+            "eastus",
+            "eastus2",
+            "germanywestcentral",
+            "japaneast",
+            "northeurope",
+            "uksouth",
+            "westeurope",
+            "westus2",
+        ),
+        "nice-cxone": (
+            "australiaeast",
+            "canadacentral",
+            "eastus",
+            "uksouth",
+            "westeurope",
+            "westus2",
+        ),
     },
     "gcp": {
-        "genesys-cloud": ("asia-northeast1", "australia-southeast1", "europe-west1",
-                          "europe-west2", "europe-west3", "northamerica-northeast1",
-                          "us-central1", "us-east1", "us-east4", "us-west1"),
-        "nice-cxone": ("australia-southeast1", "europe-west2", "europe-west3", "us-east1",
-                       "us-west1"),
+        "genesys-cloud": (
+            "asia-northeast1",
+            "australia-southeast1",
+            "europe-west1",
+            "europe-west2",
+            "europe-west3",
+            "northamerica-northeast1",
+            "us-central1",
+            "us-east1",
+            "us-east4",
+            "us-west1",
+        ),
+        "nice-cxone": (
+            "australia-southeast1",
+            "europe-west2",
+            "europe-west3",
+            "us-east1",
+            "us-west1",
+        ),
     },
 }
 
@@ -51,13 +98,39 @@ DEFAULT_REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
 #: Not the UK or Switzerland (adequacy decisions, but outside the EEA): a platform that accepts
 #: them lists them in ``contactCenter.residency.GDPR.<cloud>``.
 EU_REGIONS: dict[str, tuple[str, ...]] = {
-    "aws": ("eu-central-1", "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2",
-            "eu-west-1", "eu-west-3"),
-    "azure": ("francecentral", "germanywestcentral", "italynorth", "northeurope",
-              "norwayeast", "polandcentral", "spaincentral", "swedencentral", "westeurope"),
-    "gcp": ("europe-central2", "europe-north1", "europe-north2", "europe-southwest1",
-            "europe-west1", "europe-west3", "europe-west4", "europe-west8", "europe-west9",
-            "europe-west10", "europe-west12"),
+    "aws": (
+        "eu-central-1",
+        "eu-central-2",
+        "eu-north-1",
+        "eu-south-1",
+        "eu-south-2",
+        "eu-west-1",
+        "eu-west-3",
+    ),
+    "azure": (
+        "francecentral",
+        "germanywestcentral",
+        "italynorth",
+        "northeurope",
+        "norwayeast",
+        "polandcentral",
+        "spaincentral",
+        "swedencentral",
+        "westeurope",
+    ),
+    "gcp": (
+        "europe-central2",
+        "europe-north1",
+        "europe-north2",
+        "europe-southwest1",
+        "europe-west1",
+        "europe-west3",
+        "europe-west4",
+        "europe-west8",
+        "europe-west9",
+        "europe-west10",
+        "europe-west12",
+    ),
 }
 #: Compliance level -> the regions it keeps data in, by cloud.
 DEFAULT_RESIDENCY: dict[str, dict[str, tuple[str, ...]]] = {"GDPR": EU_REGIONS}
@@ -106,8 +179,9 @@ def check_region(comp: Composition, cloud: str, platform: str, region: str, fiel
     allowed = allowed_regions(comp, cloud, platform)
     if region not in allowed:
         listed = ", ".join(allowed) or "none"
-        raise InputError(field, f"{region} is not an allowed {cloud} region for {platform}; "
-                         f"allowed: {listed}")
+        raise InputError(
+            field, f"{region} is not an allowed {cloud} region for {platform}; allowed: {listed}"
+        )
 
 
 def check_residency(comp: Composition, cloud: str, level: str, region: str, field: str) -> None:
@@ -119,8 +193,12 @@ def check_residency(comp: Composition, cloud: str, level: str, region: str, fiel
     configured = settings(comp).residency.get(level, {}).get(cloud)
     if configured is not None:
         _check_listed(comp, cloud, configured, f"residency.{level}.{cloud}")
-    allowed = (tuple(configured) if configured is not None
-               else DEFAULT_RESIDENCY.get(level, {}).get(cloud))
+    allowed = (
+        tuple(configured) if configured is not None else DEFAULT_RESIDENCY.get(level, {}).get(cloud)
+    )
     if allowed is not None and region not in allowed:
-        raise InputError(field, f"{region} is outside the regions complianceLevel {level} keeps "
-                         f"call recordings in ({', '.join(sorted(allowed))})")
+        raise InputError(
+            field,
+            f"{region} is outside the regions complianceLevel {level} keeps "
+            f"call recordings in ({', '.join(sorted(allowed))})",
+        )

@@ -52,8 +52,11 @@ def trusted_ranges(spec: ContactCenterSpec) -> list[str]:
         except ValueError:
             raise InputError(field, f"{raw!r} is not a CIDR range") from None
         if network.prefixlen == 0:
-            raise InputError(field, f"{raw} admits the whole internet; list the carriers' and "
-                             "platform's SBC ranges instead")
+            raise InputError(
+                field,
+                f"{raw} admits the whole internet; list the carriers' and "
+                "platform's SBC ranges instead",
+            )
         ranges.append(str(network))
     return ranges
 
@@ -63,15 +66,21 @@ def ingress_rules(spec: ContactCenterSpec) -> tuple[IngressRule, ...]:
     signaling = port_range(spec.sip.signalingPorts, "spec.sip.signalingPorts")
     media = port_range(spec.sip.mediaPorts, "spec.sip.mediaPorts")
     if signaling.first <= media.last and media.first <= signaling.last:
-        raise InputError("spec.sip.mediaPorts", f"{spec.sip.mediaPorts} overlaps the signaling "
-                         f"ports {spec.sip.signalingPorts}")
+        raise InputError(
+            "spec.sip.mediaPorts",
+            f"{spec.sip.mediaPorts} overlaps the signaling ports {spec.sip.signalingPorts}",
+        )
     rules: list[IngressRule] = []
     for source in trusted_ranges(spec):
-        rules.extend((
-            IngressRule("udp", signaling.first, signaling.last, source, "SIP signaling (UDP)"),
-            IngressRule("tcp", signaling.first, signaling.last, source, "SIP signaling (TCP/TLS)"),
-            IngressRule("udp", media.first, media.last, source, "RTP media"),
-        ))
+        rules.extend(
+            (
+                IngressRule("udp", signaling.first, signaling.last, source, "SIP signaling (UDP)"),
+                IngressRule(
+                    "tcp", signaling.first, signaling.last, source, "SIP signaling (TCP/TLS)"
+                ),
+                IngressRule("udp", media.first, media.last, source, "RTP media"),
+            )
+        )
     return tuple(rules)
 
 
@@ -96,17 +105,23 @@ def secondary_cidr(spec: ContactCenterSpec) -> str | None:
         if chosen.version != 4:
             raise InputError(field, f"{wanted} must be an IPv4 range, like network.cidr")
         if chosen.overlaps(primary):
-            raise InputError(field, f"{wanted} overlaps network.cidr {primary}: the secondary "
-                             "site needs its own range so the sites can be routed together")
+            raise InputError(
+                field,
+                f"{wanted} overlaps network.cidr {primary}: the secondary "
+                "site needs its own range so the sites can be routed together",
+            )
         return str(chosen)
     if primary.prefixlen == 0:
         raise InputError(field, f"network.cidr {primary} has no sibling range; set it")
     supernet = primary.supernet()
     sibling = next(half for half in supernet.subnets() if half != primary)
     if primary.is_private and not sibling.is_private:
-        raise InputError(field, f"required with network.cidr {primary}: its sibling range "
-                         f"{sibling} is not private; name a private range that does not "
-                         f"overlap {primary}")
+        raise InputError(
+            field,
+            f"required with network.cidr {primary}: its sibling range "
+            f"{sibling} is not private; name a private range that does not "
+            f"overlap {primary}",
+        )
     return str(sibling)
 
 
@@ -146,6 +161,8 @@ def tls_problem(spec: ContactCenterSpec) -> str | None:
     accepted = PLATFORM_TLS[spec.platform]
     if spec.encryptionStandard in accepted:
         return None
-    return (f"{spec.platform} BYOC trunks accept {' and '.join(accepted)} only: "
-            f"{spec.encryptionStandard} cannot be negotiated for SIP signaling, which will use "
-            f"{accepted[-1]}; recording storage still refuses anything older than TLS 1.2")
+    return (
+        f"{spec.platform} BYOC trunks accept {' and '.join(accepted)} only: "
+        f"{spec.encryptionStandard} cannot be negotiated for SIP signaling, which will use "
+        f"{accepted[-1]}; recording storage still refuses anything older than TLS 1.2"
+    )

@@ -83,18 +83,31 @@ def compose(comp: Composition) -> None:
     admin_ns = dns_label(comp.name, "dbadmin")
     add_object(comp, ADMIN_NAMESPACE, user.namespace(admin_ns), provider_config=remote)
     database = _database(comp, spec, remote, settings, admin_ns=admin_ns, network=network)
-    _app_user(comp, app, remote, settings, admin_ns=admin_ns,
-              admin_env=values.database_env(comp, database, user.ADMIN_SECRET))
+    _app_user(
+        comp,
+        app,
+        remote,
+        settings,
+        admin_ns=admin_ns,
+        admin_env=values.database_env(comp, database, user.ADMIN_SECRET),
+    )
     cdn = _frontend(comp, spec, settings)
     ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS, bucket_name=cdn.bucket_name)
     _backend(comp, app, remote, settings, api_origin(comp, spec, settings))
     _on_delete(comp, settings)
     report_status(
         comp,
-        Parts(namespace=NAMESPACE, database=DATABASE, bucket=ASSETS, cdn=CDN,
-              deployment=DEPLOYMENT, service=SERVICE, user=USER_JOB,
-              root_password=ROOT_JOB if ROOT_JOB in comp.desired else None,
-              connection=CONNECTION_COPY if _copied(comp, remote) else None),
+        Parts(
+            namespace=NAMESPACE,
+            database=DATABASE,
+            bucket=ASSETS,
+            cdn=CDN,
+            deployment=DEPLOYMENT,
+            service=SERVICE,
+            user=USER_JOB,
+            root_password=ROOT_JOB if ROOT_JOB in comp.desired else None,
+            connection=CONNECTION_COPY if _copied(comp, remote) else None,
+        ),
         app=app,
         bucket_name=cdn.bucket_name,
         cdn=cdn,
@@ -110,10 +123,12 @@ def _place(comp: Composition, spec: EnvironmentSpec) -> PrivateNetwork | None:
     scope = scope_from_environment(comp.env, group)
     region = spec.region or section.get("defaultRegion")
     if not isinstance(region, str) or not region:
-        raise InputError("spec.region", f"required: the platform sets no "
-                         f"environment.{group}.defaultRegion")
-    check_region(comp, group, region,
-                 "spec.region" if spec.region else f"environment.{group}.defaultRegion")
+        raise InputError(
+            "spec.region", f"required: the platform sets no environment.{group}.defaultRegion"
+        )
+    check_region(
+        comp, group, region, "spec.region" if spec.region else f"environment.{group}.defaultRegion"
+    )
     comp.place(
         spec.cloud,
         cloud_field="spec.cloud",
@@ -141,26 +156,38 @@ def _on_delete(comp: Composition, settings: EnvironmentSettings) -> None:
     Either way no deletion waits forever on a bucket that still holds objects.
     """
     if settings.dataOnDelete == "delete":
-        comp.condition("DataOnDelete", True, "DeletedWithEnvironment",
-                       "deleting this environment deletes its database (no final snapshot) "
-                       "and its asset bucket with every object")
+        comp.condition(
+            "DataOnDelete",
+            True,
+            "DeletedWithEnvironment",
+            "deleting this environment deletes its database (no final snapshot) "
+            "and its asset bucket with every object",
+        )
         return
-    kept = sorted(name for name, emitted in comp.desired.items()
-                  if name.startswith(DATA_FAMILIES) and kind_of(emitted.body).managed)
+    kept = sorted(
+        name
+        for name, emitted in comp.desired.items()
+        if name.startswith(DATA_FAMILIES) and kind_of(emitted.body).managed
+    )
     if ROOT_NAMESPACE in comp.desired and not comp.namespaced:
         # the kept database's generated password (the namespaced form's is in the
         # composite's namespace, which deleting the environment leaves alone)
         kept.append(ROOT_NAMESPACE)
     for name in kept:
         comp.keep_on_delete(name)
-    comp.condition("DataOnDelete", True, "KeptOnDelete",
-                   "deleting this environment keeps its database and asset bucket in the cloud "
-                   f"(deletionPolicy Orphan: {', '.join(kept) or 'none yet'}); remove them "
-                   "there when no longer needed")
+    comp.condition(
+        "DataOnDelete",
+        True,
+        "KeptOnDelete",
+        "deleting this environment keeps its database and asset bucket in the cloud "
+        f"(deletionPolicy Orphan: {', '.join(kept) or 'none yet'}); remove them "
+        "there when no longer needed",
+    )
 
 
-def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: Cloud,
-                        region: str) -> PrivateNetwork | None:
+def _private_network_of(
+    comp: Composition, section: Mapping[str, Any], cloud: Cloud, region: str
+) -> PrivateNetwork | None:
     """The private network of ``region``, from ``<cloud>.privateNetworks.<region>``.
 
     A database must join a network in its own region (AWS: a DB subnet group's subnets, Azure:
@@ -202,21 +229,26 @@ def _private_network_of(comp: Composition, section: Mapping[str, Any], cloud: Cl
             raise InputError(f"environment.{cloud}.privateNetwork", "must be an object")
         return PrivateNetwork(single, f"environment.{cloud}.privateNetwork") if single else None
     if not isinstance(networks, Mapping):
-        raise InputError(f"environment.{cloud}.privateNetworks",
-                         "must map regions to private networks")
+        raise InputError(
+            f"environment.{cloud}.privateNetworks", "must map regions to private networks"
+        )
     if region not in networks:
         configured = ", ".join(sorted(networks)) or "none"
-        raise InputError("spec.region", f"{region} has no private network on {cloud}; the "
-                         f"platform configures {configured} (environment.{cloud}."
-                         "privateNetworks)")
+        raise InputError(
+            "spec.region",
+            f"{region} has no private network on {cloud}; the "
+            f"platform configures {configured} (environment.{cloud}."
+            "privateNetworks)",
+        )
     chosen = networks[region]
     if not isinstance(chosen, Mapping):
         raise InputError(f"environment.{cloud}.privateNetworks.{region}", "must be an object")
     return PrivateNetwork(chosen, f"environment.{cloud}.privateNetworks.{region}")
 
 
-def _deprecated_network(comp: Composition, section: Mapping[str, Any], cloud: Cloud,
-                        region: str) -> PrivateNetwork:
+def _deprecated_network(
+    comp: Composition, section: Mapping[str, Any], cloud: Cloud, region: str
+) -> PrivateNetwork:
     """The network of an environment whose database exists, where the platform still writes
     ``<cloud>.privateNetwork``, with a Warning naming the shape to move to.
 
@@ -229,24 +261,36 @@ def _deprecated_network(comp: Composition, section: Mapping[str, Any], cloud: Cl
     regional_field = f"environment.{cloud}.privateNetworks.{region}"
     networks = section.get("privateNetworks")
     if isinstance(networks, Mapping) and isinstance(networks.get(region), Mapping):
-        comp.event(f"{single_field} is deprecated and ignored here: this environment uses "
-                   f"{regional_field}; remove {single_field} (a new environment is refused "
-                   "while it is set)", warning=True, reason="DeprecatedSetting")
+        comp.event(
+            f"{single_field} is deprecated and ignored here: this environment uses "
+            f"{regional_field}; remove {single_field} (a new environment is refused "
+            "while it is set)",
+            warning=True,
+            reason="DeprecatedSetting",
+        )
         return PrivateNetwork(networks[region], regional_field)
     single = section["privateNetwork"]
     if not isinstance(single, Mapping):
         raise InputError(single_field, "must be an object")
-    comp.event(f"{single_field} (one network for every region) is deprecated: this "
-               f"environment's database exists, so it keeps that network; move it to "
-               f"{regional_field} (a new environment is refused while only {single_field} "
-               f"is set: its database could join another region's network)",
-               warning=True, reason="DeprecatedSetting")
+    comp.event(
+        f"{single_field} (one network for every region) is deprecated: this "
+        f"environment's database exists, so it keeps that network; move it to "
+        f"{regional_field} (a new environment is refused while only {single_field} "
+        f"is set: its database could join another region's network)",
+        warning=True,
+        reason="DeprecatedSetting",
+    )
     return PrivateNetwork(single, single_field)
 
 
 def _database(
-    comp: Composition, spec: EnvironmentSpec, remote: str | None,
-    settings: EnvironmentSettings, *, admin_ns: str, network: PrivateNetwork | None,
+    comp: Composition,
+    spec: EnvironmentSpec,
+    remote: str | None,
+    settings: EnvironmentSettings,
+    *,
+    admin_ns: str,
+    network: PrivateNetwork | None,
 ) -> DatabaseSpec:
     """The database, writing its administrator's connection Secret into the admin namespace
     (never the app's), or, where the provider cannot write there (another cluster; the
@@ -279,8 +323,11 @@ def _database(
         DATABASE,
         database,
         uses=uses,
-        fields={"size": "spec.database.size", "engine_version": "spec.database.engineVersion",
-                "network": f"environment.{spec.cloud}.privateNetwork"},
+        fields={
+            "size": "spec.database.size",
+            "engine_version": "spec.database.engineVersion",
+            "network": f"environment.{spec.cloud}.privateNetwork",
+        },
     )
     if copied and (
         comp.is_observed(CONNECTION_COPY)
@@ -315,8 +362,9 @@ def _generated_password(comp: Composition, settings: EnvironmentSettings) -> Sec
     add_object(comp, ROOT_NAMESPACE, password.namespace(root))
     add_object(comp, ROOT_ACCOUNT, password.service_account(root), uses=[ROOT_NAMESPACE])
     add_object(comp, ROOT_ROLE, password.role(root), uses=[ROOT_NAMESPACE] if local else [])
-    add_object(comp, ROOT_BINDING, password.role_binding(root),
-               uses=[ROOT_NAMESPACE] if local else [])
+    add_object(
+        comp, ROOT_BINDING, password.role_binding(root), uses=[ROOT_NAMESPACE] if local else []
+    )
     add_object(
         comp,
         ROOT_JOB,
@@ -324,8 +372,7 @@ def _generated_password(comp: Composition, settings: EnvironmentSettings) -> Sec
         readiness=ObjectReadiness.cel(user.JOB_COMPLETE),
         uses=[ROOT_NAMESPACE, ROOT_ACCOUNT, ROOT_BINDING],
     )
-    return SecretKey(name=root.secret, namespace=root.secret_namespace,
-                     key=password.PASSWORD_KEY)
+    return SecretKey(name=root.secret, namespace=root.secret_namespace, key=password.PASSWORD_KEY)
 
 
 def _password_in_place(comp: Composition) -> bool:
@@ -343,10 +390,12 @@ def _no_engine_downgrade(comp: Composition, wanted: str) -> None:
     A higher one is an in-place upgrade (see the cloud builders)."""
     known = comp.recorded("databaseEngineVersion")
     if known and int(wanted) < int(str(known)):
-        raise InputError("spec.database.engineVersion",
-                         f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
-                         "downgrades a database in place; restore a dump into a new "
-                         "environment instead")
+        raise InputError(
+            "spec.database.engineVersion",
+            f"cannot go back from PostgreSQL {known} to {wanted}: no cloud "
+            "downgrades a database in place; restore a dump into a new "
+            "environment instead",
+        )
     comp.remember("databaseEngineVersion", wanted if comp.is_observed(DATABASE) else None)
 
 
@@ -356,21 +405,27 @@ def bucket_name(comp: Composition, prefix: str | None, app_name: str) -> str:
     has none yet: :meth:`~Composition.uid_hex` with the name as fallback, the seed these
     names always had), so two squads' apps of the same name never collide."""
     if not prefix:
-        raise InputError("environment.frontend.bucketPrefix",
-                         "required: asset buckets are named <prefix>-<appName>-<8 hex>, and "
-                         "S3 and GCS bucket names are global, so the platform names its own "
-                         "prefix (e.g. acme-mfe)")
+        raise InputError(
+            "environment.frontend.bucketPrefix",
+            "required: asset buckets are named <prefix>-<appName>-<8 hex>, and "
+            "S3 and GCS bucket names are global, so the platform names its own "
+            "prefix (e.g. acme-mfe)",
+        )
     name = f"{prefix}-{app_name}-{comp.uid_hex(comp.name)}"
     if len(name) > BUCKET_NAME_MAX:
         most = BUCKET_NAME_MAX - len(prefix) - UID_SUFFIX_LENGTH - 2
-        raise InputError("spec.frontend.appName",
-                         f"at most {most} characters with the platform's bucket prefix "
-                         f"{prefix!r}: the bucket name {name} would be over {BUCKET_NAME_MAX}")
+        raise InputError(
+            "spec.frontend.appName",
+            f"at most {most} characters with the platform's bucket prefix "
+            f"{prefix!r}: the bucket name {name} would be over {BUCKET_NAME_MAX}",
+        )
     return name
 
 
 def _frontend(
-    comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings,
+    comp: Composition,
+    spec: EnvironmentSpec,
+    settings: EnvironmentSettings,
 ) -> CdnSpec:
     """The private asset bucket and the CDN in front of it; returns the CDN's spec (with the
     bucket's name).
@@ -391,7 +446,9 @@ def _frontend(
     name = values.bucket_address(comp, ASSETS, assets.bucket_name)["name"]
     known = comp.recorded("frontendBucketName")
     comp.refuse_change(
-        "spec.frontend.appName", known, name,
+        "spec.frontend.appName",
+        known,
+        name,
         f"cannot change once the bucket exists: it names bucket {known} (the new name "
         f"{name}, from the app name and the platform's frontend.bucketPrefix, would replace "
         "the bucket and its assets); create a new environment instead",
@@ -412,8 +469,9 @@ def _frontend(
     return cdn
 
 
-def api_origin(comp: Composition, spec: EnvironmentSpec,
-               settings: EnvironmentSettings) -> str | None:
+def api_origin(
+    comp: Composition, spec: EnvironmentSpec, settings: EnvironmentSettings
+) -> str | None:
     """``<appName>-<8 hex>.<api.originDomain>``: the backend's host on the platform's ingress,
     one DNS label under the platform's wildcard record and certificate (the same suffix as the
     bucket, so two squads' apps of one name never share a host)."""
@@ -423,32 +481,53 @@ def api_origin(comp: Composition, spec: EnvironmentSpec,
 
 
 def _app_user(
-    comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings, *,
-    admin_ns: str, admin_env: list[dict[str, Any]],
+    comp: Composition,
+    app: App,
+    remote: str | None,
+    settings: EnvironmentSettings,
+    *,
+    admin_ns: str,
+    admin_env: list[dict[str, Any]],
 ) -> None:
     """The app's own database user: the Job's ServiceAccount (admin namespace), its right to
     write the app's Secret (app namespace), and the Job once the administrator's Secret is in
     the admin namespace (see ``user.py``)."""
-    add_object(comp, USER_ACCOUNT, user.service_account(admin_ns), provider_config=remote,
-               uses=[ADMIN_NAMESPACE])
+    add_object(
+        comp,
+        USER_ACCOUNT,
+        user.service_account(admin_ns),
+        provider_config=remote,
+        uses=[ADMIN_NAMESPACE],
+    )
     add_object(comp, USER_ROLE, user.role(app), provider_config=remote, uses=[NAMESPACE])
-    add_object(comp, USER_BINDING, user.role_binding(app, admin_ns), provider_config=remote,
-               uses=[NAMESPACE])
+    add_object(
+        comp,
+        USER_BINDING,
+        user.role_binding(app, admin_ns),
+        provider_config=remote,
+        uses=[NAMESPACE],
+    )
     if comp.is_observed(USER_JOB) or _admin_secret_in_place(comp, _copied(comp, remote)):
         images = settings.databaseUser
         add_object(
             comp,
             USER_JOB,
-            user.job(app, admin_ns, admin_env, kubectl_image=images.kubectlImage,
-                     postgres_image=images.postgresImage),
+            user.job(
+                app,
+                admin_ns,
+                admin_env,
+                kubectl_image=images.kubectlImage,
+                postgres_image=images.postgresImage,
+            ),
             provider_config=remote,
             readiness=ObjectReadiness.cel(user.JOB_COMPLETE),
             uses=[ADMIN_NAMESPACE, USER_ACCOUNT, USER_BINDING],
         )
 
 
-def _backend(comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings,
-             host: str | None) -> None:
+def _backend(
+    comp: Composition, app: App, remote: str | None, settings: EnvironmentSettings, host: str | None
+) -> None:
     """The backend Deployment (once the app's user and Secret exist), its Service, and the
     Ingress on the platform's ingress for the CDN's ``/api/*`` (when the platform names one)."""
     if comp.is_observed(DEPLOYMENT) or _user_in_place(comp):
@@ -460,13 +539,15 @@ def _backend(comp: Composition, app: App, remote: str | None, settings: Environm
             readiness=ObjectReadiness.AVAILABLE,
             uses=[NAMESPACE],
         )
-    add_object(
-        comp, SERVICE, manifests.service(app), provider_config=remote, uses=[NAMESPACE]
-    )
+    add_object(comp, SERVICE, manifests.service(app), provider_config=remote, uses=[NAMESPACE])
     if host and settings.api is not None:
-        add_object(comp, INGRESS, manifests.ingress(app, host, API_PATH,
-                                                   settings.api.ingressClassName),
-                   provider_config=remote, uses=[NAMESPACE, SERVICE])
+        add_object(
+            comp,
+            INGRESS,
+            manifests.ingress(app, host, API_PATH, settings.api.ingressClassName),
+            provider_config=remote,
+            uses=[NAMESPACE, SERVICE],
+        )
 
 
 def _copied(comp: Composition, remote: str | None) -> bool:

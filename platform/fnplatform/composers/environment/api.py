@@ -22,12 +22,14 @@ API = ApiDefinition(
     status_model=EnvironmentStatus,
     # The document's Composition: claims select it by name or by its label provider: aws. The
     # label does not pin the cloud: spec.cloud does (default aws).
-    aliases=(CompositionAlias(
-        "unifiedenvironment.aws.platform.acme.com",
-        "Building a Unified Application Environment for Python Services and Micro-frontends "
-        "with Crossplane Compositions, Phase 2",
-        labels={"provider": "aws"},
-    ),),
+    aliases=(
+        CompositionAlias(
+            "unifiedenvironment.aws.platform.acme.com",
+            "Building a Unified Application Environment for Python Services and Micro-frontends "
+            "with Crossplane Compositions, Phase 2",
+            labels={"provider": "aws"},
+        ),
+    ),
     printer_columns=(
         {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
         {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},

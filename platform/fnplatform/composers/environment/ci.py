@@ -34,32 +34,54 @@ CI_IDENTITY = "ci-identity"
 def _ci_cluster(cloud: str, settings: EnvironmentSettings) -> ExternalCluster:
     """The CI cluster as the environment's cloud knows it; an error naming the setting."""
     ci = settings.ci
-    found = {"aws": ("eksClusterName", ci.eksClusterName),
-             "gcp": ("gkeWorkloadPool", ci.gkeWorkloadPool),
-             "azure": ("aksOidcIssuerUrl", ci.aksOidcIssuerUrl)}[cloud]
+    found = {
+        "aws": ("eksClusterName", ci.eksClusterName),
+        "gcp": ("gkeWorkloadPool", ci.gkeWorkloadPool),
+        "azure": ("aksOidcIssuerUrl", ci.aksOidcIssuerUrl),
+    }[cloud]
     if not found[1]:
-        raise InputError(f"environment.ci.{found[0]}",
-                         f"required for spec.ci on {cloud}: where the CI runners run")
+        raise InputError(
+            f"environment.ci.{found[0]}",
+            f"required for spec.ci on {cloud}: where the CI runners run",
+        )
     return ExternalCluster(found[1], ci.eksRegion if cloud == "aws" else None)
 
 
-def ci_identity(comp: Composition, ci: CiIdentity | None, settings: EnvironmentSettings, *,
-                bucket: str, bucket_name: str) -> None:
+def ci_identity(
+    comp: Composition,
+    ci: CiIdentity | None,
+    settings: EnvironmentSettings,
+    *,
+    bucket: str,
+    bucket_name: str,
+) -> None:
     """Identity ``ci-identity`` writing composed bucket ``bucket`` (``bucket_name`` in the
     cloud), when the claim opts in."""
     if ci is None:
         return
     spec = WorkloadIdentitySpec(
-        cluster="", namespace=ci.namespace, service_account=ci.serviceAccount,
-        purpose=IdentityPurpose.BUCKET_WRITER, buckets=(IdentityBucket(bucket, bucket_name),),
+        cluster="",
+        namespace=ci.namespace,
+        service_account=ci.serviceAccount,
+        purpose=IdentityPurpose.BUCKET_WRITER,
+        buckets=(IdentityBucket(bucket, bucket_name),),
         external_cluster=_ci_cluster(str(comp.cloud), settings),
     )
-    add_workload_identity(comp, CI_IDENTITY, spec,
-                          fields={"namespace": "spec.ci.namespace",
-                                  "service_account": "spec.ci.serviceAccount"})
-    comp.set_status("ciIdentity", {
-        "serviceAccount": f"{ci.namespace}/{ci.serviceAccount}",
-        **({"id": identity} if (identity := values.identity_id(comp, CI_IDENTITY)) else {}),
-        **({"annotations": annotations}
-           if (annotations := values.identity_annotations(comp, CI_IDENTITY, spec)) else {}),
-    })
+    add_workload_identity(
+        comp,
+        CI_IDENTITY,
+        spec,
+        fields={"namespace": "spec.ci.namespace", "service_account": "spec.ci.serviceAccount"},
+    )
+    comp.set_status(
+        "ciIdentity",
+        {
+            "serviceAccount": f"{ci.namespace}/{ci.serviceAccount}",
+            **({"id": identity} if (identity := values.identity_id(comp, CI_IDENTITY)) else {}),
+            **(
+                {"annotations": annotations}
+                if (annotations := values.identity_annotations(comp, CI_IDENTITY, spec))
+                else {}
+            ),
+        },
+    )

@@ -11,11 +11,17 @@ from fnplatform.library.kubernetes import secret_env, workload_labels
 
 CONNECTION_SECRET = "db-connection-details"
 #: The backend's database variables and the keys of the app's Secret they read.
-APP_ENV = (("DB_HOST", "host"), ("DB_PORT", "port"), ("DB_USER", "username"),
-           ("DB_PASSWORD", "password"), ("DB_NAME", "database"), ("DB_SSLMODE", "sslmode"),
-           # libpq (psycopg, asyncpg) reads PGSSLMODE itself: TLS even where the server does
-           # not force it (RDS PostgreSQL 13/14 default rds.force_ssl=0).
-           ("PGSSLMODE", "sslmode"))
+APP_ENV = (
+    ("DB_HOST", "host"),
+    ("DB_PORT", "port"),
+    ("DB_USER", "username"),
+    ("DB_PASSWORD", "password"),
+    ("DB_NAME", "database"),
+    ("DB_SSLMODE", "sslmode"),
+    # libpq (psycopg, asyncpg) reads PGSSLMODE itself: TLS even where the server does
+    # not force it (RDS PostgreSQL 13/14 default rds.force_ssl=0).
+    ("PGSSLMODE", "sslmode"),
+)
 BACKEND = "backend"
 DATABASE_NAME = "app"
 
@@ -71,8 +77,7 @@ def _probe(app: App, *, initial_delay: int, period: int) -> dict[str, Any]:
     fails, the kubelet restarts the pod, and the environment never turns Ready.
     """
     path = app.backend.healthPath
-    check = ({"httpGet": {"path": path, "port": "http"}} if path
-             else {"tcpSocket": {"port": "http"}})
+    check = {"httpGet": {"path": path, "port": "http"}} if path else {"tcpSocket": {"port": "http"}}
     return {
         **check,
         "initialDelaySeconds": initial_delay,
@@ -148,14 +153,20 @@ def ingress(app: App, host: str, path: str, class_name: str | None) -> dict[str,
     ``<path>/*``. TLS is the ingress controller's (the platform's wildcard certificate for the
     origin domain), so no certificate is composed per environment."""
     spec: dict[str, Any] = {
-        "rules": [{
-            "host": host,
-            "http": {"paths": [{
-                "path": path,
-                "pathType": "Prefix",
-                "backend": {"service": {"name": BACKEND, "port": {"name": "http"}}},
-            }]},
-        }],
+        "rules": [
+            {
+                "host": host,
+                "http": {
+                    "paths": [
+                        {
+                            "path": path,
+                            "pathType": "Prefix",
+                            "backend": {"service": {"name": BACKEND, "port": {"name": "http"}}},
+                        }
+                    ]
+                },
+            }
+        ],
     }
     if class_name:
         spec["ingressClassName"] = class_name

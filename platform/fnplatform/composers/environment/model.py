@@ -39,8 +39,9 @@ class EnvVar(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(
-        pattern=describe_pattern(ENV_NAME, "a variable name: letters, digits and _, "
-                                 "not starting with a digit"),
+        pattern=describe_pattern(
+            ENV_NAME, "a variable name: letters, digits and _, not starting with a digit"
+        ),
         description="Variable name.",
     )
     value: str = Field("", description="Literal value.")
@@ -51,10 +52,14 @@ class ResourceAmounts(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cpu: str | None = Field(None, pattern=describe_pattern(CPU, "a CPU amount such as 250m or 1.5"),
-                            description="e.g. 250m.")
+    cpu: str | None = Field(
+        None,
+        pattern=describe_pattern(CPU, "a CPU amount such as 250m or 1.5"),
+        description="e.g. 250m.",
+    )
     memory: str | None = Field(
-        None, pattern=describe_pattern(MEMORY, "a memory amount such as 256Mi or 1Gi"),
+        None,
+        pattern=describe_pattern(MEMORY, "a memory amount such as 256Mi or 1Gi"),
         description="e.g. 256Mi.",
     )
 
@@ -79,12 +84,14 @@ class Backend(BaseModel):
     env: list[EnvVar] = Field(default_factory=list, description="Plain environment variables.")
     resources: Resources = Field(default_factory=Resources, description="Requests and limits.")
     healthPath: str | None = Field(  # noqa: N815
-        None, pattern=r"^/",
+        None,
+        pattern=r"^/",
         description="HTTP path of the readiness and liveness probes; unset: a TCP check of "
         "the port (an app need not serve a health path).",
     )
     probes: bool = Field(
-        True, description="Probe the backend (false: no readiness or liveness probes).")
+        True, description="Probe the backend (false: no readiness or liveness probes)."
+    )
 
     @field_validator("env")
     @classmethod
@@ -121,8 +128,9 @@ class MicroFrontend(BaseModel):
         description="Micro-frontend name.",
     )
     path: str = Field(
-        pattern=describe_pattern(URL_PATH, "a URL path such as /checkout: lowercase letters, "
-                                 "digits, /, _ and -"),
+        pattern=describe_pattern(
+            URL_PATH, "a URL path such as /checkout: lowercase letters, digits, /, _ and -"
+        ),
         max_length=100,
         description="URL path prefix, e.g. /checkout.",
     )
@@ -142,7 +150,8 @@ class Frontend(BaseModel):
         default_factory=list, description="Micro-frontends, one cache path each."
     )
     customDomains: list[CustomDomain] = Field(  # noqa: N815
-        default_factory=list, max_length=CUSTOM_DOMAINS_MAX,
+        default_factory=list,
+        max_length=CUSTOM_DOMAINS_MAX,
         description="Your own host names (e.g. shop.example.com) the CDN serves the frontends "
         "on, with a certificate the cloud issues once DNS proves each domain (status."
         "customDomains says which DNS records the platform must create, if any).",
@@ -181,11 +190,15 @@ class CiIdentity(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     namespace: str = Field(
-        pattern=DNS_LABEL, max_length=63,
-        description="Namespace of the CI runner pods on the CI cluster.")
+        pattern=DNS_LABEL,
+        max_length=63,
+        description="Namespace of the CI runner pods on the CI cluster.",
+    )
     serviceAccount: str = Field(  # noqa: N815
-        pattern=DNS_LABEL, max_length=63,
-        description="The runner pods' Kubernetes service account: only it gets the identity.")
+        pattern=DNS_LABEL,
+        max_length=63,
+        description="The runner pods' Kubernetes service account: only it gets the identity.",
+    )
 
 
 class EnvironmentSpec(BaseModel):
@@ -205,8 +218,10 @@ class EnvironmentSpec(BaseModel):
     database: Database
     frontend: Frontend
     ci: CiIdentity | None = Field(
-        None, description="Opt-in: an identity for the squad's CI that may write the asset "
-        "bucket and nothing else (status.ciIdentity names it).")
+        None,
+        description="Opt-in: an identity for the squad's CI that may write the asset "
+        "bucket and nothing else (status.ciIdentity names it).",
+    )
 
 
 class DnsRecordStatus(BaseModel):
@@ -223,18 +238,22 @@ class CustomDomainStatus(BaseModel):
     host: str = Field(description="The host name.")
     ready: bool = Field(description="The CDN serves it with an issued certificate.")
     dnsRecords: list[DnsRecordStatus] | None = Field(  # noqa: N815
-        None, description="Records the platform must create in its DNS (no zone configured).")
+        None, description="Records the platform must create in its DNS (no zone configured)."
+    )
 
 
 class CiIdentityStatus(BaseModel):
     """What the pipeline needs to act as the CI identity."""
 
-    id: str | None = Field(None, description="AWS role ARN, GCP service account email or "
-                           "Azure client ID.")
+    id: str | None = Field(
+        None, description="AWS role ARN, GCP service account email or Azure client ID."
+    )
     serviceAccount: str | None = Field(  # noqa: N815
-        None, description="<namespace>/<name> of the service account bound to it.")
+        None, description="<namespace>/<name> of the service account bound to it."
+    )
     annotations: dict[str, str] | None = Field(
-        None, description="Annotations that service account needs (none on AWS: Pod Identity).")
+        None, description="Annotations that service account needs (none on AWS: Pod Identity)."
+    )
 
 
 class EnvironmentStatus(BaseModel):
@@ -248,11 +267,14 @@ class EnvironmentStatus(BaseModel):
     backendService: str | None = Field(None, description="In-cluster address of the backend.")  # noqa: N815
     pending: list[str] | None = Field(None, description="Parts not ready yet.")
     databaseEngineVersion: str | None = Field(  # noqa: N815
-        None, description="The PostgreSQL major the database runs (no going back from it).")
+        None, description="The PostgreSQL major the database runs (no going back from it)."
+    )
     customDomains: list[CustomDomainStatus] | None = Field(  # noqa: N815
-        None, description="Each custom domain: served yet, and DNS records still to create.")
+        None, description="Each custom domain: served yet, and DNS records still to create."
+    )
     ciIdentity: CiIdentityStatus | None = Field(  # noqa: N815
-        None, description="The CI identity (spec.ci): what the pipeline assumes.")
+        None, description="The CI identity (spec.ci): what the pipeline assumes."
+    )
 
 
 class AppCluster(BaseModel):
@@ -268,10 +290,11 @@ class FrontendSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    domain: str | None = Field(
-        None, pattern=DOMAIN, max_length=253)
+    domain: str | None = Field(None, pattern=DOMAIN, max_length=253)
     bucketPrefix: str | None = Field(  # noqa: N815
-        None, min_length=1, max_length=BUCKET_PREFIX_MAX,
+        None,
+        min_length=1,
+        max_length=BUCKET_PREFIX_MAX,
         pattern=describe_pattern(
             r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$",  # a DNS label, described for buckets
             "lowercase letters, digits and '-', starting and ending with a letter or digit",
@@ -283,8 +306,7 @@ class FrontendSettings(BaseModel):
     @field_validator("bucketPrefix")
     @classmethod
     def _not_reserved(cls, prefix: str | None) -> str | None:
-        reserved = next((r for r in RESERVED_BUCKET_PREFIXES if (prefix or "").startswith(r)),
-                        None)
+        reserved = next((r for r in RESERVED_BUCKET_PREFIXES if (prefix or "").startswith(r)), None)
         if reserved:
             msg = f"must not start with {reserved}: S3 or GCS reserves it"
             raise ValueError(msg)
@@ -305,13 +327,15 @@ class ApiSettings(BaseModel):
         "platform's ingress (wildcard DNS record and certificate are the platform's).",
     )
     ingressClassName: str | None = Field(  # noqa: N815
-        None, min_length=1, description="The Ingress class; unset: the cluster's default.")
+        None, min_length=1, description="The Ingress class; unset: the cluster's default."
+    )
     gcpBackendService: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(
+        None,
+        pattern=describe_pattern(
             r"^(https://www\.googleapis\.com/compute/v1/)?projects/[^/]+/global/"
             r"backendServices/[a-z]([-a-z0-9]*[a-z0-9])?$",
-            "a global backend service such as "
-            "projects/<project>/global/backendServices/<name>"),
+            "a global backend service such as projects/<project>/global/backendServices/<name>",
+        ),
         description="GCP: the global backend service (EXTERNAL_MANAGED) reaching the ingress, "
         "e.g. through an internet NEG; the URL map rewrites the host per environment.",
     )
@@ -323,11 +347,15 @@ class DatabaseUserSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kubectlImage: str = Field(  # noqa: N815
-        "docker.io/alpine/k8s:1.33.4", min_length=1,
-        description="An image with kubectl and a POSIX shell (writes the app's Secret).")
+        "docker.io/alpine/k8s:1.33.4",
+        min_length=1,
+        description="An image with kubectl and a POSIX shell (writes the app's Secret).",
+    )
     postgresImage: str = Field(  # noqa: N815
-        "docker.io/library/postgres:17-alpine", min_length=1,
-        description="An image with psql and a POSIX shell (creates the role, grants).")
+        "docker.io/library/postgres:17-alpine",
+        min_length=1,
+        description="An image with psql and a POSIX shell (creates the role, grants).",
+    )
 
 
 class CiClusterSettings(BaseModel):
@@ -337,17 +365,27 @@ class CiClusterSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     eksClusterName: str | None = Field(  # noqa: N815
-        None, min_length=1, max_length=100,
-        description="AWS: the EKS cluster (EKS Pod Identity association).")
+        None,
+        min_length=1,
+        max_length=100,
+        description="AWS: the EKS cluster (EKS Pod Identity association).",
+    )
     eksRegion: str | None = Field(  # noqa: N815
-        None, min_length=1, description="AWS: its region; default the environment's.")
+        None, min_length=1, description="AWS: its region; default the environment's."
+    )
     gkeWorkloadPool: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.svc\.id\.goog$",
-                                       "a workload identity pool such as prod-eu.svc.id.goog"),
-        description="GCP: the GKE workload identity pool, <project>.svc.id.goog.")
+        None,
+        pattern=describe_pattern(
+            r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.svc\.id\.goog$",
+            "a workload identity pool such as prod-eu.svc.id.goog",
+        ),
+        description="GCP: the GKE workload identity pool, <project>.svc.id.goog.",
+    )
     aksOidcIssuerUrl: str | None = Field(  # noqa: N815
-        None, pattern=describe_pattern(r"^https://", "an https:// OIDC issuer URL"),
-        description="Azure: the AKS cluster's OIDC issuer URL (federated credential).")
+        None,
+        pattern=describe_pattern(r"^https://", "an https:// OIDC issuer URL"),
+        description="Azure: the AKS cluster's OIDC issuer URL (federated credential).",
+    )
 
 
 class EnvironmentSettings(BaseModel):
@@ -365,7 +403,8 @@ class EnvironmentSettings(BaseModel):
 
     appCluster: AppCluster | None = None  # noqa: N815
     databaseUser: DatabaseUserSettings = Field(  # noqa: N815
-        default_factory=DatabaseUserSettings)
+        default_factory=DatabaseUserSettings
+    )
     api: ApiSettings | None = None
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)
     ci: CiClusterSettings = Field(default_factory=CiClusterSettings)

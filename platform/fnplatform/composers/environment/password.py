@@ -61,8 +61,11 @@ def namespace(root: RootPassword) -> dict[str, Any]:
 
 def service_account(root: RootPassword) -> dict[str, Any]:
     """The Job's identity, only ever mounted in its own namespace."""
-    return {"apiVersion": "v1", "kind": "ServiceAccount",
-            "metadata": {"name": ACCOUNT, "namespace": root.job_namespace}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": ACCOUNT, "namespace": root.job_namespace},
+    }
 
 
 def role(root: RootPassword) -> dict[str, Any]:
@@ -75,8 +78,12 @@ def role(root: RootPassword) -> dict[str, Any]:
         "metadata": {"name": root.secret, "namespace": root.secret_namespace},
         "rules": [
             {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [root.secret],
-             "verbs": ["get"]},
+            {
+                "apiGroups": [""],
+                "resources": ["secrets"],
+                "resourceNames": [root.secret],
+                "verbs": ["get"],
+            },
         ],
     }
 
@@ -87,10 +94,8 @@ def role_binding(root: RootPassword) -> dict[str, Any]:
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
         "metadata": {"name": root.secret, "namespace": root.secret_namespace},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
-                    "name": root.secret},
-        "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT,
-                      "namespace": root.job_namespace}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": root.secret},
+        "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": root.job_namespace}],
     }
 
 
@@ -111,8 +116,12 @@ def job(root: RootPassword, *, kubectl_image: str) -> dict[str, Any]:
     pod = {
         "serviceAccountName": ACCOUNT,
         "restartPolicy": "Never",
-        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": 65534,
+            "runAsGroup": 65534,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
         "volumes": [{"name": "work", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}}],
         "containers": [container],
     }

@@ -31,8 +31,9 @@ class Parts:
     root_password: str | None = None
 
 
-def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str,
-                  cdn: CdnSpec) -> None:
+def report_status(
+    comp: Composition, parts: Parts, *, app: App, bucket_name: str, cdn: CdnSpec
+) -> None:
     """Status fields from observed state (remembered while briefly unobserved), ``ready``, and
     a ``PartsReady`` condition listing what is still pending.
 
@@ -48,31 +49,41 @@ def report_status(comp: Composition, parts: Parts, *, app: App, bucket_name: str
     comp.remember("databaseHost", values.database_host(comp, parts.database))
     comp.remember("frontendBucketName", bucket_name if comp.is_observed(parts.bucket) else None)
     comp.remember("cdnDomainName", values.cdn_domain(comp, parts.cdn, cdn))
-    comp.remember(
-        "backendService", service_address(app) if comp.is_ready(parts.service) else None
+    comp.remember("backendService", service_address(app) if comp.is_ready(parts.service) else None)
+    verdict = assess(
+        comp,
+        [
+            Control("namespace", (parts.namespace,)),
+            # each part with the resources its builder composes for it (<name>-*: a database's
+            # subnet group and parameters, a bucket's encryption and public access block, a
+            # CDN's certificate and origins)
+            Control(
+                "database",
+                (
+                    *([parts.root_password] if parts.root_password else []),
+                    parts.database,
+                    f"{parts.database}-*",
+                ),
+            ),
+            Control("frontend bucket", (parts.bucket, f"{parts.bucket}-*")),
+            Control("cdn", (parts.cdn, f"{parts.cdn}-*")),
+            *([Control("connection secret", (parts.connection,))] if parts.connection else []),
+            Control("database user", (parts.user, f"{parts.user}-*")),
+            Control("backend", (parts.deployment, parts.service)),
+        ],
     )
-    verdict = assess(comp, [
-        Control("namespace", (parts.namespace,)),
-        # each part with the resources its builder composes for it (<name>-*: a database's
-        # subnet group and parameters, a bucket's encryption and public access block, a
-        # CDN's certificate and origins)
-        Control("database", (*([parts.root_password] if parts.root_password else []),
-                             parts.database, f"{parts.database}-*")),
-        Control("frontend bucket", (parts.bucket, f"{parts.bucket}-*")),
-        Control("cdn", (parts.cdn, f"{parts.cdn}-*")),
-        *([Control("connection secret", (parts.connection,))] if parts.connection else []),
-        Control("database user", (parts.user, f"{parts.user}-*")),
-        Control("backend", (parts.deployment, parts.service)),
-    ])
     pending = list(verdict.unmet)
     comp.set_status("ready", verdict.ok)
     comp.set_status("pending", pending)
     if verdict.ok:
         comp.condition(PARTS_CONDITION, True, "AllPartsReady", "every part is ready")
     else:
-        comp.condition(PARTS_CONDITION, False,
-                       FAILING if verdict.failing else Phase.PENDING.value,
-                       f"waiting for: {', '.join(pending)}. {verdict.summary()}")
+        comp.condition(
+            PARTS_CONDITION,
+            False,
+            FAILING if verdict.failing else Phase.PENDING.value,
+            f"waiting for: {', '.join(pending)}. {verdict.summary()}",
+        )
 
 
 def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
@@ -82,25 +93,45 @@ def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
     if not spec.custom_domains:
         return
     domains = values.cdn_custom_domains(comp, cdn, spec)
-    comp.set_status("customDomains", [
-        {"host": d.host, "ready": d.ready,
-         **({"dnsRecords": [{"name": r.name, "type": r.type, "value": r.value}
-                            for r in d.records]} if d.records else {})}
-        for d in domains
-    ])
+    comp.set_status(
+        "customDomains",
+        [
+            {
+                "host": d.host,
+                "ready": d.ready,
+                **(
+                    {
+                        "dnsRecords": [
+                            {"name": r.name, "type": r.type, "value": r.value} for r in d.records
+                        ]
+                    }
+                    if d.records
+                    else {}
+                ),
+            }
+            for d in domains
+        ],
+    )
     records = [f"{r.type} {r.name} {r.value}" for d in domains for r in d.records]
     waiting = [d.host for d in domains if not d.ready]
     if not waiting:
         # Served as observed, and vouched for only while the CDN's resources (the
         # distribution, its certificate and settings) are Synced and Ready.
         hosts = ", ".join(d.host for d in domains)
-        vouch(comp, CUSTOM_DOMAINS_CONDITION, [Control(f"custom domains served: {hosts}",
-                                                       (cdn, f"{cdn}-*"))],
-              reason="Served",
-              message="the CDN serves every custom domain with an issued certificate")
+        vouch(
+            comp,
+            CUSTOM_DOMAINS_CONDITION,
+            [Control(f"custom domains served: {hosts}", (cdn, f"{cdn}-*"))],
+            reason="Served",
+            message="the CDN serves every custom domain with an issued certificate",
+        )
         return
     message = f"not served yet: {', '.join(waiting)}"
     if records:
         message += f"; the platform must create these DNS records: {'; '.join(records)}"
-    comp.condition(CUSTOM_DOMAINS_CONDITION, False,
-                   "DnsRecordsNeeded" if records else Phase.PENDING.value, message)
+    comp.condition(
+        CUSTOM_DOMAINS_CONDITION,
+        False,
+        "DnsRecordsNeeded" if records else Phase.PENDING.value,
+        message,
+    )

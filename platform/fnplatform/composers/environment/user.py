@@ -90,14 +90,21 @@ def namespace(name: str) -> dict[str, Any]:
 def admin_secret(admin_ns: str) -> dict[str, Any]:
     """The administrator's connection Secret in the admin namespace (data patched in by
     provider-kubernetes, or written there by the provider itself)."""
-    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-            "metadata": {"name": ADMIN_SECRET, "namespace": admin_ns}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": ADMIN_SECRET, "namespace": admin_ns},
+    }
 
 
 def service_account(admin_ns: str) -> dict[str, Any]:
     """The Job's identity; its token is only ever mounted in the admin namespace."""
-    return {"apiVersion": "v1", "kind": "ServiceAccount",
-            "metadata": {"name": ACCOUNT, "namespace": admin_ns}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": ACCOUNT, "namespace": admin_ns},
+    }
 
 
 def role(app: App) -> dict[str, Any]:
@@ -109,8 +116,12 @@ def role(app: App) -> dict[str, Any]:
         "metadata": {"name": ACCOUNT, "namespace": app.namespace},
         "rules": [
             {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [CONNECTION_SECRET],
-             "verbs": ["get", "patch", "update"]},
+            {
+                "apiGroups": [""],
+                "resources": ["secrets"],
+                "resourceNames": [CONNECTION_SECRET],
+                "verbs": ["get", "patch", "update"],
+            },
         ],
     }
 
@@ -126,8 +137,7 @@ def role_binding(app: App, admin_ns: str) -> dict[str, Any]:
     }
 
 
-def _container(name: str, image: str, script: str, env: list[dict[str, Any]]
-               ) -> dict[str, Any]:
+def _container(name: str, image: str, script: str, env: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "name": name,
         "image": image,
@@ -138,8 +148,14 @@ def _container(name: str, image: str, script: str, env: list[dict[str, Any]]
     }
 
 
-def job(app: App, admin_ns: str, admin_env: list[dict[str, Any]], *, kubectl_image: str,
-        postgres_image: str) -> dict[str, Any]:
+def job(
+    app: App,
+    admin_ns: str,
+    admin_env: list[dict[str, Any]],
+    *,
+    kubectl_image: str,
+    postgres_image: str,
+) -> dict[str, Any]:
     """The Job creating the app's user; ``admin_env`` is the cloud's ``DB_HOST``, ``DB_PORT``,
     ``DB_USER`` and ``DB_PASSWORD`` from the administrator's Secret (``database_env``)."""
     common = [
@@ -150,18 +166,29 @@ def job(app: App, admin_ns: str, admin_env: list[dict[str, Any]], *, kubectl_ima
     pod = {
         "serviceAccountName": ACCOUNT,
         "restartPolicy": "Never",
-        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": 65534,
+            "runAsGroup": 65534,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
         "volumes": [{"name": "work", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}}],
-        "initContainers": [_container("credentials", kubectl_image, _CREDENTIALS, [
-            *host_port, *common,
-            {"name": "SECRET", "value": CONNECTION_SECRET},
-            {"name": "APP_NAMESPACE", "value": app.namespace},
-        ])],
+        "initContainers": [
+            _container(
+                "credentials",
+                kubectl_image,
+                _CREDENTIALS,
+                [
+                    *host_port,
+                    *common,
+                    {"name": "SECRET", "value": CONNECTION_SECRET},
+                    {"name": "APP_NAMESPACE", "value": app.namespace},
+                ],
+            )
+        ],
         "containers": [_container("grant", postgres_image, _GRANT, [*admin_env, *common])],
     }
-    spec = {"backoffLimit": 4, "activeDeadlineSeconds": DEADLINE_SECONDS,
-            "template": {"spec": pod}}
+    spec = {"backoffLimit": 4, "activeDeadlineSeconds": DEADLINE_SECONDS, "template": {"spec": pod}}
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",

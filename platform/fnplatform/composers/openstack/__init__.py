@@ -34,11 +34,17 @@ def compose(comp: Composition) -> None:
         raise InputError("metadata.name", "required: every composed name derives from it")
     if not (comp.claim_name and comp.namespace):
         # Pools are found by their claim's name and namespace; a tenant is its claim's namespace.
-        raise InputError("metadata.labels", f"{CLAIM_NAME} and {CLAIM_NAMESPACE} are required: "
-                         "the openstack APIs are used through their claims")
+        raise InputError(
+            "metadata.labels",
+            f"{CLAIM_NAME} and {CLAIM_NAMESPACE} are required: "
+            "the openstack APIs are used through their claims",
+        )
     kind = str(comp.composite.get("kind") or "")
     composer = COMPOSERS.get(kind)
     if composer is None:
-        raise InputError("kind", f"the openstack module composes {', '.join(sorted(COMPOSERS))}"
-                         f", not {kind or 'a composite without kind'}")
+        raise InputError(
+            "kind",
+            f"the openstack module composes {', '.join(sorted(COMPOSERS))}"
+            f", not {kind or 'a composite without kind'}",
+        )
     composer(comp)

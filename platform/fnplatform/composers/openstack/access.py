@@ -83,8 +83,12 @@ def refresher_manifests(
             "metadata": meta,
             "rules": [
                 {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-                {"apiGroups": [""], "resources": ["secrets"], "resourceNames": [target],
-                 "verbs": ["get", "patch", "update"]},
+                {
+                    "apiGroups": [""],
+                    "resources": ["secrets"],
+                    "resourceNames": [target],
+                    "verbs": ["get", "patch", "update"],
+                },
             ],
         },
         "role-binding": {
@@ -112,45 +116,60 @@ def refresher_manifests(
         },
         # The first kubeconfig right away, not at the CronJob's next tick (emitted once the
         # Shoot is Ready, see pools.py).
-        "first-run": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {
-            "name": dns_label(name, "first", max_length=63), "namespace": ns},
-            "spec": copy.deepcopy(job)},
+        "first-run": {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": dns_label(name, "first", max_length=63), "namespace": ns},
+            "spec": copy.deepcopy(job),
+        },
     }
 
 
-def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener
-         ) -> dict[str, Any]:
+def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener) -> dict[str, Any]:
     """The refresher's pod: ask the garden for a kubeconfig, write it to ``target``."""
     return {
         "serviceAccountName": name,
         "restartPolicy": "OnFailure",
         # The pod holds a garden credential and a Shoot's admin kubeconfig: non-root, no
         # privilege escalation, read-only root, the kubeconfig only in a memory emptyDir.
-        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
-                            "seccompProfile": {"type": "RuntimeDefault"}},
-        "containers": [{
-            "name": "refresh",
-            "image": access.refresherImage,
-            "command": ["/bin/sh", "-c", _SCRIPT],
-            "env": [
-                {"name": "PROJECT_NAMESPACE", "value": gardener.namespace},
-                {"name": "SHOOT", "value": shoot},
-                {"name": "EXPIRATION_SECONDS", "value": str(access.expirationSeconds)},
-                {"name": "TARGET_SECRET", "value": target},
-                {"name": "TARGET_NAMESPACE", "value": access.namespace},
-                {"name": "HOME", "value": "/tmp"},
-            ],
-            "securityContext": {"allowPrivilegeEscalation": False,
-                                "readOnlyRootFilesystem": True,
-                                "capabilities": {"drop": ["ALL"]}},
-            "volumeMounts": [{"name": "garden", "mountPath": "/garden", "readOnly": True},
-                             {"name": "tmp", "mountPath": "/tmp"}],
-        }],
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": 65534,
+            "runAsGroup": 65534,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [
+            {
+                "name": "refresh",
+                "image": access.refresherImage,
+                "command": ["/bin/sh", "-c", _SCRIPT],
+                "env": [
+                    {"name": "PROJECT_NAMESPACE", "value": gardener.namespace},
+                    {"name": "SHOOT", "value": shoot},
+                    {"name": "EXPIRATION_SECONDS", "value": str(access.expirationSeconds)},
+                    {"name": "TARGET_SECRET", "value": target},
+                    {"name": "TARGET_NAMESPACE", "value": access.namespace},
+                    {"name": "HOME", "value": "/tmp"},
+                ],
+                "securityContext": {
+                    "allowPrivilegeEscalation": False,
+                    "readOnlyRootFilesystem": True,
+                    "capabilities": {"drop": ["ALL"]},
+                },
+                "volumeMounts": [
+                    {"name": "garden", "mountPath": "/garden", "readOnly": True},
+                    {"name": "tmp", "mountPath": "/tmp"},
+                ],
+            }
+        ],
         "volumes": [
-            {"name": "garden", "secret": {
-                "secretName": access.gardenKubeconfigSecret,
-                "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
-            }},
+            {
+                "name": "garden",
+                "secret": {
+                    "secretName": access.gardenKubeconfigSecret,
+                    "items": [{"key": KUBECONFIG_KEY, "path": "kubeconfig"}],
+                },
+            },
             {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "8Mi"}},
         ],
     }

@@ -73,8 +73,13 @@ def ceph_manifests(
             "metadata": {"name": f"{tenant}-cephfs", "namespace": namespace},
             "spec": {
                 "metadataPool": {"replicated": {"size": pool.replication}},
-                "dataPools": [{"name": "data0", "deviceClass": pool.device_class,
-                               "replicated": {"size": pool.replication}}],
+                "dataPools": [
+                    {
+                        "name": "data0",
+                        "deviceClass": pool.device_class,
+                        "replicated": {"size": pool.replication},
+                    }
+                ],
                 "metadataServer": {"activeCount": 1, "activeStandby": True},
                 # Rook deletes a filesystem and its pools with the CR by default; block pools
                 # are safe (Rook refuses to delete a pool holding images or snapshots), the

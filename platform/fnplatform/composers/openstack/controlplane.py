@@ -34,8 +34,10 @@ def public_endpoints(tenant: str, settings: ControlPlaneSettings) -> dict[str, s
     derives them from its gateway and nothing is known here)."""
     if not settings.domain:
         return {}
-    return {"keystone": f"https://keystone-{tenant}.{settings.domain}/v3",
-            "horizon": f"https://horizon-{tenant}.{settings.domain}/"}
+    return {
+        "keystone": f"https://keystone-{tenant}.{settings.domain}/v3",
+        "horizon": f"https://horizon-{tenant}.{settings.domain}/",
+    }
 
 
 def issuer(spec: OpenStackClusterSpec, settings: ControlPlaneSettings) -> str:
@@ -56,7 +58,10 @@ def issuer(spec: OpenStackClusterSpec, settings: ControlPlaneSettings) -> str:
 
 
 def control_plane(
-    tenant: str, namespace: str, spec: OpenStackClusterSpec, settings: ControlPlaneSettings,
+    tenant: str,
+    namespace: str,
+    spec: OpenStackClusterSpec,
+    settings: ControlPlaneSettings,
 ) -> ControlPlaneParts:
     """The ControlPlane for ``tenant`` in ``namespace``."""
     preset = PRESETS[spec.size]
@@ -68,11 +73,15 @@ def control_plane(
     enabled = spec.services
     if enabled.glance:
         if settings.glanceBackends:
-            services["glance"] = {"replicas": preset.glance,
-                                  "backends": [dict(b) for b in settings.glanceBackends]}
+            services["glance"] = {
+                "replicas": preset.glance,
+                "backends": [dict(b) for b in settings.glanceBackends],
+            }
         else:
-            missing.append("glance (no controlPlane.glanceBackends in the region's settings; "
-                           "the API has S3 backends only)")
+            missing.append(
+                "glance (no controlPlane.glanceBackends in the region's settings; "
+                "the API has S3 backends only)"
+            )
     if enabled.nova:
         services["placement"] = {"replicas": preset.placement}
     if enabled.horizon:
@@ -94,15 +103,22 @@ def control_plane(
         "spec": {
             "openStackRelease": settings.openStackRelease,
             "region": spec.region,
-            "korc": {"adminCredential": {
-                "applicationCredential": {"restricted": True,
-                                          "rotation": {"mode": "PasswordDriven"}},
-                "cloudCredentialsRef": {"cloudName": "admin", "secretName": "k-orc-clouds-yaml"},
-                "domainName": "Default",
-                "passwordSecretRef": {"name": "keystone-admin", "key": "password"},
-                "projectName": "admin",
-                "userName": "admin",
-            }},
+            "korc": {
+                "adminCredential": {
+                    "applicationCredential": {
+                        "restricted": True,
+                        "rotation": {"mode": "PasswordDriven"},
+                    },
+                    "cloudCredentialsRef": {
+                        "cloudName": "admin",
+                        "secretName": "k-orc-clouds-yaml",
+                    },
+                    "domainName": "Default",
+                    "passwordSecretRef": {"name": "keystone-admin", "key": "password"},
+                    "projectName": "admin",
+                    "userName": "admin",
+                }
+            },
             "infrastructure": {
                 "database": {
                     "clusterRef": {"name": settings.databaseClusterRef},

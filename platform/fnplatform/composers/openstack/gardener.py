@@ -106,7 +106,7 @@ def not_older(wanted: str, running: str | None) -> str:
     have, want = _version_key(running), _version_key(wanted)
     if have is None or want is None:
         return wanted
-    if have[:len(want)] == want or have > want:
+    if have[: len(want)] == want or have > want:
         return running
     return wanted
 
@@ -126,9 +126,11 @@ def shoot_name(pool: str, project: str) -> str:
     and suffixed with a hash of the full name (deterministic, distinct per pool)."""
     room = SHOOT_AND_PROJECT_MAX - len(project)
     if room < SHOOT_NAME_MIN:
-        raise InputError("environment.gardener.project",
-                         f"{project!r} leaves {room} characters for Shoot names; Gardener allows "
-                         f"{SHOOT_AND_PROJECT_MAX} for project and Shoot name together")
+        raise InputError(
+            "environment.gardener.project",
+            f"{project!r} leaves {room} characters for Shoot names; Gardener allows "
+            f"{SHOOT_AND_PROJECT_MAX} for project and Shoot name together",
+        )
     return pool if len(pool) <= room else dns_label(pool, max_length=room)
 
 
@@ -153,10 +155,12 @@ def shoot_manifest(request: ShootRequest, gardener: Gardener) -> dict[str, Any]:
         # The claim owns the Kubernetes version: Gardener's maintenance would otherwise patch-
         # upgrade it, and re-applying ours would be a downgrade, which Gardener rejects. The
         # machine image version is Gardener's to update unless the region pins one.
-        "maintenance": {"autoUpdate": {
-            "kubernetesVersion": False,
-            "machineImageVersion": gardener.machineImage.version is None,
-        }},
+        "maintenance": {
+            "autoUpdate": {
+                "kubernetesVersion": False,
+                "machineImageVersion": gardener.machineImage.version is None,
+            }
+        },
     }
     if gardener.networking:
         spec["networking"] = dict(gardener.networking)

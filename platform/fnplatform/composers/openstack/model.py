@@ -24,11 +24,12 @@ from fnplatform.xrd import ClaimRule, claim_rule, ordered
 
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",
-    "a Kubernetes quantity such as 50Gi or 500Ti")
+    "a Kubernetes quantity such as 50Gi or 500Ti",
+)
 KUBERNETES_VERSION = describe_pattern(
-    r"^[0-9]+\.[0-9]+(\.[0-9]+)?$", "a Kubernetes version such as 1.33 or 1.33.4")
-OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$",
-                                     "an OpenStack release such as 2025.2")
+    r"^[0-9]+\.[0-9]+(\.[0-9]+)?$", "a Kubernetes version such as 1.33 or 1.33.4"
+)
+OPENSTACK_RELEASE = describe_pattern(r"^\d{4}\.[12]$", "an OpenStack release such as 2025.2")
 STORAGE_SIZE = describe_pattern(r"^[0-9]+(Mi|Gi|Ti)$", "a size in Mi, Gi or Ti such as 100Gi")
 
 PoolName = Annotated[str, Field(pattern=DNS_LABEL, min_length=1, max_length=40)]
@@ -46,13 +47,15 @@ class IronCore(BaseModel):
     model_config = _Strict
 
     machinePool: str = Field(
-        min_length=1, max_length=63,
+        min_length=1,
+        max_length=63,
         description="IronCore machine pool the workers are placed in (the worker zone).",
     )
     machineClass: str | None = Field(
-        default=None, min_length=1, max_length=63,
-        description="IronCore machine class (the worker machine type); defaults to the "
-        "region's.",
+        default=None,
+        min_length=1,
+        max_length=63,
+        description="IronCore machine class (the worker machine type); defaults to the region's.",
     )
 
 
@@ -61,19 +64,27 @@ class ControlPlaneClusterSpec(BaseModel):
 
     model_config = _Spec
 
-    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
-                        description="Region, e.g. eu-de-1.")
+    region: str = Field(
+        min_length=1, max_length=40, pattern=DNS_LABEL, description="Region, e.g. eu-de-1."
+    )
     kubernetesVersion: str | None = Field(
-        default=None, pattern=KUBERNETES_VERSION,
-        description="Kubernetes version; defaults to the region's.")
+        default=None,
+        pattern=KUBERNETES_VERSION,
+        description="Kubernetes version; defaults to the region's.",
+    )
     workers: int = Field(default=5, ge=1, le=1000, description="Worker nodes.")
     machineType: str | None = Field(
-        default=None, min_length=1, max_length=63,
-        description="Worker machine type; defaults to the region's.")
-    volumeSize: str = Field(default="50Gi", pattern=QUANTITY,
-                            description="Root volume size of each worker.")
+        default=None,
+        min_length=1,
+        max_length=63,
+        description="Worker machine type; defaults to the region's.",
+    )
+    volumeSize: str = Field(
+        default="50Gi", pattern=QUANTITY, description="Root volume size of each worker."
+    )
     highAvailability: bool = Field(
-        default=True, description="Zone-redundant Kubernetes control plane.")
+        default=True, description="Zone-redundant Kubernetes control plane."
+    )
 
 
 class PoolSpec(BaseModel):
@@ -82,13 +93,17 @@ class PoolSpec(BaseModel):
 
     model_config = _Spec
 
-    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
-                        description="Region, e.g. eu-de-1.")
+    region: str = Field(
+        min_length=1, max_length=40, pattern=DNS_LABEL, description="Region, e.g. eu-de-1."
+    )
     name: PoolName | None = Field(
-        default=None, description="Pool (and Shoot) name; defaults to the claim's name.")
+        default=None, description="Pool (and Shoot) name; defaults to the claim's name."
+    )
     kubernetesVersion: str | None = Field(
-        default=None, pattern=KUBERNETES_VERSION,
-        description="Kubernetes version; defaults to the region's.")
+        default=None,
+        pattern=KUBERNETES_VERSION,
+        description="Kubernetes version; defaults to the region's.",
+    )
 
 
 class HypervisorClusterSpec(PoolSpec):
@@ -96,12 +111,16 @@ class HypervisorClusterSpec(PoolSpec):
 
     workers: int = Field(ge=1, le=1000, description="Hypervisor nodes (the autoscaler minimum).")
     maxWorkers: int | None = Field(
-        default=None, ge=1, le=1000,
-        description="Autoscaler maximum; defaults to workers (a fixed-size pool).")
+        default=None,
+        ge=1,
+        le=1000,
+        description="Autoscaler maximum; defaults to workers (a fixed-size pool).",
+    )
     labels: dict[str, str] = Field(
         default_factory=dict,
-        description="Pool labels, carried to the nodes. dedicated: \"true\" plus tenant: "
-        "<claim namespace> reserves the pool for one tenant.")
+        description='Pool labels, carried to the nodes. dedicated: "true" plus tenant: '
+        "<claim namespace> reserves the pool for one tenant.",
+    )
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
 
     _labels = field_validator("labels")(check_labels)
@@ -116,17 +135,21 @@ class Ceph(BaseModel):
 
     osdCount: int = Field(default=3, ge=1, le=10000, description="Ceph OSDs.")
     deviceClass: Literal["hdd", "ssd", "nvme"] = Field(
-        default="nvme", description="Device class tenant pools are placed on.")
-    targetCapacity: str | None = Field(default=None, pattern=QUANTITY,
-                                       description="Raw capacity the pool aims at, e.g. 500Ti.")
-    replicationFactor: int = Field(default=3, ge=1, le=5,
-                                   description="Replicas of tenant block pools.")
+        default="nvme", description="Device class tenant pools are placed on."
+    )
+    targetCapacity: str | None = Field(
+        default=None, pattern=QUANTITY, description="Raw capacity the pool aims at, e.g. 500Ti."
+    )
+    replicationFactor: int = Field(
+        default=3, ge=1, le=5, description="Replicas of tenant block pools."
+    )
     encrypted: bool = Field(
         default=False,
         description="The pool's OSDs are encrypted at rest (Rook dm-crypt: the CephCluster's "
         "storage.config.encryptedDevice or encrypted storageClassDeviceSets). Verified: the "
         "pool is Ready only once its CephCluster says so. OpenStack clusters with "
-        "encryptedStorage accept only such pools.")
+        "encryptedStorage accept only such pools.",
+    )
 
 
 class StorageClusterSpec(PoolSpec):
@@ -135,7 +158,8 @@ class StorageClusterSpec(PoolSpec):
     workers: int = Field(default=3, ge=1, le=1000, description="Storage nodes.")
     labels: dict[str, str] = Field(
         default_factory=dict,
-        description="Pool labels, carried to the nodes; dedicated/tenant as for hypervisors.")
+        description="Pool labels, carried to the nodes; dedicated/tenant as for hypervisors.",
+    )
     ironcore: IronCore = Field(description="IronCore machine pool and class.")
     ceph: Ceph = Field(default_factory=Ceph, description="Ceph settings.")
 
@@ -156,9 +180,14 @@ class Services(BaseModel):
     octavia: bool = Field(default=False, description="Load balancers.")
     manila: bool = Field(default=False, description="Shared filesystems (CephFS).")
 
-    _keystone = claim_rule(ClaimRule(
-        "keystone", "cannot be disabled: every other service authenticates against it",
-        "!has(self.keystone) || self.keystone", lambda services: services.keystone))
+    _keystone = claim_rule(
+        ClaimRule(
+            "keystone",
+            "cannot be disabled: every other service authenticates against it",
+            "!has(self.keystone) || self.keystone",
+            lambda services: services.keystone,
+        )
+    )
 
 
 class Cortex(BaseModel):
@@ -168,7 +197,8 @@ class Cortex(BaseModel):
 
     enabled: bool = Field(default=True, description="Run Cortex.")
     pipelines: list[Pipeline] = Field(
-        default_factory=lambda: list(DEFAULT_PIPELINES), description="Schedulers Cortex serves.")
+        default_factory=lambda: list(DEFAULT_PIPELINES), description="Schedulers Cortex serves."
+    )
 
 
 class Tls(BaseModel):
@@ -178,9 +208,12 @@ class Tls(BaseModel):
 
     enabled: bool = Field(default=True, description="Serve the APIs over TLS.")
     issuerRef: str | None = Field(
-        default=None, min_length=1, max_length=253,
+        default=None,
+        min_length=1,
+        max_length=253,
         description="cert-manager ClusterIssuer name; default: the region's "
-        "controlPlane.tlsIssuerRef.")
+        "controlPlane.tlsIssuerRef.",
+    )
 
 
 class OpenStackClusterSpec(BaseModel):
@@ -188,24 +221,30 @@ class OpenStackClusterSpec(BaseModel):
 
     model_config = _Spec
 
-    region: str = Field(min_length=1, max_length=40, pattern=DNS_LABEL,
-                        description="Region, e.g. eu-de-1.")
+    region: str = Field(
+        min_length=1, max_length=40, pattern=DNS_LABEL, description="Region, e.g. eu-de-1."
+    )
     size: Size = Field(description="Size preset: replicas of the control-plane services.")
     hypervisorClusters: list[PoolName] = Field(
-        min_length=1, max_length=200, description="HypervisorCluster pools (claim names).")
+        min_length=1, max_length=200, description="HypervisorCluster pools (claim names)."
+    )
     storageClusters: list[PoolName] = Field(
-        min_length=1, max_length=50,
+        min_length=1,
+        max_length=50,
         description="StorageCluster pools (claim names); the tenant's Ceph pools and client go "
-        "on each, CephFS (manila) on the first.")
+        "on each, CephFS (manila) on the first.",
+    )
     controlPlaneCluster: PoolName | None = Field(
-        default=None, description="ControlPlaneCluster claim; default <region>-control-plane.")
+        default=None, description="ControlPlaneCluster claim; default <region>-control-plane."
+    )
     services: Services = Field(default_factory=Services, description="OpenStack services.")
     cortex: Cortex = Field(default_factory=Cortex, description="Cortex scheduling.")
     tls: Tls = Field(default_factory=Tls, description="TLS.")
     encryptedStorage: bool = Field(
         default=False,
         description="Require every storage pool to be encrypted (its ceph.encrypted): an "
-        "unencrypted one leaves the cluster Pending, naming the pool.")
+        "unencrypted one leaves the cluster Pending, naming the pool.",
+    )
 
     @field_validator("hypervisorClusters", "storageClusters")
     @classmethod
@@ -229,12 +268,14 @@ class PoolStatus(BaseModel):
     phase: str | None = Field(default=None, description="Pending, Provisioning or Ready.")
     clusterName: str | None = Field(default=None, description="The Gardener Shoot.")
     providerConfig: str | None = Field(
-        default=None, description="provider-kubernetes ProviderConfig reaching the cluster.")
+        default=None, description="provider-kubernetes ProviderConfig reaching the cluster."
+    )
     nodeCount: int | None = Field(default=None, description="Worker nodes (minimum).")
     capacity: str | None = Field(default=None, description="Target raw capacity (storage).")
     encrypted: bool | None = Field(
-        default=None, description="Storage: OSD encryption declared and seen on the pool's "
-        "CephCluster.")
+        default=None,
+        description="Storage: OSD encryption declared and seen on the pool's CephCluster.",
+    )
 
 
 class StorageQuota(BaseModel):
@@ -245,8 +286,9 @@ class StorageQuota(BaseModel):
 
     volumes: str | None = Field(default=None, pattern=QUANTITY, description="Cinder volumes.")
     images: str | None = Field(default=None, pattern=QUANTITY, description="Glance images.")
-    ephemeral: str | None = Field(default=None, pattern=QUANTITY,
-                                  description="Nova ephemeral disks.")
+    ephemeral: str | None = Field(
+        default=None, pattern=QUANTITY, description="Nova ephemeral disks."
+    )
 
 
 class ConsumedPool(BaseModel):
@@ -263,9 +305,11 @@ class ConsumedPool(BaseModel):
     deviceClass: str | None = Field(default=None, description="Storage: Ceph device class.")
     encrypted: bool | None = Field(default=None, description="Storage: OSDs encrypted.")
     quotas: StorageQuota | None = Field(
-        default=None, description="Storage: the tenant's Ceph pool quotas (maxSize) here.")
+        default=None, description="Storage: the tenant's Ceph pool quotas (maxSize) here."
+    )
     quotaReason: str | None = Field(
-        default=None, description="Storage: why the quotas are less than the size preset's.")
+        default=None, description="Storage: why the quotas are less than the size preset's."
+    )
 
 
 class ConsumedPools(BaseModel):
@@ -288,7 +332,8 @@ class OpenStackClusterStatus(BaseModel):
     phase: str | None = Field(default=None, description="Pending, Provisioning, Ready, Degraded.")
     controlPlane: str | None = Field(default=None, description="ControlPlane namespace/name.")
     controlPlaneCluster: ConsumedPool | None = Field(
-        default=None, description="The control-plane cluster the ControlPlane runs in.")
+        default=None, description="The control-plane cluster the ControlPlane runs in."
+    )
     consumedPools: ConsumedPools | None = Field(default=None, description="Consumed pools.")
     endpoints: Endpoints | None = Field(default=None, description="Public endpoints.")
 
@@ -317,29 +362,35 @@ class Gardener(BaseModel):
 
     project: str = Field(min_length=1, description="Gardener project.")
     namespace: str = Field(min_length=1, description="The project's namespace (garden-<p>).")
-    providerConfig: str = Field(min_length=1,
-                                description="provider-kubernetes ProviderConfig of the garden.")
+    providerConfig: str = Field(
+        min_length=1, description="provider-kubernetes ProviderConfig of the garden."
+    )
     providerType: str = Field(default="ironcore", min_length=1)
-    region: str | None = Field(default=None, min_length=1,
-                               description="Gardener region name when it differs.")
+    region: str | None = Field(
+        default=None, min_length=1, description="Gardener region name when it differs."
+    )
     cloudProfile: dict[str, str] = Field(description="{kind, name} of the CloudProfile.")
     credentialsBindingName: str = Field(min_length=1)
     kubernetesVersion: str = Field(pattern=KUBERNETES_VERSION)
     machineClass: str = Field(min_length=1, description="Default worker machine class.")
     machineImage: MachineImage = Field(default_factory=MachineImage)
     purpose: Literal["evaluation", "testing", "development", "production", "infrastructure"] = (
-        "production")
+        "production"
+    )
     networking: dict[str, Any] | None = Field(default=None, validate_default=True)
     infrastructureConfig: dict[str, Any] | None = None
     controlPlaneConfig: dict[str, Any] | None = None
     workerVolumeSize: str = Field(default="50Gi", pattern=QUANTITY)
     workerVolumeType: str | None = Field(
-        default=None, min_length=1,
-        description="Worker volume type (IronCore volume class); required for ironcore.")
+        default=None,
+        min_length=1,
+        description="Worker volume type (IronCore volume class); required for ironcore.",
+    )
     zones: list[str] = Field(
         default_factory=list,
         description="The region's zones (IronCore machine pools) the control-plane cluster's "
-        "workers are spread over; required for ironcore and openstack.")
+        "workers are spread over; required for ironcore and openstack.",
+    )
 
     @model_validator(mode="after")
     def _profile(self) -> Gardener:
@@ -351,36 +402,47 @@ class Gardener(BaseModel):
         # gardener-extension-provider-ironcore pkg/apis/ironcore/validation/shoot.go: every
         # worker needs a volume with type and size, and at least one zone.
         if self.providerType == "ironcore" and not self.workerVolumeType:
-            msg = ("workerVolumeType is required for ironcore: the IronCore extension refuses "
-                   "a worker volume without a type")
+            msg = (
+                "workerVolumeType is required for ironcore: the IronCore extension refuses "
+                "a worker volume without a type"
+            )
             raise ValueError(msg)
         if self.providerType in ZONED_PROVIDERS and not self.zones:
-            msg = (f"zones is required for {self.providerType}: its extension refuses workers "
-                   "without a zone (the control-plane cluster's workers go there)")
+            msg = (
+                f"zones is required for {self.providerType}: its extension refuses workers "
+                "without a zone (the control-plane cluster's workers go there)"
+            )
             raise ValueError(msg)
         if self.purpose == "infrastructure" and self.namespace != "garden":
-            msg = (f"purpose infrastructure is only allowed for Shoots in the garden namespace, "
-                   f"not {self.namespace}")
+            msg = (
+                f"purpose infrastructure is only allowed for Shoots in the garden namespace, "
+                f"not {self.namespace}"
+            )
             raise ValueError(msg)
         return self
 
     @field_validator("networking")
     @classmethod
-    def _networking(cls, networking: dict[str, Any] | None, info: ValidationInfo
-                    ) -> dict[str, Any] | None:
+    def _networking(
+        cls, networking: dict[str, Any] | None, info: ValidationInfo
+    ) -> dict[str, Any] | None:
         """Gardener refuses a Shoot with workers whose ``networking.type`` is missing
         (``validateNetworking`` in ``pkg/apis/core/validation/shoot.go``: "networking type
         must be provided"), and gardener-extension-provider-openstack one without
         ``networking.nodes`` ("a nodes CIDR must be provided for Openstack shoots"). Said here,
         before any Shoot is sent, instead of in the Object's sync error."""
         if not networking or not networking.get("type"):
-            msg = "needs type (the CNI, e.g. cilium or calico): Gardener refuses a Shoot " \
-                  "with workers without networking.type"
+            msg = (
+                "needs type (the CNI, e.g. cilium or calico): Gardener refuses a Shoot "
+                "with workers without networking.type"
+            )
             raise ValueError(msg)
         provider = info.data.get("providerType")
         if provider in ZONED_PROVIDERS and not networking.get("nodes"):
-            msg = f"needs nodes (the node CIDR): the {provider} extension refuses a Shoot " \
-                  "without networking.nodes"
+            msg = (
+                f"needs nodes (the node CIDR): the {provider} extension refuses a Shoot "
+                "without networking.nodes"
+            )
             raise ValueError(msg)
         return networking
 
@@ -390,12 +452,16 @@ class Access(BaseModel):
 
     model_config = _Strict
 
-    namespace: str = Field(default="crossplane-system", min_length=1,
-                           description="Namespace of the kubeconfig Secrets and refreshers.")
+    namespace: str = Field(
+        default="crossplane-system",
+        min_length=1,
+        description="Namespace of the kubeconfig Secrets and refreshers.",
+    )
     gardenKubeconfigSecret: str = Field(
         min_length=1,
         description="Secret (key kubeconfig) of a Gardener project ServiceAccount allowed to "
-        "create shoots/adminkubeconfig.")
+        "create shoots/adminkubeconfig.",
+    )
     refresherImage: str = Field(min_length=1, description="Image with kubectl and jq.")
     schedule: str = Field(default="*/15 * * * *", min_length=1)
     expirationSeconds: int = Field(default=3600, ge=600, le=86400)
@@ -413,13 +479,19 @@ class ControlPlaneSettings(BaseModel):
     databaseStorageSize: str = Field(default="100Gi", pattern=STORAGE_SIZE)
     glanceBackends: list[dict[str, Any]] | None = None
     tlsIssuerRef: str | None = Field(
-        default=None, min_length=1, max_length=253,
+        default=None,
+        min_length=1,
+        max_length=253,
         description="The cert-manager ClusterIssuer of the region's public endpoints, for "
-        "OpenStack clusters whose spec.tls names none (a tenant need not know it).")
+        "OpenStack clusters whose spec.tls names none (a tenant need not know it).",
+    )
     domain: str | None = Field(
-        default=None, pattern=DOMAIN, max_length=253,
+        default=None,
+        pattern=DOMAIN,
+        max_length=253,
         description="Public DNS domain: keystone and horizon of tenant t are served at "
-        "keystone-t.<domain> and horizon-t.<domain>.")
+        "keystone-t.<domain> and horizon-t.<domain>.",
+    )
 
 
 class Settings(BaseModel):
@@ -429,18 +501,25 @@ class Settings(BaseModel):
 
     gardener: Gardener
     access: Access
-    poolNamespace: str = Field(default="infrastructure", min_length=1,
-                               description="Namespace of the pool claims.")
+    poolNamespace: str = Field(
+        default="infrastructure", min_length=1, description="Namespace of the pool claims."
+    )
     controlPlane: ControlPlaneSettings | None = None
     cephNamespace: str = Field(default="rook-ceph", min_length=1)
     cephCluster: str = Field(
-        default="rook-ceph", min_length=1,
+        default="rook-ceph",
+        min_length=1,
         description="Name of the CephCluster in cephNamespace on every storage pool (what an "
-        "encrypted pool's encryption is read from).")
+        "encrypted pool's encryption is read from).",
+    )
     storageQuotas: dict[Size, StorageQuota] = Field(
         default_factory=dict,
-        description="The region's quotas per size, over the built-in presets (per RBD pool).")
+        description="The region's quotas per size, over the built-in presets (per RBD pool).",
+    )
     maxTenantShare: int = Field(
-        default=50, ge=1, le=100,
+        default=50,
+        ge=1,
+        le=100,
         description="Percent of a shared storage pool's raw capacity one tenant's quotas may "
-        "take (replicas counted); dedicated pools: all of it.")
+        "take (replicas counted); dedicated pools: all of it.",
+    )

@@ -46,21 +46,46 @@ def _readiness(query: str) -> tuple[tuple[str, str], ...]:
 
 
 # Shoots have no Ready condition: Gardener reports progress in status.lastOperation.
-SHOOT = register("core.gardener.cloud/v1beta1", "Shoot", managed=False, stateful=True,
-                 object_readiness=_readiness(SHOOT_READY))
+SHOOT = register(
+    "core.gardener.cloud/v1beta1",
+    "Shoot",
+    managed=False,
+    stateful=True,
+    object_readiness=_readiness(SHOOT_READY),
+)
 # Deleting a ControlPlane drops the tenant's OpenStack (its databases with it).
-CONTROL_PLANE = register("c5c3.io/v1alpha1", "ControlPlane", managed=False, stateful=True,
-                         object_readiness=_readiness(CONDITION_READY))
+CONTROL_PLANE = register(
+    "c5c3.io/v1alpha1",
+    "ControlPlane",
+    managed=False,
+    stateful=True,
+    object_readiness=_readiness(CONDITION_READY),
+)
 # The tenant's data: RBD pools and the CephFS.
-CEPH_BLOCK_POOL = register("ceph.rook.io/v1", "CephBlockPool", managed=False, stateful=True,
-                           object_readiness=_readiness(ROOK_READY))
-CEPH_FILESYSTEM = register("ceph.rook.io/v1", "CephFilesystem", managed=False, stateful=True,
-                           object_readiness=_readiness(ROOK_READY))
+CEPH_BLOCK_POOL = register(
+    "ceph.rook.io/v1",
+    "CephBlockPool",
+    managed=False,
+    stateful=True,
+    object_readiness=_readiness(ROOK_READY),
+)
+CEPH_FILESYSTEM = register(
+    "ceph.rook.io/v1",
+    "CephFilesystem",
+    managed=False,
+    stateful=True,
+    object_readiness=_readiness(ROOK_READY),
+)
 # Read only (observe-only Object): the storage operator's; its encryption is checked.
-CEPH_ENCRYPTED = register("ceph.rook.io/v1", "CephCluster", managed=False,
-                          object_readiness=_readiness(CEPH_ENCRYPTED_READY))
-CEPH_CLIENT = register("ceph.rook.io/v1", "CephClient", managed=False,
-                       object_readiness=_readiness(ROOK_READY))
+CEPH_ENCRYPTED = register(
+    "ceph.rook.io/v1",
+    "CephCluster",
+    managed=False,
+    object_readiness=_readiness(CEPH_ENCRYPTED_READY),
+)
+CEPH_CLIENT = register(
+    "ceph.rook.io/v1", "CephClient", managed=False, object_readiness=_readiness(ROOK_READY)
+)
 
 
 def wrapped(comp: Composition, name: str, path: str) -> Any:

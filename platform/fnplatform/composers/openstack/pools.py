@@ -72,9 +72,15 @@ def compose_control_plane_cluster(comp: Composition) -> None:
         zones=tuple(settings.gardener.zones),
         volume_size=spec.volumeSize,
     )
-    request = _shoot_request(pool_name(comp, None), "control-plane", spec, settings,
-                             worker=worker, user_labels={},
-                             high_availability=spec.highAvailability)
+    request = _shoot_request(
+        pool_name(comp, None),
+        "control-plane",
+        spec,
+        settings,
+        worker=worker,
+        user_labels={},
+        high_availability=spec.highAvailability,
+    )
     _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
 
 
@@ -82,10 +88,17 @@ def compose_hypervisor_cluster(comp: Composition) -> None:
     """A hypervisor pool."""
     spec = parse(HypervisorClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
-    worker = _ironcore_worker("hypervisor", spec, settings, maximum=spec.maxWorkers or spec.workers,
-                              labels=spec.labels)
-    request = _shoot_request(pool_name(comp, spec.name), "hypervisor", spec, settings,
-                             worker=worker, user_labels=spec.labels)
+    worker = _ironcore_worker(
+        "hypervisor", spec, settings, maximum=spec.maxWorkers or spec.workers, labels=spec.labels
+    )
+    request = _shoot_request(
+        pool_name(comp, spec.name),
+        "hypervisor",
+        spec,
+        settings,
+        worker=worker,
+        user_labels=spec.labels,
+    )
     _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
 
 
@@ -93,12 +106,24 @@ def compose_storage_cluster(comp: Composition) -> None:
     """A Ceph storage pool."""
     spec = parse(StorageClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
-    worker = _ironcore_worker("storage", spec, settings, maximum=spec.workers, labels={
-        **spec.labels, "c5c3.io/ceph-device-class": spec.ceph.deviceClass})
-    request = _shoot_request(pool_name(comp, spec.name), "storage", spec, settings,
-                             worker=worker, user_labels=spec.labels)
-    _compose_pool(comp, request, settings, node_count=spec.workers,
-                  capacity=spec.ceph.targetCapacity)
+    worker = _ironcore_worker(
+        "storage",
+        spec,
+        settings,
+        maximum=spec.workers,
+        labels={**spec.labels, "c5c3.io/ceph-device-class": spec.ceph.deviceClass},
+    )
+    request = _shoot_request(
+        pool_name(comp, spec.name),
+        "storage",
+        spec,
+        settings,
+        worker=worker,
+        user_labels=spec.labels,
+    )
+    _compose_pool(
+        comp, request, settings, node_count=spec.workers, capacity=spec.ceph.targetCapacity
+    )
     if spec.ceph.encrypted:
         _encryption_seen(comp, provider_config_name(request.region, request.name), settings)
     else:
@@ -118,13 +143,25 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
     if not (comp.is_ready(SHOOT) or comp.is_observed(CEPH_CLUSTER)):
         comp.hold(CEPH_CLUSTER, Wait(SHOOT, "Ready (the pool's Ceph runs in it)"))
         comp.set_status("encrypted", False)
-        comp.condition(ENCRYPTED, False, "PoolNotReady", "the CephCluster's encryption is "
-                       "read once the pool's Shoot is Ready")
+        comp.condition(
+            ENCRYPTED,
+            False,
+            "PoolNotReady",
+            "the CephCluster's encryption is read once the pool's Shoot is Ready",
+        )
         return
-    add_object(comp, CEPH_CLUSTER, {
-        "apiVersion": CEPH_ENCRYPTED.api_version, "kind": CEPH_ENCRYPTED.kind,
-        "metadata": {"name": settings.cephCluster, "namespace": settings.cephNamespace},
-    }, provider_config=provider_config, observe_only=True, uses=(PROVIDER_CONFIG,))
+    add_object(
+        comp,
+        CEPH_CLUSTER,
+        {
+            "apiVersion": CEPH_ENCRYPTED.api_version,
+            "kind": CEPH_ENCRYPTED.kind,
+            "metadata": {"name": settings.cephCluster, "namespace": settings.cephNamespace},
+        },
+        provider_config=provider_config,
+        observe_only=True,
+        uses=(PROVIDER_CONFIG,),
+    )
     cluster = f"CephCluster {settings.cephNamespace}/{settings.cephCluster}"
     verdict = assess(comp, [Control(f"{cluster} encrypts its OSDs", (CEPH_CLUSTER,))])
     comp.set_status("encrypted", verdict.ok)
@@ -134,18 +171,26 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
         # provider-kubernetes cannot read it (the pool's ProviderConfig, RBAC): not seen
         comp.condition(ENCRYPTED, False, verdict.reason, verdict.summary())
     else:
-        comp.condition(ENCRYPTED, False, "NotSeenOnCephCluster",
-                       f"spec.ceph.encrypted is true, but the CephCluster "
-                       f"{settings.cephNamespace}/{settings.cephCluster} on the pool does not "
-                       "(yet) encrypt its OSDs: it needs spec.storage.config.encryptedDevice "
-                       "\"true\" or encrypted: true on every storageClassDeviceSet")
+        comp.condition(
+            ENCRYPTED,
+            False,
+            "NotSeenOnCephCluster",
+            f"spec.ceph.encrypted is true, but the CephCluster "
+            f"{settings.cephNamespace}/{settings.cephCluster} on the pool does not "
+            "(yet) encrypt its OSDs: it needs spec.storage.config.encryptedDevice "
+            '"true" or encrypted: true on every storageClassDeviceSet',
+        )
     if not verdict.ok and comp.is_ready(SHOOT):
         comp.set_phase(Phase.PROVISIONING)
 
 
 def _ironcore_worker(
-    kind: str, spec: HypervisorClusterSpec | StorageClusterSpec, settings: Settings, *,
-    maximum: int, labels: dict[str, str],
+    kind: str,
+    spec: HypervisorClusterSpec | StorageClusterSpec,
+    settings: Settings,
+    *,
+    maximum: int,
+    labels: dict[str, str],
 ) -> WorkerPool:
     """The one worker pool of an IronCore pool, from ``spec.workers`` to ``maximum`` nodes."""
     return WorkerPool(
@@ -160,8 +205,14 @@ def _ironcore_worker(
 
 
 def _shoot_request(
-    name: str, kind: str, spec: ControlPlaneClusterSpec | PoolSpec, settings: Settings, *,
-    worker: WorkerPool, user_labels: dict[str, str], high_availability: bool = False,
+    name: str,
+    kind: str,
+    spec: ControlPlaneClusterSpec | PoolSpec,
+    settings: Settings,
+    *,
+    worker: WorkerPool,
+    user_labels: dict[str, str],
+    high_availability: bool = False,
 ) -> ShootRequest:
     """The Shoot pool ``name`` of ``kind`` asks for, in the spec's region and version (else
     the region's)."""
@@ -177,20 +228,26 @@ def _shoot_request(
 
 def _labels(name: str, kind: str, region: str, user: dict[str, str]) -> tuple[tuple[str, str], ...]:
     """Shoot labels: the pool's own labels, then which pool it is (ours win)."""
-    return tuple(sorted({**user, POOL_LABEL: name, POOL_KIND_LABEL: kind,
-                         REGION_LABEL: region}.items()))
+    return tuple(
+        sorted({**user, POOL_LABEL: name, POOL_KIND_LABEL: kind, REGION_LABEL: region}.items())
+    )
 
 
 def _compose_pool(
-    comp: Composition, request: ShootRequest, settings: Settings, *, node_count: int,
+    comp: Composition,
+    request: ShootRequest,
+    settings: Settings,
+    *,
+    node_count: int,
     capacity: str | None,
 ) -> None:
     gardener, access_settings = settings.gardener, settings.access
     _zones_unchanged(comp, request)
     _high_availability_kept(comp, request)
     pool = request.name
-    request = _versions_as_running(comp, dataclasses.replace(
-        request, name=shoot_name(pool, gardener.project)), settings)
+    request = _versions_as_running(
+        comp, dataclasses.replace(request, name=shoot_name(pool, gardener.project)), settings
+    )
     shoot = shoot_manifest(request, gardener)
     assert (shoot["apiVersion"], shoot["kind"]) == (SHOOT_KIND.api_version, SHOOT_KIND.kind)
     add_object(comp, SHOOT, shoot, provider_config=gardener.providerConfig, component="shoot")
@@ -205,12 +262,20 @@ def _compose_pool(
         # The first-run Job's pod template is immutable: a changed access setting (image,
         # expiry) would be a patch Kubernetes refuses on every reconcile. It ran its one
         # job; the CronJob (mutable) carries the new settings.
-        add_object(comp, name, manifest, component="shoot-access",
-                   uses=(SHOOT,) if part in ("cronjob", "first-run") else (),
-                   create_only=part == "first-run")
+        add_object(
+            comp,
+            name,
+            manifest,
+            component="shoot-access",
+            uses=(SHOOT,) if part in ("cronjob", "first-run") else (),
+            create_only=part == "first-run",
+        )
     body = access.provider_config(pc_name, access_settings)
-    comp.emit(PROVIDER_CONFIG, KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {
-        "metadata": body["metadata"]}, uses=(SHOOT,))
+    comp.emit(
+        PROVIDER_CONFIG,
+        KUBERNETES_PROVIDER_CONFIG.new(**body["spec"]) | {"metadata": body["metadata"]},
+        uses=(SHOOT,),
+    )
     comp.set_phase(shoot_phase(comp.is_observed(SHOOT), comp.is_ready(SHOOT)))
     comp.set_status("clusterName", request.name)
     comp.set_status("providerConfig", pc_name)
@@ -218,8 +283,9 @@ def _compose_pool(
     comp.set_status("capacity", capacity)
 
 
-def _versions_as_running(comp: Composition, request: ShootRequest,
-                         settings: Settings) -> ShootRequest:
+def _versions_as_running(
+    comp: Composition, request: ShootRequest, settings: Settings
+) -> ShootRequest:
     """The request with the Kubernetes and pinned machine image versions never behind what
     the Shoot runs (:func:`gardener.not_older`): the versions are the two fields Gardener
     changes after creation, and provider-kubernetes re-sends the whole manifest on every
@@ -230,21 +296,34 @@ def _versions_as_running(comp: Composition, request: ShootRequest,
     version = not_older(request.kubernetes_version, running if isinstance(running, str) else None)
     asked = request.kubernetes_version
     if version != asked and not version.startswith(f"{asked}."):
-        comp.event(f"Shoot runs Kubernetes {version}, newer than the {asked} "
-                   "asked for (Gardener force-upgraded an expired version and refuses "
-                   "downgrades): kept; raise kubernetesVersion to match", warning=True,
-                   reason="KubernetesVersionKept")
+        comp.event(
+            f"Shoot runs Kubernetes {version}, newer than the {asked} "
+            "asked for (Gardener force-upgraded an expired version and refuses "
+            "downgrades): kept; raise kubernetesVersion to match",
+            warning=True,
+            reason="KubernetesVersionKept",
+        )
     pinned = settings.gardener.machineImage.version
     live = wrapped(comp, SHOOT, "spec.provider.workers")
-    images = {w.get("name"): (w.get("machine") or {}).get("image") or {}
-              for w in live if isinstance(w, dict)} if isinstance(live, list) else {}
+    images = (
+        {
+            w.get("name"): (w.get("machine") or {}).get("image") or {}
+            for w in live
+            if isinstance(w, dict)
+        }
+        if isinstance(live, list)
+        else {}
+    )
     workers = []
     for worker in request.workers:
         image = images.get(worker.name[:WORKER_NAME_MAX]) or {}
         same = image.get("name") == settings.gardener.machineImage.name
         current = image.get("version") if same and isinstance(image.get("version"), str) else None
-        workers.append(dataclasses.replace(
-            worker, image_version=not_older(pinned, current) if pinned else None))
+        workers.append(
+            dataclasses.replace(
+                worker, image_version=not_older(pinned, current) if pinned else None
+            )
+        )
     return dataclasses.replace(request, kubernetes_version=version, workers=tuple(workers))
 
 
@@ -257,12 +336,16 @@ def _high_availability_kept(comp: Composition, request: ShootRequest) -> None:
     if request.high_availability:
         return
     sent = comp.observed_value(
-        SHOOT, "spec.forProvider.manifest.spec.controlPlane.highAvailability")
+        SHOOT, "spec.forProvider.manifest.spec.controlPlane.highAvailability"
+    )
     live = wrapped(comp, SHOOT, "spec.controlPlane.highAvailability")
     if sent or live:
-        raise InputError("spec.highAvailability", "cannot be turned off once the pool's Shoot "
-                         "has a highly available control plane: Gardener keeps it; create a "
-                         "new control-plane cluster instead")
+        raise InputError(
+            "spec.highAvailability",
+            "cannot be turned off once the pool's Shoot "
+            "has a highly available control plane: Gardener keeps it; create a "
+            "new control-plane cluster instead",
+        )
 
 
 def _zones_unchanged(comp: Composition, request: ShootRequest) -> None:
@@ -277,8 +360,12 @@ def _zones_unchanged(comp: Composition, request: ShootRequest) -> None:
     for worker in request.workers:
         name = worker.name[:WORKER_NAME_MAX]
         if name in before and before[name] != list(worker.zones):
-            field = "spec.ironcore.machinePool" if name != "system" else \
-                "environment.gardener.zones"
-            raise InputError(field, f"cannot change once the pool's Shoot exists: Gardener keeps "
-                             f"worker zones immutable (worker {name} is in "
-                             f"{', '.join(before[name]) or 'no zone'}); create a new pool instead")
+            field = (
+                "spec.ironcore.machinePool" if name != "system" else "environment.gardener.zones"
+            )
+            raise InputError(
+                field,
+                f"cannot change once the pool's Shoot exists: Gardener keeps "
+                f"worker zones immutable (worker {name} is in "
+                f"{', '.join(before[name]) or 'no zone'}); create a new pool instead",
+            )

@@ -28,14 +28,18 @@ class Preset:
 
 
 PRESETS: dict[Size, Preset] = {
-    "small": Preset(mariadb=1, keystone=1, nova_api=1,
-                    memcached=1, glance=1, placement=1, horizon=1, barbican=1),
-    "medium": Preset(mariadb=3, keystone=3, nova_api=3,
-                     memcached=3, glance=2, placement=2, horizon=2, barbican=2),
-    "large": Preset(mariadb=3, keystone=3, nova_api=5,
-                    memcached=3, glance=3, placement=3, horizon=2, barbican=2),
-    "xlarge": Preset(mariadb=5, keystone=5, nova_api=7,
-                     memcached=5, glance=5, placement=5, horizon=3, barbican=3),
+    "small": Preset(
+        mariadb=1, keystone=1, nova_api=1, memcached=1, glance=1, placement=1, horizon=1, barbican=1
+    ),
+    "medium": Preset(
+        mariadb=3, keystone=3, nova_api=3, memcached=3, glance=2, placement=2, horizon=2, barbican=2
+    ),
+    "large": Preset(
+        mariadb=3, keystone=3, nova_api=5, memcached=3, glance=3, placement=3, horizon=2, barbican=2
+    ),
+    "xlarge": Preset(
+        mariadb=5, keystone=5, nova_api=7, memcached=5, glance=5, placement=5, horizon=3, barbican=3
+    ),
 }
 
 

@@ -19,8 +19,21 @@ from decimal import Decimal
 from fnplatform.composers.openstack.model import Settings, Size
 from fnplatform.composers.openstack.presets import QUOTAS
 
-_UNITS = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
-          "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_UNITS = {
+    "": 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+}
 _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
 GIB, TIB = 2**30, 2**40
 POOLS = ("volumes", "images", "ephemeral")
@@ -55,8 +68,12 @@ class Quotas:
     @classmethod
     def of_sizes(cls, sizes: dict[str, int], reason: str = "") -> Quotas:
         """From bytes per pool name (:data:`POOLS`)."""
-        return cls(volumes=sizes["volumes"], images=sizes["images"],
-                   ephemeral=sizes["ephemeral"], reason=reason)
+        return cls(
+            volumes=sizes["volumes"],
+            images=sizes["images"],
+            ephemeral=sizes["ephemeral"],
+            reason=reason,
+        )
 
     def of(self, pool: str) -> int:
         return int(getattr(self, pool))
@@ -77,8 +94,15 @@ def replicas(pool: str, replication: int) -> int:
     return min(2, replication) if pool == "ephemeral" else replication
 
 
-def tenant_quotas(size: Size, settings: Settings, *, replication: int, capacity: str | None,
-                  dedicated: bool, storage_pool: str) -> Quotas:
+def tenant_quotas(
+    size: Size,
+    settings: Settings,
+    *,
+    replication: int,
+    capacity: str | None,
+    dedicated: bool,
+    storage_pool: str,
+) -> Quotas:
     """The quotas of a ``size`` tenant on a storage pool of ``capacity`` (raw)."""
     preset = dict(QUOTAS[size])
     override = settings.storageQuotas.get(size)
@@ -94,8 +118,12 @@ def tenant_quotas(size: Size, settings: Settings, *, replication: int, capacity:
         return Quotas.of_sizes(wanted)
     cut = {p: _floor(wanted[p] * limit // raw) for p in POOLS}
     kind = "dedicated" if dedicated else "shared"
-    return Quotas.of_sizes(cut, reason=(
-        f"the {size} preset's quotas take {quantity(raw // GIB * GIB)} raw with "
-        f"{replication} replicas, more than the {share}% of the {kind} storage pool "
-        f"{storage_pool} ({capacity}) one tenant may take: each cut to "
-        f"{limit * 100 // raw}%"))
+    return Quotas.of_sizes(
+        cut,
+        reason=(
+            f"the {size} preset's quotas take {quantity(raw // GIB * GIB)} raw with "
+            f"{replication} replicas, more than the {share}% of the {kind} storage pool "
+            f"{storage_pool} ({capacity}) one tenant may take: each cut to "
+            f"{limit * 100 // raw}%"
+        ),
+    )

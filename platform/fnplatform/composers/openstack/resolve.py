@@ -67,16 +67,20 @@ class Pool:
 
     def held_by(self, owner: str) -> Pool:
         """This exclusive pool, unusable because OpenStack cluster ``owner`` holds it."""
-        return replace(self, state=DEDICATED,
-                       reason=f"dedicated to one OpenStack cluster, held by {owner}")
+        return replace(
+            self, state=DEDICATED, reason=f"dedicated to one OpenStack cluster, held by {owner}"
+        )
 
     def with_state(self, current: Pool) -> Pool:
         """This (remembered) pool with ``current``'s state, keeping what only memory knows."""
         return replace(
-            self, state=current.state, reason=current.reason,
+            self,
+            state=current.state,
+            reason=current.reason,
             composite=current.composite if current.composite is not None else self.composite,
             node_count=current.node_count or self.node_count,
-            capacity=current.capacity or self.capacity)
+            capacity=current.capacity or self.capacity,
+        )
 
     def describe(self) -> str:
         """``hypervisor pool hv-pool-a: not ready (...)``."""
@@ -110,18 +114,29 @@ class Pool:
 
 def fetch(comp: Composition, role: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
     """Declare the requirement for one pool; its composites, or None when not fetched yet."""
-    return comp.require(claim_requirement(f"pool-{role}-{name}", POOL_API, POOL_KINDS[role],
-                                          name, namespace))
+    return comp.require(
+        claim_requirement(f"pool-{role}-{name}", POOL_API, POOL_KINDS[role], name, namespace)
+    )
 
 
 def judge(
-    role: str, name: str, found: list[dict[str, Any]], *, namespace: str, region: str,
-    tenant: str | None, encryption: bool = False,
+    role: str,
+    name: str,
+    found: list[dict[str, Any]],
+    *,
+    namespace: str,
+    region: str,
+    tenant: str | None,
+    encryption: bool = False,
 ) -> Pool:
     """Whether this tenant may consume the pool, and why not."""
     if not found:
-        return Pool(role, name, MISSING,
-                    f"no {POOL_KINDS[role][1:]} claim {name!r} in namespace {namespace!r}")
+        return Pool(
+            role,
+            name,
+            MISSING,
+            f"no {POOL_KINDS[role][1:]} claim {name!r} in namespace {namespace!r}",
+        )
     composite = found[0]
     spec = _map(composite.get("spec"))  # plain reads: this runs for every pool, every pass
     labels = _map(spec.get("labels"))
@@ -131,11 +146,20 @@ def judge(
     known: dict[str, Any] = {"composite": composite, "provider_config": pc, "node_count": workers}
     if role == "storage":
         ceph = _ceph(spec.get("ceph"))
-        known |= {"capacity": ceph.targetCapacity, "replication": ceph.replicationFactor,
-                  "device_class": ceph.deviceClass, "encrypted": ceph.encrypted}
+        known |= {
+            "capacity": ceph.targetCapacity,
+            "replication": ceph.replicationFactor,
+            "device_class": ceph.deviceClass,
+            "encrypted": ceph.encrypted,
+        }
     if pool_region != region:
-        return Pool(role, name, WRONG_REGION,
-                    f"in region {pool_region or '(none)'!r}, not {region!r}", **known)
+        return Pool(
+            role,
+            name,
+            WRONG_REGION,
+            f"in region {pool_region or '(none)'!r}, not {region!r}",
+            **known,
+        )
     dedicated = str(labels.get(DEDICATED_LABEL, "")).lower() == "true"
     owner = labels.get(TENANT_LABEL)
     if dedicated and owner is not None and owner != tenant:
@@ -143,12 +167,16 @@ def judge(
     known["exclusive"] = dedicated and owner is None
     known["dedicated"] = dedicated
     if encryption and role == "storage" and not known["encrypted"]:
-        return Pool(role, name, UNENCRYPTED, "not encrypted (its spec.ceph.encrypted is "
-                    "false) and spec.encryptedStorage requires encrypted storage pools",
-                    **known)
+        return Pool(
+            role,
+            name,
+            UNENCRYPTED,
+            "not encrypted (its spec.ceph.encrypted is "
+            "false) and spec.encryptedStorage requires encrypted storage pools",
+            **known,
+        )
     if not _ready(composite):
-        return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})",
-                    **known)
+        return Pool(role, name, NOT_READY, f"not ready ({condition_message(composite)})", **known)
     return Pool(role, name, READY, **known)
 
 
@@ -160,10 +188,14 @@ def fetch_holders(comp: Composition, pool: Pool) -> list[dict[str, Any]] | None:
     """
     assert pool.composite is not None
     kind = "Usage" if comp.namespaced else "ClusterUsage"
-    return comp.require(Requirement(
-        f"holders-{pool.role}-{pool.name}", USAGE_API, kind,
-        match_labels=((PROTECTS_LABEL, protects(pool.composite)),),
-    ))
+    return comp.require(
+        Requirement(
+            f"holders-{pool.role}-{pool.name}",
+            USAGE_API,
+            kind,
+            match_labels=((PROTECTS_LABEL, protects(pool.composite)),),
+        )
+    )
 
 
 def _owner(usage: dict[str, Any]) -> tuple[str | None, str, str]:
@@ -176,8 +208,9 @@ def _owner(usage: dict[str, Any]) -> tuple[str | None, str, str]:
     return composite, str(namespace), str(labels.get(CLAIM_NAME_LABEL) or composite)
 
 
-def same_name_elsewhere(comp: Composition, usages: list[dict[str, Any]], tenant: str,
-                        namespace: str | None) -> str | None:
+def same_name_elsewhere(
+    comp: Composition, usages: list[dict[str, Any]], tenant: str, namespace: str | None
+) -> str | None:
     """Another namespace's OpenStack cluster named ``tenant`` among the owners of ``usages``.
 
     Tenants are named by their claim's name alone in what they share (the namespace
@@ -227,20 +260,31 @@ def _ready(composite: dict[str, Any]) -> bool:
     conditions = _map(composite.get("status")).get("conditions")
     return isinstance(conditions, list) and any(
         isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
-        for c in conditions)
+        for c in conditions
+    )
 
 
 def remembered(comp: Composition, role: str, entry: dict[str, Any]) -> Pool:
     """A pool as ``status`` remembers it from the last pass that could use it."""
     composite = None
     if entry.get("composite"):
-        composite = {"apiVersion": POOL_API, "kind": POOL_KINDS[role],
-                     "metadata": {"name": entry["composite"]}}
-    return Pool(role, str(entry.get("name")), str(entry.get("status") or READY),
-                str(entry.get("reason") or ""), composite=composite,
-                provider_config=entry.get("providerConfig"),
-                node_count=entry.get("nodeCount"), capacity=entry.get("availableCapacity"),
-                replication=entry.get("replicationFactor"), device_class=entry.get("deviceClass"),
-                encrypted=entry.get("encrypted"),
-                quotas=_quotas(entry.get("quotas")),
-                quota_reason=entry.get("quotaReason"))
+        composite = {
+            "apiVersion": POOL_API,
+            "kind": POOL_KINDS[role],
+            "metadata": {"name": entry["composite"]},
+        }
+    return Pool(
+        role,
+        str(entry.get("name")),
+        str(entry.get("status") or READY),
+        str(entry.get("reason") or ""),
+        composite=composite,
+        provider_config=entry.get("providerConfig"),
+        node_count=entry.get("nodeCount"),
+        capacity=entry.get("availableCapacity"),
+        replication=entry.get("replicationFactor"),
+        device_class=entry.get("deviceClass"),
+        encrypted=entry.get("encrypted"),
+        quotas=_quotas(entry.get("quotas")),
+        quota_reason=entry.get("quotaReason"),
+    )

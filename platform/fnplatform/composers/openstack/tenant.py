@@ -53,8 +53,10 @@ def compose_openstack_cluster(comp: Composition) -> None:
     spec = parse(OpenStackClusterSpec, user_spec(comp.spec), "spec")
     settings = settings_of(comp)
     if settings.controlPlane is None:
-        raise InputError("environment.controlPlane",
-                         "required for OpenStack clusters (openStackRelease and friends)")
+        raise InputError(
+            "environment.controlPlane",
+            "required for OpenStack clusters (openStackRelease and friends)",
+        )
     tenant = comp.claim_name or comp.name
     found = _resolve(comp, spec, settings, tenant)
     bad = [p for p in found if not p.usable]
@@ -80,8 +82,9 @@ def compose_openstack_cluster(comp: Composition) -> None:
         comp.set_phase(Phase.PROVISIONING if comp.pending(parts) else Phase.READY)
 
 
-def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
-             tenant: str) -> list[Pool]:
+def _resolve(
+    comp: Composition, spec: OpenStackClusterSpec, settings: Settings, tenant: str
+) -> list[Pool]:
     """Every referenced pool, judged; Pending (asks Crossplane to fetch) until all are.
 
     Also who else runs on the pools (their Usages): an exclusive pool held by another cluster
@@ -90,29 +93,45 @@ def _resolve(comp: Composition, spec: OpenStackClusterSpec, settings: Settings,
     wanted = [("control-plane", spec.control_plane_claim())]
     wanted += [("hypervisor", n) for n in spec.hypervisorClusters]
     wanted += [("storage", n) for n in spec.storageClusters]
-    fetched = [(role, name, fetch(comp, role, name, settings.poolNamespace))
-               for role, name in wanted]
+    fetched = [
+        (role, name, fetch(comp, role, name, settings.poolNamespace)) for role, name in wanted
+    ]
     if any(items is None for _, _, items in fetched):
         raise Pending
     judged = [
-        judge(role, name, items or [], namespace=settings.poolNamespace, region=spec.region,
-              tenant=comp.namespace, encryption=spec.encryptedStorage)
+        judge(
+            role,
+            name,
+            items or [],
+            namespace=settings.poolNamespace,
+            region=spec.region,
+            tenant=comp.namespace,
+            encryption=spec.encryptedStorage,
+        )
         for role, name, items in fetched
     ]
     # A dedicated pool without a tenant label is the first cluster's: who holds it now? Every
     # tenant runs on its control-plane cluster: its users tell the names already taken.
-    holders = {(p.role, p.name): fetch_holders(comp, p) for p in judged
-               if p.composite is not None and (p.exclusive or p.role == "control-plane")}
+    holders = {
+        (p.role, p.name): fetch_holders(comp, p)
+        for p in judged
+        if p.composite is not None and (p.exclusive or p.role == "control-plane")
+    }
     if any(usages is None for usages in holders.values()):
         raise Pending
-    shared = next((usages for (role, _), usages in holders.items() if role == "control-plane"),
-                  None)
+    shared = next(
+        (usages for (role, _), usages in holders.items() if role == "control-plane"), None
+    )
     twin = same_name_elsewhere(comp, shared or [], tenant, comp.namespace)
     if twin and not comp.observed:
         comp.set_phase(Phase.PENDING)
-        comp.not_yet("NameTaken", f"the OpenStack cluster {twin} already has the name "
-                     f"{tenant}: both would share the namespace openstack-{tenant} and the Ceph "
-                     f"pools {tenant}-*; choose another name", condition=POOLS_READY)
+        comp.not_yet(
+            "NameTaken",
+            f"the OpenStack cluster {twin} already has the name "
+            f"{tenant}: both would share the namespace openstack-{tenant} and the Ceph "
+            f"pools {tenant}-*; choose another name",
+            condition=POOLS_READY,
+        )
     pools = []
     for pool in judged:
         owner = pool.exclusive and other_holder(comp, holders[pool.role, pool.name] or [])
@@ -137,8 +156,7 @@ def _remembered_pools(comp: Composition, found: list[Pool]) -> list[Pool]:
     return pools
 
 
-def _with_quotas(pools: list[Pool], spec: OpenStackClusterSpec, settings: Settings
-                 ) -> list[Pool]:
+def _with_quotas(pools: list[Pool], spec: OpenStackClusterSpec, settings: Settings) -> list[Pool]:
     """Every storage pool with the tenant's quotas on it (:func:`quota.tenant_quotas`), kept as
     remembered for a pool no longer fetched (its capacity and sharing are not known then)."""
     out = []
@@ -147,8 +165,13 @@ def _with_quotas(pools: list[Pool], spec: OpenStackClusterSpec, settings: Settin
             out.append(pool)
             continue
         quotas = tenant_quotas(
-            spec.size, settings, replication=pool.replication or Ceph().replicationFactor,
-            capacity=pool.capacity, dedicated=pool.dedicated, storage_pool=pool.name)
+            spec.size,
+            settings,
+            replication=pool.replication or Ceph().replicationFactor,
+            capacity=pool.capacity,
+            dedicated=pool.dedicated,
+            storage_pool=pool.name,
+        )
         out.append(replace(pool, quotas=quotas.status(), quota_reason=quotas.reason or None))
     return out
 
@@ -166,7 +189,10 @@ def _report_pools(comp: Composition, pools: list[Pool]) -> None:
 
 
 def _compose(
-    comp: Composition, spec: OpenStackClusterSpec, settings: Settings, tenant: str,
+    comp: Composition,
+    spec: OpenStackClusterSpec,
+    settings: Settings,
+    tenant: str,
     pools: list[Pool],
 ) -> dict[str, list[str]]:
     """Compose the tenant; returns its parts (ControlPlane, Ceph) for the phase."""
@@ -175,37 +201,64 @@ def _compose(
     storage = [p for p in pools if p.role == "storage"]
     if cluster is None or cluster.provider_config is None or not storage:
         # Composing nothing would delete what exists: fail instead, Crossplane keeps it all.
-        raise InputError("status.consumedPools", "a pool is unusable and no usable pool set "
-                         "is remembered in status; fix the pools named in condition PoolsReady")
+        raise InputError(
+            "status.consumedPools",
+            "a pool is unusable and no usable pool set "
+            "is remembered in status; fix the pools named in condition PoolsReady",
+        )
     namespace = f"openstack-{tenant}"
-    add_object(comp, NAMESPACE, {
-        "apiVersion": "v1", "kind": "Namespace",
-        "metadata": {"name": namespace, "labels": {"c5c3.io/openstack-cluster": tenant}},
-    }, provider_config=cluster.provider_config, component="openstack")
+    add_object(
+        comp,
+        NAMESPACE,
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": {"c5c3.io/openstack-cluster": tenant}},
+        },
+        provider_config=cluster.provider_config,
+        component="openstack",
+    )
     parts = control_plane(tenant, namespace, spec, settings.controlPlane)
-    add_object(comp, CONTROL_PLANE, parts.manifest, provider_config=cluster.provider_config,
-               component="openstack", uses=(NAMESPACE,))
+    add_object(
+        comp,
+        CONTROL_PLANE,
+        parts.manifest,
+        provider_config=cluster.provider_config,
+        component="openstack",
+        uses=(NAMESPACE,),
+    )
     comp.set_status("controlPlane", f"{namespace}/{tenant}")
     if parts.missing:
-        comp.condition(COVERAGE, False, "NotInControlPlaneAPI",
-                       "the c5c3 ControlPlane API has no field for: " + "; ".join(parts.missing))
+        comp.condition(
+            COVERAGE,
+            False,
+            "NotInControlPlaneAPI",
+            "the c5c3 ControlPlane API has no field for: " + "; ".join(parts.missing),
+        )
     else:
         comp.condition(COVERAGE, True, "AllInControlPlaneAPI")
     ceph_names = [
-        name for index, pool in enumerate(storage)
-        for name in _ceph_on(comp, tenant, settings, pool, first=index == 0,
-                             manila=spec.services.manila)]
+        name
+        for index, pool in enumerate(storage)
+        for name in _ceph_on(
+            comp, tenant, settings, pool, first=index == 0, manila=spec.services.manila
+        )
+    ]
     for pool in pools:
         if pool.composite is not None:
-            comp.protect(pool.composite, by=CONTROL_PLANE, as_name=f"{pool.role}-{pool.name}",
-                         reason=f"OpenStack cluster {tenant} runs on {pool.role} pool "
-                         f"{pool.name}")
+            comp.protect(
+                pool.composite,
+                by=CONTROL_PLANE,
+                as_name=f"{pool.role}-{pool.name}",
+                reason=f"OpenStack cluster {tenant} runs on {pool.role} pool {pool.name}",
+            )
     _endpoints(comp, tenant, settings)
     return {"control plane": [CONTROL_PLANE], "ceph": ceph_names}
 
 
-def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, first: bool,
-             manila: bool) -> list[str]:
+def _ceph_on(
+    comp: Composition, tenant: str, settings: Settings, pool: Pool, *, first: bool, manila: bool
+) -> list[str]:
     """The tenant's RBD pools and Ceph client on storage pool ``pool``.
 
     Every named storage pool gets them (a cluster naming two wants both). The first keeps the
@@ -222,10 +275,12 @@ def _ceph_on(comp: Composition, tenant: str, settings: Settings, pool: Pool, *, 
     )
     suffix = "" if first else f"-{pool.name}"
     composed = []
-    for name, manifest in ceph.ceph_manifests(tenant, settings.cephNamespace, target,
-                                              manila=manila and first).items():
-        add_object(comp, name + suffix, manifest, provider_config=target.provider_config,
-                   component="ceph")
+    for name, manifest in ceph.ceph_manifests(
+        tenant, settings.cephNamespace, target, manila=manila and first
+    ).items():
+        add_object(
+            comp, name + suffix, manifest, provider_config=target.provider_config, component="ceph"
+        )
         composed.append(name + suffix)
     return composed
 
@@ -238,4 +293,3 @@ def _endpoints(comp: Composition, tenant: str, settings: Settings) -> None:
     ready = {s.get("name") for s in services if isinstance(s, dict) and s.get("ready") is True}
     for service, url in known.items():
         comp.remember(f"endpoints.{service}", url if service in ready else None)
-
