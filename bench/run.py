@@ -684,7 +684,7 @@ def from_scratch(before: Path | None = None) -> None:
             "floor": stack.enter_context(
                 serving(floor=True, answers=[*pools, *changing, *examples])
             ),
-            # no pass reused either (fnplatform.reuse): every call composes everything
+            # no pass reused either (fnplatform.engine.reuse): every call composes everything
             "from scratch": stack.enter_context(serving(*NO_CACHE, "--no-reuse-passes")),
         }
         if before is not None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import functools
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.validation import unknown_fields_of
+from fnplatform.api.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
+from fnplatform.api.xrspec import CROSSPLANE_SPEC_FIELDS
 from fnplatform.composers import composite_apis
+from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
-from fnplatform.structs import struct_to_dict
-from fnplatform.validation import unknown_fields_of
-from fnplatform.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
-from fnplatform.xrspec import CROSSPLANE_SPEC_FIELDS
 from google.protobuf import struct_pb2
 
 

@@ -15,14 +15,14 @@ from typing import Any, Literal
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.validation import closest, describe_validation_error, non_booleans
 from fnplatform.composers import composers
+from fnplatform.engine.memo import BoundedMemo
+from fnplatform.engine.reuse import PASSES, Probe
+from fnplatform.engine.runner import COMPOSED, Composer, compose
+from fnplatform.engine.step_input import Input, PhaseTTL
+from fnplatform.engine.structs import map_order, struct_to_dict, varint
 from fnplatform.errors import CompositionError
-from fnplatform.input import Input, PhaseTTL
-from fnplatform.memo import BoundedMemo
-from fnplatform.reuse import PASSES, Probe
-from fnplatform.runner import COMPOSED, Composer, compose
-from fnplatform.structs import map_order, struct_to_dict, varint
-from fnplatform.validation import closest, describe_validation_error, non_booleans
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
@@ -147,7 +147,7 @@ class Call:
     of its modules composes (or ``other``): both bounded, whatever a request carries.
     ``outcome``: ``error`` is an internal error (a bug), ``fatal`` bad input reported to the
     user, ``warning`` a response carrying warnings. ``reused``: the pass was not composed
-    again, because every observed field it read was unchanged (:mod:`fnplatform.reuse`).
+    again, because every observed field it read was unchanged (:mod:`fnplatform.engine.reuse`).
     """
 
     module: str
@@ -187,7 +187,7 @@ def run_with_outcome(
     With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
     into the response); it is emptied when the answer is an error. ``raw``: the bytes
     ``request`` was parsed from, when there are any, and ``probe`` what reuse learned of them
-    (``fnplatform.runner.compose``).
+    (``fnplatform.engine.runner.compose``).
     """
     module = "unknown"
     try:
@@ -302,7 +302,7 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """A request as received, parsed (None: not a RunFunctionRequest), with what reuse
-    learned of it before anything changes it (:meth:`fnplatform.reuse.PassMemo.probe`), and
+    learned of it before anything changes it (:meth:`fnplatform.engine.reuse.PassMemo.probe`), and
     the seconds that took."""
 
     raw: bytes
@@ -367,14 +367,14 @@ _DESIRED = 2  # RunFunctionResponse.desired
 
 
 def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
-    """``rsp`` with the resources in ``wire`` (:func:`fnplatform.runner.write`) added, as
+    """``rsp`` with the resources in ``wire`` (:func:`fnplatform.engine.runner.write`) added, as
     ``SerializeToString(deterministic=True)`` would write the whole response: byte for byte.
 
     Deterministic serialization writes fields in number order and map entries sorted by key.
     So ``rsp`` is serialized without resources, and ``desired`` (field 2; only ``meta``,
     field 1, comes before it) is rewritten as its composite followed by every resource entry,
     those already in the message (an earlier step's) and those in ``wire``, in the order
-    deterministic serialization sorts map keys (:func:`fnplatform.structs.map_order`).
+    deterministic serialization sorts map keys (:func:`fnplatform.engine.structs.map_order`).
     Every top-level field of a response is length-delimited.
     """
     if not wire:

@@ -87,7 +87,7 @@ class Metrics:
         self.reused = Counter(
             f"{PREFIX}_passes_reused",
             "Composed answers whose pass was reused, not composed "
-            "again: every observed field it read was unchanged (fnplatform.reuse).",
+            "again: every observed field it read was unchanged (fnplatform.engine.reuse).",
             ["module"],
             registry=registry,
         )

@@ -24,7 +24,7 @@ import grpc
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
-from fnplatform.input import PhaseTTL
+from fnplatform.engine.step_input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
@@ -57,7 +57,9 @@ class ServerConfig:
     processes: int = 0  # 0: compose in threads of this process
     switch_interval_ms: float = 1.0  # GIL hand-over interval while composing in threads
     response_cache_mib: int = 64  # 0: compose every request
-    reuse_passes: bool = True  # reuse a pass whose observed reads are unchanged (fnplatform.reuse)
+    reuse_passes: bool = (
+        True  # reuse a pass whose observed reads are unchanged (fnplatform.engine.reuse)
+    )
     log_requests: bool = False  # one debug line per request (function/requestlog.py)
     ttl: PhaseTTL = field(default_factory=PhaseTTL)  # step inputs without a ttl get these
     metrics_address: str = ""  # "": no metrics endpoint (the CLI's default is :8080)
@@ -79,7 +81,7 @@ def _identity(data: bytes) -> bytes:
 #: with some 60 node pools spelt out compactly, nothing observed) takes a few milliseconds,
 #: which is as long as the loop may wait for it; everything larger goes to the executor.
 INLINE_MAX_BYTES = 6 * 1024
-#: Requests up to this size whose pass is reused (fnplatform.reuse) are answered on the event
+#: Requests up to this size whose pass is reused (fnplatform.engine.reuse) are answered on the event
 #: loop too: a reused pass of a composite this size (some 50 node pools, every resource
 #: observed) costs a few milliseconds, and the hand-over to a thread cost a reused
 #: 40-resource pass a sixth of its CPU time (bench/results.md, "Fourth round"). The question
@@ -178,9 +180,9 @@ def response_cache(config: ServerConfig) -> ResponseCache | None:
 
 def size_memos(response_cache_mib: int, reuse_passes: bool = True) -> None:
     """Bound this process's composing memos by its share of ``--response-cache-mib``
-    (``reuse_passes`` off: no pass is reused, :mod:`fnplatform.reuse`)."""
-    from fnplatform.reuse import PASSES
-    from fnplatform.structs import DECODED, ENCODED
+    (``reuse_passes`` off: no pass is reused, :mod:`fnplatform.engine.reuse`)."""
+    from fnplatform.engine.reuse import PASSES
+    from fnplatform.engine.structs import DECODED, ENCODED
 
     _, each = budget(response_cache_mib * MIB)
     ENCODED.configure(each)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-# Every reused pass is composed again and compared (fnplatform.reuse): the whole suite checks
+# Every reused pass is composed again and compared (fnplatform.engine.reuse): the whole suite checks
 # that reusing a pass never changes an answer. Set before fnplatform is imported, and
 # inherited by every function server a test starts.
 os.environ.setdefault("FNPLATFORM_VERIFY_REUSE", "1")

@@ -11,10 +11,10 @@ import copy
 import json
 from typing import Any
 
+import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support import providersim
 from tests.support.cases import asya_runtime_configmap
 from tests.support.controls import SYNCED_FALSE, broken
 from tests.support.harness import observed_ready, request, step_input
@@ -24,7 +24,7 @@ QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
 
 
 def _sqs(name: str) -> dict[str, Any]:
-    """What SQS reports for queue ``name`` in eu-west-1 (tests/support/providersim.py)."""
+    """What SQS reports for queue ``name`` in eu-west-1 (platform/providersim/simulation.py)."""
     return (
         providersim.reported(
             {
@@ -1043,7 +1043,7 @@ def test_xrd_names_columns_and_no_defaults():
     spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert not _keys_named(spec, "default")
     # required as CEL presence rules, which stand aside for the v1 `spec.parameters` shape
-    # (fnplatform.xrd: the API server skips CEL while OpenAPI `required` fails)
+    # (fnplatform.api.xrd: the API server skips CEL while OpenAPI `required` fails)
     assert "required" not in spec
     presence = sorted(
         r["fieldPath"][1:]

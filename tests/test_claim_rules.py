@@ -1,4 +1,4 @@
-"""The claim rules (``fnplatform.xrd.ClaimRule``): the XRDs' CEL rules are well-formed and
+"""The claim rules (``fnplatform.api.xrd.ClaimRule``): the XRDs' CEL rules are well-formed and
 refuse each bad claim of ``tests/support/admission.py`` with their message, as the function's
 own check does (celpy stands in for the API server; tests/live/test_live_admission.py asks the
 real one, tests/test_e2e_admission.py ``crossplane resource validate``)."""
@@ -11,9 +11,9 @@ from typing import Any
 import celpy
 import pytest
 import yaml
+from fnplatform.api.validation import parse
+from fnplatform.api.xrd import PARAMETERS, nested_parameters_reason
 from fnplatform.errors import InputError
-from fnplatform.validation import parse
-from fnplatform.xrd import PARAMETERS, nested_parameters_reason
 
 from tests.support.admission import BAD_CLAIMS, BadClaim
 from tests.support.schemas import Catalog, CRDVersion

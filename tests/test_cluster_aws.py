@@ -2,7 +2,7 @@
 
 Each test sends an ``XCluster`` labelled ``cloud: aws`` to the real function server and reads
 the desired state back. Observed state is what the simulated providers report once Ready
-(tests/support/providersim.py), pass after pass, as Crossplane would.
+(platform/providersim/simulation.py), pass after pass, as Crossplane would.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import copy
 import json
 from typing import Any
 
+import providersim
 import pytest
 
-from tests.support import providersim
 from tests.support.deletion import deletion_order
 from tests.support.harness import Rendered, request, step_input
 

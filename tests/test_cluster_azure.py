@@ -11,9 +11,9 @@ import base64
 import copy
 from typing import Any
 
+import providersim
 import pytest
 
-from tests.support import providersim
 from tests.support.deletion import deletion_order, deletion_rounds
 from tests.support.harness import observed_ready, request, step_input
 
@@ -89,7 +89,7 @@ NAT_READY = (
 
 
 def at(observed: dict[str, Any], name: str) -> dict[str, Any]:
-    """What the simulated provider reported for ``name`` (tests/support/providersim.py)."""
+    """What the simulated provider reported for ``name`` (platform/providersim/simulation.py)."""
     return dict(observed[name]["status"]["atProvider"])
 
 

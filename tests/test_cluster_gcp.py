@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support import providersim
 from tests.support.controls import READY_FALSE, SYNCED_FALSE, broken
 from tests.support.harness import request, step_input
 

@@ -1,7 +1,7 @@
 """What composing remembers between passes (issue 34 item 4) never changes an answer.
 
 The spec walks (unknown fields, strict booleans) are remembered by the exact content of the
-value walked (fnplatform.validation.WalkResults), and observed conditions are read once per
+value walked (fnplatform.api.validation.WalkResults), and observed conditions are read once per
 resource per pass (ObservedResources.conditions_of). Each test composes over gRPC, changes
 one composite's spec, and checks that the answer follows the content every time, and that
 another composite's answer does not move.
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.observed import ObservedResources, none_false
-from fnplatform.validation import WalkResults
+from fnplatform.api.validation import WalkResults
+from fnplatform.observation.resources import ObservedResources, none_false
 from google.protobuf import struct_pb2
 
 from function.server import GC_YOUNG_THRESHOLD, settle_heap

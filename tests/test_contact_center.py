@@ -13,13 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import providersim
 import pytest
 import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.kinds import kind_of
 from fnplatform.tagging import TagStyle, render_tags
 
-from tests.support import providersim
 from tests.support.cases import (
     CONTACT_CENTER_ENVIRONMENT,
     CONTACT_CENTER_SECONDARY,
@@ -1698,7 +1698,7 @@ def test_a_reused_pass_never_keeps_a_control_the_provider_stopped_applying(
 ) -> None:
     """The same endpoint, converged, then its encryption configuration refused, then applied
     again: each pass answers from its own observed conditions (a settled pass is reused only
-    while the conditions it read are the same: fnplatform.reuse)."""
+    while the conditions it read are the same: fnplatform.engine.reuse)."""
     case, observed = converged_observed["aws"]
     refused = broken(observed, "recordings-encryption", SYNCED_FALSE)
     answers = []

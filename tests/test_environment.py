@@ -172,7 +172,7 @@ def test_an_environment_source_with_name_and_labels_is_rejected(client):
 def test_an_undefined_template_variable_names_the_release(client):
     """A chart values template that reads a missing variable is a clear error, not a crash."""
     from fnplatform.errors import InputError
-    from fnplatform.templates import render_values
+    from fnplatform.library.templates import render_values
 
     try:
         render_values("ingress-nginx", "replicas: {{ missing_value }}", {})

@@ -10,9 +10,9 @@ import copy
 import json
 from typing import Any
 
+import providersim
 import pytest
 
-from tests.support import providersim
 from tests.support.cases import ENVIRONMENT_SETTINGS, environment_composite
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog

@@ -10,13 +10,13 @@ import copy
 import dataclasses
 from typing import Any
 
+import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.library.specs import CdnSpec
 
-from tests.support import providersim
 from tests.support.cases import (
     ENVIRONMENT_REGION,
     ENVIRONMENT_SETTINGS,
@@ -895,7 +895,7 @@ def _domain_case(
     cloud: str, *, zone: bool, issued: bool = True, settings: dict[str, Any] | None = None
 ) -> Any:
     """The payments environment with custom domains, providers reporting what they would
-    (tests/support/providersim.py); ``issued`` False: the certificate is not issued yet."""
+    (platform/providersim/simulation.py); ``issued`` False: the certificate is not issued yet."""
     settings = copy.deepcopy(settings or ENVIRONMENT_SETTINGS)
     if zone:
         settings[cloud] = {**settings[cloud], **ZONES[cloud]}

@@ -17,12 +17,12 @@ import functools
 import hashlib
 from typing import Any
 
+import providersim
 import pytest
 from fnplatform.composition import Composition
+from fnplatform.engine.step_input import Input
 from fnplatform.importing import EXTERNAL_NAME
-from fnplatform.input import Input
 
-from tests.support import providersim
 from tests.support.cases import (
     contact_center_case,
     contact_center_composite,

@@ -1,4 +1,5 @@
-"""The one simulation of the providers (tests/support/providersim.py): each refusal it plays and
+"""The one simulation of the providers (platform/providersim/simulation.py): each refusal it plays
+and
 the builder rule it mirrors name each other, and a fixture cannot record what no provider
 reports."""
 
@@ -6,9 +7,8 @@ from __future__ import annotations
 
 import inspect
 
+import providersim
 import pytest
-
-from tests.support import providersim
 
 
 @pytest.mark.parametrize("refusal", providersim.REFUSALS, ids=lambda r: r.rule)

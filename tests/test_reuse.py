@@ -1,4 +1,5 @@
-"""A pass is reused only while every observed field it read answers the same (fnplatform.reuse).
+"""A pass is reused only while every observed field it read answers the same
+(fnplatform.engine.reuse).
 
 Each module's case is converged to its steady state; then the observed state changes the way
 providers change it between passes (``resourceVersion``, fields nothing reads, a field a
@@ -18,10 +19,10 @@ from typing import Any
 import fnplatform
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.input import PhaseTTL
-from fnplatform.observed import ObservedResources
-from fnplatform.reuse import PASSES, Composed, RecordedReads, answers_same, digest_of
-from fnplatform.structs import encode_entry
+from fnplatform.engine.reuse import PASSES, Composed, RecordedReads, answers_same, digest_of
+from fnplatform.engine.step_input import PhaseTTL
+from fnplatform.engine.structs import encode_entry
+from fnplatform.observation.resources import ObservedResources
 
 from function.dispatch import compose_bytes
 from tests.support.cases import (
@@ -233,7 +234,7 @@ UNSEEN_INPUTS = re.compile(
 
 def test_composing_reads_nothing_reuse_does_not_compare() -> None:
     """docs/architecture.md, "Passes reused while their reads are unchanged": what makes a
-    reused pass exact. (fnplatform.reuse itself reads FNPLATFORM_VERIFY_REUSE at import.)"""
+    reused pass exact. (fnplatform.engine.reuse itself reads FNPLATFORM_VERIFY_REUSE at import.)"""
     root = Path(fnplatform.__file__).parent
     offenders = [
         f"{path.relative_to(root)}:{number}: {line.strip()}"

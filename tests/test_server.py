@@ -19,11 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import grpc
+import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from function.server import ServerConfig
-from tests.support import providersim
 from tests.support.cases import ModuleCase, cluster_case, cluster_composite, converge, module_cases
 from tests.support.harness import (
     FunctionClient,
@@ -463,11 +463,11 @@ class _CountingExecutor(ThreadPoolExecutor):
 def test_small_requests_are_composed_on_the_event_loop_and_the_rest_in_the_executor(processes):
     """A first pass of a few KiB is composed on the event loop (no hand-over to a thread and
     back, a quarter of its cost), and so is a larger one whose pass is reused
-    (fnplatform.reuse); anything else, and everything when worker processes compose, goes to
+    (fnplatform.engine.reuse); anything else, and everything when worker processes compose, goes to
     the executor. Every answer is what composing gives."""
     import asyncio
 
-    from fnplatform.input import PhaseTTL
+    from fnplatform.engine.step_input import PhaseTTL
 
     from function.dispatch import compose_bytes, run
     from function.server import INLINE_MAX_BYTES, INLINE_REUSE_MAX_BYTES, Handler

@@ -248,7 +248,7 @@ def test_every_pattern_of_a_shipped_model_says_what_a_valid_value_looks_like():
     import pkgutil
 
     import fnplatform
-    from fnplatform.validation import _PATTERN_WORDS
+    from fnplatform.api.validation import _PATTERN_WORDS
     from pydantic import BaseModel
 
     for module in pkgutil.walk_packages(fnplatform.__path__, "fnplatform."):

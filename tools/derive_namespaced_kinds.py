@@ -13,7 +13,8 @@ fields, whose shapes differ by design) has the same field tree -- names, types, 
 formats, required -- once the namespace-only differences are ignored. The same version name
 wins when it matches, then the twin's storage version.
 
-Writes ``platform/fnplatform/namespaced_kinds.py`` (no runtime dependency on the upstream CRDs):
+Writes ``platform/fnplatform/namespaced_kinds.py`` (no runtime dependency on the
+upstream CRDs):
 
 * ``TWINS``: (cluster apiVersion, kind) -> (namespaced apiVersion, kind);
 * ``NO_TWIN``: (cluster apiVersion, kind) -> why no namespaced version can take its body;

@@ -14,7 +14,8 @@ Selection:
 
 * upjet providers (``provider-upjet-*``): the cluster-scoped ``<svc>.<cloud>.upbound.io``
   files, their namespaced ``<svc>.<cloud>.m.upbound.io`` twins (what a Crossplane v2
-  namespaced composite emits, see ``fnplatform.scope``), and the ProviderConfig files;
+  namespaced composite emits, see ``fnplatform.composition.namespaced``), and the ProviderConfig
+  files;
 * cert-manager: skipped (large, not emitted by the function) unless ``--with-cert-manager``;
 * everything else (crossplane, keda, provider-kubernetes, provider-helm, rook, fluxcd, c5c3):
   all files; ``crossplane`` also gets the activation API's CRDs of a newer Crossplane from its

@@ -33,9 +33,8 @@ import yaml
 TOOLS = Path(__file__).resolve().parent
 sys.path[:0] = [str(TOOLS), str(TOOLS.parent)]
 
+import providersim  # noqa: E402
 import render_examples as tool  # noqa: E402
-
-from tests.support import providersim  # noqa: E402
 
 MAX_PASSES = 10
 #: When every condition of the written state last changed (fixed: same input, same file).
@@ -44,7 +43,7 @@ STAMP = "2024-01-01T00:00:00Z"
 
 def mark_ready(body: dict[str, Any]) -> dict[str, Any]:
     """``body`` as the provider would report it once the real resource exists
-    (tests/support/providersim.py: every id, the kind's attributes, the external name)."""
+    (platform/providersim/simulation.py: every id, the kind's attributes, the external name)."""
     return providersim.report(yaml.safe_load(yaml.safe_dump(body)), stamp=STAMP, external=True)
 
 

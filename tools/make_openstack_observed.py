@@ -4,7 +4,7 @@
 
 For each render case listed in ``OBSERVED`` it composes (through the function, in process) until
 the desired set is stable with every composed resource observed Ready, as providers would
-report it (tests/support/providersim.py): ``Ready``/``Synced`` conditions, and for the wrapped
+report it (platform/providersim/simulation.py): ``Ready``/``Synced`` conditions, and for the wrapped
 kinds the status the Objects' readiness reads (a Shoot's ``status.lastOperation``, Rook's
 ``status.phase``, the ControlPlane's ``status.services``, an encrypted pool's CephCluster
 asking Rook for encrypted OSDs). The result is the observed state
@@ -23,7 +23,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
 
-from tests.support import providersim  # noqa: E402
+import providersim  # noqa: E402
+
 from tests.support.harness import FunctionClient, request, start_server  # noqa: E402
 
 CASES = ROOT / "tests" / "render-cases" / "openstack"
@@ -50,7 +51,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 def observe(name: str, body: dict[str, Any]) -> dict[str, Any]:
-    """``body`` as its provider reports it once Ready (tests/support/providersim.py)."""
+    """``body`` as its provider reports it once Ready (platform/providersim/simulation.py)."""
     return providersim.report(
         body,
         name=name,

@@ -16,7 +16,7 @@ claim or a composite, which the render engine would reconcile in place of yours)
 Composition the composite names (``compositionRef``/``compositionSelector``, chosen by
 Crossplane's rules), else its API's own.
 
-``--converge`` plays the providers (``tests/support/providersim.py``, as
+``--converge`` plays the providers (``platform/providersim/simulation.py``, as
 ``tools/make_observed.py`` does): every composed resource observed Ready with the connection
 Secret it writes, rendered again, until a pass composes nothing new; the converged pass is
 printed, one line per pass on stderr.
@@ -44,10 +44,11 @@ sys.path[:0] = [p for p in (str(TOOLS), str(TOOLS.parent)) if p not in sys.path]
 
 import composed_graph  # noqa: E402
 import make_observed  # noqa: E402
+import providersim  # noqa: E402
 import render_examples as tool  # noqa: E402
 from fnplatform.holds import WAITING, parse_waiting_summary  # noqa: E402
 
-from tests.support import composition_selection, providersim  # noqa: E402
+from tests.support import composition_selection  # noqa: E402
 
 ROOT = tool.ROOT
 EXAMPLES = tool.EXAMPLES

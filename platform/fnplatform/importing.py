@@ -24,9 +24,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from fnplatform import fieldpath
+from fnplatform.api.validation import closest, suggest
 from fnplatform.errors import InputError
 from fnplatform.merge import deep_merge
-from fnplatform.validation import closest, suggest
 
 EXTERNAL_NAME = "crossplane.io/external-name"
 #: ``forProvider`` fields that place a resource rather than configure it. upjet builds the

@@ -9,7 +9,8 @@ as registered; a namespaced (Crossplane v2) composite can only compose namespace
 it emits the kind's namespaced twin (:func:`namespaced_twin`: ``*.m.upbound.io``,
 ``kubernetes.m.crossplane.io``, ``helm.m.crossplane.io``, ``Usage`` for ``ClusterUsage``) at the
 served version whose schema takes the same body, from the table
-:mod:`fnplatform.namespaced_kinds` that ``tools/derive_namespaced_kinds.py`` derives from the
+:mod:`fnplatform.namespaced_kinds` that ``tools/derive_namespaced_kinds.py`` derives
+from the
 upstream CRDs. A twin carries the traits of the kind it stands for.
 """
 

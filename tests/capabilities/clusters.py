@@ -3,7 +3,7 @@
 A cluster is only ever composed with a node pool (on EKS the CoreDNS add-on waits for a node
 group), so every row asks for the network, the cluster and at least one pool, with the names
 of ``tests.support.cases`` (the cluster module's own test data); what the providers report
-once Ready is the simulation's (tests/support/providersim.py).
+once Ready is the simulation's (platform/providersim/simulation.py).
 """
 
 from __future__ import annotations

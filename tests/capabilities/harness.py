@@ -2,11 +2,11 @@
 
 A test writes what a composer would (an :data:`Ask`: the capability calls, and any values it
 reads); :func:`compose_once` wraps it in a module that places a synthetic composite on the
-cloud, and runs one pass through :func:`fnplatform.runner.compose`, so everything shared is
+cloud, and runs one pass through :func:`fnplatform.engine.runner.compose`, so everything shared is
 applied exactly as in production (environment merge, tags, holds, Usages, readiness,
 conditions). A :class:`~fnplatform.errors.CompositionError` becomes a fatal result, as
 ``function.dispatch`` reports it. :func:`converge` plays Crossplane: pass after pass, every
-desired body fed back observed Ready as tests/support/providersim.py reports it, until nothing
+desired body fed back observed Ready as platform/providersim/simulation.py reports it, until nothing
 new appears; every body of every pass must validate against the provider CRDs, because every
 pass's bodies are applied. No gRPC: the server is covered elsewhere, and capability tables
 stay fast enough to run over every cloud.
@@ -19,17 +19,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
+from fnplatform.engine.runner import compose
+from fnplatform.engine.step_input import Input
+from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
-from fnplatform.input import Input
 from fnplatform.library.capability import PerCloud
 from fnplatform.merge import deep_merge
-from fnplatform.runner import compose
-from fnplatform.structs import struct_to_dict
 
-from tests.support import providersim
 from tests.support.cases import CLUSTER_API_ALLOWLIST, ENVIRONMENT_SETTINGS
 from tests.support.harness import request, step_input
 from tests.support.schemas import load_catalog
@@ -79,7 +79,7 @@ class Outcome:
 
     def reported(self, name: str) -> Body:
         """``status.atProvider`` the simulated provider reports for desired body ``name`` once
-        Ready (tests/support/providersim.py): what a test expects the composite to carry."""
+        Ready (platform/providersim/simulation.py): what a test expects the composite to carry."""
         return providersim.reported(self.body(name)) or {}
 
     def for_provider(self, name: str) -> Body:

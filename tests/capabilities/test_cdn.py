@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import providersim
 import pytest
 from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
@@ -29,7 +30,6 @@ from tests.capabilities.harness import (
     observe,
     table,
 )
-from tests.support import providersim
 
 
 def site(comp: Composition) -> None:

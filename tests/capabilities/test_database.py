@@ -2,7 +2,7 @@
 
 The environment module's settings name the private network per cloud; the call passes the one
 of the probe's region (``DatabaseSpec.network``), as the environment composer does. The server
-reports its private host once Ready (tests/support/providersim.py), read by
+reports its private host once Ready (platform/providersim/simulation.py), read by
 ``database_host``.
 """
 

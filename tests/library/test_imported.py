@@ -1,7 +1,8 @@
 """``imported``: nothing is created inside imported infrastructure unless asked for.
 
 Each row composes a small tree (a network with a subnet and a router, a cluster with a node
-pool and its role), imports part of it, runs :func:`~fnplatform.imported.leave_imported_alone`
+pool and its role), imports part of it, runs
+:func:`~fnplatform.rules.inside_imported.leave_imported_alone`
 as the runner does after the composer, and says what is still desired.
 """
 
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 from fnplatform.composition import Composition
 from fnplatform.holds import Wait
-from fnplatform.imported import leave_imported_alone
 from fnplatform.kinds import register
+from fnplatform.rules.inside_imported import leave_imported_alone
 
 from tests.library.support import composition
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fnplatform.kubernetes_status import (
+from fnplatform.observation.kubernetes import (
     manifest_condition_message,
     manifest_condition_true,
     manifest_status,

@@ -1,8 +1,10 @@
 """``scope``: what a Crossplane v2 namespaced composite composes instead of each body.
 
 Every row emits through :meth:`~fnplatform.composition.Composition.emit` of a namespaced
-composite (which calls :func:`~fnplatform.scope.to_namespaced`) or runs the finishing step
-:func:`~fnplatform.scope.settle_secret_refs`, and says what the namespaced form makes of it.
+composite (which calls :func:`~fnplatform.composition.namespaced.to_namespaced`) or runs the
+finishing step
+:func:`~fnplatform.composition.namespaced.settle_secret_refs`, and says what the namespaced form
+makes of it.
 """
 
 from __future__ import annotations
@@ -11,9 +13,13 @@ from typing import Any
 
 import pytest
 from fnplatform.clouds.aws.kinds import BUCKET, DB_INSTANCE
+from fnplatform.composition.namespaced import (
+    provider_config_kind,
+    settle_secret_refs,
+    unexpressed_summary,
+)
 from fnplatform.errors import InputError
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, OBJECT
-from fnplatform.scope import provider_config_kind, settle_secret_refs, unexpressed_summary
 
 from tests.library.support import composition
 

@@ -451,7 +451,8 @@ def measure(live: Live, before: dict[str, Any], composites: int, ready_s: float)
         pid = live.procs.pid(name)
         cpu, rss = process_usage(pid) if pid else (0.0, 0.0)
         calls = sum(s.value for s in replica_samples(address, "function_platform_requests_total"))
-        # passes not composed again: only their observed reads were compared (fnplatform.reuse)
+        # passes not composed again: only their observed reads were compared
+        # (fnplatform.engine.reuse)
         reused = sum(
             s.value for s in replica_samples(address, "function_platform_passes_reused_total")
         )

@@ -4,7 +4,7 @@ Gardener), and the real provider-kubernetes' launch.
 CloudStandIn plays provider-upjet-aws/gcp/azure for every managed resource a composite
 composes (found through the composites' resourceRefs, so it lists only what exists), as upjet's
 managed reconciler does (crossplane-runtime pkg/reconciler/managed). What it reports and
-refuses is the one simulation of the providers, tests/support/providersim.py, which the
+refuses is the one simulation of the providers, platform/providersim/simulation.py, which the
 observed-state fixtures and the unit tests use too; on top it has what only a running API
 server has:
 - adds the finalizer `finalizer.managedresource.crossplane.io`; on delete removes it;
@@ -41,12 +41,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import providersim
 import yaml
 
 from tests.live.controlplane import APISERVER, REPO, ControlPlane, Processes, client_certificate
 from tests.live.kube import Kube, View
 from tests.live.standins import Loop, _now
-from tests.support import providersim
 
 FINALIZER = "finalizer.managedresource.crossplane.io"
 CLOUD_SUFFIXES = (

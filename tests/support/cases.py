@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import providersim
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from tests.support import providersim
 from tests.support.harness import Rendered, request, step_input
 from tests.support.namespaced import namespaced_composite
 

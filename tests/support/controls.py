@@ -1,5 +1,5 @@
 """Observed states where one composed resource does not do its part, for the conditions that
-vouch for a control (:mod:`fnplatform.controls`).
+vouch for a control (:mod:`fnplatform.rules.controls`).
 
 A provider reports ``Synced=False`` when it cannot apply a resource (the cloud refused it:
 ``ReconcileError`` and the cloud's message, crossplane-runtime ``xpv1.ReconcileError``), and

@@ -21,11 +21,11 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
-from fnplatform.structs import struct_to_dict
+from fnplatform.engine.structs import struct_to_dict
 from google.protobuf import json_format, struct_pb2
+from providersim import observed_ready
 
 from function.server import ServerConfig, build_server, make_executor
-from tests.support.providersim import observed_ready
 
 #: Tests build requests and observed state together: the simulation's helper, importable here.
 __all__ = [

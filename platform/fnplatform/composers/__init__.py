@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from fnplatform.runner import Composer
+from fnplatform.engine.runner import Composer
 
 if TYPE_CHECKING:
-    from fnplatform.xrd import ApiDefinition
+    from fnplatform.api.xrd import ApiDefinition
 
 
 def composers() -> dict[str, Composer]:

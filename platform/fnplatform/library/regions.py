@@ -10,10 +10,10 @@ database is attempted.
 
 from __future__ import annotations
 
+from fnplatform.api.validation import closest
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library import values
-from fnplatform.validation import closest
 
 
 def region_problem(comp: Composition, cloud: str, region: str) -> str | None:

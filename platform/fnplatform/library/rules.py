@@ -11,9 +11,9 @@ import functools
 import hashlib
 import re
 
+from fnplatform.api.validation import ip_network
 from fnplatform.errors import SpecError
 from fnplatform.library.specs import IngressRule, NameRule
-from fnplatform.validation import ip_network
 
 PROTOCOLS = ("tcp", "udp")
 

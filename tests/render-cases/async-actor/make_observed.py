@@ -3,7 +3,7 @@
     .venv/bin/python tests/render-cases/async-actor/make_observed.py
 
 Composes ``examples/async-actor/xr.yaml`` in-process, then plays the providers
-(tests/support/providersim.py):
+(platform/providersim/simulation.py):
 ``observed-queue-ready.yaml`` has the namespace's dead-letter queue, then the actor's queue,
 and the other resources of those passes existing and Ready, the queues with URL and ARN;
 ``observed-ready.yaml`` adds the ScaledObject, KEDA Ready and the Deployment
@@ -25,10 +25,10 @@ ROOT = HERE.parents[2]
 EXAMPLE = ROOT / "examples" / "async-actor"
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from fnplatform.structs import struct_to_dict  # noqa: E402
+import providersim  # noqa: E402
+from fnplatform.engine.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
-from tests.support import providersim  # noqa: E402
 from tests.support.harness import request, step_input  # noqa: E402
 
 

@@ -3,7 +3,7 @@
     .venv/bin/python tests/render-cases/environment/make_observed.py
 
 For each case of :data:`CASES` it composes its XR (``xr-<cloud>.yaml``) in-process pass
-after pass, playing the providers (tests/support/providersim.py): every composed resource
+after pass, playing the providers (platform/providersim/simulation.py): every composed resource
 exists and is Ready, the database reports its private address and publishes connection
 details (in-process only: ``crossplane render`` has no way to pass connection details, which
 is why the written state already holds the Deployment the function composed once they
@@ -27,10 +27,10 @@ ROOT = HERE.parents[2]
 EXAMPLES = ROOT / "examples" / "environment"
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-from fnplatform.structs import struct_to_dict  # noqa: E402
+import providersim  # noqa: E402
+from fnplatform.engine.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
-from tests.support import providersim  # noqa: E402
 from tests.support.harness import request, step_input  # noqa: E402
 
 #: What the fixtures show the providers report: the kinds the module reads, with the example

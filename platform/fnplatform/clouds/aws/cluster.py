@@ -33,11 +33,11 @@ from fnplatform.clouds.aws.settings import ADDONS, aws_environment
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.guard import refuse_replacement, replacement_refused
 from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.rules.guard import refuse_replacement, replacement_refused
 
 CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
 # A Deployment: without nodes the addon stays DEGRADED and its creation times out.

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.api.validation import parse
 from fnplatform.clouds.aws.kinds import (
     DB_INSTANCE,
     DB_PARAMETER_GROUP,
@@ -39,7 +40,6 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
-from fnplatform.validation import parse
 
 POSTGRES_PORT = 5432
 PASSWORD_NAMESPACE = "crossplane-system"
@@ -108,7 +108,7 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     )
     # One group per major, named by it: a major upgrade composes the new family's group and
     # moves the instance to it in the same modification (RDS refuses a group of another
-    # family: rule RDS_PARAMETER_GROUP_FAMILY of tests/support/providersim.py); the old group
+    # family: rule RDS_PARAMETER_GROUP_FAMILY of platform/providersim/simulation.py); the old group
     # is deleted once no longer composed (RDS retries until the instance has left it).
     major = spec.engine_version.split(".")[0]
     parameters = f"{name}-parameters-{major}"

@@ -10,13 +10,13 @@ the group keeps AWS's default allow-all egress.
 
 from __future__ import annotations
 
+from fnplatform.api.validation import ip_network
 from fnplatform.clouds.aws.kinds import SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_id, unique_rules
 from fnplatform.library.specs import IngressRulesSpec
-from fnplatform.validation import ip_network
 
 
 @add_ingress_rules.on("aws")

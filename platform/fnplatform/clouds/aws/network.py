@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fnplatform.api.validation import ip_network
 from fnplatform.clouds.aws.common import name_tag
 from fnplatform.clouds.aws.kinds import (
     EIP,
@@ -31,7 +32,6 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
-from fnplatform.validation import ip_network
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
 ANYWHERE = "0.0.0.0/0"

@@ -1,7 +1,7 @@
 """AWS builders for the queue capability (SQS).
 
 The queue is stateful: messages live in it, so it is never dropped on a transient problem
-(see fnplatform.guard). Upjet identifies an SQS queue by its URL (the external name is filled
+(see fnplatform.rules.guard). Upjet identifies an SQS queue by its URL (the external name is filled
 in by the provider), so no external name is set here; ``forProvider.name`` is its AWS name.
 """
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from fnplatform.api.validation import Cidr, describe_pattern, parse
 from fnplatform.composition import Composition
-from fnplatform.validation import Cidr, describe_pattern, parse
 
 # Managed addons: the CNI and kube-proxy every node needs, CoreDNS, and the agent that hands
 # EKS Pod Identity credentials to pods (used by cert-manager's DNS01 identity).

@@ -251,7 +251,7 @@ def _customer_managed_key(comp: Composition, name: str, key: str) -> dict[str, A
 
     They name the key's identity and versionless key id, which exist only once Azure created
     them, and the identity must hold its vault grant first (Azure Storage refuses the key
-    otherwise: rule AZURE_KEY_GRANT_FIRST of tests/support/providersim.py). An account that
+    otherwise: rule AZURE_KEY_GRANT_FIRST of platform/providersim/simulation.py). An account that
     already exists keeps the blocks it was created with while a source is briefly unobserved:
     dropping them would switch the account back to Microsoft-managed keys.
     """

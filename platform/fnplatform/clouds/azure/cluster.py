@@ -69,12 +69,12 @@ from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.guard import refuse_replacement
 from fnplatform.holds import READY, Wait
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.rules.guard import refuse_replacement
 from fnplatform.tagging import TagStyle
 
 SYSTEM_POOL = "system"

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.api.validation import parse
 from fnplatform.clouds.azure.common import (
     resource_group,
 )
@@ -38,7 +39,6 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
-from fnplatform.validation import parse
 
 PASSWORD_NAMESPACE = "crossplane-system"
 PRIVATE_ZONE_SUFFIX = "private.postgres.database.azure.com"

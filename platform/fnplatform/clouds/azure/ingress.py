@@ -14,6 +14,7 @@ happens. Every rule allows; their relative order therefore never changes what is
 
 from __future__ import annotations
 
+from fnplatform.api.validation import ip_network
 from fnplatform.clouds.azure.common import (
     resource_group,
     subnet_name,
@@ -29,7 +30,6 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_ingress_rules
 from fnplatform.library.rules import rule_digest, rule_id, unique_rules
 from fnplatform.library.specs import IngressRule, IngressRulesSpec
-from fnplatform.validation import ip_network
 
 #: Priorities of composed rules: 100 (the first allowed) up to 3099, leaving 3100-4096 for
 #: rules a platform team adds by hand (deny rules, say) after every composed allow.

@@ -24,7 +24,7 @@ are their own resources here and the cluster waits for the subnet's one to be Re
 * The associations reference the gateway, IP and subnet (``*Ref``) and ``use`` them, so each
   is deleted before what it joins (Azure refuses to delete a gateway still attached).
 * An adopted (imported) VNet gets none of it: it keeps its own egress, and nothing is
-  created inside imported resources (:mod:`fnplatform.imported`).
+  created inside imported resources (:mod:`fnplatform.rules.inside_imported`).
 
 Public clusters (and non-Kubernetes networks) keep AKS's ``outboundType: loadBalancer``: the
 outbound rules of the cluster's Standard load balancer with a public IP AKS manages.
@@ -35,6 +35,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from fnplatform.api.validation import ip_network
 from fnplatform.clouds.azure.common import (
     nat_gateway_name,
     nat_ip_association_name,
@@ -57,7 +58,6 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_network
 from fnplatform.library.specs import NetworkSpec
-from fnplatform.validation import ip_network
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 

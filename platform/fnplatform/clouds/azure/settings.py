@@ -10,9 +10,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from fnplatform.api.validation import SecretKeyRef, check_cidr, describe_pattern, parse
+from fnplatform.api.xrd import ordered
 from fnplatform.composition import Composition
-from fnplatform.validation import SecretKeyRef, check_cidr, describe_pattern, parse
-from fnplatform.xrd import ordered
 
 #: The private ranges Key Vault's network rules refuse.
 RFC1918 = tuple(

@@ -21,13 +21,13 @@ from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
 from fnplatform.composition import Composition
-from fnplatform.controls import Control, vouch
 from fnplatform.errors import SpecError
-from fnplatform.guard import refuse_replacement
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.rules.controls import Control, vouch
+from fnplatform.rules.guard import refuse_replacement
 from fnplatform.tagging import TagStyle
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
@@ -152,7 +152,7 @@ def _report_api_server_access(
     authorized networks applies and, for the default, what the platform must add (the
     providers reach the API server only from an authorized network, so the Helm releases stay
     unready until their egress is listed). The allowlist is vouched for (True) only while the
-    GKE cluster carrying it is Synced and Ready (:func:`fnplatform.controls.vouch`): a cluster
+    GKE cluster carrying it is Synced and Ready (:func:`fnplatform.rules.controls.vouch`): a cluster
     the provider cannot update may still admit an older list. An adopted cluster keeps its own
     list unless the import takes the field over: the condition then says that rather than
     claim a list the cluster does not have.

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.api.validation import parse
 from fnplatform.clouds.gcp.common import project
 from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import GcpPrivateNetwork, gcp_environment
@@ -33,7 +34,6 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
-from fnplatform.validation import parse
 
 POSTGRES_PORT = 5432
 ROOT_USER = "postgres"

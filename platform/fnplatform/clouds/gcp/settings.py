@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from fnplatform.api.validation import Cidr, SecretKeyRef, describe_pattern, parse
 from fnplatform.composition import Composition
-from fnplatform.validation import Cidr, SecretKeyRef, describe_pattern, parse
 
 
 class ClusterIdentity(BaseModel):

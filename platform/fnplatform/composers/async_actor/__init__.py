@@ -11,6 +11,7 @@ EnvironmentConfigs) fill in the spec under the claim's own values.
 
 from __future__ import annotations
 
+from fnplatform.api.validation import parse
 from fnplatform.composers.async_actor import manifests
 from fnplatform.composers.async_actor.checks import (
     DLQ_SUFFIX,
@@ -24,12 +25,11 @@ from fnplatform.composers.async_actor.model import ActorSettings
 from fnplatform.composers.async_actor.resolve import resolve_spec
 from fnplatform.composers.async_actor.status import Parts, report_status
 from fnplatform.composition import CLAIM_NAMESPACE, Composition
+from fnplatform.engine.requirements import Requirement
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library import ObjectReadiness, add_object, add_queue, values
 from fnplatform.library.specs import QueueSpec
-from fnplatform.requirements import Requirement
-from fnplatform.validation import parse
 
 QUEUE, DEAD_LETTER_QUEUE = "queue", "dead-letter-queue"
 SERVICE_ACCOUNT, TRIGGER_AUTH = "service-account", "trigger-auth"
@@ -161,7 +161,7 @@ def _queue(comp: Composition, actor: Actor) -> None:
     """The actor's queue ``asya-<namespace>-<actor>``, redriving to the namespace's DLQ.
 
     SQS refuses a redrive policy whose target does not exist (rule SQS_REDRIVE_TARGET_EXISTS
-    of tests/support/providersim.py), so the dead-letter queue is
+    of platform/providersim/simulation.py), so the dead-letter queue is
     composed too (shared by the namespace's actors: created once, never updated or deleted by
     one of them) and the actor's queue waits for it to be Ready. Its ARN is known before it
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).

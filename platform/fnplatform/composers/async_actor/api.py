@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.api.xrd import ApiDefinition, CompositionAlias
 from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
-from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 #: The Deployment's replicas as the status reports them (``status.py`` reads the live
 #: Deployment's ``status.readyReplicas`` and ``status.replicas`` through its Object).

@@ -22,8 +22,8 @@ from pydantic import (
     model_validator,
 )
 
-from fnplatform.validation import DNS_LABEL, describe_pattern, matching
-from fnplatform.xrd import ordered
+from fnplatform.api.validation import DNS_LABEL, describe_pattern, matching
+from fnplatform.api.xrd import ordered
 
 HANDLER = describe_pattern(
     r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$",

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from fnplatform.api.layering import Layer, Merged, merge_layers
+from fnplatform.api.validation import WALKS, field_path, non_booleans, parse, validation_problems
+from fnplatform.api.xrspec import user_spec
 from fnplatform.composers.async_actor.model import ActorSpec, FlavorSelection
 from fnplatform.composition import Composition
+from fnplatform.engine.lookup import require_labelled_configs
 from fnplatform.errors import InputError
-from fnplatform.layering import Layer, Merged, merge_layers
-from fnplatform.lookup import require_labelled_configs
-from fnplatform.validation import WALKS, field_path, non_booleans, parse, validation_problems
-from fnplatform.xrspec import user_spec
 
 FLAVOR_LABEL = "asya.sh/flavor"
 FLAVOR_KEY_PREFIX = "flavor"

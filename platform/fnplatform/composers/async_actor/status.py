@@ -4,23 +4,23 @@ Read from observed state only. ``Creating`` until all three are ready; then ``Re
 ``Napping`` when KEDA has scaled the Deployment to zero (a sleeping actor is healthy). A part
 whose resource the provider cannot apply (``Synced=False``: a queue setting AWS refuses, a
 Deployment the API server rejects) is not ready, whatever it reported before: the same rule as
-every condition that vouches for something (:func:`fnplatform.controls.resource_shortfall`).
+every condition that vouches for something (:func:`fnplatform.rules.controls.resource_shortfall`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fnplatform.api.phase import Phase
 from fnplatform.composition import Composition
-from fnplatform.controls import resource_shortfall
-from fnplatform.kubernetes_status import (
+from fnplatform.observation.kubernetes import (
     MANIFEST_STATUS,
     manifest_condition_message,
     manifest_condition_true,
     manifest_value,
 )
-from fnplatform.observed import condition_message
-from fnplatform.phase import Phase
+from fnplatform.observation.resources import condition_message
+from fnplatform.rules.controls import resource_shortfall
 
 
 @dataclass(frozen=True)

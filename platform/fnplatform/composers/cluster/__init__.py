@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from fnplatform.api.validation import closest, parse
 from fnplatform.composers.cluster.addon_pool import addon_pool, nodes_ready, pool_name
 from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler, release_name
 from fnplatform.composers.cluster.charts import CHARTS, chart_release, values_template
@@ -35,9 +36,8 @@ from fnplatform.library import (
     values,
 )
 from fnplatform.library.rules import name_problem
+from fnplatform.library.templates import render_values
 from fnplatform.merge import deep_merge
-from fnplatform.templates import render_values
-from fnplatform.validation import closest, parse
 
 NETWORK, CLUSTER, PROVIDERS = "network", "cluster", "providers"
 PUBLIC_ZONE, PRIVATE_ZONE, DNS_IDENTITY = "dns-public", "dns-private", "cert-manager-identity"

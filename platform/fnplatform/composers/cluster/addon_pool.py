@@ -23,8 +23,8 @@ from collections.abc import Iterable
 
 from fnplatform.composers.cluster.model import DEFAULT_POOL, ClusterSpec, Pool
 from fnplatform.composition import Composition
-from fnplatform.dependencies import usage_name
 from fnplatform.holds import Wait
+from fnplatform.rules.dependencies import usage_name
 
 #: What a held-back add-on waits for when no pool can run it.
 NO_ADDON_POOL = Wait(

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fnplatform.api.xrd import ApiDefinition
 from fnplatform.composers.cluster.model import Cloud, ClusterSpec
-from fnplatform.xrd import ApiDefinition
 
 
 class ClusterStatus(BaseModel):

@@ -10,10 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from fnplatform.cloud import Cloud
-from fnplatform.errors import InputError
-from fnplatform.importing import ImportSpec
-from fnplatform.validation import (
+from fnplatform.api.validation import (
     DOMAIN,
     LABEL_KEY,
     LABEL_VALUE,
@@ -21,7 +18,10 @@ from fnplatform.validation import (
     KubernetesLabels,
     describe_pattern,
 )
-from fnplatform.xrd import ClaimRule, claim_rule, ordered
+from fnplatform.api.xrd import ClaimRule, claim_rule, ordered
+from fnplatform.cloud import Cloud
+from fnplatform.errors import InputError
+from fnplatform.importing import ImportSpec
 
 POOL_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$"
 KUBERNETES_VERSION = describe_pattern(r"^1\.[0-9]+$", "a Kubernetes minor version such as 1.33")

@@ -10,10 +10,11 @@ condition (``comp.gap``), never a silently dropped field.
 
 from __future__ import annotations
 
+from fnplatform.api.validation import parse
+from fnplatform.api.xrspec import user_spec
 from fnplatform.composers.contact_center import regions, rules
 from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
-from fnplatform.controls import Control, assess
 from fnplatform.errors import InputError
 from fnplatform.gaps import Gap
 from fnplatform.library import values
@@ -38,9 +39,8 @@ from fnplatform.library.specs import (
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
 from fnplatform.placement import required_scope
-from fnplatform.provider_health import provider_health_first
-from fnplatform.validation import parse
-from fnplatform.xrspec import user_spec
+from fnplatform.rules.controls import Control, assess
+from fnplatform.rules.provider_health import provider_health_first
 
 NETWORK, INGRESS, KEY, BUCKET = "network", "sip-ingress", "recordings-key", "recordings"
 REPLICA_KEY, REPLICA, FAILOVER, GROUP = "replica-key", "recordings-replica", "failover", "group"
@@ -63,7 +63,8 @@ _FAILOVER = (FAILOVER, f"{FAILOVER}-*")
 #: By control and cloud, the composition names of the resources implementing it (``<prefix>*``:
 #: every resource of that prefix), as the capability builders emit them
 #: (``fnplatform/clouds/<cloud>/{bucket,key,ingress,failover}.py``): ``Compliant`` lists a
-#: control as in force only while each of them is Synced and Ready (:mod:`fnplatform.controls`).
+#: control as in force only while each of them is Synced and Ready
+#: (:mod:`fnplatform.rules.controls`).
 IMPLEMENTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
     # AWS: the security group and its rules; Azure: the NSG, its rules and the subnet
     # association; GCP: a firewall per rule
@@ -577,7 +578,7 @@ def _status(
     """Ids of what exists, the endpoints, and the Compliant condition with the controls.
 
     ``Compliant`` is True only while every control is in force: each resource implementing it
-    Synced and Ready (:func:`fnplatform.controls.assess`); ``status.controls`` lists those.
+    Synced and Ready (:func:`fnplatform.rules.controls.assess`); ``status.controls`` lists those.
     A control the cloud lacks (a gap) keeps it False as ``ControlGaps``.
     """
     comp.set_status("cloud", spec.cloud)
@@ -640,7 +641,7 @@ def _controls(
     with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
-    the composed resources can enforce, and :func:`fnplatform.controls.assess` says which of
+    the composed resources can enforce, and :func:`fnplatform.rules.controls.assess` says which of
     them the providers have applied.
     """
     cloud = str(comp.cloud)

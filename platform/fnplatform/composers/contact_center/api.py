@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
+from fnplatform.api.xrd import ApiDefinition, CompositionAlias
 from fnplatform.composers.contact_center.model import ContactCenterSpec, ContactCenterStatus
-from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 COMPLIANT_CONDITION = ".status.conditions[?(@.type=='Compliant')].status"

@@ -4,7 +4,7 @@ One model is the source of the XRD (``api.py``) and of the composer's validation
 server and the function agree on what a valid endpoint is. Rules that span fields (trusted
 ranges never the whole internet, ports that don't overlap, PCI-DSS storage) live in
 ``rules.py``, where each error names the field and index the user wrote; those that need
-only the claim and fit CEL are declared here as claim rules (``fnplatform.xrd.ClaimRule``), so
+only the claim and fit CEL are declared here as claim rules (``fnplatform.api.xrd.ClaimRule``), so
 the API server refuses them at admission with the message the function gives.
 """
 
@@ -14,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fnplatform.api.validation import RECORD_NAME, Cidr, describe_pattern
+from fnplatform.api.xrd import ClaimRule, claim_rule, differs
 from fnplatform.cloud import Cloud
-from fnplatform.validation import RECORD_NAME, Cidr, describe_pattern
-from fnplatform.xrd import ClaimRule, claim_rule, differs
 
 Platform = Literal["genesys-cloud", "nice-cxone"]
 PORT_RANGE = describe_pattern(

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fnplatform.api.validation import parse
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library.regions import region_problem
-from fnplatform.validation import parse
 
 ENVIRONMENT_KEY = "contactCenter"
 

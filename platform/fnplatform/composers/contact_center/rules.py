@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fnplatform.api.validation import ip_network
 from fnplatform.composers.contact_center.model import (
     LOCKED_LEVELS,
     ContactCenterSpec,
 )
 from fnplatform.errors import InputError
 from fnplatform.library.specs import IngressRule
-from fnplatform.validation import ip_network
 
 #: The TLS versions each platform's trunks negotiate for SIP signaling. Genesys Cloud BYOC
 #: Cloud trunks accept TLS 1.2 only (the issue's design source); for NICE CXone no such

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fnplatform.api.validation import parse
+from fnplatform.api.xrspec import user_spec
 from fnplatform.cloud import Cloud
 from fnplatform.composers.environment import ci, manifests, password, user
 from fnplatform.composers.environment.manifests import App
@@ -54,8 +56,6 @@ from fnplatform.library.specs import (
 )
 from fnplatform.naming import dns_label
 from fnplatform.placement import cloud_settings, scope_from_environment
-from fnplatform.validation import parse
-from fnplatform.xrspec import user_spec
 
 NAMESPACE, DATABASE, ASSETS, CDN = "namespace", "database", "assets", "cdn"
 CONNECTION_COPY, DEPLOYMENT, SERVICE = "db-connection", "backend-deployment", "backend-service"

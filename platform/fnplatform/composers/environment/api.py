@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
+from fnplatform.api.xrd import ApiDefinition, CompositionAlias
 from fnplatform.composers.environment.model import EnvironmentSpec, EnvironmentStatus
-from fnplatform.xrd import ApiDefinition, CompositionAlias
 
 READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 

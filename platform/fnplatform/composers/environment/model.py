@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from fnplatform.api.validation import DNS_LABEL, DOMAIN, describe_pattern
 from fnplatform.cloud import Cloud
-from fnplatform.validation import DNS_LABEL, DOMAIN, describe_pattern
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 CPU = r"^[0-9]+(\.[0-9]+)?m?$"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fnplatform.api.phase import Phase
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
-from fnplatform.controls import FAILING, Control, assess, vouch
 from fnplatform.library import values
 from fnplatform.library.specs import CdnSpec
-from fnplatform.phase import Phase
+from fnplatform.rules.controls import FAILING, Control, assess, vouch
 
 PARTS_CONDITION = "PartsReady"
 CUSTOM_DOMAINS_CONDITION = "CustomDomainsReady"
@@ -38,7 +38,7 @@ def report_status(
     a ``PartsReady`` condition listing what is still pending.
 
     A part is ready while each of its resources is Synced and Ready
-    (:func:`fnplatform.controls.assess`): one the provider cannot apply (``Synced=False``)
+    (:func:`fnplatform.rules.controls.assess`): one the provider cannot apply (``Synced=False``)
     makes ``PartsReady`` False, ``ControlFailing``, naming the part and the resource.
     """
     _report_custom_domains(comp, parts.cdn, cdn)

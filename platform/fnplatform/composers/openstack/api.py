@@ -8,6 +8,7 @@ SecretAggregate at C5C3/cobaltcore ``da0515f0380a``); ``tests/test_openstack.py`
 
 from __future__ import annotations
 
+from fnplatform.api.xrd import ApiDefinition
 from fnplatform.composers.openstack.model import (
     ControlPlaneClusterSpec,
     HypervisorClusterSpec,
@@ -16,7 +17,6 @@ from fnplatform.composers.openstack.model import (
     PoolStatus,
     StorageClusterSpec,
 )
-from fnplatform.xrd import ApiDefinition
 
 POOL_GROUP = "crossplane.c5c3.io"
 TENANT_GROUP = "c5c3.io"

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.api.phase import Phase
 from fnplatform.composers.openstack.model import Gardener
 from fnplatform.errors import InputError
 from fnplatform.naming import dns_label
-from fnplatform.phase import Phase
 
 SHOOT_API = "core.gardener.cloud/v1beta1"
 #: Gardener limits worker pool names to 15 characters.

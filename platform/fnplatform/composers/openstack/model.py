@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from fnplatform.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
-from fnplatform.xrd import ClaimRule, claim_rule, ordered
+from fnplatform.api.validation import DNS_LABEL, DOMAIN, check_labels, describe_pattern
+from fnplatform.api.xrd import ClaimRule, claim_rule, ordered
 
 QUANTITY = describe_pattern(
     r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$",

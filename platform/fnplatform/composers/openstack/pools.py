@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from fnplatform.api.phase import Phase
+from fnplatform.api.validation import parse
+from fnplatform.api.xrspec import user_spec
 from fnplatform.composers.openstack import access
 from fnplatform.composers.openstack.gardener import (
     WORKER_NAME_MAX,
@@ -30,13 +33,10 @@ from fnplatform.composers.openstack.model import (
 from fnplatform.composers.openstack.objects import CEPH_ENCRYPTED, wrapped
 from fnplatform.composers.openstack.objects import SHOOT as SHOOT_KIND
 from fnplatform.composition import Composition
-from fnplatform.controls import Control, assess
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, add_object
-from fnplatform.phase import Phase
-from fnplatform.validation import parse
-from fnplatform.xrspec import user_spec
+from fnplatform.rules.controls import Control, assess
 
 SHOOT = "shoot"
 PROVIDER_CONFIG = "provider-config"

@@ -16,15 +16,15 @@ from fnplatform.composers.openstack.gardener import provider_config_name
 from fnplatform.composers.openstack.model import Ceph, StorageQuota
 from fnplatform.composers.openstack.quota import POOLS
 from fnplatform.composition import Composition
-from fnplatform.dependencies import PROTECTS_LABEL, protects
-from fnplatform.merge import get_path
-from fnplatform.observed import condition_message
-from fnplatform.requirements import (
+from fnplatform.engine.requirements import (
     CLAIM_NAME_LABEL,
     CLAIM_NAMESPACE_LABEL,
     Requirement,
     claim_requirement,
 )
+from fnplatform.merge import get_path
+from fnplatform.observation.resources import condition_message
+from fnplatform.rules.dependencies import PROTECTS_LABEL, protects
 
 POOL_API = "crossplane.c5c3.io/v1alpha1"
 POOL_KINDS = {
@@ -184,7 +184,7 @@ def fetch_holders(comp: Composition, pool: Pool) -> list[dict[str, Any]] | None:
     """The Usages of any composite protecting ``pool`` (None until Crossplane fetched them).
 
     Every OpenStack cluster protects the pools it runs on with a Usage labelled with the pool
-    (:data:`fnplatform.dependencies.PROTECTS_LABEL`), so this is who uses the pool now.
+    (:data:`fnplatform.rules.dependencies.PROTECTS_LABEL`), so this is who uses the pool now.
     """
     assert pool.composite is not None
     kind = "Usage" if comp.namespaced else "ClusterUsage"

@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from fnplatform.api.phase import Phase
+from fnplatform.api.validation import parse
+from fnplatform.api.xrspec import user_spec
 from fnplatform.composers.openstack import ceph
 from fnplatform.composers.openstack.controlplane import control_plane, public_endpoints
 from fnplatform.composers.openstack.model import Ceph, OpenStackClusterSpec, Settings
@@ -38,9 +41,6 @@ from fnplatform.composers.openstack.resolve import (
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, Pending
 from fnplatform.library.kubernetes import add_object
-from fnplatform.phase import Phase
-from fnplatform.validation import parse
-from fnplatform.xrspec import user_spec
 
 NAMESPACE, CONTROL_PLANE = "namespace", "control-plane"
 POOLS_READY = "PoolsReady"

@@ -14,22 +14,27 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import duration_pb2
 
 from fnplatform.composition import Composition
-from fnplatform.dependencies import add_usages, hold_unmet
-from fnplatform.environment import CONTEXT_KEY, merge_environment, requirements_of, selections
+from fnplatform.composition.namespaced import CONDITION as NAMESPACED_FORM
+from fnplatform.composition.namespaced import settle_secret_refs, unexpressed_summary
+from fnplatform.engine.environment_configs import (
+    CONTEXT_KEY,
+    merge_environment,
+    requirements_of,
+    selections,
+)
+from fnplatform.engine.requirements import declare, fetched
+from fnplatform.engine.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
+from fnplatform.engine.step_input import Input, PhaseTTL
+from fnplatform.engine.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 from fnplatform.errors import CompositionError, InputError, NotYet, Pending
-from fnplatform.guard import announce_removals
 from fnplatform.holds import WAITING, waiting_summary
-from fnplatform.imported import leave_imported_alone
 from fnplatform.importing import check_import_names
-from fnplatform.input import Input, PhaseTTL
 from fnplatform.merge import deep_merge
-from fnplatform.observed import ObservedResources
-from fnplatform.readiness import exists_is_ready, ready_now
-from fnplatform.requirements import declare, fetched
-from fnplatform.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
-from fnplatform.scope import CONDITION as NAMESPACED_FORM
-from fnplatform.scope import settle_secret_refs, unexpressed_summary
-from fnplatform.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
+from fnplatform.observation.readiness import exists_is_ready, ready_now
+from fnplatform.observation.resources import ObservedResources
+from fnplatform.rules.dependencies import add_usages, hold_unmet
+from fnplatform.rules.guard import announce_removals
+from fnplatform.rules.inside_imported import leave_imported_alone
 
 Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
@@ -51,8 +56,8 @@ def compose(
     The response's TTL follows the phase (:func:`set_ttl`): short while anything waits.
     With ``wire``, the composed resources go there as wire bytes instead of into the
     response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
-    byte searches stand in for protobuf walks (:func:`fnplatform.observed.none_false`).
-    ``probe``: what :meth:`fnplatform.reuse.PassMemo.probe` learned of the request before
+    byte searches stand in for protobuf walks (:func:`fnplatform.observation.resources.none_false`).
+    ``probe``: what :meth:`fnplatform.engine.reuse.PassMemo.probe` learned of the request before
     anything changed it (``function.dispatch``); else the request is probed here.
     """
     rsp = response.to(request)
@@ -105,10 +110,10 @@ def compose(
 
 def settle(comp: Composition, composer: Composer) -> Settled:
     """Run ``composer`` and the library's rules after it: what the pass decided, before
-    readiness (:class:`fnplatform.reuse.Settled`; a bad input is its ``error``).
+    readiness (:class:`fnplatform.engine.reuse.Settled`; a bad input is its ``error``).
 
     Everything it reads comes from ``comp``, so a pass whose reads answer the same is reused
-    (:mod:`fnplatform.reuse`).
+    (:mod:`fnplatform.engine.reuse`).
     """
     try:
         try:

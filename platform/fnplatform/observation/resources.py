@@ -9,10 +9,10 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from fnplatform import fieldpath
-from fnplatform.memo import BoundedMemo
+from fnplatform.engine.memo import BoundedMemo
+from fnplatform.engine.structs import struct_to_dict, value_of
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import TWINS
-from fnplatform.structs import struct_to_dict, value_of
 
 
 def condition(resource: Mapping[str, Any] | None, type_: str) -> Mapping[str, Any] | None:
@@ -222,7 +222,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
 
         For helpers that take a body (a condition's message, a wrapped object's status): the
         rest of the body, ``resourceVersion`` and all, is then no input of the pass
-        (:mod:`fnplatform.reuse`).
+        (:mod:`fnplatform.engine.reuse`).
         """
         if name not in self:
             return None
@@ -248,7 +248,7 @@ class ObservedResources(Mapping[str, dict[str, Any]]):
         """Names of the observed resources of one type, sorted.
 
         A registered (cluster-scoped) type also finds its namespaced twin, which is what a
-        namespaced composite composed for it (see :mod:`fnplatform.scope`).
+        namespaced composite composed for it (see :mod:`fnplatform.composition.namespaced`).
         """
         wanted = {(api_version, kind)}
         twin = TWINS.get((api_version, kind))

@@ -6,9 +6,9 @@ Three rules keep buckets, queues, databases, pools and Shoots alive across bad p
    is raised as an error and becomes a *fatal* result, on which Crossplane keeps the previous
    desired state untouched (:mod:`function.dispatch`).
 2. A requirement that is not fetched yet composes nothing but asks again
-   (:mod:`fnplatform.runner`); Crossplane only uses the response once requirements settle.
+   (:mod:`fnplatform.engine.runner`); Crossplane only uses the response once requirements settle.
 3. A resource that already exists is never held back because something it uses is briefly
-   unobserved (:func:`fnplatform.dependencies.hold_unmet`).
+   unobserved (:func:`fnplatform.rules.dependencies.hold_unmet`).
 
 What is left is a removal the composite really asks for (a pool deleted from the spec, a
 private cluster made public): it goes ahead, announced by a warning event naming each

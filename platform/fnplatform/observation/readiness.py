@@ -11,7 +11,7 @@ from typing import Any
 
 from fnplatform.composition import Composition, Emitted
 from fnplatform.kinds import Readiness, kind_of
-from fnplatform.observed import ObservedResources
+from fnplatform.observation.resources import ObservedResources
 
 
 def is_ready(comp: Composition, emitted: Emitted) -> bool:

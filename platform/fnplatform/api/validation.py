@@ -23,8 +23,8 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from fnplatform.memo import BoundedMemo
-from fnplatform.xrd import RuleViolationError
+from fnplatform.api.xrd import RuleViolationError
+from fnplatform.engine.memo import BoundedMemo
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -422,7 +422,8 @@ class WalkResults:
     A composite's spec is the same on most passes (what changes between them is observed
     state), and walking it again is the same answer: at 200 node pools the two walks were a
     twentieth of composing. Keyed by ``marshal.dumps`` of the value (exact about types, as
-    :class:`fnplatform.structs.EncodedBodies` is); a value marshal refuses is walked. Only the
+    :class:`fnplatform.engine.structs.EncodedBodies` is); a value marshal refuses is walked. Only
+    the
     found paths are kept, never the value: a few hundred bytes an entry.
     """
 
@@ -456,7 +457,7 @@ def unknown_fields(
     """``(path, suggestion)`` of every key of ``value`` that ``annotation`` has no field for.
 
     Follows nested models, maps and lists the way an API server walks a structural schema
-    generated from the same models (``fnplatform.xrd``): a model that allows extra fields, an
+    generated from the same models (``fnplatform.api.xrd``): a model that allows extra fields, an
     ``Any`` or a real union keeps whatever is below it.
     """
     shape = _shape(annotation)

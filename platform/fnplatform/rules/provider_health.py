@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.observed import condition, condition_message, condition_true
-from fnplatform.requirements import Requirement
+from fnplatform.engine.requirements import Requirement
+from fnplatform.observation.resources import condition, condition_message, condition_true
 
 CONDITION = "ProviderHealthy"
 #: The requirement key of the Providers.

@@ -17,22 +17,22 @@ from typing import Any, NoReturn
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
+from fnplatform.api.phase import Phase
+from fnplatform.api.validation import parse
+from fnplatform.composition.namespaced import to_namespaced
+from fnplatform.engine.requirements import Requirement, fetched, namespaced_requirement
+from fnplatform.engine.step_input import Input
+from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import InputError, NotYet
 from fnplatform.gaps import Gap
 from fnplatform.holds import CONNECTION_DETAILS, READY, Hold, Wait
 from fnplatform.importing import EXTERNAL_NAME, ImportSpec, apply_import
-from fnplatform.input import Input
 from fnplatform.kinds import kind_of
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
-from fnplatform.observed import ObservedResources
-from fnplatform.phase import Phase
+from fnplatform.observation.resources import ObservedResources
 from fnplatform.placement import UNPLACED, Placement, Sourced
-from fnplatform.requirements import Requirement, fetched, namespaced_requirement
-from fnplatform.scope import to_namespaced
-from fnplatform.structs import struct_to_dict
 from fnplatform.tagging import TagStyle, render_tags
-from fnplatform.validation import parse
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 CLAIM_NAME = "crossplane.io/claim-name"
@@ -92,7 +92,8 @@ class Composition:
         self.labels: dict[str, str] = dict(metadata.get("labels") or {})
         own_namespace = metadata.get("namespace")
         #: A Crossplane v2 namespaced composite (``metadata.namespace`` set): it composes the
-        #: namespaced twin of every kind, in its own namespace (see :mod:`fnplatform.scope`).
+        #: namespaced twin of every kind, in its own namespace (see
+        #: :mod:`fnplatform.composition.namespaced`).
         #: Otherwise a v1 cluster-scoped composite, usually bound to a claim.
         self.namespaced: bool = isinstance(own_namespace, str) and bool(own_namespace)
         #: The namespace the user works in, and the name they gave: the composite's own for a
@@ -106,7 +107,7 @@ class Composition:
         self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
         #: Every read of observed composed resources goes through this (a pass is reused
-        #: while they answer the same: :mod:`fnplatform.reuse`).
+        #: while they answer the same: :mod:`fnplatform.engine.reuse`).
         self.observed = (
             observed if observed is not None else ObservedResources(request.observed.resources)
         )
@@ -288,7 +289,7 @@ class Composition:
         if name not in self.observed:
             return None
         # Field reads, not the body: the body changes with every write (resourceVersion), these
-        # only when the name does (fnplatform.reuse).
+        # only when the name does (fnplatform.engine.reuse).
         external = self.observed.field(name, f"metadata.annotations[{EXTERNAL_NAME}]")
         value = (
             external
@@ -347,7 +348,7 @@ class Composition:
         """Declare ``requirement``; its fetched resources, or None when not fetched yet.
 
         A namespaced composite asks for a claim's composite by name instead (see
-        :func:`fnplatform.requirements.namespaced_requirement`).
+        :func:`fnplatform.engine.requirements.namespaced_requirement`).
         """
         if self.namespaced:
             requirement = namespaced_requirement(requirement)
@@ -358,7 +359,8 @@ class Composition:
 
     def ref(self, name: str) -> dict[str, str]:
         """A provider ``*Ref`` to composed resource ``name``, resolved by the provider, which
-        refuses a reference to nothing (rule REFERENCES_RESOLVE, tests/support/providersim.py).
+        refuses a reference to nothing (rule REFERENCES_RESOLVE,
+        platform/providersim/simulation.py).
 
         Its emitted ``metadata.name`` when already desired (a caller may have named it),
         else the deterministic name it will get, so referencing never waits on observed IDs.

@@ -71,7 +71,7 @@ class ClaimRule:
 
 
 class RuleViolationError(ValueError):
-    """A :class:`ClaimRule` the model instance breaks (``fnplatform.validation`` puts its
+    """A :class:`ClaimRule` the model instance breaks (``fnplatform.api.validation`` puts its
     ``field`` at the end of the error's location)."""
 
     def __init__(self, rule: ClaimRule) -> None:
@@ -308,7 +308,8 @@ class ApiDefinition:
         By default v1: a cluster-scoped composite with a namespaced claim. With ``namespaced``
         the Crossplane v2 alternative: the same group, kind and schema as a namespaced
         composite (``scope: Namespaced``, no claim). The two define the same kind, so a
-        cluster installs one or the other; the function serves both (``fnplatform.scope``).
+        cluster installs one or the other; the function serves both
+        (``fnplatform.composition.namespaced``).
 
         ``defaultCompositionRef`` names the module's own Composition (``apis/<id>/
         composition.yaml``, named like the XRD): Crossplane v2.4 gives it to a composite with

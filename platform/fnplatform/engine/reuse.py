@@ -6,17 +6,18 @@ Under load most requests differ from the last one a composite sent: a provider w
 gives the same answer. A pass is a pure function of the composite (less the ``metadata``
 fields every write changes), the step input, the context, the required resources, earlier
 steps' desired state, and the observed fields the composer reads. So the outcome of composing
-(``fnplatform.runner.settle``: desired resources as wire bytes, status, conditions, results,
+(``fnplatform.engine.runner.settle``: desired resources as wire bytes, status, conditions, results,
 requirements, or the error) is kept under a digest of the first five, beside the reads
 (:class:`RecordedReads`: every question the composer asked of the observed resources, and its
 answer). A later request with the same digest asks the same questions of its own observed
 resources; the same answers mean the same pass, byte for byte, and its outcome is reused.
 Readiness of each resource is not part of it: it is read again on every pass
-(``fnplatform.runner.write``). The unsynced warnings are: their source, every ``Synced``
+(``fnplatform.engine.runner.write``). The unsynced warnings are: their source, every ``Synced``
 condition, is one of the recorded reads.
 
 The reads are exact, not a heuristic: every observed read a composer or the library makes goes
-through :class:`~fnplatform.observed.ObservedResources` (``comp.request`` is read only for the
+through :class:`~fnplatform.observation.resources.ObservedResources` (``comp.request`` is read only
+for the
 required resources, which are in the digest), and composing reads no clock, no environment
 and no randomness. ``FNPLATFORM_VERIFY_REUSE=1`` (set for every test) composes again on each
 reuse and fails loudly when the two differ.
@@ -35,10 +36,10 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.composition import Notes
+from fnplatform.engine.memo import SizedMemo
+from fnplatform.engine.requirements import Requirement
 from fnplatform.errors import CompositionError
-from fnplatform.memo import SizedMemo
-from fnplatform.observed import ObservedResources, none_false
-from fnplatform.requirements import Requirement
+from fnplatform.observation.resources import ObservedResources, none_false
 
 #: What every write to the composite changes and no composer reads.
 VOLATILE_METADATA = ("resourceVersion", "managedFields", "generation")
@@ -335,7 +336,7 @@ def check_same(reused: Settled, composed: Settled) -> None:
         )
 
     if shape(reused) != shape(composed):
-        msg = "a reused pass differs from composing it again (fnplatform.reuse)"
+        msg = "a reused pass differs from composing it again (fnplatform.engine.reuse)"
         raise AssertionError(msg)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.merge import get_path
-from fnplatform.observed import condition, condition_message, condition_true
+from fnplatform.observation.resources import condition, condition_message, condition_true
 
 MANIFEST_STATUS = "status.atProvider.manifest.status"
 

@@ -359,7 +359,7 @@ def reported(
             if unknown:
                 raise ValueError(
                     f"{r.group} {r.kind}: the provider reports no "
-                    f"{sorted(unknown)} (tests/support/providersim.py ATTRIBUTES)"
+                    f"{sorted(unknown)} (platform/providersim/simulation.py ATTRIBUTES)"
                 )
             found = copy.deepcopy(dict(example))
     at.update(found)
