@@ -18,7 +18,7 @@ be reused. What makes this safe:
 The bound is in bytes (responses plus a fixed per-entry overhead), least recently used first.
 ``--response-cache-mib`` bounds everything the process remembers between requests: a quarter
 of it (at most 16 MiB) goes to the composing memos (encoded bodies and decoded Structs in
-``fnplatform.engine.structs``, reusable passes in ``fnplatform.engine.reuse``), the rest to whole
+``fnplatform.request.structs``, reusable passes in ``fnplatform.engine.reuse``), the rest to whole
 responses. With 0 there is no response cache and the memos keep 16 MiB.
 """
 
@@ -28,8 +28,8 @@ import hashlib
 from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.engine.memo import SizedMemo
-from fnplatform.engine.structs import varint
+from fnplatform.request.memo import SizedMemo
+from fnplatform.request.structs import varint
 
 from function.__version__ import __version__
 from function.dispatch import Call
@@ -37,7 +37,7 @@ from function.dispatch import Call
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
 MEMOS_MAX = 16 * 1024 * 1024
 MEMOS_SHARE = 4
-#: Memos sharing the budget: encoded bodies, decoded Structs (fnplatform.engine.structs) and
+#: Memos sharing the budget: encoded bodies, decoded Structs (fnplatform.request.structs) and
 #: reusable passes (fnplatform.engine.reuse).
 MEMOS = 3
 

@@ -18,8 +18,8 @@ from fnplatform.api.validation import unknown_fields_of
 from fnplatform.api.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
 from fnplatform.api.xrspec import CROSSPLANE_SPEC_FIELDS
 from fnplatform.composers import composite_apis
-from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
+from fnplatform.request.structs import struct_to_dict
 from google.protobuf import struct_pb2
 
 

@@ -15,14 +15,14 @@ from typing import Any, Literal
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.api.validation import closest, describe_validation_error, non_booleans
-from fnplatform.composers import composers
-from fnplatform.engine.memo import BoundedMemo
+from fnplatform.api.validation import describe_validation_error, non_booleans
+from fnplatform.composers import Composer, composers
 from fnplatform.engine.reuse import PASSES, Probe
-from fnplatform.engine.runner import COMPOSED, Composer, compose
-from fnplatform.engine.step_input import Input, PhaseTTL
-from fnplatform.engine.structs import map_order, struct_to_dict, varint
-from fnplatform.errors import CompositionError
+from fnplatform.engine.runner import COMPOSED, compose
+from fnplatform.errors import CompositionError, closest
+from fnplatform.request.memo import BoundedMemo
+from fnplatform.request.step_input import Input, PhaseTTL
+from fnplatform.request.structs import map_order, struct_to_dict, varint
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
@@ -374,7 +374,7 @@ def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
     So ``rsp`` is serialized without resources, and ``desired`` (field 2; only ``meta``,
     field 1, comes before it) is rewritten as its composite followed by every resource entry,
     those already in the message (an earlier step's) and those in ``wire``, in the order
-    deterministic serialization sorts map keys (:func:`fnplatform.engine.structs.map_order`).
+    deterministic serialization sorts map keys (:func:`fnplatform.request.structs.map_order`).
     Every top-level field of a response is length-delimited.
     """
     if not wire:

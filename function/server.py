@@ -24,7 +24,7 @@ import grpc
 from crossplane.function import logging
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
-from fnplatform.engine.step_input import PhaseTTL
+from fnplatform.request.step_input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
 from function.cache import ResponseCache, budget
@@ -182,7 +182,7 @@ def size_memos(response_cache_mib: int, reuse_passes: bool = True) -> None:
     """Bound this process's composing memos by its share of ``--response-cache-mib``
     (``reuse_passes`` off: no pass is reused, :mod:`fnplatform.engine.reuse`)."""
     from fnplatform.engine.reuse import PASSES
-    from fnplatform.engine.structs import DECODED, ENCODED
+    from fnplatform.request.structs import DECODED, ENCODED
 
     _, each = budget(response_cache_mib * MIB)
     ENCODED.configure(each)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from fnplatform.api.xrd import ApiDefinition, CompositionAlias
-from fnplatform.engine.step_input import Input
+from fnplatform.request.step_input import Input
 
 from tests.support.composition_selection import (
     NO_COMPATIBLE,

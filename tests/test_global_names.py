@@ -20,8 +20,8 @@ from typing import Any
 import providersim
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.engine.step_input import Input
 from fnplatform.importing import EXTERNAL_NAME
+from fnplatform.request.step_input import Input
 
 from tests.support.cases import (
     contact_center_case,

@@ -17,19 +17,19 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.layering import Layer, merge_layers
 from fnplatform.composition import Composition
-from fnplatform.engine.requirements import claim_requirement
 from fnplatform.engine.runner import compose
-from fnplatform.engine.step_input import Input
-from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import InputError, NotYet, SpecError
 from fnplatform.holds import Hold, Wait
 from fnplatform.kinds import Readiness, register
 from fnplatform.library import Capability, ObjectReadiness, add_object
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
-from fnplatform.observation.readiness import is_ready
+from fnplatform.request.requirements import claim_requirement
+from fnplatform.request.step_input import Input
+from fnplatform.request.structs import struct_to_dict
 from fnplatform.rules.dependencies import add_usages, hold_unmet, needed_pairs
 from fnplatform.rules.guard import dropped_stateful
+from fnplatform.rules.readiness import is_ready
 from fnplatform.tagging import TagStyle, render_tags
 
 from tests.support.harness import request, step_input
@@ -501,7 +501,7 @@ def test_claim_requirement_selects_by_claim_labels_and_namespaced_selectors_carr
         "crossplane.io/claim-name": "hv-a",
         "crossplane.io/claim-namespace": "infra",
     }
-    from fnplatform.engine.requirements import Requirement
+    from fnplatform.request.requirements import Requirement
 
     namespaced = Requirement("c", "p.io/v1", "Pool", match_name="a", namespace="infra")
     assert namespaced.selector().namespace == "infra"
@@ -790,8 +790,8 @@ def test_an_observed_field_reads_as_the_converted_body_does(path: str) -> None:
     converted body, and reads a path of field names (Crossplane's syntax, brackets included)
     without converting it."""
     from fnplatform import fieldpath
-    from fnplatform.engine.structs import dict_to_struct
     from fnplatform.observation.resources import ObservedResources
+    from fnplatform.request.structs import dict_to_struct
 
     body = {
         "metadata": {"name": "pool"},

@@ -18,12 +18,12 @@ import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import finish
-from fnplatform.engine.step_input import Input
 from fnplatform.errors import InputError
 from fnplatform.kinds import namespaced_twin, register
 from fnplatform.library import add_object
 from fnplatform.library.kubernetes import add_cluster_provider_configs
 from fnplatform.namespaced_kinds import NAMESPACED, NO_TWIN, TWINS
+from fnplatform.request.step_input import Input
 from fnplatform.rules.dependencies import add_usages
 
 from tests.support.cases import (
@@ -397,7 +397,7 @@ def test_registered_kinds_all_have_a_namespaced_twin() -> None:
 
 
 def test_a_claims_composite_is_required_by_name_in_the_namespaced_form() -> None:
-    from fnplatform.engine.requirements import Requirement, claim_requirement
+    from fnplatform.request.requirements import Requirement, claim_requirement
 
     wanted = claim_requirement("pool", "x.io/v1", "XPool", "shared", "pools")
     env = Requirement(

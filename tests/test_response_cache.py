@@ -9,10 +9,10 @@ of composite, observed resource, connection details, desired state of earlier st
 or extra resource, context, input or function version misses. The key does not depend on the
 order of map entries in the request bytes (Go's marshaler does not sort them).
 
-The Struct encoder behind the faster response writing (``fnplatform.engine.structs.fill_struct``)
+The Struct encoder behind the faster response writing (``fnplatform.request.structs.fill_struct``)
 is checked here too: for every body the suites compose, it gives the Struct that
 ``Struct.update`` gives, byte for byte; and the composed resources the server writes as wire
-bytes (``fnplatform.engine.structs.resource_entry``) are what deterministic serialization writes.
+bytes (``fnplatform.request.structs.resource_entry``) are what deterministic serialization writes.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 import grpc
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.engine.structs import fill_struct, resource_entry, struct_to_dict
+from fnplatform.request.structs import fill_struct, resource_entry, struct_to_dict
 from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 
@@ -564,7 +564,7 @@ def test_remembered_helm_values_are_fresh_copies_and_errors_are_not_remembered()
 
 
 def test_remembered_struct_reads_are_fresh_and_exact() -> None:
-    from fnplatform.engine.structs import walk_struct
+    from fnplatform.request.structs import walk_struct
 
     body = {
         "spec": {"replicas": 3, "ratio": 0.5, "on": True, "items": [{"a": None}] * 20},

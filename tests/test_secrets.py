@@ -101,7 +101,7 @@ def secrets_of(case: ModuleCase) -> list[str]:
 
 def visible_text(rsp: fnv1.RunFunctionResponse) -> str:
     """Everything a user sees: results, conditions and the composite's status."""
-    from fnplatform.engine.structs import struct_to_dict
+    from fnplatform.request.structs import struct_to_dict
 
     parts = [r.message for r in rsp.results]
     parts += [f"{c.reason} {c.message}" for c in rsp.conditions]

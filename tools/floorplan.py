@@ -32,12 +32,12 @@ REPO = Path(__file__).resolve().parent.parent
 MOVES: dict[str, str] = {
     "fnplatform.runner": "fnplatform.engine.runner",
     "fnplatform.reuse": "fnplatform.engine.reuse",
-    "fnplatform.memo": "fnplatform.engine.memo",
-    "fnplatform.structs": "fnplatform.engine.structs",
-    "fnplatform.requirements": "fnplatform.engine.requirements",
-    "fnplatform.lookup": "fnplatform.engine.lookup",
+    "fnplatform.memo": "fnplatform.request.memo",
+    "fnplatform.structs": "fnplatform.request.structs",
+    "fnplatform.requirements": "fnplatform.request.requirements",
+    "fnplatform.lookup": "fnplatform.library.lookup",
     "fnplatform.environment": "fnplatform.engine.environment_configs",
-    "fnplatform.input": "fnplatform.engine.step_input",
+    "fnplatform.input": "fnplatform.request.step_input",
     "fnplatform.xrd": "fnplatform.api.xrd",
     "fnplatform.xrspec": "fnplatform.api.xrspec",
     "fnplatform.validation": "fnplatform.api.validation",
@@ -50,10 +50,20 @@ MOVES: dict[str, str] = {
     "fnplatform.imported": "fnplatform.rules.inside_imported",
     "fnplatform.observed": "fnplatform.observation.resources",
     "fnplatform.kubernetes_status": "fnplatform.observation.kubernetes",
-    "fnplatform.readiness": "fnplatform.observation.readiness",
+    "fnplatform.readiness": "fnplatform.rules.readiness",
     "fnplatform.scope": "fnplatform.composition.namespaced",
     "fnplatform.templates": "fnplatform.library.templates",
     "tests.support.providersim": "providersim.simulation",
+    # Second step, the same day: what every floor reads of a request left the engine, and
+    # readiness (a rule over the composition) left observation. A branch rewritten by the
+    # first step is brought here too.
+    "fnplatform.engine.memo": "fnplatform.request.memo",
+    "fnplatform.engine.structs": "fnplatform.request.structs",
+    "fnplatform.engine.requirements": "fnplatform.request.requirements",
+    "fnplatform.engine.lookup": "fnplatform.library.lookup",
+    "fnplatform.request.lookup": "fnplatform.library.lookup",
+    "fnplatform.engine.step_input": "fnplatform.request.step_input",
+    "fnplatform.observation.readiness": "fnplatform.rules.readiness",
 }
 
 #: Import statements the dotted rewrite cannot see (a module imported from its package).
@@ -72,31 +82,39 @@ TO_PACKAGE: dict[str, str] = {"fnplatform.composition": "fnplatform.composition"
 #: The docstring of each new package's ``__init__``: what lives there, what may import it.
 PACKAGES: dict[str, str] = {
     "fnplatform.engine": (
-        "The pass engine: one RunFunction request through the library.\n\n"
-        "The step input, the EnvironmentConfigs and required resources a pass fetches, the runner\n"
-        "that calls a composer and the rules after it, the memo and pass reuse, and the protobuf\n"
-        "conversions. Imported by ``function/`` (the server) and by tests; composers and cloud\n"
-        "builders never import it (they see a :class:`~fnplatform.composition.Composition`)."
+        "The pass engine: one RunFunction request through the library.\n"
+        "\n"
+        "The runner that merges the EnvironmentConfigs, calls a composer and the rules after it\n"
+        "and writes the response, and pass reuse. Imported by ``function/`` (the server) and the\n"
+        "tests; composers, cloud builders, the library and the rules never import it (they see a\n"
+        ":class:`~fnplatform.composition.Composition`)."
+    ),
+    "fnplatform.request": (
+        "Reading a RunFunction request, for every floor: the step input, the required\n"
+        "resources a pass declares and reads, protobuf Struct conversion, and the bounded memo\n"
+        "the per-content caches share. Imports only the shared vocabulary; everything above\n"
+        "may import it."
     ),
     "fnplatform.api": (
         "A module's API: the pydantic models that are the one source of each XRD and its CEL\n"
         "rules, the phase vocabulary of its status, the user's part of a composite's spec,\n"
         "readable validation messages and layered partial specs (flavors, presets). Imported by\n"
-        "composers (their models), the engine and\n"
-        "the generators under tools/; imports nothing of the engine."
+        "composers (their models), the library, the composition view, the engine and the\n"
+        "generators under tools/; imports only the request package and the shared vocabulary."
     ),
     "fnplatform.rules": (
         "The rules run over a composer's desired resources, the same for every module: holds\n"
         "and deletion order (Usages), the guard for stateful resources, conditions that vouch\n"
-        "for a control, provider health, nothing created inside imported infrastructure.\n"
-        "Imported by the engine's runner and by composers that declare controls; imports the\n"
-        "composition view and the observation package, never a composer."
+        "for a control, each kind's readiness, provider health, nothing created inside imported\n"
+        "infrastructure. Imported by the engine's runner, by composers and by cloud builders that\n"
+        "declare controls or guard a replacement; imports the composition view and below, never\n"
+        "a composer, a cloud or the library."
     ),
     "fnplatform.observation": (
-        "Reading observed state: which composed resources exist, their fields and Ready\n"
-        "condition, what provider-kubernetes observed inside a cluster, and each kind's\n"
-        "readiness rule. Imported by the composition view, rules and composers; imports only\n"
-        "the shared vocabulary (fieldpath, kinds)."
+        "Reading observed state: which composed resources exist, their fields and conditions,\n"
+        "and what provider-kubernetes observed inside a cluster. Imported by the composition\n"
+        "view, the rules and composers; imports only the request package and the shared\n"
+        "vocabulary."
     ),
     "providersim": (
         "A simulation of the providers, for rendering and tests without a cloud.\n\n"

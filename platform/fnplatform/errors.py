@@ -6,6 +6,9 @@ results; nothing else is allowed to escape as a gRPC error or a traceback.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class CompositionError(Exception):
     """A problem the user can fix, about one field of their input."""
@@ -59,3 +62,24 @@ class NotYet(Exception):  # noqa: N818 - an outcome, not an error
         self.reason = reason
         self.message = message
         self.condition = condition
+
+
+# "Did you mean": how every error about a name the user wrote points at the valid ones.
+
+
+def closest(name: str, choices: Iterable[str]) -> str | None:
+    """The choice ``name`` was most likely meant to be, if any is close enough."""
+    matches = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    if not matches:
+        lowered = {c.lower(): c for c in choices}
+        matches = [lowered[name.lower()]] if name.lower() in lowered else []
+    return matches[0] if matches else None
+
+
+def suggest(name: str, valid: Iterable[str], what: str = "fields") -> str:
+    """``did you mean X?``, or the valid names when none is close."""
+    valid = sorted(valid)
+    guess = closest(name, valid)
+    if guess:
+        return f"did you mean {guess}?"
+    return f"valid {what} here: {', '.join(valid) or 'none'}"

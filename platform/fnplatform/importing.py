@@ -24,8 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from fnplatform import fieldpath
-from fnplatform.api.validation import closest, suggest
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, closest, suggest
 from fnplatform.merge import deep_merge
 
 EXTERNAL_NAME = "crossplane.io/external-name"

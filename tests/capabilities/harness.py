@@ -24,11 +24,11 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import compose
-from fnplatform.engine.step_input import Input
-from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
 from fnplatform.library.capability import PerCloud
 from fnplatform.merge import deep_merge
+from fnplatform.request.step_input import Input
+from fnplatform.request.structs import struct_to_dict
 
 from tests.support.cases import CLUSTER_API_ALLOWLIST, ENVIRONMENT_SETTINGS
 from tests.support.harness import request, step_input

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.engine.step_input import Input
+from fnplatform.request.step_input import Input
 
 from tests.support.harness import request, step_input
 

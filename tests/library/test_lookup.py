@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fnplatform.engine.lookup import labelled_requirement, require_labelled_configs
 from fnplatform.errors import InputError, Pending
+from fnplatform.library.lookup import labelled_requirement, require_labelled_configs
 
 from tests.library.support import composition
 

@@ -21,7 +21,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossplane.function.proto.v1beta1 import run_function_pb2_grpc as grpcv1beta1
-from fnplatform.engine.structs import struct_to_dict
+from fnplatform.request.structs import struct_to_dict
 from google.protobuf import json_format, struct_pb2
 from providersim import observed_ready
 

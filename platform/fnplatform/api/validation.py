@@ -10,7 +10,6 @@ closest valid field (difflib). :func:`parse` also holds booleans to real boolean
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import ipaddress
@@ -24,7 +23,8 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from fnplatform.api.xrd import RuleViolationError
-from fnplatform.engine.memo import BoundedMemo
+from fnplatform.errors import InputError, closest, suggest
+from fnplatform.request.memo import BoundedMemo
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -246,24 +246,6 @@ def _either(reasons: list[str]) -> str:
     return "; ".join(reasons)
 
 
-def closest(name: str, choices: Iterable[str]) -> str | None:
-    """The choice ``name`` was most likely meant to be, if any is close enough."""
-    matches = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
-    if not matches:
-        lowered = {c.lower(): c for c in choices}
-        matches = [lowered[name.lower()]] if name.lower() in lowered else []
-    return matches[0] if matches else None
-
-
-def suggest(name: str, valid: Iterable[str], what: str = "fields") -> str:
-    """``did you mean X?``, or the valid names when none is close."""
-    valid = sorted(valid)
-    guess = closest(name, valid)
-    if guess:
-        return f"did you mean {guess}?"
-    return f"valid {what} here: {', '.join(valid) or 'none'}"
-
-
 def unknown_field_reason(name: str, valid: Iterable[str]) -> str:
     """``unknown field; did you mean X?`` (or the valid fields when nothing is close)."""
     return f"unknown field; {suggest(name, valid)}"
@@ -422,7 +404,7 @@ class WalkResults:
     A composite's spec is the same on most passes (what changes between them is observed
     state), and walking it again is the same answer: at 200 node pools the two walks were a
     twentieth of composing. Keyed by ``marshal.dumps`` of the value (exact about types, as
-    :class:`fnplatform.engine.structs.EncodedBodies` is); a value marshal refuses is walked. Only
+    :class:`fnplatform.request.structs.EncodedBodies` is); a value marshal refuses is walked. Only
     the
     found paths are kept, never the value: a few hundred bytes an entry.
     """
@@ -509,8 +491,6 @@ def parse(model: type[M], data: object, prefix: str) -> M:
 
     The one entry point for user-supplied data: strict booleans first, then pydantic.
     """
-    from fnplatform.errors import InputError
-
     data = data if data is not None else {}
     loose = WALKS.get("booleans", model, data, prefix, lambda: non_booleans(model, data, prefix))
     if loose:

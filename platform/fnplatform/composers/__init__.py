@@ -1,14 +1,24 @@
-"""The per-domain composers, registered explicitly by module name."""
+"""The per-domain composers, registered explicitly by module name.
+
+One package per module (its API model, its XRD metadata, ``compose``). Imported by the engine
+and the server (through :func:`composers`); a composer never imports another composer, a cloud
+or the engine: it reaches clouds through the library's capabilities.
+"""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fnplatform.engine.runner import Composer
+from fnplatform.composition import Composition
 
 if TYPE_CHECKING:
     from fnplatform.api.xrd import ApiDefinition
+
+#: What a module is to the engine: a function that reads the composite through the composition
+#: view and says what to compose. The engine imports this type; composers never import the engine.
+Composer = Callable[[Composition], None]
 
 
 def composers() -> dict[str, Composer]:

@@ -6,6 +6,9 @@ merged environment, observed resources by name, and the desired state it builds 
 things go (:meth:`Composition.place`), which user tags apply (:meth:`Composition.tag_with`) and
 what to import (:meth:`Composition.import_from`); every shared concern applied to an emitted
 resource (naming, tags, provider config, import, policies) is then applied here, once.
+
+Imported by composers, cloud builders, the library and the rules; imports only the
+observation, api and request packages and the shared vocabulary.
 """
 
 from __future__ import annotations
@@ -20,9 +23,6 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.phase import Phase
 from fnplatform.api.validation import parse
 from fnplatform.composition.namespaced import to_namespaced
-from fnplatform.engine.requirements import Requirement, fetched, namespaced_requirement
-from fnplatform.engine.step_input import Input
-from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import InputError, NotYet
 from fnplatform.gaps import Gap
 from fnplatform.holds import CONNECTION_DETAILS, READY, Hold, Wait
@@ -32,6 +32,9 @@ from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.observation.resources import ObservedResources
 from fnplatform.placement import UNPLACED, Placement, Sourced
+from fnplatform.request.requirements import Requirement, fetched, namespaced_requirement
+from fnplatform.request.step_input import Input
+from fnplatform.request.structs import struct_to_dict
 from fnplatform.tagging import TagStyle, render_tags
 
 CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
@@ -348,7 +351,7 @@ class Composition:
         """Declare ``requirement``; its fetched resources, or None when not fetched yet.
 
         A namespaced composite asks for a claim's composite by name instead (see
-        :func:`fnplatform.engine.requirements.namespaced_requirement`).
+        :func:`fnplatform.request.requirements.namespaced_requirement`).
         """
         if self.namespaced:
             requirement = namespaced_requirement(requirement)

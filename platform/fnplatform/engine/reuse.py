@@ -36,10 +36,10 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.composition import Notes
-from fnplatform.engine.memo import SizedMemo
-from fnplatform.engine.requirements import Requirement
 from fnplatform.errors import CompositionError
 from fnplatform.observation.resources import ObservedResources, none_false
+from fnplatform.request.memo import SizedMemo
+from fnplatform.request.requirements import Requirement
 
 #: What every write to the composite changes and no composer reads.
 VOLATILE_METADATA = ("resourceVersion", "managedFields", "generation")

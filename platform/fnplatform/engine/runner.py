@@ -6,13 +6,13 @@ earlier pipeline steps produced is never dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import duration_pb2
 
+from fnplatform.composers import Composer
 from fnplatform.composition import Composition
 from fnplatform.composition.namespaced import CONDITION as NAMESPACED_FORM
 from fnplatform.composition.namespaced import settle_secret_refs, unexpressed_summary
@@ -22,21 +22,20 @@ from fnplatform.engine.environment_configs import (
     requirements_of,
     selections,
 )
-from fnplatform.engine.requirements import declare, fetched
 from fnplatform.engine.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
-from fnplatform.engine.step_input import Input, PhaseTTL
-from fnplatform.engine.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 from fnplatform.errors import CompositionError, InputError, NotYet, Pending
 from fnplatform.holds import WAITING, waiting_summary
 from fnplatform.importing import check_import_names
 from fnplatform.merge import deep_merge
-from fnplatform.observation.readiness import exists_is_ready, ready_now
 from fnplatform.observation.resources import ObservedResources
+from fnplatform.request.requirements import declare, fetched
+from fnplatform.request.step_input import Input, PhaseTTL
+from fnplatform.request.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 from fnplatform.rules.dependencies import add_usages, hold_unmet
 from fnplatform.rules.guard import announce_removals
 from fnplatform.rules.inside_imported import leave_imported_alone
+from fnplatform.rules.readiness import exists_is_ready, ready_now
 
-Composer = Callable[[Composition], None]
 COMPOSED = "Composed"
 CAPABILITY_GAPS = "CapabilitiesAvailable"
 

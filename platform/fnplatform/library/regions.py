@@ -10,9 +10,8 @@ database is attempted.
 
 from __future__ import annotations
 
-from fnplatform.api.validation import closest
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, closest
 from fnplatform.library import values
 
 

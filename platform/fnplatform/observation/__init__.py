@@ -1,5 +1,5 @@
-"""Reading observed state: which composed resources exist, their fields and Ready
-condition, what provider-kubernetes observed inside a cluster, and each kind's
-readiness rule. Imported by the composition view, rules and composers; imports only
-the shared vocabulary (fieldpath, kinds).
+"""Reading observed state: which composed resources exist, their fields and conditions,
+and what provider-kubernetes observed inside a cluster. Imported by the composition
+view, the rules and composers; imports only the request package and the shared
+vocabulary.
 """

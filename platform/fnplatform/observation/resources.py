@@ -9,10 +9,10 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from fnplatform import fieldpath
-from fnplatform.engine.memo import BoundedMemo
-from fnplatform.engine.structs import struct_to_dict, value_of
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import TWINS
+from fnplatform.request.memo import BoundedMemo
+from fnplatform.request.structs import struct_to_dict, value_of
 
 
 def condition(resource: Mapping[str, Any] | None, type_: str) -> Mapping[str, Any] | None:

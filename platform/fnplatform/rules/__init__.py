@@ -1,6 +1,7 @@
 """The rules run over a composer's desired resources, the same for every module: holds
 and deletion order (Usages), the guard for stateful resources, conditions that vouch
-for a control, provider health, nothing created inside imported infrastructure.
-Imported by the engine's runner and by composers that declare controls; imports the
-composition view and the observation package, never a composer.
+for a control, each kind's readiness, provider health, nothing created inside imported
+infrastructure. Imported by the engine's runner, by composers and by cloud builders that
+declare controls or guard a replacement; imports the composition view and below, never
+a composer, a cloud or the library.
 """

@@ -12,7 +12,7 @@ each one from observed state by one rule:
 
 - a resource whose ``Synced`` condition is False fails the control (``ControlFailing``);
 - a resource not created yet (held back, or not observed) or not Ready (the kind's readiness
-  rule, :func:`fnplatform.observation.readiness.ready_now`, as the composite's own readiness reads
+  rule, :func:`fnplatform.rules.readiness.ready_now`, as the composite's own readiness reads
   it)
   leaves the control not verified (``ControlNotVerified``);
 - only when every implementing resource is Synced and Ready is the control met.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fnplatform.kinds import Readiness, kind_of
-from fnplatform.observation.readiness import ready_now
+from fnplatform.rules.readiness import ready_now
 
 if TYPE_CHECKING:
     from fnplatform.composition import Composition

@@ -19,8 +19,8 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from fnplatform.api.validation import suggest
 from fnplatform.composition import Composition
+from fnplatform.errors import suggest
 
 
 def _referenced_names(node: Any) -> Iterator[str]:

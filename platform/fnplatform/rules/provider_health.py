@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.engine.requirements import Requirement
 from fnplatform.observation.resources import condition, condition_message, condition_true
+from fnplatform.request.requirements import Requirement
 
 CONDITION = "ProviderHealthy"
 #: The requirement key of the Providers.

@@ -26,7 +26,7 @@ EXAMPLE = ROOT / "examples" / "async-actor"
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 import providersim  # noqa: E402
-from fnplatform.engine.structs import struct_to_dict  # noqa: E402
+from fnplatform.request.structs import struct_to_dict  # noqa: E402
 
 from function.dispatch import run  # noqa: E402
 from tests.support.harness import request, step_input  # noqa: E402

@@ -25,11 +25,11 @@ from fnplatform.composers.async_actor.model import ActorSettings
 from fnplatform.composers.async_actor.resolve import resolve_spec
 from fnplatform.composers.async_actor.status import Parts, report_status
 from fnplatform.composition import CLAIM_NAMESPACE, Composition
-from fnplatform.engine.requirements import Requirement
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.library import ObjectReadiness, add_object, add_queue, values
 from fnplatform.library.specs import QueueSpec
+from fnplatform.request.requirements import Requirement
 
 QUEUE, DEAD_LETTER_QUEUE = "queue", "dead-letter-queue"
 SERVICE_ACCOUNT, TRIGGER_AUTH = "service-account", "trigger-auth"

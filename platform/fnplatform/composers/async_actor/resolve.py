@@ -14,8 +14,8 @@ from fnplatform.api.validation import WALKS, field_path, non_booleans, parse, va
 from fnplatform.api.xrspec import user_spec
 from fnplatform.composers.async_actor.model import ActorSpec, FlavorSelection
 from fnplatform.composition import Composition
-from fnplatform.engine.lookup import require_labelled_configs
 from fnplatform.errors import InputError
+from fnplatform.library.lookup import require_labelled_configs
 
 FLAVOR_LABEL = "asya.sh/flavor"
 FLAVOR_KEY_PREFIX = "flavor"

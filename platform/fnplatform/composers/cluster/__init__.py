@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from fnplatform.api.validation import closest, parse
+from fnplatform.api.validation import parse
 from fnplatform.composers.cluster.addon_pool import addon_pool, nodes_ready, pool_name
 from fnplatform.composers.cluster.autoscaler import add_cluster_autoscaler, release_name
 from fnplatform.composers.cluster.charts import CHARTS, chart_release, values_template
@@ -22,7 +22,7 @@ from fnplatform.composers.cluster.model import (
     Pool,
 )
 from fnplatform.composition import Composition
-from fnplatform.errors import InputError
+from fnplatform.errors import InputError, closest
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.library import (
     add_cluster,

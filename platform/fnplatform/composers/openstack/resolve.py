@@ -16,14 +16,14 @@ from fnplatform.composers.openstack.gardener import provider_config_name
 from fnplatform.composers.openstack.model import Ceph, StorageQuota
 from fnplatform.composers.openstack.quota import POOLS
 from fnplatform.composition import Composition
-from fnplatform.engine.requirements import (
+from fnplatform.merge import get_path
+from fnplatform.observation.resources import condition_message
+from fnplatform.request.requirements import (
     CLAIM_NAME_LABEL,
     CLAIM_NAMESPACE_LABEL,
     Requirement,
     claim_requirement,
 )
-from fnplatform.merge import get_path
-from fnplatform.observation.resources import condition_message
 from fnplatform.rules.dependencies import PROTECTS_LABEL, protects
 
 POOL_API = "crossplane.c5c3.io/v1alpha1"

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fnplatform.composition import Composition
-from fnplatform.engine.requirements import ENVIRONMENT_CONFIG, Requirement
 from fnplatform.errors import InputError, Pending
 from fnplatform.merge import get_path
+from fnplatform.request.requirements import ENVIRONMENT_CONFIG, Requirement
 
 
 def labelled_requirement(key_prefix: str, label: str, value: str) -> Requirement:

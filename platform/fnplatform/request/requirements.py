@@ -14,7 +14,7 @@ from typing import Any
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
-from fnplatform.engine.structs import struct_to_dict
+from fnplatform.request.structs import struct_to_dict
 
 ENVIRONMENT_CONFIG = ("apiextensions.crossplane.io/v1beta1", "EnvironmentConfig")
 CLAIM_NAME_LABEL = "crossplane.io/claim-name"

@@ -19,7 +19,7 @@ from typing import Any
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import struct_pb2
 
-from fnplatform.engine.memo import SizedMemo
+from fnplatform.request.memo import SizedMemo
 
 
 def struct_to_dict(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def fill_struct(target: struct_pb2.Struct, value: dict[str, Any]) -> None:
 class BoundedBytes(SizedMemo[bytes, bytes]):
     """A thread-safe LRU of byte strings by a byte-string key (a digest, or the content
     itself), bounded in bytes (keys, values and entry overhead counted), by the one eviction
-    rule of :class:`fnplatform.engine.memo.SizedMemo`."""
+    rule of :class:`fnplatform.request.memo.SizedMemo`."""
 
     ENTRY_OVERHEAD = 200  # dict slot, OrderedDict link, bytes headers: bytes per entry
 
