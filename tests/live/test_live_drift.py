@@ -178,7 +178,7 @@ def test_a_hand_edited_tenant_ceph_pool_gets_its_quota_back(platform: Live) -> N
         load.wait_ready(platform, [claim], OPENSTACK_READY_WITHIN_S)
         ceph_pool = _composed(platform, claim, "CephBlockPool")[0]
         _edit_and_see_it_reverted(
-            platform, ceph_pool, "spec.quotas.maxSize", "1Ti", "drift_reverted_ceph_quota_s"
+            platform, ceph_pool, "spec.quotas.maxSize", "123Gi", "drift_reverted_ceph_quota_s"
         )
     finally:
         openstack.delete_tenants_and_pools(platform, [claim], pools)
