@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 # Every reused pass is composed again and compared (fnplatform.engine.reuse): the whole suite checks
 # that reusing a pass never changes an answer. Set before fnplatform is imported, and
@@ -33,3 +35,18 @@ def client() -> Iterator[FunctionClient]:
 def catalog() -> Catalog:
     """The offline schema catalog derived from the provider CRDs."""
     return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def helm() -> Path:
+    """The pinned Helm CLI, built once into .bin/ (tools/install-helm.sh): the chart's tests
+    (tests/test_helm_chart.py) and the provider installs' (tests/test_provider_kubernetes_ssa.py)
+    render deploy/helm-charts with it."""
+    result = subprocess.run(
+        [str(Path(__file__).resolve().parent.parent / "tools/install-helm.sh")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
+    return Path(result.stdout.strip().splitlines()[-1])

@@ -25,19 +25,6 @@ BUILT_IN = {("v1", "ConfigMap")}
 SCRIPT = "# the Asya release's asya_runtime.py\nprint('ready')\n"
 
 
-@pytest.fixture(scope="session")
-def helm() -> Path:
-    """The pinned Helm CLI, built once into .bin/ (tools/install-helm.sh)."""
-    result = subprocess.run(
-        [str(ROOT / "tools/install-helm.sh")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=1800,
-    )
-    return Path(result.stdout.strip().splitlines()[-1])
-
-
 def template(helm: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "asya_runtime.py"
     script.write_text(SCRIPT)
@@ -125,6 +112,7 @@ def test_every_object_validates_against_its_crd(catalog, helm, tmp_path, form):
         "EnvironmentConfig",
         "ConfigMap",
         "Provider",
+        "DeploymentRuntimeConfig",
         "ProviderConfig" if form == "v1" else "ClusterProviderConfig",
     }
     for doc in docs:

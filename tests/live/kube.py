@@ -155,14 +155,17 @@ class Kube:
             force_conflicts=True,
         )
 
-    def patch(self, obj: Any, body: dict[str, Any]) -> None:
-        """Merge-patch the object (finalizers, annotations)."""
+    def patch(self, obj: Any, body: dict[str, Any], manager: str | None = None) -> None:
+        """Merge-patch the object (finalizers, annotations); ``manager``: the field manager
+        the API server records the change under (an Update operation), as `kubectl edit`
+        records `kubectl-edit`."""
         res = self.resource(obj.apiVersion, obj.kind)
         res.patch(
             body=body,
             name=obj.metadata.name,
             namespace=obj.metadata.namespace if res.namespaced else None,
             content_type="application/merge-patch+json",
+            field_manager=manager,
         )
 
     def events(self, namespace: str | None = None) -> list[Any]:

@@ -146,3 +146,33 @@ def composite(live: Live, claim: dict[str, Any]) -> dict[str, Any] | None:
     if not ref.get("name"):
         return None
     return {"apiVersion": ref["apiVersion"], "kind": ref["kind"], "metadata": {"name": ref["name"]}}
+
+
+def delete_tenants_and_pools(
+    live: Live, tenants: list[dict[str, Any]], pools: list[dict[str, Any]]
+) -> None:
+    """Delete in the order the Usages imply and wait until all is gone: the tenants first
+    (each pool is in use, a ClusterUsage, while a tenant runs on it), then the pools, whose
+    Shoots Gardener deletes only once an operator confirms it (the function never does)."""
+    from tests.live import load  # here: load imports this module
+
+    load.delete_all(live, tenants)
+    for doc in pools:
+        live.kube.delete(
+            doc["apiVersion"], doc["kind"], doc["metadata"]["name"], doc["metadata"]["namespace"]
+        )
+    live.wait(
+        "the pools' Shoots asked to be deleted",
+        lambda: all(
+            (c := composite(live, d)) is None
+            or (xr := load.get(live, c)) is None
+            or xr.metadata.deletionTimestamp
+            for d in pools
+        ),
+        120,
+    )
+    live.wait(
+        "every pool and its Shoot gone",
+        lambda: shoots_gone_once_confirmed(live) and all(load.get(live, d) is None for d in pools),
+        300,
+    )

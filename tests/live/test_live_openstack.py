@@ -196,32 +196,5 @@ def test_the_documents_finance_claim_pending_then_ready_with_the_examples(platfo
         ], storage
     finally:
         t = time.monotonic()
-        # tenants first: each pool is in use (a ClusterUsage) while a tenant runs on it
-        load.delete_all(platform, list(claims.values()))
-        for doc in pools:
-            kube.delete(
-                doc["apiVersion"],
-                doc["kind"],
-                doc["metadata"]["name"],
-                doc["metadata"]["namespace"],
-            )
-        # Gardener deletes a Shoot only once someone confirms it; the function never does
-        platform.wait(
-            "the pools' Shoots asked to be deleted",
-            lambda: all(
-                (c := openstack.composite(platform, d)) is None
-                or (xr := load.get(platform, c)) is None
-                or xr.metadata.deletionTimestamp
-                for d in pools
-            ),
-            120,
-        )
-        platform.wait(
-            "every pool and its Shoot gone",
-            lambda: (
-                openstack.shoots_gone_once_confirmed(platform)
-                and all(load.get(platform, d) is None for d in pools)
-            ),
-            300,
-        )
+        openstack.delete_tenants_and_pools(platform, list(claims.values()), pools)
         platform.record("openstack_deleted_s", time.monotonic() - t)
