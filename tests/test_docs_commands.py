@@ -82,6 +82,10 @@ NOT_RUN: dict[str, str] = {
     "UPDATE_GOLDEN=1 make test-e2e": (
         "rewrites tests/golden/; tests/test_e2e_render.py in this suite runs the same renders"
     ),
+    "UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_whole_response.py": (
+        "rewrites tests/whole-response/, which tests/test_whole_response.py in this suite "
+        "compares: run here it would pass any change unseen"
+    ),
     # README "A CI pipeline on the environment module": what a pipeline runs against a live
     # control plane with the environment module installed and cloud credentials.
     "kubectl apply -f examples/environment/claim-aws.yaml": "needs a live Crossplane cluster",

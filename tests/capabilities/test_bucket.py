@@ -19,6 +19,7 @@ from fnplatform.library.rules import name_problem
 from fnplatform.library.specs import BucketReader, BucketSpec, KeySpec
 
 from tests.capabilities.harness import Case, check_converges, compose_once, converge, table
+from tests.support.table import case
 
 READER = {
     "aws": (
@@ -219,7 +220,14 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
     assert immutability["immutabilityPeriodInDays"] == 30 and immutability["locked"] is True
 
 
-@pytest.mark.parametrize(("cloud", "maximum"), [("aws", 63), ("gcp", 63), ("azure", 24)])
+@pytest.mark.parametrize(
+    ("cloud", "maximum"),
+    [
+        case("S3 bucket names: at most 63 characters", "aws", 63),
+        case("GCS bucket names: at most 63 characters", "gcp", 63),
+        case("Azure storage account names: at most 24 characters", "azure", 24),
+    ],
+)
 def test_bucket_name_rule_is_a_cloud_value(cloud: str, maximum: int) -> None:
     assert sorted(values.bucket_name_rule.clouds()) == sorted(add_bucket.clouds())
     assert converge(cloud, recordings).status["nameRule"] == {"min": 3, "max": maximum}

@@ -17,6 +17,7 @@ from fnplatform.kinds import register
 from fnplatform.rules.inside_imported import leave_imported_alone
 
 from tests.library.support import composition
+from tests.support.table import case
 
 THING = register("test.imported.io/v1", "Thing")
 
@@ -57,22 +58,39 @@ ALL = {"network", "network-subnet", "network-router", "cluster-role", "cluster",
 @pytest.mark.parametrize(
     ("imported", "include", "kept"),
     [
-        # nothing imported: everything stays
-        ([], [], ALL),
-        # an imported network: its subnet and router are inside it, and so is the cluster on the
-        # subnet (and what the cluster needs and what uses it)
-        (["network"], [], {"network"}),
-        # the network too, but the cluster opted in (by pattern): it stays with what it needs
-        (
+        case("nothing imported: everything stays", [], [], ALL),
+        case(
+            (
+                "an imported network: its subnet and router are inside it, and so"
+                " is the cluster on the subnet (and what the cluster needs and "
+                "what uses it)"
+            ),
+            ["network"],
+            [],
+            {"network"},
+        ),
+        case(
+            ("the network too, but the cluster opted in (by pattern): it stays with what it needs"),
             ["network"],
             ["cluster*", "network-subnet", "pool"],
             {"network", "network-subnet", "cluster", "cluster-role", "pool"},
         ),
-        # an imported cluster: its pool would be created inside, its own helper (role) and the
-        # subnet only it used are not built beside it; the network stays (its router needs it)
-        (["cluster"], [], {"cluster", "network", "network-router"}),
-        # an imported cluster with its pool opted in: the pool stays
-        (["cluster"], ["pool"], {"cluster", "pool", "network", "network-router"}),
+        case(
+            (
+                "an imported cluster: its pool would be created inside, its own "
+                "helper (role) and the subnet only it used are not built beside "
+                "it; the network stays (its router needs it)"
+            ),
+            ["cluster"],
+            [],
+            {"cluster", "network", "network-router"},
+        ),
+        case(
+            "an imported cluster with its pool opted in: the pool stays",
+            ["cluster"],
+            ["pool"],
+            {"cluster", "pool", "network", "network-router"},
+        ),
     ],
     ids=["none", "network", "network-include", "cluster", "cluster-include-pool"],
 )

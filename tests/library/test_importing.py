@@ -15,6 +15,7 @@ import pytest
 from fnplatform.importing import apply_import
 
 from tests.library.support import composition
+from tests.support.table import case
 
 IMPORT = "spec.parameters.import"
 
@@ -22,16 +23,18 @@ IMPORT = "spec.parameters.import"
 @pytest.mark.parametrize(
     ("settings", "name", "expected"),
     [
-        # nothing imported: the builder's own name
-        ({}, "cluster", "derived"),
-        # an imported resource: the name of the one adopted, whatever the builder would give it
-        (
+        case("nothing imported: the builder's own name", {}, "cluster", "derived"),
+        case(
+            (
+                "an imported resource: the name of the one adopted, whatever the "
+                "builder would give it"
+            ),
             {"enabled": True, "resources": {"cluster": {"externalName": "legacy-eks"}}},
             "cluster",
             "legacy-eks",
         ),
-        # manage mode adopts the same resource: still its name
-        (
+        case(
+            "manage mode adopts the same resource: still its name",
             {
                 "enabled": True,
                 "mode": "manage",
@@ -40,14 +43,14 @@ IMPORT = "spec.parameters.import"
             "cluster",
             "legacy-eks",
         ),
-        # another resource imported: this one keeps the builder's name
-        (
+        case(
+            "another resource imported: this one keeps the builder's name",
             {"enabled": True, "resources": {"network": {"externalName": "legacy-vpc"}}},
             "cluster",
             "derived",
         ),
-        # listed but the import is off: nothing is adopted, so nothing is renamed
-        (
+        case(
+            ("listed but the import is off: nothing is adopted, so nothing is renamed"),
             {"enabled": False, "resources": {"cluster": {"externalName": "legacy-eks"}}},
             "cluster",
             "derived",

@@ -17,6 +17,8 @@ from fnplatform.observation.kubernetes import (
     manifest_value,
 )
 
+from tests.support.table import case
+
 
 def observed_object(status: Any) -> dict[str, Any]:
     """An observed ``Object`` whose managed object reports ``status``."""
@@ -48,16 +50,19 @@ CONDITIONS = {
 @pytest.mark.parametrize(
     ("observed", "expected"),
     [
-        # not created yet: nothing to read
-        (None, {}),
-        # created, but the provider has not copied the live object in yet
-        ({"status": {"atProvider": {}}}, {}),
-        # the live object has no status yet
-        (observed_object(None), {}),
-        # a status that is not a map is never read as one
-        (observed_object("Running"), {}),
-        # the live status, as the provider reports it
-        (observed_object({"readyReplicas": 2}), {"readyReplicas": 2}),
+        case("not created yet: nothing to read", None, {}),
+        case(
+            "created, but the provider has not copied the live object in yet",
+            {"status": {"atProvider": {}}},
+            {},
+        ),
+        case("the live object has no status yet", observed_object(None), {}),
+        case("a status that is not a map is never read as one", observed_object("Running"), {}),
+        case(
+            "the live status, as the provider reports it",
+            observed_object({"readyReplicas": 2}),
+            {"readyReplicas": 2},
+        ),
     ],
     ids=["unobserved", "no-manifest", "no-status", "not-a-map", "reported"],
 )
@@ -68,14 +73,16 @@ def test_manifest_status(observed: dict[str, Any] | None, expected: dict[str, An
 @pytest.mark.parametrize(
     ("observed", "path", "default", "expected"),
     [
-        # a reported field
-        (observed_object({"readyReplicas": 3}), "readyReplicas", None, 3),
-        # a nested one, by field path
-        (observed_object({"scale": {"replicas": 0}}), "scale.replicas", None, 0),
-        # not reported yet: the caller's default
-        (observed_object({}), "readyReplicas", 0, 0),
-        # no Object at all: the default too
-        (None, "readyReplicas", None, None),
+        case("a reported field", observed_object({"readyReplicas": 3}), "readyReplicas", None, 3),
+        case(
+            "a nested one, by field path",
+            observed_object({"scale": {"replicas": 0}}),
+            "scale.replicas",
+            None,
+            0,
+        ),
+        case("not reported yet: the caller's default", observed_object({}), "readyReplicas", 0, 0),
+        case("no Object at all: the default too", None, "readyReplicas", None, None),
     ],
     ids=["field", "nested", "default", "unobserved"],
 )
@@ -88,14 +95,10 @@ def test_manifest_value(
 @pytest.mark.parametrize(
     ("observed", "type_", "expected"),
     [
-        # the condition is True
-        (observed_object(CONDITIONS), "Available", True),
-        # the condition is False
-        (observed_object(CONDITIONS), "Progressing", False),
-        # the condition is not reported
-        (observed_object(CONDITIONS), "Ready", False),
-        # no Object yet
-        (None, "Available", False),
+        case("the condition is True", observed_object(CONDITIONS), "Available", True),
+        case("the condition is False", observed_object(CONDITIONS), "Progressing", False),
+        case("the condition is not reported", observed_object(CONDITIONS), "Ready", False),
+        case("no Object yet", None, "Available", False),
     ],
     ids=["true", "false", "absent", "unobserved"],
 )
@@ -108,12 +111,19 @@ def test_manifest_condition_true(
 @pytest.mark.parametrize(
     ("observed", "type_", "expected"),
     [
-        # no Object yet: says so rather than "unknown"
-        (None, "Available", "not created yet"),
-        # the Object exists but its object reports no such condition yet
-        (observed_object({}), "Available", "Available not reported yet"),
-        # a reported condition: the reason and message a user reads
-        (observed_object(CONDITIONS), "Progressing", "ProgressDeadlineExceeded: timed out"),
+        case('no Object yet: says so rather than "unknown"', None, "Available", "not created yet"),
+        case(
+            "the Object exists but its object reports no such condition yet",
+            observed_object({}),
+            "Available",
+            "Available not reported yet",
+        ),
+        case(
+            "a reported condition: the reason and message a user reads",
+            observed_object(CONDITIONS),
+            "Progressing",
+            "ProgressDeadlineExceeded: timed out",
+        ),
     ],
     ids=["unobserved", "unreported", "reported"],
 )

@@ -14,6 +14,7 @@ from fnplatform.errors import InputError, Pending
 from fnplatform.library.lookup import labelled_requirement, require_labelled_configs
 
 from tests.library.support import composition
+from tests.support.table import case
 
 LABEL, PREFIX, FIELD = "fn.crossplane.io/flavor", "flavor", "spec.flavors"
 
@@ -40,32 +41,35 @@ def test_the_requirement_selects_by_label() -> None:
 @pytest.mark.parametrize(
     ("required", "expected"),
     [
-        # every value fetched with one match: the data of each, by value
-        (
+        case(
+            "every value fetched with one match: the data of each, by value",
             {"flavor-small": [config("s", {"cpu": 1})], "flavor-gpu": [config("g", {"gpu": 1})]},
             {"small": {"cpu": 1}, "gpu": {"gpu": 1}},
         ),
-        # a config without data contributes an empty map, not an error
-        (
+        case(
+            "a config without data contributes an empty map, not an error",
             {"flavor-small": [config("s", None)], "flavor-gpu": [config("g", {})]},
             {"small": {}, "gpu": {}},
         ),
-        # one not fetched yet: the pass waits for all, naming it
-        ({"flavor-small": [config("s", {})]}, Pending("waiting for gpu")),
-        # fetched, nothing matched: an error on that entry of the user's list
-        (
+        case(
+            "one not fetched yet: the pass waits for all, naming it",
+            {"flavor-small": [config("s", {})]},
+            Pending("waiting for gpu"),
+        ),
+        case(
+            ("fetched, nothing matched: an error on that entry of the user's list"),
             {"flavor-small": [config("s", {})], "flavor-gpu": []},
             InputError("spec.flavors[1]", f"no EnvironmentConfig labelled {LABEL}=gpu exists"),
         ),
-        # several matched: the choice would be arbitrary, so an error naming them
-        (
+        case(
+            ("several matched: the choice would be arbitrary, so an error naming them"),
             {"flavor-small": [config("a", {}), config("b", {})], "flavor-gpu": [config("g", {})]},
             InputError(
                 "spec.flavors[0]", f"2 EnvironmentConfigs are labelled {LABEL}=small (a, b)"
             ),
         ),
-        # data that is not a map
-        (
+        case(
+            "data that is not a map",
             {"flavor-small": [config("s", ["cpu"])], "flavor-gpu": [config("g", {})]},
             InputError(
                 "spec.flavors[0]", f"EnvironmentConfig labelled {LABEL}=small: data is no map"

@@ -22,6 +22,7 @@ from fnplatform.placement import (
 )
 
 from tests.library.support import composition
+from tests.support.table import case
 
 PLACED = Placement(
     Sourced("aws", "spec.cloud"),
@@ -33,12 +34,19 @@ PLACED = Placement(
 @pytest.mark.parametrize(
     ("placement", "which", "expected"),
     [
-        # a placed region is returned as is
-        (PLACED, "region", "eu-west-1"),
-        # an unset scope is an error on the field it would come from
-        (PLACED, "scope", InputError("environment.aws.accountId", "required: the scope")),
-        # before the composer places anything, the region is an error on spec.region
-        (UNPLACED, "region", InputError("spec.region", "required: the scope")),
+        case("a placed region is returned as is", PLACED, "region", "eu-west-1"),
+        case(
+            "an unset scope is an error on the field it would come from",
+            PLACED,
+            "scope",
+            InputError("environment.aws.accountId", "required: the scope"),
+        ),
+        case(
+            ("before the composer places anything, the region is an error on spec.region"),
+            UNPLACED,
+            "region",
+            InputError("spec.region", "required: the scope"),
+        ),
     ],
     ids=["placed", "unset-scope", "unplaced"],
 )
@@ -54,14 +62,15 @@ def test_required(placement: Placement, which: str, expected: str | InputError) 
 @pytest.mark.parametrize(
     ("env", "cloud", "expected"),
     [
-        # the cloud's block as written
-        ({"gcp": {"project": "p"}}, "gcp", {"project": "p"}),
-        # no block: empty, so a key read from it is simply unset
-        ({}, "gcp", {}),
-        # an explicit null block reads as empty too
-        ({"gcp": None}, "gcp", {}),
-        # a block that is not an object is an error on it
-        ({"gcp": "p"}, "gcp", InputError("environment.gcp", "must be an object")),
+        case("the cloud's block as written", {"gcp": {"project": "p"}}, "gcp", {"project": "p"}),
+        case("no block: empty, so a key read from it is simply unset", {}, "gcp", {}),
+        case("an explicit null block reads as empty too", {"gcp": None}, "gcp", {}),
+        case(
+            "a block that is not an object is an error on it",
+            {"gcp": "p"},
+            "gcp",
+            InputError("environment.gcp", "must be an object"),
+        ),
     ],
     ids=["block", "absent", "null", "not-an-object"],
 )
@@ -79,24 +88,38 @@ def test_cloud_settings(
 @pytest.mark.parametrize(
     ("env", "cloud", "expected"),
     [
-        # each cloud's scope key, read from its own block (SCOPE_KEYS)
-        (
+        case(
+            "each cloud's scope key, read from its own block (SCOPE_KEYS)",
             {"aws": {"accountId": "123456789012"}},
             "aws",
             Sourced("123456789012", "environment.aws.accountId"),
         ),
-        ({"gcp": {"project": "acme"}}, "gcp", Sourced("acme", "environment.gcp.project")),
-        (
+        case(
+            "GCP's scope is its project, read from its own block",
+            {"gcp": {"project": "acme"}},
+            "gcp",
+            Sourced("acme", "environment.gcp.project"),
+        ),
+        case(
+            "Azure's scope is its resource group, read from its own block",
             {"azure": {"resourceGroup": "rg"}},
             "azure",
             Sourced("rg", "environment.azure.resourceGroup"),
         ),
-        # unset is not an error yet: None, with the field a later error names
-        ({}, "gcp", Sourced(None, "environment.gcp.project")),
-        # an empty value counts as unset
-        ({"gcp": {"project": ""}}, "gcp", Sourced(None, "environment.gcp.project")),
-        # a number (YAML reads an all-digit account id so) is the same id as text
-        (
+        case(
+            ("unset is not an error yet: None, with the field a later error names"),
+            {},
+            "gcp",
+            Sourced(None, "environment.gcp.project"),
+        ),
+        case(
+            "an empty value counts as unset",
+            {"gcp": {"project": ""}},
+            "gcp",
+            Sourced(None, "environment.gcp.project"),
+        ),
+        case(
+            ("a number (YAML reads an all-digit account id so) is the same id as text"),
             {"aws": {"accountId": 123456789012}},
             "aws",
             Sourced("123456789012", "environment.aws.accountId"),
@@ -120,10 +143,9 @@ def test_every_cloud_has_a_scope_key() -> None:
 @pytest.mark.parametrize(
     ("env", "cloud", "expected"),
     [
-        # set: returned with its field
-        ({"gcp": {"project": "acme"}}, "gcp", "acme"),
-        # unset: an error on the key, in the words of SCOPE_KEYS
-        (
+        case("set: returned with its field", {"gcp": {"project": "acme"}}, "gcp", "acme"),
+        case(
+            "unset: an error on the key, in the words of SCOPE_KEYS",
             {},
             "azure",
             InputError("environment.azure.resourceGroup", "required: the Azure resource group"),
@@ -143,17 +165,26 @@ def test_required_scope(env: dict[str, Any], cloud: Any, expected: str | InputEr
 @pytest.mark.parametrize(
     ("place", "read", "expected"),
     [
-        # what the composer placed, read through the composition
-        ({"region": "westeurope", "scope": "rg"}, "region", "westeurope"),
-        ({"region": "westeurope", "scope": "rg"}, "scope", "rg"),
-        # a missing region names the composer's region field
-        (
+        case(
+            "what the composer placed, read through the composition",
+            {"region": "westeurope", "scope": "rg"},
+            "region",
+            "westeurope",
+        ),
+        case(
+            "the scope the composer placed, read through the composition",
+            {"region": "westeurope", "scope": "rg"},
+            "scope",
+            "rg",
+        ),
+        case(
+            "a missing region names the composer's region field",
             {"region_field": "spec.forProvider.location"},
             "region",
             InputError("spec.forProvider.location", "required: the region to create resources in"),
         ),
-        # a missing scope names the cloud in its message
-        (
+        case(
+            "a missing scope names the cloud in its message",
             {"scope_field": "environment.azure.resourceGroup"},
             "scope",
             InputError("environment.azure.resourceGroup", "required: the azure scope to use"),

@@ -22,6 +22,7 @@ from fnplatform.errors import InputError
 from fnplatform.library.kubernetes import KUBERNETES_PROVIDER_CONFIG, OBJECT
 
 from tests.library.support import composition
+from tests.support.table import case
 
 NAMESPACED_XR: dict[str, Any] = {
     "apiVersion": "x.io/v1",
@@ -47,26 +48,29 @@ def test_a_cluster_scoped_composite_keeps_every_body() -> None:
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        # the twin kind in the composite's namespace, its ProviderConfig a cluster-wide one
-        ({}, {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}}),
-        # deletionPolicy Orphan becomes every management policy but Delete
-        (
+        case(
+            ("the twin kind in the composite's namespace, its ProviderConfig a cluster-wide one"),
+            {},
+            {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}},
+        ),
+        case(
+            "deletionPolicy Orphan becomes every management policy but Delete",
             {"deletionPolicy": "Orphan"},
             {
                 "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
                 "managementPolicies": ["Observe", "Create", "Update", "LateInitialize"],
             },
         ),
-        # a builder's own narrower policies stay narrow (only Delete goes)
-        (
+        case(
+            "a builder's own narrower policies stay narrow (only Delete goes)",
             {"deletionPolicy": "Orphan", "managementPolicies": ["Observe", "Create", "Delete"]},
             {
                 "providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"},
                 "managementPolicies": ["Observe", "Create"],
             },
         ),
-        # deletionPolicy Delete is the namespaced default: just dropped
-        (
+        case(
+            "deletionPolicy Delete is the namespaced default: just dropped",
             {"deletionPolicy": "Delete"},
             {"providerConfigRef": {"kind": "ClusterProviderConfig", "name": "default"}},
         ),
@@ -123,15 +127,24 @@ def test_a_composed_provider_config_is_named_as_namespaced() -> None:
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
-        # the providers' own default
-        ({}, "ClusterProviderConfig"),
-        # one kind for every provider
-        ({"providerConfigKind": "ProviderConfig"}, "ProviderConfig"),
-        # a kind per provider; another provider's entry doesn't apply
-        ({"providerConfigKind": {"aws": "ProviderConfig"}}, "ProviderConfig"),
-        ({"providerConfigKind": {"gcp": "ProviderConfig"}}, "ClusterProviderConfig"),
-        # anything else is an error naming the key it was read from
-        (
+        case("the providers' own default", {}, "ClusterProviderConfig"),
+        case(
+            "one kind for every provider",
+            {"providerConfigKind": "ProviderConfig"},
+            "ProviderConfig",
+        ),
+        case(
+            "a kind per provider; another provider's entry doesn't apply",
+            {"providerConfigKind": {"aws": "ProviderConfig"}},
+            "ProviderConfig",
+        ),
+        case(
+            ("another provider's per-provider kind leaves this one at the default"),
+            {"providerConfigKind": {"gcp": "ProviderConfig"}},
+            "ClusterProviderConfig",
+        ),
+        case(
+            "anything else is an error naming the key it was read from",
             {"providerConfigKind": {"aws": "Secret"}},
             InputError(
                 "environment.providerConfigKind.aws",
@@ -168,12 +181,16 @@ def object_reading(namespace: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("secret_namespace", "relocated", "expected_namespace", "unexpressed"),
     [
-        # a Secret the composite's own resources write (relocated): read from its namespace
-        ("crossplane-system", True, "team-a", {}),
-        # already in the composite's namespace
-        ("team-a", False, "team-a", {}),
-        # another namespace's Secret can't be read across: kept, and named
-        (
+        case(
+            ("a Secret the composite's own resources write (relocated): read from its namespace"),
+            "crossplane-system",
+            True,
+            "team-a",
+            {},
+        ),
+        case("already in the composite's namespace", "team-a", False, "team-a", {}),
+        case(
+            "another namespace's Secret can't be read across: kept, and named",
             "platform",
             False,
             "platform",

@@ -17,13 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.live import openstack
-from tests.live.conftest import (
-    CROSSPLANE_METRICS,
-    Live,
-    replica_samples,
-)
 from tests.live.controlplane import REPO
 from tests.live.kube import View, condition, docs_of, is_true
+from tests.live.layers import Live
+from tests.live.metrics import CROSSPLANE_METRICS, replica_samples
 from tests.live.standins import GRPC_PORT, _listening
 from tests.live.test_live_examples import ASYA_RUNTIME
 

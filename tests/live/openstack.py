@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from tests.live.conftest import Live
 from tests.live.controlplane import ADMIN_TOKEN, APISERVER, REPO
 from tests.live.kube import docs_of
+from tests.live.layers import Live
 
 TREE = REPO / "examples/openstack"
 INFRA = TREE / "infrastructure/eu-de-1"

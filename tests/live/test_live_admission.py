@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from kubernetes.dynamic.exceptions import DynamicApiError
 
-from tests.live.conftest import Live
+from tests.live.layers import Live
 from tests.support.admission import BAD_CLAIMS, BadClaim
 from tools.generate_apis import module_apis
 

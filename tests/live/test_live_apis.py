@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live.conftest import Live, form_files
 from tests.live.kube import condition, docs_of, is_true, xrd_serving
+from tests.live.layers import XRD, Live, form_files
 
 pytestmark = pytest.mark.live
-
-XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")
 
 
 def test_every_xrd_becomes_established(platform: Live) -> None:

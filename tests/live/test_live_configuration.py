@@ -5,7 +5,7 @@ ManagedResourceActivationPolicy is there as shipped, and the module's example re
 through the Compositions the package installed. Both forms of async-actor (quick: Ready in
 seconds), one after the other.
 
-The providers here run as processes with their CRDs applied directly (tests/live/conftest.py),
+The providers here run as processes with their CRDs applied directly (tests/live/layers.py),
 not as packages, so the Configuration is installed with ``skipDependencyResolution: true``:
 with resolution, Crossplane's package manager finds none of the provider packages the
 Configuration depends on in its lock, reports the revision Unhealthy ("missing dependencies")
@@ -29,9 +29,9 @@ import pytest
 import yaml
 
 from tests.live import crossplane as xp
-from tests.live.conftest import XRD, Live
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true, xrd_serving
+from tests.live.layers import XRD, Live
 from tests.live.test_live_examples import EXAMPLES, READY_WITHIN_S
 
 pytestmark = [pytest.mark.live, pytest.mark.own_apis]

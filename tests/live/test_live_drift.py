@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from tests.live import load, openstack
-from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import docs_of
+from tests.live.layers import Live
 
 pytestmark = pytest.mark.live
 

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from kubernetes.dynamic.exceptions import DynamicApiError
 
-from tests.live.conftest import Live, counter_delta, crossplane_counters, function_calls
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true
+from tests.live.layers import Live
+from tests.live.metrics import counter_delta, crossplane_counters, function_calls
 
 pytestmark = pytest.mark.live
 

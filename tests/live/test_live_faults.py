@@ -20,9 +20,9 @@ import pytest
 
 from tests.live import crossplane as xp
 from tests.live import load, openstack
-from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import condition, docs_of, is_true
+from tests.live.layers import Live
 
 pytestmark = pytest.mark.live
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import docs_of, is_true, xrd_serving
+from tests.live.layers import Live
 
 pytestmark = pytest.mark.live
 

@@ -26,9 +26,9 @@ from kubernetes import config, dynamic
 from kubernetes.dynamic.exceptions import ForbiddenError
 
 from tests.live import load, openstack
-from tests.live.conftest import Live
 from tests.live.controlplane import REPO
 from tests.live.kube import docs_of
+from tests.live.layers import Live
 
 pytestmark = pytest.mark.live
 

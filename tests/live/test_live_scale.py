@@ -20,8 +20,9 @@ import pytest
 
 from function.server import ServerConfig
 from tests.live import load
-from tests.live.conftest import Live, replica_calls
 from tests.live.kube import is_true
+from tests.live.layers import Live
+from tests.live.metrics import replica_calls
 
 pytestmark = pytest.mark.live
 

@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(REPO), str(REPO / "platform")]
 
 DEFAULT_MODULE = "async-actor"
-#: The forms a module's package comes in (tests/live/conftest.py FORMS): the v1 claims package
+#: The forms a module's package comes in (tests/live/layers.py FORMS): the v1 claims package
 #: platform-<module>, or the namespaced (Crossplane v2) one platform-<module>-namespaced.
 FORMS = ("v1-claims", "v2-namespaced")
 #: How long `up` waits for the plane: a cold start is about a minute and a half (binaries
@@ -596,8 +596,8 @@ def install_module(live: Any, module: str, form: str) -> None:
     its example needs first (test_live_examples.EXAMPLES: EnvironmentConfigs, what its docs
     tell a user to create) and the example's namespace."""
     from tests.live import crossplane as xp
-    from tests.live.conftest import XRD
     from tests.live.kube import docs_of, is_true, xrd_serving
+    from tests.live.layers import XRD
     from tests.live.test_live_examples import EXAMPLES
 
     kube = live.kube
@@ -639,7 +639,7 @@ class Supervisor:
     def __init__(self, p: Paths, module: str, form: str, port: int) -> None:
         self.paths = p
         self.port = port
-        self.live: Any = None  # tests.live.conftest.Live, once the control plane runs
+        self.live: Any = None  # tests.live.layers.Live, once the control plane runs
         self.t0 = time.monotonic()
         package = f"platform-{module}" + ("-namespaced" if form == "v2-namespaced" else "")
         self.state: dict[str, Any] = {
@@ -662,15 +662,15 @@ class Supervisor:
         print(f"[{took:6.1f} s] {text}", flush=True)
 
     def start(self, listener: socket.socket) -> None:
-        """The live tests' layers in their order (tests/live/conftest.py), then the module;
+        """The live tests' layers in their order (tests/live/layers.py), then the module;
         the user's kubeconfig is written last: it exists once the playground is ready."""
-        from tests.live.conftest import (
+        from tests.live.controlplane import APISERVER
+        from tests.live.layers import (
             establish_provider_crds,
             start_control_plane,
             start_crossplane,
             start_providers,
         )
-        from tests.live.controlplane import APISERVER
 
         module, form = self.state["module"], self.state["form"]
         self.step("etcd, kube-apiserver, kube-controller-manager")
@@ -716,7 +716,7 @@ class Supervisor:
         self.step(f"failed: {self.state['error']}")
 
     def stop(self) -> None:
-        from tests.live.conftest import stop
+        from tests.live.layers import stop
 
         if self.live is not None:
             stop(self.live)

@@ -33,6 +33,7 @@ from fnplatform.rules.readiness import is_ready
 from fnplatform.tagging import TagStyle, render_tags
 
 from tests.support.harness import request, step_input
+from tests.support.table import case
 
 BUCKETISH = register("test.fn.crossplane.io/v1", "Thing", stateful=True)
 CONFIGISH = register(
@@ -80,12 +81,32 @@ def ready_thing(name: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("parts", "max_length", "expected"),
     [
-        (("my-cluster", "pool", "gpu"), 63, "my-cluster-pool-gpu"),
-        (("My_Cluster", "Pool"), 63, "my-cluster-pool"),
-        (("a--b", "-c-"), 63, "a-b-c"),
-        (("",), 63, "x"),
-        (("a" * 70,), 63, "a" * 54 + "-" + hashlib.sha256(b"a" * 70).hexdigest()[:8]),
-        (("a" * 30, "b"), 20, "a" * 11 + "-" + hashlib.sha256(b"a" * 30 + b"-b").hexdigest()[:8]),
+        case(
+            "parts join with hyphens when they fit",
+            ("my-cluster", "pool", "gpu"),
+            63,
+            "my-cluster-pool-gpu",
+        ),
+        case(
+            ("upper case and underscores become a DNS label's lower case and hyphens"),
+            ("My_Cluster", "Pool"),
+            63,
+            "my-cluster-pool",
+        ),
+        case("runs of hyphens collapse, and none leads or trails", ("a--b", "-c-"), 63, "a-b-c"),
+        case("nothing left still gives a valid label", ("",), 63, "x"),
+        case(
+            "too long: cut, with a hash of the whole so names stay unique",
+            ("a" * 70,),
+            63,
+            "a" * 54 + "-" + hashlib.sha256(b"a" * 70).hexdigest()[:8],
+        ),
+        case(
+            "a shorter limit cuts the same way, hash of the joined parts",
+            ("a" * 30, "b"),
+            20,
+            "a" * 11 + "-" + hashlib.sha256(b"a" * 30 + b"-b").hexdigest()[:8],
+        ),
     ],
     ids=["joined", "lowercased", "dashes-collapsed", "empty", "hash-suffixed", "max-length"],
 )
@@ -103,13 +124,48 @@ def test_long_names_stay_distinct() -> None:
 @pytest.mark.parametrize(
     ("style", "tags", "expected"),
     [
-        (TagStyle.AWS, {"costCenter": "CC-1"}, {"costCenter": "CC-1"}),
-        (TagStyle.AWS, {"k" * 200: "v" * 300}, {"k" * 128: "v" * 256}),
-        (TagStyle.GCP, {"costCenter": "CC 1"}, {"costcenter": "cc_1"}),
-        (TagStyle.GCP, {"crossplane.io/claim": "a.b"}, {"crossplane_io_claim": "a_b"}),
-        (TagStyle.GCP, {"1bad": "x"}, {}),
-        (TagStyle.AZURE, {"a<b>c": "v"}, {"a_b_c": "v"}),
-        (TagStyle.KUBERNETES, {"k": "a b/c"}, {"k": "a_b_c"}),
+        case(
+            "AWS keeps keys and values as written",
+            TagStyle.AWS,
+            {"costCenter": "CC-1"},
+            {"costCenter": "CC-1"},
+        ),
+        case(
+            "AWS cuts keys at 128 and values at 256 characters",
+            TagStyle.AWS,
+            {"k" * 200: "v" * 300},
+            {"k" * 128: "v" * 256},
+        ),
+        case(
+            "GCP labels are lower case, spaces become underscores",
+            TagStyle.GCP,
+            {"costCenter": "CC 1"},
+            {"costcenter": "cc_1"},
+        ),
+        case(
+            ("GCP label keys can't hold periods or slashes: they become underscores"),
+            TagStyle.GCP,
+            {"crossplane.io/claim": "a.b"},
+            {"crossplane_io_claim": "a_b"},
+        ),
+        case(
+            "a GCP label key must start with a letter: the tag is dropped",
+            TagStyle.GCP,
+            {"1bad": "x"},
+            {},
+        ),
+        case(
+            "Azure tag keys can't hold < or >: they become underscores",
+            TagStyle.AZURE,
+            {"a<b>c": "v"},
+            {"a_b_c": "v"},
+        ),
+        case(
+            "Kubernetes label values can't hold spaces or slashes",
+            TagStyle.KUBERNETES,
+            {"k": "a b/c"},
+            {"k": "a_b_c"},
+        ),
     ],
     ids=[
         "aws",
@@ -138,7 +194,15 @@ def test_tag_layers_platform_then_environment_then_user() -> None:
 
 @pytest.mark.parametrize(
     ("where", "bad", "field"),
-    [("user", ["x"], "spec.tags"), ("environment", "x", "environment.tags")],
+    [
+        case("a user's tags that are not a map: an error on spec.tags", "user", ["x"], "spec.tags"),
+        case(
+            ("the environment's tags that are not a map: an error on environment.tags"),
+            "environment",
+            "x",
+            "environment.tags",
+        ),
+    ],
 )
 def test_tags_that_are_not_a_map_name_their_field(where: str, bad: Any, field: str) -> None:
     comp = composition(env={"tags": bad} if where == "environment" else {})
@@ -153,10 +217,15 @@ def test_tags_that_are_not_a_map_name_their_field(where: str, bad: Any, field: s
 @pytest.mark.parametrize(
     ("base", "overlay", "expected"),
     [
-        ({"a": 1}, {"b": 2}, {"a": 1, "b": 2}),
-        ({"a": {"x": 1, "y": 1}}, {"a": {"y": 2}}, {"a": {"x": 1, "y": 2}}),
-        ({"a": [1, 2]}, {"a": [3]}, {"a": [3]}),
-        ({"a": {"x": 1}}, {"a": "flat"}, {"a": "flat"}),
+        case("keys of both maps are kept", {"a": 1}, {"b": 2}, {"a": 1, "b": 2}),
+        case(
+            "nested maps merge key by key, the overlay winning",
+            {"a": {"x": 1, "y": 1}},
+            {"a": {"y": 2}},
+            {"a": {"x": 1, "y": 2}},
+        ),
+        case("lists are replaced whole, never merged", {"a": [1, 2]}, {"a": [3]}, {"a": [3]}),
+        case("a scalar replaces a map", {"a": {"x": 1}}, {"a": "flat"}, {"a": "flat"}),
     ],
     ids=["disjoint", "maps-merge", "lists-replaced", "scalar-wins"],
 )
@@ -182,11 +251,26 @@ class HoldCase:
 
 
 HOLD_CASES = [
-    HoldCase("nothing-observed", {"a": (), "b": ("a",)}, (), {"b"}),
-    HoldCase("need-observed", {"a": (), "b": ("a",)}, ("a",), set()),
-    HoldCase("cascade", {"a": (), "b": ("a",), "c": ("b",)}, (), {"b", "c"}),
-    HoldCase("existing-never-held", {"a": (), "b": ("a",)}, ("b",), set()),
-    HoldCase("need-not-desired", {"b": ("gone",)}, ("gone",), {"b"}),
+    case(
+        "nothing observed: whatever needs another is held",
+        HoldCase("nothing-observed", {"a": (), "b": ("a",)}, (), {"b"}),
+    ),
+    case(
+        "the need observed: nothing held",
+        HoldCase("need-observed", {"a": (), "b": ("a",)}, ("a",), set()),
+    ),
+    case(
+        "a held resource holds what needs it in turn",
+        HoldCase("cascade", {"a": (), "b": ("a",), "c": ("b",)}, (), {"b", "c"}),
+    ),
+    case(
+        "what already exists is never held back (it would be deleted)",
+        HoldCase("existing-never-held", {"a": (), "b": ("a",)}, ("b",), set()),
+    ),
+    case(
+        "a need no longer desired but not observed still holds",
+        HoldCase("need-not-desired", {"b": ("gone",)}, ("gone",), {"b"}),
+    ),
 ]
 
 
@@ -233,43 +317,69 @@ class ReductionCase:
 
 
 REDUCTION_CASES = [
-    ReductionCase("single", (("b", "a"),), (("b", "a"),)),
-    ReductionCase("chain", (("b", "a"), ("c", "b"), ("c", "a")), (("b", "a"), ("c", "b"))),
-    ReductionCase(
-        "long-chain",
-        (("d", "a"), ("b", "a"), ("c", "b"), ("d", "c"), ("c", "a")),
-        (("b", "a"), ("c", "b"), ("d", "c")),
+    case("one pair is its own reduction", ReductionCase("single", (("b", "a"),), (("b", "a"),))),
+    case(
+        "a pair implied through a chain is dropped",
+        ReductionCase("chain", (("b", "a"), ("c", "b"), ("c", "a")), (("b", "a"), ("c", "b"))),
     ),
-    # a uses b and c, both use d: a's own Usage of d is implied through either
-    ReductionCase(
-        "diamond",
-        (("b", "a"), ("c", "a"), ("d", "a"), ("d", "b"), ("d", "c")),
-        (("b", "a"), ("c", "a"), ("d", "b"), ("d", "c")),
+    case(
+        "a longer chain keeps only its links",
+        ReductionCase(
+            "long-chain",
+            (("d", "a"), ("b", "a"), ("c", "b"), ("d", "c"), ("c", "a")),
+            (("b", "a"), ("c", "b"), ("d", "c")),
+        ),
     ),
-    ReductionCase("independent-needs", (("b", "a"), ("c", "a")), (("b", "a"), ("c", "a"))),
-    # b held back this pass: its pairs are missing, so a keeps its own Usage of c
-    ReductionCase("intermediate-held-back", (("c", "a"),), (("c", "a"),)),
-    # a cycle's reduction isn't unique: keep every pair (deletion order never loses one)
-    ReductionCase(
-        "cycle",
-        (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
-        (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+    case(
+        ("a uses b and c, both use d: a's own Usage of d is implied through either"),
+        ReductionCase(
+            "diamond",
+            (("b", "a"), ("c", "a"), ("d", "a"), ("d", "b"), ("d", "c")),
+            (("b", "a"), ("c", "a"), ("d", "b"), ("d", "c")),
+        ),
     ),
-    ReductionCase("self", (("a", "a"), ("b", "a")), (("a", "a"), ("b", "a"))),
-    # b is desired again but doesn't exist (deleted from under a): its Usage holds nothing yet
-    ReductionCase(
-        "intermediate-missing",
-        (("b", "a"), ("c", "b"), ("c", "a")),
-        (("b", "a"), ("c", "b"), ("c", "a")),
-        exists=("a", "c"),
+    case(
+        "independent needs are both kept",
+        ReductionCase("independent-needs", (("b", "a"), ("c", "a")), (("b", "a"), ("c", "a"))),
     ),
-    ReductionCase(
-        "deep-intermediate-missing",
-        (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
-        (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
-        exists=("a", "b", "c"),
+    case(
+        ("b held back this pass: its pairs are missing, so a keeps its own Usage of c"),
+        ReductionCase("intermediate-held-back", (("c", "a"),), (("c", "a"),)),
     ),
-    ReductionCase("empty", (), ()),
+    case(
+        ("a cycle's reduction isn't unique: keep every pair (deletion order never loses one)"),
+        ReductionCase(
+            "cycle",
+            (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+            (("b", "a"), ("a", "b"), ("c", "a"), ("c", "b")),
+        ),
+    ),
+    case(
+        "a self-pair is kept as it is",
+        ReductionCase("self", (("a", "a"), ("b", "a")), (("a", "a"), ("b", "a"))),
+    ),
+    case(
+        (
+            "b is desired again but doesn't exist (deleted from under a): its"
+            " Usage holds nothing yet"
+        ),
+        ReductionCase(
+            "intermediate-missing",
+            (("b", "a"), ("c", "b"), ("c", "a")),
+            (("b", "a"), ("c", "b"), ("c", "a")),
+            exists=("a", "c"),
+        ),
+    ),
+    case(
+        ("an intermediate missing deeper in the chain: the implied pair stays too"),
+        ReductionCase(
+            "deep-intermediate-missing",
+            (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+            (("b", "a"), ("d", "b"), ("c", "d"), ("c", "a")),
+            exists=("a", "b", "c"),
+        ),
+    ),
+    case("no pairs, no Usages", ReductionCase("empty", (), ())),
 ]
 
 
@@ -300,11 +410,30 @@ def test_needed_pairs_on_a_few_hundred_pairs_is_cheap() -> None:
 @pytest.mark.parametrize(
     ("observed", "usages", "held"),
     [
-        (("a", "b", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b"}, set()),
-        # b waits for x, so isn't desired this pass: a's own Usage of c orders deletion meanwhile
-        (("a", "c"), {"usage-c-by-a"}, {"b"}),
-        # b was deleted from under a and is desired again: until it exists, so is a's own Usage
-        (("a", "c", "x"), {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"}, set()),
+        case(
+            "everything observed: one Usage per link of the reduction",
+            ("a", "b", "c", "x"),
+            {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b"},
+            set(),
+        ),
+        case(
+            (
+                "b waits for x, so isn't desired this pass: a's own Usage of c "
+                "orders deletion meanwhile"
+            ),
+            ("a", "c"),
+            {"usage-c-by-a"},
+            {"b"},
+        ),
+        case(
+            (
+                "b was deleted from under a and is desired again: until it "
+                "exists, so is a's own Usage"
+            ),
+            ("a", "c", "x"),
+            {"usage-b-by-a", "usage-c-by-b", "usage-x-by-b", "usage-c-by-a"},
+            set(),
+        ),
     ],
     ids=["implied-usage-dropped", "intermediate-held-back", "intermediate-missing"],
 )
@@ -328,7 +457,13 @@ def test_usages_are_only_those_deletion_order_needs(
 
 @pytest.mark.parametrize(
     ("by", "expect_by"),
-    [("user", True), (None, False), ("held-user", None)],
+    [
+        case(
+            ("a user of a fetched resource gets a Usage protecting it by that user"), "user", True
+        ),
+        case("no user: the Usage protects it with nothing named", None, False),
+        case("a held user gets no Usage yet", "held-user", None),
+    ],
     ids=["by-a-composed-resource", "reason-only", "user-not-desired"],
 )
 def test_protecting_a_fetched_resource(by: str | None, expect_by: bool | None) -> None:
@@ -357,11 +492,19 @@ def test_protecting_a_fetched_resource(by: str | None, expect_by: bool | None) -
 @pytest.mark.parametrize(
     ("body", "observed", "forced", "expected"),
     [
-        (thing(), None, None, False),
-        (thing(), thing("demo-x"), None, False),
-        (thing(), ready_thing("demo-x"), None, True),
-        (CONFIGISH.new(), CONFIGISH.new(), None, True),
-        (thing(), None, True, True),
+        case("not observed: not ready", thing(), None, None, False),
+        case(
+            "observed without a Ready condition: not ready", thing(), thing("demo-x"), None, False
+        ),
+        case("observed Ready: ready", thing(), ready_thing("demo-x"), None, True),
+        case(
+            "a kind without conditions (config-like) is ready once observed",
+            CONFIGISH.new(),
+            CONFIGISH.new(),
+            None,
+            True,
+        ),
+        case("forced ready by the composer, whatever is observed", thing(), None, True, True),
     ],
     ids=["absent", "no-ready-condition", "ready-condition", "exists-rule", "forced"],
 )
@@ -404,21 +547,36 @@ def _widget(comp: Composition, name: str, spec: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("cloud", "spec", "field", "reason"),
+    ("cloud", "spec", "field", "says"),
     [
-        ("aws", {"cidr": "bad"}, "spec.network.cidr", "not a CIDR range"),
-        ("gcp", {}, "spec.provider", "gcp cannot provide test_widget; supported clouds: aws"),
+        case(
+            "an invalid CIDR is an error on the user's field",
+            "aws",
+            {"cidr": "bad"},
+            "spec.network.cidr",
+            "not a CIDR range",
+        ),
+        case(
+            (
+                "a cloud without the capability is an error on spec.provider "
+                "listing the clouds that have it"
+            ),
+            "gcp",
+            {},
+            "spec.provider",
+            "gcp cannot provide test_widget; supported clouds: aws",
+        ),
     ],
     ids=["spec-error-mapped", "cloud-lacks-capability"],
 )
 def test_capability_errors_name_the_users_field(
-    cloud: str, spec: dict, field: str, reason: str
+    cloud: str, spec: dict, field: str, says: str
 ) -> None:
     comp = composition()
     comp.place(cloud, cloud_field="spec.provider", region="eu-west-1")
     with pytest.raises(InputError) as err:
         add_widget(comp, "widget", spec, fields={"cidr": "spec.network.cidr"})
-    assert (err.value.field, err.value.reason) == (field, reason)
+    assert (err.value.field, err.value.reason) == (field, says)
     assert add_widget.provided_on("aws")
     assert add_widget.provided_on(cloud) == (cloud == "aws")
     assert add_widget.clouds() == ["aws"]
@@ -427,15 +585,21 @@ def test_capability_errors_name_the_users_field(
 @pytest.mark.parametrize(
     ("declare", "message"),
     [
-        # a cloud no composite is placed on: the typo fails at import, not at a user's request
-        (
+        case(
+            (
+                "a cloud no composite is placed on: the typo fails at import, not"
+                " at a user's request"
+            ),
             lambda: add_widget.on("aws-eu"),
             "test_widget: unknown cloud 'aws-eu'; one of aws, azure, gcp",
         ),
-        # a second builder for one cloud would silently replace the first
-        (lambda: add_widget.on("aws"), "aws already provides test_widget"),
-        # a capability without its home has no file every cloud implements it in
-        (
+        case(
+            "a second builder for one cloud would silently replace the first",
+            lambda: add_widget.on("aws"),
+            "aws already provides test_widget",
+        ),
+        case(
+            ("a capability without its home has no file every cloud implements it in"),
             lambda: Capability[dict[str, Any]]("homeless"),
             "homeless: say its home, the file clouds/<cloud>/<home>.py",
         ),
@@ -461,10 +625,28 @@ def test_a_call_attaches_uses_to_the_main_resource() -> None:
 @pytest.mark.parametrize(
     ("observed", "remembered", "expected", "held"),
     [
-        (None, None, None, True),
-        ({"status": {"atProvider": {"endpoint": ""}}}, None, None, True),
-        ({"status": {"atProvider": {"endpoint": "db:5432"}}}, None, "db:5432", False),
-        (None, "old:5432", "old:5432", False),
+        case("nothing observed: held", None, None, None, True),
+        case(
+            "observed with an empty value: still held",
+            {"status": {"atProvider": {"endpoint": ""}}},
+            None,
+            None,
+            True,
+        ),
+        case(
+            "the value observed: read, not held",
+            {"status": {"atProvider": {"endpoint": "db:5432"}}},
+            None,
+            "db:5432",
+            False,
+        ),
+        case(
+            ("not observed but remembered from before: the remembered value, not held"),
+            None,
+            "old:5432",
+            "old:5432",
+            False,
+        ),
     ],
     ids=["unobserved", "empty", "observed", "remembered"],
 )
@@ -484,7 +666,13 @@ def test_needs(
         assert comp.notes.status["databaseHost"] == expected
 
 
-@pytest.mark.parametrize(("details", "held"), [({}, True), ({"password": b"s3cret"}, False)])
+@pytest.mark.parametrize(
+    ("details", "held"),
+    [
+        case("no connection details yet: held", {}, True),
+        case("connection details published: not held", {"password": b"s3cret"}, False),
+    ],
+)
 def test_needs_connection(details: dict[str, bytes], held: bool) -> None:
     comp = composition(observed={"db": thing("demo-db")}, connection={"db": details})
     got = comp.needs_connection("db", by="app")
@@ -522,7 +710,11 @@ def _not_yet_after(emit: tuple[str, ...]) -> Any:
 
 @pytest.mark.parametrize(
     ("observed", "emitted", "fatal"),
-    [((), (), False), (("a",), ("a",), False), (("a",), (), True)],
+    [
+        case("nothing observed, nothing emitted: no fatal", (), (), False),
+        case("observed and emitted: no fatal", ("a",), ("a",), False),
+        case("observed but not emitted (would be deleted): fatal", ("a",), (), True),
+    ],
     ids=["nothing-exists", "existing-kept", "would-drop-existing"],
 )
 def test_not_yet(observed: tuple[str, ...], emitted: tuple[str, ...], fatal: bool) -> None:
@@ -564,25 +756,32 @@ def test_object_takes_the_wrapped_kinds_readiness_and_statefulness() -> None:
 @pytest.mark.parametrize(
     ("options", "spec_fields"),
     [
-        ({}, {}),
-        # readiness read from the live object: watched by default (watches_by_default)
-        (
+        case("no options: a plain Object spec", {}, {}),
+        case(
+            ("readiness read from the live object: watched by default (watches_by_default)"),
             {"readiness": ObjectReadiness.AVAILABLE},
             {"readiness": ObjectReadiness.AVAILABLE, "watch": True},
         ),
-        (
+        case(
+            "derived readiness is watched by default too",
             {"readiness": ObjectReadiness.DERIVED},
             {"readiness": ObjectReadiness.DERIVED, "watch": True},
         ),
-        (
+        case(
+            "watching can be turned off",
             {"readiness": ObjectReadiness.AVAILABLE, "watch": False},
             {"readiness": ObjectReadiness.AVAILABLE},
         ),
-        (
+        case(
+            "readiness on successful create needs no watch",
             {"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
             {"readiness": ObjectReadiness.SUCCESSFUL_CREATE},
         ),
-        ({"watch": True, "orphan": True}, {"watch": True, "deletionPolicy": "Orphan"}),
+        case(
+            "orphaning sets the Object's deletion policy",
+            {"watch": True, "orphan": True},
+            {"watch": True, "deletionPolicy": "Orphan"},
+        ),
     ],
     ids=[
         "plain",
@@ -662,7 +861,8 @@ def _adopted(manage: list[str]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("manage", "for_provider", "init_provider"),
     [
-        (
+        case(
+            ("nothing managed: identity fields in forProvider, the rest in initProvider"),
             [],
             {"region": "eu-west-1", "clusterNameRef": {"name": "c"}},
             {
@@ -671,7 +871,8 @@ def _adopted(manage: list[str]) -> dict[str, Any]:
                 "network": {"range": "10.0.0.0/16", "ipv6": False, "serviceRange": "10.96.0.0/16"},
             },
         ),
-        (
+        case(
+            ("named paths stay managed in forProvider, their siblings move to initProvider"),
             ["size", "network.ipv6", "region"],
             {
                 "region": "eu-west-1",
@@ -681,7 +882,8 @@ def _adopted(manage: list[str]) -> dict[str, Any]:
             },
             {"seed": 1, "network": {"range": "10.0.0.0/16", "serviceRange": "10.96.0.0/16"}},
         ),
-        (
+        case(
+            "a managed map takes its nested paths with it",
             ["network", "network.range"],
             {
                 "region": "eu-west-1",
@@ -704,36 +906,59 @@ def test_manage_mode_keeps_identity_and_named_paths_and_moves_the_rest_to_init(
 
 
 @pytest.mark.parametrize(
-    ("path", "reason"),
+    ("path", "says"),
     [
-        ("size.count", "'size' is not a map (paths go through maps only): take it over whole"),
-        ("network.rnage", "did you mean network.range?"),
-        ("zzz", "composed here: clusterNameRef, network, region, size"),
+        case(
+            "a path through a scalar is refused: take the field over whole",
+            "size.count",
+            "'size' is not a map (paths go through maps only): take it over whole",
+        ),
+        case(
+            "a misspelt path suggests the composed one",
+            "network.rnage",
+            "did you mean network.range?",
+        ),
+        case(
+            "an unknown path lists what is composed",
+            "zzz",
+            "composed here: clusterNameRef, network, region, size",
+        ),
     ],
 )
-def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, reason):
+def test_manage_mode_refuses_a_path_not_composed_naming_the_entry(path, says):
     with pytest.raises(InputError) as refused:
         _adopted(["size", path])
     assert refused.value.field == "spec.parameters.import.resources.thing.manage[1]"
-    assert reason in refused.value.reason
+    assert says in refused.value.reason
 
 
 @pytest.mark.parametrize(
     ("hold", "resources", "shown"),
     [
-        (
+        case(
+            "a field wait names the resource and the field",
             Hold((Wait("db", "status.atProvider.endpoint"),)),
             {"db"},
             "db status.atProvider.endpoint",
         ),
-        (
+        case(
+            "several waits, each named in order",
             Hold((Wait("key", "Ready"), Wait("grant", "Ready"))),
             {"key", "grant"},
             "key Ready, grant Ready",
         ),
-        # Outside the composite: waits for no composed resource (a parsed note read "a").
-        (Hold((Wait(None, "a node group"),)), set(), "a node group"),
-        (Hold((Wait("network"), Wait("subnet"))), {"network", "subnet"}, "network, subnet"),
+        case(
+            ('Outside the composite: waits for no composed resource (a parsed note read "a").'),
+            Hold((Wait(None, "a node group"),)),
+            set(),
+            "a node group",
+        ),
+        case(
+            "existence waits name only the resources",
+            Hold((Wait("network"), Wait("subnet"))),
+            {"network", "subnet"},
+            "network, subnet",
+        ),
     ],
     ids=["observed-field", "two-ready", "outside-the-composite", "uses-only"],
 )

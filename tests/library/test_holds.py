@@ -24,7 +24,7 @@ from fnplatform.holds import (
     waiting_summary,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDENS = sorted((ROOT / "tests" / "golden").glob("*/*.yaml")) + sorted(
     (ROOT / "tests" / "golden").glob("*/namespaced/*.yaml")
 )
