@@ -86,7 +86,7 @@ class LabelValue(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     value: str | None = Field(None, description="A literal label value.")
-    fromFieldPath: str | None = Field(  # noqa: N815 - Kubernetes field name
+    fromFieldPath: str | None = Field(
         None,
         description="A field path of the composite in Crossplane's syntax, e.g. "
         "metadata.labels.cloud, metadata.labels[cloud] or "
@@ -113,7 +113,7 @@ class EnvironmentSource(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(None, description="Select the EnvironmentConfig with this name.")
-    matchLabels: dict[str, LabelValue] | None = Field(  # noqa: N815
+    matchLabels: dict[str, LabelValue] | None = Field(
         None, description="Select every EnvironmentConfig carrying these labels."
     )
     optional: bool = Field(False, description="When true, selecting nothing is not an error.")
@@ -145,7 +145,7 @@ class Input(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    apiVersion: Literal["platform.fn.crossplane.io/v1beta1"]  # noqa: N815
+    apiVersion: Literal["platform.fn.crossplane.io/v1beta1"]
     kind: Literal["Input"]
     module: Module = Field(description="Which composer runs: " + ", ".join(MODULES) + ".")
     environment: list[EnvironmentSource] = Field(
