@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from fnplatform import fieldpath
+from fnplatform.api.validation import exactly_one
 
 API_VERSION = "platform.fn.crossplane.io/v1beta1"
 MODULES = ("cluster", "async-actor", "contact-center", "environment", "openstack")
@@ -101,9 +102,7 @@ class LabelValue(BaseModel):
 
     @model_validator(mode="after")
     def _exactly_one(self) -> LabelValue:
-        if (self.value is None) == (self.fromFieldPath is None):
-            msg = "set exactly one of value or fromFieldPath"
-            raise ValueError(msg)
+        exactly_one(self, "value", "fromFieldPath")
         return self
 
 
@@ -120,9 +119,7 @@ class EnvironmentSource(BaseModel):
 
     @model_validator(mode="after")
     def _name_or_labels(self) -> EnvironmentSource:
-        if (self.name is None) == (self.matchLabels is None):
-            msg = "set exactly one of name or matchLabels"
-            raise ValueError(msg)
+        exactly_one(self, "name", "matchLabels")
         return self
 
 

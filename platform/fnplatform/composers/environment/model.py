@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from fnplatform.api.validation import DNS_LABEL, DOMAIN, describe_pattern
+from fnplatform.api.validation import DNS_LABEL, DOMAIN, describe_pattern, repeated
 from fnplatform.cloud import Cloud
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -96,8 +96,7 @@ class Backend(BaseModel):
     @field_validator("env")
     @classmethod
     def _unique_env(cls, env: list[EnvVar]) -> list[EnvVar]:
-        names = [item.name for item in env]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = repeated(item.name for item in env)
         if duplicates:
             msg = f"duplicate variables: {', '.join(duplicates)}"
             raise ValueError(msg)
@@ -160,7 +159,7 @@ class Frontend(BaseModel):
     @field_validator("customDomains")
     @classmethod
     def _unique_domains(cls, domains: list[str]) -> list[str]:
-        duplicates = sorted({d for d in domains if domains.count(d) > 1})
+        duplicates = repeated(domains)
         if duplicates:
             msg = f"duplicate custom domains: {', '.join(duplicates)}"
             raise ValueError(msg)
@@ -174,8 +173,7 @@ class Frontend(BaseModel):
             msg = f"{', '.join(clash)}: /api is the backend's path on the CDN"
             raise ValueError(msg)
         for attribute in ("name", "path"):
-            values = [getattr(item, attribute) for item in items]
-            duplicates = sorted({v for v in values if values.count(v) > 1})
+            duplicates = repeated(getattr(item, attribute) for item in items)
             if duplicates:
                 msg = f"duplicate micro-frontend {attribute}s: {', '.join(duplicates)}"
                 raise ValueError(msg)
