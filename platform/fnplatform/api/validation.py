@@ -95,7 +95,6 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
 KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
 
 
-@functools.lru_cache(maxsize=4096)
 def repeated(values: Iterable[str]) -> list[str]:
     """The values ``values`` holds more than once, sorted: what a list of unique names repeats."""
     seen: set[str] = set()
@@ -113,6 +112,7 @@ def exactly_one(model: BaseModel, first: str, second: str) -> None:
         raise ValueError(msg)
 
 
+@functools.lru_cache(maxsize=4096)
 def ip_network(value: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """``ipaddress.ip_network(value, strict=strict)``, remembered: the same few ranges (a VPC's,
     every trusted source of every ingress rule) are parsed on every pass, and parsing them was
