@@ -69,6 +69,13 @@ class Kind:
 #: copy them into ``forProvider`` and then enforce them against the cloud (docs/drift.md).
 WITHOUT_LATE_INITIALIZE = ("Observe", "Create", "Update", "Delete")
 
+
+def connection_secret_ref(name: str, namespace: str) -> dict[str, str]:
+    """A managed resource's ``writeConnectionSecretToRef``: the Secret its provider writes the
+    connection details to (a cluster's kubeconfig, a database's endpoint and password)."""
+    return {"name": name, "namespace": namespace}
+
+
 _KINDS: dict[tuple[str, str], Kind] = {}
 
 

@@ -95,6 +95,23 @@ def check_labels(labels: dict[str, str]) -> dict[str, str]:
 KubernetesLabels = Annotated[dict[str, str], AfterValidator(check_labels)]
 
 
+def repeated(values: Iterable[str]) -> list[str]:
+    """The values ``values`` holds more than once, sorted: what a list of unique names repeats."""
+    seen: set[str] = set()
+    again: set[str] = set()
+    for value in values:
+        (again if value in seen else seen).add(value)
+    return sorted(again)
+
+
+def exactly_one(model: BaseModel, first: str, second: str) -> None:
+    """Refuse ``model`` unless exactly one of its alternative fields ``first`` and ``second``
+    is set (a model validator's check: the message names both)."""
+    if (getattr(model, first) is None) == (getattr(model, second) is None):
+        msg = f"set exactly one of {first} or {second}"
+        raise ValueError(msg)
+
+
 @functools.lru_cache(maxsize=4096)
 def ip_network(value: str, strict: bool = True) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     """``ipaddress.ip_network(value, strict=strict)``, remembered: the same few ranges (a VPC's,

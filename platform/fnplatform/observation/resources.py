@@ -42,6 +42,13 @@ def condition_message(resource: Mapping[str, Any] | None, type_: str = "Ready") 
 
 
 @functools.lru_cache(maxsize=1024)
+def never_below_observed(preset: int, observed: Any) -> int:
+    """``preset``, or the observed number where it is larger: for a size the cloud grows by
+    itself and refuses to shrink (a database's storage with autogrow), so a preset never asks
+    for a shrink. A bigger preset still grows it; nothing observed yet: the preset."""
+    return max(preset, int(observed)) if isinstance(observed, (int, float)) else preset
+
+
 def _field_names(path: str) -> tuple[str, ...] | None:
     """The segments of ``path`` when they are all field names (no index), else None.
 

@@ -21,6 +21,7 @@ from pydantic import (
 )
 
 from fnplatform import fieldpath
+from fnplatform.api.validation import exactly_one
 
 API_VERSION = "platform.fn.crossplane.io/v1beta1"
 MODULES = ("cluster", "async-actor", "contact-center", "environment", "openstack")
@@ -86,7 +87,7 @@ class LabelValue(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     value: str | None = Field(None, description="A literal label value.")
-    fromFieldPath: str | None = Field(  # noqa: N815 - Kubernetes field name
+    fromFieldPath: str | None = Field(
         None,
         description="A field path of the composite in Crossplane's syntax, e.g. "
         "metadata.labels.cloud, metadata.labels[cloud] or "
@@ -101,9 +102,7 @@ class LabelValue(BaseModel):
 
     @model_validator(mode="after")
     def _exactly_one(self) -> LabelValue:
-        if (self.value is None) == (self.fromFieldPath is None):
-            msg = "set exactly one of value or fromFieldPath"
-            raise ValueError(msg)
+        exactly_one(self, "value", "fromFieldPath")
         return self
 
 
@@ -113,16 +112,14 @@ class EnvironmentSource(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str | None = Field(None, description="Select the EnvironmentConfig with this name.")
-    matchLabels: dict[str, LabelValue] | None = Field(  # noqa: N815
+    matchLabels: dict[str, LabelValue] | None = Field(
         None, description="Select every EnvironmentConfig carrying these labels."
     )
     optional: bool = Field(False, description="When true, selecting nothing is not an error.")
 
     @model_validator(mode="after")
     def _name_or_labels(self) -> EnvironmentSource:
-        if (self.name is None) == (self.matchLabels is None):
-            msg = "set exactly one of name or matchLabels"
-            raise ValueError(msg)
+        exactly_one(self, "name", "matchLabels")
         return self
 
 
@@ -145,7 +142,7 @@ class Input(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    apiVersion: Literal["platform.fn.crossplane.io/v1beta1"]  # noqa: N815
+    apiVersion: Literal["platform.fn.crossplane.io/v1beta1"]
     kind: Literal["Input"]
     module: Module = Field(description="Which composer runs: " + ", ".join(MODULES) + ".")
     environment: list[EnvironmentSource] = Field(

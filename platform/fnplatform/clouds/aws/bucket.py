@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fnplatform.api.validation import repeated
 from fnplatform.clouds.aws.common import partition, policy_document, trust_policy
 from fnplatform.clouds.aws.kinds import (
     BUCKET,
@@ -224,8 +225,7 @@ def bucket_policy(comp: Composition, s3_name: str, spec: BucketSpec, region: str
 
 
 def _sorted(readers: tuple[BucketReader, ...]) -> list[BucketReader]:
-    names = [reader.name for reader in readers]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = repeated(reader.name for reader in readers)
     if duplicates:
         raise SpecError("readers", f"reader names must be unique; repeated: {duplicates}")
     return sorted(readers, key=lambda reader: reader.name)

@@ -35,7 +35,7 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.clouds.aws.settings import AwsPrivateNetwork
 from fnplatform.composition import Composition
-from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
@@ -162,10 +162,9 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                 "allowMajorVersionUpgrade": True,
                 "applyImmediately": False,
             },
-            writeConnectionSecretToRef={
-                "name": spec.connection_secret,
-                "namespace": spec.connection_namespace,
-            },
+            writeConnectionSecretToRef=connection_secret_ref(
+                spec.connection_secret, spec.connection_namespace
+            ),
             managementPolicies=list(WITHOUT_LATE_INITIALIZE),
         ),
         uses=[f"{name}-subnet-group", f"{name}-security-group", parameters],

@@ -12,11 +12,7 @@ from fnplatform.library.specs import DnsZoneSpec
 
 
 @add_dns_zone.on("aws")
-def dns_zone(
-    comp: Composition,
-    name: str,
-    spec: DnsZoneSpec,
-) -> None:
+def dns_zone(comp: Composition, name: str, spec: DnsZoneSpec) -> None:
     """A Route53 hosted zone; a private one is associated with the network's VPC."""
     visibility = "private" if spec.private else "public"
     for_provider: dict[str, Any] = {  # Route53 is global: a Zone has no region

@@ -21,13 +21,13 @@ class AwsPrivateNetwork(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    vpcId: str = Field(  # noqa: N815
+    vpcId: str = Field(
         pattern=describe_pattern(r"^vpc-[0-9a-f]+$", "a VPC id such as vpc-0a1b2c3d4e5f60718")
     )
     #: The VPC's CIDR: the only source admitted to a database's port.
     cidr: Cidr
     #: Private subnets in at least two availability zones (RDS requires two).
-    subnetIds: list[str] = Field(min_length=2)  # noqa: N815
+    subnetIds: list[str] = Field(min_length=2)
 
 
 class AwsCdnDomains(BaseModel):
@@ -38,7 +38,7 @@ class AwsCdnDomains(BaseModel):
     #: The Route 53 hosted zone holding the custom domains: the certificate's DNS validation
     #: records and each host's alias to the distribution are composed into it. Unset: the
     #: claim says which records the platform must create.
-    hostedZoneId: str | None = Field(  # noqa: N815
+    hostedZoneId: str | None = Field(
         None,
         pattern=describe_pattern(
             r"^Z[0-9A-Z]{1,31}$", "a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ"
@@ -46,7 +46,7 @@ class AwsCdnDomains(BaseModel):
     )
     #: An issued ACM certificate in us-east-1 (CloudFront takes no other region) covering
     #: every custom domain, used instead of composing one per environment.
-    certificateArn: str | None = Field(  # noqa: N815
+    certificateArn: str | None = Field(
         None,
         pattern=describe_pattern(
             r"^arn:aws:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]+$",
@@ -62,21 +62,21 @@ class AwsEnvironment(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     #: The account id, for composers that place resources by environment (contact-center).
-    accountId: str | None = Field(None, pattern=r"^[0-9]{12}$")  # noqa: N815
+    accountId: str | None = Field(None, pattern=r"^[0-9]{12}$")
 
     #: CIDRs (say the management cluster's egress IPs) that may reach the public API endpoint
     #: so Crossplane's Helm and Kubernetes providers can: required for public clusters; a
     #: private cluster gets a public endpoint only when set.
-    endpointPublicAccessCidrs: list[str] | None = None  # noqa: N815
+    endpointPublicAccessCidrs: list[str] | None = None
     #: Addon versions by addon name. Without a pin EKS installs the addon's default version
     #: for the cluster's minor at creation and the provider keeps it: a cluster upgrade does
     #: not upgrade its addons. Platform teams that upgrade clusters pin them here.
-    addonVersions: dict[str, str] = Field(default_factory=dict)  # noqa: N815
-    cdnDomains: AwsCdnDomains = Field(default_factory=AwsCdnDomains)  # noqa: N815
+    addonVersions: dict[str, str] = Field(default_factory=dict)
+    cdnDomains: AwsCdnDomains = Field(default_factory=AwsCdnDomains)
     #: The EKS-optimised AMI release of the node groups (``1.33.4-20250904``, say). Without a
     #: pin a node group keeps the AMI it was created with (the provider doesn't late-init it):
     #: node OS patches then need a new pool. Bumping it rolls the nodes.
-    nodeReleaseVersion: str | None = Field(None, min_length=1)  # noqa: N815
+    nodeReleaseVersion: str | None = Field(None, min_length=1)
 
     @field_validator("addonVersions", mode="before")
     @classmethod

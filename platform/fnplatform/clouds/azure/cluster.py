@@ -70,7 +70,7 @@ from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.holds import READY, Wait
-from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
@@ -137,10 +137,9 @@ def cluster(
     body = KUBERNETES_CLUSTER.new(
         for_provider,
         managementPolicies=list(WITHOUT_LATE_INITIALIZE),
-        writeConnectionSecretToRef={
-            "name": spec.connection_secret,
-            "namespace": spec.connection_namespace,
-        },
+        writeConnectionSecretToRef=connection_secret_ref(
+            spec.connection_secret, spec.connection_namespace
+        ),
     )
     comp.emit(name, body, uses=uses, external_name=spec.cluster_name)
     identity = _cluster_identity(comp)

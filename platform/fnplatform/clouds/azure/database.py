@@ -34,11 +34,12 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.clouds.azure.settings import AzurePrivateNetwork
 from fnplatform.composition import Composition
-from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
+from fnplatform.observation.resources import never_below_observed
 
 PASSWORD_NAMESPACE = "crossplane-system"
 PRIVATE_ZONE_SUFFIX = "private.postgres.database.azure.com"
@@ -119,10 +120,9 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
         name,
         FLEXIBLE_SERVER.new(
             for_provider,
-            writeConnectionSecretToRef={
-                "name": spec.connection_secret,
-                "namespace": spec.connection_namespace,
-            },
+            writeConnectionSecretToRef=connection_secret_ref(
+                spec.connection_secret, spec.connection_namespace
+            ),
             # No LateInitialize: Azure picks the zone and standby zone and swaps them on a
             # failover; late-initialized into forProvider, the provider would fail the server
             # back (azurerm docs: ignore_changes on zone and standby_availability_zone).
@@ -144,8 +144,7 @@ def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
     """The preset's storage, never less than the server has: ``autoGrowEnabled`` grows it, and
     ``storage_mb`` "can only be scaled up" (azurerm ``postgresql_flexible_server``), so the
     preset alone would ask for a shrink Azure refuses. A bigger preset still grows it."""
-    observed = comp.observed_value(name, "status.atProvider.storageMb")
-    return max(preset_mb, int(observed)) if isinstance(observed, (int, float)) else preset_mb
+    return never_below_observed(preset_mb, comp.observed_value(name, "status.atProvider.storageMb"))
 
 
 @values.database_host.on("azure")

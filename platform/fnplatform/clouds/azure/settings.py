@@ -43,9 +43,9 @@ class SystemPool(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    vmSize: str | None = Field(None, min_length=1)  # noqa: N815 - the environment's spelling
-    minCount: int = Field(2, ge=1, le=1000)  # noqa: N815 - two nodes: no single point of failure
-    maxCount: int = Field(3, ge=1, le=1000)  # noqa: N815
+    vmSize: str | None = Field(None, min_length=1)
+    minCount: int = Field(2, ge=1, le=1000)  # two nodes: no single point of failure
+    maxCount: int = Field(3, ge=1, le=1000)
 
     _ordered = ordered("minCount", "maxCount")
 
@@ -63,7 +63,7 @@ class AzurePrivateNetwork(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    virtualNetworkId: str = Field(  # noqa: N815
+    virtualNetworkId: str = Field(
         pattern=describe_pattern(
             VNET_ID,
             "a virtual network id: /subscriptions/<id>/resourceGroups/<group>/providers/"
@@ -71,7 +71,7 @@ class AzurePrivateNetwork(BaseModel):
         ),
     )
     #: A subnet delegated to Microsoft.DBforPostgreSQL/flexibleServers.
-    databaseSubnetId: str = Field(  # noqa: N815
+    databaseSubnetId: str = Field(
         pattern=describe_pattern(
             SUBNET_ID, "a subnet id: the virtual network id, then /subnets/<name>"
         ),
@@ -88,9 +88,9 @@ class ClusterIdentity(BaseModel):
         "AzureWorkloadIdentityCredentials"
     )
     #: The credentials file provider-helm/-kubernetes read (clientID, tenantID, ...).
-    secretRef: SecretKeyRef  # noqa: N815
+    secretRef: SecretKeyRef
     #: The identity's Entra object id: granted "Azure Kubernetes Service RBAC Cluster Admin".
-    principalId: str = Field(min_length=1)  # noqa: N815
+    principalId: str = Field(min_length=1)
 
 
 DNS_ZONE_ID = (
@@ -107,7 +107,7 @@ class AzureCdnDomains(BaseModel):
     #: The Azure DNS zone holding the custom domains: each host's ``_dnsauth`` TXT record
     #: (Front Door's domain validation) and its CNAME to the endpoint are composed into it.
     #: Unset: the claim says which records the platform must create.
-    dnsZoneId: str | None = Field(  # noqa: N815
+    dnsZoneId: str | None = Field(
         None,
         pattern=describe_pattern(
             DNS_ZONE_ID,
@@ -122,32 +122,32 @@ class AzureEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    systemPool: SystemPool = Field(default_factory=SystemPool)  # noqa: N815
+    systemPool: SystemPool = Field(default_factory=SystemPool)
     #: Required: AKS clusters have local accounts disabled, so the providers need an identity.
-    clusterIdentity: ClusterIdentity | None = None  # noqa: N815
+    clusterIdentity: ClusterIdentity | None = None
     #: CIDRs allowed to reach a public cluster's API server (the management cluster's egress,
     #: so Crossplane's Helm and Kubernetes providers can): required for public clusters.
-    apiServerAuthorizedIpRanges: list[str] | None = Field(None, min_length=1)  # noqa: N815
+    apiServerAuthorizedIpRanges: list[str] | None = Field(None, min_length=1)
     #: The subscription id, for scopes of role assignments (``/subscriptions/<id>/...``).
-    subscriptionId: str | None = Field(None, min_length=1)  # noqa: N815
-    cdnDomains: AzureCdnDomains = Field(default_factory=AzureCdnDomains)  # noqa: N815
+    subscriptionId: str | None = Field(None, min_length=1)
+    cdnDomains: AzureCdnDomains = Field(default_factory=AzureCdnDomains)
     #: The Entra tenant of Key Vaults (keys for storage encryption).
-    tenantId: str | None = Field(None, min_length=1)  # noqa: N815
+    tenantId: str | None = Field(None, min_length=1)
     #: Object id of the Crossplane provider's principal: it creates and rotates vault keys,
     #: which a vault's creator may not do without an access policy of its own.
-    keyVaultAdminObjectId: str | None = Field(None, min_length=1)  # noqa: N815
+    keyVaultAdminObjectId: str | None = Field(None, min_length=1)
     #: The platform's Azure ProviderConfig sets ``storageUseAzureAD: true``: the provider reads
     #: and writes storage data planes with its Entra identity, not the account key. Only then
     #: may composed storage accounts refuse Shared Key (``sharedAccessKeyEnabled: false``):
     #: with key access off, a provider using keys gets 403 KeyBasedAuthenticationNotPermitted
     #: on every read of the account's blob properties.
-    storageUseAzureAD: bool = False  # noqa: N815
+    storageUseAzureAD: bool = False
     #: The Crossplane provider's egress ranges (IPv4 CIDR). Set: Key Vaults deny every other
     #: network (``networkAcls.defaultAction: Deny``); trusted Azure services, such as Storage
     #: unwrapping its customer-managed key with the account's identity, bypass the firewall.
     #: Unset: vaults accept any network (Azure's default), since the provider manages keys on
     #: the vault's data plane from wherever it runs.
-    keyVaultAllowedIpRanges: list[VaultIpRule] | None = Field(None, min_length=1)  # noqa: N815
+    keyVaultAllowedIpRanges: list[VaultIpRule] | None = Field(None, min_length=1)
 
 
 def azure_environment(comp: Composition) -> AzureEnvironment:

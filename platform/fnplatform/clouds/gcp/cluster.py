@@ -23,6 +23,7 @@ from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.importing import EXTERNAL_NAME
+from fnplatform.kinds import connection_secret_ref
 from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
@@ -91,10 +92,9 @@ def cluster(
     body = kinds.CLUSTER.new(
         for_provider,
         initProvider=_cluster_creation_only(),
-        writeConnectionSecretToRef={
-            "name": spec.connection_secret,
-            "namespace": spec.connection_namespace,
-        },
+        writeConnectionSecretToRef=connection_secret_ref(
+            spec.connection_secret, spec.connection_namespace
+        ),
     )
     comp.emit(
         name,

@@ -29,11 +29,12 @@ from fnplatform.clouds.gcp.kinds import SQL_DATABASE, SQL_DATABASE_INSTANCE
 from fnplatform.clouds.gcp.settings import GcpPrivateNetwork, gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
+from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
 from fnplatform.library import values
 from fnplatform.library.calls import add_database
 from fnplatform.library.kubernetes import secret_env
 from fnplatform.library.specs import DatabaseSpec
+from fnplatform.observation.resources import never_below_observed
 
 POSTGRES_PORT = 5432
 ROOT_USER = "postgres"
@@ -105,10 +106,9 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
                     },
                 },
             },
-            writeConnectionSecretToRef={
-                "name": spec.connection_secret,
-                "namespace": spec.connection_namespace,
-            },
+            writeConnectionSecretToRef=connection_secret_ref(
+                spec.connection_secret, spec.connection_namespace
+            ),
             # No LateInitialize: Cloud SQL picks the primary zone (``settings.
             # locationPreference.zone``) and moves it on a regional failover; late-initialised
             # into forProvider, the provider would move the instance back (docs/drift.md).
@@ -129,8 +129,9 @@ def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
     ``google_sql_database_instance`` ``disk_size``: "this value will override the resizing from
     disk_autoresize"), so the preset alone would ask for a shrink the API refuses. A bigger
     preset still grows it."""
-    observed = comp.observed_value(name, "status.atProvider.settings.diskSize")
-    return max(preset_gb, int(observed)) if isinstance(observed, (int, float)) else preset_gb
+    return never_below_observed(
+        preset_gb, comp.observed_value(name, "status.atProvider.settings.diskSize")
+    )
 
 
 @values.database_host.on("gcp")

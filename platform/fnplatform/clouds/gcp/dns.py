@@ -16,11 +16,7 @@ from fnplatform.library.specs import DnsZoneSpec
 
 
 @add_dns_zone.on("gcp")
-def dns_zone(
-    comp: Composition,
-    name: str,
-    spec: DnsZoneSpec,
-) -> None:
+def dns_zone(comp: Composition, name: str, spec: DnsZoneSpec) -> None:
     """A Cloud DNS zone for ``spec.domain``; private zones are visible in ``spec.network`` only."""
     visibility = "private" if spec.private else "public"
     for_provider: dict[str, Any] = {

@@ -19,7 +19,7 @@ class ClusterIdentity(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["InjectedIdentity", "Secret"] = "InjectedIdentity"
-    secretRef: SecretKeyRef | None = None  # noqa: N815
+    secretRef: SecretKeyRef | None = None
 
     @model_validator(mode="after")
     def _secret_named(self) -> ClusterIdentity:
@@ -34,8 +34,8 @@ class AuthorizedNetwork(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cidrBlock: Cidr  # noqa: N815
-    displayName: str = Field(min_length=1)  # noqa: N815
+    cidrBlock: Cidr
+    displayName: str = Field(min_length=1)
 
 
 class GcpPrivateNetwork(BaseModel):
@@ -46,7 +46,7 @@ class GcpPrivateNetwork(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     network: str = Field(min_length=1)  # e.g. projects/<project>/global/networks/<name>
-    allocatedIpRange: str | None = Field(  # noqa: N815
+    allocatedIpRange: str | None = Field(
         None,
         pattern=describe_pattern(
             r"^[a-z]([-a-z0-9]*[a-z0-9])?$",
@@ -64,7 +64,7 @@ class GcpCdnDomains(BaseModel):
     #: The Cloud DNS managed zone (its name, in ``gcp.project``) holding the custom domains:
     #: each host gets an A record to the load balancer's address. Unset: the claim says
     #: which records the platform must create.
-    managedZone: str | None = Field(  # noqa: N815
+    managedZone: str | None = Field(
         None,
         max_length=63,
         pattern=describe_pattern(
@@ -79,23 +79,21 @@ class GcpEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    releaseChannel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"  # noqa: N815
-    masterCidr: Cidr = "172.16.0.0/28"  # noqa: N815
-    deletionProtection: bool = False  # noqa: N815
-    clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)  # noqa: N815
+    releaseChannel: Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"] = "REGULAR"
+    masterCidr: Cidr = "172.16.0.0/28"
+    deletionProtection: bool = False
+    clusterIdentity: ClusterIdentity = Field(default_factory=ClusterIdentity)
     #: Required: only these CIDRs (and the VPC) reach the API server; include Crossplane's.
-    masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(  # noqa: N815
-        default_factory=list
-    )
-    cdnDomains: GcpCdnDomains = Field(default_factory=GcpCdnDomains)  # noqa: N815
+    masterAuthorizedNetworks: list[AuthorizedNetwork] = Field(default_factory=list)
+    cdnDomains: GcpCdnDomains = Field(default_factory=GcpCdnDomains)
     #: The Secret holding the Cloud SQL root password (the provider cannot generate one).
-    databasePasswordSecretRef: SecretKeyRef | None = None  # noqa: N815
+    databasePasswordSecretRef: SecretKeyRef | None = None
     #: The project id, for composers that place resources by environment (contact-center).
     project: str | None = Field(None, min_length=1)
     #: The project NUMBER, for Google-managed service agents: the Cloud Storage one that must
     #: use a bucket's key (``service-<number>@gs-project-accounts.iam.gserviceaccount.com``),
     #: Cloud CDN's fill account that reads a private bucket.
-    projectNumber: str | None = Field(  # noqa: N815
+    projectNumber: str | None = Field(
         None, pattern=describe_pattern(r"^[0-9]{6,20}$", "a GCP project number (6 to 20 digits)")
     )
 

@@ -1,4 +1,3 @@
-# ruff: noqa: N815 - the fields are Kubernetes API field names (camelCase)
 """The async-actor API: what ``XAsyncActor.spec``, its flavors and the cluster settings may say.
 
 :class:`ActorSpec` validates the *resolved* spec (flavors merged under the claim's own spec);

@@ -18,24 +18,18 @@ class ClusterStatus(BaseModel):
     model_config = ConfigDict(extra="allow")  # Crossplane writes conditions etc. itself
 
     cloud: Cloud | None = Field(None, description="The cloud the cluster runs on.")
-    clusterName: str | None = Field(  # noqa: N815 - Kubernetes field name
-        None, description="The cluster's name in the cloud."
-    )
-    clusterEndpoint: str | None = Field(  # noqa: N815
-        None, description="The Kubernetes API server endpoint."
-    )
-    clusterCA: str | None = Field(  # noqa: N815
-        None, description="The API server's CA certificate (base64 PEM)."
-    )
-    kubeconfigSecret: str | None = Field(  # noqa: N815
+    clusterName: str | None = Field(None, description="The cluster's name in the cloud.")
+    clusterEndpoint: str | None = Field(None, description="The Kubernetes API server endpoint.")
+    clusterCA: str | None = Field(None, description="The API server's CA certificate (base64 PEM).")
+    kubeconfigSecret: str | None = Field(
         None,
         description="Namespaced form: the Secret in this namespace holding the cluster's "
         "kubeconfig (key kubeconfig), written by the cloud provider.",
     )
-    oidcIssuer: str | None = Field(  # noqa: N815
+    oidcIssuer: str | None = Field(
         None, description="The cluster's OIDC issuer URL, for workload identity."
     )
-    oidcProviderArn: str | None = Field(  # noqa: N815
+    oidcProviderArn: str | None = Field(
         None,
         description="AWS: the IAM OIDC provider of the issuer, the federated principal IRSA "
         "role trust policies name.",

@@ -32,8 +32,8 @@ class Autoscaling(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    minNodeCount: int = Field(1, ge=0, le=1000, description="Fewest nodes.")  # noqa: N815
-    maxNodeCount: int = Field(3, ge=1, le=1000, description="Most nodes.")  # noqa: N815
+    minNodeCount: int = Field(1, ge=0, le=1000, description="Fewest nodes.")
+    maxNodeCount: int = Field(3, ge=1, le=1000, description="Most nodes.")
 
     _ordered = ordered("minNodeCount", "maxNodeCount")
 
@@ -55,13 +55,13 @@ class NodeConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    machineType: str | None = Field(  # noqa: N815
+    machineType: str | None = Field(
         None, min_length=1, description="Machine type; defaults to env defaultMachineType."
     )
-    diskSizeGb: int | None = Field(  # noqa: N815
+    diskSizeGb: int | None = Field(
         None, ge=30, le=2048, description="Node OS disk size in GiB (30-2048)."
     )
-    diskType: str | None = Field(  # noqa: N815
+    diskType: str | None = Field(
         None,
         min_length=1,
         description="The cloud's disk type: GCP pd-standard, pd-balanced "
@@ -89,7 +89,7 @@ class Pool(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     autoscaling: Autoscaling = Field(default_factory=Autoscaling)
-    nodeConfig: NodeConfig = Field(default_factory=NodeConfig)  # noqa: N815
+    nodeConfig: NodeConfig = Field(default_factory=NodeConfig)
 
     @property
     def runs_addons(self) -> bool:
@@ -111,18 +111,18 @@ class Parameters(BaseModel):
     domain: str | None = Field(
         None, pattern=DOMAIN, max_length=253, description="DNS domain of the cluster."
     )
-    createDnsZones: bool = Field(True, description="Create DNS zones for the domain.")  # noqa: N815
-    privateCluster: bool = Field(  # noqa: N815
+    createDnsZones: bool = Field(True, description="Create DNS zones for the domain.")
+    privateCluster: bool = Field(
         True, description="Private nodes and control plane; adds router, NAT and a private zone."
     )
-    kubernetesVersion: str | None = Field(  # noqa: N815
+    kubernetesVersion: str | None = Field(
         None, pattern=KUBERNETES_VERSION, description="Kubernetes minor version, e.g. 1.33."
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Extra tags for every resource.")
     import_: ImportSpec = Field(
         default_factory=ImportSpec, alias="import", description="Adopt existing resources."
     )
-    addonPool: str | None = Field(  # noqa: N815
+    addonPool: str | None = Field(
         None,
         min_length=1,
         max_length=40,
@@ -168,7 +168,7 @@ class ClusterSpec(BaseModel):
     model_config = ConfigDict(extra="ignore")  # Crossplane adds its own spec fields
 
     parameters: Parameters = Field(default_factory=Parameters)
-    forProvider: ForProvider  # noqa: N815
+    forProvider: ForProvider
     pools: dict[str, Pool] = Field(
         default_factory=dict, description="Node pools by name; none gives one default pool."
     )
@@ -196,10 +196,10 @@ class Labels(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     cloud: Cloud
-    planeId: str = Field(min_length=1)  # noqa: N815
-    planeType: str | None = None  # noqa: N815
+    planeId: str = Field(min_length=1)
+    planeType: str | None = None
     #: The cloud's name for the cluster (the design's label); default: the claim's name.
-    clusterName: str | None = Field(None, min_length=1)  # noqa: N815
+    clusterName: str | None = Field(None, min_length=1)
 
 
 class NetworkEnvironment(BaseModel):
@@ -207,9 +207,9 @@ class NetworkEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    subnetCidr: Cidr = "10.0.0.0/20"  # noqa: N815
-    podsCidr: Cidr = "10.16.0.0/14"  # noqa: N815
-    servicesCidr: Cidr = "10.20.0.0/20"  # noqa: N815
+    subnetCidr: Cidr = "10.0.0.0/20"
+    podsCidr: Cidr = "10.16.0.0/14"
+    servicesCidr: Cidr = "10.20.0.0/20"
 
 
 class MonitoringEnvironment(BaseModel):
@@ -222,7 +222,7 @@ class MonitoringEnvironment(BaseModel):
     #: A Secret (in the ``monitoring`` namespace, keys ``admin-user``/``admin-password``)
     #: holding Grafana's admin credentials. Without one Grafana is not installed: the chart's
     #: default admin password (``prom-operator``) is public knowledge.
-    grafanaAdminSecret: str | None = Field(None, min_length=1)  # noqa: N815
+    grafanaAdminSecret: str | None = Field(None, min_length=1)
 
 
 #: The monitoring chart, and the name the multi-cloud design's environments give its settings.
@@ -245,7 +245,7 @@ class ClusterEnvironment(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    defaultMachineType: str | None = None  # noqa: N815
+    defaultMachineType: str | None = None
     network: NetworkEnvironment = Field(default_factory=NetworkEnvironment)
     monitoring: MonitoringEnvironment = Field(default_factory=MonitoringEnvironment)
     charts: dict[str, ChartEnvironment] = Field(default_factory=dict)

@@ -33,11 +33,11 @@ class TaggingPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    costCenter: str = Field(min_length=1, max_length=128)  # noqa: N815 - the API's spelling
+    costCenter: str = Field(min_length=1, max_length=128)
     #: PCI-DSS: compliance-mode object lock, access logging and a lock-bound lifecycle.
     #: HIPAA: the same lock and logging, and at least six years of retention. SOC2: access
     #: logging. GDPR: recordings, replicas and failover stay in EU/EEA regions.
-    complianceLevel: Literal["PCI-DSS", "HIPAA", "SOC2", "GDPR", "none"]  # noqa: N815
+    complianceLevel: Literal["PCI-DSS", "HIPAA", "SOC2", "GDPR", "none"]
 
 
 class NetworkSettings(BaseModel):
@@ -54,11 +54,11 @@ class SipSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     #: The carriers' and platform's SBC ranges; never 0.0.0.0/0 or ::/0.
-    trustedCidrs: list[str] = Field(min_length=1, max_length=50)  # noqa: N815
+    trustedCidrs: list[str] = Field(min_length=1, max_length=50)
     #: SIP over UDP and TCP/TLS (5060 plain, 5061 TLS; the seed's range covers both).
-    signalingPorts: str = Field("5060-5080", pattern=PORT_RANGE)  # noqa: N815
+    signalingPorts: str = Field("5060-5080", pattern=PORT_RANGE)
     #: RTP/SRTP media over UDP.
-    mediaPorts: str = Field("16384-32767", pattern=PORT_RANGE)  # noqa: N815
+    mediaPorts: str = Field("16384-32767", pattern=PORT_RANGE)
 
 
 class RecordingSettings(BaseModel):
@@ -66,11 +66,11 @@ class RecordingSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    retentionDays: int = Field(365, ge=1, le=36500)  # noqa: N815
+    retentionDays: int = Field(365, ge=1, le=36500)
     #: Hold recordings unmodifiable (compliance mode) for retentionDays; PCI-DSS requires it.
-    objectLock: bool | None = None  # noqa: N815 - unset: on for PCI-DSS, off otherwise
+    objectLock: bool | None = None  # unset: on for PCI-DSS, off otherwise
     #: A second region holding a replica of every recording (AWS; a condition elsewhere).
-    replicationRegion: str | None = Field(None, min_length=1)  # noqa: N815
+    replicationRegion: str | None = Field(None, min_length=1)
 
 
 class FailoverDns(BaseModel):
@@ -79,7 +79,7 @@ class FailoverDns(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     zone: str = Field(min_length=1, max_length=128)
-    recordName: str = Field(pattern=RECORD_NAME, max_length=253)  # noqa: N815
+    recordName: str = Field(pattern=RECORD_NAME, max_length=253)
 
 
 class FailoverPolicy(BaseModel):
@@ -87,16 +87,16 @@ class FailoverPolicy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    secondaryRegion: str = Field(min_length=1)  # noqa: N815
-    healthCheckPath: str = Field("/health", pattern=HTTP_PATH, max_length=255)  # noqa: N815
+    secondaryRegion: str = Field(min_length=1)
+    healthCheckPath: str = Field("/health", pattern=HTTP_PATH, max_length=255)
     dns: FailoverDns
     #: What the health check probes and the records point at (host names or IPv4 addresses).
-    primaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
-    secondaryTarget: str = Field(min_length=1, max_length=253)  # noqa: N815
+    primaryTarget: str = Field(min_length=1, max_length=253)
+    secondaryTarget: str = Field(min_length=1, max_length=253)
     #: The secondary site's network in secondaryRegion (same trusted ranges and ports). Must
     #: not overlap network.cidr; unset: the sibling block of network.cidr (10.60.0.0/16 ->
     #: 10.61.0.0/16), so the two sites can be peered or routed between later.
-    networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)  # noqa: N815
+    networkCidr: Cidr | None = Field(None, pattern=IPV4_CIDR)
     #: How DNS chooses between the two sites: failover (the primary while healthy, then the
     #: secondary) or latency (the healthy site nearer the caller: Route 53 latency records,
     #: Traffic Manager Performance routing; GCP answers by the nearer region, see the docs).
@@ -119,12 +119,12 @@ class ContactCenterSpec(BaseModel):
     region: str = Field(min_length=1, max_length=64)
     platform: Platform
     #: TLS standard for SIP signaling.
-    encryptionStandard: Literal["TLS1.2", "TLS1.3"] = "TLS1.2"  # noqa: N815
-    taggingPolicy: TaggingPolicy  # noqa: N815
+    encryptionStandard: Literal["TLS1.2", "TLS1.3"] = "TLS1.2"
+    taggingPolicy: TaggingPolicy
     network: NetworkSettings = Field(default_factory=NetworkSettings)
     sip: SipSettings
     recording: RecordingSettings = Field(default_factory=RecordingSettings)
-    failoverPolicy: FailoverPolicy | None = None  # noqa: N815
+    failoverPolicy: FailoverPolicy | None = None
 
     _failover_region = differs("failoverPolicy.secondaryRegion", "region")
     _replication_region = differs("recording.replicationRegion", "region")
@@ -183,8 +183,8 @@ class SiteStatus(BaseModel):
     """The secondary site failover moves to: where the user's secondary SBC runs."""
 
     region: str | None = None
-    networkId: str | None = None  # noqa: N815
-    securityGroupId: str | None = None  # noqa: N815
+    networkId: str | None = None
+    securityGroupId: str | None = None
 
 
 class ContactCenterStatus(BaseModel):
@@ -192,17 +192,17 @@ class ContactCenterStatus(BaseModel):
 
     cloud: str | None = None
     region: str | None = None
-    networkId: str | None = None  # noqa: N815
-    securityGroupId: str | None = None  # noqa: N815
-    recordingBucket: BucketStatus | None = None  # noqa: N815
-    replicaBucket: BucketStatus | None = None  # noqa: N815
+    networkId: str | None = None
+    securityGroupId: str | None = None
+    recordingBucket: BucketStatus | None = None
+    replicaBucket: BucketStatus | None = None
     #: Where the recordings' own storage keeps a copy of every recording (Azure: the pair
     #: region of the geo-redundant account; AWS reports its replica in replicaBucket).
-    replicaRegion: str | None = None  # noqa: N815
-    kmsKeyId: str | None = None  # noqa: N815
+    replicaRegion: str | None = None
+    kmsKeyId: str | None = None
     endpoints: EndpointsStatus | None = None
-    secondarySite: SiteStatus | None = None  # noqa: N815
+    secondarySite: SiteStatus | None = None
     #: The compliance lock once recordings are held under it: it can be extended, never
     #: shortened or lifted (S3 object lock, locked GCS retention, locked Azure WORM).
-    lockedRetentionDays: int | None = None  # noqa: N815
+    lockedRetentionDays: int | None = None
     controls: list[str] | None = None

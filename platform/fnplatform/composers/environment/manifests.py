@@ -61,6 +61,17 @@ def _labels() -> dict[str, str]:
     return workload_labels(name=BACKEND, managed_by=None)
 
 
+def _backend_object(app: App, api_version: str, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """One of the backend's objects (Deployment, Service, Ingress): named after it, in the
+    app's namespace, with its labels."""
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
+        "spec": spec,
+    }
+
+
 def _resources(app: App) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for part in ("requests", "limits"):
@@ -112,11 +123,11 @@ def deployment(app: App) -> dict[str, Any]:
     resources = _resources(app)
     if resources:
         container["resources"] = resources
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
-        "spec": {
+    return _backend_object(
+        app,
+        "apps/v1",
+        "Deployment",
+        {
             "replicas": backend.replicas,
             "selector": {"matchLabels": _labels()},
             "template": {
@@ -124,23 +135,23 @@ def deployment(app: App) -> dict[str, Any]:
                 "spec": {"containers": [container]},
             },
         },
-    }
+    )
 
 
 def service(app: App) -> dict[str, Any]:
     """A ClusterIP Service in front of the backend's pods."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
-        "spec": {
+    return _backend_object(
+        app,
+        "v1",
+        "Service",
+        {
             "type": "ClusterIP",
             "selector": _labels(),
             "ports": [
                 {"name": "http", "port": app.backend.port, "targetPort": "http", "protocol": "TCP"}
             ],
         },
-    }
+    )
 
 
 def service_address(app: App) -> str:
@@ -170,9 +181,4 @@ def ingress(app: App, host: str, path: str, class_name: str | None) -> dict[str,
     }
     if class_name:
         spec["ingressClassName"] = class_name
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "Ingress",
-        "metadata": {"name": BACKEND, "namespace": app.namespace, "labels": _labels()},
-        "spec": spec,
-    }
+    return _backend_object(app, "networking.k8s.io/v1", "Ingress", spec)

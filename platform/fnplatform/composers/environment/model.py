@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from fnplatform.api.validation import DNS_LABEL, DOMAIN, describe_pattern
+from fnplatform.api.validation import DNS_LABEL, DOMAIN, describe_pattern, repeated
 from fnplatform.cloud import Cloud
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
@@ -83,7 +83,7 @@ class Backend(BaseModel):
     replicas: int = Field(1, ge=0, le=50, description="Number of backend pods.")
     env: list[EnvVar] = Field(default_factory=list, description="Plain environment variables.")
     resources: Resources = Field(default_factory=Resources, description="Requests and limits.")
-    healthPath: str | None = Field(  # noqa: N815
+    healthPath: str | None = Field(
         None,
         pattern=r"^/",
         description="HTTP path of the readiness and liveness probes; unset: a TCP check of "
@@ -96,8 +96,7 @@ class Backend(BaseModel):
     @field_validator("env")
     @classmethod
     def _unique_env(cls, env: list[EnvVar]) -> list[EnvVar]:
-        names = [item.name for item in env]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = repeated(item.name for item in env)
         if duplicates:
             msg = f"duplicate variables: {', '.join(duplicates)}"
             raise ValueError(msg)
@@ -110,7 +109,7 @@ class Database(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     size: Size = Field(description="Preset: small, medium or large.")
-    engineVersion: str = Field(  # noqa: N815
+    engineVersion: str = Field(
         "16",
         pattern=describe_pattern(ENGINE_VERSION, "a PostgreSQL major version: 13 to 17"),
         description="PostgreSQL major version.",
@@ -141,15 +140,15 @@ class Frontend(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    appName: str = Field(  # noqa: N815
+    appName: str = Field(
         pattern=DNS_LABEL,
         max_length=APP_NAME_MAX,
         description="Application name: lowercase letters, digits and '-'; names the bucket.",
     )
-    microFrontends: list[MicroFrontend] = Field(  # noqa: N815
+    microFrontends: list[MicroFrontend] = Field(
         default_factory=list, description="Micro-frontends, one cache path each."
     )
-    customDomains: list[CustomDomain] = Field(  # noqa: N815
+    customDomains: list[CustomDomain] = Field(
         default_factory=list,
         max_length=CUSTOM_DOMAINS_MAX,
         description="Your own host names (e.g. shop.example.com) the CDN serves the frontends "
@@ -160,7 +159,7 @@ class Frontend(BaseModel):
     @field_validator("customDomains")
     @classmethod
     def _unique_domains(cls, domains: list[str]) -> list[str]:
-        duplicates = sorted({d for d in domains if domains.count(d) > 1})
+        duplicates = repeated(domains)
         if duplicates:
             msg = f"duplicate custom domains: {', '.join(duplicates)}"
             raise ValueError(msg)
@@ -174,8 +173,7 @@ class Frontend(BaseModel):
             msg = f"{', '.join(clash)}: /api is the backend's path on the CDN"
             raise ValueError(msg)
         for attribute in ("name", "path"):
-            values = [getattr(item, attribute) for item in items]
-            duplicates = sorted({v for v in values if values.count(v) > 1})
+            duplicates = repeated(getattr(item, attribute) for item in items)
             if duplicates:
                 msg = f"duplicate micro-frontend {attribute}s: {', '.join(duplicates)}"
                 raise ValueError(msg)
@@ -194,7 +192,7 @@ class CiIdentity(BaseModel):
         max_length=63,
         description="Namespace of the CI runner pods on the CI cluster.",
     )
-    serviceAccount: str = Field(  # noqa: N815
+    serviceAccount: str = Field(
         pattern=DNS_LABEL,
         max_length=63,
         description="The runner pods' Kubernetes service account: only it gets the identity.",
@@ -237,7 +235,7 @@ class CustomDomainStatus(BaseModel):
 
     host: str = Field(description="The host name.")
     ready: bool = Field(description="The CDN serves it with an issued certificate.")
-    dnsRecords: list[DnsRecordStatus] | None = Field(  # noqa: N815
+    dnsRecords: list[DnsRecordStatus] | None = Field(
         None, description="Records the platform must create in its DNS (no zone configured)."
     )
 
@@ -248,7 +246,7 @@ class CiIdentityStatus(BaseModel):
     id: str | None = Field(
         None, description="AWS role ARN, GCP service account email or Azure client ID."
     )
-    serviceAccount: str | None = Field(  # noqa: N815
+    serviceAccount: str | None = Field(
         None, description="<namespace>/<name> of the service account bound to it."
     )
     annotations: dict[str, str] | None = Field(
@@ -259,20 +257,20 @@ class CiIdentityStatus(BaseModel):
 class EnvironmentStatus(BaseModel):
     """What the claim reports, from observed state."""
 
-    databaseHost: str | None = Field(None, description="The database's private host name.")  # noqa: N815
-    frontendBucketName: str | None = Field(None, description="Bucket to sync built assets to.")  # noqa: N815
+    databaseHost: str | None = Field(None, description="The database's private host name.")
+    frontendBucketName: str | None = Field(None, description="Bucket to sync built assets to.")
     ready: bool | None = Field(None, description="True when every part is ready.")
     namespace: str | None = Field(None, description="The environment's namespace.")
-    cdnDomainName: str | None = Field(None, description="Where the CDN serves the frontends.")  # noqa: N815
-    backendService: str | None = Field(None, description="In-cluster address of the backend.")  # noqa: N815
+    cdnDomainName: str | None = Field(None, description="Where the CDN serves the frontends.")
+    backendService: str | None = Field(None, description="In-cluster address of the backend.")
     pending: list[str] | None = Field(None, description="Parts not ready yet.")
-    databaseEngineVersion: str | None = Field(  # noqa: N815
+    databaseEngineVersion: str | None = Field(
         None, description="The PostgreSQL major the database runs (no going back from it)."
     )
-    customDomains: list[CustomDomainStatus] | None = Field(  # noqa: N815
+    customDomains: list[CustomDomainStatus] | None = Field(
         None, description="Each custom domain: served yet, and DNS records still to create."
     )
-    ciIdentity: CiIdentityStatus | None = Field(  # noqa: N815
+    ciIdentity: CiIdentityStatus | None = Field(
         None, description="The CI identity (spec.ci): what the pipeline assumes."
     )
 
@@ -282,7 +280,7 @@ class AppCluster(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    providerConfig: str = Field(min_length=1)  # noqa: N815
+    providerConfig: str = Field(min_length=1)
 
 
 class FrontendSettings(BaseModel):
@@ -291,7 +289,7 @@ class FrontendSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     domain: str | None = Field(None, pattern=DOMAIN, max_length=253)
-    bucketPrefix: str | None = Field(  # noqa: N815
+    bucketPrefix: str | None = Field(
         None,
         min_length=1,
         max_length=BUCKET_PREFIX_MAX,
@@ -321,15 +319,15 @@ class ApiSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    originDomain: str = Field(  # noqa: N815
+    originDomain: str = Field(
         pattern=DOMAIN,
         description="Each environment's backend is <appName>-<8 hex>.<originDomain> on the "
         "platform's ingress (wildcard DNS record and certificate are the platform's).",
     )
-    ingressClassName: str | None = Field(  # noqa: N815
+    ingressClassName: str | None = Field(
         None, min_length=1, description="The Ingress class; unset: the cluster's default."
     )
-    gcpBackendService: str | None = Field(  # noqa: N815
+    gcpBackendService: str | None = Field(
         None,
         pattern=describe_pattern(
             r"^(https://www\.googleapis\.com/compute/v1/)?projects/[^/]+/global/"
@@ -346,12 +344,12 @@ class DatabaseUserSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kubectlImage: str = Field(  # noqa: N815
+    kubectlImage: str = Field(
         "docker.io/alpine/k8s:1.33.4",
         min_length=1,
         description="An image with kubectl and a POSIX shell (writes the app's Secret).",
     )
-    postgresImage: str = Field(  # noqa: N815
+    postgresImage: str = Field(
         "docker.io/library/postgres:17-alpine",
         min_length=1,
         description="An image with psql and a POSIX shell (creates the role, grants).",
@@ -364,16 +362,16 @@ class CiClusterSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    eksClusterName: str | None = Field(  # noqa: N815
+    eksClusterName: str | None = Field(
         None,
         min_length=1,
         max_length=100,
         description="AWS: the EKS cluster (EKS Pod Identity association).",
     )
-    eksRegion: str | None = Field(  # noqa: N815
+    eksRegion: str | None = Field(
         None, min_length=1, description="AWS: its region; default the environment's."
     )
-    gkeWorkloadPool: str | None = Field(  # noqa: N815
+    gkeWorkloadPool: str | None = Field(
         None,
         pattern=describe_pattern(
             r"^[a-z][-a-z0-9]{4,28}[a-z0-9]\.svc\.id\.goog$",
@@ -381,7 +379,7 @@ class CiClusterSettings(BaseModel):
         ),
         description="GCP: the GKE workload identity pool, <project>.svc.id.goog.",
     )
-    aksOidcIssuerUrl: str | None = Field(  # noqa: N815
+    aksOidcIssuerUrl: str | None = Field(
         None,
         pattern=describe_pattern(r"^https://", "an https:// OIDC issuer URL"),
         description="Azure: the AKS cluster's OIDC issuer URL (federated credential).",
@@ -393,7 +391,7 @@ class EnvironmentSettings(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    dataOnDelete: Literal["keep", "delete"] = Field(  # noqa: N815
+    dataOnDelete: Literal["keep", "delete"] = Field(
         "keep",
         description="When an environment is deleted: keep its database and asset bucket "
         "(deletionPolicy Orphan; deletion finishes, the data stays) or delete them completely "
@@ -401,10 +399,8 @@ class EnvironmentSettings(BaseModel):
         "class: set it in the class's EnvironmentConfig.",
     )
 
-    appCluster: AppCluster | None = None  # noqa: N815
-    databaseUser: DatabaseUserSettings = Field(  # noqa: N815
-        default_factory=DatabaseUserSettings
-    )
+    appCluster: AppCluster | None = None
+    databaseUser: DatabaseUserSettings = Field(default_factory=DatabaseUserSettings)
     api: ApiSettings | None = None
     frontend: FrontendSettings = Field(default_factory=FrontendSettings)
     ci: CiClusterSettings = Field(default_factory=CiClusterSettings)

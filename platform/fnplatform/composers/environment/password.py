@@ -28,7 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fnplatform.composers.environment.user import RESTRICTED, job_name
+from fnplatform.composers.environment.user import container, job_object, pod
+from fnplatform.jobs import secret_writer_rules
 
 #: The key of the generated Secret (the provider reads ``rootPasswordSecretRef.key``).
 PASSWORD_KEY = "password"
@@ -76,15 +77,7 @@ def role(root: RootPassword) -> dict[str, Any]:
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "Role",
         "metadata": {"name": root.secret, "namespace": root.secret_namespace},
-        "rules": [
-            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {
-                "apiGroups": [""],
-                "resources": ["secrets"],
-                "resourceNames": [root.secret],
-                "verbs": ["get"],
-            },
-        ],
+        "rules": secret_writer_rules(root.secret, ["get"]),
     }
 
 
@@ -101,34 +94,10 @@ def role_binding(root: RootPassword) -> dict[str, Any]:
 
 def job(root: RootPassword, *, kubectl_image: str) -> dict[str, Any]:
     """The Job writing the Secret if it does not exist yet."""
-    container = {
-        "name": "generate",
-        "image": kubectl_image,
-        "command": ["/bin/sh", "-c", _GENERATE],
-        "env": [
-            {"name": "SECRET", "value": root.secret},
-            {"name": "SECRET_NAMESPACE", "value": root.secret_namespace},
-            {"name": "HOME", "value": "/work"},
-        ],
-        "securityContext": dict(RESTRICTED),
-        "volumeMounts": [{"name": "work", "mountPath": "/work"}],
-    }
-    pod = {
-        "serviceAccountName": ACCOUNT,
-        "restartPolicy": "Never",
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": 65534,
-            "runAsGroup": 65534,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "volumes": [{"name": "work", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}}],
-        "containers": [container],
-    }
-    spec = {"backoffLimit": 4, "template": {"spec": pod}}
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": job_name(spec, ACCOUNT), "namespace": root.job_namespace},
-        "spec": spec,
-    }
+    env = [
+        {"name": "SECRET", "value": root.secret},
+        {"name": "SECRET_NAMESPACE", "value": root.secret_namespace},
+    ]
+    generate = container("generate", kubectl_image, _GENERATE, env)
+    spec = {"backoffLimit": 4, "template": {"spec": pod(ACCOUNT, [generate])}}
+    return job_object(spec, root.job_namespace, ACCOUNT)

@@ -33,6 +33,7 @@ import json
 from typing import Any
 
 from fnplatform.composers.environment.manifests import CONNECTION_SECRET, DATABASE_NAME, App
+from fnplatform.jobs import container_security_context, pod_security_context, secret_writer_rules
 
 #: The app's PostgreSQL role (one database per server, so one name is enough).
 APP_USER = "app"
@@ -75,12 +76,6 @@ GRANT USAGE, CREATE ON SCHEMA public TO :"app_user";
 SQL
 """
 
-RESTRICTED = {
-    "allowPrivilegeEscalation": False,
-    "readOnlyRootFilesystem": True,
-    "capabilities": {"drop": ["ALL"]},
-}
-
 
 def namespace(name: str) -> dict[str, Any]:
     """The admin namespace: only the Job and the administrator's Secret live there."""
@@ -114,15 +109,7 @@ def role(app: App) -> dict[str, Any]:
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "Role",
         "metadata": {"name": ACCOUNT, "namespace": app.namespace},
-        "rules": [
-            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-            {
-                "apiGroups": [""],
-                "resources": ["secrets"],
-                "resourceNames": [CONNECTION_SECRET],
-                "verbs": ["get", "patch", "update"],
-            },
-        ],
+        "rules": secret_writer_rules(CONNECTION_SECRET, ["get", "patch", "update"]),
     }
 
 
@@ -137,14 +124,45 @@ def role_binding(app: App, admin_ns: str) -> dict[str, Any]:
     }
 
 
-def _container(name: str, image: str, script: str, env: list[dict[str, Any]]) -> dict[str, Any]:
+def container(name: str, image: str, script: str, env: list[dict[str, Any]]) -> dict[str, Any]:
+    """A container of a database Job: ``script`` in ``/bin/sh``, its home and scratch space the
+    pod's in-memory ``work`` volume (:func:`pod`)."""
     return {
         "name": name,
         "image": image,
         "command": ["/bin/sh", "-c", script],
         "env": [*env, {"name": "HOME", "value": "/work"}],
-        "securityContext": dict(RESTRICTED),
+        "securityContext": container_security_context(),
         "volumeMounts": [{"name": "work", "mountPath": "/work"}],
+    }
+
+
+def pod(
+    account: str,
+    containers: list[dict[str, Any]],
+    init_containers: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The pod of a database Job (this user's, the root password's): runs once as
+    ``account``, restricted, with a small in-memory ``work`` volume for what it writes."""
+    spec: dict[str, Any] = {
+        "serviceAccountName": account,
+        "restartPolicy": "Never",
+        "securityContext": pod_security_context(),
+        "volumes": [{"name": "work", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}}],
+    }
+    if init_containers:
+        spec["initContainers"] = init_containers
+    spec["containers"] = containers
+    return spec
+
+
+def job_object(spec: dict[str, Any], namespace: str, prefix: str = ACCOUNT) -> dict[str, Any]:
+    """The Job running ``spec``, named by :func:`job_name`."""
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job_name(spec, prefix), "namespace": namespace},
+        "spec": spec,
     }
 
 
@@ -163,18 +181,11 @@ def job(
         {"name": "DB_NAME", "value": DATABASE_NAME},
     ]
     host_port = [item for item in admin_env if item["name"] in ("DB_HOST", "DB_PORT")]
-    pod = {
-        "serviceAccountName": ACCOUNT,
-        "restartPolicy": "Never",
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": 65534,
-            "runAsGroup": 65534,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "volumes": [{"name": "work", "emptyDir": {"medium": "Memory", "sizeLimit": "1Mi"}}],
-        "initContainers": [
-            _container(
+    template = pod(
+        ACCOUNT,
+        [container("grant", postgres_image, _GRANT, [*admin_env, *common])],
+        init_containers=[
+            container(
                 "credentials",
                 kubectl_image,
                 _CREDENTIALS,
@@ -186,15 +197,13 @@ def job(
                 ],
             )
         ],
-        "containers": [_container("grant", postgres_image, _GRANT, [*admin_env, *common])],
+    )
+    spec = {
+        "backoffLimit": 4,
+        "activeDeadlineSeconds": DEADLINE_SECONDS,
+        "template": {"spec": template},
     }
-    spec = {"backoffLimit": 4, "activeDeadlineSeconds": DEADLINE_SECONDS, "template": {"spec": pod}}
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": job_name(spec), "namespace": admin_ns},
-        "spec": spec,
-    }
+    return job_object(spec, admin_ns)
 
 
 def job_name(spec: dict[str, Any], prefix: str = ACCOUNT) -> str:

@@ -24,6 +24,7 @@ import copy
 from typing import Any
 
 from fnplatform.composers.openstack.model import Access, Gardener
+from fnplatform.jobs import container_security_context, pod_security_context, secret_writer_rules
 from fnplatform.naming import dns_label
 
 KUBECONFIG_KEY = "kubeconfig"
@@ -81,15 +82,7 @@ def refresher_manifests(
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "Role",
             "metadata": meta,
-            "rules": [
-                {"apiGroups": [""], "resources": ["secrets"], "verbs": ["create"]},
-                {
-                    "apiGroups": [""],
-                    "resources": ["secrets"],
-                    "resourceNames": [target],
-                    "verbs": ["get", "patch", "update"],
-                },
-            ],
+            "rules": secret_writer_rules(target, ["get", "patch", "update"]),
         },
         "role-binding": {
             "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -132,12 +125,7 @@ def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener)
         "restartPolicy": "OnFailure",
         # The pod holds a garden credential and a Shoot's admin kubeconfig: non-root, no
         # privilege escalation, read-only root, the kubeconfig only in a memory emptyDir.
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": 65534,
-            "runAsGroup": 65534,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
+        "securityContext": pod_security_context(),
         "containers": [
             {
                 "name": "refresh",
@@ -151,11 +139,7 @@ def _pod(name: str, shoot: str, target: str, access: Access, gardener: Gardener)
                     {"name": "TARGET_NAMESPACE", "value": access.namespace},
                     {"name": "HOME", "value": "/tmp"},
                 ],
-                "securityContext": {
-                    "allowPrivilegeEscalation": False,
-                    "readOnlyRootFilesystem": True,
-                    "capabilities": {"drop": ["ALL"]},
-                },
+                "securityContext": container_security_context(),
                 "volumeMounts": [
                     {"name": "garden", "mountPath": "/garden", "readOnly": True},
                     {"name": "tmp", "mountPath": "/tmp"},

@@ -8,6 +8,10 @@ SecretAggregate at C5C3/cobaltcore ``da0515f0380a``); ``tests/test_openstack.py`
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from fnplatform.api.xrd import ApiDefinition
 from fnplatform.composers.openstack.model import (
     ControlPlaneClusterSpec,
@@ -32,46 +36,29 @@ AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
 SHOOT = {"name": "Shoot", "type": "string", "jsonPath": ".status.clusterName"}
 NODES = {"name": "Nodes", "type": "integer", "jsonPath": ".status.nodeCount"}
 
-CONTROL_PLANE_CLUSTER = ApiDefinition(
-    group=POOL_GROUP,
-    version=VERSION,
-    kind="XControlPlaneCluster",
-    plural="xcontrolplaneclusters",
-    claim_kind="ControlPlaneCluster",
-    claim_plural="controlplaneclusters",
-    spec_model=ControlPlaneClusterSpec,
-    status_model=PoolStatus,
-    printer_columns=(REGION, SHOOT, NODES, PHASE, READY, AGE),
-)
-HYPERVISOR_CLUSTER = ApiDefinition(
-    group=POOL_GROUP,
-    version=VERSION,
-    kind="XHypervisorCluster",
-    plural="xhypervisorclusters",
-    claim_kind="HypervisorCluster",
-    claim_plural="hypervisorclusters",
-    spec_model=HypervisorClusterSpec,
-    status_model=PoolStatus,
-    printer_columns=(REGION, SHOOT, NODES, PHASE, READY, AGE),
-)
-STORAGE_CLUSTER = ApiDefinition(
-    group=POOL_GROUP,
-    version=VERSION,
-    kind="XStorageCluster",
-    plural="xstorageclusters",
-    claim_kind="StorageCluster",
-    claim_plural="storageclusters",
-    spec_model=StorageClusterSpec,
-    status_model=PoolStatus,
-    printer_columns=(
-        REGION,
-        SHOOT,
-        NODES,
-        {"name": "Capacity", "type": "string", "jsonPath": ".status.capacity"},
-        PHASE,
-        READY,
-        AGE,
-    ),
+
+def _pool(kind: str, spec_model: type[BaseModel], *columns: dict[str, Any]) -> ApiDefinition:
+    """A pool's API: composite ``X<kind>`` and claim ``<kind>`` in the pool group, plurals in
+    lowercase, the pools' one status, and the pools' columns with ``columns`` after the nodes."""
+    return ApiDefinition(
+        group=POOL_GROUP,
+        version=VERSION,
+        kind=f"X{kind}",
+        plural=f"x{kind.lower()}s",
+        claim_kind=kind,
+        claim_plural=f"{kind.lower()}s",
+        spec_model=spec_model,
+        status_model=PoolStatus,
+        printer_columns=(REGION, SHOOT, NODES, *columns, PHASE, READY, AGE),
+    )
+
+
+CONTROL_PLANE_CLUSTER = _pool("ControlPlaneCluster", ControlPlaneClusterSpec)
+HYPERVISOR_CLUSTER = _pool("HypervisorCluster", HypervisorClusterSpec)
+STORAGE_CLUSTER = _pool(
+    "StorageCluster",
+    StorageClusterSpec,
+    {"name": "Capacity", "type": "string", "jsonPath": ".status.capacity"},
 )
 OPENSTACK_CLUSTER = ApiDefinition(
     group=TENANT_GROUP,

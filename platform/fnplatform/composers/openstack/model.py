@@ -1,4 +1,3 @@
-# ruff: noqa: N815 - the fields are Kubernetes API field names (camelCase)
 """The openstack module's four APIs, its status shapes and the region settings it reads.
 
 Pools (``ControlPlaneCluster``, ``HypervisorCluster``, ``StorageCluster``) are provisioned once
