@@ -53,6 +53,7 @@ MOVES: dict[str, str] = {
     "fnplatform.readiness": "fnplatform.rules.readiness",
     "fnplatform.scope": "fnplatform.composition.namespaced",
     "fnplatform.templates": "fnplatform.library.templates",
+    "fnplatform.jobs": "fnplatform.library.jobs",
     "tests.support.providersim": "providersim.simulation",
     # Second step, the same day: what every floor reads of a request left the engine, and
     # readiness (a rule over the composition) left observation. A branch rewritten by the

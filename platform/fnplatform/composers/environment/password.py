@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fnplatform.composers.environment.user import container, job_object, pod
-from fnplatform.jobs import secret_writer_rules
+from fnplatform.library.jobs import secret_writer_rules
 
 #: The key of the generated Secret (the provider reads ``rootPasswordSecretRef.key``).
 PASSWORD_KEY = "password"

@@ -33,7 +33,11 @@ import json
 from typing import Any
 
 from fnplatform.composers.environment.manifests import CONNECTION_SECRET, DATABASE_NAME, App
-from fnplatform.jobs import container_security_context, pod_security_context, secret_writer_rules
+from fnplatform.library.jobs import (
+    container_security_context,
+    pod_security_context,
+    secret_writer_rules,
+)
 
 #: The app's PostgreSQL role (one database per server, so one name is enough).
 APP_USER = "app"

@@ -24,7 +24,11 @@ import copy
 from typing import Any
 
 from fnplatform.composers.openstack.model import Access, Gardener
-from fnplatform.jobs import container_security_context, pod_security_context, secret_writer_rules
+from fnplatform.library.jobs import (
+    container_security_context,
+    pod_security_context,
+    secret_writer_rules,
+)
 from fnplatform.naming import dns_label
 
 KUBECONFIG_KEY = "kubeconfig"
