@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import click
-from fnplatform.request.step_input import PhaseTTL, duration_seconds
+from fnplatform.api.step_input import PhaseTTL, duration_seconds
 
 from function.__version__ import __version__
 from function.metrics import parse_address

@@ -15,13 +15,13 @@ from typing import Any, Literal
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.step_input import Input, PhaseTTL
 from fnplatform.api.validation import describe_validation_error, non_booleans
 from fnplatform.composers import Composer, composers
 from fnplatform.engine.reuse import PASSES, Probe
 from fnplatform.engine.runner import COMPOSED, compose
 from fnplatform.errors import CompositionError, closest
 from fnplatform.request.memo import BoundedMemo
-from fnplatform.request.step_input import Input, PhaseTTL
 from fnplatform.request.structs import map_order, struct_to_dict, varint
 from google.protobuf import struct_pb2
 from pydantic import ValidationError

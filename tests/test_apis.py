@@ -3,7 +3,7 @@
 * ``apis/*/definition.yaml`` and the Input CRD are exactly what ``tools/generate_apis.py`` writes;
 * the XRD's spec schema accepts and rejects the same specs the composer's model does;
 * the XRDs, Input CRD and Compositions are valid against Crossplane's own CRDs;
-* every Composition's step input parses with ``fnplatform.request.step_input.Input`` and its CRD;
+* every Composition's step input parses with ``fnplatform.api.step_input.Input`` and its CRD;
 * every example XR and claim is accepted by both the model and the XRD schema.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
+from fnplatform.api.step_input import Input
 from fnplatform.api.xrd import ApiDefinition
-from fnplatform.request.step_input import Input
 from jsonschema import Draft4Validator
 from pydantic import BaseModel, ValidationError
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 import yaml
+from fnplatform.api.step_input import Input
 from fnplatform.api.xrd import ApiDefinition, CompositionAlias
-from fnplatform.request.step_input import Input
 
 from tests.support.composition_selection import (
     NO_COMPATIBLE,

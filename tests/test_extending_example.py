@@ -28,7 +28,7 @@ import json, sys
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 import fnplatform.clouds  # noqa: F401 - what the function loads at start
 from fnplatform.errors import CompositionError
-from fnplatform.request.step_input import Input
+from fnplatform.api.step_input import Input
 from fnplatform.engine.runner import compose
 from fnplatform.request.structs import struct_to_dict
 from tests.support.harness import observed_ready, request, step_input

@@ -19,9 +19,9 @@ from typing import Any
 
 import providersim
 import pytest
+from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
 from fnplatform.importing import EXTERNAL_NAME
-from fnplatform.request.step_input import Input
 
 from tests.support.cases import (
     contact_center_case,

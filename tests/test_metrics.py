@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.request.step_input import PhaseTTL
+from fnplatform.api.step_input import PhaseTTL
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 

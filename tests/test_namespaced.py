@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import finish
 from fnplatform.errors import InputError
@@ -23,7 +24,6 @@ from fnplatform.kinds import namespaced_twin, register
 from fnplatform.library import add_object
 from fnplatform.library.kubernetes import add_cluster_provider_configs
 from fnplatform.namespaced_kinds import NAMESPACED, NO_TWIN, TWINS
-from fnplatform.request.step_input import Input
 from fnplatform.rules.dependencies import add_usages
 
 from tests.support.cases import (

@@ -19,9 +19,9 @@ from typing import Any
 import fnplatform
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.step_input import PhaseTTL
 from fnplatform.engine.reuse import PASSES, Composed, RecordedReads, answers_same, digest_of
 from fnplatform.observation.resources import ObservedResources
-from fnplatform.request.step_input import PhaseTTL
 from fnplatform.request.structs import encode_entry
 
 from function.dispatch import compose_bytes

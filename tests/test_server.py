@@ -467,7 +467,7 @@ def test_small_requests_are_composed_on_the_event_loop_and_the_rest_in_the_execu
     the executor. Every answer is what composing gives."""
     import asyncio
 
-    from fnplatform.request.step_input import PhaseTTL
+    from fnplatform.api.step_input import PhaseTTL
 
     from function.dispatch import compose_bytes, run
     from function.server import INLINE_MAX_BYTES, INLINE_REUSE_MAX_BYTES, Handler

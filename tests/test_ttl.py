@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
-from fnplatform.request.step_input import PhaseTTL
+from fnplatform.api.step_input import PhaseTTL
 
 from tests.support.cases import converge, module_cases
 from tests.support.harness import FunctionClient, Rendered, start_server

@@ -37,7 +37,7 @@ MOVES: dict[str, str] = {
     "fnplatform.requirements": "fnplatform.request.requirements",
     "fnplatform.lookup": "fnplatform.library.lookup",
     "fnplatform.environment": "fnplatform.engine.environment_configs",
-    "fnplatform.input": "fnplatform.request.step_input",
+    "fnplatform.input": "fnplatform.api.step_input",
     "fnplatform.xrd": "fnplatform.api.xrd",
     "fnplatform.xrspec": "fnplatform.api.xrspec",
     "fnplatform.validation": "fnplatform.api.validation",
@@ -63,7 +63,9 @@ MOVES: dict[str, str] = {
     "fnplatform.engine.requirements": "fnplatform.request.requirements",
     "fnplatform.engine.lookup": "fnplatform.library.lookup",
     "fnplatform.request.lookup": "fnplatform.library.lookup",
-    "fnplatform.engine.step_input": "fnplatform.request.step_input",
+    "fnplatform.engine.step_input": "fnplatform.api.step_input",
+    # The step input is an API of its own (pydantic, validated like a composite's spec).
+    "fnplatform.request.step_input": "fnplatform.api.step_input",
     "fnplatform.observation.readiness": "fnplatform.rules.readiness",
 }
 
@@ -91,17 +93,17 @@ PACKAGES: dict[str, str] = {
         ":class:`~fnplatform.composition.Composition`)."
     ),
     "fnplatform.request": (
-        "Reading a RunFunction request, for every floor: the step input, the required\n"
-        "resources a pass declares and reads, protobuf Struct conversion, and the bounded memo\n"
-        "the per-content caches share. Imports only the shared vocabulary; everything above\n"
-        "may import it."
+        "Reading a RunFunction request, for every floor: the required resources a pass\n"
+        "declares and reads, protobuf Struct conversion, and the bounded memo the per-content\n"
+        "caches share. Imports only the shared vocabulary; everything above may import it."
     ),
     "fnplatform.api": (
-        "A module's API: the pydantic models that are the one source of each XRD and its CEL\n"
-        "rules, the phase vocabulary of its status, the user's part of a composite's spec,\n"
-        "readable validation messages and layered partial specs (flavors, presets). Imported by\n"
-        "composers (their models), the library, the composition view, the engine and the\n"
-        "generators under tools/; imports only the request package and the shared vocabulary."
+        "A module's API and the function's own: the pydantic models that are the one source of\n"
+        "each XRD and its CEL rules, the step input, the phase vocabulary of a status, the user's\n"
+        "part of a composite's spec, readable validation messages and layered partial specs\n"
+        "(flavors, presets). Imported by composers (their models), the library, the composition\n"
+        "view, the engine, the server and the generators under tools/; imports only the request\n"
+        "package and the shared vocabulary."
     ),
     "fnplatform.rules": (
         "The rules run over a composer's desired resources, the same for every module: holds\n"

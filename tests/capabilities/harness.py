@@ -22,12 +22,12 @@ from typing import Any
 import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import compose
 from fnplatform.errors import CompositionError
 from fnplatform.library.capability import PerCloud
 from fnplatform.merge import deep_merge
-from fnplatform.request.step_input import Input
 from fnplatform.request.structs import struct_to_dict
 
 from tests.support.cases import CLUSTER_API_ALLOWLIST, ENVIRONMENT_SETTINGS

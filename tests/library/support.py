@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
-from fnplatform.request.step_input import Input
 
 from tests.support.harness import request, step_input
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.layering import Layer, merge_layers
+from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import compose
 from fnplatform.errors import InputError, NotYet, SpecError
@@ -25,7 +26,6 @@ from fnplatform.library import Capability, ObjectReadiness, add_object
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.naming import dns_label
 from fnplatform.request.requirements import claim_requirement
-from fnplatform.request.step_input import Input
 from fnplatform.request.structs import struct_to_dict
 from fnplatform.rules.dependencies import add_usages, hold_unmet, needed_pairs
 from fnplatform.rules.guard import dropped_stateful

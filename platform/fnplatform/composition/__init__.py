@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from fnplatform.api.phase import Phase
+from fnplatform.api.step_input import Input
 from fnplatform.api.validation import parse
 from fnplatform.composition.namespaced import to_namespaced
 from fnplatform.errors import InputError, NotYet
@@ -33,7 +34,6 @@ from fnplatform.naming import dns_label
 from fnplatform.observation.resources import ObservedResources
 from fnplatform.placement import UNPLACED, Placement, Sourced
 from fnplatform.request.requirements import Requirement, fetched, namespaced_requirement
-from fnplatform.request.step_input import Input
 from fnplatform.request.structs import struct_to_dict
 from fnplatform.tagging import TagStyle, render_tags
 

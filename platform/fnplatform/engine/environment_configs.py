@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fnplatform import fieldpath
+from fnplatform.api.step_input import EnvironmentSource, Input
 from fnplatform.errors import InputError
 from fnplatform.merge import deep_merge, get_path
 from fnplatform.request.requirements import ENVIRONMENT_CONFIG, Requirement
-from fnplatform.request.step_input import EnvironmentSource, Input
 
 CONTEXT_KEY = "apiextensions.crossplane.io/environment"
 

@@ -12,6 +12,7 @@ from crossplane.function import response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from google.protobuf import duration_pb2
 
+from fnplatform.api.step_input import Input, PhaseTTL
 from fnplatform.composers import Composer
 from fnplatform.composition import Composition
 from fnplatform.composition.namespaced import CONDITION as NAMESPACED_FORM
@@ -29,7 +30,6 @@ from fnplatform.importing import check_import_names
 from fnplatform.merge import deep_merge
 from fnplatform.observation.resources import ObservedResources
 from fnplatform.request.requirements import declare, fetched
-from fnplatform.request.step_input import Input, PhaseTTL
 from fnplatform.request.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 from fnplatform.rules.dependencies import add_usages, hold_unmet
 from fnplatform.rules.guard import announce_removals
