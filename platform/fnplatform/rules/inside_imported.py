@@ -15,7 +15,7 @@ how to opt in.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -57,10 +57,20 @@ def _named_after(name: str, imported: set[str]) -> bool:
     return any(name.startswith(f"{parent}-") for parent in imported)
 
 
-def _children(
-    comp: Composition, needs: dict[str, set[str]], imported: set[str], kept: set[str]
-) -> set[str]:
+@dataclass(frozen=True)
+class _Adoption:
+    """What one pass adopts: the composition, what each desired resource needs, the imported
+    resources and those kept beside them (imported, or named by ``import.include``)."""
+
+    comp: Composition
+    needs: dict[str, set[str]]
+    imported: set[str]
+    kept: set[str]
+
+
+def _children(a: _Adoption) -> set[str]:
     """Desired resources inside the imported ones, or helpers only those need."""
+    comp, needs, imported, kept = a.comp, a.needs, a.imported, a.kept
     users: dict[str, set[str]] = {name: set() for name in comp.desired}
     for name, needed in needs.items():
         for used in needed:
@@ -102,16 +112,11 @@ def _held_children(
         found |= more
 
 
-def _unneeded_helpers(
-    comp: Composition,
-    needs: dict[str, set[str]],
-    imported: set[str],
-    kept: set[str],
-    dropped: set[str],
-) -> set[str]:
+def _unneeded_helpers(a: _Adoption, dropped: set[str]) -> set[str]:
     """Resources named after an imported one (``cluster-role``, ``cluster-vpc-cni``, GKE's
     ``cluster-webhooks``) that nothing still composed needs: the adopted resource has its own.
     The EKS node role and launch template stay while an opted-in node group needs them."""
+    comp, needs, imported, kept = a.comp, a.needs, a.imported, a.kept
     helpers = {
         name for name in comp.desired if name not in kept | dropped and _named_after(name, imported)
     }
@@ -129,21 +134,16 @@ def _unneeded_helpers(
     return helpers - needed
 
 
-def _used_only_by_the_adopted(
-    comp: Composition,
-    needs: dict[str, set[str]],
-    imported: set[str],
-    kept: set[str],
-    dropped: set[str],
-) -> set[str]:
+def _used_only_by_the_adopted(a: _Adoption, dropped: set[str]) -> set[str]:
     """What an imported resource uses (the network of an adopted cluster), with that
     resource's own helpers (``network-*``), when nothing still composed needs them.
 
     The adopted resource already runs on its own: a new VPC, router and NAT beside it would be
-    billed and never used (issue 22 §13). ``import.include`` (or importing them too) keeps
+    billed and never used. ``import.include`` (or importing them too) keeps
     them; so does anything still composed that needs them (an opted-in node pool needs the
     network's subnets).
     """
+    comp, needs, imported, kept = a.comp, a.needs, a.imported, a.kept
     found: set[str] = set()
     while True:
         outside = set(comp.desired) - imported - dropped - found
@@ -202,14 +202,14 @@ def leave_imported_alone(comp: Composition) -> None:
     included = {name for name in composed if spec.includes(name)}
     _warn_unmatched(comp, spec.include, composed)
     kept = imported | included
-    needs = _needs(comp)
-    children = _children(comp, needs, imported, kept)
+    adoption = _Adoption(comp, _needs(comp), imported, kept)
+    children = _children(adoption)
     children |= _held_children(comp, imported, children, kept)
-    helpers = _unneeded_helpers(comp, needs, imported, kept, children)
+    helpers = _unneeded_helpers(adoption, children)
     if helpers:  # and what waits for them (a node group for its launch template)
         children |= helpers
         children |= _held_children(comp, imported, children, kept)
-    children |= _used_only_by_the_adopted(comp, needs, imported, kept, children)
+    children |= _used_only_by_the_adopted(adoption, children)
     if not children:
         return
     gone = {
