@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from crossplane.function import logging, response
@@ -18,8 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.validation import closest, describe_validation_error, non_booleans
 from fnplatform.composers import composers
 from fnplatform.engine.memo import BoundedMemo
-from fnplatform.engine.reuse import PASSES, Probe
-from fnplatform.engine.runner import COMPOSED, Composer, compose
+from fnplatform.engine.runner import COMPOSED, Call, Composer, compose
 from fnplatform.engine.step_input import Input, PhaseTTL
 from fnplatform.engine.structs import map_order, struct_to_dict, varint
 from fnplatform.errors import CompositionError
@@ -79,11 +78,13 @@ def _parse_input(raw: dict[str, Any]) -> Input:
         raise CompositionError("input", describe_validation_error(err, "input", Input)) from None
 
 
-def require_module(module: str) -> None:
-    """A CompositionError unless this release composes ``module``; it lists the ones it does."""
+def require_module(module: str) -> Composer:
+    """The composer of ``module``, or a CompositionError listing the modules this release
+    composes."""
+    found = _composers().get(module)
+    if found is not None:
+        return found
     available = sorted(_composers())
-    if module in available:
-        return
     guess = closest(module, available)
     hint = f"did you mean {guess}? " if guess else ""
     raise CompositionError(
@@ -140,7 +141,7 @@ Outcome = Literal["ok", "warning", "fatal", "error"]
 
 
 @dataclass(frozen=True, slots=True)
-class Call:
+class CallRecord:
     """What one call was, in values safe for metric labels: never a name or user data.
 
     ``module`` is one this release composes (or ``unknown``), ``kind`` a composite kind one
@@ -160,11 +161,48 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Composed:
-    """A composed response with what the metrics need: the call and the seconds it took."""
+    """A composed response with what the metrics need: the call's record and the seconds it took."""
 
     response: bytes
-    call: Call
+    record: CallRecord
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A request as received, parsed and checked before anything is composed: the call to
+    compose (with what reuse learned of it, :meth:`fnplatform.engine.reuse.PassMemo.probe`),
+    or why there is none; and the seconds that took."""
+
+    request: fnv1.RunFunctionRequest | None  # None: not a RunFunctionRequest
+    call: Call | None = None  # None: refused, see ``failure``
+    module: str = "unknown"  # the module the step input names, once it parses
+    failure: Exception | None = None  # a CompositionError (bad input), else a bug
+    pruned: tuple[str, ...] = ()  # a warning for each unknown spec field left out
+    seconds: float = 0.0
+
+    @property
+    def reused(self) -> bool:
+        """Whether the call's pass is reused: what the server answers on its event loop
+        (``function.server.INLINE_REUSE_MAX_BYTES``)."""
+        return self.call is not None and self.call.probe.reused
+
+
+def open_call(request: fnv1.RunFunctionRequest, raw: bytes | None = None) -> Parsed:
+    """The :class:`~fnplatform.engine.runner.Call` for ``request`` (parsed from ``raw``, when
+    there are bytes), built once: the step input, the composite's shape and API, the
+    composer, what reuse learned of it; or the first of these that refuses it."""
+    module = "unknown"
+    try:
+        step = parse_input(request)
+        module = step.module
+        check_composite_shape(request)
+        composer = require_module(module)
+        pruned = check_composite_api(request, module)
+        call = Call.of(request, step, composer, raw=raw)
+    except Exception as err:  # reported by _respond, a bug included
+        return Parsed(request, module=module, failure=err)
+    return Parsed(request, call, module, pruned=tuple(pruned))
 
 
 def run(
@@ -172,47 +210,50 @@ def run(
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
 ) -> fnv1.RunFunctionResponse:
     """Compose ``request``; always returns a well-formed response."""
-    return run_with_outcome(request, ttl)[0]
+    return _respond(open_call(request), ttl)[0]
 
 
-def run_with_outcome(
-    request: fnv1.RunFunctionRequest,
-    ttl: PhaseTTL,
-    wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None,
-    probe: Probe | None = None,
-) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
-    """:func:`run`, and the module that answered and how (see :class:`Call`).
+def _respond(
+    parsed: Parsed, ttl: PhaseTTL, wire: dict[str, bytes] | None = None
+) -> tuple[fnv1.RunFunctionResponse, Outcome, bool]:
+    """The response to ``parsed`` (a request), how it went (see :class:`CallRecord`) and whether
+    its pass was reused.
 
     With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
-    into the response); it is emptied when the answer is an error. ``raw``: the bytes
-    ``request`` was parsed from, when there are any, and ``probe`` what reuse learned of them
-    (``fnplatform.engine.runner.compose``).
+    into the response); it is emptied when the answer is an error.
     """
-    module = "unknown"
-    try:
-        step = parse_input(request)
-        module = step.module
-        check_composite_shape(request)
-        require_module(module)
-        pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw, probe=probe)
-        for warning in pruned:
-            response.warning(rsp, warning)
-    except CompositionError as err:
+    request, call, failure = parsed.request, parsed.call, parsed.failure
+    assert request is not None
+    if call is not None:
+        try:
+            reply = compose(call, ttl, wire)
+        except Exception as err:
+            failure = err
+    if failure is not None:
         if wire is not None:
             wire.clear()
-        return fatal(request, str(err)), module, "fatal"
-    except Exception as err:
-        if wire is not None:
-            wire.clear()
-        log_failure(err, module, request.meta.tag)
-        message = f"internal error in module {module}: {type(err).__name__}; see function logs"
-        return fatal(request, message, INTERNAL_ERROR), module, "error"
+        # A refusal the pass memo answered is reused too: the probe found it.
+        reused = call is not None and call.probe.reused
+        return *_refused(request, parsed.module, failure), reused
+    rsp = reply.response
+    for warning in parsed.pruned:
+        response.warning(rsp, warning)
     severities = {result.severity for result in rsp.results}
     if fnv1.SEVERITY_FATAL in severities:
-        return rsp, module, "fatal"
-    return rsp, module, "warning" if fnv1.SEVERITY_WARNING in severities else "ok"
+        return rsp, "fatal", reply.reused
+    return rsp, "warning" if fnv1.SEVERITY_WARNING in severities else "ok", reply.reused
+
+
+def _refused(
+    request: fnv1.RunFunctionRequest, module: str, failure: Exception
+) -> tuple[fnv1.RunFunctionResponse, Outcome]:
+    """The fatal response to ``failure``: a CompositionError's message names the field; any
+    other exception is a bug, logged without the values it touched."""
+    if isinstance(failure, CompositionError):
+        return fatal(request, str(failure)), "fatal"
+    log_failure(failure, module, request.meta.tag)
+    message = f"internal error in module {module}: {type(failure).__name__}; see function logs"
+    return fatal(request, message, INTERNAL_ERROR), "error"
 
 
 def kind_of(request: fnv1.RunFunctionRequest) -> str:
@@ -299,42 +340,17 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
     return compose_parsed(parse_request(request), max_send, ttl)
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
-    """A request as received, parsed (None: not a RunFunctionRequest), with what reuse
-    learned of it before anything changes it (:meth:`fnplatform.engine.reuse.PassMemo.probe`), and
-    the seconds that took."""
-
-    raw: bytes
-    request: fnv1.RunFunctionRequest | None
-    probe: Probe | None  # None with the request
-    seconds: float
-
-
 def parse_request(raw: bytes) -> Parsed:
-    """``raw`` parsed, and probed for a pass to reuse: whether there is one is what the
-    server answers on its event loop (``function.server.INLINE_REUSE_MAX_BYTES``)."""
+    """``raw`` parsed, and the call opened (:func:`open_call`): whether its pass is reused is
+    what the server answers on its event loop (``function.server.INLINE_REUSE_MAX_BYTES``)."""
     started = time.perf_counter()
     request = fnv1.RunFunctionRequest()
     try:
         request.ParseFromString(raw)
     except Exception:
-        return Parsed(raw, None, None, time.perf_counter() - started)
-    return Parsed(
-        raw,
-        request,
-        PASSES.probe(_composer_of(request), request, raw),
-        time.perf_counter() - started,
-    )
-
-
-def _composer_of(request: fnv1.RunFunctionRequest) -> Composer | None:
-    """The composer the step input names, None when it names none or is not valid (the
-    pass then says why)."""
-    try:
-        return _composers().get(parse_input(request).module)
-    except CompositionError:
-        return None
+        return Parsed(None, seconds=time.perf_counter() - started)
+    parsed = open_call(request, raw)
+    return replace(parsed, seconds=time.perf_counter() - started)
 
 
 def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
@@ -346,11 +362,10 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         out = rsp.SerializeToString(deterministic=True)
         return Composed(
-            out, Call("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
+            out, CallRecord("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
         )
     wire: dict[str, bytes] = {}
-    PASSES.last_reused = False
-    rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.probe)
+    rsp, outcome, reused = _respond(parsed, ttl, wire)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
@@ -359,8 +374,8 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         resources = len(rsp.desired.resources)
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
-    call = Call(module, kind_of(request), outcome, resources, len(out), PASSES.last_reused)
-    return Composed(out, call, time.perf_counter() - started)
+    record = CallRecord(parsed.module, kind_of(request), outcome, resources, len(out), reused)
+    return Composed(out, record, time.perf_counter() - started)
 
 
 _DESIRED = 2  # RunFunctionResponse.desired

@@ -136,24 +136,24 @@ class Handler:
     async def _answer(self, request: bytes) -> bytes:
         lookup = self.cache.lookup(request) if self.cache is not None else None
         if lookup is not None and lookup.response is not None:
-            if self.metrics is not None and lookup.call is not None:  # stored by _answer
-                self.metrics.answered(lookup.call)
+            if self.metrics is not None and lookup.record is not None:  # stored by _answer
+                self.metrics.answered(lookup.record)
             return lookup.response
         composed: Composed | None = None
         if len(request) <= self.inline_max:
             composed = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
             parsed = parse_request(request)  # thread mode: the executor goes on from it
-            if parsed.probe is not None and parsed.probe.reused:
+            if parsed.reused:
                 composed = compose_parsed(parsed, self.max_send, self.ttl)
             else:
                 composed = await self._in_executor(compose_parsed, parsed)
         else:
             composed = await self._in_executor(compose_bytes, request)
         if lookup is not None and self.cache is not None:
-            self.cache.store(lookup, composed.response, composed.call)
+            self.cache.store(lookup, composed.response, composed.record)
         if self.metrics is not None:
-            self.metrics.composed(composed.call, composed.seconds)
+            self.metrics.composed(composed.record, composed.seconds)
         return composed.response
 
     async def _in_executor(

@@ -65,7 +65,7 @@ def _request(case: ModuleCase, composite: Body, observed: dict[str, Body]) -> by
 def _answer(payload: bytes) -> tuple[bytes, bool]:
     """The response to ``payload`` and whether its pass was reused."""
     composed = compose_bytes(payload, MAX_SEND, TTL)
-    return composed.response, composed.call.reused
+    return composed.response, composed.record.reused
 
 
 def _from_nothing(payload: bytes) -> bytes:

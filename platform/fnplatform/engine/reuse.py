@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import threading
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -258,17 +257,6 @@ class PassMemo(SizedMemo[bytes, Entry]):
     def __init__(self, limit_bytes: int) -> None:
         super().__init__(limit_bytes)
         self.verify = os.environ.get("FNPLATFORM_VERIFY_REUSE") == "1"
-        self._thread = threading.local()
-
-    @property
-    def last_reused(self) -> bool:
-        """Whether this thread's latest :meth:`settle` reused a pass (for the call's metrics:
-        composing runs on a worker thread or process, which reports it with the answer)."""
-        return bool(getattr(self._thread, "reused", False))
-
-    @last_reused.setter
-    def last_reused(self, value: bool) -> None:
-        self._thread.reused = value
 
     def probe(
         self, composer: Hashable | None, request: fnv1.RunFunctionRequest, raw: bytes | None = None
@@ -297,7 +285,6 @@ class PassMemo(SizedMemo[bytes, Entry]):
         if probe.entry is not None and probe.entry[0] is composer:
             if self.verify:
                 check_same(probe.entry[2], compose(probe.observed))
-            self.last_reused = True
             return probe.entry[2]
         if probe.digest is None:
             return compose(probe.observed)
