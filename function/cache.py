@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.engine.memo import SizedMemo
-from fnplatform.engine.structs import varint
 
 from function.__version__ import __version__
-from function.dispatch import CallRecord
+from function.answer import CallRecord
+from function.wire import length_delimited
 
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
 MEMOS_MAX = 16 * 1024 * 1024
@@ -80,13 +80,8 @@ class Stored:
         it ``tag`` (1) before ``ttl`` (2). So the bytes are the meta field, its tag, the rest.
         """
         data = tag.encode()
-        meta = (_field(1, data) if data else b"") + self.meta
-        return _field(1, meta) + self.rest
-
-
-def _field(number: int, data: bytes) -> bytes:
-    """A length-delimited field."""
-    return varint(number << 3 | 2) + varint(len(data)) + data
+        meta = (length_delimited(1, data) if data else b"") + self.meta
+        return length_delimited(1, meta) + self.rest
 
 
 class ResponseCache(SizedMemo[bytes, Stored]):

@@ -11,7 +11,7 @@ import functools
 import time
 import traceback
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
@@ -20,12 +20,14 @@ from fnplatform.composers import composers
 from fnplatform.engine.memo import BoundedMemo
 from fnplatform.engine.runner import COMPOSED, Call, Composer, compose
 from fnplatform.engine.step_input import Input, PhaseTTL
-from fnplatform.engine.structs import map_order, struct_to_dict, varint
+from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
+from function.answer import CallRecord, Composed, Outcome
 from function.composite import check_composite_api, known_kinds
+from function.wire import serialize
 
 
 @functools.cache
@@ -137,37 +139,6 @@ def _require_kind(value: struct_pb2.Value, kind: str, field: str, reason: str) -
         raise CompositionError(field, reason)
 
 
-Outcome = Literal["ok", "warning", "fatal", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """What one call was, in values safe for metric labels: never a name or user data.
-
-    ``module`` is one this release composes (or ``unknown``), ``kind`` a composite kind one
-    of its modules composes (or ``other``): both bounded, whatever a request carries.
-    ``outcome``: ``error`` is an internal error (a bug), ``fatal`` bad input reported to the
-    user, ``warning`` a response carrying warnings. ``reused``: the pass was not composed
-    again, because every observed field it read was unchanged (:mod:`fnplatform.engine.reuse`).
-    """
-
-    module: str
-    kind: str
-    outcome: Outcome
-    resources: int
-    size: int
-    reused: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Composed:
-    """A composed response with what the metrics need: the call's record and the seconds it took."""
-
-    response: bytes
-    record: CallRecord
-    seconds: float
-
-
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """A request as received, parsed and checked before anything is composed: the call to
@@ -198,8 +169,11 @@ def open_call(request: fnv1.RunFunctionRequest, raw: bytes | None = None) -> Par
         module = step.module
         check_composite_shape(request)
         composer = require_module(module)
-        pruned = check_composite_api(request, module)
-        call = Call.of(request, step, composer, raw=raw)
+        composite = struct_to_dict(request.observed.composite.resource)
+        spec, pruned = check_composite_api(composite, module)
+        if pruned:  # the spec as an API server serving the XRD would have kept it
+            composite = {**composite, "spec": spec}
+        call = Call.of(request, step, composer, raw=raw, composite=composite)
     except Exception as err:  # reported by _respond, a bug included
         return Parsed(request, module=module, failure=err)
     return Parsed(request, call, module, pruned=tuple(pruned))
@@ -376,61 +350,6 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
     record = CallRecord(parsed.module, kind_of(request), outcome, resources, len(out), reused)
     return Composed(out, record, time.perf_counter() - started)
-
-
-_DESIRED = 2  # RunFunctionResponse.desired
-
-
-def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
-    """``rsp`` with the resources in ``wire`` (:func:`fnplatform.engine.runner.write`) added, as
-    ``SerializeToString(deterministic=True)`` would write the whole response: byte for byte.
-
-    Deterministic serialization writes fields in number order and map entries sorted by key.
-    So ``rsp`` is serialized without resources, and ``desired`` (field 2; only ``meta``,
-    field 1, comes before it) is rewritten as its composite followed by every resource entry,
-    those already in the message (an earlier step's) and those in ``wire``, in the order
-    deterministic serialization sorts map keys (:func:`fnplatform.engine.structs.map_order`).
-    Every top-level field of a response is length-delimited.
-    """
-    if not wire:
-        return rsp.SerializeToString(deterministic=True)
-    entries = dict(wire)
-    kept = rsp.desired.resources
-    for name in kept:
-        single = fnv1.State()
-        single.resources[name].CopyFrom(kept[name])
-        entries[name] = single.SerializeToString(deterministic=True)
-    rsp.desired.ClearField("resources")
-    body = rsp.SerializeToString(deterministic=True)
-    cut = end = len(body)
-    state = b""
-    at = 0
-    while at < len(body):
-        tag, start = _varint_at(body, at)
-        size, start = _varint_at(body, start)
-        if tag >> 3 >= _DESIRED:
-            cut = end = at
-            if tag >> 3 == _DESIRED:
-                state = body[start : start + size]
-                end = start + size
-            break
-        at = start + size
-    state += b"".join(entries[name] for name in sorted(entries, key=map_order))
-    return b"".join(
-        (body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state, body[end:])
-    )
-
-
-def _varint_at(data: bytes, at: int) -> tuple[int, int]:
-    """The varint starting at ``data[at]`` and the position after it."""
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
 
 
 def limit_size(

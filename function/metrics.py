@@ -22,8 +22,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from function.answer import CallRecord
 from function.cache import ResponseCache
-from function.dispatch import CallRecord
 
 PREFIX = "function_platform"
 COMPOSE_SECONDS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

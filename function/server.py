@@ -27,8 +27,9 @@ from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from fnplatform.engine.step_input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
+from function.answer import Composed
 from function.cache import ResponseCache, budget
-from function.dispatch import Composed, compose_bytes, compose_parsed, parse_request
+from function.dispatch import compose_bytes, compose_parsed, parse_request
 from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 

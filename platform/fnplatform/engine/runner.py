@@ -275,7 +275,7 @@ def write(
 
     With ``wire``, each composed resource goes there instead, by name, as the bytes of its
     ``State.resources`` entry, for the caller to put into the serialized response
-    (``function.dispatch.serialize``): a resource parsed into the response message would
+    (``function.wire.serialize``): a resource parsed into the response message would
     only be walked again to serialize it, which was a fifth of a large composition's time
     (bench/results.md). A resource an earlier pipeline step already put into the response is
     updated there, keeping what else it carries.
