@@ -33,8 +33,9 @@ class CallRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Composed:
-    """A composed response with what the metrics need: the call's record and the seconds it took."""
+class Answer:
+    """The response to one call, as bytes, with what the metrics need: the call's record and
+    the seconds composing it took."""
 
     response: bytes
     record: CallRecord

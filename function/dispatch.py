@@ -18,14 +18,14 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.validation import closest, describe_validation_error, non_booleans
 from fnplatform.composers import composers
 from fnplatform.engine.memo import BoundedMemo
-from fnplatform.engine.runner import COMPOSED, Call, Composer, compose
+from fnplatform.engine.runner import COMPOSED_CONDITION, Call, Composer, compose
 from fnplatform.engine.step_input import Input, PhaseTTL
 from fnplatform.engine.structs import struct_to_dict
 from fnplatform.errors import CompositionError
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
-from function.answer import CallRecord, Composed, Outcome
+from function.answer import Answer, CallRecord, Outcome
 from function.composite import check_composite_api, known_kinds
 from function.wire import serialize
 
@@ -268,13 +268,13 @@ def fatal(
     conditions gathered before it (``composition_functions.go``), which the reconciler then
     emits, those targeted so on the claim too (``reconciler.go``,
     ``handleCommonCompositionResult``). So the same message goes first as a warning and as
-    the ``Composed`` condition, both targeted at the composite and the claim.
+    the ``Answer`` condition, both targeted at the composite and the claim.
     """
     rsp = response.to(request)
     both = fnv1.TARGET_COMPOSITE_AND_CLAIM
     rsp.results.add(severity=fnv1.SEVERITY_WARNING, message=message, reason=reason, target=both)
     rsp.conditions.add(
-        type=COMPOSED,
+        type=COMPOSED_CONDITION,
         status=fnv1.STATUS_CONDITION_FALSE,
         reason=reason,
         message=message,
@@ -305,7 +305,7 @@ def run_bytes(
     return compose_bytes(request, max_send, ttl).response
 
 
-def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
+def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Answer:
     """:func:`run_bytes` with the call's description and its composing time, for the metrics.
 
     Runs in the executor (a thread or a worker process): what it returns is small and
@@ -327,7 +327,7 @@ def parse_request(raw: bytes) -> Parsed:
     return replace(parsed, seconds=time.perf_counter() - started)
 
 
-def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
+def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Answer:
     """:func:`compose_bytes` of a request already parsed (:func:`parse_request`)."""
     started = time.perf_counter() - parsed.seconds
     request = parsed.request
@@ -335,7 +335,7 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         out = rsp.SerializeToString(deterministic=True)
-        return Composed(
+        return Answer(
             out, CallRecord("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
         )
     wire: dict[str, bytes] = {}
@@ -349,7 +349,7 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
     record = CallRecord(parsed.module, kind_of(request), outcome, resources, len(out), reused)
-    return Composed(out, record, time.perf_counter() - started)
+    return Answer(out, record, time.perf_counter() - started)
 
 
 def limit_size(

@@ -27,7 +27,7 @@ from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from fnplatform.engine.step_input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
-from function.answer import Composed
+from function.answer import Answer
 from function.cache import ResponseCache, budget
 from function.dispatch import compose_bytes, compose_parsed, parse_request
 from function.metrics import Metrics, Workers, serve_metrics
@@ -140,26 +140,25 @@ class Handler:
             if self.metrics is not None and lookup.record is not None:  # stored by _answer
                 self.metrics.answered(lookup.record)
             return lookup.response
-        composed: Composed | None = None
         if len(request) <= self.inline_max:
-            composed = compose_bytes(request, self.max_send, self.ttl)
+            answer = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
             parsed = parse_request(request)  # thread mode: the executor goes on from it
             if parsed.reused:
-                composed = compose_parsed(parsed, self.max_send, self.ttl)
+                answer = compose_parsed(parsed, self.max_send, self.ttl)
             else:
-                composed = await self._in_executor(compose_parsed, parsed)
+                answer = await self._in_executor(compose_parsed, parsed)
         else:
-            composed = await self._in_executor(compose_bytes, request)
+            answer = await self._in_executor(compose_bytes, request)
         if lookup is not None and self.cache is not None:
-            self.cache.store(lookup, composed.response, composed.record)
+            self.cache.store(lookup, answer.response, answer.record)
         if self.metrics is not None:
-            self.metrics.composed(composed.record, composed.seconds)
-        return composed.response
+            self.metrics.composed(answer.record, answer.seconds)
+        return answer.response
 
     async def _in_executor(
-        self, compose: Callable[[Any, int, PhaseTTL], Composed], request: Any
-    ) -> Composed:
+        self, compose: Callable[[Any, int, PhaseTTL], Answer], request: Any
+    ) -> Answer:
         """``compose(request, max_send, ttl)`` in the executor, counted as a busy worker."""
         loop = asyncio.get_running_loop()
         self.workers.busy += 1

@@ -148,8 +148,9 @@ PENDING, NOT_YET, DONE = "pending", "not yet", "done"
 
 
 @dataclass
-class Composed:
-    """One desired resource as the response writes it, and how its readiness is derived."""
+class SettledResource:
+    """One desired resource of a settled pass as the response writes it (what the pass memo
+    keeps of it), and how its readiness is derived."""
 
     name: str
     entry: bytes  # its ``State.resources`` entry with ``ready: READY_TRUE``
@@ -176,7 +177,7 @@ class Settled:
 
     outcome: str  # PENDING, NOT_YET or DONE
     requirements: list[Requirement] = field(default_factory=list)
-    resources: list[Composed] = field(default_factory=list)
+    resources: list[SettledResource] = field(default_factory=list)
     notes: Notes = field(default_factory=Notes)
     error: CompositionError | None = None
 
@@ -292,7 +293,8 @@ class PassMemo(SizedMemo[bytes, Entry]):
         settled = compose(reads)
         if not reads.unhashable:
             resources = [
-                Composed(r.name, r.entry, r.explicit, r.exists_is_ready) for r in settled.resources
+                SettledResource(r.name, r.entry, r.explicit, r.exists_is_ready)
+                for r in settled.resources
             ]  # the bodies are not kept
             kept = Settled(
                 settled.outcome, settled.requirements, resources, settled.notes, settled.error

@@ -24,7 +24,15 @@ from fnplatform.engine.environment_configs import (
     selections,
 )
 from fnplatform.engine.requirements import declare, fetched
-from fnplatform.engine.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
+from fnplatform.engine.reuse import (
+    DONE,
+    NOT_YET,
+    PASSES,
+    PENDING,
+    Probe,
+    Settled,
+    SettledResource,
+)
 from fnplatform.engine.step_input import Input, PhaseTTL
 from fnplatform.engine.structs import dict_to_struct, fill_struct, resource_entry, struct_to_dict
 from fnplatform.errors import CompositionError, InputError, NotYet, Pending
@@ -38,7 +46,7 @@ from fnplatform.rules.guard import announce_removals
 from fnplatform.rules.inside_imported import leave_imported_alone
 
 Composer = Callable[[Composition], None]
-COMPOSED = "Composed"
+COMPOSED_CONDITION = "Composed"
 CAPABILITY_GAPS = "CapabilitiesAvailable"
 
 
@@ -164,19 +172,19 @@ def settle(comp: Composition, composer: Composer) -> Settled:
             return Settled(PENDING, comp.requirements)
         except NotYet as not_yet:
             stop_here(comp, not_yet)
-            return Settled(NOT_YET, comp.requirements, composed(comp), comp.notes)
+            return Settled(NOT_YET, comp.requirements, settled_resources(comp), comp.notes)
         # Only a composer that ran to the end has named every resource an import may mean.
         check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
         finish(comp)
     except CompositionError as err:
         return Settled(DONE, error=err)
-    return Settled(DONE, comp.requirements, composed(comp), comp.notes)
+    return Settled(DONE, comp.requirements, settled_resources(comp), comp.notes)
 
 
-def composed(comp: Composition) -> list[Composed]:
+def settled_resources(comp: Composition) -> list[SettledResource]:
     """The desired resources of ``comp`` as the response writes them."""
     return [
-        Composed(
+        SettledResource(
             name,
             resource_entry(name, emitted.body, fnv1.READY_TRUE),
             emitted.ready,
@@ -222,12 +230,12 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     report_unsynced(comp)
     if not_yet is not None:
         comp.condition(not_yet.condition, False, not_yet.reason, not_yet.message)
-        if not_yet.condition != COMPOSED:
-            comp.condition(COMPOSED, False, not_yet.reason, not_yet.message)
+        if not_yet.condition != COMPOSED_CONDITION:
+            comp.condition(COMPOSED_CONDITION, False, not_yet.reason, not_yet.message)
     elif comp.notes.held:
-        comp.condition(COMPOSED, False, WAITING, waiting_summary(comp.notes.held))
+        comp.condition(COMPOSED_CONDITION, False, WAITING, waiting_summary(comp.notes.held))
     else:
-        comp.condition(COMPOSED, True, "AllResourcesComposed")
+        comp.condition(COMPOSED_CONDITION, True, "AllResourcesComposed")
     if comp.notes.gaps:
         comp.condition(
             CAPABILITY_GAPS,
