@@ -86,9 +86,9 @@ INLINE_MAX_BYTES = 6 * 1024
 #: loop too: a reused pass of a composite this size (some 50 node pools, every resource
 #: observed) costs a few milliseconds, and the hand-over to a thread cost a reused
 #: 40-resource pass a sixth of its CPU time (bench/results.md, "Fourth round"). The question
-#: costs opening the call, which the executor then goes on from: a parse, the checks of the
-#: step input and the composite (each remembered by content), the digest and the pass's
-#: observed reads up to the first changed one (``function.dispatch.parse_request``).
+#: costs opening the call, which the executor then goes on from: a parse, the step input and
+#: the composite decoded and checked (the costly parts remembered by content), the digest and
+#: the pass's observed reads up to the first changed one (``function.dispatch.parse_request``).
 INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
