@@ -184,20 +184,22 @@ def run(
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
 ) -> fnv1.RunFunctionResponse:
     """Compose ``request``; always returns a well-formed response."""
-    return _respond(open_call(request), ttl)[0]
+    return _respond(request, open_call(request), ttl)[0]
 
 
 def _respond(
-    parsed: Parsed, ttl: PhaseTTL, wire: dict[str, bytes] | None = None
+    request: fnv1.RunFunctionRequest,
+    parsed: Parsed,
+    ttl: PhaseTTL,
+    wire: dict[str, bytes] | None = None,
 ) -> tuple[fnv1.RunFunctionResponse, Outcome, bool]:
-    """The response to ``parsed`` (a request), how it went (see :class:`CallRecord`) and whether
-    its pass was reused.
+    """The response to ``request`` (``parsed``: its call opened), how it went (see
+    :class:`~function.answer.CallRecord`) and whether its pass was reused.
 
-    With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
-    into the response); it is emptied when the answer is an error.
+    With ``wire``, composed resources go there as wire bytes (:func:`function.wire.serialize`
+    puts them into the response); it is emptied when the answer is an error.
     """
-    request, call, failure = parsed.request, parsed.call, parsed.failure
-    assert request is not None
+    call, failure = parsed.call, parsed.failure
     if call is not None:
         try:
             reply = compose(call, ttl, wire)
@@ -206,7 +208,7 @@ def _respond(
     if failure is not None:
         if wire is not None:
             wire.clear()
-        # A refusal the pass memo answered is reused too: the probe found it.
+        # A refusal the pass memo remembered is reused too (the probe found the pass).
         reused = call is not None and call.probe.reused
         return *_refused(request, parsed.module, failure), reused
     rsp = reply.response
@@ -268,7 +270,7 @@ def fatal(
     conditions gathered before it (``composition_functions.go``), which the reconciler then
     emits, those targeted so on the claim too (``reconciler.go``,
     ``handleCommonCompositionResult``). So the same message goes first as a warning and as
-    the ``Answer`` condition, both targeted at the composite and the claim.
+    the ``Composed`` condition, both targeted at the composite and the claim.
     """
     rsp = response.to(request)
     both = fnv1.TARGET_COMPOSITE_AND_CLAIM
@@ -339,7 +341,7 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Answer:
             out, CallRecord("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
         )
     wire: dict[str, bytes] = {}
-    rsp, outcome, reused = _respond(parsed, ttl, wire)
+    rsp, outcome, reused = _respond(request, parsed, ttl, wire)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
