@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.request.memo import SizedMemo
-from fnplatform.request.structs import varint
 
 from function.__version__ import __version__
-from function.dispatch import Call
+from function.answer import CallRecord
+from function.wire import length_delimited
 
 ENTRY_OVERHEAD = 256  # key, OrderedDict link, tuple and bytes headers, per entry
 MEMOS_MAX = 16 * 1024 * 1024
@@ -57,7 +57,7 @@ class Lookup:
     key: bytes
     tag: str
     response: bytes | None
-    call: Call | None = None  # what the cached answer was (module, kind, outcome), for metrics
+    record: CallRecord | None = None  # what the cached answer was (module, kind, outcome)
 
 
 @dataclass
@@ -66,7 +66,7 @@ class Stored:
 
     meta: bytes
     rest: bytes
-    call: Call | None = None
+    record: CallRecord | None = None
 
     @property
     def cost(self) -> int:
@@ -80,13 +80,8 @@ class Stored:
         it ``tag`` (1) before ``ttl`` (2). So the bytes are the meta field, its tag, the rest.
         """
         data = tag.encode()
-        meta = (_field(1, data) if data else b"") + self.meta
-        return _field(1, meta) + self.rest
-
-
-def _field(number: int, data: bytes) -> bytes:
-    """A length-delimited field."""
-    return varint(number << 3 | 2) + varint(len(data)) + data
+        meta = (length_delimited(1, data) if data else b"") + self.meta
+        return length_delimited(1, meta) + self.rest
 
 
 class ResponseCache(SizedMemo[bytes, Stored]):
@@ -133,14 +128,14 @@ class ResponseCache(SizedMemo[bytes, Stored]):
             self.misses += 1
             return Lookup(key, tag, None)
         self.hits += 1
-        return Lookup(key, tag, stored.answer(tag), stored.call)
+        return Lookup(key, tag, stored.answer(tag), stored.record)
 
-    def store(self, lookup: Lookup, response: bytes, call: Call | None = None) -> None:
+    def store(self, lookup: Lookup, response: bytes, record: CallRecord | None = None) -> None:
         """Remember ``response`` (the answer to ``lookup``'s request) if it is safe to reuse."""
         stored = _storable(response, lookup.tag)
         if stored is None:
             return
-        stored.call = call
+        stored.record = record
         self._keep(lookup.key, stored, stored.cost)
 
 

@@ -12,15 +12,13 @@ field and the closest valid one (a typo such as ``spec.pool`` would otherwise go
 from __future__ import annotations
 
 import functools
+from typing import Any
 
-from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.validation import unknown_fields_of
 from fnplatform.api.xrd import PARAMETERS, ApiDefinition, nested_parameters_reason
 from fnplatform.api.xrspec import CROSSPLANE_SPEC_FIELDS
 from fnplatform.composers import composite_apis
 from fnplatform.errors import CompositionError
-from fnplatform.request.structs import struct_to_dict
-from google.protobuf import struct_pb2
 
 
 @functools.cache
@@ -39,18 +37,21 @@ def _shown(text: str, limit: int = 64) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
-def _text(struct: struct_pb2.Struct, key: str) -> str:
-    value = struct.fields.get(key)
-    return value.string_value if value is not None else ""
+def check_composite_api(
+    composite: dict[str, Any], module: str
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Refuse a composite of another kind; return its spec without the fields its API does not
+    define (None: it has none), and a warning for each field left out.
 
-
-def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[str]:
-    """Refuse a composite of another kind; prune unknown spec fields, returning warnings."""
+    ``composite`` is not changed: the spec returned is a copy wherever a field was left out.
+    """
+    spec = composite.get("spec")
+    spec = spec if isinstance(spec, dict) else None
     apis = _apis().get(module)
     if not apis:
-        return []
-    composite = request.observed.composite.resource
-    kind = _text(composite, "kind")
+        return spec, []
+    kind = composite.get("kind")
+    kind = kind if isinstance(kind, str) else ""
     # The kind only: a platform may serve the XRD in its own group.
     api = next((a for a in apis if a.kind == kind), None) if kind else None
     if kind and api is None:
@@ -67,21 +68,20 @@ def check_composite_api(request: fnv1.RunFunctionRequest, module: str) -> list[s
         )
     if api is None:
         if len(apis) > 1:
-            return []  # no kind to tell which API: the module names the problem itself
+            return spec, []  # no kind to tell which API: the module names the problem itself
         api = apis[0]
-    if "spec" not in composite.fields:
-        return []
-    spec = composite.fields["spec"].struct_value
-    own = {k: v for k, v in struct_to_dict(spec).items() if k not in CROSSPLANE_SPEC_FIELDS}
+    if spec is None:
+        return spec, []
+    own = {k: v for k, v in spec.items() if k not in CROSSPLANE_SPEC_FIELDS}
     _check_not_nested_in_parameters(api, own)
     warnings = []
     for path, suggestion in unknown_fields_of(api.spec_model, own):
-        _delete(spec, path)
+        spec = _without(spec, path)
         warnings.append(
             f"spec.{'.'.join(path)}: unknown field, ignored (an API server serving the XRD "
             f"drops it too); {suggestion}"
         )
-    return warnings
+    return spec, warnings
 
 
 def _check_not_nested_in_parameters(api: ApiDefinition, own: dict[str, object]) -> None:
@@ -101,13 +101,13 @@ def _check_not_nested_in_parameters(api: ApiDefinition, own: dict[str, object]) 
         raise CompositionError(f"spec.{PARAMETERS}", nested_parameters_reason(api.kind, ours))
 
 
-def _delete(struct: struct_pb2.Struct, path: tuple[str, ...]) -> None:
-    """Remove the field at ``path`` (map keys, and list indexes as digits) from ``struct``."""
-    node = struct
-    parts = list(path[:-1])
-    while parts:
-        value = node.fields[parts.pop(0)]
-        while value.WhichOneof("kind") == "list_value":
-            value = value.list_value.values[int(parts.pop(0))]
-        node = value.struct_value
-    del node.fields[path[-1]]
+def _without(node: Any, path: tuple[str, ...]) -> Any:
+    """``node`` without the field at ``path`` (map keys, and list indexes as digits): a copy of
+    each map and list on the way, everything else shared, every other key in its order."""
+    head, rest = path[0], path[1:]
+    if isinstance(node, list):
+        at = int(head)
+        return [*node[:at], _without(node[at], rest), *node[at + 1 :]]
+    if not rest:
+        return {key: value for key, value in node.items() if key != head}
+    return {key: _without(value, rest) if key == head else value for key, value in node.items()}

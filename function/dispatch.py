@@ -10,23 +10,24 @@ from __future__ import annotations
 import functools
 import time
 import traceback
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 from crossplane.function import logging, response
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.step_input import Input, PhaseTTL
 from fnplatform.api.validation import describe_validation_error, non_booleans
 from fnplatform.composers import Composer, composers
-from fnplatform.engine.reuse import PASSES, Probe
-from fnplatform.engine.runner import COMPOSED, compose
+from fnplatform.engine.runner import COMPOSED_CONDITION, Call, compose
 from fnplatform.errors import CompositionError, closest
 from fnplatform.request.memo import BoundedMemo
-from fnplatform.request.structs import map_order, struct_to_dict, varint
+from fnplatform.request.structs import struct_to_dict
 from google.protobuf import struct_pb2
 from pydantic import ValidationError
 
+from function.answer import Answer, CallRecord, Outcome
 from function.composite import check_composite_api, known_kinds
+from function.wire import serialize
 
 
 @functools.cache
@@ -79,11 +80,13 @@ def _parse_input(raw: dict[str, Any]) -> Input:
         raise CompositionError("input", describe_validation_error(err, "input", Input)) from None
 
 
-def require_module(module: str) -> None:
-    """A CompositionError unless this release composes ``module``; it lists the ones it does."""
+def require_module(module: str) -> Composer:
+    """The composer of ``module``, or a CompositionError listing the modules this release
+    composes."""
+    found = _composers().get(module)
+    if found is not None:
+        return found
     available = sorted(_composers())
-    if module in available:
-        return
     guess = closest(module, available)
     hint = f"did you mean {guess}? " if guess else ""
     raise CompositionError(
@@ -136,35 +139,44 @@ def _require_kind(value: struct_pb2.Value, kind: str, field: str, reason: str) -
         raise CompositionError(field, reason)
 
 
-Outcome = Literal["ok", "warning", "fatal", "error"]
-
-
 @dataclass(frozen=True, slots=True)
-class Call:
-    """What one call was, in values safe for metric labels: never a name or user data.
+class Parsed:
+    """A request as received, parsed and checked before anything is composed: the call to
+    compose (with what reuse learned of it, :meth:`fnplatform.engine.reuse.PassMemo.probe`),
+    or why there is none; and the seconds that took."""
 
-    ``module`` is one this release composes (or ``unknown``), ``kind`` a composite kind one
-    of its modules composes (or ``other``): both bounded, whatever a request carries.
-    ``outcome``: ``error`` is an internal error (a bug), ``fatal`` bad input reported to the
-    user, ``warning`` a response carrying warnings. ``reused``: the pass was not composed
-    again, because every observed field it read was unchanged (:mod:`fnplatform.engine.reuse`).
-    """
+    request: fnv1.RunFunctionRequest | None  # None: not a RunFunctionRequest
+    call: Call | None = None  # None: refused, see ``failure``
+    module: str = "unknown"  # the module the step input names, once it parses
+    failure: Exception | None = None  # a CompositionError (bad input), else a bug
+    pruned: tuple[str, ...] = ()  # a warning for each unknown spec field left out
+    seconds: float = 0.0
 
-    module: str
-    kind: str
-    outcome: Outcome
-    resources: int
-    size: int
-    reused: bool = False
+    @property
+    def reused(self) -> bool:
+        """Whether the call's pass is reused: what the server answers on its event loop
+        (``function.server.INLINE_REUSE_MAX_BYTES``)."""
+        return self.call is not None and self.call.probe.reused
 
 
-@dataclass(frozen=True, slots=True)
-class Composed:
-    """A composed response with what the metrics need: the call and the seconds it took."""
-
-    response: bytes
-    call: Call
-    seconds: float
+def open_call(request: fnv1.RunFunctionRequest, raw: bytes | None = None) -> Parsed:
+    """The :class:`~fnplatform.engine.runner.Call` for ``request`` (parsed from ``raw``, when
+    there are bytes), built once: the step input, the composite's shape and API, the
+    composer, what reuse learned of it; or the first of these that refuses it."""
+    module = "unknown"
+    try:
+        step = parse_input(request)
+        module = step.module
+        check_composite_shape(request)
+        composer = require_module(module)
+        composite = struct_to_dict(request.observed.composite.resource)
+        spec, pruned = check_composite_api(composite, module)
+        if pruned:  # the spec as an API server serving the XRD would have kept it
+            composite = {**composite, "spec": spec}
+        call = Call.of(request, step, composer, raw=raw, composite=composite)
+    except Exception as err:  # reported by _respond, a bug included
+        return Parsed(request, module=module, failure=err)
+    return Parsed(request, call, module, pruned=tuple(pruned))
 
 
 def run(
@@ -172,47 +184,52 @@ def run(
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
 ) -> fnv1.RunFunctionResponse:
     """Compose ``request``; always returns a well-formed response."""
-    return run_with_outcome(request, ttl)[0]
+    return _respond(request, open_call(request), ttl)[0]
 
 
-def run_with_outcome(
+def _respond(
     request: fnv1.RunFunctionRequest,
+    parsed: Parsed,
     ttl: PhaseTTL,
     wire: dict[str, bytes] | None = None,
-    raw: bytes | None = None,
-    probe: Probe | None = None,
-) -> tuple[fnv1.RunFunctionResponse, str, Outcome]:
-    """:func:`run`, and the module that answered and how (see :class:`Call`).
+) -> tuple[fnv1.RunFunctionResponse, Outcome, bool]:
+    """The response to ``request`` (``parsed``: its call opened), how it went (see
+    :class:`~function.answer.CallRecord`) and whether its pass was reused.
 
-    With ``wire``, composed resources go there as wire bytes (:func:`serialize` puts them
-    into the response); it is emptied when the answer is an error. ``raw``: the bytes
-    ``request`` was parsed from, when there are any, and ``probe`` what reuse learned of them
-    (``fnplatform.engine.runner.compose``).
+    With ``wire``, composed resources go there as wire bytes (:func:`function.wire.serialize`
+    puts them into the response); it is emptied when the answer is an error.
     """
-    module = "unknown"
-    try:
-        step = parse_input(request)
-        module = step.module
-        check_composite_shape(request)
-        require_module(module)
-        pruned = check_composite_api(request, module)
-        rsp = compose(request, step, _composers()[module], ttl, wire, raw=raw, probe=probe)
-        for warning in pruned:
-            response.warning(rsp, warning)
-    except CompositionError as err:
+    call, failure = parsed.call, parsed.failure
+    if call is not None:
+        try:
+            reply = compose(call, ttl, wire)
+        except Exception as err:
+            failure = err
+    if failure is not None:
         if wire is not None:
             wire.clear()
-        return fatal(request, str(err)), module, "fatal"
-    except Exception as err:
-        if wire is not None:
-            wire.clear()
-        log_failure(err, module, request.meta.tag)
-        message = f"internal error in module {module}: {type(err).__name__}; see function logs"
-        return fatal(request, message, INTERNAL_ERROR), module, "error"
+        # A refusal the pass memo remembered is reused too (the probe found the pass).
+        reused = call is not None and call.probe.reused
+        return *_refused(request, parsed.module, failure), reused
+    rsp = reply.response
+    for warning in parsed.pruned:
+        response.warning(rsp, warning)
     severities = {result.severity for result in rsp.results}
     if fnv1.SEVERITY_FATAL in severities:
-        return rsp, module, "fatal"
-    return rsp, module, "warning" if fnv1.SEVERITY_WARNING in severities else "ok"
+        return rsp, "fatal", reply.reused
+    return rsp, "warning" if fnv1.SEVERITY_WARNING in severities else "ok", reply.reused
+
+
+def _refused(
+    request: fnv1.RunFunctionRequest, module: str, failure: Exception
+) -> tuple[fnv1.RunFunctionResponse, Outcome]:
+    """The fatal response to ``failure``: a CompositionError's message names the field; any
+    other exception is a bug, logged without the values it touched."""
+    if isinstance(failure, CompositionError):
+        return fatal(request, str(failure)), "fatal"
+    log_failure(failure, module, request.meta.tag)
+    message = f"internal error in module {module}: {type(failure).__name__}; see function logs"
+    return fatal(request, message, INTERNAL_ERROR), "error"
 
 
 def kind_of(request: fnv1.RunFunctionRequest) -> str:
@@ -259,7 +276,7 @@ def fatal(
     both = fnv1.TARGET_COMPOSITE_AND_CLAIM
     rsp.results.add(severity=fnv1.SEVERITY_WARNING, message=message, reason=reason, target=both)
     rsp.conditions.add(
-        type=COMPOSED,
+        type=COMPOSED_CONDITION,
         status=fnv1.STATUS_CONDITION_FALSE,
         reason=reason,
         message=message,
@@ -290,7 +307,7 @@ def run_bytes(
     return compose_bytes(request, max_send, ttl).response
 
 
-def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
+def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Answer:
     """:func:`run_bytes` with the call's description and its composing time, for the metrics.
 
     Runs in the executor (a thread or a worker process): what it returns is small and
@@ -299,45 +316,20 @@ def compose_bytes(request: bytes, max_send: int, ttl: PhaseTTL) -> Composed:
     return compose_parsed(parse_request(request), max_send, ttl)
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
-    """A request as received, parsed (None: not a RunFunctionRequest), with what reuse
-    learned of it before anything changes it (:meth:`fnplatform.engine.reuse.PassMemo.probe`), and
-    the seconds that took."""
-
-    raw: bytes
-    request: fnv1.RunFunctionRequest | None
-    probe: Probe | None  # None with the request
-    seconds: float
-
-
 def parse_request(raw: bytes) -> Parsed:
-    """``raw`` parsed, and probed for a pass to reuse: whether there is one is what the
-    server answers on its event loop (``function.server.INLINE_REUSE_MAX_BYTES``)."""
+    """``raw`` parsed, and the call opened (:func:`open_call`): whether its pass is reused is
+    what the server answers on its event loop (``function.server.INLINE_REUSE_MAX_BYTES``)."""
     started = time.perf_counter()
     request = fnv1.RunFunctionRequest()
     try:
         request.ParseFromString(raw)
     except Exception:
-        return Parsed(raw, None, None, time.perf_counter() - started)
-    return Parsed(
-        raw,
-        request,
-        PASSES.probe(_composer_of(request), request, raw),
-        time.perf_counter() - started,
-    )
+        return Parsed(None, seconds=time.perf_counter() - started)
+    parsed = open_call(request, raw)
+    return replace(parsed, seconds=time.perf_counter() - started)
 
 
-def _composer_of(request: fnv1.RunFunctionRequest) -> Composer | None:
-    """The composer the step input names, None when it names none or is not valid (the
-    pass then says why)."""
-    try:
-        return _composers().get(parse_input(request).module)
-    except CompositionError:
-        return None
-
-
-def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
+def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Answer:
     """:func:`compose_bytes` of a request already parsed (:func:`parse_request`)."""
     started = time.perf_counter() - parsed.seconds
     request = parsed.request
@@ -345,12 +337,11 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         rsp = fnv1.RunFunctionResponse()
         response.fatal(rsp, "request: not a valid RunFunctionRequest")
         out = rsp.SerializeToString(deterministic=True)
-        return Composed(
-            out, Call("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
+        return Answer(
+            out, CallRecord("unknown", "other", "fatal", 0, len(out)), time.perf_counter() - started
         )
     wire: dict[str, bytes] = {}
-    PASSES.last_reused = False
-    rsp, module, outcome = run_with_outcome(request, ttl, wire, parsed.raw, parsed.probe)
+    rsp, outcome, reused = _respond(request, parsed, ttl, wire)
     resources = len(rsp.desired.resources) + len(wire)
     out = serialize(rsp, wire)
     if len(out) > max_send * SIZE_WARNING_RATIO:  # ByteSize would serialize a second time
@@ -359,63 +350,8 @@ def compose_parsed(parsed: Parsed, max_send: int, ttl: PhaseTTL) -> Composed:
         resources = len(rsp.desired.resources)
         over = any(result.severity == fnv1.SEVERITY_FATAL for result in rsp.results)
         outcome = "fatal" if over else ("warning" if outcome == "ok" else outcome)
-    call = Call(module, kind_of(request), outcome, resources, len(out), PASSES.last_reused)
-    return Composed(out, call, time.perf_counter() - started)
-
-
-_DESIRED = 2  # RunFunctionResponse.desired
-
-
-def serialize(rsp: fnv1.RunFunctionResponse, wire: dict[str, bytes]) -> bytes:
-    """``rsp`` with the resources in ``wire`` (:func:`fnplatform.engine.runner.write`) added, as
-    ``SerializeToString(deterministic=True)`` would write the whole response: byte for byte.
-
-    Deterministic serialization writes fields in number order and map entries sorted by key.
-    So ``rsp`` is serialized without resources, and ``desired`` (field 2; only ``meta``,
-    field 1, comes before it) is rewritten as its composite followed by every resource entry,
-    those already in the message (an earlier step's) and those in ``wire``, in the order
-    deterministic serialization sorts map keys (:func:`fnplatform.request.structs.map_order`).
-    Every top-level field of a response is length-delimited.
-    """
-    if not wire:
-        return rsp.SerializeToString(deterministic=True)
-    entries = dict(wire)
-    kept = rsp.desired.resources
-    for name in kept:
-        single = fnv1.State()
-        single.resources[name].CopyFrom(kept[name])
-        entries[name] = single.SerializeToString(deterministic=True)
-    rsp.desired.ClearField("resources")
-    body = rsp.SerializeToString(deterministic=True)
-    cut = end = len(body)
-    state = b""
-    at = 0
-    while at < len(body):
-        tag, start = _varint_at(body, at)
-        size, start = _varint_at(body, start)
-        if tag >> 3 >= _DESIRED:
-            cut = end = at
-            if tag >> 3 == _DESIRED:
-                state = body[start : start + size]
-                end = start + size
-            break
-        at = start + size
-    state += b"".join(entries[name] for name in sorted(entries, key=map_order))
-    return b"".join(
-        (body[:cut], bytes((_DESIRED << 3 | 2,)), varint(len(state)), state, body[end:])
-    )
-
-
-def _varint_at(data: bytes, at: int) -> tuple[int, int]:
-    """The varint starting at ``data[at]`` and the position after it."""
-    value = shift = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
+    record = CallRecord(parsed.module, kind_of(request), outcome, resources, len(out), reused)
+    return Answer(out, record, time.perf_counter() - started)
 
 
 def limit_size(

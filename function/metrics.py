@@ -22,8 +22,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from function.answer import CallRecord
 from function.cache import ResponseCache
-from function.dispatch import Call
 
 PREFIX = "function_platform"
 COMPOSE_SECONDS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -101,33 +101,33 @@ class Metrics:
         self._children: dict[tuple[str, str, str], Counter] = {}
         self._per_module: dict[str, tuple[Histogram, Histogram, Histogram]] = {}
 
-    def answered(self, call: Call) -> None:
+    def answered(self, record: CallRecord) -> None:
         """Count one answered call (composed or from the cache)."""
-        labels = (call.module, call.kind, call.outcome)
+        labels = (record.module, record.kind, record.outcome)
         child = self._children.get(labels)
         if child is None:
             child = self._children.setdefault(labels, self.requests.labels(*labels))
         child.inc()
 
-    def composed(self, call: Call, seconds: float) -> None:
+    def composed(self, record: CallRecord, seconds: float) -> None:
         """Record a composed (not cached) answer: its duration, resources and size."""
-        self.answered(call)
-        children = self._per_module.get(call.module)
+        self.answered(record)
+        children = self._per_module.get(record.module)
         if children is None:
             children = self._per_module.setdefault(
-                call.module,
+                record.module,
                 (
-                    self.compose_seconds.labels(call.module),
-                    self.desired_resources.labels(call.module),
-                    self.response_ratio.labels(call.module),
+                    self.compose_seconds.labels(record.module),
+                    self.desired_resources.labels(record.module),
+                    self.response_ratio.labels(record.module),
                 ),
             )
         duration, resources, ratio = children
-        if call.reused:
-            self.reused.labels(call.module).inc()
+        if record.reused:
+            self.reused.labels(record.module).inc()
         duration.observe(seconds)
-        resources.observe(call.resources)
-        ratio.observe(call.size / self.max_send)
+        resources.observe(record.resources)
+        ratio.observe(record.size / self.max_send)
 
 
 class _StateCollector(Collector):

@@ -27,8 +27,9 @@ from crossplane.function.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from fnplatform.api.step_input import PhaseTTL
 from grpc_reflection.v1alpha import reflection
 
+from function.answer import Answer
 from function.cache import ResponseCache, budget
-from function.dispatch import Composed, compose_bytes, compose_parsed, parse_request
+from function.dispatch import compose_bytes, compose_parsed, parse_request
 from function.metrics import Metrics, Workers, serve_metrics
 from function.requestlog import logged
 
@@ -85,8 +86,9 @@ INLINE_MAX_BYTES = 6 * 1024
 #: loop too: a reused pass of a composite this size (some 50 node pools, every resource
 #: observed) costs a few milliseconds, and the hand-over to a thread cost a reused
 #: 40-resource pass a sixth of its CPU time (bench/results.md, "Fourth round"). The question
-#: costs a parse, which the executor then goes on from, the digest and the pass's observed
-#: reads up to the first changed one (``function.dispatch.parse_request``).
+#: costs opening the call, which the executor then goes on from: a parse, the step input and
+#: the composite decoded and checked (the costly parts remembered by content), the digest and
+#: the pass's observed reads up to the first changed one (``function.dispatch.parse_request``).
 INLINE_REUSE_MAX_BYTES = 160 * 1024
 
 
@@ -136,29 +138,28 @@ class Handler:
     async def _answer(self, request: bytes) -> bytes:
         lookup = self.cache.lookup(request) if self.cache is not None else None
         if lookup is not None and lookup.response is not None:
-            if self.metrics is not None and lookup.call is not None:  # stored by _answer
-                self.metrics.answered(lookup.call)
+            if self.metrics is not None and lookup.record is not None:  # stored by _answer
+                self.metrics.answered(lookup.record)
             return lookup.response
-        composed: Composed | None = None
         if len(request) <= self.inline_max:
-            composed = compose_bytes(request, self.max_send, self.ttl)
+            answer = compose_bytes(request, self.max_send, self.ttl)
         elif self.inline_max and len(request) <= INLINE_REUSE_MAX_BYTES:
             parsed = parse_request(request)  # thread mode: the executor goes on from it
-            if parsed.probe is not None and parsed.probe.reused:
-                composed = compose_parsed(parsed, self.max_send, self.ttl)
+            if parsed.reused:
+                answer = compose_parsed(parsed, self.max_send, self.ttl)
             else:
-                composed = await self._in_executor(compose_parsed, parsed)
+                answer = await self._in_executor(compose_parsed, parsed)
         else:
-            composed = await self._in_executor(compose_bytes, request)
+            answer = await self._in_executor(compose_bytes, request)
         if lookup is not None and self.cache is not None:
-            self.cache.store(lookup, composed.response, composed.call)
+            self.cache.store(lookup, answer.response, answer.record)
         if self.metrics is not None:
-            self.metrics.composed(composed.call, composed.seconds)
-        return composed.response
+            self.metrics.composed(answer.record, answer.seconds)
+        return answer.response
 
     async def _in_executor(
-        self, compose: Callable[[Any, int, PhaseTTL], Composed], request: Any
-    ) -> Composed:
+        self, compose: Callable[[Any, int, PhaseTTL], Answer], request: Any
+    ) -> Answer:
         """``compose(request, max_send, ttl)`` in the executor, counted as a busy worker."""
         loop = asyncio.get_running_loop()
         self.workers.busy += 1

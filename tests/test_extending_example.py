@@ -29,7 +29,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 import fnplatform.clouds  # noqa: F401 - what the function loads at start
 from fnplatform.errors import CompositionError
 from fnplatform.api.step_input import Input
-from fnplatform.engine.runner import compose
+from fnplatform.engine.runner import Call, compose
 from fnplatform.request.structs import struct_to_dict
 from tests.support.harness import observed_ready, request, step_input
 
@@ -51,7 +51,8 @@ observed = {}
 for _ in range(3):
     req = request(composite, step_input("environment"), observed=observed)
     try:
-        rsp = compose(req, Input.model_validate(struct_to_dict(req.input)), module)
+        step = Input.model_validate(struct_to_dict(req.input))
+        rsp = compose(Call.of(req, step, module)).response
     except CompositionError as err:  # what dispatch turns into a fatal result
         passes.append({"desired": {}, "fatal": [str(err)], "status": {}})
         break

@@ -20,7 +20,7 @@ import fnplatform
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.step_input import PhaseTTL
-from fnplatform.engine.reuse import PASSES, Composed, RecordedReads, answers_same, digest_of
+from fnplatform.engine.reuse import PASSES, RecordedReads, SettledResource, answers_same, digest_of
 from fnplatform.observation.resources import ObservedResources
 from fnplatform.request.structs import encode_entry
 
@@ -64,8 +64,8 @@ def _request(case: ModuleCase, composite: Body, observed: dict[str, Body]) -> by
 
 def _answer(payload: bytes) -> tuple[bytes, bool]:
     """The response to ``payload`` and whether its pass was reused."""
-    composed = compose_bytes(payload, MAX_SEND, TTL)
-    return composed.response, composed.call.reused
+    answer = compose_bytes(payload, MAX_SEND, TTL)
+    return answer.response, answer.record.reused
 
 
 def _from_nothing(payload: bytes) -> bytes:
@@ -217,9 +217,9 @@ def test_the_digest_leaves_out_only_what_no_pass_reads() -> None:
 )
 def test_an_entrys_readiness_is_its_last_byte(body: Body) -> None:
     true_entry = encode_entry("some-name", body, fnv1.READY_TRUE)
-    composed = Composed("some-name", true_entry, None, False)
-    assert composed.entry_with(fnv1.READY_TRUE) == true_entry
-    assert composed.entry_with(fnv1.READY_FALSE) == encode_entry(
+    resource = SettledResource("some-name", true_entry, None, False)
+    assert resource.entry_with(fnv1.READY_TRUE) == true_entry
+    assert resource.entry_with(fnv1.READY_FALSE) == encode_entry(
         "some-name", body, fnv1.READY_FALSE
     )
 

@@ -24,7 +24,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
-from fnplatform.engine.runner import compose
+from fnplatform.engine.runner import Call, compose
 from fnplatform.errors import CompositionError
 from fnplatform.library.capability import PerCloud
 from fnplatform.merge import deep_merge
@@ -137,7 +137,7 @@ def compose_once(
     raw = step_input("environment", settings=dict(SETTINGS if settings is None else settings))
     req = request(composite, raw, observed=observed)
     try:
-        rsp = compose(req, Input.model_validate(raw), module(ask))
+        rsp = compose(Call.of(req, Input.model_validate(raw), module(ask))).response
     except CompositionError as err:  # what function.dispatch turns into a fatal result
         return Outcome({}, [str(err)], {}, {}, None)
     return Outcome(

@@ -18,7 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.layering import Layer, merge_layers
 from fnplatform.api.step_input import Input
 from fnplatform.composition import Composition
-from fnplatform.engine.runner import compose
+from fnplatform.engine.runner import Call, compose
 from fnplatform.errors import InputError, NotYet, SpecError
 from fnplatform.holds import Hold, Wait
 from fnplatform.kinds import Readiness, register
@@ -723,9 +723,9 @@ def test_not_yet(observed: tuple[str, ...], emitted: tuple[str, ...], fatal: boo
     step = Input.model_validate(step_input("cluster"))
     if fatal:
         with pytest.raises(InputError, match="would remove a"):
-            compose(req, step, _not_yet_after(emitted))
+            compose(Call.of(req, step, _not_yet_after(emitted)))
         return
-    rsp = compose(req, step, _not_yet_after(emitted))
+    rsp = compose(Call.of(req, step, _not_yet_after(emitted))).response
     assert sorted(rsp.desired.resources) == sorted(emitted)
     status = struct_to_dict(rsp.desired.composite.resource)["status"]
     assert status == {"endpoint": "https://kept", "phase": "Pending"}

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import threading
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,8 +148,9 @@ PENDING, NOT_YET, DONE = "pending", "not yet", "done"
 
 
 @dataclass
-class Composed:
-    """One desired resource as the response writes it, and how its readiness is derived."""
+class SettledResource:
+    """One desired resource of a settled pass as the response writes it (what the pass memo
+    keeps of it), and how its readiness is derived."""
 
     name: str
     entry: bytes  # its ``State.resources`` entry with ``ready: READY_TRUE``
@@ -177,7 +177,7 @@ class Settled:
 
     outcome: str  # PENDING, NOT_YET or DONE
     requirements: list[Requirement] = field(default_factory=list)
-    resources: list[Composed] = field(default_factory=list)
+    resources: list[SettledResource] = field(default_factory=list)
     notes: Notes = field(default_factory=Notes)
     error: CompositionError | None = None
 
@@ -258,17 +258,6 @@ class PassMemo(SizedMemo[bytes, Entry]):
     def __init__(self, limit_bytes: int) -> None:
         super().__init__(limit_bytes)
         self.verify = os.environ.get("FNPLATFORM_VERIFY_REUSE") == "1"
-        self._thread = threading.local()
-
-    @property
-    def last_reused(self) -> bool:
-        """Whether this thread's latest :meth:`settle` reused a pass (for the call's metrics:
-        composing runs on a worker thread or process, which reports it with the answer)."""
-        return bool(getattr(self._thread, "reused", False))
-
-    @last_reused.setter
-    def last_reused(self, value: bool) -> None:
-        self._thread.reused = value
 
     def probe(
         self, composer: Hashable | None, request: fnv1.RunFunctionRequest, raw: bytes | None = None
@@ -297,7 +286,6 @@ class PassMemo(SizedMemo[bytes, Entry]):
         if probe.entry is not None and probe.entry[0] is composer:
             if self.verify:
                 check_same(probe.entry[2], compose(probe.observed))
-            self.last_reused = True
             return probe.entry[2]
         if probe.digest is None:
             return compose(probe.observed)
@@ -305,7 +293,8 @@ class PassMemo(SizedMemo[bytes, Entry]):
         settled = compose(reads)
         if not reads.unhashable:
             resources = [
-                Composed(r.name, r.entry, r.explicit, r.exists_is_ready) for r in settled.resources
+                SettledResource(r.name, r.entry, r.explicit, r.exists_is_ready)
+                for r in settled.resources
             ]  # the bodies are not kept
             kept = Settled(
                 settled.outcome, settled.requirements, resources, settled.notes, settled.error

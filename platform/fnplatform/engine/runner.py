@@ -6,6 +6,7 @@ earlier pipeline steps produced is never dropped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from crossplane.function import response
@@ -23,7 +24,15 @@ from fnplatform.engine.environment_configs import (
     requirements_of,
     selections,
 )
-from fnplatform.engine.reuse import DONE, NOT_YET, PASSES, PENDING, Composed, Probe, Settled
+from fnplatform.engine.reuse import (
+    DONE,
+    NOT_YET,
+    PASSES,
+    PENDING,
+    Probe,
+    Settled,
+    SettledResource,
+)
 from fnplatform.errors import CompositionError, InputError, NotYet, Pending
 from fnplatform.holds import WAITING, waiting_summary
 from fnplatform.importing import check_import_names
@@ -36,32 +45,73 @@ from fnplatform.rules.guard import announce_removals
 from fnplatform.rules.inside_imported import leave_imported_alone
 from fnplatform.rules.readiness import exists_is_ready, ready_now
 
-COMPOSED = "Composed"
+COMPOSED_CONDITION = "Composed"
 CAPABILITY_GAPS = "CapabilitiesAvailable"
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One RunFunction call as the runner composes it, built once by its caller
+    (``function.dispatch``) and read by nothing but :func:`compose`.
+
+    ``composite`` is the composite as the composer reads it (``function.dispatch`` leaves out
+    the spec fields its API does not define); ``probe`` is what
+    :meth:`fnplatform.engine.reuse.PassMemo.probe` learned of the request: whether a pass is
+    reused is known before composing, so the server can choose where to compose.
+    """
+
+    request: fnv1.RunFunctionRequest
+    step: Input
+    composer: Composer
+    composite: dict[str, Any]
+    probe: Probe
+
+    @classmethod
+    def of(
+        cls,
+        request: fnv1.RunFunctionRequest,
+        step: Input,
+        composer: Composer,
+        *,
+        raw: bytes | None = None,
+        composite: dict[str, Any] | None = None,
+    ) -> Call:
+        """The call composing ``request`` with ``composer``, probed for a pass to reuse.
+
+        ``raw``: the bytes ``request`` was parsed from, when there are any (cheap byte searches
+        then stand in for protobuf walks, :func:`fnplatform.observation.resources.none_false`);
+        ``composite`` defaults to the request's own.
+        """
+        if composite is None:
+            composite = struct_to_dict(request.observed.composite.resource)
+        return cls(request, step, composer, composite, PASSES.probe(composer, request, raw))
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What :func:`compose` answers a :class:`Call`: the response, and whether its pass was
+    reused rather than composed (every observed field it read was unchanged)."""
+
+    response: fnv1.RunFunctionResponse
+    reused: bool = False
+
+
 def compose(
-    request: fnv1.RunFunctionRequest,
-    step: Input,
-    composer: Composer,
+    call: Call,
     ttl: PhaseTTL = PhaseTTL(),  # noqa: B008 - frozen, shared safely
     wire: dict[str, bytes] | None = None,
-    *,
-    raw: bytes | None = None,
-    probe: Probe | None = None,
-) -> fnv1.RunFunctionResponse:
-    """Run ``composer`` for ``request``; CompositionErrors propagate for the caller to report.
+) -> Reply:
+    """Run ``call``'s composer for its request; CompositionErrors propagate for the caller to
+    report.
 
     The response's TTL follows the phase (:func:`set_ttl`): short while anything waits.
     With ``wire``, the composed resources go there as wire bytes instead of into the
-    response (see :func:`write`). ``raw``, the bytes ``request`` was parsed from, lets cheap
-    byte searches stand in for protobuf walks (:func:`fnplatform.observation.resources.none_false`).
-    ``probe``: what :meth:`fnplatform.engine.reuse.PassMemo.probe` learned of the request before
-    anything changed it (``function.dispatch``); else the request is probed here.
+    response (see :func:`write`).
     """
+    request, step = call.request, call.step
     rsp = response.to(request)
     set_ttl(rsp, step.ttl_for(False, ttl))
-    composite = struct_to_dict(request.observed.composite.resource)
+    composite = call.composite
     selected = selections(step, composite)
     environment_requirements = requirements_of(selected)
     declare(rsp, environment_requirements)
@@ -72,29 +122,29 @@ def compose(
         context.get(CONTEXT_KEY) or {},
     )
     if env.pending:
-        return rsp
+        return Reply(rsp)
     if step.environment:
         # What ``rsp.context.update({CONTEXT_KEY: env.data})`` does (clear, then fill the
         # Struct), through the Struct encoder: ``Struct.update`` sets every field in Python.
         fill_struct(rsp.context.fields[CONTEXT_KEY].struct_value, env.data)
-    if probe is None:
-        probe = PASSES.probe(composer, request, raw)
+    composer, probe = call.composer, call.probe
     settled = PASSES.settle(
         composer,
         probe,
         lambda read: settle(Composition(request, step, env.data, composite, read), composer),
     )
+    reply = Reply(rsp, probe.reused)
     if settled.error is not None:
         raise settled.error.with_traceback(None)
     declare(rsp, settled.requirements)
     if settled.outcome == PENDING:
-        return rsp
+        return reply
     every_ready = write(settled, probe.observed, rsp, wire)
     if settled.outcome == NOT_YET:
         # "Not yet" is not ready, even when nothing is composed (Crossplane would otherwise
         # derive Ready from an empty set of composed resources).
         rsp.desired.composite.ready = fnv1.READY_FALSE
-        return rsp
+        return reply
     held = settled.notes.held
     if held and every_ready:
         # Crossplane derives Ready from the resources it was given: every composed one Ready
@@ -104,7 +154,7 @@ def compose(
         rsp.desired.composite.ready = fnv1.READY_FALSE
     if not held and every_ready:  # settled: everything composed and Ready
         set_ttl(rsp, step.ttl_for(True, ttl))
-    return rsp
+    return reply
 
 
 def settle(comp: Composition, composer: Composer) -> Settled:
@@ -121,19 +171,19 @@ def settle(comp: Composition, composer: Composer) -> Settled:
             return Settled(PENDING, comp.requirements)
         except NotYet as not_yet:
             stop_here(comp, not_yet)
-            return Settled(NOT_YET, comp.requirements, composed(comp), comp.notes)
+            return Settled(NOT_YET, comp.requirements, settled_resources(comp), comp.notes)
         # Only a composer that ran to the end has named every resource an import may mean.
         check_import_names(comp.import_spec, [*comp.desired, *comp.notes.held])
         finish(comp)
     except CompositionError as err:
         return Settled(DONE, error=err)
-    return Settled(DONE, comp.requirements, composed(comp), comp.notes)
+    return Settled(DONE, comp.requirements, settled_resources(comp), comp.notes)
 
 
-def composed(comp: Composition) -> list[Composed]:
+def settled_resources(comp: Composition) -> list[SettledResource]:
     """The desired resources of ``comp`` as the response writes them."""
     return [
-        Composed(
+        SettledResource(
             name,
             resource_entry(name, emitted.body, fnv1.READY_TRUE),
             emitted.ready,
@@ -179,12 +229,12 @@ def finish(comp: Composition, not_yet: NotYet | None = None) -> None:
     report_unsynced(comp)
     if not_yet is not None:
         comp.condition(not_yet.condition, False, not_yet.reason, not_yet.message)
-        if not_yet.condition != COMPOSED:
-            comp.condition(COMPOSED, False, not_yet.reason, not_yet.message)
+        if not_yet.condition != COMPOSED_CONDITION:
+            comp.condition(COMPOSED_CONDITION, False, not_yet.reason, not_yet.message)
     elif comp.notes.held:
-        comp.condition(COMPOSED, False, WAITING, waiting_summary(comp.notes.held))
+        comp.condition(COMPOSED_CONDITION, False, WAITING, waiting_summary(comp.notes.held))
     else:
-        comp.condition(COMPOSED, True, "AllResourcesComposed")
+        comp.condition(COMPOSED_CONDITION, True, "AllResourcesComposed")
     if comp.notes.gaps:
         comp.condition(
             CAPABILITY_GAPS,
@@ -232,7 +282,7 @@ def write(
 
     With ``wire``, each composed resource goes there instead, by name, as the bytes of its
     ``State.resources`` entry, for the caller to put into the serialized response
-    (``function.dispatch.serialize``): a resource parsed into the response message would
+    (``function.wire.serialize``): a resource parsed into the response message would
     only be walked again to serialize it, which was a fifth of a large composition's time
     (bench/results.md). A resource an earlier pipeline step already put into the response is
     updated there, keeping what else it carries.

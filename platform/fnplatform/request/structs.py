@@ -190,17 +190,6 @@ _MEMO_MAX = 8192
 _SHORT = 64
 
 
-def varint(number: int) -> bytes:
-    """``number`` (not negative) as a protobuf varint: the wire encoding the response writer
-    (function.dispatch) and the cache key (function.cache) build by hand."""
-    out = bytearray()
-    while number >= 0x80:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
 def _prefix(table: list[bytes], length: int) -> bytes:
     if length < 128:
         return table[length]
@@ -246,16 +235,6 @@ def encode_struct(value: dict[str, Any]) -> bytes:
         append(head)
         append(encoded)
     return b"".join(parts)
-
-
-def map_order(key: str) -> bytes:
-    """Sort key of a map entry in protobuf's (upb's) deterministic serialization.
-
-    upb compares the keys' UTF-8 bytes over their common length, and when one key is a prefix
-    of the other puts the longer one first (``namespace`` before ``name``). A byte 0xFF, which
-    UTF-8 never contains, after each key gives that order.
-    """
-    return key.encode() + b"\xff"
 
 
 def _encode_list(items: list[Any] | tuple[Any, ...]) -> bytes:
