@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.layering import Layer, merge_layers
+from fnplatform.cloud import cloud_profile
 from fnplatform.composition import Composition
 from fnplatform.engine.requirements import claim_requirement
 from fnplatform.engine.runner import compose
@@ -30,7 +31,7 @@ from fnplatform.naming import dns_label
 from fnplatform.observation.readiness import is_ready
 from fnplatform.rules.dependencies import add_usages, hold_unmet, needed_pairs
 from fnplatform.rules.guard import dropped_stateful
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import KUBERNETES, render_tags
 
 from tests.support.harness import request, step_input
 
@@ -103,13 +104,13 @@ def test_long_names_stay_distinct() -> None:
 @pytest.mark.parametrize(
     ("style", "tags", "expected"),
     [
-        (TagStyle.AWS, {"costCenter": "CC-1"}, {"costCenter": "CC-1"}),
-        (TagStyle.AWS, {"k" * 200: "v" * 300}, {"k" * 128: "v" * 256}),
-        (TagStyle.GCP, {"costCenter": "CC 1"}, {"costcenter": "cc_1"}),
-        (TagStyle.GCP, {"crossplane.io/claim": "a.b"}, {"crossplane_io_claim": "a_b"}),
-        (TagStyle.GCP, {"1bad": "x"}, {}),
-        (TagStyle.AZURE, {"a<b>c": "v"}, {"a_b_c": "v"}),
-        (TagStyle.KUBERNETES, {"k": "a b/c"}, {"k": "a_b_c"}),
+        ("aws", {"costCenter": "CC-1"}, {"costCenter": "CC-1"}),
+        ("aws", {"k" * 200: "v" * 300}, {"k" * 128: "v" * 256}),
+        ("gcp", {"costCenter": "CC 1"}, {"costcenter": "cc_1"}),
+        ("gcp", {"crossplane.io/claim": "a.b"}, {"crossplane_io_claim": "a_b"}),
+        ("gcp", {"1bad": "x"}, {}),
+        ("azure", {"a<b>c": "v"}, {"a_b_c": "v"}),
+        ("kubernetes", {"k": "a b/c"}, {"k": "a_b_c"}),
     ],
     ids=[
         "aws",
@@ -121,8 +122,10 @@ def test_long_names_stay_distinct() -> None:
         "kubernetes-value",
     ],
 )
-def test_render_tags(style: TagStyle, tags: dict[str, str], expected: dict[str, str]) -> None:
-    assert render_tags(style, tags) == expected
+def test_render_tags(style: str, tags: dict[str, str], expected: dict[str, str]) -> None:
+    # each cloud's style is the one its profile declares (clouds/<cloud>/tags.py)
+    chosen = KUBERNETES if style == KUBERNETES.name else cloud_profile(style).tag_style
+    assert render_tags(chosen, tags) == expected
 
 
 def test_tag_layers_platform_then_environment_then_user() -> None:

@@ -426,6 +426,25 @@ class BucketSpec:
                 )
 
 
+class BucketPart(StrEnum):
+    """What a bucket does that a composer vouches for (a compliance condition): each cloud says
+    which of the resources its bucket builder emits do it (``values.bucket_parts``)."""
+
+    #: encryption with the spec's key, besides the bucket itself and the key's own resources
+    ENCRYPTION = "encryption"
+    NEVER_PUBLIC = "never-public"
+    #: a minimum TLS version in transit (none where the cloud cannot: a gap)
+    TLS = "tls"
+    VERSIONING = "versioning"
+    LIFECYCLE = "lifecycle"
+    LOCK = "lock"
+    ACCESS_LOGGING = "access-logging"
+    #: the copy kept by the storage service itself (BucketSpec.geo_replica_region)
+    GEO_REPLICATION = "geo-replication"
+    #: the replication to another bucket (BucketSpec.replicate_to), besides that bucket
+    REPLICATION = "replication"
+
+
 @dataclass(frozen=True)
 class IngressRule:
     """Traffic admitted from one source range to a port range over one protocol."""

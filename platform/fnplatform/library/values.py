@@ -9,10 +9,11 @@ which, and a test holds every cloud to it.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from fnplatform.library.capability import Flag, Value
 from fnplatform.library.specs import (
+    BucketPart,
     BucketReader,
     CdnCustomDomain,
     CdnSpec,
@@ -27,6 +28,15 @@ from fnplatform.library.specs import (
 Labels = dict[str, str]
 #: A Helm chart's values, or a ProviderConfig's ``identity`` block.
 Document = dict[str, Any]
+
+
+class ExternalClusterSetting(NamedTuple):
+    """Where the platform names a cluster it runs outside this composite
+    (:class:`~fnplatform.library.specs.ExternalCluster`): the settings key of its name as the
+    cloud trusts its tokens through, and of its region where the cloud needs one."""
+
+    name_key: str
+    region_key: str | None = None
 
 
 class BucketAddress(TypedDict):
@@ -68,6 +78,14 @@ running_version = Value[[str], str | None](
     "The Kubernetes version the cloud reports for the running cluster.",
     home="cluster",
 )
+#: The cluster composite's plane (its ``planeId`` label) names the scope the cluster goes in
+#: (the GCP project, the Azure resource group); a cloud without the flag scopes clusters by
+#: its provider's credentials (the AWS account).
+cluster_scope_from_plane = Flag(
+    "cluster_scope_from_plane",
+    "The cluster composite's plane id names its scope (project, resource group).",
+    home="cluster",
+)
 autoscaler_values = Value[[str, ClusterSpec], Document](
     "autoscaler_values",
     "cluster-autoscaler values, on clouds whose pools do not resize themselves.",
@@ -76,9 +94,6 @@ autoscaler_values = Value[[str, ClusterSpec], Document](
 
 # -- network and identity ------------------------------------------------------------------
 
-regions = Value[[], frozenset[str]](
-    "regions", "The cloud's regions (Azure: locations), by the names its APIs take.", home="network"
-)
 internal_load_balancer = Value[[], Labels](
     "internal_load_balancer",
     "Annotations that make a LoadBalancer Service internal.",
@@ -87,6 +102,12 @@ internal_load_balancer = Value[[], Labels](
 identity_annotations = Value[[str, WorkloadIdentitySpec], Labels](
     "identity_annotations",
     "ServiceAccount annotations binding it to its cloud identity.",
+    home="identity",
+)
+external_cluster_setting = Value[[], ExternalClusterSetting](
+    "external_cluster_setting",
+    "The setting naming a cluster this composite does not compose (ExternalCluster), as the "
+    "platform writes it.",
     home="identity",
 )
 identity_pod_labels = Value[[], Labels](
@@ -123,6 +144,19 @@ bucket_address = Value[[str, str | None], BucketAddress](
     "Name and (once known) id of composed bucket ``name`` (its BucketSpec.bucket_name).",
     home="bucket",
 )
+bucket_parts = Value[[str, BucketPart], tuple[str, ...]](
+    "bucket_parts",
+    "The composition names (``<prefix>*``: all of that prefix) of the resources of bucket "
+    "``name`` doing ``part``, as the bucket builder emits them.",
+    home="bucket",
+)
+#: Deleting the bucket deletes its objects with it, no ``force_destroy`` asked (an Azure
+#: storage account goes with its blobs); else a bucket is deleted only once empty.
+bucket_deleted_with_objects = Flag(
+    "bucket_deleted_with_objects",
+    "Deleting the bucket deletes the objects in it.",
+    home="bucket",
+)
 bucket_replication = Flag(
     "bucket_replication",
     "The cloud replicates a bucket to another region (BucketSpec.replicate_to).",
@@ -139,6 +173,9 @@ key_id = Value[[str, str | None, str | None], str | None](
     "The id of composed key ``name`` (its KeySpec.region and geo_replica_region), once known.",
     home="key",
 )
+#: Deleting the key resource deletes the key; a cloud without the flag can only destroy its
+#: versions (Cloud KMS keeps every CryptoKey), so a composer keeps the key on delete.
+key_deletable = Flag("key_deletable", "Deleting the key resource deletes the key.", home="key")
 queue_name = Value[..., str](
     "queue_name", "The queue's cloud name from its parts, exactly.", home="queue"
 )
@@ -192,6 +229,12 @@ cdn_custom_domains = Value[[str, CdnSpec], tuple[CdnCustomDomain, ...]](
 ingress_rules_id = Value[[str], str | None](
     "ingress_rules_id",
     "The id of the security group/NSG/firewall of rules ``name``.",
+    home="ingress",
+)
+ingress_rules_parts = Value[[str], tuple[str, ...]](
+    "ingress_rules_parts",
+    "The composition names (``<prefix>*``: all of that prefix) of the resources of rules "
+    "``name``, as the ingress builder emits them.",
     home="ingress",
 )
 failover_address = Value[[str, FailoverDnsSpec], str | None](

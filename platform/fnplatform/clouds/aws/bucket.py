@@ -48,7 +48,7 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketReader, BucketReplica, BucketSpec, NameRule
+from fnplatform.library.specs import BucketPart, BucketReader, BucketReplica, BucketSpec, NameRule
 from fnplatform.naming import dns_label
 
 #: S3 general purpose bucket names: 3-63 of lowercase letters, digits, '.', '-', starting and
@@ -450,3 +450,23 @@ def _replication_permissions(
             },
         ]
     )
+
+
+@values.bucket_parts.on("aws")
+def bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the bucket's SSE-KMS configuration; the public access block and ownership (no ACLs); the
+    bucket policy (``aws:SecureTransport``, ``s3:TlsVersion``); versioning, lifecycle rules, the
+    object lock; the logging configuration and the log bucket with its settings; the replication
+    role and configuration (the replica bucket is the composer's)."""
+    return {
+        BucketPart.ENCRYPTION: (f"{name}-encryption",),
+        BucketPart.NEVER_PUBLIC: (name, f"{name}-public-access-block", f"{name}-ownership"),
+        BucketPart.TLS: (f"{name}-policy",),
+        BucketPart.VERSIONING: (f"{name}-versioning",),
+        BucketPart.LIFECYCLE: (f"{name}-lifecycle",),
+        BucketPart.LOCK: (name, f"{name}-lock"),
+        BucketPart.ACCESS_LOGGING: (f"{name}-logging", f"{name}-logs", f"{name}-logs-*"),
+        BucketPart.GEO_REPLICATION: (),
+        BucketPart.REPLICATION: (f"{name}-replication", f"{name}-replication-*"),
+    }[part]

@@ -27,6 +27,7 @@ from fnplatform.library.specs import (
     IdentityZone,
     WorkloadIdentitySpec,
 )
+from fnplatform.library.values import ExternalClusterSetting
 
 
 @add_workload_identity.on("aws")
@@ -200,3 +201,10 @@ def identity_annotations(
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """None: the Pod Identity webhook injects credentials into every pod of an associated SA."""
     return {}
+
+
+@values.external_cluster_setting.on("aws")
+def external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the EKS cluster's name (Pod Identity associations
+    name it) and its region."""
+    return ExternalClusterSetting("eksClusterName", "eksRegion")

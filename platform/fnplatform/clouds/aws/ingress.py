@@ -58,3 +58,9 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The security group id once AWS assigned it."""
     return comp.observed_string(name, "status.atProvider.id")
+
+
+@values.ingress_rules_parts.on("aws")
+def ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: the security group and its rules."""
+    return (name, f"{name}-*")

@@ -123,3 +123,7 @@ def key_id(
 ) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
     return comp.observed_string(name, "status.atProvider.arn")
+
+
+#: Deleting the key resource deletes the key (after the cloud's waiting period).
+values.key_deletable.on("aws")

@@ -26,7 +26,6 @@ from fnplatform.clouds.aws.kinds import (
     SUBNET,
     VPC,
 )
-from fnplatform.clouds.aws.regions import REGIONS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.library import values
@@ -246,12 +245,6 @@ def _private_zone(
         uses=(nat,),
     )
     _associate(comp, subnet, table, region)
-
-
-@values.regions.on("aws")
-def regions(comp: Composition) -> frozenset[str]:
-    """AWS's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
 
 
 @values.internal_load_balancer.on("aws")

@@ -11,15 +11,15 @@ import json
 from typing import Any
 
 from fnplatform.clouds.aws.common import partition
+from fnplatform.clouds.aws.tags import AWS_TAGS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.kinds import register
 from fnplatform.library import values
 from fnplatform.library.calls import add_queue
 from fnplatform.library.specs import QueueSpec
-from fnplatform.tagging import TagStyle
 
-SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=TagStyle.AWS, stateful=True)
+SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=AWS_TAGS, stateful=True)
 SQS_NAME_MAX = 80  # SQS queue names: 1-80 letters, digits, hyphens and underscores
 
 

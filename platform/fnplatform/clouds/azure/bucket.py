@@ -45,7 +45,7 @@ from fnplatform.holds import Wait
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketSpec, NameRule
+from fnplatform.library.specs import BucketPart, BucketSpec, NameRule
 
 ACCOUNT_NAME_RULE = NameRule(
     pattern=r"[a-z0-9]+",
@@ -312,3 +312,27 @@ def _access_logs(comp: Composition, name: str, group: str, location: str) -> Non
         ),
         uses=(name, workspace),
     )
+
+
+#: The bucket is a storage account: deleting it deletes its blobs.
+values.bucket_deleted_with_objects.on("azure")
+
+
+@values.bucket_parts.on("azure")
+def bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the account's customer-managed key is the account itself; no public nesting and a
+    private container; the account's minimum TLS version; the immutability (WORM) policy
+    retains, so nothing expires and versions are kept; the diagnostic setting and its
+    workspace; the geo-redundant account keeps its own copy."""
+    return {
+        BucketPart.ENCRYPTION: (),
+        BucketPart.NEVER_PUBLIC: (name, f"{name}-container"),
+        BucketPart.TLS: (name,),
+        BucketPart.VERSIONING: (name, f"{name}-immutability"),
+        BucketPart.LIFECYCLE: (f"{name}-immutability",),
+        BucketPart.LOCK: (f"{name}-immutability",),
+        BucketPart.ACCESS_LOGGING: (f"{name}-logging", f"{name}-logs"),
+        BucketPart.GEO_REPLICATION: (name,),
+        BucketPart.REPLICATION: (),
+    }[part]

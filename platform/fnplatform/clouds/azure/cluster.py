@@ -67,6 +67,7 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
+from fnplatform.clouds.azure.tags import AZURE_TAGS
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.holds import READY, Wait
@@ -75,7 +76,6 @@ from fnplatform.library import values
 from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.rules.guard import refuse_replacement
-from fnplatform.tagging import TagStyle
 
 SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
@@ -282,7 +282,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "temporaryNameForRotation": f"{SYSTEM_POOL}tmp",
         "upgradeSettings": {"maxSurge": MAX_SURGE},
         "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
-        "tags": comp.tags_in(TagStyle.AZURE),
+        "tags": comp.tags_in(AZURE_TAGS),
     }
     if spec.version:
         pool["orchestratorVersion"] = spec.version
@@ -460,3 +460,7 @@ SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 DISK_TYPES = ("Ephemeral", "Managed")
 #: Availability zones as AKS names them.
 AVAILABILITY_ZONES = ("1", "2", "3")
+
+
+#: The cluster composite's plane id names the Azure resource group the cluster goes in.
+values.cluster_scope_from_plane.on("azure")

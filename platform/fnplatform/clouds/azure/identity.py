@@ -34,6 +34,7 @@ from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_workload_identity
 from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.values import ExternalClusterSetting
 
 DNS_ZONE_CONTRIBUTOR = "DNS Zone Contributor"
 BLOB_DATA_CONTRIBUTOR = "Storage Blob Data Contributor"
@@ -129,3 +130,10 @@ def identity_id(comp: Composition, name: str) -> str | None:
 def identity_binding(comp: Composition, name: str) -> str:
     """The federated credential that trusts the cluster's service-account tokens."""
     return f"{name}-federation"
+
+
+@values.external_cluster_setting.on("azure")
+def external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the AKS cluster's OIDC issuer URL (federated
+    credentials trust it)."""
+    return ExternalClusterSetting("aksOidcIssuerUrl")

@@ -106,3 +106,10 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
 def ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The NSG's resource id once it exists."""
     return comp.observed_string(name, "status.atProvider.id")
+
+
+@values.ingress_rules_parts.on("azure")
+def ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: the network security group, its rules and its
+    subnet association."""
+    return (name, f"{name}-*")

@@ -196,3 +196,7 @@ def key_id(
 ) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
     return comp.observed_string(name, "status.atProvider.versionlessId")
+
+
+#: Deleting the key resource deletes the key (after the cloud's waiting period).
+values.key_deletable.on("azure")

@@ -52,7 +52,6 @@ from fnplatform.clouds.azure.kinds import (
     SUBNET_NAT_GATEWAY_ASSOCIATION,
     VIRTUAL_NETWORK,
 )
-from fnplatform.clouds.azure.regions import REGIONS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.library import values
@@ -182,12 +181,6 @@ def _check_ranges(spec: NetworkSpec) -> None:
 def dns_service_ip(services_cidr: str) -> str:
     """The cluster DNS Service address: the conventional 10th address of the services range."""
     return str(ip_network(services_cidr)[10])
-
-
-@values.regions.on("azure")
-def regions(comp: Composition) -> frozenset[str]:
-    """Azure's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
 
 
 @values.internal_load_balancer.on("azure")

@@ -35,7 +35,7 @@ from fnplatform.gaps import Gap
 from fnplatform.library import values
 from fnplatform.library.calls import add_bucket
 from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
+from fnplatform.library.specs import BucketPart, BucketReader, BucketSpec, NameRule
 from fnplatform.naming import dns_label
 
 BUCKET_NAME_RULE = NameRule(
@@ -298,3 +298,22 @@ def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]
             }
         )
     return rules
+
+
+@values.bucket_parts.on("gcp")
+def bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the bucket's default KMS key, public access prevention, versioning, lifecycle rules
+    and locked retention policy are all on the bucket; no TLS minimum (a gap); the bucket's
+    logging and the log bucket; a dual-region bucket keeps its own copy."""
+    return {
+        BucketPart.ENCRYPTION: (),
+        BucketPart.NEVER_PUBLIC: (name,),
+        BucketPart.TLS: (),
+        BucketPart.VERSIONING: (name,),
+        BucketPart.LIFECYCLE: (name,),
+        BucketPart.LOCK: (name,),
+        BucketPart.ACCESS_LOGGING: (name, f"{name}-logs", f"{name}-logs-*"),
+        BucketPart.GEO_REPLICATION: (name,),
+        BucketPart.REPLICATION: (),
+    }[part]

@@ -20,6 +20,7 @@ from fnplatform.clouds.gcp.common import (
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
+from fnplatform.clouds.gcp.tags import GCP_LABELS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.importing import EXTERNAL_NAME
@@ -28,7 +29,6 @@ from fnplatform.library.calls import add_cluster, add_node_pool
 from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
 from fnplatform.rules.controls import Control, vouch
 from fnplatform.rules.guard import refuse_replacement
-from fnplatform.tagging import TagStyle
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
 #: recommends, and workloads use their own identities through workload identity.
@@ -282,7 +282,7 @@ def node_pool(
             "enableIntegrityMonitoring": True,
         },
         "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
-        "resourceLabels": comp.tags_in(TagStyle.GCP),
+        "resourceLabels": comp.tags_in(GCP_LABELS),
         # Stated either way: spot is fixed at creation (refused below once the pool exists).
         "spot": spec.spot,
     }
@@ -430,3 +430,7 @@ def _zones(comp: Composition, spec: NodePoolSpec) -> list[str]:
             "zones", f"{outside[0]!r} is not a zone of {comp.region} (such as {comp.region}-b)"
         )
     return sorted(spec.zones)
+
+
+#: The cluster composite's plane id names the GCP project the cluster goes in.
+values.cluster_scope_from_plane.on("gcp")

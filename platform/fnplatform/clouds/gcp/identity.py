@@ -19,6 +19,7 @@ from fnplatform.errors import SpecError
 from fnplatform.library import values
 from fnplatform.library.calls import add_workload_identity
 from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.values import ExternalClusterSetting
 
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 #: What a bucket-writer identity holds on each of its buckets, and nowhere else.
@@ -114,3 +115,10 @@ def identity_annotations(
 def identity_pod_labels(comp: Composition) -> dict[str, str]:
     """GKE workload identity needs no pod labels (the node's metadata server does the work)."""
     return {}
+
+
+@values.external_cluster_setting.on("gcp")
+def external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the GKE workload identity pool,
+    ``<project>.svc.id.goog``."""
+    return ExternalClusterSetting("gkeWorkloadPool")

@@ -51,3 +51,9 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
 def ingress_rules_id(comp: Composition, name: str) -> str:
     """GCP has no group object: the rules' common prefix names them."""
     return comp.resource_name(name)
+
+
+@values.ingress_rules_parts.on("gcp")
+def ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: one firewall per rule (nothing is named ``name`` itself)."""
+    return (f"{name}-*",)

@@ -8,7 +8,6 @@ from typing import Any
 
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
-from fnplatform.clouds.gcp.regions import REGIONS
 from fnplatform.composition import Composition
 from fnplatform.library import values
 from fnplatform.library.calls import add_network
@@ -124,12 +123,6 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
 
 
 INTERNAL_LB_ANNOTATION = "networking.gke.io/load-balancer-type"
-
-
-@values.regions.on("gcp")
-def regions(comp: Composition) -> frozenset[str]:
-    """Google Cloud's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
 
 
 @values.internal_load_balancer.on("gcp")

@@ -167,7 +167,7 @@ def _queue(comp: Composition, actor: Actor) -> None:
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
     """
     named = {"queue_name": "spec.actor"}
-    queue_name = values.queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
+    actor_queue = values.queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
     dlq = actor.settings.dlq
     dlq_name = values.queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
     dead_letter = values.queue_arn(comp, dlq_name) if dlq.enabled else None
@@ -193,7 +193,7 @@ def _queue(comp: Composition, actor: Actor) -> None:
         comp,
         QUEUE,
         QueueSpec(
-            queue_name=queue_name,
+            queue_name=actor_queue,
             visibility_timeout_seconds=attributes.visibilityTimeoutSeconds,
             message_retention_seconds=attributes.messageRetentionSeconds,
             receive_wait_time_seconds=attributes.receiveWaitTimeSeconds,

@@ -95,8 +95,9 @@ def compose(comp: Composition) -> None:
         cloud_field="metadata.labels.cloud",
         region=spec.forProvider.location,
         region_field="spec.forProvider.location",
-        # The plane names the GCP project or the Azure resource group the cluster goes in.
-        scope=labels.planeId if labels.cloud in ("gcp", "azure") else None,
+        # On clouds whose clusters are scoped by the plane (the GCP project, the Azure resource
+        # group), the plane id names the scope.
+        scope=labels.planeId if values.cluster_scope_from_plane(labels.cloud) else None,
         scope_field="metadata.labels.planeId",
     )
     comp.tag_with(params.tags, "spec.parameters.tags")

@@ -27,6 +27,7 @@ from fnplatform.library.calls import (
     add_resource_group,
 )
 from fnplatform.library.specs import (
+    BucketPart,
     BucketReplica,
     BucketSpec,
     FailoverDnsSpec,
@@ -53,89 +54,53 @@ KEY_ROTATION_DAYS = 365
 COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
 COMPLIANT = "Compliant"
 
-#: The controls ``Compliant`` lists (keys of :data:`IMPLEMENTED_BY`).
+#: The controls ``Compliant`` lists (keys of :func:`implemented_by`).
 INGRESS_ONLY, ENCRYPTION_AT_REST, NEVER_PUBLIC = "ingress", "encryption at rest", "never public"
 TLS_IN_TRANSIT, VERSIONED, LIFECYCLE, TAGS = "TLS in transit", "versioned", "lifecycle", "tags"
 LOCK, ACCESS_LOGGING, REPLICATED = "compliance lock", "access logging", "replicated"
 GEO_REPLICATED, DNS_FAILOVER, SECONDARY_SITE = "geo-replicated", "DNS failover", "secondary site"
 _KEY = (BUCKET, KEY, f"{KEY}-*")  # the bucket encrypted, the key and its parts (alias, grants)
 _FAILOVER = (FAILOVER, f"{FAILOVER}-*")
-#: By control and cloud, the composition names of the resources implementing it (``<prefix>*``:
-#: every resource of that prefix), as the capability builders emit them
-#: (``fnplatform/clouds/<cloud>/{bucket,key,ingress,failover}.py``): ``Compliant`` lists a
-#: control as in force only while each of them is Synced and Ready
-#: (:mod:`fnplatform.rules.controls`).
-IMPLEMENTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
-    # AWS: the security group and its rules; Azure: the NSG, its rules and the subnet
-    # association; GCP: a firewall per rule
-    INGRESS_ONLY: {
-        "aws": (INGRESS, f"{INGRESS}-*"),
-        "azure": (INGRESS, f"{INGRESS}-*"),
-        "gcp": (f"{INGRESS}-*",),
-    },
-    # AWS: the bucket's SSE-KMS configuration; Azure: the account's customer-managed key
-    # (vault, identity and its grant); GCP: the bucket's default KMS key, granted to storage
-    ENCRYPTION_AT_REST: {"aws": (*_KEY, f"{BUCKET}-encryption"), "azure": _KEY, "gcp": _KEY},
-    # AWS: public access block and ownership (no ACLs); Azure: no public nesting, private
-    # container; GCP: public access prevention on the bucket
-    NEVER_PUBLIC: {
-        "aws": (BUCKET, f"{BUCKET}-public-access-block", f"{BUCKET}-ownership"),
-        "azure": (BUCKET, f"{BUCKET}-container"),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the bucket policy (aws:SecureTransport, s3:TlsVersion); Azure: the account's
-    # minimum TLS version (GCP: a gap, never listed)
-    TLS_IN_TRANSIT: {"aws": (f"{BUCKET}-policy",), "azure": (BUCKET,)},
-    VERSIONED: {
-        "aws": (f"{BUCKET}-versioning",),
-        "azure": (BUCKET, f"{BUCKET}-immutability"),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the lifecycle rules; Azure: nothing expires, the immutability policy retains;
-    # GCP: the bucket's lifecycle rules and retention policy
-    LIFECYCLE: {
-        "aws": (f"{BUCKET}-lifecycle",),
-        "azure": (f"{BUCKET}-immutability",),
-        "gcp": (BUCKET,),
-    },
-    # every composed resource carries the tags once its provider has applied it
-    TAGS: {"aws": ("*",), "azure": ("*",), "gcp": ("*",)},
-    LOCK: {
-        "aws": (BUCKET, f"{BUCKET}-lock"),
-        "azure": (f"{BUCKET}-immutability",),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the logging configuration and the log bucket with its settings; Azure: the
-    # diagnostic setting and its workspace; GCP: the bucket's logging and the log bucket
-    ACCESS_LOGGING: {
-        "aws": (f"{BUCKET}-logging", f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
-        "azure": (f"{BUCKET}-logging", f"{BUCKET}-logs"),
-        "gcp": (BUCKET, f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
-    },
-    # AWS only: the replica bucket with its key and settings, and the replication
-    REPLICATED: {
-        "aws": (
+
+
+def implemented_by(comp: Composition) -> dict[str, tuple[str, ...]]:
+    """By control, the composition names of the resources implementing it on the placed cloud
+    (``<prefix>*``: every resource of that prefix), as the capability builders emit them: the
+    bucket's and the ingress rules' own parts each cloud names (``values.bucket_parts``,
+    ``values.ingress_rules_parts``), the key and failover with their parts. ``Compliant`` lists
+    a control as in force only while each of them is Synced and Ready
+    (:mod:`fnplatform.rules.controls`)."""
+
+    def bucket(part: BucketPart) -> tuple[str, ...]:
+        return values.bucket_parts(comp, BUCKET, part)
+
+    return {
+        INGRESS_ONLY: values.ingress_rules_parts(comp, INGRESS),
+        ENCRYPTION_AT_REST: (*_KEY, *bucket(BucketPart.ENCRYPTION)),
+        NEVER_PUBLIC: bucket(BucketPart.NEVER_PUBLIC),
+        TLS_IN_TRANSIT: bucket(BucketPart.TLS),
+        VERSIONED: bucket(BucketPart.VERSIONING),
+        LIFECYCLE: bucket(BucketPart.LIFECYCLE),
+        # every composed resource carries the tags once its provider has applied it
+        TAGS: ("*",),
+        LOCK: bucket(BucketPart.LOCK),
+        ACCESS_LOGGING: bucket(BucketPart.ACCESS_LOGGING),
+        # the replica bucket with its key and settings, and the replication
+        REPLICATED: (
             REPLICA,
             f"{REPLICA}-*",
             REPLICA_KEY,
             f"{REPLICA_KEY}-*",
-            f"{BUCKET}-replication",
-            f"{BUCKET}-replication-*",
-        )
-    },
-    # Azure's geo-redundant account, GCP's dual-region bucket
-    GEO_REPLICATED: {"azure": (BUCKET,), "gcp": (BUCKET,)},
-    DNS_FAILOVER: {"aws": _FAILOVER, "azure": _FAILOVER, "gcp": _FAILOVER},
-    SECONDARY_SITE: {
-        cloud: (
+            *bucket(BucketPart.REPLICATION),
+        ),
+        GEO_REPLICATED: bucket(BucketPart.GEO_REPLICATION),
+        DNS_FAILOVER: _FAILOVER,
+        SECONDARY_SITE: (
             SECONDARY_NETWORK,
             f"{SECONDARY_NETWORK}-*",
-            *((SECONDARY_INGRESS,) if cloud != "gcp" else ()),
-            f"{SECONDARY_INGRESS}-*",
-        )
-        for cloud in ("aws", "azure", "gcp")
-    },
-}
+            *values.ingress_rules_parts(comp, SECONDARY_INGRESS),
+        ),
+    }
 
 
 def compose(comp: Composition) -> None:
@@ -326,9 +291,9 @@ def _check_second_region(
 
 
 def _place(comp: Composition, spec: ContactCenterSpec) -> None:
-    """Cloud and region from the spec; account/project from the environment; on Azure the
-    resource group this endpoint composes for itself."""
-    if spec.cloud == "azure":
+    """Cloud and region from the spec; account/project from the environment; on a cloud with
+    resource groups (Azure) the one this endpoint composes for itself."""
+    if add_resource_group.provided_on(spec.cloud):  # the endpoint composes its own group
         scope, field = dns_label(comp.name, "contact-center"), "metadata.name"
     else:
         required = required_scope(comp.env, spec.cloud)
@@ -521,7 +486,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     for name in sorted(comp.desired):
         estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(_ESTATE_PREFIXES)
         key_only = name == KEY or name.startswith(f"{KEY}-")
-        if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
+        if estate and (storage.lock or (key_only and not values.key_deletable(comp.cloud))):
             comp.keep_on_delete(name)
             kept.append(name)
     buckets = ", ".join(
@@ -555,7 +520,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     )
     how = (
         "deletes the storage account with its recordings"
-        if spec.cloud == "azure"
+        if values.bucket_deleted_with_objects(spec.cloud)
         else "deletes the recordings bucket once it is empty: it is never emptied by force, so "
         "the deletion waits until you delete the recordings (objects still under the "
         "retention period cannot be deleted before it ends)"
@@ -638,16 +603,16 @@ def _controls(
     geo_copy: str | None,
 ) -> list[Control]:
     """The controls this endpoint's composition puts in place, in words an auditor reads, each
-    with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
+    with the resources implementing it on this cloud (:func:`implemented_by`).
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
     the composed resources can enforce, and :func:`fnplatform.rules.controls.assess` says which of
     them the providers have applied.
     """
-    cloud = str(comp.cloud)
+    resources = implemented_by(comp)
 
-    def control(name: str, implemented_by: str) -> Control:
-        return Control(name, IMPLEMENTED_BY[implemented_by].get(cloud, ()))
+    def control(name: str, key: str) -> Control:
+        return Control(name, resources[key])
 
     controls = [
         control(
