@@ -92,7 +92,7 @@ PROVIDER_OF_GROUP = {
 #: namespaced form composes its twin): options only unit tests reach, or later passes than a
 #: golden's (tests/test_configurations.py converges every module case in both forms and fails
 #: naming any kind composed beyond the goldens and this table). Each is emitted by the named
-#: capability's home file (its ``home``, fnplatform/library/calls.py) on a path only that
+#: capability's home file (its ``home``, fnplatform/library/<home>.py) on a path only that
 #: module takes.
 UNRENDERED: dict[str, tuple[tuple[str, str], ...]] = {
     "cluster": (

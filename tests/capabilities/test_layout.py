@@ -18,31 +18,55 @@ from typing import Any
 
 import fnplatform
 import fnplatform.clouds
+import fnplatform.library
 import pytest
 from fnplatform.cloud import CLOUDS as CLOUD_NAMES
 from fnplatform.cloud import cloud_profiles
-from fnplatform.library import calls, values
+from fnplatform.library.bucket import bucket_deleted_with_objects
 from fnplatform.library.capability import Capability, Flag, PerCloud, Value
+from fnplatform.library.cluster import autoscaler_values, cluster_scope_from_plane, running_version
+from fnplatform.library.database import global_private_network
+from fnplatform.library.failover import bucket_geo_replication, bucket_replication
+from fnplatform.library.key import key_deletable
 
 CLOUDS = sorted(m.name for m in pkgutil.iter_modules(fnplatform.clouds.__path__) if m.ispkg)
 #: Values some clouds answer on purpose, and why (all others: every cloud providing their
 #: capability answers them).
 OPTIONAL: dict[PerCloud[Any], str] = {
-    values.autoscaler_values: "only clouds whose node pools do not resize themselves",
-    values.running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
-    values.bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
-    values.bucket_geo_replication: "a flag: a cloud says a bucket keeps its own geo copy",
-    values.global_private_network: "a flag: a cloud whose one network serves every region",
-    values.cluster_scope_from_plane: "a flag: a cloud whose clusters the plane id scopes",
-    values.key_deletable: "a flag: a cloud that can delete a key (Cloud KMS cannot)",
-    values.bucket_deleted_with_objects: "a flag: a cloud whose bucket goes with its objects",
+    autoscaler_values: "only clouds whose node pools do not resize themselves",
+    running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
+    bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
+    bucket_geo_replication: "a flag: a cloud says a bucket keeps its own geo copy",
+    global_private_network: "a flag: a cloud whose one network serves every region",
+    cluster_scope_from_plane: "a flag: a cloud whose clusters the plane id scopes",
+    key_deletable: "a flag: a cloud that can delete a key (Cloud KMS cannot)",
+    bucket_deleted_with_objects: "a flag: a cloud whose bucket goes with its objects",
 }
 
 
-CALLS: list[Capability[Any]] = [v for v in vars(calls).values() if isinstance(v, Capability)]
-VALUES: list[Value[Any, Any] | Flag] = [
-    v for v in vars(values).values() if isinstance(v, Value | Flag)
+#: Every capability module of the library (``library/<home>.py``), and what each declares.
+LIBRARY = [
+    importlib.import_module(f"fnplatform.library.{m.name}")
+    for m in pkgutil.iter_modules(fnplatform.library.__path__)
 ]
+CALLS: list[Capability[Any]] = sorted(
+    {v for module in LIBRARY for v in vars(module).values() if isinstance(v, Capability)},
+    key=lambda c: c.name,
+)
+VALUES: list[Value[Any, Any] | Flag] = sorted(
+    {v for module in LIBRARY for v in vars(module).values() if isinstance(v, Value | Flag)},
+    key=lambda v: v.name,
+)
+
+
+@pytest.mark.parametrize("capability", [*CALLS, *VALUES], ids=lambda c: c.name)
+def test_each_capability_lives_in_the_library_module_of_its_home(
+    capability: PerCloud[Any],
+) -> None:
+    # one module per capability: its spec, call and values in library/<home>.py, the file
+    # every cloud implements it in (clouds/<cloud>/<home>.py)
+    holders = [m.__name__ for m in LIBRARY if any(v is capability for v in vars(m).values())]
+    assert holders == [f"fnplatform.library.{capability.home}"], (capability.name, holders)
 
 
 def test_the_clouds_are_discovered() -> None:

@@ -45,10 +45,19 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketPart, BucketReader, BucketReplica, BucketSpec, NameRule
+from fnplatform.library.bucket import (
+    BucketAddress,
+    BucketPart,
+    BucketReader,
+    BucketReplica,
+    BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_name_from,
+    bucket_name_rule,
+    bucket_parts,
+)
+from fnplatform.library.rules import NameRule, check_name
 from fnplatform.naming import dns_label
 
 #: S3 general purpose bucket names: 3-63 of lowercase letters, digits, '.', '-', starting and
@@ -67,14 +76,14 @@ ABORT_MULTIPART_DAYS = 7
 ACCESS_LOG_DAYS = 365
 
 
-@values.bucket_name_rule.on("aws")
-def bucket_name_rule(comp: Composition) -> NameRule:
+@bucket_name_rule.on("aws")
+def aws_bucket_name_rule(comp: Composition) -> NameRule:
     """What S3 accepts as a bucket name."""
     return BUCKET_NAME_RULE
 
 
-@values.bucket_name_from.on("aws")
-def bucket_name_from(comp: Composition, wanted: str) -> str:
+@bucket_name_from.on("aws")
+def aws_bucket_name_from(comp: Composition, wanted: str) -> str:
     """S3 takes a composer's ``acme-mfe-<app>-<suffix>`` form as is (the builder checks it)."""
     return wanted
 
@@ -92,8 +101,8 @@ def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str
     return f"arn:{partition(region or comp.region)}:s3:::{bucket}"
 
 
-@values.bucket_address.on("aws")
-def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
+@bucket_address.on("aws")
+def aws_bucket_address(comp: Composition, name: str, wanted: str | None) -> BucketAddress:
     """Name and ARN of composed bucket ``name`` (known before it exists: S3 names are ours)."""
     bucket = named_bucket(comp, name, wanted)
     return {"name": bucket, "id": bucket_arn(comp, bucket)}
@@ -452,8 +461,8 @@ def _replication_permissions(
     )
 
 
-@values.bucket_parts.on("aws")
-def bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+@bucket_parts.on("aws")
+def aws_bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
     """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
     the bucket's SSE-KMS configuration; the public access block and ownership (no ACLs); the
     bucket policy (``aws:SecureTransport``, ``s3:TlsVersion``); versioning, lifecycle rules, the

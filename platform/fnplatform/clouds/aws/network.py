@@ -28,9 +28,7 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_network
-from fnplatform.library.specs import NetworkSpec
+from fnplatform.library.network import NetworkSpec, add_network, internal_load_balancer
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
 ANYWHERE = "0.0.0.0/0"
@@ -247,8 +245,8 @@ def _private_zone(
     _associate(comp, subnet, table, region)
 
 
-@values.internal_load_balancer.on("aws")
-def internal_load_balancer(comp: Composition) -> dict[str, str]:
+@internal_load_balancer.on("aws")
+def aws_internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads
     ``aws-load-balancer-internal``, the AWS Load Balancer Controller ``-scheme``."""
     return {

@@ -28,8 +28,8 @@ from fnplatform.composition import CLAIM_NAMESPACE, Composition
 from fnplatform.engine.requirements import Requirement
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
-from fnplatform.library import ObjectReadiness, add_object, add_queue, values
-from fnplatform.library.specs import QueueSpec
+from fnplatform.library import ObjectReadiness, add_object, add_queue
+from fnplatform.library.queue import QueueSpec, queue_arn, queue_name
 
 QUEUE, DEAD_LETTER_QUEUE = "queue", "dead-letter-queue"
 SERVICE_ACCOUNT, TRIGGER_AUTH = "service-account", "trigger-auth"
@@ -167,10 +167,10 @@ def _queue(comp: Composition, actor: Actor) -> None:
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
     """
     named = {"queue_name": "spec.actor"}
-    actor_queue = values.queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
+    actor_queue = queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
     dlq = actor.settings.dlq
-    dlq_name = values.queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
-    dead_letter = values.queue_arn(comp, dlq_name) if dlq.enabled else None
+    dlq_name = queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
+    dead_letter = queue_arn(comp, dlq_name) if dlq.enabled else None
     if dead_letter:
         add_queue(
             comp,

@@ -17,26 +17,32 @@ from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import (
-    add_bucket,
-    add_failover_dns,
-    add_ingress_rules,
-    add_key,
-    add_network,
-    add_resource_group,
-)
-from fnplatform.library.specs import (
+from fnplatform.library.bucket import (
     BucketPart,
     BucketReplica,
     BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_deleted_with_objects,
+    bucket_parts,
+)
+from fnplatform.library.failover import (
     FailoverDnsSpec,
+    add_failover_dns,
+    bucket_geo_replication,
+    bucket_replication,
+    failover_address,
+)
+from fnplatform.library.ingress import (
     IngressRule,
     IngressRulesSpec,
-    KeySpec,
-    NetworkSpec,
-    ResourceGroupSpec,
+    add_ingress_rules,
+    ingress_rules_id,
+    ingress_rules_parts,
 )
+from fnplatform.library.key import KeySpec, add_key, key_deletable, key_id
+from fnplatform.library.network import NetworkSpec, add_network
+from fnplatform.library.resource_group import ResourceGroupSpec, add_resource_group
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
 from fnplatform.placement import required_scope
@@ -66,16 +72,16 @@ _FAILOVER = (FAILOVER, f"{FAILOVER}-*")
 def implemented_by(comp: Composition) -> dict[str, tuple[str, ...]]:
     """By control, the composition names of the resources implementing it on the placed cloud
     (``<prefix>*``: every resource of that prefix), as the capability builders emit them: the
-    bucket's and the ingress rules' own parts each cloud names (``values.bucket_parts``,
-    ``values.ingress_rules_parts``), the key and failover with their parts. ``Compliant`` lists
+    bucket's and the ingress rules' own parts each cloud names (``bucket_parts``,
+    ``ingress_rules_parts``), the key and failover with their parts. ``Compliant`` lists
     a control as in force only while each of them is Synced and Ready
     (:mod:`fnplatform.rules.controls`)."""
 
     def bucket(part: BucketPart) -> tuple[str, ...]:
-        return values.bucket_parts(comp, BUCKET, part)
+        return bucket_parts(comp, BUCKET, part)
 
     return {
-        INGRESS_ONLY: values.ingress_rules_parts(comp, INGRESS),
+        INGRESS_ONLY: ingress_rules_parts(comp, INGRESS),
         ENCRYPTION_AT_REST: (*_KEY, *bucket(BucketPart.ENCRYPTION)),
         NEVER_PUBLIC: bucket(BucketPart.NEVER_PUBLIC),
         TLS_IN_TRANSIT: bucket(BucketPart.TLS),
@@ -98,7 +104,7 @@ def implemented_by(comp: Composition) -> dict[str, tuple[str, ...]]:
         SECONDARY_SITE: (
             SECONDARY_NETWORK,
             f"{SECONDARY_NETWORK}-*",
-            *values.ingress_rules_parts(comp, SECONDARY_INGRESS),
+            *ingress_rules_parts(comp, SECONDARY_INGRESS),
         ),
     }
 
@@ -399,9 +405,9 @@ def _replica(
     copy in, where the cloud replicates inside it (Azure's geo-redundant account, GCP's
     dual-region bucket: :func:`_geo_replica_region`); a condition where it can't."""
     target = _replica_region(spec)
-    if target is None or values.bucket_geo_replication(comp.cloud):
+    if target is None or bucket_geo_replication(comp.cloud):
         return None
-    if not values.bucket_replication(comp.cloud):
+    if not bucket_replication(comp.cloud):
         comp.gap(
             Gap.RECORDING_REPLICATION,
             f"{comp.cloud} does not replicate a bucket to another "
@@ -449,14 +455,14 @@ def _replica_region_field(spec: ContactCenterSpec) -> str:
 def _geo_copy(comp: Composition, spec: ContactCenterSpec, gaps: set[Gap]) -> str | None:
     """The region holding the recordings bucket's own copy, on a cloud that keeps one
     (Azure, GCP), unless it said it cannot."""
-    if not values.bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
+    if not bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
         return None
     return _replica_region(spec)
 
 
 def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | None:
     """The copy region the recordings' bucket keeps itself, on clouds that replicate so."""
-    return _replica_region(spec) if values.bucket_geo_replication(comp.cloud) else None
+    return _replica_region(spec) if bucket_geo_replication(comp.cloud) else None
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
@@ -486,11 +492,11 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     for name in sorted(comp.desired):
         estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(_ESTATE_PREFIXES)
         key_only = name == KEY or name.startswith(f"{KEY}-")
-        if estate and (storage.lock or (key_only and not values.key_deletable(comp.cloud))):
+        if estate and (storage.lock or (key_only and not key_deletable(comp.cloud))):
             comp.keep_on_delete(name)
             kept.append(name)
     buckets = ", ".join(
-        str(values.bucket_address(comp, n, None).get("name") or n)
+        str(bucket_address(comp, n, None).get("name") or n)
         for n in (BUCKET, REPLICA)
         if n in comp.desired
     )
@@ -520,7 +526,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     )
     how = (
         "deletes the storage account with its recordings"
-        if values.bucket_deleted_with_objects(spec.cloud)
+        if bucket_deleted_with_objects(spec.cloud)
         else "deletes the recordings bucket once it is empty: it is never emptied by force, so "
         "the deletion waits until you delete the recordings (objects still under the "
         "retention period cannot be deleted before it ends)"
@@ -549,24 +555,22 @@ def _status(
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
-    comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
-    comp.remember("kmsKeyId", values.key_id(comp, KEY, None, _geo_replica_region(comp, spec)))
+    comp.remember("securityGroupId", ingress_rules_id(comp, INGRESS))
+    comp.remember("kmsKeyId", key_id(comp, KEY, None, _geo_replica_region(comp, spec)))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
-        address = values.bucket_address(comp, name, None)  # names derived, not given
+        address = bucket_address(comp, name, None)  # names derived, not given
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
     if spec.failoverPolicy is not None and failover is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
         comp.set_status("endpoints.routing", spec.failoverPolicy.routing)
-        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER, failover))
+        comp.remember("endpoints.dns", failover_address(comp, FAILOVER, failover))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
-        comp.remember(
-            "secondarySite.securityGroupId", values.ingress_rules_id(comp, SECONDARY_INGRESS)
-        )
+        comp.remember("secondarySite.securityGroupId", ingress_rules_id(comp, SECONDARY_INGRESS))
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)

@@ -20,12 +20,15 @@ from __future__ import annotations
 from fnplatform.composers.environment.model import CiIdentity, EnvironmentSettings
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library import add_workload_identity, values
-from fnplatform.library.specs import (
+from fnplatform.library import add_workload_identity
+from fnplatform.library.identity import (
     ExternalCluster,
     IdentityBucket,
     IdentityPurpose,
     WorkloadIdentitySpec,
+    external_cluster_setting,
+    identity_annotations,
+    identity_id,
 )
 
 CI_IDENTITY = "ci-identity"
@@ -33,9 +36,9 @@ CI_IDENTITY = "ci-identity"
 
 def _ci_cluster(comp: Composition, settings: EnvironmentSettings) -> ExternalCluster:
     """The CI cluster as the environment's cloud knows it (the settings key it answers with
-    ``values.external_cluster_setting``); an error naming the setting."""
+    ``external_cluster_setting``); an error naming the setting."""
     ci = settings.ci
-    setting = values.external_cluster_setting(comp)
+    setting = external_cluster_setting(comp)
     name = getattr(ci, setting.name_key)
     if not name:
         raise InputError(
@@ -76,10 +79,10 @@ def ci_identity(
         "ciIdentity",
         {
             "serviceAccount": f"{ci.namespace}/{ci.serviceAccount}",
-            **({"id": identity} if (identity := values.identity_id(comp, CI_IDENTITY)) else {}),
+            **({"id": identity} if (identity := identity_id(comp, CI_IDENTITY)) else {}),
             **(
                 {"annotations": annotations}
-                if (annotations := values.identity_annotations(comp, CI_IDENTITY, spec))
+                if (annotations := identity_annotations(comp, CI_IDENTITY, spec))
                 else {}
             ),
         },
