@@ -17,8 +17,9 @@ import providersim
 import pytest
 import yaml
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
+from fnplatform.cloud import cloud_profile
 from fnplatform.kinds import kind_of
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import render_tags
 
 from tests.support.cases import (
     CONTACT_CENTER_ENVIRONMENT,
@@ -204,7 +205,7 @@ def test_every_taggable_resource_carries_the_tagging_policy(
         assert expected.items() <= tags.items(), (name, tags)
     assert taggable >= 3  # GCP: the buckets and the crypto key; its network kinds have no labels
     if cloud == "gcp":
-        assert render_tags(TagStyle.GCP, wanted)["compliancelevel"] == "pci-dss"
+        assert render_tags(cloud_profile("gcp").tag_style, wanted)["compliancelevel"] == "pci-dss"
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -303,15 +304,12 @@ def test_a_region_the_platform_lists_must_be_one_of_the_clouds(
 def test_the_default_region_lists_hold_only_the_clouds_regions(cloud: str) -> None:
     """The module's own tables (allowed per platform, EU residency) are subsets of the one
     table of the cloud's regions (clouds/<cloud>/regions.py)."""
-    from fnplatform.composers.contact_center.regions import DEFAULT_REGIONS, EU_REGIONS
-    from fnplatform.library import values
-
-    answer = values.regions.answer(cloud)
-    assert answer is not None
-    known = answer(None)  # type: ignore[arg-type]  # the table reads nothing of a composite
-    for platform, allowed in DEFAULT_REGIONS[cloud].items():
+    profile = cloud_profile(cloud)
+    known = profile.regions
+    assert set(profile.ccaas_regions) == {"genesys-cloud", "nice-cxone"}, profile.ccaas_regions
+    for platform, allowed in profile.ccaas_regions.items():
         assert set(allowed) <= known, (platform, set(allowed) - known)
-    assert set(EU_REGIONS[cloud]) <= known, set(EU_REGIONS[cloud]) - known
+    assert set(profile.eu_regions) <= known, set(profile.eu_regions) - known
 
 
 def test_secondary_and_replication_regions_are_checked_too(client: FunctionClient) -> None:

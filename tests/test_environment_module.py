@@ -15,7 +15,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
-from fnplatform.library.specs import CdnSpec
+from fnplatform.library.cdn import CdnSpec
 
 from tests.support.cases import (
     ENVIRONMENT_REGION,

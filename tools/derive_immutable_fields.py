@@ -39,11 +39,15 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "platform"), str(ROOT)]
+
+from fnplatform.cloud import cloud_profiles  # noqa: E402
+
 TARGET = ROOT / "tests" / "upgrade" / "immutable-fields.yaml"
 ACTIVATION_POLICY = ROOT / "examples" / "install" / "15-activation-policy.yaml"
 DEFAULT_CRDS = ROOT.parent / "shared" / "crds"
-#: Folders under --crds holding the upjet providers' CRDs.
-PROVIDERS = ("provider-upjet-aws", "provider-upjet-gcp", "provider-upjet-azure")
+#: Folders under --crds holding the upjet providers' CRDs: each cloud's provider family.
+PROVIDERS = tuple(p.provider for p in cloud_profiles())
 #: Terraform's ForceNew as upjet copies it into a description.
 FORCES_NEW = re.compile(r"[Cc]hanging (this|the [^.]*?) (forces|will force) a new", re.S)
 
@@ -51,48 +55,11 @@ TF_AWS = "https://registry.terraform.io/providers/hashicorp/aws/latest/docs/reso
 TF_GOOGLE = "https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/"
 TF_AWS_SOURCE = "hashicorp/terraform-provider-aws internal/service/"
 
-#: Where a resource lives, per cloud: a field of this name directly under ``forProvider``.
+#: Where a resource lives, per cloud: a field of this name directly under ``forProvider``,
+#: and why another value means another resource (each cloud's profile says,
+#: ``clouds/<cloud>/profile.py``).
 PLACEMENT: dict[str, tuple[tuple[str, str], ...]] = {
-    "aws": (
-        (
-            "region",
-            "the AWS Region the resource is managed in: upjet AWS looks the "
-            "resource up by its external name in that Region (Terraform AWS "
-            "provider v6, 'Enhanced Region Support': "
-            "https://hashicorp.github.io/terraform-provider-aws/"
-            "enhanced-region-support), so another Region means a new resource",
-        ),
-    ),
-    "gcp": (
-        (
-            "project",
-            "the GCP project: ForceNew on every google resource (Terraform "
-            "google provider, each resource's 'project' argument)",
-        ),
-        (
-            "location",
-            "GCP location: ForceNew (Terraform google provider, the resource's "
-            "'location' argument)",
-        ),
-        (
-            "region",
-            "GCP region: ForceNew (Terraform google provider, the resource's 'region' argument)",
-        ),
-        ("zone", "GCP zone: ForceNew (Terraform google provider, the resource's 'zone' argument)"),
-    ),
-    "azure": (
-        (
-            "location",
-            "Azure region: 'Changing this forces a new resource' (azurerm, "
-            "every resource's 'location')",
-        ),
-        (
-            "resourceGroupName",
-            "Azure resource group: 'Changing this forces a new "
-            "resource' (azurerm, every resource's "
-            "'resource_group_name')",
-        ),
-    ),
+    p.name: p.placement_fields for p in cloud_profiles()
 }
 
 
@@ -247,9 +214,9 @@ CURATED: dict[str, list[dict[str, str]]] = {
 
 
 def _cloud(group: str) -> str | None:
-    for cloud in ("aws", "gcp", "azure"):
-        if group == f"{cloud}.upbound.io" or group.endswith(f".{cloud}.upbound.io"):
-            return cloud
+    for profile in cloud_profiles():
+        if group == profile.api_group or group.endswith(f".{profile.api_group}"):
+            return profile.name
     return None
 
 

@@ -62,11 +62,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "platform"), str(ROOT), str(ROOT / "tools")]
 
 import make_activation_policy  # noqa: E402
+from fnplatform.cloud import cloud_profiles  # noqa: E402
 from fnplatform.kinds import Kind, kind_of, namespaced_twin, registered  # noqa: E402
 
 from function.__version__ import __version__  # noqa: E402
 
 OUT = ROOT / "configurations"
+#: The clouds whose upjet families (``provider-<cloud>-<service>``) a package may depend on.
+CLOUD_NAMES = frozenset(p.name for p in cloud_profiles())
 APIS = ROOT / "apis"
 GOLDEN = ROOT / "tests" / "golden"
 EXAMPLES = ROOT / "examples"
@@ -89,7 +92,7 @@ PROVIDER_OF_GROUP = {
 #: namespaced form composes its twin): options only unit tests reach, or later passes than a
 #: golden's (tests/test_configurations.py converges every module case in both forms and fails
 #: naming any kind composed beyond the goldens and this table). Each is emitted by the named
-#: capability's home file (its ``home``, fnplatform/library/calls.py) on a path only that
+#: capability's home file (its ``home``, fnplatform/library/<home>.py) on a path only that
 #: module takes.
 UNRENDERED: dict[str, tuple[tuple[str, str], ...]] = {
     "cluster": (
@@ -312,7 +315,7 @@ def pinned_providers() -> dict[str, tuple[str, str]]:
     families: dict[str, set[tuple[str, str]]] = {}
     for name, (repository, tag) in pins.items():
         parts = name.split("-")
-        if len(parts) == 3 and parts[1] in {"aws", "gcp", "azure"}:
+        if len(parts) == 3 and parts[1] in CLOUD_NAMES:
             family = f"provider-family-{parts[1]}"
             families.setdefault(family, set()).add((repository.rsplit("/", 1)[0], tag))
     for family, releases in families.items():

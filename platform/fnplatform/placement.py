@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fnplatform.cloud import Cloud
+from fnplatform.cloud import Cloud, cloud_profile
 from fnplatform.errors import InputError
 
 
@@ -49,14 +49,6 @@ UNPLACED = Placement(
 )
 
 
-#: Where the platform's EnvironmentConfig sets each cloud's scope, and what it is called.
-SCOPE_KEYS: dict[Cloud, tuple[str, str]] = {
-    "aws": ("accountId", "the AWS account id"),
-    "azure": ("resourceGroup", "the Azure resource group"),
-    "gcp": ("project", "the GCP project id"),
-}
-
-
 def cloud_settings(env: Mapping[str, Any], cloud: Cloud) -> Mapping[str, Any]:
     """The environment's ``<cloud>`` block (``environment.aws``...), empty when unset."""
     section = env.get(cloud) or {}
@@ -66,13 +58,14 @@ def cloud_settings(env: Mapping[str, Any], cloud: Cloud) -> Mapping[str, Any]:
 
 
 def scope_from_environment(env: Mapping[str, Any], cloud: Cloud) -> Sourced:
-    """The account, project or resource group the platform configures for ``cloud``.
+    """The account, project or resource group the platform configures for ``cloud``: the key
+    its profile names (:attr:`fnplatform.cloud.CloudProfile.scope_key`).
 
     Every module reads it here. Unset is not an error yet: :meth:`Placement.required` (what a
     builder that names the scope calls) raises it on ``environment.<cloud>.<key>``, or a
     composer that always needs it checks with :func:`required_scope`.
     """
-    key, _ = SCOPE_KEYS[cloud]
+    key = cloud_profile(cloud).scope_key
     value = cloud_settings(env, cloud).get(key)
     return Sourced(str(value) if value else None, f"environment.{cloud}.{key}")
 
@@ -81,5 +74,5 @@ def required_scope(env: Mapping[str, Any], cloud: Cloud) -> Sourced:
     """:func:`scope_from_environment`, an InputError on its key when the platform set none."""
     scope = scope_from_environment(env, cloud)
     if not scope.value:
-        raise InputError(scope.field, f"required: {SCOPE_KEYS[cloud][1]}")
+        raise InputError(scope.field, f"required: {cloud_profile(cloud).scope_what}")
     return scope

@@ -1,33 +1,50 @@
-"""Tags and labels in each cloud's own form: one place for how metadata reaches the cloud.
+"""Tags and labels in each API's own form: one place for how metadata reaches a resource.
 
-AWS and Azure take free-form tags (Azure forbids a few characters in keys); GCP labels must be
-lowercase, at most 63 characters, of letters, digits, ``_`` and ``-``.
+A :class:`TagStyle` is a name and a rule turning one platform tag into what the API accepts.
+Each cloud declares its own style with its kinds (``clouds/<cloud>/tags.py``: AWS and Azure
+take free-form tags, Azure forbidding a few characters in keys; GCP labels must be lowercase, at
+most 63 characters, of letters, digits, ``_`` and ``-``) and names it in its profile
+(:attr:`fnplatform.cloud.CloudProfile.tag_style`); :data:`KUBERNETES` is the one style no cloud
+owns. Nothing here lists the clouds.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
-from enum import Enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: One tag ``(key, value)`` in an API's form, or None when the API cannot carry it.
+TagRule = Callable[[str, str], tuple[str, str] | None]
 
 
-class TagStyle(Enum):
-    """How a kind carries tags."""
+@dataclass(frozen=True)
+class TagStyle:
+    """How a kind carries tags: ``name`` (equal styles are equal by it) and ``rule``."""
 
-    AWS = "aws"
-    GCP = "gcp"
-    AZURE = "azure"
-    KUBERNETES = "kubernetes"
+    name: str
+    rule: TagRule = field(compare=False, repr=False)
 
 
-_GCP_INVALID = re.compile(r"[^a-z0-9_-]")
-_AZURE_KEY_INVALID = re.compile(r"[<>%&\\?/]")
+def free_form(key_limit: int, value_limit: int) -> TagRule:
+    """A rule for APIs taking any key and value, cut to their lengths."""
+
+    def rule(key: str, value: str) -> tuple[str, str]:
+        return key[:key_limit], value[:value_limit]
+
+    return rule
+
+
 _K8S_VALUE_INVALID = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def _gcp(value: str) -> str:
-    return _GCP_INVALID.sub("_", value.lower())[:63]
+def _kubernetes(key: str, value: str) -> tuple[str, str]:
+    return key, _K8S_VALUE_INVALID.sub("_", value)[:63].strip("._-")
+
+
+#: Kubernetes labels: values of at most 63 characters of letters, digits, ``.``, ``_``, ``-``.
+KUBERNETES = TagStyle("kubernetes", _kubernetes)
 
 
 def render_tags(style: TagStyle, tags: Mapping[str, str]) -> dict[str, str]:
@@ -39,14 +56,7 @@ def render_tags(style: TagStyle, tags: Mapping[str, str]) -> dict[str, str]:
 def _rendered(style: TagStyle, tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     out: dict[str, str] = {}
     for key, value in tags:
-        if style is TagStyle.GCP:
-            gkey = _gcp(key.replace("/", "_").replace(".", "_"))
-            if gkey and gkey[0].isalpha():
-                out[gkey] = _gcp(value)
-        elif style is TagStyle.AZURE:
-            out[_AZURE_KEY_INVALID.sub("_", key)[:512]] = value[:256]
-        elif style is TagStyle.KUBERNETES:
-            out[key] = _K8S_VALUE_INVALID.sub("_", value)[:63].strip("._-")
-        else:
-            out[key[:128]] = value[:256]
+        rendered = style.rule(key, value)
+        if rendered is not None:
+            out[rendered[0]] = rendered[1]
     return tuple(out.items())

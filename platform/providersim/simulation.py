@@ -42,6 +42,7 @@ from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fnplatform.cloud import cloud_profiles
 from fnplatform.merge import deep_merge
 
 Body = dict[str, Any]
@@ -77,11 +78,12 @@ def group_of(api_version: str) -> str:
 
 
 def cloud_of(api_version: str) -> str | None:
-    """``aws``, ``gcp`` or ``azure`` for an upjet provider's group, else None."""
+    """The cloud whose upjet provider serves ``api_version``'s group (its profile's
+    ``api_group``: ``aws``, ``gcp``, ``azure``), else None."""
     group = group_of(api_version)
-    for cloud in ("aws", "gcp", "azure"):
-        if group == f"{cloud}.upbound.io" or group.endswith(f".{cloud}.upbound.io"):
-            return cloud
+    for profile in cloud_profiles():
+        if group == profile.api_group or group.endswith(f".{profile.api_group}"):
+            return profile.name
     return None
 
 

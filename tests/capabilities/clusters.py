@@ -9,8 +9,8 @@ once Ready is the simulation's (platform/providersim/simulation.py).
 from __future__ import annotations
 
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_cluster, add_network, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NetworkSpec, NodePoolSpec
+from fnplatform.library.cluster import ClusterSpec, NodePoolSpec, add_cluster, add_node_pool
+from fnplatform.library.network import NetworkSpec, add_network
 
 from tests.support.cases import CLUSTER_MACHINE
 

@@ -23,6 +23,7 @@ import providersim
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.step_input import Input
+from fnplatform.cloud import cloud_profiles
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import Call, compose
 from fnplatform.errors import CompositionError
@@ -39,19 +40,17 @@ Body = dict[str, Any]
 Ask = Callable[[Composition], None]
 
 NAME = "probe"  # the composite: composed names derive from it (``probe-bucket``)
-REGION = {"aws": "eu-west-1", "gcp": "europe-west1", "azure": "westeurope"}
-SCOPE = {"aws": "123456789012", "gcp": "acme-probe", "azure": "rg-probe"}
+#: Where the probe is placed on each cloud: the region and scope its profile gives for tests
+#: (``clouds/<cloud>/profile.py``), so a new cloud is probed without an edit here.
+REGION = {p.name: p.example_region for p in cloud_profiles()}
+SCOPE = {p.name: p.example_scope for p in cloud_profiles()}
 #: One platform environment every capability composes in: the environment module's settings,
-#: what Azure keys need, and the API allowlists clusters require where endpoints are public.
+#: what each cloud's profile says a composite needs there (Azure: the Key Vault tenant and
+#: administrator), and the API allowlists clusters require where endpoints are public.
 SETTINGS: Body = deep_merge(
     deep_merge(
         ENVIRONMENT_SETTINGS,
-        {
-            "azure": {
-                "tenantId": "00000000-0000-0000-0000-00000000aaaa",
-                "keyVaultAdminObjectId": "00000000-0000-0000-0000-00000000bbbb",
-            },
-        },
+        {p.name: dict(p.example_settings) for p in cloud_profiles() if p.example_settings},
     ),
     {
         cloud: block

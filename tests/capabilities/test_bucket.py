@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket, add_key
+from fnplatform.library.bucket import BucketReader, BucketSpec, add_bucket, bucket_name_rule
+from fnplatform.library.key import KeySpec, add_key
 from fnplatform.library.rules import name_problem
-from fnplatform.library.specs import BucketReader, BucketSpec, KeySpec
 
 from tests.capabilities.harness import Case, check_converges, compose_once, converge, table
 from tests.support.table import case
@@ -51,7 +50,7 @@ def recordings(comp: Composition) -> None:
         ),
         fields={"bucket_name": "spec.bucketName", "expire_after_days": "spec.expiry"},
     )
-    rule = values.bucket_name_rule(comp)
+    rule = bucket_name_rule(comp)
     comp.set_status("nameRule", {"min": rule.min_length, "max": rule.max_length})
 
 
@@ -229,7 +228,7 @@ def test_azure_account_waits_for_key_identity_and_grant() -> None:
     ],
 )
 def test_bucket_name_rule_is_a_cloud_value(cloud: str, maximum: int) -> None:
-    assert sorted(values.bucket_name_rule.clouds()) == sorted(add_bucket.clouds())
+    assert sorted(bucket_name_rule.clouds()) == sorted(add_bucket.clouds())
     assert converge(cloud, recordings).status["nameRule"] == {"min": 3, "max": maximum}
     bad = compose_once(cloud, recordings, spec={"bucketName": "Not_A-Valid.Name!"})
     assert bad.fatal and all(m.startswith("spec.bucketName") for m in bad.fatal), bad.fatal

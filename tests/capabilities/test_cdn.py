@@ -14,9 +14,15 @@ import pytest
 from fnplatform.clouds.aws.cdn import certificate_name as acm_certificate
 from fnplatform.clouds.gcp.cdn import certificate_name
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket, add_cdn
-from fnplatform.library.specs import BucketSpec, CdnPath, CdnSpec
+from fnplatform.library.bucket import BucketSpec, add_bucket, bucket_address, bucket_name_from
+from fnplatform.library.cdn import (
+    CdnPath,
+    CdnSpec,
+    add_cdn,
+    cdn_bucket_reader,
+    cdn_custom_domains,
+    cdn_domain,
+)
 from fnplatform.merge import deep_merge
 
 from tests.capabilities.harness import (
@@ -33,18 +39,18 @@ from tests.capabilities.harness import (
 
 
 def site(comp: Composition) -> None:
-    reader = values.cdn_bucket_reader(comp, "cdn")
-    wanted = values.bucket_name_from(comp, "acme-capability-test")
+    reader = cdn_bucket_reader(comp, "cdn")
+    wanted = bucket_name_from(comp, "acme-capability-test")
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     paths = tuple(CdnPath(name, f"/{name}") for name in comp.spec.get("paths", ["shop"]))
     cdn = CdnSpec(
         bucket="site",
-        bucket_name=values.bucket_address(comp, "site", wanted)["name"],
+        bucket_name=bucket_address(comp, "site", wanted)["name"],
         paths=paths,
         hostname="shop.apps.acme.example",
     )
     add_cdn(comp, "cdn", cdn)
-    comp.set_status("domain", values.cdn_domain(comp, "cdn", cdn))
+    comp.set_status("domain", cdn_domain(comp, "cdn", cdn))
 
 
 KINDS = {
@@ -141,20 +147,20 @@ PENDING = {"atProvider": {"status": "PENDING_VALIDATION"}}
 def shop(comp: Composition) -> None:
     """The site with the composite's custom domains, reporting them as the environment does."""
     site_with = dict(comp.spec)
-    reader = values.cdn_bucket_reader(comp, "cdn")
-    wanted = values.bucket_name_from(comp, "acme-capability-test")
+    reader = cdn_bucket_reader(comp, "cdn")
+    wanted = bucket_name_from(comp, "acme-capability-test")
     add_bucket(comp, "site", BucketSpec(bucket_name=wanted, readers=(reader,) if reader else ()))
     hosts = tuple(site_with.get("domains", DOMAINS))
     cdn = CdnSpec(
         bucket="site",
-        bucket_name=values.bucket_address(comp, "site", wanted)["name"],
+        bucket_name=bucket_address(comp, "site", wanted)["name"],
         paths=(CdnPath("shop", "/shop"),),
         hostname="shop.apps.acme.example",
         custom_domains=hosts,
     )
     add_cdn(comp, "cdn", cdn, fields={"custom_domains": "spec.domains"})
     comp.set_status(
-        "domains", [dataclasses.asdict(d) for d in values.cdn_custom_domains(comp, "cdn", cdn)]
+        "domains", [dataclasses.asdict(d) for d in cdn_custom_domains(comp, "cdn", cdn)]
     )
 
 

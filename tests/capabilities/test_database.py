@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_database
-from fnplatform.library.specs import DatabaseSpec, PrivateNetwork
+from fnplatform.library.database import DatabaseSpec, PrivateNetwork, add_database, database_host
 
 from tests.capabilities.harness import REGION, Case, check_converges, compose_once, table
 from tests.support.cases import ENVIRONMENT_SETTINGS
@@ -42,7 +40,7 @@ def database(comp: Composition) -> None:
         ),
         fields={"size": "spec.size"},
     )
-    comp.set_status("host", values.database_host(comp, "db"))
+    comp.set_status("host", database_host(comp, "db"))
 
 
 KINDS = {

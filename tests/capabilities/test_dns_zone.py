@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_dns_zone, add_network
-from fnplatform.library.specs import DnsZoneSpec, NetworkSpec
+from fnplatform.library.dns import DnsZoneSpec, add_dns_zone
+from fnplatform.library.network import NetworkSpec, add_network
 
 from tests.capabilities.harness import Case, check_converges, table
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_failover_dns
-from fnplatform.library.specs import FailoverDnsSpec
+from fnplatform.library.failover import FailoverDnsSpec, add_failover_dns, failover_address
 
 from tests.capabilities.harness import Case, check_converges, table
 
@@ -29,7 +27,7 @@ def failover(comp: Composition) -> None:
         routing=comp.spec.get("routing", "failover"),
     )
     add_failover_dns(comp, "failover", spec)
-    comp.set_status("address", values.failover_address(comp, "failover", spec))
+    comp.set_status("address", failover_address(comp, "failover", spec))
 
 
 KINDS = {

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_ingress_rules, add_network
+from fnplatform.library.ingress import IngressRule, IngressRulesSpec, add_ingress_rules
+from fnplatform.library.network import NetworkSpec, add_network
 from fnplatform.library.rules import rule_id
-from fnplatform.library.specs import IngressRule, IngressRulesSpec, NetworkSpec
 
 from tests.capabilities.harness import Case, check_converges, compose_once, converge, table
 

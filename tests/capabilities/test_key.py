@@ -10,8 +10,8 @@ import json
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_key
-from fnplatform.library.specs import BucketReader, KeySpec
+from fnplatform.library.bucket import BucketReader
+from fnplatform.library.key import KeySpec, add_key
 
 from tests.capabilities.harness import SETTINGS, Case, check_converges, compose_once, table
 

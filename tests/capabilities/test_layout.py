@@ -16,33 +16,65 @@ import re
 from pathlib import Path
 from typing import Any
 
+import fnplatform
 import fnplatform.clouds
+import fnplatform.library
 import pytest
 from fnplatform.cloud import CLOUDS as CLOUD_NAMES
-from fnplatform.library import calls, values
+from fnplatform.cloud import cloud_profiles
+from fnplatform.library.bucket import bucket_deleted_with_objects
 from fnplatform.library.capability import Capability, Flag, PerCloud, Value
+from fnplatform.library.cluster import autoscaler_values, cluster_scope_from_plane, running_version
+from fnplatform.library.database import global_private_network
+from fnplatform.library.failover import bucket_geo_replication, bucket_replication
+from fnplatform.library.key import key_deletable
 
 CLOUDS = sorted(m.name for m in pkgutil.iter_modules(fnplatform.clouds.__path__) if m.ispkg)
 #: Values some clouds answer on purpose, and why (all others: every cloud providing their
 #: capability answers them).
 OPTIONAL: dict[PerCloud[Any], str] = {
-    values.autoscaler_values: "only clouds whose node pools do not resize themselves",
-    values.running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
-    values.bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
-    values.bucket_geo_replication: "a flag: a cloud says a bucket keeps its own geo copy",
-    values.global_private_network: "a flag: a cloud whose one network serves every region",
+    autoscaler_values: "only clouds whose node pools do not resize themselves",
+    running_version: "read only for the cluster-autoscaler chart (autoscaler clouds)",
+    bucket_replication: "a flag: a cloud says it replicates buckets, or does without",
+    bucket_geo_replication: "a flag: a cloud says a bucket keeps its own geo copy",
+    global_private_network: "a flag: a cloud whose one network serves every region",
+    cluster_scope_from_plane: "a flag: a cloud whose clusters the plane id scopes",
+    key_deletable: "a flag: a cloud that can delete a key (Cloud KMS cannot)",
+    bucket_deleted_with_objects: "a flag: a cloud whose bucket goes with its objects",
 }
 
 
-CALLS: list[Capability[Any]] = [v for v in vars(calls).values() if isinstance(v, Capability)]
-VALUES: list[Value[Any, Any] | Flag] = [
-    v for v in vars(values).values() if isinstance(v, Value | Flag)
+#: Every capability module of the library (``library/<home>.py``), and what each declares.
+LIBRARY = [
+    importlib.import_module(f"fnplatform.library.{m.name}")
+    for m in pkgutil.iter_modules(fnplatform.library.__path__)
 ]
+CALLS: list[Capability[Any]] = sorted(
+    {v for module in LIBRARY for v in vars(module).values() if isinstance(v, Capability)},
+    key=lambda c: c.name,
+)
+VALUES: list[Value[Any, Any] | Flag] = sorted(
+    {v for module in LIBRARY for v in vars(module).values() if isinstance(v, Value | Flag)},
+    key=lambda v: v.name,
+)
+
+
+@pytest.mark.parametrize("capability", [*CALLS, *VALUES], ids=lambda c: c.name)
+def test_each_capability_lives_in_the_library_module_of_its_home(
+    capability: PerCloud[Any],
+) -> None:
+    # one module per capability: its spec, call and values in library/<home>.py, the file
+    # every cloud implements it in (clouds/<cloud>/<home>.py)
+    holders = [m.__name__ for m in LIBRARY if any(v is capability for v in vars(m).values())]
+    assert holders == [f"fnplatform.library.{capability.home}"], (capability.name, holders)
 
 
 def test_the_clouds_are_discovered() -> None:
-    # every cloud package is loaded, and each is a cloud of the Cloud type
+    # every cloud package is loaded, each is a cloud of the Cloud type (the Literal the XRD
+    # enums are generated from: a new cloud's folder fails here until it is added there), and
+    # each declares its profile (clouds/<cloud>/profile.py)
     assert fnplatform.clouds.discover() == CLOUDS == sorted(CLOUD_NAMES)
+    assert sorted(p.name for p in cloud_profiles()) == CLOUDS
     loaded = {m.__name__ for m in fnplatform.clouds.load()}
     for cloud in CLOUDS:
         package = importlib.import_module(f"fnplatform.clouds.{cloud}")
@@ -123,3 +155,88 @@ def test_no_cloud_builder_reads_what_was_emitted() -> None:
         for line in desired_reads(path.read_text())
     ]
     assert reads == [], f"cloud modules read comp.desired: {', '.join(reads)}"
+
+
+def cloud_names_in(source: str, clouds: tuple[str, ...] = CLOUD_NAMES) -> list[tuple[int, str]]:
+    """``(line, cloud)`` where ``source`` names a cloud to decide by it.
+
+    A string constant equal to a cloud's name (``"aws"``) counts where code branches or looks
+    up by it: an operand of a comparison (``cloud == "gcp"``, ``cloud in (...)``), an element
+    of a tuple, list or set literal, a key of a dict literal (a per-cloud table), a subscript
+    (``table["azure"]``) or a ``case`` pattern. It does not count as a call's argument (the
+    AWS-only async-actor module places itself with ``comp.place("aws", ...)``; an API field's
+    default, ``Field("aws")``), as a dict's value (a label ``provider: aws``, KEDA's pod
+    identity ``provider: aws``), or in text (docstrings, messages).
+    """
+    names = set(clouds)
+
+    def named(node: ast.AST | None) -> list[ast.Constant]:
+        return (
+            [node]
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value in names
+            else []
+        )
+
+    found: list[ast.Constant] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                found.extend(named(operand))
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+            for element in node.elts:
+                found.extend(named(element))
+        elif isinstance(node, ast.Dict):
+            for key in node.keys:
+                found.extend(named(key))
+        elif isinstance(node, ast.Subscript):
+            found.extend(named(node.slice))
+        elif isinstance(node, ast.MatchValue):
+            found.extend(named(node.value))
+    return sorted({(c.lineno, str(c.value)) for c in found})
+
+
+@pytest.mark.parametrize(
+    ("source", "expected", "reason"),
+    [
+        pytest.param('if c == "gcp":\n    pass\n', [(1, "gcp")], "a comparison", id="compare"),
+        pytest.param(
+            'x = c in ("gcp", "azure")\n', [(1, "azure"), (1, "gcp")], "membership", id="in"
+        ),
+        pytest.param('T = {\n    "aws": 1,\n}\n', [(2, "aws")], "a per-cloud table", id="dict-key"),
+        pytest.param('v = table["azure"]\n', [(1, "azure")], "a lookup by cloud", id="subscript"),
+        pytest.param(
+            'match c:\n    case "aws":\n        pass\n', [(2, "aws")], "a case", id="match"
+        ),
+        pytest.param('comp.place("aws", region=r)\n', [], "a call argument", id="argument"),
+        pytest.param('L = {"provider": "aws"}\n', [], "a dict value (a label)", id="dict-value"),
+        pytest.param('"""On aws, ..."""\nx = f"{c} is not aws"\n', [], "text", id="text"),
+        pytest.param('if c == "openstack":\n    pass\n', [], "no cloud's name", id="other"),
+    ],
+)
+def test_the_cloud_name_check_finds_a_branch(
+    source: str, expected: list[tuple[int, str]], reason: str
+) -> None:
+    # the rules below are only as good as this finder
+    assert cloud_names_in(source) == expected, reason
+
+
+#: The one place outside clouds/ that spells the clouds: the Literal the XRD enums come from.
+NAMES_THE_CLOUDS = "cloud.py"
+
+
+def test_no_composer_or_shared_module_names_a_cloud() -> None:
+    # Everything a composer or the shared floor needs of a cloud it asks the cloud: a value or
+    # flag on the library (values.*), or the cloud's profile (fnplatform.cloud.cloud_profile).
+    # So a new cloud is its folder, never an edit in a composer (docs/extending.md, "Adding a
+    # cloud").
+    root = Path(fnplatform.__path__[0])
+    found = [
+        f"{path.relative_to(root)}:{line} {cloud}"
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).parts[0] != "clouds"
+        and str(path.relative_to(root)) != NAMES_THE_CLOUDS
+        for line, cloud in cloud_names_in(path.read_text())
+    ]
+    assert found == [], f"outside clouds/, code decides by a cloud's name: {', '.join(found)}"

@@ -11,8 +11,7 @@ import json
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_network
-from fnplatform.library.specs import NetworkSpec
+from fnplatform.library.network import NetworkSpec, add_network
 
 from tests.capabilities.harness import Case, check_converges, table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_node_pool
+from fnplatform.library.cluster import add_node_pool
 
 from tests.capabilities.clusters import cluster
 from tests.capabilities.harness import Case, check_converges, table

@@ -6,19 +6,17 @@ import json
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_queue
-from fnplatform.library.specs import QueueSpec
+from fnplatform.library.queue import QueueSpec, add_queue, queue_arn, queue_name
 
 from tests.capabilities.harness import Case, check_converges, compose_once, table
 
 
 def plain(comp: Composition) -> None:
-    add_queue(comp, "queue", QueueSpec(queue_name=values.queue_name(comp, "asya", "ns", "jobs")))
+    add_queue(comp, "queue", QueueSpec(queue_name=queue_name(comp, "asya", "ns", "jobs")))
 
 
 def with_dead_letter(comp: Composition) -> None:
-    dlq = values.queue_name(comp, "asya", "ns", "dlq")
+    dlq = queue_name(comp, "asya", "ns", "dlq")
     add_queue(comp, "dlq", QueueSpec(queue_name=dlq, shared=True))
     if not comp.needs_ready("dlq", by="queue"):
         return
@@ -26,8 +24,8 @@ def with_dead_letter(comp: Composition) -> None:
         comp,
         "queue",
         QueueSpec(
-            queue_name=values.queue_name(comp, "asya", "ns", "jobs"),
-            dead_letter_arn=values.queue_arn(comp, dlq),
+            queue_name=queue_name(comp, "asya", "ns", "jobs"),
+            dead_letter_arn=queue_arn(comp, dlq),
             max_receive_count=5,
         ),
     )
@@ -55,7 +53,7 @@ def test_the_redrive_names_the_dead_letter_queue_by_its_arn() -> None:
 
 def test_a_queue_name_sqs_refuses_is_an_error() -> None:
     def too_long(comp: Composition) -> None:
-        values.queue_name.at(fields={"queue_name": "spec.actor"})(comp, "asya", "n" * 90)
+        queue_name.at(fields={"queue_name": "spec.actor"})(comp, "asya", "n" * 90)
 
     failed = compose_once("aws", too_long)
     assert failed.fatal and failed.fatal[0].startswith("spec.actor:"), failed.fatal

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_resource_group
-from fnplatform.library.specs import ResourceGroupSpec
+from fnplatform.library.resource_group import ResourceGroupSpec, add_resource_group
 
 from tests.capabilities.harness import SCOPE, Case, check_converges, compose_once, table
 

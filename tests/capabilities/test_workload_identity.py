@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_dns_zone, add_workload_identity
-from fnplatform.library.specs import (
-    DnsZoneSpec,
+from fnplatform.library.dns import DnsZoneSpec, add_dns_zone
+from fnplatform.library.identity import (
     IdentityPurpose,
     IdentityZone,
     WorkloadIdentitySpec,
+    add_workload_identity,
+    identity_annotations,
+    identity_binding,
 )
 
 from tests.capabilities.clusters import cluster
@@ -30,10 +31,8 @@ def dns_solver(comp: Composition) -> None:
     cluster(comp)
     add_dns_zone(comp, "dns-public", DnsZoneSpec(domain="probe.example.com", private=False))
     add_workload_identity(comp, "cert-manager-identity", IDENTITY, uses=["cluster"])
-    comp.set_status("binding", values.identity_binding(comp, "cert-manager-identity"))
-    comp.set_status(
-        "annotations", values.identity_annotations(comp, "cert-manager-identity", IDENTITY)
-    )
+    comp.set_status("binding", identity_binding(comp, "cert-manager-identity"))
+    comp.set_status("annotations", identity_annotations(comp, "cert-manager-identity", IDENTITY))
 
 
 CASES = [

@@ -2,7 +2,7 @@
 
 A composer places the composite (``Composition.place``); a builder reads the region or scope
 through the placement, and a missing one is an error on the field the user (or platform)
-writes, never a default. The environment's scope keys are one table (``SCOPE_KEYS``).
+writes, never a default. Each cloud's profile names its scope key (``CloudProfile.scope_key``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from fnplatform.errors import InputError
 from fnplatform.placement import (
-    SCOPE_KEYS,
     UNPLACED,
     Placement,
     Sourced,
@@ -89,7 +88,7 @@ def test_cloud_settings(
     ("env", "cloud", "expected"),
     [
         case(
-            "each cloud's scope key, read from its own block (SCOPE_KEYS)",
+            "each cloud's scope key, read from its own block (its profile's scope_key)",
             {"aws": {"accountId": "123456789012"}},
             "aws",
             Sourced("123456789012", "environment.aws.accountId"),
@@ -132,12 +131,12 @@ def test_scope_from_environment(env: dict[str, Any], cloud: Any, expected: Sourc
 
 
 def test_every_cloud_has_a_scope_key() -> None:
-    # a new cloud without its scope key would fail only when a composite is placed on it
-    from typing import get_args
+    # a new cloud without its profile would fail only when a composite is placed on it
+    from fnplatform.cloud import CLOUDS, cloud_profiles
 
-    from fnplatform.cloud import Cloud
-
-    assert set(SCOPE_KEYS) == set(get_args(Cloud))
+    profiles = cloud_profiles()
+    assert [p.name for p in profiles] == list(CLOUDS)
+    assert all(p.scope_key and p.scope_what for p in profiles), profiles
 
 
 @pytest.mark.parametrize(
@@ -145,7 +144,7 @@ def test_every_cloud_has_a_scope_key() -> None:
     [
         case("set: returned with its field", {"gcp": {"project": "acme"}}, "gcp", "acme"),
         case(
-            "unset: an error on the key, in the words of SCOPE_KEYS",
+            "unset: an error on the key, in the words of the profile's scope_what",
             {},
             "azure",
             InputError("environment.azure.resourceGroup", "required: the Azure resource group"),

@@ -17,6 +17,7 @@ import pytest
 from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from fnplatform.api.layering import Layer, merge_layers
 from fnplatform.api.step_input import Input
+from fnplatform.cloud import cloud_profile
 from fnplatform.composition import Composition
 from fnplatform.engine.runner import Call, compose
 from fnplatform.errors import InputError, NotYet, SpecError
@@ -30,7 +31,7 @@ from fnplatform.request.structs import struct_to_dict
 from fnplatform.rules.dependencies import add_usages, hold_unmet, needed_pairs
 from fnplatform.rules.guard import dropped_stateful
 from fnplatform.rules.readiness import is_ready
-from fnplatform.tagging import TagStyle, render_tags
+from fnplatform.tagging import KUBERNETES, render_tags
 
 from tests.support.harness import request, step_input
 from tests.support.table import case
@@ -126,43 +127,43 @@ def test_long_names_stay_distinct() -> None:
     [
         case(
             "AWS keeps keys and values as written",
-            TagStyle.AWS,
+            "aws",
             {"costCenter": "CC-1"},
             {"costCenter": "CC-1"},
         ),
         case(
             "AWS cuts keys at 128 and values at 256 characters",
-            TagStyle.AWS,
+            "aws",
             {"k" * 200: "v" * 300},
             {"k" * 128: "v" * 256},
         ),
         case(
             "GCP labels are lower case, spaces become underscores",
-            TagStyle.GCP,
+            "gcp",
             {"costCenter": "CC 1"},
             {"costcenter": "cc_1"},
         ),
         case(
             ("GCP label keys can't hold periods or slashes: they become underscores"),
-            TagStyle.GCP,
+            "gcp",
             {"crossplane.io/claim": "a.b"},
             {"crossplane_io_claim": "a_b"},
         ),
         case(
             "a GCP label key must start with a letter: the tag is dropped",
-            TagStyle.GCP,
+            "gcp",
             {"1bad": "x"},
             {},
         ),
         case(
             "Azure tag keys can't hold < or >: they become underscores",
-            TagStyle.AZURE,
+            "azure",
             {"a<b>c": "v"},
             {"a_b_c": "v"},
         ),
         case(
             "Kubernetes label values can't hold spaces or slashes",
-            TagStyle.KUBERNETES,
+            "kubernetes",
             {"k": "a b/c"},
             {"k": "a_b_c"},
         ),
@@ -177,8 +178,10 @@ def test_long_names_stay_distinct() -> None:
         "kubernetes-value",
     ],
 )
-def test_render_tags(style: TagStyle, tags: dict[str, str], expected: dict[str, str]) -> None:
-    assert render_tags(style, tags) == expected
+def test_render_tags(style: str, tags: dict[str, str], expected: dict[str, str]) -> None:
+    # each cloud's style is the one its profile declares (clouds/<cloud>/tags.py)
+    chosen = KUBERNETES if style == KUBERNETES.name else cloud_profile(style).tag_style
+    assert render_tags(chosen, tags) == expected
 
 
 def test_tag_layers_platform_then_environment_then_user() -> None:

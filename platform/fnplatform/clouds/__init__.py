@@ -3,7 +3,7 @@
 Each cloud module registers on the capability objects of :mod:`fnplatform.library`:
 ``@add_bucket.on("aws")`` a builder ``(comp, name, spec) -> None`` that emits its main
 resource as ``name`` (plus helpers named ``f"{name}-<part>"``) through ``comp.emit``;
-``@values.bucket_address.on("aws")`` an answer to a value; ``values.bucket_replication.on("aws")``
+``@bucket_address.on("aws")`` an answer to a value; ``bucket_replication.on("aws")``
 a flag; ``@add_cluster.extra("aws")`` an extra run after the builder.
 
 Nothing lists the clouds or their files by hand: :func:`load` imports every package here

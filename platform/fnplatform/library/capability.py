@@ -23,13 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Concatenate, Generic, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar
 
 from fnplatform.cloud import CLOUDS, Cloud
 from fnplatform.errors import InputError, SpecError
 
 if TYPE_CHECKING:
     from fnplatform.composition import Composition
+
+#: Kubernetes annotations or labels, as a composer puts them on an object.
+Labels = dict[str, str]
+#: A Helm chart's values, or a ProviderConfig's ``identity`` block.
+Document = dict[str, Any]
 
 SpecT = TypeVar("SpecT")
 SpecT_contra = TypeVar("SpecT_contra", contravariant=True)
@@ -115,7 +120,8 @@ class Capability(PerCloud[Builder[SpecT]]):
     Every call has one shape, ``add_<capability>(comp, name, spec, *, uses=(), fields=None,
     cloud=None)``:
 
-    * ``spec`` is a frozen dataclass from :mod:`fnplatform.library.specs` that knows no cloud;
+    * ``spec`` is a frozen dataclass in the capability's module (``library/<home>.py``) that
+      knows no cloud;
     * ``uses`` is attached to the main resource ``name`` after the builder ran (held back
       until those exist, Usages order deletion), so builders don't thread it through;
     * ``fields`` maps spec attributes to the user's field paths: a builder's

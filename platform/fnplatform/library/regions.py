@@ -1,7 +1,7 @@
 """Whether a region a user or platform team wrote is one of the cloud's.
 
-Each cloud lists its regions once (``clouds/<cloud>/regions.py``, answered as
-:data:`fnplatform.library.values.regions`); every module that takes a region from a claim or
+Each cloud lists its regions once (``clouds/<cloud>/regions.py``, declared in its profile,
+:attr:`fnplatform.cloud.CloudProfile.regions`); every module that takes a region from a claim or
 an EnvironmentConfig checks it here, before anything is composed. Without the check a typo
 (``europe-wset1``) or an invented region reaches the provider, which fails only when the
 cloud refuses the first resource, or, where a network is global (GCP), never before the
@@ -10,14 +10,14 @@ database is attempted.
 
 from __future__ import annotations
 
+from fnplatform.cloud import cloud_profile
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, closest
-from fnplatform.library import values
 
 
 def region_problem(comp: Composition, cloud: str, region: str) -> str | None:
     """Why ``region`` is no region of ``cloud`` (naming the closest one, else all), or None."""
-    known = values.regions.at(cloud=cloud)(comp)
+    known = cloud_profile(cloud).regions
     if region in known:
         return None
     ordered = sorted(known)  # a set's order varies between processes: the message must not

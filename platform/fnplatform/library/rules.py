@@ -10,14 +10,25 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from dataclasses import dataclass
 
 from fnplatform.api.validation import ip_network
 from fnplatform.errors import SpecError
-from fnplatform.library.specs import IngressRule, NameRule
+from fnplatform.library.ingress import IngressRule
 
 PROTOCOLS = ("tcp", "udp")
 
 RULE_ID_LENGTH = 10
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """What a cloud accepts as a name: a composer validates user-chosen names against it."""
+
+    pattern: str  # a full-match regular expression
+    min_length: int
+    max_length: int
+    description: str  # for error messages: "3-63 lowercase letters, digits, '-' and '.'"
 
 
 def rule_key(rule: IngressRule) -> str:

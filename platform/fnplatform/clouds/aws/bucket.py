@@ -46,10 +46,19 @@ from fnplatform.clouds.aws.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketReader, BucketReplica, BucketSpec, NameRule
+from fnplatform.library.bucket import (
+    BucketAddress,
+    BucketPart,
+    BucketReader,
+    BucketReplica,
+    BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_name_from,
+    bucket_name_rule,
+    bucket_parts,
+)
+from fnplatform.library.rules import NameRule, check_name
 from fnplatform.naming import dns_label
 
 #: S3 general purpose bucket names: 3-63 of lowercase letters, digits, '.', '-', starting and
@@ -68,14 +77,14 @@ ABORT_MULTIPART_DAYS = 7
 ACCESS_LOG_DAYS = 365
 
 
-@values.bucket_name_rule.on("aws")
-def bucket_name_rule(comp: Composition) -> NameRule:
+@bucket_name_rule.on("aws")
+def aws_bucket_name_rule(comp: Composition) -> NameRule:
     """What S3 accepts as a bucket name."""
     return BUCKET_NAME_RULE
 
 
-@values.bucket_name_from.on("aws")
-def bucket_name_from(comp: Composition, wanted: str) -> str:
+@bucket_name_from.on("aws")
+def aws_bucket_name_from(comp: Composition, wanted: str) -> str:
     """S3 takes a composer's ``acme-mfe-<app>-<suffix>`` form as is (the builder checks it)."""
     return wanted
 
@@ -93,8 +102,8 @@ def bucket_arn(comp: Composition, bucket: str, region: str | None = None) -> str
     return f"arn:{partition(region or comp.region)}:s3:::{bucket}"
 
 
-@values.bucket_address.on("aws")
-def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
+@bucket_address.on("aws")
+def aws_bucket_address(comp: Composition, name: str, wanted: str | None) -> BucketAddress:
     """Name and ARN of composed bucket ``name`` (known before it exists: S3 names are ours)."""
     bucket = named_bucket(comp, name, wanted)
     return {"name": bucket, "id": bucket_arn(comp, bucket)}
@@ -450,3 +459,23 @@ def _replication_permissions(
             },
         ]
     )
+
+
+@bucket_parts.on("aws")
+def aws_bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the bucket's SSE-KMS configuration; the public access block and ownership (no ACLs); the
+    bucket policy (``aws:SecureTransport``, ``s3:TlsVersion``); versioning, lifecycle rules, the
+    object lock; the logging configuration and the log bucket with its settings; the replication
+    role and configuration (the replica bucket is the composer's)."""
+    return {
+        BucketPart.ENCRYPTION: (f"{name}-encryption",),
+        BucketPart.NEVER_PUBLIC: (name, f"{name}-public-access-block", f"{name}-ownership"),
+        BucketPart.TLS: (f"{name}-policy",),
+        BucketPart.VERSIONING: (f"{name}-versioning",),
+        BucketPart.LIFECYCLE: (f"{name}-lifecycle",),
+        BucketPart.LOCK: (name, f"{name}-lock"),
+        BucketPart.ACCESS_LOGGING: (f"{name}-logging", f"{name}-logs", f"{name}-logs-*"),
+        BucketPart.GEO_REPLICATION: (),
+        BucketPart.REPLICATION: (f"{name}-replication", f"{name}-replication-*"),
+    }[part]

@@ -46,9 +46,16 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.clouds.aws.settings import aws_environment
 from fnplatform.composition import Composition
 from fnplatform.holds import Wait
-from fnplatform.library import values
-from fnplatform.library.calls import add_cdn
-from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
+from fnplatform.library.bucket import BucketReader
+from fnplatform.library.cdn import (
+    CdnCustomDomain,
+    CdnSpec,
+    DnsRecord,
+    add_cdn,
+    cdn_bucket_reader,
+    cdn_custom_domains,
+    cdn_domain,
+)
 
 ORIGIN_ID = "assets"
 #: AWS managed cache policy "Managed-CachingOptimized" (the same id in every account).
@@ -342,8 +349,8 @@ def _aliases(
             )
 
 
-@values.cdn_bucket_reader.on("aws")
-def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+@cdn_bucket_reader.on("aws")
+def aws_cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """CloudFront, narrowed to the distribution ``cdn_name``, once its ARN is known."""
     arn = comp.observed_value(cdn_name, "status.atProvider.arn")
     if not arn:
@@ -351,14 +358,14 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     return BucketReader(name="cdn", principal=CLOUDFRONT_PRINCIPAL, source=str(arn))
 
 
-@values.cdn_domain.on("aws")
-def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
+@cdn_domain.on("aws")
+def aws_cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     """The distribution's ``*.cloudfront.net`` name, once observed."""
     return comp.observed_string(cdn_name, "status.atProvider.domainName")
 
 
-@values.cdn_custom_domains.on("aws")
-def cdn_custom_domains(
+@cdn_custom_domains.on("aws")
+def aws_cdn_custom_domains(
     comp: Composition, cdn_name: str, spec: CdnSpec
 ) -> tuple[CdnCustomDomain, ...]:
     """A host is served once the observed distribution carries it with its certificate (and,

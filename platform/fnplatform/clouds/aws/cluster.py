@@ -34,9 +34,20 @@ from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.holds import Wait
-from fnplatform.library import values
-from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.library.cluster import (
+    ClusterSpec,
+    NodePoolSpec,
+    add_cluster,
+    add_node_pool,
+    autoscaler_values,
+    cluster_access,
+    cluster_credentials,
+    cluster_name_rule,
+    cluster_status,
+    kubeconfig_source,
+    running_version,
+)
+from fnplatform.library.rules import NameRule
 from fnplatform.rules.guard import refuse_replacement, replacement_refused
 
 CLUSTER_POLICIES = {"cluster-policy": "AmazonEKSClusterPolicy"}
@@ -351,7 +362,7 @@ def _version(comp: Composition, cluster: str) -> str | None:
     observed version changes only once the control-plane upgrade is done. Without it (before
     the cluster is observed) EKS creates the group at the cluster's version.
     """
-    return running_version(comp, cluster)
+    return aws_running_version(comp, cluster)
 
 
 def _launch_template_of(comp: Composition, name: str, template: str) -> dict[str, Any] | None:
@@ -374,8 +385,10 @@ def _launch_template_of(comp: Composition, name: str, template: str) -> dict[str
     return {"name": comp.resource_name(template), "version": str(version)}
 
 
-@values.cluster_credentials.on("aws")
-def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+@cluster_credentials.on("aws")
+def aws_cluster_credentials(
+    comp: Composition, cluster_name: str, spec: ClusterSpec
+) -> dict[str, Any]:
     """No ``identity`` block: the kubeconfig alone works.
 
     ClusterAuth's kubeconfig carries a bearer token (not an ``exec`` aws-iam-authenticator
@@ -386,8 +399,8 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return {}
 
 
-@values.kubeconfig_source.on("aws")
-def kubeconfig_source(comp: Composition, cluster: str) -> str:
+@kubeconfig_source.on("aws")
+def aws_kubeconfig_source(comp: Composition, cluster: str) -> str:
     """``<cluster>-auth``: EKS publishes no kubeconfig; ClusterAuth writes (and refreshes) it.
 
     Whatever reads the kubeconfig uses this resource, so a ClusterUsage keeps ClusterAuth (and
@@ -397,14 +410,14 @@ def kubeconfig_source(comp: Composition, cluster: str) -> str:
     return f"{cluster}-auth"
 
 
-@values.cluster_access.on("aws")
-def cluster_access(comp: Composition, cluster: str) -> list[str]:
+@cluster_access.on("aws")
+def aws_cluster_access(comp: Composition, cluster: str) -> list[str]:
     """Nothing besides ClusterAuth: its token is the creator's, cluster admin from creation."""
     return []
 
 
-@values.cluster_status.on("aws")
-def cluster_status(comp: Composition, cluster_name: str) -> None:
+@cluster_status.on("aws")
+def aws_cluster_status(comp: Composition, cluster_name: str) -> None:
     """XR status from the observed EKS cluster: endpoint, CA, name and OIDC issuer."""
     comp.status_from(cluster_name, "status.atProvider.endpoint", "clusterEndpoint")
     comp.status_from(cluster_name, "status.atProvider.certificateAuthority[0].data", "clusterCA")
@@ -412,8 +425,8 @@ def cluster_status(comp: Composition, cluster_name: str) -> None:
     comp.status_from(cluster_name, "status.atProvider.identity[0].oidc[0].issuer", "oidcIssuer")
 
 
-@values.autoscaler_values.on("aws")
-def autoscaler_values(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:
+@autoscaler_values.on("aws")
+def aws_autoscaler_values(comp: Composition, cluster: str, spec: ClusterSpec) -> dict[str, Any]:
     """cluster-autoscaler chart values of this cloud: discover this cluster's node groups by
     tag, in its region.
 
@@ -426,8 +439,8 @@ def autoscaler_values(comp: Composition, cluster: str, spec: ClusterSpec) -> dic
     }
 
 
-@values.running_version.on("aws")
-def running_version(comp: Composition, cluster: str) -> str | None:
+@running_version.on("aws")
+def aws_running_version(comp: Composition, cluster: str) -> str | None:
     """The Kubernetes version EKS reports for the running cluster (it picks its newest when
     none was asked for)."""
     return comp.observed_string(cluster, "status.atProvider.version")
@@ -443,8 +456,8 @@ CLUSTER_NAME_RULE = NameRule(
 )
 
 
-@values.cluster_name_rule.on("aws")
-def cluster_name_rule(comp: Composition) -> NameRule:
+@cluster_name_rule.on("aws")
+def aws_cluster_name_rule(comp: Composition) -> NameRule:
     """What EKS accepts as a cluster name."""
     return CLUSTER_NAME_RULE
 

@@ -36,10 +36,15 @@ from fnplatform.clouds.aws.kinds import (
 from fnplatform.clouds.aws.settings import AwsPrivateNetwork
 from fnplatform.composition import Composition
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
-from fnplatform.library import values
-from fnplatform.library.calls import add_database
+from fnplatform.library.database import (
+    DatabaseSpec,
+    PasswordSource,
+    add_database,
+    database_env,
+    database_host,
+    database_password_source,
+)
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.specs import DatabaseSpec
 
 POSTGRES_PORT = 5432
 PASSWORD_NAMESPACE = "crossplane-system"
@@ -171,14 +176,14 @@ def database(comp: Composition, name: str, spec: DatabaseSpec) -> None:
     )
 
 
-@values.database_host.on("aws")
-def database_host(comp: Composition, name: str) -> str | None:
+@database_host.on("aws")
+def aws_database_host(comp: Composition, name: str) -> str | None:
     """The instance's private DNS name, once observed."""
     return comp.observed_string(name, "status.atProvider.address")
 
 
-@values.database_env.on("aws")
-def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+@database_env.on("aws")
+def aws_database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PORT``/``DB_USER``/``DB_PASSWORD`` from the RDS connection secret's keys."""
     return [
         secret_env("DB_HOST", secret, "host"),
@@ -188,7 +193,7 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
     ]
 
 
-@values.database_password_source.on("aws")
-def database_password_source(comp: Composition) -> values.PasswordSource:
+@database_password_source.on("aws")
+def aws_database_password_source(comp: Composition) -> PasswordSource:
     """The provider generates the administrator password (``autoGeneratePassword``)."""
     return "provider"

@@ -7,8 +7,7 @@ from typing import Any
 from fnplatform.clouds.aws.kinds import ZONE
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.calls import add_dns_zone
-from fnplatform.library.specs import DnsZoneSpec
+from fnplatform.library.dns import DnsZoneSpec, add_dns_zone
 
 
 @add_dns_zone.on("aws")

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from fnplatform.clouds.aws.kinds import HEALTH_CHECK, RECORD
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_failover_dns
-from fnplatform.library.specs import FailoverDnsSpec
+from fnplatform.library.failover import (
+    FailoverDnsSpec,
+    add_failover_dns,
+    bucket_replication,
+    failover_address,
+)
 
 TTL = 60  # seconds: how long resolvers may keep answering with a failed primary
 FAILURE_THRESHOLD, REQUEST_INTERVAL = 3, 30
@@ -83,11 +86,11 @@ def _health_check(spec: FailoverDnsSpec, target: str) -> dict[str, object]:
     return check
 
 
-@values.failover_address.on("aws")
-def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
+@failover_address.on("aws")
+def aws_failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
     """The DNS name that fails over (the records' name, as :func:`failover_dns` writes it)."""
     return spec.record_name.rstrip(".")
 
 
 #: S3 replicates a bucket to a bucket in another region (``BucketSpec.replicate_to``).
-values.bucket_replication.on("aws")
+bucket_replication.on("aws")

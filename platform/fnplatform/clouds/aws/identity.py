@@ -19,13 +19,18 @@ from fnplatform.clouds.aws.iam import add_pod_identity
 from fnplatform.clouds.aws.tags import autoscaler_discovery_tags
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_workload_identity
-from fnplatform.library.specs import (
+from fnplatform.library.identity import (
+    ExternalClusterSetting,
     IdentityBucket,
     IdentityPurpose,
     IdentityZone,
     WorkloadIdentitySpec,
+    add_workload_identity,
+    external_cluster_setting,
+    identity_annotations,
+    identity_binding,
+    identity_id,
+    identity_pod_labels,
 )
 
 
@@ -86,14 +91,14 @@ def bucket_writer_policy(comp: Composition, buckets: Iterable[IdentityBucket], r
     )
 
 
-@values.identity_id.on("aws")
-def identity_id(comp: Composition, name: str) -> str | None:
+@identity_id.on("aws")
+def aws_identity_id(comp: Composition, name: str) -> str | None:
     """The role's ARN, once observed."""
     return comp.observed_string(name, "status.atProvider.arn")
 
 
-@values.identity_binding.on("aws")
-def identity_binding(comp: Composition, name: str) -> str:
+@identity_binding.on("aws")
+def aws_identity_binding(comp: Composition, name: str) -> str:
     """The Pod Identity association: pods get AWS credentials only once it exists."""
     return f"{name}-association"
 
@@ -188,15 +193,22 @@ def autoscaler_policy(cluster_name: str, region: str) -> str:
     )
 
 
-@values.identity_annotations.on("aws")
-def identity_annotations(
+@identity_annotations.on("aws")
+def aws_identity_annotations(
     comp: Composition, name: str, spec: WorkloadIdentitySpec
 ) -> dict[str, str]:
     """None: EKS Pod Identity binds the role by association, not by ServiceAccount annotation."""
     return {}
 
 
-@values.identity_pod_labels.on("aws")
-def identity_pod_labels(comp: Composition) -> dict[str, str]:
+@identity_pod_labels.on("aws")
+def aws_identity_pod_labels(comp: Composition) -> dict[str, str]:
     """None: the Pod Identity webhook injects credentials into every pod of an associated SA."""
     return {}
+
+
+@external_cluster_setting.on("aws")
+def aws_external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the EKS cluster's name (Pod Identity associations
+    name it) and its region."""
+    return ExternalClusterSetting("eksClusterName", "eksRegion")

@@ -13,10 +13,13 @@ from __future__ import annotations
 from fnplatform.api.validation import ip_network
 from fnplatform.clouds.aws.kinds import SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_ingress_rules
+from fnplatform.library.ingress import (
+    IngressRulesSpec,
+    add_ingress_rules,
+    ingress_rules_id,
+    ingress_rules_parts,
+)
 from fnplatform.library.rules import rule_id, unique_rules
-from fnplatform.library.specs import IngressRulesSpec
 
 
 @add_ingress_rules.on("aws")
@@ -54,7 +57,13 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
         comp.emit(f"{name}-{rule_id(rule)}", SECURITY_GROUP_INGRESS_RULE.new(body), uses=(name,))
 
 
-@values.ingress_rules_id.on("aws")
-def ingress_rules_id(comp: Composition, name: str) -> str | None:
+@ingress_rules_id.on("aws")
+def aws_ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The security group id once AWS assigned it."""
     return comp.observed_string(name, "status.atProvider.id")
+
+
+@ingress_rules_parts.on("aws")
+def aws_ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: the security group and its rules."""
+    return (name, f"{name}-*")

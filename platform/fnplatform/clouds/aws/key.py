@@ -18,9 +18,8 @@ from fnplatform.clouds.aws.common import partition, policy_document
 from fnplatform.clouds.aws.kinds import KMS_ALIAS, KMS_KEY
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_key
-from fnplatform.library.specs import BucketReader, KeySpec
+from fnplatform.library.bucket import BucketReader
+from fnplatform.library.key import KeySpec, add_key, key_deletable, key_id
 
 #: KMS rotation periods: 90 to 2560 days.
 MIN_ROTATION_DAYS, MAX_ROTATION_DAYS = 90, 2560
@@ -117,9 +116,13 @@ def _decrypter(comp: Composition, reader: BucketReader) -> dict[str, Any]:
     return statement
 
 
-@values.key_id.on("aws")
-def key_id(
+@key_id.on("aws")
+def aws_key_id(
     comp: Composition, name: str, region: str | None, replica_region: str | None
 ) -> str | None:
     """The ARN of composed key ``name`` once AWS assigned it (key ids are random)."""
     return comp.observed_string(name, "status.atProvider.arn")
+
+
+#: Deleting the key resource deletes the key (after the cloud's waiting period).
+key_deletable.on("aws")

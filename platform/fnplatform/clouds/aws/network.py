@@ -26,12 +26,9 @@ from fnplatform.clouds.aws.kinds import (
     SUBNET,
     VPC,
 )
-from fnplatform.clouds.aws.regions import REGIONS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_network
-from fnplatform.library.specs import NetworkSpec
+from fnplatform.library.network import NetworkSpec, add_network, internal_load_balancer
 
 ZONES = ("a", "b")  # two availability zones: EKS needs control-plane subnets in two
 ANYWHERE = "0.0.0.0/0"
@@ -248,14 +245,8 @@ def _private_zone(
     _associate(comp, subnet, table, region)
 
 
-@values.regions.on("aws")
-def regions(comp: Composition) -> frozenset[str]:
-    """AWS's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
-
-
-@values.internal_load_balancer.on("aws")
-def internal_load_balancer(comp: Composition) -> dict[str, str]:
+@internal_load_balancer.on("aws")
+def aws_internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Annotations making a LoadBalancer Service internal: the in-tree AWS cloud provider reads
     ``aws-load-balancer-internal``, the AWS Load Balancer Controller ``-scheme``."""
     return {

@@ -11,20 +11,18 @@ import json
 from typing import Any
 
 from fnplatform.clouds.aws.common import partition
+from fnplatform.clouds.aws.tags import AWS_TAGS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.kinds import register
-from fnplatform.library import values
-from fnplatform.library.calls import add_queue
-from fnplatform.library.specs import QueueSpec
-from fnplatform.tagging import TagStyle
+from fnplatform.library.queue import QueueSpec, add_queue, queue_arn, queue_name
 
-SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=TagStyle.AWS, stateful=True)
+SQS_QUEUE = register("sqs.aws.upbound.io/v1beta1", "Queue", tag_style=AWS_TAGS, stateful=True)
 SQS_NAME_MAX = 80  # SQS queue names: 1-80 letters, digits, hyphens and underscores
 
 
-@values.queue_name.on("aws")
-def queue_name(comp: Composition, *parts: str) -> str:
+@queue_name.on("aws")
+def aws_queue_name(comp: Composition, *parts: str) -> str:
     """The SQS queue name ``<part>-<part>...``, exactly: consumers look it up by that name.
 
     Never shortened: the Asya sidecar resolves ``asya-<namespace>-<actor>`` itself, so a
@@ -39,8 +37,8 @@ def queue_name(comp: Composition, *parts: str) -> str:
     return name
 
 
-@values.queue_arn.on("aws")
-def queue_arn(comp: Composition, queue: str) -> str | None:
+@queue_arn.on("aws")
+def aws_queue_arn(comp: Composition, queue: str) -> str | None:
     """The ARN of queue ``queue`` in the placed account and region (None without an account).
 
     How a redrive policy names its dead-letter queue before that queue is observed.

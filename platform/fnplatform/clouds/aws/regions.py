@@ -49,3 +49,43 @@ REGIONS = frozenset(
         "us-west-2",
     }
 )
+
+#: Its regions inside the EU/EEA, where GDPR data stays. Not the UK or Switzerland (adequacy
+#: decisions, but outside the EEA): a platform that accepts them lists them itself.
+EU_REGIONS: tuple[str, ...] = (
+    "eu-central-1",
+    "eu-central-2",
+    "eu-north-1",
+    "eu-south-1",
+    "eu-south-2",
+    "eu-west-1",
+    "eu-west-3",
+)
+
+#: By CCaaS platform, the regions near the platform's own media regions, where a BYOC trunk's
+#: latency to the platform stays low: where a contact-center endpoint may run by default.
+CCAAS_REGIONS: dict[str, tuple[str, ...]] = {
+    "genesys-cloud": (
+        "ap-northeast-1",
+        "ap-northeast-2",
+        "ap-south-1",
+        "ap-southeast-2",
+        "ca-central-1",
+        "eu-central-1",
+        "eu-west-1",
+        "eu-west-2",
+        "sa-east-1",
+        "us-east-1",
+        "us-east-2",
+        "us-west-2",
+    ),
+    "nice-cxone": (
+        "ap-northeast-1",
+        "ap-southeast-2",
+        "ca-central-1",
+        "eu-central-1",
+        "eu-west-2",
+        "us-east-1",
+        "us-west-2",
+    ),
+}

@@ -1,4 +1,5 @@
-"""Tags AWS services read back: the cluster autoscaler discovers node groups by them.
+"""AWS tags: their form (free-form keys and values, cut to AWS's lengths), and the tags AWS
+services read back: the cluster autoscaler discovers node groups by them.
 
 EKS copies a managed node group's tags to its Auto Scaling group, which is what the autoscaler
 and its IAM condition read; the NodeGroup carries them so the intent is visible on the resource
@@ -6,6 +7,11 @@ Crossplane manages.
 """
 
 from __future__ import annotations
+
+from fnplatform.tagging import TagStyle, free_form
+
+#: AWS tags: any key of at most 128 characters, any value of at most 256.
+AWS_TAGS = TagStyle("aws", free_form(128, 256))
 
 AUTOSCALER_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
 AUTOSCALER_CLUSTER_TAG_PREFIX = "k8s.io/cluster-autoscaler/"

@@ -42,10 +42,18 @@ from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.gaps import Gap
 from fnplatform.holds import Wait
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketSpec, NameRule
+from fnplatform.library.bucket import (
+    BucketAddress,
+    BucketPart,
+    BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_deleted_with_objects,
+    bucket_name_from,
+    bucket_name_rule,
+    bucket_parts,
+)
+from fnplatform.library.rules import NameRule, check_name
 
 ACCOUNT_NAME_RULE = NameRule(
     pattern=r"[a-z0-9]+",
@@ -60,14 +68,14 @@ BLOB_LOG_CATEGORIES = ("StorageDelete", "StorageRead", "StorageWrite")
 READER_ROLE, WRITER_ROLE = "Storage Blob Data Reader", "Storage Blob Data Contributor"
 
 
-@values.bucket_name_rule.on("azure")
-def bucket_name_rule(comp: Composition) -> NameRule:
+@bucket_name_rule.on("azure")
+def azure_bucket_name_rule(comp: Composition) -> NameRule:
     """What Azure accepts as a storage account name."""
     return ACCOUNT_NAME_RULE
 
 
-@values.bucket_name_from.on("azure")
-def bucket_name_from(comp: Composition, wanted: str) -> str:
+@bucket_name_from.on("azure")
+def azure_bucket_name_from(comp: Composition, wanted: str) -> str:
     """A storage account name from a composer's name (``acme-mfe-payments-7d3f9a12``):
     lowercase letters and digits only (``acmemfepayments7d3f9a12``), and when that is longer
     than 24 its first characters plus 6 hex digits of the SHA-256 of ``wanted``, so two
@@ -87,8 +95,8 @@ def account_name(comp: Composition, name: str, spec: BucketSpec | None = None) -
     return compact_name(comp, name, ACCOUNT_NAME_RULE.max_length, alphanumeric=True)
 
 
-@values.bucket_address.on("azure")
-def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
+@bucket_address.on("azure")
+def azure_bucket_address(comp: Composition, name: str, wanted: str | None) -> BucketAddress:
     """Account name (an imported account's own) and (once it exists) the account's resource
     id."""
     return {
@@ -312,3 +320,27 @@ def _access_logs(comp: Composition, name: str, group: str, location: str) -> Non
         ),
         uses=(name, workspace),
     )
+
+
+#: The bucket is a storage account: deleting it deletes its blobs.
+bucket_deleted_with_objects.on("azure")
+
+
+@bucket_parts.on("azure")
+def azure_bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the account's customer-managed key is the account itself; no public nesting and a
+    private container; the account's minimum TLS version; the immutability (WORM) policy
+    retains, so nothing expires and versions are kept; the diagnostic setting and its
+    workspace; the geo-redundant account keeps its own copy."""
+    return {
+        BucketPart.ENCRYPTION: (),
+        BucketPart.NEVER_PUBLIC: (name, f"{name}-container"),
+        BucketPart.TLS: (name,),
+        BucketPart.VERSIONING: (name, f"{name}-immutability"),
+        BucketPart.LIFECYCLE: (f"{name}-immutability",),
+        BucketPart.LOCK: (f"{name}-immutability",),
+        BucketPart.ACCESS_LOGGING: (f"{name}-logging", f"{name}-logs"),
+        BucketPart.GEO_REPLICATION: (name,),
+        BucketPart.REPLICATION: (),
+    }[part]

@@ -47,9 +47,16 @@ from fnplatform.clouds.azure.settings import DNS_ZONE_ID, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import add_cdn
-from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
+from fnplatform.library.bucket import BucketReader
+from fnplatform.library.cdn import (
+    CdnCustomDomain,
+    CdnSpec,
+    DnsRecord,
+    add_cdn,
+    cdn_bucket_reader,
+    cdn_custom_domains,
+    cdn_domain,
+)
 
 COMPRESSED_TYPES = [
     "application/javascript",
@@ -283,20 +290,20 @@ def _api(comp: Composition, name: str, spec: CdnSpec, host: str) -> None:
     )
 
 
-@values.cdn_bucket_reader.on("azure")
-def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+@cdn_bucket_reader.on("azure")
+def azure_cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """None: Front Door reads over Private Link, not as an RBAC principal of the account."""
     return None
 
 
-@values.cdn_domain.on("azure")
-def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
+@cdn_domain.on("azure")
+def azure_cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     """The endpoint's ``*.azurefd.net`` host name, once observed."""
     return comp.observed_string(cdn_name, "status.atProvider.hostName")
 
 
-@values.cdn_custom_domains.on("azure")
-def cdn_custom_domains(
+@cdn_custom_domains.on("azure")
+def azure_cdn_custom_domains(
     comp: Composition, cdn_name: str, spec: CdnSpec
 ) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its custom domain is Ready (and, with a DNS zone, its TXT and

@@ -67,15 +67,25 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.clouds.azure.network import dns_service_ip
 from fnplatform.clouds.azure.settings import ClusterIdentity, azure_environment
+from fnplatform.clouds.azure.tags import AZURE_TAGS
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
 from fnplatform.holds import READY, Wait
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
-from fnplatform.library import values
-from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.library.cluster import (
+    ClusterSpec,
+    NodePoolSpec,
+    add_cluster,
+    add_node_pool,
+    cluster_access,
+    cluster_credentials,
+    cluster_name_rule,
+    cluster_scope_from_plane,
+    cluster_status,
+    kubeconfig_source,
+)
+from fnplatform.library.rules import NameRule
 from fnplatform.rules.guard import refuse_replacement
-from fnplatform.tagging import TagStyle
 
 SYSTEM_POOL = "system"
 DEFAULT_VM_SIZE = "Standard_D4ds_v5"
@@ -281,7 +291,7 @@ def _system_pool(comp: Composition, spec: ClusterSpec) -> dict[str, Any]:
         "temporaryNameForRotation": f"{SYSTEM_POOL}tmp",
         "upgradeSettings": {"maxSurge": MAX_SURGE},
         "vnetSubnetIdRef": comp.ref(subnet_name(spec.network)),
-        "tags": comp.tags_in(TagStyle.AZURE),
+        "tags": comp.tags_in(AZURE_TAGS),
     }
     if spec.version:
         pool["orchestratorVersion"] = spec.version
@@ -374,8 +384,10 @@ def node_pool(
     comp.emit(name, NODE_POOL.new(for_provider), external_name=agent_pool)
 
 
-@values.cluster_credentials.on("azure")
-def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+@cluster_credentials.on("azure")
+def azure_cluster_credentials(
+    comp: Composition, cluster_name: str, spec: ClusterSpec
+) -> dict[str, Any]:
     """The Entra identity of ``environment.azure.clusterIdentity``.
 
     provider-upjet-azure writes AKS's ``kube_config_raw`` as the ``kubeconfig`` connection
@@ -390,21 +402,21 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return {"type": identity.type, "source": "Secret", "secretRef": identity.secretRef.model_dump()}
 
 
-@values.cluster_access.on("azure")
-def cluster_access(comp: Composition, cluster_name: str) -> list[str]:
+@cluster_access.on("azure")
+def azure_cluster_access(comp: Composition, cluster_name: str) -> list[str]:
     """What the providers' access depends on besides the kubeconfig: the RBAC grant, which
     must outlive every Release (their uninstall needs it)."""
     return [f"{cluster_name}-{CROSSPLANE_ADMIN}"]
 
 
-@values.kubeconfig_source.on("azure")
-def kubeconfig_source(comp: Composition, cluster: str) -> str:
+@kubeconfig_source.on("azure")
+def azure_kubeconfig_source(comp: Composition, cluster: str) -> str:
     """The AKS KubernetesCluster itself writes the kubeconfig (its connection secret)."""
     return cluster
 
 
-@values.cluster_status.on("azure")
-def cluster_status(comp: Composition, cluster_name: str) -> None:
+@cluster_status.on("azure")
+def azure_cluster_status(comp: Composition, cluster_name: str) -> None:
     """``clusterName``, ``clusterEndpoint``, ``clusterCA`` and ``oidcIssuer`` once observed.
 
     Endpoint and CA come from the observed kubeconfig connection detail (what clients really
@@ -446,8 +458,8 @@ CLUSTER_NAME_RULE = NameRule(
 )
 
 
-@values.cluster_name_rule.on("azure")
-def cluster_name_rule(comp: Composition) -> NameRule:
+@cluster_name_rule.on("azure")
+def azure_cluster_name_rule(comp: Composition) -> NameRule:
     """What AKS accepts as a cluster name."""
     return CLUSTER_NAME_RULE
 
@@ -459,3 +471,7 @@ SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 DISK_TYPES = ("Ephemeral", "Managed")
 #: Availability zones as AKS names them.
 AVAILABILITY_ZONES = ("1", "2", "3")
+
+
+#: The cluster composite's plane id names the Azure resource group the cluster goes in.
+cluster_scope_from_plane.on("azure")

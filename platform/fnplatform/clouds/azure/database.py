@@ -35,10 +35,15 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import AzurePrivateNetwork
 from fnplatform.composition import Composition
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
-from fnplatform.library import values
-from fnplatform.library.calls import add_database
+from fnplatform.library.database import (
+    DatabaseSpec,
+    PasswordSource,
+    add_database,
+    database_env,
+    database_host,
+    database_password_source,
+)
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.specs import DatabaseSpec
 from fnplatform.observation.resources import never_below_observed
 
 PASSWORD_NAMESPACE = "crossplane-system"
@@ -147,14 +152,14 @@ def _storage_mb(comp: Composition, name: str, preset_mb: int) -> int:
     return never_below_observed(preset_mb, comp.observed_value(name, "status.atProvider.storageMb"))
 
 
-@values.database_host.on("azure")
-def database_host(comp: Composition, name: str) -> str | None:
+@database_host.on("azure")
+def azure_database_host(comp: Composition, name: str) -> str | None:
     """The server's FQDN (resolved privately through the linked zone), once observed."""
     return comp.observed_string(name, "status.atProvider.fqdn")
 
 
-@values.database_env.on("azure")
-def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+@database_env.on("azure")
+def azure_database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PORT``/``DB_PASSWORD`` from the flexible server's connection secret
     (``endpoint``, ``port``, ``password``). ``DB_USER`` is the administrator login itself: the
     secret's ``username`` is the single-server form ``login@server``."""
@@ -166,7 +171,7 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
     ]
 
 
-@values.database_password_source.on("azure")
-def database_password_source(comp: Composition) -> values.PasswordSource:
+@database_password_source.on("azure")
+def azure_database_password_source(comp: Composition) -> PasswordSource:
     """The provider generates the administrator password (``autoGeneratePassword``)."""
     return "provider"

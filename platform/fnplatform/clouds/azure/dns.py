@@ -15,8 +15,7 @@ from fnplatform.clouds.azure.kinds import (
     PRIVATE_DNS_ZONE_LINK,
 )
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_dns_zone
-from fnplatform.library.specs import DnsZoneSpec
+from fnplatform.library.dns import DnsZoneSpec, add_dns_zone
 
 
 @add_dns_zone.on("azure")

@@ -21,9 +21,12 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_failover_dns
-from fnplatform.library.specs import FailoverDnsSpec
+from fnplatform.library.failover import (
+    FailoverDnsSpec,
+    add_failover_dns,
+    bucket_geo_replication,
+    failover_address,
+)
 
 TTL = 60
 
@@ -74,12 +77,12 @@ def failover_dns(comp: Composition, name: str, spec: FailoverDnsSpec) -> None:
         comp.emit(f"{name}-{role}", TRAFFIC_MANAGER_EXTERNAL_ENDPOINT.new(endpoint), uses=(name,))
 
 
-@values.failover_address.on("azure")
-def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
+@failover_address.on("azure")
+def azure_failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
     """The profile's FQDN once it exists."""
     return comp.observed_string(name, "status.atProvider.fqdn")
 
 
 #: A geo-redundant storage account keeps a copy in its region's pair
 #: (``BucketSpec.geo_replica_region``, ``bucket.py``).
-values.bucket_geo_replication.on("azure")
+bucket_geo_replication.on("azure")

@@ -31,9 +31,17 @@ from fnplatform.clouds.azure.kinds import (
     USER_ASSIGNED_IDENTITY,
 )
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_workload_identity
-from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.identity import (
+    ExternalClusterSetting,
+    IdentityPurpose,
+    WorkloadIdentitySpec,
+    add_workload_identity,
+    external_cluster_setting,
+    identity_annotations,
+    identity_binding,
+    identity_id,
+    identity_pod_labels,
+)
 
 DNS_ZONE_CONTRIBUTOR = "DNS Zone Contributor"
 BLOB_DATA_CONTRIBUTOR = "Storage Blob Data Contributor"
@@ -104,8 +112,8 @@ def workload_identity(
     )
 
 
-@values.identity_annotations.on("azure")
-def identity_annotations(
+@identity_annotations.on("azure")
+def azure_identity_annotations(
     comp: Composition, name: str, spec: WorkloadIdentitySpec
 ) -> dict[str, str]:
     """The service account's ``client-id`` annotation, once the identity is observed."""
@@ -113,19 +121,26 @@ def identity_annotations(
     return {CLIENT_ID_ANNOTATION: str(client_id)} if client_id else {}
 
 
-@values.identity_pod_labels.on("azure")
-def identity_pod_labels(comp: Composition) -> dict[str, str]:
+@identity_pod_labels.on("azure")
+def azure_identity_pod_labels(comp: Composition) -> dict[str, str]:
     """The label that makes AKS's workload identity webhook inject the token into the pod."""
     return {USE_LABEL: "true"}
 
 
-@values.identity_id.on("azure")
-def identity_id(comp: Composition, name: str) -> str | None:
+@identity_id.on("azure")
+def azure_identity_id(comp: Composition, name: str) -> str | None:
     """The identity's client ID (``AZURE_CLIENT_ID``), once observed."""
     return comp.observed_string(name, "status.atProvider.clientId")
 
 
-@values.identity_binding.on("azure")
-def identity_binding(comp: Composition, name: str) -> str:
+@identity_binding.on("azure")
+def azure_identity_binding(comp: Composition, name: str) -> str:
     """The federated credential that trusts the cluster's service-account tokens."""
     return f"{name}-federation"
+
+
+@external_cluster_setting.on("azure")
+def azure_external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the AKS cluster's OIDC issuer URL (federated
+    credentials trust it)."""
+    return ExternalClusterSetting("aksOidcIssuerUrl")

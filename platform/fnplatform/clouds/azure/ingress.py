@@ -26,10 +26,14 @@ from fnplatform.clouds.azure.kinds import (
 )
 from fnplatform.composition import Composition
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE
-from fnplatform.library import values
-from fnplatform.library.calls import add_ingress_rules
+from fnplatform.library.ingress import (
+    IngressRule,
+    IngressRulesSpec,
+    add_ingress_rules,
+    ingress_rules_id,
+    ingress_rules_parts,
+)
 from fnplatform.library.rules import rule_digest, rule_id, unique_rules
-from fnplatform.library.specs import IngressRule, IngressRulesSpec
 
 #: Priorities of composed rules: 100 (the first allowed) up to 3099, leaving 3100-4096 for
 #: rules a platform team adds by hand (deny rules, say) after every composed allow.
@@ -102,7 +106,14 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
     )
 
 
-@values.ingress_rules_id.on("azure")
-def ingress_rules_id(comp: Composition, name: str) -> str | None:
+@ingress_rules_id.on("azure")
+def azure_ingress_rules_id(comp: Composition, name: str) -> str | None:
     """The NSG's resource id once it exists."""
     return comp.observed_string(name, "status.atProvider.id")
+
+
+@ingress_rules_parts.on("azure")
+def azure_ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: the network security group, its rules and its
+    subnet association."""
+    return (name, f"{name}-*")

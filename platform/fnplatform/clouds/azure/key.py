@@ -33,9 +33,7 @@ from fnplatform.clouds.azure.kinds import (
 from fnplatform.clouds.azure.settings import azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_key
-from fnplatform.library.specs import KeySpec
+from fnplatform.library.key import KeySpec, add_key, key_deletable, key_id
 
 VAULT_NAME_MAX = 24
 ADMIN_KEY_PERMISSIONS = [
@@ -190,9 +188,13 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         )
 
 
-@values.key_id.on("azure")
-def key_id(
+@key_id.on("azure")
+def azure_key_id(
     comp: Composition, name: str, region: str | None, replica_region: str | None
 ) -> str | None:
     """The versionless key id once the key exists (storage follows its rotations)."""
     return comp.observed_string(name, "status.atProvider.versionlessId")
+
+
+#: Deleting the key resource deletes the key (after the cloud's waiting period).
+key_deletable.on("azure")

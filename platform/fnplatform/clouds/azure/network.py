@@ -52,12 +52,9 @@ from fnplatform.clouds.azure.kinds import (
     SUBNET_NAT_GATEWAY_ASSOCIATION,
     VIRTUAL_NETWORK,
 )
-from fnplatform.clouds.azure.regions import REGIONS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_network
-from fnplatform.library.specs import NetworkSpec
+from fnplatform.library.network import NetworkSpec, add_network, internal_load_balancer
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -184,14 +181,8 @@ def dns_service_ip(services_cidr: str) -> str:
     return str(ip_network(services_cidr)[10])
 
 
-@values.regions.on("azure")
-def regions(comp: Composition) -> frozenset[str]:
-    """Azure's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
-
-
-@values.internal_load_balancer.on("azure")
-def internal_load_balancer(comp: Composition) -> dict[str, str]:
+@internal_load_balancer.on("azure")
+def azure_internal_load_balancer(comp: Composition) -> dict[str, str]:
     """Makes the cloud provider put a LoadBalancer Service on an internal Azure load balancer.
 
     Its frontend IP comes from the node subnet; health probes need no annotation because

@@ -69,3 +69,42 @@ REGIONS = frozenset(
         "ukwest",
     }
 )
+
+#: Its regions inside the EU/EEA, where GDPR data stays. Not the UK or Switzerland (adequacy
+#: decisions, but outside the EEA): a platform that accepts them lists them itself.
+EU_REGIONS: tuple[str, ...] = (
+    "francecentral",
+    "germanywestcentral",
+    "italynorth",
+    "northeurope",
+    "norwayeast",
+    "polandcentral",
+    "spaincentral",
+    "swedencentral",
+    "westeurope",
+)
+
+#: By CCaaS platform, the regions near the platform's own media regions, where a BYOC trunk's
+#: latency to the platform stays low: where a contact-center endpoint may run by default.
+CCAAS_REGIONS: dict[str, tuple[str, ...]] = {
+    "genesys-cloud": (
+        "australiaeast",
+        "canadacentral",
+        "eastus",
+        "eastus2",
+        "germanywestcentral",
+        "japaneast",
+        "northeurope",
+        "uksouth",
+        "westeurope",
+        "westus2",
+    ),
+    "nice-cxone": (
+        "australiaeast",
+        "canadacentral",
+        "eastus",
+        "uksouth",
+        "westeurope",
+        "westus2",
+    ),
+}

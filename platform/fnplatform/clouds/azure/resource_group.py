@@ -11,8 +11,7 @@ from fnplatform.clouds.azure.kinds import (
     RESOURCE_GROUP,
 )
 from fnplatform.composition import Composition
-from fnplatform.library.calls import add_resource_group
-from fnplatform.library.specs import ResourceGroupSpec
+from fnplatform.library.resource_group import ResourceGroupSpec, add_resource_group
 
 
 @add_resource_group.on("azure")

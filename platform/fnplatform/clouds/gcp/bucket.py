@@ -32,10 +32,18 @@ from fnplatform.clouds.gcp.key import crypto_key_id, key_location
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import add_bucket
-from fnplatform.library.rules import check_name
-from fnplatform.library.specs import BucketReader, BucketSpec, NameRule
+from fnplatform.library.bucket import (
+    BucketAddress,
+    BucketPart,
+    BucketReader,
+    BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_name_from,
+    bucket_name_rule,
+    bucket_parts,
+)
+from fnplatform.library.rules import NameRule, check_name
 from fnplatform.naming import dns_label
 
 BUCKET_NAME_RULE = NameRule(
@@ -51,14 +59,14 @@ ACCESS_LOG_DAYS = 365
 DAY_SECONDS = 86400
 
 
-@values.bucket_name_rule.on("gcp")
-def bucket_name_rule(comp: Composition) -> NameRule:
+@bucket_name_rule.on("gcp")
+def gcp_bucket_name_rule(comp: Composition) -> NameRule:
     """What Cloud Storage accepts as a bucket name."""
     return BUCKET_NAME_RULE
 
 
-@values.bucket_name_from.on("gcp")
-def bucket_name_from(comp: Composition, wanted: str) -> str:
+@bucket_name_from.on("gcp")
+def gcp_bucket_name_from(comp: Composition, wanted: str) -> str:
     """Cloud Storage takes a composer's hyphenated name as is (the builder checks it)."""
     return wanted
 
@@ -77,8 +85,8 @@ def _not_goog(name: str) -> str:
     return name if not name.startswith("goog") else f"x-{name}"
 
 
-@values.bucket_address.on("gcp")
-def bucket_address(comp: Composition, name: str, wanted: str | None) -> values.BucketAddress:
+@bucket_address.on("gcp")
+def gcp_bucket_address(comp: Composition, name: str, wanted: str | None) -> BucketAddress:
     """Name and id (``gs://`` URL) of composed bucket ``name``."""
     bucket = wanted or bucket_name(comp, name)
     return {"name": bucket, "id": f"gs://{bucket}"}
@@ -298,3 +306,22 @@ def _lifecycle_rules(spec: BucketSpec, versioning: bool) -> list[dict[str, Any]]
             }
         )
     return rules
+
+
+@bucket_parts.on("gcp")
+def gcp_bucket_parts(comp: Composition, name: str, part: BucketPart) -> tuple[str, ...]:
+    """What of bucket ``name`` does ``part`` (the composer vouches for it by these names):
+    the bucket's default KMS key, public access prevention, versioning, lifecycle rules
+    and locked retention policy are all on the bucket; no TLS minimum (a gap); the bucket's
+    logging and the log bucket; a dual-region bucket keeps its own copy."""
+    return {
+        BucketPart.ENCRYPTION: (),
+        BucketPart.NEVER_PUBLIC: (name,),
+        BucketPart.TLS: (),
+        BucketPart.VERSIONING: (name,),
+        BucketPart.LIFECYCLE: (name,),
+        BucketPart.LOCK: (name,),
+        BucketPart.ACCESS_LOGGING: (name, f"{name}-logs", f"{name}-logs-*"),
+        BucketPart.GEO_REPLICATION: (name,),
+        BucketPart.REPLICATION: (),
+    }[part]

@@ -46,9 +46,16 @@ from fnplatform.clouds.gcp.kinds import (
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import add_cdn
-from fnplatform.library.specs import BucketReader, CdnCustomDomain, CdnSpec, DnsRecord
+from fnplatform.library.bucket import BucketReader
+from fnplatform.library.cdn import (
+    CdnCustomDomain,
+    CdnSpec,
+    DnsRecord,
+    add_cdn,
+    cdn_bucket_reader,
+    cdn_custom_domains,
+    cdn_domain,
+)
 
 PATH_MATCHER = "micro-frontends"
 RECORD_TTL = 300
@@ -239,8 +246,8 @@ def _api_rule(comp: Composition, spec: CdnSpec) -> list[dict[str, object]]:
     ]
 
 
-@values.cdn_bucket_reader.on("gcp")
-def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
+@cdn_bucket_reader.on("gcp")
+def gcp_cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     """Cloud CDN's fill service agent, when the environment gives the project number."""
     number = gcp_environment(comp).projectNumber
     if not number:
@@ -257,8 +264,8 @@ def cdn_bucket_reader(comp: Composition, cdn_name: str) -> BucketReader | None:
     )
 
 
-@values.cdn_domain.on("gcp")
-def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
+@cdn_domain.on("gcp")
+def gcp_cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     """The first host of the current managed certificate (:func:`certificate_name`), once the
     forwarding rule is Ready; None while no CDN is composed (no host: see :func:`cdn`)."""
     hosts = _hosts(spec)
@@ -267,8 +274,8 @@ def cdn_domain(comp: Composition, cdn_name: str, spec: CdnSpec) -> str | None:
     return hosts[0]
 
 
-@values.cdn_custom_domains.on("gcp")
-def cdn_custom_domains(
+@cdn_custom_domains.on("gcp")
+def gcp_cdn_custom_domains(
     comp: Composition, cdn_name: str, spec: CdnSpec
 ) -> tuple[CdnCustomDomain, ...]:
     """A host is served once its certificate is issued and the forwarding rule is Ready (and,

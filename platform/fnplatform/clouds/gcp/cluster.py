@@ -20,16 +20,26 @@ from fnplatform.clouds.gcp.common import (
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.clouds.gcp.network import PODS_RANGE, SERVICES_RANGE
 from fnplatform.clouds.gcp.settings import AuthorizedNetwork, gcp_environment
+from fnplatform.clouds.gcp.tags import GCP_LABELS
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.importing import EXTERNAL_NAME
 from fnplatform.kinds import connection_secret_ref
-from fnplatform.library import values
-from fnplatform.library.calls import add_cluster, add_node_pool
-from fnplatform.library.specs import ClusterSpec, NameRule, NodePoolSpec
+from fnplatform.library.cluster import (
+    ClusterSpec,
+    NodePoolSpec,
+    add_cluster,
+    add_node_pool,
+    cluster_access,
+    cluster_credentials,
+    cluster_name_rule,
+    cluster_scope_from_plane,
+    cluster_status,
+    kubeconfig_source,
+)
+from fnplatform.library.rules import NameRule
 from fnplatform.rules.controls import Control, vouch
 from fnplatform.rules.guard import refuse_replacement
-from fnplatform.tagging import TagStyle
 
 #: Nodes get the cloud-platform scope; what they may really do is decided by IAM, as Google
 #: recommends, and workloads use their own identities through workload identity.
@@ -205,7 +215,7 @@ def _cluster_creation_only() -> dict[str, Any]:
         "initialNodeCount": 1,
         # No legacy client certificate (GKE's default, stated): the kubeconfig the provider
         # writes then holds endpoint and CA only, and access is by Google identity, see
-        # ``values.cluster_credentials``.
+        # ``cluster_credentials``.
         "masterAuth": {"clientCertificateConfig": {"issueClientCertificate": False}},
     }
 
@@ -282,7 +292,7 @@ def node_pool(
             "enableIntegrityMonitoring": True,
         },
         "labels": {**spec.labels, "platform.fn.crossplane.io/pool": spec.pool},
-        "resourceLabels": comp.tags_in(TagStyle.GCP),
+        "resourceLabels": comp.tags_in(GCP_LABELS),
         # Stated either way: spot is fixed at creation (refused below once the pool exists).
         "spot": spec.spot,
     }
@@ -326,8 +336,10 @@ def node_pool(
 GKE_OIDC_BASE = "https://container.googleapis.com/v1"
 
 
-@values.cluster_credentials.on("gcp")
-def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec) -> dict[str, Any]:
+@cluster_credentials.on("gcp")
+def gcp_cluster_credentials(
+    comp: Composition, cluster_name: str, spec: ClusterSpec
+) -> dict[str, Any]:
     """``GoogleApplicationCredentials``: the kubeconfig alone cannot authenticate to GKE.
 
     provider-upjet-gcp writes a kubeconfig with the endpoint, the CA and the legacy client
@@ -355,20 +367,20 @@ def cluster_credentials(comp: Composition, cluster_name: str, spec: ClusterSpec)
     return credentials
 
 
-@values.kubeconfig_source.on("gcp")
-def kubeconfig_source(comp: Composition, cluster: str) -> str:
+@kubeconfig_source.on("gcp")
+def gcp_kubeconfig_source(comp: Composition, cluster: str) -> str:
     """The GKE Cluster itself writes the kubeconfig (its connection secret)."""
     return cluster
 
 
-@values.cluster_access.on("gcp")
-def cluster_access(comp: Composition, cluster: str) -> list[str]:
+@cluster_access.on("gcp")
+def gcp_cluster_access(comp: Composition, cluster: str) -> list[str]:
     """Nothing composed: the providers' Google identity is granted outside the composite."""
     return []
 
 
-@values.cluster_status.on("gcp")
-def cluster_status(comp: Composition, cluster_name: str) -> None:
+@cluster_status.on("gcp")
+def gcp_cluster_status(comp: Composition, cluster_name: str) -> None:
     """Endpoint, CA, name and OIDC issuer of the observed GKE cluster into the XR status.
 
     GKE reports the endpoint as a bare IP; status carries a URL like the other clouds.
@@ -401,8 +413,8 @@ CLUSTER_NAME_RULE = NameRule(
 )
 
 
-@values.cluster_name_rule.on("gcp")
-def cluster_name_rule(comp: Composition) -> NameRule:
+@cluster_name_rule.on("gcp")
+def gcp_cluster_name_rule(comp: Composition) -> NameRule:
     """What GKE accepts as a cluster name."""
     return CLUSTER_NAME_RULE
 
@@ -430,3 +442,7 @@ def _zones(comp: Composition, spec: NodePoolSpec) -> list[str]:
             "zones", f"{outside[0]!r} is not a zone of {comp.region} (such as {comp.region}-b)"
         )
     return sorted(spec.zones)
+
+
+#: The cluster composite's plane id names the GCP project the cluster goes in.
+cluster_scope_from_plane.on("gcp")

@@ -30,10 +30,16 @@ from fnplatform.clouds.gcp.settings import GcpPrivateNetwork, gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.kinds import WITHOUT_LATE_INITIALIZE, connection_secret_ref
-from fnplatform.library import values
-from fnplatform.library.calls import add_database
+from fnplatform.library.database import (
+    DatabaseSpec,
+    PasswordSource,
+    add_database,
+    database_env,
+    database_host,
+    database_password_source,
+    global_private_network,
+)
 from fnplatform.library.kubernetes import secret_env
-from fnplatform.library.specs import DatabaseSpec
 from fnplatform.observation.resources import never_below_observed
 
 POSTGRES_PORT = 5432
@@ -134,14 +140,14 @@ def _disk_size(comp: Composition, name: str, preset_gb: int) -> int:
     )
 
 
-@values.database_host.on("gcp")
-def database_host(comp: Composition, name: str) -> str | None:
+@database_host.on("gcp")
+def gcp_database_host(comp: Composition, name: str) -> str | None:
     """The instance's private IP address, once observed."""
     return comp.observed_string(name, "status.atProvider.privateIpAddress")
 
 
-@values.database_env.on("gcp")
-def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
+@database_env.on("gcp")
+def gcp_database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dict[str, Any]]:
     """``DB_HOST``/``DB_PASSWORD`` from the Cloud SQL connection secret (``privateIP``,
     ``password``); the port and the root user ``postgres`` are fixed."""
     return [
@@ -152,8 +158,8 @@ def database_env(comp: Composition, spec: DatabaseSpec, secret: str) -> list[dic
     ]
 
 
-@values.database_password_source.on("gcp")
-def database_password_source(comp: Composition) -> values.PasswordSource:
+@database_password_source.on("gcp")
+def gcp_database_password_source(comp: Composition) -> PasswordSource:
     """The platform's Secret when it names one, else generated per instance: the provider
     cannot generate a Cloud SQL password."""
     return "platform" if gcp_environment(comp).databasePasswordSecretRef else "generated"
@@ -163,4 +169,4 @@ def database_password_source(comp: Composition) -> values.PasswordSource:
 # services access is one connection per network: "Each Google service creates a subnet from
 # the allocated block to provision new resources in a given region" (Cloud SQL, "About private
 # IP"). So one ``gcp.privateNetwork`` serves a Cloud SQL instance in any region.
-values.global_private_network.on("gcp")
+global_private_network.on("gcp")

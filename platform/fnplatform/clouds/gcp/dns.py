@@ -11,8 +11,7 @@ from fnplatform.clouds.gcp.common import (
 )
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library.calls import add_dns_zone
-from fnplatform.library.specs import DnsZoneSpec
+from fnplatform.library.dns import DnsZoneSpec, add_dns_zone
 
 
 @add_dns_zone.on("gcp")

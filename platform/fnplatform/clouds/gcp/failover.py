@@ -23,9 +23,12 @@ from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import project
 from fnplatform.composition import Composition
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import add_failover_dns
-from fnplatform.library.specs import FailoverDnsSpec
+from fnplatform.library.failover import (
+    FailoverDnsSpec,
+    add_failover_dns,
+    bucket_geo_replication,
+    failover_address,
+)
 
 TTL = 60
 #: Cloud DNS health checks of external endpoints run from exactly three source regions.
@@ -106,8 +109,8 @@ def _record_name(spec: FailoverDnsSpec) -> str:
     return spec.record_name if spec.record_name.endswith(".") else f"{spec.record_name}."
 
 
-@values.failover_address.on("gcp")
-def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
+@failover_address.on("gcp")
+def gcp_failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str | None:
     """The DNS name that fails over, when :func:`failover_dns` composes it (IP targets)."""
     if not (spec.is_address(spec.primary) and spec.is_address(spec.secondary)):
         return None
@@ -116,4 +119,4 @@ def failover_address(comp: Composition, name: str, spec: FailoverDnsSpec) -> str
 
 #: A dual-region bucket keeps its own copy in the failover region, where the two regions form
 #: one (``BucketSpec.geo_replica_region``, ``bucket.py`` and ``dual_region.py``).
-values.bucket_geo_replication.on("gcp")
+bucket_geo_replication.on("gcp")

@@ -16,9 +16,17 @@ from fnplatform.clouds.gcp.common import (
 from fnplatform.clouds.gcp.iam import add_service_account, grant_project_roles
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_workload_identity
-from fnplatform.library.specs import IdentityPurpose, WorkloadIdentitySpec
+from fnplatform.library.identity import (
+    ExternalClusterSetting,
+    IdentityPurpose,
+    WorkloadIdentitySpec,
+    add_workload_identity,
+    external_cluster_setting,
+    identity_annotations,
+    identity_binding,
+    identity_id,
+    identity_pod_labels,
+)
 
 WORKLOAD_IDENTITY_USER = "roles/iam.workloadIdentityUser"
 #: What a bucket-writer identity holds on each of its buckets, and nowhere else.
@@ -83,14 +91,14 @@ def workload_identity(
         )
 
 
-@values.identity_binding.on("gcp")
-def identity_binding(comp: Composition, name: str) -> str:
+@identity_binding.on("gcp")
+def gcp_identity_binding(comp: Composition, name: str) -> str:
     """The workloadIdentityUser binding that lets the Kubernetes SA act as the GCP SA."""
     return f"{name}-binding"
 
 
-@values.identity_id.on("gcp")
-def identity_id(comp: Composition, name: str) -> str | None:
+@identity_id.on("gcp")
+def gcp_identity_id(comp: Composition, name: str) -> str | None:
     """The Google service account's email (known before it exists: see the annotation)."""
     return service_account_email(comp, name)
 
@@ -98,8 +106,8 @@ def identity_id(comp: Composition, name: str) -> str | None:
 GKE_SERVICE_ACCOUNT_ANNOTATION = "iam.gke.io/gcp-service-account"
 
 
-@values.identity_annotations.on("gcp")
-def identity_annotations(
+@identity_annotations.on("gcp")
+def gcp_identity_annotations(
     comp: Composition, name: str, spec: WorkloadIdentitySpec
 ) -> dict[str, str]:
     """Bind the Kubernetes service account to the Google one by its email.
@@ -110,7 +118,14 @@ def identity_annotations(
     return {GKE_SERVICE_ACCOUNT_ANNOTATION: service_account_email(comp, name)}
 
 
-@values.identity_pod_labels.on("gcp")
-def identity_pod_labels(comp: Composition) -> dict[str, str]:
+@identity_pod_labels.on("gcp")
+def gcp_identity_pod_labels(comp: Composition) -> dict[str, str]:
     """GKE workload identity needs no pod labels (the node's metadata server does the work)."""
     return {}
+
+
+@external_cluster_setting.on("gcp")
+def gcp_external_cluster_setting(comp: Composition) -> ExternalClusterSetting:
+    """A cluster outside the composite, by the GKE workload identity pool,
+    ``<project>.svc.id.goog``."""
+    return ExternalClusterSetting("gkeWorkloadPool")

@@ -11,10 +11,13 @@ from __future__ import annotations
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_ingress_rules
+from fnplatform.library.ingress import (
+    IngressRulesSpec,
+    add_ingress_rules,
+    ingress_rules_id,
+    ingress_rules_parts,
+)
 from fnplatform.library.rules import rule_id, unique_rules
-from fnplatform.library.specs import IngressRulesSpec
 
 PRIORITY = 1000  # GCP's default; the implied deny-all ingress sits at 65535
 
@@ -47,7 +50,13 @@ def ingress_rules(comp: Composition, name: str, spec: IngressRulesSpec) -> None:
         )
 
 
-@values.ingress_rules_id.on("gcp")
-def ingress_rules_id(comp: Composition, name: str) -> str:
+@ingress_rules_id.on("gcp")
+def gcp_ingress_rules_id(comp: Composition, name: str) -> str:
     """GCP has no group object: the rules' common prefix names them."""
     return comp.resource_name(name)
+
+
+@ingress_rules_parts.on("gcp")
+def gcp_ingress_rules_parts(comp: Composition, name: str) -> tuple[str, ...]:
+    """The resources of rules ``name``: one firewall per rule (nothing is named ``name`` itself)."""
+    return (f"{name}-*",)

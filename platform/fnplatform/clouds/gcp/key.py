@@ -26,9 +26,7 @@ from fnplatform.clouds.gcp.dual_region import DualRegion, dual_region
 from fnplatform.clouds.gcp.settings import gcp_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError, SpecError
-from fnplatform.library import values
-from fnplatform.library.calls import add_key
-from fnplatform.library.specs import KeySpec
+from fnplatform.library.key import KeySpec, add_key, key_id
 from fnplatform.naming import dns_label
 
 ENCRYPTER_DECRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
@@ -135,8 +133,8 @@ def key(comp: Composition, name: str, spec: KeySpec) -> None:
         )
 
 
-@values.key_id.on("gcp")
-def key_id(comp: Composition, name: str, region: str | None, replica_region: str | None) -> str:
+@key_id.on("gcp")
+def gcp_key_id(comp: Composition, name: str, region: str | None, replica_region: str | None) -> str:
     """The crypto key's resource id (deterministic), in its ring's :func:`key_location`."""
     return crypto_key_id(
         comp, name, key_location(comp, name, region or comp.region, replica_region)

@@ -8,8 +8,8 @@ the DNS ManagedZone; compute networking and IAM kinds have none.
 
 from __future__ import annotations
 
+from fnplatform.clouds.gcp.tags import GCP_LABELS
 from fnplatform.kinds import Readiness, register
-from fnplatform.tagging import TagStyle
 
 NETWORK = register("compute.gcp.upbound.io/v1beta1", "Network", readiness=Readiness.CONDITION)
 SUBNETWORK = register("compute.gcp.upbound.io/v1beta2", "Subnetwork")
@@ -21,7 +21,7 @@ FIREWALL = register("compute.gcp.upbound.io/v1beta2", "Firewall")
 CLUSTER = register(
     "container.gcp.upbound.io/v1beta2",
     "Cluster",
-    tag_style=TagStyle.GCP,
+    tag_style=GCP_LABELS,
     tags_field="resourceLabels",
     stateful=True,
 )
@@ -32,7 +32,7 @@ NODE_POOL = register("container.gcp.upbound.io/v1beta2", "NodePool", stateful=Tr
 MANAGED_ZONE = register(
     "dns.gcp.upbound.io/v1beta2",
     "ManagedZone",
-    tag_style=TagStyle.GCP,
+    tag_style=GCP_LABELS,
     tags_field="labels",
     stateful=True,
 )
@@ -51,19 +51,19 @@ URL_MAP = register("compute.gcp.upbound.io/v1beta2", "URLMap")
 MANAGED_SSL_CERTIFICATE = register("compute.gcp.upbound.io/v1beta2", "ManagedSSLCertificate")
 TARGET_HTTPS_PROXY = register("compute.gcp.upbound.io/v1beta1", "TargetHTTPSProxy")
 GLOBAL_ADDRESS = register(
-    "compute.gcp.upbound.io/v1beta1", "GlobalAddress", tag_style=TagStyle.GCP, tags_field="labels"
+    "compute.gcp.upbound.io/v1beta1", "GlobalAddress", tag_style=GCP_LABELS, tags_field="labels"
 )
 GLOBAL_FORWARDING_RULE = register(
     "compute.gcp.upbound.io/v1beta2",
     "GlobalForwardingRule",
-    tag_style=TagStyle.GCP,
+    tag_style=GCP_LABELS,
     tags_field="labels",
 )
 # -- storage, keys, failover (contact-center and environment) -------------------------------------
 BUCKET = register(
     "storage.gcp.upbound.io/v1beta2",
     "Bucket",
-    tag_style=TagStyle.GCP,
+    tag_style=GCP_LABELS,
     tags_field="labels",
     stateful=True,
 )
@@ -73,7 +73,7 @@ KEY_RING = register("kms.gcp.upbound.io/v1beta1", "KeyRing", stateful=True)
 CRYPTO_KEY = register(
     "kms.gcp.upbound.io/v1beta2",
     "CryptoKey",
-    tag_style=TagStyle.GCP,
+    tag_style=GCP_LABELS,
     tags_field="labels",
     stateful=True,
 )

@@ -8,11 +8,8 @@ from typing import Any
 
 from fnplatform.clouds.gcp import kinds
 from fnplatform.clouds.gcp.common import external_name, project, subnet_name
-from fnplatform.clouds.gcp.regions import REGIONS
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.calls import add_network
-from fnplatform.library.specs import NetworkSpec
+from fnplatform.library.network import NetworkSpec, add_network, internal_load_balancer
 
 #: Names of the subnetwork's secondary ranges; the GKE cluster's ipAllocationPolicy uses them.
 PODS_RANGE, SERVICES_RANGE = "pods", "services"
@@ -126,13 +123,7 @@ def _router_and_nat(comp: Composition, network_name: str, spec: NetworkSpec) -> 
 INTERNAL_LB_ANNOTATION = "networking.gke.io/load-balancer-type"
 
 
-@values.regions.on("gcp")
-def regions(comp: Composition) -> frozenset[str]:
-    """Google Cloud's regions (``regions.py``): where a network, and what joins it, can be."""
-    return REGIONS
-
-
-@values.internal_load_balancer.on("gcp")
-def internal_load_balancer(comp: Composition) -> dict[str, str]:
+@internal_load_balancer.on("gcp")
+def gcp_internal_load_balancer(comp: Composition) -> dict[str, str]:
     """A GKE Service of type LoadBalancer becomes an internal passthrough Network LB."""
     return {INTERNAL_LB_ANNOTATION: "Internal"}

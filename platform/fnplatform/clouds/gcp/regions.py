@@ -52,3 +52,43 @@ REGIONS = frozenset(
         "us-west4",
     }
 )
+
+#: Its regions inside the EU/EEA, where GDPR data stays. Not the UK or Switzerland (adequacy
+#: decisions, but outside the EEA): a platform that accepts them lists them itself.
+EU_REGIONS: tuple[str, ...] = (
+    "europe-central2",
+    "europe-north1",
+    "europe-north2",
+    "europe-southwest1",
+    "europe-west1",
+    "europe-west3",
+    "europe-west4",
+    "europe-west8",
+    "europe-west9",
+    "europe-west10",
+    "europe-west12",
+)
+
+#: By CCaaS platform, the regions near the platform's own media regions, where a BYOC trunk's
+#: latency to the platform stays low: where a contact-center endpoint may run by default.
+CCAAS_REGIONS: dict[str, tuple[str, ...]] = {
+    "genesys-cloud": (
+        "asia-northeast1",
+        "australia-southeast1",
+        "europe-west1",
+        "europe-west2",
+        "europe-west3",
+        "northamerica-northeast1",
+        "us-central1",
+        "us-east1",
+        "us-east4",
+        "us-west1",
+    ),
+    "nice-cxone": (
+        "australia-southeast1",
+        "europe-west2",
+        "europe-west3",
+        "us-east1",
+        "us-west1",
+    ),
+}

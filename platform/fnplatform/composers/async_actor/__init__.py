@@ -27,8 +27,8 @@ from fnplatform.composers.async_actor.status import Parts, report_status
 from fnplatform.composition import CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
-from fnplatform.library import ObjectReadiness, add_object, add_queue, values
-from fnplatform.library.specs import QueueSpec
+from fnplatform.library import ObjectReadiness, add_object, add_queue
+from fnplatform.library.queue import QueueSpec, queue_arn, queue_name
 from fnplatform.request.requirements import Requirement
 
 QUEUE, DEAD_LETTER_QUEUE = "queue", "dead-letter-queue"
@@ -167,10 +167,10 @@ def _queue(comp: Composition, actor: Actor) -> None:
     is observed only with ``aws.accountId``; without, there is no redrive (docs say so).
     """
     named = {"queue_name": "spec.actor"}
-    queue_name = values.queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
+    actor_queue = queue_name.at(fields=named)(comp, "asya", actor.namespace, actor.name)
     dlq = actor.settings.dlq
-    dlq_name = values.queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
-    dead_letter = values.queue_arn(comp, dlq_name) if dlq.enabled else None
+    dlq_name = queue_name(comp, "asya", actor.namespace, DLQ_SUFFIX)
+    dead_letter = queue_arn(comp, dlq_name) if dlq.enabled else None
     if dead_letter:
         add_queue(
             comp,
@@ -193,7 +193,7 @@ def _queue(comp: Composition, actor: Actor) -> None:
         comp,
         QUEUE,
         QueueSpec(
-            queue_name=queue_name,
+            queue_name=actor_queue,
             visibility_timeout_seconds=attributes.visibilityTimeoutSeconds,
             message_retention_seconds=attributes.messageRetentionSeconds,
             receive_wait_time_seconds=attributes.receiveWaitTimeSeconds,

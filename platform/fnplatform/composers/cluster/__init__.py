@@ -32,9 +32,28 @@ from fnplatform.library import (
     add_network,
     add_node_pool,
     add_workload_identity,
-    specs,
-    values,
 )
+from fnplatform.library import cluster as cluster_capability
+from fnplatform.library.cluster import (
+    NodePoolSpec,
+    Taint,
+    cluster_access,
+    cluster_credentials,
+    cluster_name_rule,
+    cluster_scope_from_plane,
+    cluster_status,
+    kubeconfig_source,
+)
+from fnplatform.library.dns import DnsZoneSpec
+from fnplatform.library.identity import (
+    IdentityPurpose,
+    IdentityZone,
+    WorkloadIdentitySpec,
+    identity_annotations,
+    identity_binding,
+    identity_pod_labels,
+)
+from fnplatform.library.network import NetworkSpec, internal_load_balancer
 from fnplatform.library.rules import name_problem
 from fnplatform.library.templates import render_values
 from fnplatform.merge import deep_merge
@@ -95,14 +114,15 @@ def compose(comp: Composition) -> None:
         cloud_field="metadata.labels.cloud",
         region=spec.forProvider.location,
         region_field="spec.forProvider.location",
-        # The plane names the GCP project or the Azure resource group the cluster goes in.
-        scope=labels.planeId if labels.cloud in ("gcp", "azure") else None,
+        # On clouds whose clusters are scoped by the plane (the GCP project, the Azure resource
+        # group), the plane id names the scope.
+        scope=labels.planeId if cluster_scope_from_plane(labels.cloud) else None,
         scope_field="metadata.labels.planeId",
     )
     comp.tag_with(params.tags, "spec.parameters.tags")
     comp.import_from(comp.spec.get("parameters", {}).get("import"), "spec.parameters.import")
 
-    network = specs.NetworkSpec(
+    network = NetworkSpec(
         subnet_cidr=env.network.subnetCidr,
         pods_cidr=env.network.podsCidr,
         services_cidr=env.network.servicesCidr,
@@ -110,7 +130,7 @@ def compose(comp: Composition) -> None:
         kubernetes=True,
     )
     add_network(comp, NETWORK, network, fields=NETWORK_FIELDS)
-    cluster = specs.ClusterSpec(
+    cluster = cluster_capability.ClusterSpec(
         network=NETWORK,
         private=params.privateCluster,
         connection_secret=comp.resource_name("kubeconfig"),
@@ -135,7 +155,7 @@ def compose(comp: Composition) -> None:
         nodes=addon_pool(comp, spec, ADDON_RELEASES),
     )
     comp.set_status("cloud", labels.cloud)
-    values.cluster_status(comp, CLUSTER)
+    cluster_status(comp, CLUSTER)
     _kubeconfig_for_the_claim(comp, cluster)
 
 
@@ -159,7 +179,7 @@ def _cluster_name(comp: Composition, labels: Labels) -> str | None:
                 f"{existing!r}; renaming would replace it (set it back)",
             )
         return str(existing)
-    rule = values.cluster_name_rule(comp)
+    rule = cluster_name_rule(comp)
     if labels.clusterName:
         problem = name_problem(rule, labels.clusterName)
         if problem:
@@ -171,7 +191,7 @@ def _cluster_name(comp: Composition, labels: Labels) -> str | None:
     return None
 
 
-def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> None:
+def _kubeconfig_for_the_claim(comp: Composition, cluster: cluster_capability.ClusterSpec) -> None:
     """Give the user the cluster's kubeconfig where they are, not in crossplane-system.
 
     v1: the composite publishes the kubeconfig (as the provider wrote it), the endpoint and
@@ -180,7 +200,7 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
     the kubeconfig Secret into the composite's namespace, and ``status.kubeconfigSecret``
     names it.
     """
-    source = values.kubeconfig_source(comp, CLUSTER)
+    source = kubeconfig_source(comp, CLUSTER)
     if comp.namespaced:
         if comp.observed.connection_details(source).get(KUBECONFIG_KEY):
             comp.set_status("kubeconfigSecret", cluster.connection_secret)
@@ -192,7 +212,10 @@ def _kubeconfig_for_the_claim(comp: Composition, cluster: specs.ClusterSpec) -> 
 
 
 def _node_pools(
-    comp: Composition, spec: ClusterSpec, env: ClusterEnvironment, cluster: specs.ClusterSpec
+    comp: Composition,
+    spec: ClusterSpec,
+    env: ClusterEnvironment,
+    cluster: cluster_capability.ClusterSpec,
 ) -> None:
     """The user's pools (or one default pool) of ``cluster``."""
     pools = spec.pools or {DEFAULT_POOL: Pool()}
@@ -207,7 +230,7 @@ def _node_pools(
         add_node_pool(
             comp,
             pool_name(name),
-            specs.NodePoolSpec(
+            NodePoolSpec(
                 cluster=CLUSTER,
                 network=NETWORK,
                 pool=name,
@@ -217,7 +240,7 @@ def _node_pools(
                 disk_size_gb=node.diskSizeGb,
                 disk_type=node.diskType,
                 labels=dict(sorted(node.labels.items())),
-                taints=tuple(specs.Taint(t.key, t.value, t.effect) for t in node.taints),
+                taints=tuple(Taint(t.key, t.value, t.effect) for t in node.taints),
                 spot=node.spot,
                 zones=tuple(node.zones),
                 cluster_name=cluster.cluster_name,
@@ -231,31 +254,31 @@ def _node_pools(
 
 def _dns_zones(
     comp: Composition, domain: str | None, create: bool, private: bool
-) -> tuple[specs.IdentityZone, ...]:
+) -> tuple[IdentityZone, ...]:
     """The public zone of ``domain`` and, for a private cluster, its private twin; what the
     DNS identity needs to know of each."""
     if not domain or not create:
         return ()
-    add_dns_zone(comp, PUBLIC_ZONE, specs.DnsZoneSpec(domain=domain, private=False))
-    public = specs.IdentityZone(PUBLIC_ZONE, domain, private=False)
+    add_dns_zone(comp, PUBLIC_ZONE, DnsZoneSpec(domain=domain, private=False))
+    public = IdentityZone(PUBLIC_ZONE, domain, private=False)
     if not private:
         return (public,)
     add_dns_zone(
         comp,
         PRIVATE_ZONE,
-        specs.DnsZoneSpec(domain=domain, private=True, network=NETWORK),
+        DnsZoneSpec(domain=domain, private=True, network=NETWORK),
         uses=[NETWORK],
         fields={"network": "spec.parameters.privateCluster"},
     )
-    return (public, specs.IdentityZone(PRIVATE_ZONE, domain, private=True))
+    return (public, IdentityZone(PRIVATE_ZONE, domain, private=True))
 
 
 def _addons(
     comp: Composition,
-    cluster: specs.ClusterSpec,
+    cluster: cluster_capability.ClusterSpec,
     env: ClusterEnvironment,
     private: bool,
-    zones: tuple[specs.IdentityZone, ...],
+    zones: tuple[IdentityZone, ...],
     *,
     nodes: str | None,
 ) -> None:
@@ -270,8 +293,8 @@ def _addons(
     have a node. ``nodes`` is the pool ``addon_pool.addon_pool`` chose; None when no
     pool can run them (they are held back, ``addon_pool.nodes_ready``).
     """
-    kubeconfig = values.kubeconfig_source(comp, CLUSTER)
-    access = values.cluster_access(comp, CLUSTER)
+    kubeconfig = kubeconfig_source(comp, CLUSTER)
+    access = cluster_access(comp, CLUSTER)
     in_cluster = list(dict.fromkeys([CLUSTER, kubeconfig, *access]))
     reasons = (
         {}
@@ -284,7 +307,7 @@ def _addons(
         PROVIDERS,
         secret_name=cluster.connection_secret,
         secret_namespace=cluster.connection_namespace,
-        identity=values.cluster_credentials(comp, CLUSTER, cluster),
+        identity=cluster_credentials(comp, CLUSTER, cluster),
         uses=in_cluster,
         reasons=reasons,
     )
@@ -298,7 +321,7 @@ def _addons(
             "service_monitors": service_monitors,
             "ingress_replicas": env.ingress_replicas,
             "private": private,
-            "internal_lb_annotations": values.internal_load_balancer(comp),
+            "internal_lb_annotations": internal_load_balancer(comp),
         }
     )
     for chart in CHARTS:
@@ -368,7 +391,7 @@ def warn_unknown_charts(comp: Composition, env: ClusterEnvironment) -> None:
 
 
 def _dns_identity(
-    comp: Composition, zones: tuple[specs.IdentityZone, ...]
+    comp: Composition, zones: tuple[IdentityZone, ...]
 ) -> tuple[dict[str, object], dict[str, tuple[str, ...]]]:
     """cert-manager's DNS01 identity: its chart variables, and what its release waits for.
 
@@ -379,19 +402,19 @@ def _dns_identity(
     """
     if not zones:
         return {"identity_annotations": {}, "identity_pod_labels": {}, "split_horizon": False}, {}
-    identity = specs.WorkloadIdentitySpec(
+    identity = WorkloadIdentitySpec(
         cluster=CLUSTER,
         namespace="cert-manager",
         service_account="cert-manager",
-        purpose=specs.IdentityPurpose.DNS_RECORDS,
+        purpose=IdentityPurpose.DNS_RECORDS,
         zones=zones,
     )
     add_workload_identity(
         comp, DNS_IDENTITY, identity, uses=[CLUSTER], fields={"zones": "spec.parameters.domain"}
     )
     variables: dict[str, object] = {
-        "identity_annotations": values.identity_annotations(comp, DNS_IDENTITY, identity),
-        "identity_pod_labels": values.identity_pod_labels(comp),
+        "identity_annotations": identity_annotations(comp, DNS_IDENTITY, identity),
+        "identity_pod_labels": identity_pod_labels(comp),
         "split_horizon": any(zone.private for zone in zones),
     }
-    return variables, {"cert-manager": (values.identity_binding(comp, DNS_IDENTITY),)}
+    return variables, {"cert-manager": (identity_binding(comp, DNS_IDENTITY),)}

@@ -13,7 +13,9 @@ from __future__ import annotations
 from fnplatform.composers.cluster.addon_pool import nodes_ready
 from fnplatform.composers.cluster.model import ChartEnvironment
 from fnplatform.composition import Composition
-from fnplatform.library import add_helm_release, add_workload_identity, specs, values
+from fnplatform.library import add_helm_release, add_workload_identity
+from fnplatform.library.cluster import ClusterSpec, autoscaler_values, running_version
+from fnplatform.library.identity import IdentityPurpose, WorkloadIdentitySpec, identity_binding
 from fnplatform.merge import deep_merge
 
 CHART = "cluster-autoscaler"
@@ -37,7 +39,7 @@ CHART_VERSIONS = {
 def add_cluster_autoscaler(
     comp: Composition,
     cluster: str,
-    spec: specs.ClusterSpec,
+    spec: ClusterSpec,
     settings: ChartEnvironment | None,
     *,
     helm_config: str,
@@ -51,7 +53,7 @@ def add_cluster_autoscaler(
     Ready (Helm waits for the autoscaler's pod, which needs a node; None: no pool can run it,
     ``addon_pool.nodes_ready``).
     """
-    if not values.autoscaler_values.provided_on(comp.cloud):
+    if not autoscaler_values.provided_on(comp.cloud):
         return
     if settings is not None and settings.disabled:
         return
@@ -59,11 +61,11 @@ def add_cluster_autoscaler(
     add_workload_identity(
         comp,
         identity,
-        specs.WorkloadIdentitySpec(
+        WorkloadIdentitySpec(
             cluster=cluster,
             namespace=NAMESPACE,
             service_account=SERVICE_ACCOUNT,
-            purpose=specs.IdentityPurpose.NODE_AUTOSCALING,
+            purpose=IdentityPurpose.NODE_AUTOSCALING,
             cluster_name=spec.cluster_name,
         ),
         uses=[cluster],
@@ -72,7 +74,7 @@ def add_cluster_autoscaler(
     if not nodes_ready(comp, nodes, by=release):
         return
     chart_values = {
-        **values.autoscaler_values(comp, cluster, spec),
+        **autoscaler_values(comp, cluster, spec),
         "fullnameOverride": CHART,
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
     }
@@ -91,7 +93,7 @@ def add_cluster_autoscaler(
                     *waits_for,
                     cluster,
                     *([nodes] if nodes else []),
-                    values.identity_binding(comp, identity),
+                    identity_binding(comp, identity),
                 ]
             )
         ),
@@ -111,7 +113,7 @@ def _minor_key(minor: str) -> tuple[int, int] | None:
     return int(parts[0]), int(parts[1])
 
 
-def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> str:
+def chart_version(comp: Composition, cluster: str, spec: ClusterSpec) -> str:
     """The chart release matching the cluster's Kubernetes minor.
 
     The minor is the one the cloud reports for the running cluster, else (before it is
@@ -119,7 +121,7 @@ def chart_version(comp: Composition, cluster: str, spec: specs.ClusterSpec) -> s
     simulating the scheduler the cluster really runs. Outside the known range the nearest
     known release is used and a warning says to pin one.
     """
-    asked = values.running_version(comp, cluster) or spec.version
+    asked = running_version(comp, cluster) or spec.version
     key = _minor_key(str(asked)) if asked else None
     known = sorted((_minor_key(m) or (0, 0), m) for m in CHART_VERSIONS)
     matching = [m for k, m in known if k == key]

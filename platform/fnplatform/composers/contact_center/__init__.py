@@ -17,25 +17,32 @@ from fnplatform.composers.contact_center.model import ContactCenterSpec
 from fnplatform.composition import CLAIM_NAME, CLAIM_NAMESPACE, Composition
 from fnplatform.errors import InputError
 from fnplatform.gaps import Gap
-from fnplatform.library import values
-from fnplatform.library.calls import (
-    add_bucket,
-    add_failover_dns,
-    add_ingress_rules,
-    add_key,
-    add_network,
-    add_resource_group,
-)
-from fnplatform.library.specs import (
+from fnplatform.library.bucket import (
+    BucketPart,
     BucketReplica,
     BucketSpec,
+    add_bucket,
+    bucket_address,
+    bucket_deleted_with_objects,
+    bucket_parts,
+)
+from fnplatform.library.failover import (
     FailoverDnsSpec,
+    add_failover_dns,
+    bucket_geo_replication,
+    bucket_replication,
+    failover_address,
+)
+from fnplatform.library.ingress import (
     IngressRule,
     IngressRulesSpec,
-    KeySpec,
-    NetworkSpec,
-    ResourceGroupSpec,
+    add_ingress_rules,
+    ingress_rules_id,
+    ingress_rules_parts,
 )
+from fnplatform.library.key import KeySpec, add_key, key_deletable, key_id
+from fnplatform.library.network import NetworkSpec, add_network
+from fnplatform.library.resource_group import ResourceGroupSpec, add_resource_group
 from fnplatform.merge import get_path
 from fnplatform.naming import dns_label
 from fnplatform.placement import required_scope
@@ -53,89 +60,53 @@ KEY_ROTATION_DAYS = 365
 COMPLIANCE_GAPS = frozenset({Gap.BUCKET_MIN_TLS})
 COMPLIANT = "Compliant"
 
-#: The controls ``Compliant`` lists (keys of :data:`IMPLEMENTED_BY`).
+#: The controls ``Compliant`` lists (keys of :func:`implemented_by`).
 INGRESS_ONLY, ENCRYPTION_AT_REST, NEVER_PUBLIC = "ingress", "encryption at rest", "never public"
 TLS_IN_TRANSIT, VERSIONED, LIFECYCLE, TAGS = "TLS in transit", "versioned", "lifecycle", "tags"
 LOCK, ACCESS_LOGGING, REPLICATED = "compliance lock", "access logging", "replicated"
 GEO_REPLICATED, DNS_FAILOVER, SECONDARY_SITE = "geo-replicated", "DNS failover", "secondary site"
 _KEY = (BUCKET, KEY, f"{KEY}-*")  # the bucket encrypted, the key and its parts (alias, grants)
 _FAILOVER = (FAILOVER, f"{FAILOVER}-*")
-#: By control and cloud, the composition names of the resources implementing it (``<prefix>*``:
-#: every resource of that prefix), as the capability builders emit them
-#: (``fnplatform/clouds/<cloud>/{bucket,key,ingress,failover}.py``): ``Compliant`` lists a
-#: control as in force only while each of them is Synced and Ready
-#: (:mod:`fnplatform.rules.controls`).
-IMPLEMENTED_BY: dict[str, dict[str, tuple[str, ...]]] = {
-    # AWS: the security group and its rules; Azure: the NSG, its rules and the subnet
-    # association; GCP: a firewall per rule
-    INGRESS_ONLY: {
-        "aws": (INGRESS, f"{INGRESS}-*"),
-        "azure": (INGRESS, f"{INGRESS}-*"),
-        "gcp": (f"{INGRESS}-*",),
-    },
-    # AWS: the bucket's SSE-KMS configuration; Azure: the account's customer-managed key
-    # (vault, identity and its grant); GCP: the bucket's default KMS key, granted to storage
-    ENCRYPTION_AT_REST: {"aws": (*_KEY, f"{BUCKET}-encryption"), "azure": _KEY, "gcp": _KEY},
-    # AWS: public access block and ownership (no ACLs); Azure: no public nesting, private
-    # container; GCP: public access prevention on the bucket
-    NEVER_PUBLIC: {
-        "aws": (BUCKET, f"{BUCKET}-public-access-block", f"{BUCKET}-ownership"),
-        "azure": (BUCKET, f"{BUCKET}-container"),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the bucket policy (aws:SecureTransport, s3:TlsVersion); Azure: the account's
-    # minimum TLS version (GCP: a gap, never listed)
-    TLS_IN_TRANSIT: {"aws": (f"{BUCKET}-policy",), "azure": (BUCKET,)},
-    VERSIONED: {
-        "aws": (f"{BUCKET}-versioning",),
-        "azure": (BUCKET, f"{BUCKET}-immutability"),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the lifecycle rules; Azure: nothing expires, the immutability policy retains;
-    # GCP: the bucket's lifecycle rules and retention policy
-    LIFECYCLE: {
-        "aws": (f"{BUCKET}-lifecycle",),
-        "azure": (f"{BUCKET}-immutability",),
-        "gcp": (BUCKET,),
-    },
-    # every composed resource carries the tags once its provider has applied it
-    TAGS: {"aws": ("*",), "azure": ("*",), "gcp": ("*",)},
-    LOCK: {
-        "aws": (BUCKET, f"{BUCKET}-lock"),
-        "azure": (f"{BUCKET}-immutability",),
-        "gcp": (BUCKET,),
-    },
-    # AWS: the logging configuration and the log bucket with its settings; Azure: the
-    # diagnostic setting and its workspace; GCP: the bucket's logging and the log bucket
-    ACCESS_LOGGING: {
-        "aws": (f"{BUCKET}-logging", f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
-        "azure": (f"{BUCKET}-logging", f"{BUCKET}-logs"),
-        "gcp": (BUCKET, f"{BUCKET}-logs", f"{BUCKET}-logs-*"),
-    },
-    # AWS only: the replica bucket with its key and settings, and the replication
-    REPLICATED: {
-        "aws": (
+
+
+def implemented_by(comp: Composition) -> dict[str, tuple[str, ...]]:
+    """By control, the composition names of the resources implementing it on the placed cloud
+    (``<prefix>*``: every resource of that prefix), as the capability builders emit them: the
+    bucket's and the ingress rules' own parts each cloud names (``bucket_parts``,
+    ``ingress_rules_parts``), the key and failover with their parts. ``Compliant`` lists
+    a control as in force only while each of them is Synced and Ready
+    (:mod:`fnplatform.rules.controls`)."""
+
+    def bucket(part: BucketPart) -> tuple[str, ...]:
+        return bucket_parts(comp, BUCKET, part)
+
+    return {
+        INGRESS_ONLY: ingress_rules_parts(comp, INGRESS),
+        ENCRYPTION_AT_REST: (*_KEY, *bucket(BucketPart.ENCRYPTION)),
+        NEVER_PUBLIC: bucket(BucketPart.NEVER_PUBLIC),
+        TLS_IN_TRANSIT: bucket(BucketPart.TLS),
+        VERSIONED: bucket(BucketPart.VERSIONING),
+        LIFECYCLE: bucket(BucketPart.LIFECYCLE),
+        # every composed resource carries the tags once its provider has applied it
+        TAGS: ("*",),
+        LOCK: bucket(BucketPart.LOCK),
+        ACCESS_LOGGING: bucket(BucketPart.ACCESS_LOGGING),
+        # the replica bucket with its key and settings, and the replication
+        REPLICATED: (
             REPLICA,
             f"{REPLICA}-*",
             REPLICA_KEY,
             f"{REPLICA_KEY}-*",
-            f"{BUCKET}-replication",
-            f"{BUCKET}-replication-*",
-        )
-    },
-    # Azure's geo-redundant account, GCP's dual-region bucket
-    GEO_REPLICATED: {"azure": (BUCKET,), "gcp": (BUCKET,)},
-    DNS_FAILOVER: {"aws": _FAILOVER, "azure": _FAILOVER, "gcp": _FAILOVER},
-    SECONDARY_SITE: {
-        cloud: (
+            *bucket(BucketPart.REPLICATION),
+        ),
+        GEO_REPLICATED: bucket(BucketPart.GEO_REPLICATION),
+        DNS_FAILOVER: _FAILOVER,
+        SECONDARY_SITE: (
             SECONDARY_NETWORK,
             f"{SECONDARY_NETWORK}-*",
-            *((SECONDARY_INGRESS,) if cloud != "gcp" else ()),
-            f"{SECONDARY_INGRESS}-*",
-        )
-        for cloud in ("aws", "azure", "gcp")
-    },
-}
+            *ingress_rules_parts(comp, SECONDARY_INGRESS),
+        ),
+    }
 
 
 def compose(comp: Composition) -> None:
@@ -326,9 +297,9 @@ def _check_second_region(
 
 
 def _place(comp: Composition, spec: ContactCenterSpec) -> None:
-    """Cloud and region from the spec; account/project from the environment; on Azure the
-    resource group this endpoint composes for itself."""
-    if spec.cloud == "azure":
+    """Cloud and region from the spec; account/project from the environment; on a cloud with
+    resource groups (Azure) the one this endpoint composes for itself."""
+    if add_resource_group.provided_on(spec.cloud):  # the endpoint composes its own group
         scope, field = dns_label(comp.name, "contact-center"), "metadata.name"
     else:
         required = required_scope(comp.env, spec.cloud)
@@ -434,9 +405,9 @@ def _replica(
     copy in, where the cloud replicates inside it (Azure's geo-redundant account, GCP's
     dual-region bucket: :func:`_geo_replica_region`); a condition where it can't."""
     target = _replica_region(spec)
-    if target is None or values.bucket_geo_replication(comp.cloud):
+    if target is None or bucket_geo_replication(comp.cloud):
         return None
-    if not values.bucket_replication(comp.cloud):
+    if not bucket_replication(comp.cloud):
         comp.gap(
             Gap.RECORDING_REPLICATION,
             f"{comp.cloud} does not replicate a bucket to another "
@@ -484,14 +455,14 @@ def _replica_region_field(spec: ContactCenterSpec) -> str:
 def _geo_copy(comp: Composition, spec: ContactCenterSpec, gaps: set[Gap]) -> str | None:
     """The region holding the recordings bucket's own copy, on a cloud that keeps one
     (Azure, GCP), unless it said it cannot."""
-    if not values.bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
+    if not bucket_geo_replication(comp.cloud) or Gap.BUCKET_REPLICATION in gaps:
         return None
     return _replica_region(spec)
 
 
 def _geo_replica_region(comp: Composition, spec: ContactCenterSpec) -> str | None:
     """The copy region the recordings' bucket keeps itself, on clouds that replicate so."""
-    return _replica_region(spec) if values.bucket_geo_replication(comp.cloud) else None
+    return _replica_region(spec) if bucket_geo_replication(comp.cloud) else None
 
 
 #: Composition-name prefixes of the recordings estate: buckets (with every setting resource,
@@ -521,11 +492,11 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     for name in sorted(comp.desired):
         estate = name in (GROUP, *RECORDINGS_ESTATE) or name.startswith(_ESTATE_PREFIXES)
         key_only = name == KEY or name.startswith(f"{KEY}-")
-        if estate and (storage.lock or (comp.cloud == "gcp" and key_only)):
+        if estate and (storage.lock or (key_only and not key_deletable(comp.cloud))):
             comp.keep_on_delete(name)
             kept.append(name)
     buckets = ", ".join(
-        str(values.bucket_address(comp, n, None).get("name") or n)
+        str(bucket_address(comp, n, None).get("name") or n)
         for n in (BUCKET, REPLICA)
         if n in comp.desired
     )
@@ -555,7 +526,7 @@ def _on_delete(comp: Composition, spec: ContactCenterSpec, storage: rules.Storag
     )
     how = (
         "deletes the storage account with its recordings"
-        if spec.cloud == "azure"
+        if bucket_deleted_with_objects(spec.cloud)
         else "deletes the recordings bucket once it is empty: it is never emptied by force, so "
         "the deletion waits until you delete the recordings (objects still under the "
         "retention period cannot be deleted before it ends)"
@@ -584,24 +555,22 @@ def _status(
     comp.set_status("cloud", spec.cloud)
     comp.set_status("region", spec.region)
     comp.status_from(NETWORK, "status.atProvider.id", "networkId")
-    comp.remember("securityGroupId", values.ingress_rules_id(comp, INGRESS))
-    comp.remember("kmsKeyId", values.key_id(comp, KEY, None, _geo_replica_region(comp, spec)))
+    comp.remember("securityGroupId", ingress_rules_id(comp, INGRESS))
+    comp.remember("kmsKeyId", key_id(comp, KEY, None, _geo_replica_region(comp, spec)))
     for name, field in ((BUCKET, "recordingBucket"), (replica, "replicaBucket")):
         if name is None:
             continue
-        address = values.bucket_address(comp, name, None)  # names derived, not given
+        address = bucket_address(comp, name, None)  # names derived, not given
         comp.set_status(f"{field}.name", address.get("name"))
         comp.remember(f"{field}.id", address.get("id"))
     if spec.failoverPolicy is not None and failover is not None:
         comp.set_status("endpoints.primary", spec.failoverPolicy.primaryTarget)
         comp.set_status("endpoints.secondary", spec.failoverPolicy.secondaryTarget)
         comp.set_status("endpoints.routing", spec.failoverPolicy.routing)
-        comp.remember("endpoints.dns", values.failover_address(comp, FAILOVER, failover))
+        comp.remember("endpoints.dns", failover_address(comp, FAILOVER, failover))
         comp.set_status("secondarySite.region", spec.failoverPolicy.secondaryRegion)
         comp.status_from(SECONDARY_NETWORK, "status.atProvider.id", "secondarySite.networkId")
-        comp.remember(
-            "secondarySite.securityGroupId", values.ingress_rules_id(comp, SECONDARY_INGRESS)
-        )
+        comp.remember("secondarySite.securityGroupId", ingress_rules_id(comp, SECONDARY_INGRESS))
     # Remembered while the bucket is briefly unobserved: a lock, once on, stays on.
     comp.remember("lockedRetentionDays", storage.retention_days if storage.lock else None)
     gaps = set(comp.notes.gaps)
@@ -638,16 +607,16 @@ def _controls(
     geo_copy: str | None,
 ) -> list[Control]:
     """The controls this endpoint's composition puts in place, in words an auditor reads, each
-    with the resources implementing it on this cloud (:data:`IMPLEMENTED_BY`).
+    with the resources implementing it on this cloud (:func:`implemented_by`).
 
     A control the cloud reported as a gap (``comp.gap``) is left out: the list says only what
     the composed resources can enforce, and :func:`fnplatform.rules.controls.assess` says which of
     them the providers have applied.
     """
-    cloud = str(comp.cloud)
+    resources = implemented_by(comp)
 
-    def control(name: str, implemented_by: str) -> Control:
-        return Control(name, IMPLEMENTED_BY[implemented_by].get(cloud, ()))
+    def control(name: str, key: str) -> Control:
+        return Control(name, resources[key])
 
     controls = [
         control(

@@ -4,8 +4,9 @@ The seed's ``validate-region`` step. The platform team lists allowed regions in 
 EnvironmentConfig the Composition selects (``contactCenter.allowedRegions.<cloud>.<platform>``,
 see ``examples/contact-center/platform/environment-regions.yaml``); without one the defaults below
 apply: regions near each CCaaS platform's own media regions, where a BYOC trunk's latency to
-the platform stays low. Every region listed, here or by the platform team, is one of the
-cloud's own (``clouds/<cloud>/regions.py``, read through ``library.regions``).
+the platform stays low, which each cloud lists in ``clouds/<cloud>/regions.py``. Every region
+listed, there or by the platform team, is one of the cloud's own (read through
+``library.regions``).
 """
 
 from __future__ import annotations
@@ -16,124 +17,26 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from fnplatform.api.validation import parse
+from fnplatform.cloud import cloud_profile
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
 from fnplatform.library.regions import region_problem
 
 ENVIRONMENT_KEY = "contactCenter"
 
-DEFAULT_REGIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "aws": {
-        "genesys-cloud": (
-            "ap-northeast-1",
-            "ap-northeast-2",
-            "ap-south-1",
-            "ap-southeast-2",
-            "ca-central-1",
-            "eu-central-1",
-            "eu-west-1",
-            "eu-west-2",
-            "sa-east-1",
-            "us-east-1",
-            "us-east-2",
-            "us-west-2",
-        ),
-        "nice-cxone": (
-            "ap-northeast-1",
-            "ap-southeast-2",
-            "ca-central-1",
-            "eu-central-1",
-            "eu-west-2",
-            "us-east-1",
-            "us-west-2",
-        ),
-    },
-    "azure": {
-        "genesys-cloud": (
-            "australiaeast",
-            "canadacentral",
-            "eastus",
-            "eastus2",
-            "germanywestcentral",
-            "japaneast",
-            "northeurope",
-            "uksouth",
-            "westeurope",
-            "westus2",
-        ),
-        "nice-cxone": (
-            "australiaeast",
-            "canadacentral",
-            "eastus",
-            "uksouth",
-            "westeurope",
-            "westus2",
-        ),
-    },
-    "gcp": {
-        "genesys-cloud": (
-            "asia-northeast1",
-            "australia-southeast1",
-            "europe-west1",
-            "europe-west2",
-            "europe-west3",
-            "northamerica-northeast1",
-            "us-central1",
-            "us-east1",
-            "us-east4",
-            "us-west1",
-        ),
-        "nice-cxone": (
-            "australia-southeast1",
-            "europe-west2",
-            "europe-west3",
-            "us-east1",
-            "us-west1",
-        ),
-    },
-}
+
+def default_regions(cloud: str, platform: str) -> tuple[str, ...]:
+    """The regions near ``platform``'s media regions on ``cloud`` (the cloud's profile lists
+    them, :attr:`fnplatform.cloud.CloudProfile.ccaas_regions`)."""
+    return tuple(cloud_profile(cloud).ccaas_regions.get(platform, ()))
 
 
-#: Regions inside the EU/EEA, where GDPR endpoints keep recordings, replicas and failover.
-#: Not the UK or Switzerland (adequacy decisions, but outside the EEA): a platform that accepts
-#: them lists them in ``contactCenter.residency.GDPR.<cloud>``.
-EU_REGIONS: dict[str, tuple[str, ...]] = {
-    "aws": (
-        "eu-central-1",
-        "eu-central-2",
-        "eu-north-1",
-        "eu-south-1",
-        "eu-south-2",
-        "eu-west-1",
-        "eu-west-3",
-    ),
-    "azure": (
-        "francecentral",
-        "germanywestcentral",
-        "italynorth",
-        "northeurope",
-        "norwayeast",
-        "polandcentral",
-        "spaincentral",
-        "swedencentral",
-        "westeurope",
-    ),
-    "gcp": (
-        "europe-central2",
-        "europe-north1",
-        "europe-north2",
-        "europe-southwest1",
-        "europe-west1",
-        "europe-west3",
-        "europe-west4",
-        "europe-west8",
-        "europe-west9",
-        "europe-west10",
-        "europe-west12",
-    ),
-}
-#: Compliance level -> the regions it keeps data in, by cloud.
-DEFAULT_RESIDENCY: dict[str, dict[str, tuple[str, ...]]] = {"GDPR": EU_REGIONS}
+def default_residency(cloud: str, level: str) -> tuple[str, ...] | None:
+    """The regions compliance ``level`` keeps data in on ``cloud`` by default (GDPR: the EU/EEA,
+    :attr:`fnplatform.cloud.CloudProfile.eu_regions`), None for a level that keeps it anywhere.
+    Not the UK or Switzerland (adequacy decisions, but outside the EEA): a platform that accepts
+    them lists them in ``contactCenter.residency.GDPR.<cloud>``."""
+    return cloud_profile(cloud).eu_regions if level == "GDPR" else None
 
 
 class ContactCenterEnvironment(BaseModel):
@@ -162,7 +65,7 @@ def allowed_regions(comp: Composition, cloud: str, platform: str) -> tuple[str, 
         listed = configured.get(platform, [])
         _check_listed(comp, cloud, listed, f"allowedRegions.{cloud}.{platform}")
         return tuple(sorted(listed))
-    return DEFAULT_REGIONS[cloud][platform]
+    return default_regions(cloud, platform)
 
 
 def _check_listed(comp: Composition, cloud: str, listed: list[str], key: str) -> None:
@@ -193,9 +96,7 @@ def check_residency(comp: Composition, cloud: str, level: str, region: str, fiel
     configured = settings(comp).residency.get(level, {}).get(cloud)
     if configured is not None:
         _check_listed(comp, cloud, configured, f"residency.{level}.{cloud}")
-    allowed = (
-        tuple(configured) if configured is not None else DEFAULT_RESIDENCY.get(level, {}).get(cloud)
-    )
+    allowed = tuple(configured) if configured is not None else default_residency(cloud, level)
     if allowed is not None and region not in allowed:
         raise InputError(
             field,

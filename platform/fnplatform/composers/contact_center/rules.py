@@ -14,7 +14,7 @@ from fnplatform.composers.contact_center.model import (
     ContactCenterSpec,
 )
 from fnplatform.errors import InputError
-from fnplatform.library.specs import IngressRule
+from fnplatform.library.ingress import IngressRule
 
 #: The TLS versions each platform's trunks negotiate for SIP signaling. Genesys Cloud BYOC
 #: Cloud trunks accept TLS 1.2 only (the issue's design source); for NICE CXone no such

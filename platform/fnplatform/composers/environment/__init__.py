@@ -37,23 +37,18 @@ from fnplatform.composition import UID_SUFFIX_LENGTH, Composition
 from fnplatform.errors import InputError
 from fnplatform.holds import Wait
 from fnplatform.kinds import kind_of
-from fnplatform.library import (
-    ObjectReadiness,
-    add_bucket,
-    add_cdn,
-    add_database,
-    add_object,
-    values,
-)
-from fnplatform.library.regions import check_region
-from fnplatform.library.specs import (
-    BucketSpec,
-    CdnPath,
-    CdnSpec,
+from fnplatform.library import ObjectReadiness, add_bucket, add_cdn, add_database, add_object
+from fnplatform.library.bucket import BucketSpec, bucket_address, bucket_name_from
+from fnplatform.library.cdn import CdnPath, CdnSpec, cdn_bucket_reader
+from fnplatform.library.database import (
     DatabaseSpec,
     PrivateNetwork,
     SecretKey,
+    database_env,
+    database_password_source,
+    global_private_network,
 )
+from fnplatform.library.regions import check_region
 from fnplatform.naming import dns_label
 from fnplatform.placement import cloud_settings, scope_from_environment
 
@@ -89,7 +84,7 @@ def compose(comp: Composition) -> None:
         remote,
         settings,
         admin_ns=admin_ns,
-        admin_env=values.database_env(comp, database, user.ADMIN_SECRET),
+        admin_env=database_env(comp, database, user.ADMIN_SECRET),
     )
     cdn = _frontend(comp, spec, settings)
     ci.ci_identity(comp, spec.ci, settings, bucket=ASSETS, bucket_name=cdn.bucket_name)
@@ -198,14 +193,14 @@ def _private_network_of(
     None on a global-network cloud whose platform names none (the builder says it needs one).
 
     The single-network form (``privateNetwork`` alone) is accepted only where one network
-    serves every region (``values.global_private_network``: GCP, whose VPC networks are
+    serves every region (``global_private_network``: GCP, whose VPC networks are
     global). Elsewhere its region cannot be checked, since AWS VPC and subnet ids and Azure
     resource ids do not name it, so a new environment is refused saying where to move it.
     Builds before 0.1.0 shipped that form on AWS (one network for every region): an
     environment whose database exists keeps composing with it (:func:`_deprecated_network`).
     """
     networks = section.get("privateNetworks")
-    global_network = values.global_private_network(cloud)
+    global_network = global_private_network(cloud)
     if "privateNetwork" in section and not global_network:
         if comp.is_observed(DATABASE):
             return _deprecated_network(comp, section, cloud, region)
@@ -349,7 +344,7 @@ def _generated_password(comp: Composition, settings: EnvironmentSettings) -> Sec
     platform makes one (GCP without ``gcp.databasePasswordSecretRef``): a Job on the
     Crossplane cluster writes it once into a Secret of this environment (see
     ``password.py``). None where the provider or the platform makes it."""
-    if values.database_password_source(comp) != "generated":
+    if database_password_source(comp) != "generated":
         return None
     job_namespace = dns_label(comp.name, "dbroot")
     root = password.RootPassword(
@@ -435,15 +430,15 @@ def _frontend(
     they expire after 30 days so the bucket doesn't grow with every deploy.
     """
     wanted = bucket_name(comp, settings.frontend.bucketPrefix, spec.frontend.appName)
-    reader = values.cdn_bucket_reader(comp, CDN)
+    reader = cdn_bucket_reader(comp, CDN)
     assets = BucketSpec(
-        bucket_name=values.bucket_name_from(comp, wanted),
+        bucket_name=bucket_name_from(comp, wanted),
         readers=(reader,) if reader else (),
         noncurrent_expire_after_days=NONCURRENT_ASSET_DAYS,
         force_destroy=settings.dataOnDelete == "delete",
     )
     add_bucket(comp, ASSETS, assets, fields={"bucket_name": "spec.frontend.appName"})
-    name = values.bucket_address(comp, ASSETS, assets.bucket_name)["name"]
+    name = bucket_address(comp, ASSETS, assets.bucket_name)["name"]
     known = comp.recorded("frontendBucketName")
     comp.refuse_change(
         "spec.frontend.appName",

@@ -20,31 +20,33 @@ from __future__ import annotations
 from fnplatform.composers.environment.model import CiIdentity, EnvironmentSettings
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library import add_workload_identity, values
-from fnplatform.library.specs import (
+from fnplatform.library import add_workload_identity
+from fnplatform.library.identity import (
     ExternalCluster,
     IdentityBucket,
     IdentityPurpose,
     WorkloadIdentitySpec,
+    external_cluster_setting,
+    identity_annotations,
+    identity_id,
 )
 
 CI_IDENTITY = "ci-identity"
 
 
-def _ci_cluster(cloud: str, settings: EnvironmentSettings) -> ExternalCluster:
-    """The CI cluster as the environment's cloud knows it; an error naming the setting."""
+def _ci_cluster(comp: Composition, settings: EnvironmentSettings) -> ExternalCluster:
+    """The CI cluster as the environment's cloud knows it (the settings key it answers with
+    ``external_cluster_setting``); an error naming the setting."""
     ci = settings.ci
-    found = {
-        "aws": ("eksClusterName", ci.eksClusterName),
-        "gcp": ("gkeWorkloadPool", ci.gkeWorkloadPool),
-        "azure": ("aksOidcIssuerUrl", ci.aksOidcIssuerUrl),
-    }[cloud]
-    if not found[1]:
+    setting = external_cluster_setting(comp)
+    name = getattr(ci, setting.name_key)
+    if not name:
         raise InputError(
-            f"environment.ci.{found[0]}",
-            f"required for spec.ci on {cloud}: where the CI runners run",
+            f"environment.ci.{setting.name_key}",
+            f"required for spec.ci on {comp.cloud}: where the CI runners run",
         )
-    return ExternalCluster(found[1], ci.eksRegion if cloud == "aws" else None)
+    region = getattr(ci, setting.region_key) if setting.region_key else None
+    return ExternalCluster(name, region)
 
 
 def ci_identity(
@@ -65,7 +67,7 @@ def ci_identity(
         service_account=ci.serviceAccount,
         purpose=IdentityPurpose.BUCKET_WRITER,
         buckets=(IdentityBucket(bucket, bucket_name),),
-        external_cluster=_ci_cluster(str(comp.cloud), settings),
+        external_cluster=_ci_cluster(comp, settings),
     )
     add_workload_identity(
         comp,
@@ -77,10 +79,10 @@ def ci_identity(
         "ciIdentity",
         {
             "serviceAccount": f"{ci.namespace}/{ci.serviceAccount}",
-            **({"id": identity} if (identity := values.identity_id(comp, CI_IDENTITY)) else {}),
+            **({"id": identity} if (identity := identity_id(comp, CI_IDENTITY)) else {}),
             **(
                 {"annotations": annotations}
-                if (annotations := values.identity_annotations(comp, CI_IDENTITY, spec))
+                if (annotations := identity_annotations(comp, CI_IDENTITY, spec))
                 else {}
             ),
         },

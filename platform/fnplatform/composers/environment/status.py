@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from fnplatform.api.phase import Phase
 from fnplatform.composers.environment.manifests import App, service_address
 from fnplatform.composition import Composition
-from fnplatform.library import values
-from fnplatform.library.specs import CdnSpec
+from fnplatform.library.cdn import CdnSpec, cdn_custom_domains, cdn_domain
+from fnplatform.library.database import database_host
 from fnplatform.rules.controls import FAILING, Control, assess, vouch
 
 PARTS_CONDITION = "PartsReady"
@@ -46,9 +46,9 @@ def report_status(
         comp.remember("namespace", app.namespace)
     else:
         comp.remember("namespace", None)
-    comp.remember("databaseHost", values.database_host(comp, parts.database))
+    comp.remember("databaseHost", database_host(comp, parts.database))
     comp.remember("frontendBucketName", bucket_name if comp.is_observed(parts.bucket) else None)
-    comp.remember("cdnDomainName", values.cdn_domain(comp, parts.cdn, cdn))
+    comp.remember("cdnDomainName", cdn_domain(comp, parts.cdn, cdn))
     comp.remember("backendService", service_address(app) if comp.is_ready(parts.service) else None)
     verdict = assess(
         comp,
@@ -92,7 +92,7 @@ def _report_custom_domains(comp: Composition, cdn: str, spec: CdnSpec) -> None:
     a configured DNS zone can't), so a domain never waits silently."""
     if not spec.custom_domains:
         return
-    domains = values.cdn_custom_domains(comp, cdn, spec)
+    domains = cdn_custom_domains(comp, cdn, spec)
     comp.set_status(
         "customDomains",
         [
