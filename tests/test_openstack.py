@@ -406,7 +406,7 @@ def test_manila_adds_a_cephfs(client, catalog):
             (3, 3, 3),
         ),
         case(
-            "large: nova-api, the busiest API, grows to five while mariadb and keystone stay at three",
+            "large: nova-api grows to five while mariadb and keystone stay at three",
             "large",
             (3, 3, 5),
         ),
