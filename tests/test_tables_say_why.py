@@ -30,6 +30,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 SCALARS = (str, int, float, bool, type(None))
 
+
 def _argnames(node: ast.expr) -> list[str]:
     names = ast.literal_eval(node)
     if isinstance(names, str):
