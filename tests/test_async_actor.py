@@ -18,6 +18,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 from tests.support.cases import asya_runtime_configmap
 from tests.support.controls import SYNCED_FALSE, broken
 from tests.support.harness import observed_ready, request, step_input
+from tests.support.table import case
 
 NAMESPACE, ACTOR = "team-a", "text-processor"
 QUEUE_NAME = f"asya-{NAMESPACE}-{ACTOR}"
@@ -221,8 +222,16 @@ def test_the_namespace_dead_letter_queue_is_shared_created_once_and_never_delete
 @pytest.mark.parametrize(
     "settings",
     [
-        {**SETTINGS, "dlq": {"enabled": False}},
-        {**SETTINGS, "aws": {"region": "eu-west-1"}},  # no account: the DLQ's ARN is unknown
+        case(
+            "the dead-letter queue switched off in the settings: no DLQ, and the queue "
+            "carries no redrive policy pointing at one",
+            {**SETTINGS, "dlq": {"enabled": False}},
+        ),
+        case(
+            "settings without a dlq section: the default is no dead-letter queue, so no "
+            "redrive either",
+            {**SETTINGS, "aws": {"region": "eu-west-1"}},
+        ),
     ],
 )
 def test_without_a_dead_letter_queue_the_queue_has_no_redrive(client, settings):
@@ -245,7 +254,26 @@ def test_deployment_waits_for_a_ready_queue_and_is_kept_once_it_exists(client):
 
 
 @pytest.mark.parametrize(
-    ("timeout", "grace"), [(None, 330), ("90s", 120), ("1m30s", 120), ("1h", 3630), ("2.5s", 33)]
+    ("timeout", "grace"),
+    [
+        case(
+            "no actor timeout: the default grace (the default timeout plus the margin) "
+            "lets a pod finish its message",
+            None,
+            330,
+        ),
+        case(
+            "a timeout in seconds: the grace is the timeout plus the margin, so a message "
+            "in flight finishes before SIGKILL",
+            "90s",
+            120,
+        ),
+        case("a Go duration with two units reads as the same 90s", "1m30s", 120),
+        case("an hour-long timeout gets an hour plus the margin", "1h", 3630),
+        case(
+            "a fractional timeout is rounded up: the grace never cuts a message short", "2.5s", 33
+        ),
+    ],
 )
 def test_pods_get_the_actor_timeout_plus_a_margin_to_finish_a_message(client, timeout, grace):
     resiliency = {"actorTimeout": timeout} if timeout else None
@@ -333,55 +361,87 @@ def test_the_dead_letter_queue_receive_count_comes_from_the_settings(client):
 
 
 @pytest.mark.parametrize(
-    ("settings", "spec", "flavor_data", "field", "reason"),
+    ("settings", "spec", "flavor_data", "field", "says"),
     [
-        (
+        case(
+            "SQS caps the visibility timeout at 43200s: above it is refused naming the "
+            "setting and the limit",
             {"queue": {"visibilityTimeoutSeconds": 43201}},
             {},
             None,
             "environment.queue.visibilityTimeoutSeconds",
             "43200",
         ),
-        (
+        case(
+            "SQS long polling waits at most 20s: above it is refused naming the setting "
+            "and the limit",
             {"queue": {"receiveWaitTimeSeconds": 21}},
             {},
             None,
             "environment.queue.receiveWaitTimeSeconds",
             "20",
         ),
-        (
+        case(
+            "SQS keeps messages at least 60s: below it is refused naming the setting and the limit",
             {"queue": {"messageRetentionSeconds": 59}},
             {},
             None,
             "environment.queue.messageRetentionSeconds",
             "60",
         ),
-        ({"queue": {"pollSeconds": 5}}, {}, None, "environment.queue.pollSeconds", "unknown field"),
-        ({"dlq": {"maxReceiveCount": 1001}}, {}, None, "environment.dlq.maxReceiveCount", "1000"),
-        (
+        case(
+            "an unknown queue setting is refused naming it, not ignored",
+            {"queue": {"pollSeconds": 5}},
+            {},
+            None,
+            "environment.queue.pollSeconds",
+            "unknown field",
+        ),
+        case(
+            "SQS redrive allows at most 1000 receives: above it is refused naming the "
+            "setting and the limit",
+            {"dlq": {"maxReceiveCount": 1001}},
+            {},
+            None,
+            "environment.dlq.maxReceiveCount",
+            "1000",
+        ),
+        case(
+            "a negative wait on the claim is refused naming the claim's field and the lower bound",
             {},
             {"queue": {"receiveWaitTimeSeconds": -1}},
             None,
             "spec.queue.receiveWaitTimeSeconds",
             "0",
         ),
-        (
+        case(
+            "a flavor's bad queue value is refused naming the field and the flavor it came from",
             {},
             {},
             {"queue": {"visibilityTimeoutSeconds": "long"}},
             "spec.queue.visibilityTimeoutSeconds",
             "flavor slow",
         ),
-        # a dead-letter queue keeping messages for less time than the queue drops them unseen
-        (
+        case(
+            "a dead-letter queue keeping messages for less time than the queue drops them "
+            "unseen: refused naming both retentions",
             {"dlq": {"retentionSeconds": 86400}},
             {},
             None,
             "environment.queue.messageRetentionSeconds",
             "dlq.retentionSeconds: 86400",
         ),
-        ({}, {}, {"queue": {"messageRetentionSeconds": 1209600}}, None, None),
-        (
+        case(
+            "a flavor may raise the retention to SQS's 14-day maximum: accepted",
+            {},
+            {},
+            {"queue": {"messageRetentionSeconds": 1209600}},
+            None,
+            None,
+        ),
+        case(
+            "a claim retention longer than the dead-letter queue's would expire messages "
+            "in the DLQ before they are seen: refused",
             {"dlq": {"retentionSeconds": 345600}},
             {"queue": {"messageRetentionSeconds": 345601}},
             None,
@@ -391,7 +451,7 @@ def test_the_dead_letter_queue_receive_count_comes_from_the_settings(client):
     ],
 )
 def test_bad_queue_attributes_are_refused_naming_the_field(
-    client, settings, spec, *, flavor_data, field, reason
+    client, settings, spec, *, flavor_data, field, says
 ):
     merged = {**SETTINGS, **settings}
     flavors = {}
@@ -403,7 +463,7 @@ def test_bad_queue_attributes_are_refused_naming_the_field(
         assert not rendered.fatal, rendered.messages
         return
     assert len(rendered.fatal) == 1, rendered.messages
-    assert field in rendered.fatal[0] and reason in rendered.fatal[0], rendered.fatal[0]
+    assert field in rendered.fatal[0] and says in rendered.fatal[0], rendered.fatal[0]
     assert "Traceback" not in rendered.fatal[0]
     assert rendered.resources == {}
 
@@ -841,9 +901,25 @@ def _existing_actor(client) -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize(
     ("spec", "flavors", "field"),
     [
-        ({"flavors": ["gone"]}, {"gone": []}, "spec.flavors[0]"),
-        ({"handler": "no-dots"}, {}, "spec.handler"),
-        ({"image": ""}, {}, "spec.image"),
+        case(
+            "a flavor gone from the cluster on an existing actor is a fatal result: "
+            "Crossplane keeps the previous desired state, the queue is not dropped",
+            {"flavors": ["gone"]},
+            {"gone": []},
+            "spec.flavors[0]",
+        ),
+        case(
+            "a handler that is no dotted path on an existing actor: fatal, the queue stays",
+            {"handler": "no-dots"},
+            {},
+            "spec.handler",
+        ),
+        case(
+            "an empty image on an existing actor: fatal, the queue stays",
+            {"image": ""},
+            {},
+            "spec.image",
+        ),
     ],
     ids=["missing-flavor", "bad-handler", "empty-image"],
 )
@@ -861,23 +937,89 @@ def test_a_broken_spec_on_an_existing_actor_never_drops_its_queue(client, spec, 
 @pytest.mark.parametrize(
     ("spec", "field"),
     [
-        ({"handler": "handle"}, "spec.handler"),
-        ({"handler": "pkg.mod.Class.method"}, None),
-        ({"image": ""}, "spec.image"),
-        ({"actor": "Bad_Name"}, "spec.actor"),
-        ({"actor": "a" * 64}, "spec.actor"),
-        ({"replicas": 0}, "spec.replicas"),
-        ({"imagePullPolicy": "Sometimes"}, "spec.imagePullPolicy"),
-        ({"pythonExecutable": "python 3"}, "spec.pythonExecutable"),
-        ({"flavors": [f"f{i}" for i in range(9)]}, "spec.flavors"),
-        ({"flavors": ["Not A Label"]}, "spec.flavors"),
-        ({"scaling": {"minReplicaCount": 5, "maxReplicaCount": 2}}, "spec.scaling"),
-        ({"scaling": {"queueLength": 0}}, "spec.scaling.queueLength"),
-        ({"resources": {"limits": {"cpu": "lots"}}}, "spec.resources.limits.cpu"),
-        ({"env": [{"name": "X", "value": "1", "valueFrom": {"secretKeyRef": {}}}]}, "spec.env[0]"),
-        ({"resiliency": {"actorTimeout": "forever"}}, "spec.resiliency.actorTimeout"),
-        ({"resiliency": {"retry": {"policy": "random"}}}, "spec.resiliency.retry.policy"),
-        ({"volumes": [{"emptyDir": {}}]}, "spec.volumes"),
+        case(
+            "a handler without a module is refused naming spec.handler: the runtime "
+            "imports module.function",
+            {"handler": "handle"},
+            "spec.handler",
+        ),
+        case(
+            "a handler deep in a package (module, class, method) is accepted",
+            {"handler": "pkg.mod.Class.method"},
+            None,
+        ),
+        case("an empty image is refused naming spec.image", {"image": ""}, "spec.image"),
+        case(
+            "an actor name that is no DNS label is refused: it names the queue and the Deployment",
+            {"actor": "Bad_Name"},
+            "spec.actor",
+        ),
+        case(
+            "an actor name longer than a DNS label (63) is refused",
+            {"actor": "a" * 64},
+            "spec.actor",
+        ),
+        case(
+            "zero replicas is refused naming spec.replicas, never a Deployment that runs nothing",
+            {"replicas": 0},
+            "spec.replicas",
+        ),
+        case(
+            "an imagePullPolicy Kubernetes does not know is refused",
+            {"imagePullPolicy": "Sometimes"},
+            "spec.imagePullPolicy",
+        ),
+        case(
+            "a python executable with a space cannot be exec'd: refused",
+            {"pythonExecutable": "python 3"},
+            "spec.pythonExecutable",
+        ),
+        case(
+            "more flavors than a claim may combine (8) is refused",
+            {"flavors": [f"f{i}" for i in range(9)]},
+            "spec.flavors",
+        ),
+        case(
+            "a flavor name that is no label value is refused",
+            {"flavors": ["Not A Label"]},
+            "spec.flavors",
+        ),
+        case(
+            "min replicas above max is refused naming spec.scaling",
+            {"scaling": {"minReplicaCount": 5, "maxReplicaCount": 2}},
+            "spec.scaling",
+        ),
+        case(
+            "a queue length of zero would scale on nothing: refused naming "
+            "spec.scaling.queueLength",
+            {"scaling": {"queueLength": 0}},
+            "spec.scaling.queueLength",
+        ),
+        case(
+            "a CPU limit that is no quantity is refused naming its key",
+            {"resources": {"limits": {"cpu": "lots"}}},
+            "spec.resources.limits.cpu",
+        ),
+        case(
+            "an env var with both value and valueFrom is refused, as Kubernetes refuses it",
+            {"env": [{"name": "X", "value": "1", "valueFrom": {"secretKeyRef": {}}}]},
+            "spec.env[0]",
+        ),
+        case(
+            "an actor timeout that is no duration is refused naming spec.resiliency.actorTimeout",
+            {"resiliency": {"actorTimeout": "forever"}},
+            "spec.resiliency.actorTimeout",
+        ),
+        case(
+            "an unknown retry policy is refused naming spec.resiliency.retry.policy",
+            {"resiliency": {"retry": {"policy": "random"}}},
+            "spec.resiliency.retry.policy",
+        ),
+        case(
+            "a volume without a name is refused naming spec.volumes",
+            {"volumes": [{"emptyDir": {}}]},
+            "spec.volumes",
+        ),
     ],
 )
 def test_spec_validation_names_the_field(client, spec, field):
@@ -900,44 +1042,52 @@ NOT_A_QUANTITY_TYPE = "must be a string or a whole number"
 @pytest.mark.parametrize(
     ("spec", "flavors", "message", "reason"),
     [
-        (
+        case(
+            "the message names the key holding the bad amount, not the map around it",
             {"resources": {"requests": {"cpu": "lots"}}},
             {},
             f"spec.resources.requests.cpu: {QUANTITY_WORDS}",
             "the message names the key holding the bad amount, not the map around it",
         ),
-        (
+        case(
+            "a space is not part of a quantity",
             {"resources": {"limits": {"memory": "1 Gi"}}},
             {},
             f"spec.resources.limits.memory: {QUANTITY_WORDS}",
             "a space is not part of a quantity",
         ),
-        (
+        case(
+            "a YAML float is neither form a Pod takes here (write 500m): one reason for "
+            "both members of the union, at the key, not at .str and .int",
             {"resources": {"requests": {"cpu": 0.5}}},
             {},
             f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
             "a YAML float is neither form a Pod takes here (write 500m): one reason for both "
             "members of the union, at the key, not at .str and .int",
         ),
-        (
+        case(
+            "a boolean is no amount (lax parsing would have read it as 1)",
             {"resources": {"requests": {"cpu": True}}},
             {},
             f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
             "a boolean is no amount (lax parsing would have read it as 1)",
         ),
-        (
+        case(
+            "a list is no amount",
             {"resources": {"requests": {"cpu": [1]}}},
             {},
             f"spec.resources.requests.cpu: {NOT_A_QUANTITY_TYPE}",
             "a list is no amount",
         ),
-        (
+        case(
+            "the sidecar's amounts are checked the same way, at the same depth",
             {"sidecar": {"resources": {"limits": {"cpu": "lots"}}}},
             {},
             f"spec.sidecar.resources.limits.cpu: {QUANTITY_WORDS}",
             "the sidecar's amounts are checked the same way, at the same depth",
         ),
-        (
+        case(
+            "a flavor's bad amount is named at its key, and the flavor that set it",
             {"flavors": ["big"]},
             {"big": [flavor("big", {"resources": {"limits": {"cpu": "lots"}}})]},
             f"spec.resources.limits.cpu: {QUANTITY_WORDS} (from flavor big)",
@@ -978,12 +1128,37 @@ def test_missing_required_spec_fields_are_named(client):
 @pytest.mark.parametrize(
     ("settings", "field"),
     [
-        ({}, "environment.aws"),
-        ({"aws": {"region": "Mars"}}, "environment.aws.region"),
-        ({"aws": {"region": "eu-west-1", "accountId": "12"}}, "environment.aws.accountId"),
-        ({"aws": {"region": "eu-west-1"}, "irsa": {"enabled": True}}, "environment.irsa"),
-        ({"aws": {"region": "eu-west-1"}, "keda": {"authProvider": "secret"}}, "environment.keda"),
-        ({"aws": {"region": "eu-west-1"}, "transport": "rabbitmq"}, "environment.transport"),
+        case(
+            "no aws section: the queue has no region, refused naming environment.aws",
+            {},
+            "environment.aws",
+        ),
+        case(
+            "a region AWS does not have is refused naming environment.aws.region",
+            {"aws": {"region": "Mars"}},
+            "environment.aws.region",
+        ),
+        case(
+            "an account id that is not 12 digits is refused naming environment.aws.accountId",
+            {"aws": {"region": "eu-west-1", "accountId": "12"}},
+            "environment.aws.accountId",
+        ),
+        case(
+            "IRSA without its service account name is refused naming environment.irsa",
+            {"aws": {"region": "eu-west-1"}, "irsa": {"enabled": True}},
+            "environment.irsa",
+        ),
+        case(
+            "KEDA with secret auth but no secretRef is refused naming environment.keda",
+            {"aws": {"region": "eu-west-1"}, "keda": {"authProvider": "secret"}},
+            "environment.keda",
+        ),
+        case(
+            "a transport the function does not compose (only SQS) is refused naming "
+            "environment.transport",
+            {"aws": {"region": "eu-west-1"}, "transport": "rabbitmq"},
+            "environment.transport",
+        ),
     ],
 )
 def test_settings_validation_names_the_field(client, settings, field):
@@ -1096,27 +1271,42 @@ def test_an_actor_named_like_the_namespace_dead_letter_queue_is_refused(client):
 @pytest.mark.parametrize(
     ("spec", "field"),
     [
-        ({"volumes": [{"name": "tmp", "emptyDir": {}}]}, "spec.volumes[0].name"),
-        (
+        case(
+            "a volume named like one the function adds (tmp) would clash in the pod: "
+            "refused naming the volume",
+            {"volumes": [{"name": "tmp", "emptyDir": {}}]},
+            "spec.volumes[0].name",
+        ),
+        case(
+            "two volumes with the same name are refused naming the second, as the API "
+            "server would reject the pod",
             {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}]},
             "spec.volumes[1].name",
         ),
-        ({"volumeMounts": [{"name": "models", "mountPath": "/models"}]}, "spec.volumeMounts[0]"),
-        (
+        case(
+            "a mount of a volume that does not exist is refused naming the mount",
+            {"volumeMounts": [{"name": "models", "mountPath": "/models"}]},
+            "spec.volumeMounts[0]",
+        ),
+        case(
+            "a mount without a mountPath is refused naming it",
             {
                 "volumes": [{"name": "models", "emptyDir": {}}],
                 "volumeMounts": [{"name": "models"}],
             },
             "spec.volumeMounts[0].mountPath",
         ),
-        (
+        case(
+            "a mount over the sidecar's socket directory would break the runtime: refused "
+            "naming the mountPath",
             {
                 "volumes": [{"name": "models", "emptyDir": {}}],
                 "volumeMounts": [{"name": "models", "mountPath": "/var/run/asya"}],
             },
             "spec.volumeMounts[0].mountPath",
         ),
-        (
+        case(
+            "two mounts at the same path (trailing slash aside) are refused naming the second",
             {
                 "volumes": [{"name": "models", "emptyDir": {}}],
                 "volumeMounts": [
@@ -1169,7 +1359,18 @@ def test_keda_can_assume_the_actors_irsa_role(client, catalog):
 
 @pytest.mark.parametrize(
     "keda",
-    [{"identityOwner": "workload", "authProvider": "secret", "secretRef": {"name": "k"}}, {}],
+    [
+        case(
+            "identityOwner workload reads the queue with the pods' IRSA role: with secret "
+            "auth it is refused naming environment.keda",
+            {"identityOwner": "workload", "authProvider": "secret", "secretRef": {"name": "k"}},
+        ),
+        case(
+            "identityOwner workload without IRSA has no role to use: refused naming "
+            "environment.keda",
+            {},
+        ),
+    ],
     ids=["with-secret", "without-irsa"],
 )
 def test_workload_identity_needs_pod_identity_and_irsa(client, keda):
@@ -1203,12 +1404,15 @@ def _with_runtime(client, runtime: list[dict[str, Any]] | None, observed=None):
 @pytest.mark.parametrize(
     ("runtime", "waits_for"),
     [
-        (
+        case(
+            "no runtime ConfigMap yet: the Deployment waits for it, and the Composed "
+            "condition names the ConfigMap and the script it must hold",
             [],
             "ConfigMap asya-runtime in namespace team-a holding the Asya runtime script "
             "asya_runtime.py",
         ),
-        (
+        case(
+            "a ConfigMap without the script key: the Deployment waits naming the missing key",
             [
                 {
                     "apiVersion": "v1",
@@ -1306,15 +1510,18 @@ def test_the_runtime_configmap_name_and_key_follow_the_settings(client):
 @pytest.mark.parametrize(
     ("irsa", "arn"),
     [
-        (
+        case(
+            "the role ARN pattern is filled in with the account id and the namespace",
             {"roleArnPattern": "arn:aws:iam::{accountId}:role/asya-{namespace}"},
             "arn:aws:iam::123456789012:role/asya-team-a",
         ),
-        (
+        case(
+            "a fixed role ARN is annotated as written",
             {"roleArn": "arn:aws:iam::210987654321:role/asya-actors"},
             "arn:aws:iam::210987654321:role/asya-actors",
         ),
-        (
+        case(
+            "a pattern in another AWS partition (aws-cn) keeps its partition",
             {"roleArnPattern": "arn:aws-cn:iam::123456789012:role/{namespace}/actors"},
             "arn:aws-cn:iam::123456789012:role/team-a/actors",
         ),
@@ -1330,25 +1537,30 @@ def test_the_service_account_role_arn(client, irsa, arn):
 @pytest.mark.parametrize(
     ("irsa", "aws", "message"),
     [
-        (
+        case(
+            "an account placeholder written out instead of {accountId} is refused: "
+            "ACCOUNT_ID is no 12-digit account",
             {"roleArnPattern": "arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}"},
             None,
             "environment.irsa.roleArnPattern: 'arn:aws:iam::ACCOUNT_ID:role/asya-{namespace}' "
             "is not a role ARN: the account 'ACCOUNT_ID' is not a 12-digit AWS account id; "
             "write {accountId} to use aws.accountId",
         ),
-        (
+        case(
+            "an unknown placeholder is refused, listing the placeholders the function fills in",
             {"roleArnPattern": "arn:aws:iam::{account}:role/asya-{namespace}"},
             None,
             "environment.irsa.roleArnPattern: unknown placeholder {account}; the function fills in "
             "{namespace}, {accountId}",
         ),
-        (
+        case(
+            "{accountId} without aws.accountId cannot be filled: refused naming both",
             {"roleArnPattern": "arn:aws:iam::{accountId}:role/asya"},
             {"region": "eu-west-1"},
             "environment.irsa.roleArnPattern: uses {accountId}, but aws.accountId is not set",
         ),
-        (
+        case(
+            "a role ARN that is no IAM role ARN is refused with an example",
             {"roleArn": "arn:aws:iam::1:role/x", "roleArnPattern": None},
             None,
             "environment.irsa.roleArn: must be an IAM role ARN such as "
@@ -1368,13 +1580,27 @@ def test_a_role_arn_that_cannot_be_assumed_is_refused(client, irsa, aws, message
 @pytest.mark.parametrize(
     ("resource", "part", "why"),
     [
-        ("queue", "queue", "AWS refuses a queue setting: the queue keeps the old one"),
-        (
+        case(
+            "AWS refuses a queue setting: the queue keeps the old one, so the queue part "
+            "is not ready and the actor is Creating",
+            "queue",
+            "queue",
+            "AWS refuses a queue setting: the queue keeps the old one",
+        ),
+        case(
+            "the API server rejects the ScaledObject: KEDA scales by the old one, so the "
+            "keda part is not ready",
             "scaled-object",
             "keda",
             "the API server rejects the ScaledObject: KEDA scales by the old",
         ),
-        ("deployment", "workload", "the API server rejects the Deployment: the old pods run on"),
+        case(
+            "the API server rejects the Deployment: the old pods run on, so the workload "
+            "part is not ready",
+            "deployment",
+            "workload",
+            "the API server rejects the Deployment: the old pods run on",
+        ),
     ],
 )
 def test_a_part_its_provider_cannot_apply_is_not_ready(client, resource, part, why):

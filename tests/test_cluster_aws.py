@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.deletion import deletion_order
 from tests.support.harness import Rendered, request, step_input
+from tests.support.table import case
 
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
@@ -477,7 +478,30 @@ def test_node_groups_state_no_version_before_the_cluster_reports_one(converged):
     assert "version" not in for_provider(rendered, "pool-general")
 
 
-@pytest.mark.parametrize(("running", "desired"), [(2, None), (1, 2), (4, None), (9, 6)])
+@pytest.mark.parametrize(
+    ("running", "desired"),
+    [
+        case(
+            "the running size is inside the bounds: desiredSize is left out so the "
+            "autoscaler keeps its choice",
+            2,
+            None,
+        ),
+        case(
+            "the running size is under minSize: desiredSize is raised to the minimum, as "
+            "EKS refuses a size below it",
+            1,
+            2,
+        ),
+        case(
+            "the running size is inside the bounds at a larger value: not stated, the "
+            "autoscaler's scale-up is kept",
+            4,
+            None,
+        ),
+        case("the running size is over maxSize: desiredSize is lowered to the maximum", 9, 6),
+    ],
+)
 def test_desired_size_is_stated_only_when_the_running_size_is_outside_the_bounds(
     client, converged, catalog, running, desired
 ):
@@ -596,7 +620,17 @@ def test_cluster_autoscaler_waits_for_its_pod_identity_association(client):
 
 
 @pytest.mark.parametrize(
-    ("minor", "chart"), [("1.33", "9.47.0"), ("1.30", "9.37.0"), ("1.34", "9.51.0")]
+    ("minor", "chart"),
+    [
+        case(
+            "Kubernetes 1.33 gets the cluster-autoscaler chart of its minor: the "
+            "autoscaler must match the control plane's minor",
+            "1.33",
+            "9.47.0",
+        ),
+        case("an older minor (1.30) gets its older chart, not the newest", "1.30", "9.37.0"),
+        case("the newest minor (1.34) gets its own chart and no warning", "1.34", "9.51.0"),
+    ],
 )
 def test_cluster_autoscaler_chart_matches_the_asked_kubernetes_minor(client, minor, chart):
     rendered, _ = converge(client, composite(kubernetesVersion=minor))
@@ -698,9 +732,24 @@ def test_environment_pins_addon_versions(client, catalog):
 @pytest.mark.parametrize(
     ("versions", "says"),
     [
-        ({"vpc-cnii": "v1"}, "unknown addons vpc-cnii"),
-        (["vpc-cni"], "must be a map"),
-        ({"vpc-cni": 1}, "must be a map"),
+        case(
+            "a misspelt add-on name is a fatal result naming aws.addonVersions and the "
+            "unknown add-on, not an add-on silently left out",
+            {"vpc-cnii": "v1"},
+            "unknown addons vpc-cnii",
+        ),
+        case(
+            "addonVersions written as a list is refused naming the field: it must be a "
+            "map of add-on to version",
+            ["vpc-cni"],
+            "must be a map",
+        ),
+        case(
+            "an add-on version that is not a string is refused: the map holds versions by "
+            "add-on name",
+            {"vpc-cni": 1},
+            "must be a map",
+        ),
     ],
 )
 def test_malformed_addon_versions_are_a_fatal_result(client, versions, says):

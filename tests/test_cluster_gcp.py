@@ -15,6 +15,7 @@ from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 
 from tests.support.controls import READY_FALSE, SYNCED_FALSE, broken
 from tests.support.harness import request, step_input
+from tests.support.table import case
 
 PROJECT = "acme-prod-1234"
 REGION = "europe-west3"
@@ -600,7 +601,23 @@ def test_missing_plane_id_is_a_fatal_result(client):
 # -- 5. import ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("mode", "policies"), [("observe", ["Observe"]), ("manage", ["*"])])
+@pytest.mark.parametrize(
+    ("mode", "policies"),
+    [
+        case(
+            "observe-only import: Crossplane reads the existing GKE cluster and never "
+            "writes it, so a cluster adopted to look at cannot be changed or deleted",
+            "observe",
+            ["Observe"],
+        ),
+        case(
+            "managed import: the adopted cluster gets every management policy, so the "
+            "platform takes it over and reconciles it like one it created",
+            "manage",
+            ["*"],
+        ),
+    ],
+)
 def test_import_adopts_the_cluster(client, catalog, mode, policies):
     imported = {"enabled": True, "mode": mode, "resources": {"cluster": {"externalName": "x"}}}
     rendered, _ = converge(client, composite(**{"import": imported}))
@@ -639,16 +656,28 @@ def test_v1beta1_protocol_gives_the_same_first_pass(client):
 
 
 @pytest.mark.parametrize(
-    ("breakage", "why"),
+    "breakage",
     [
-        (None, "converged: the allowlist is on the cluster the provider applied"),
-        (SYNCED_FALSE, "the provider cannot update the cluster: it may still admit an older list"),
-        (READY_FALSE, "the cluster is not Ready: the allowlist is not verified yet"),
+        case(
+            "converged: the allowlist is on the cluster the provider applied, so "
+            "ApiServerAccess vouches for it",
+            None,
+        ),
+        case(
+            "the provider cannot update the cluster (Synced=False): it may still admit an "
+            "older list, so access is not vouched for",
+            SYNCED_FALSE,
+        ),
+        case(
+            "the cluster is not Ready: the allowlist is not verified yet, so access is "
+            "not vouched for",
+            READY_FALSE,
+        ),
     ],
     ids=["converged", "Synced=False", "Ready=False"],
 )
 def test_api_server_access_vouches_for_the_allowlist_only_on_a_synced_ready_cluster(
-    client, breakage, why
+    client, breakage
 ):
     networks = [{"cidrBlock": "203.0.113.0/24", "displayName": "crossplane"}]
     _, observed = converge(client, composite(), gcp={"masterAuthorizedNetworks": networks})
@@ -656,20 +685,19 @@ def test_api_server_access_vouches_for_the_allowlist_only_on_a_synced_ready_clus
         observed = broken(observed, "cluster", breakage)
     rendered = run(client, composite(), observed, gcp={"masterAuthorizedNetworks": networks})
     access = rendered.condition("ApiServerAccess")
-    assert access is not None, why
+    assert access is not None
     if breakage is None:
         assert (access.status, access.reason) == (
             fnv1.STATUS_CONDITION_TRUE,
             "AuthorizedNetworks",
-        ), (why, access.message)
-        assert "203.0.113.0/24 (crossplane)" in access.message, why
+        ), access.message
+        assert "203.0.113.0/24 (crossplane)" in access.message
         return
     assert (access.status, access.reason) == (fnv1.STATUS_CONDITION_FALSE, breakage.reason), (
-        why,
-        access.message,
+        access.message
     )
-    assert "the GKE API server admits only 203.0.113.0/24 (crossplane)" in access.message, why
-    assert f"[cluster: {breakage.says}" in access.message, (why, access.message)
+    assert "the GKE API server admits only 203.0.113.0/24 (crossplane)" in access.message
+    assert f"[cluster: {breakage.says}" in access.message, access.message
 
 
 def test_api_server_access_is_not_vouched_before_the_cluster_exists(client):

@@ -20,6 +20,7 @@ from fnplatform.merge import get_path
 from tests.support.cases import cluster_case, converge
 from tests.support.deletion import deletion_order, deletion_rounds, usage_edges
 from tests.support.harness import Rendered
+from tests.support.table import case
 
 CLOUDS = ("aws", "gcp", "azure")
 RELEASES = ("release-cert-manager", "release-ingress-nginx", "release-kube-prometheus-stack")
@@ -149,7 +150,20 @@ def test_aks_cluster_is_managed_without_late_initialize(converged, catalog):
 
 @pytest.mark.parametrize(
     ("mode", "policies"),
-    [("manage", ["Observe", "Create", "Update", "Delete"]), ("observe", ["Observe"])],
+    [
+        case(
+            "a managed AKS import lists its policies without LateInitialize: "
+            "late-initializing would copy every defaulted AKS field into spec and take "
+            "over what the cluster's owner set",
+            "manage",
+            ["Observe", "Create", "Update", "Delete"],
+        ),
+        case(
+            "an observe-only import only observes: nothing of the adopted cluster is written",
+            "observe",
+            ["Observe"],
+        ),
+    ],
 )
 def test_imported_aks_cluster_keeps_late_initialize_off_when_managed(
     client, converged, mode, policies
@@ -556,11 +570,32 @@ def test_managed_import_without_names_changes_no_setting_of_the_cluster(client):
 @pytest.mark.parametrize(
     ("path", "hint"),
     [
-        ("releaseChanel", "did you mean releaseChannel?"),
-        ("releaseChannel.channel.name", "'releaseChannel.channel' is not a map"),
-        ("releaseChannel[chanel]", "did you mean releaseChannel.channel?"),
-        ("releaseChannel[channel][name]", "'releaseChannel.channel' is not a map"),
-        ("zzz", "composed here: "),
+        case(
+            "a misspelt field to take over is refused with the closest composed field, so "
+            "a typo does not leave the field unmanaged",
+            "releaseChanel",
+            "did you mean releaseChannel?",
+        ),
+        case(
+            "a path through a value that is not a map is refused naming the part that is no map",
+            "releaseChannel.channel.name",
+            "'releaseChannel.channel' is not a map",
+        ),
+        case(
+            "a bracketed misspelt key gets the closest field in dotted form",
+            "releaseChannel[chanel]",
+            "did you mean releaseChannel.channel?",
+        ),
+        case(
+            "bracketed keys through a value that is no map are refused as the dotted form is",
+            "releaseChannel[channel][name]",
+            "'releaseChannel.channel' is not a map",
+        ),
+        case(
+            "a field the composition does not compose is refused, listing the fields composed here",
+            "zzz",
+            "composed here: ",
+        ),
     ],
 )
 def test_managed_import_of_a_field_not_composed_is_refused_naming_it(client, path, hint):
@@ -583,22 +618,26 @@ def test_managed_import_paths_are_crossplane_field_paths(client):
 
 
 @pytest.mark.parametrize(
-    ("path", "reason"),
+    ("path", "says"),
     [
-        (
+        case(
+            "an array index cannot be taken over alone (managed fields go through maps "
+            "only): the message says to take the whole field over",
             "releaseChannel[0]",
             "an index can't be taken over alone (paths go through maps only): "
             "take 'releaseChannel' over whole",
         ),
-        (
+        case(
+            "an unterminated bracket is a parse error naming the path and the position, "
+            "not a traceback",
             "releaseChannel[channel",
             "cannot parse \"releaseChannel[channel\": unterminated '[' at position 14",
         ),
     ],
 )
-def test_a_managed_import_path_that_is_no_map_key_is_refused_naming_it(client, path, reason):
+def test_a_managed_import_path_that_is_no_map_key_is_refused_naming_it(client, path, says):
     rendered = client.run(_managed_import("gcp", ["releaseChannel", path]).request())
-    assert rendered.fatal == [f"spec.parameters.import.resources.cluster.manage[1]: {reason}"]
+    assert rendered.fatal == [f"spec.parameters.import.resources.cluster.manage[1]: {says}"]
 
 
 def test_aks_pools_in_an_adopted_cluster_follow_the_version_it_runs(client, catalog):
@@ -873,10 +912,28 @@ def test_the_cluster_is_named_by_the_label_else_the_claim(client, catalog, cloud
 @pytest.mark.parametrize(
     ("cloud", "name"),
     [
-        ("gcp", "Payments"),  # GKE: lowercase only
-        ("gcp", "a" * 41),  # GKE: at most 40
-        ("aws", "-payments"),  # EKS: starts alphanumeric
-        ("azure", "payments-"),  # AKS: ends alphanumeric
+        case(
+            "GKE cluster names are lowercase only: an upper-case name is refused on the "
+            "clusterName label before GCP refuses it",
+            "gcp",
+            "Payments",
+        ),
+        case(
+            "GKE cluster names are at most 40 characters: a longer one is refused on the label",
+            "gcp",
+            "a" * 41,
+        ),
+        case(
+            "EKS cluster names start with a letter or digit: a leading dash is refused on "
+            "the label",
+            "aws",
+            "-payments",
+        ),
+        case(
+            "AKS cluster names end with a letter or digit: a trailing dash is refused on the label",
+            "azure",
+            "payments-",
+        ),
     ],
 )
 def test_a_cluster_name_the_cloud_refuses_is_an_error_on_the_label(client, cloud, name):

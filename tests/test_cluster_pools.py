@@ -16,6 +16,7 @@ from fnplatform.merge import get_path
 from tests.support.cases import ModuleCase, cluster_case, converge, namespaced_twin
 from tests.support.harness import FunctionClient
 from tests.support.schemas import Catalog
+from tests.support.table import case
 
 CLOUDS = ("aws", "gcp", "azure")
 ZONES = {"aws": ["eu-west-1a"], "gcp": ["europe-west1-b", "europe-west1-c"], "azure": ["1", "2"]}
@@ -130,27 +131,85 @@ def test_a_pool_without_settings_is_as_before_on_demand(
 
 
 @pytest.mark.parametrize(
-    ("cloud", "node_config", "field", "reason"),
+    ("cloud", "node_config", "field", "says"),
     [
-        ("gcp", {"diskType": "gp3"}, "diskType", "is not a GKE node disk type"),
-        ("aws", {"diskType": "pd-ssd"}, "diskType", "is not an EBS type a node boots from"),
-        ("azure", {"diskType": "Premium"}, "diskType", "is not an AKS OS disk type"),
-        ("gcp", {"zones": ["us-east1-b"]}, "zones", "is not a zone of europe-west1"),
-        ("aws", {"zones": ["eu-west-1c"]}, "zones", "the network has node subnets in"),
-        ("azure", {"zones": ["4"]}, "zones", "is not an Azure availability zone"),
-        ("gcp", {"labels": {"Bad Key": "x"}}, "labels", "Kubernetes label key"),
-        ("aws", {"taints": [{"key": "a", "effect": "Sometimes"}]}, "taints[0].effect", ""),
-        ("azure", {"diskSizeGb": 10}, "diskSizeGb", ""),
+        case(
+            "an EBS type on GKE is refused naming diskType: GKE would refuse the node "
+            "pool only after the cluster exists",
+            "gcp",
+            {"diskType": "gp3"},
+            "diskType",
+            "is not a GKE node disk type",
+        ),
+        case(
+            "a GCE disk type on EKS is refused naming diskType, with what EBS types a "
+            "node boots from",
+            "aws",
+            {"diskType": "pd-ssd"},
+            "diskType",
+            "is not an EBS type a node boots from",
+        ),
+        case(
+            "an unknown AKS OS disk type is refused naming diskType",
+            "azure",
+            {"diskType": "Premium"},
+            "diskType",
+            "is not an AKS OS disk type",
+        ),
+        case(
+            "a GKE zone outside the cluster's region is refused naming zones",
+            "gcp",
+            {"zones": ["us-east1-b"]},
+            "zones",
+            "is not a zone of europe-west1",
+        ),
+        case(
+            "an EKS zone without a node subnet is refused naming zones and the zones the "
+            "network has subnets in",
+            "aws",
+            {"zones": ["eu-west-1c"]},
+            "zones",
+            "the network has node subnets in",
+        ),
+        case(
+            "an Azure availability zone other than 1, 2 or 3 is refused naming zones",
+            "azure",
+            {"zones": ["4"]},
+            "zones",
+            "is not an Azure availability zone",
+        ),
+        case(
+            "a label key Kubernetes refuses is refused naming labels before the node pool "
+            "is created",
+            "gcp",
+            {"labels": {"Bad Key": "x"}},
+            "labels",
+            "Kubernetes label key",
+        ),
+        case(
+            "a taint effect Kubernetes does not know is refused naming the taint's effect",
+            "aws",
+            {"taints": [{"key": "a", "effect": "Sometimes"}]},
+            "taints[0].effect",
+            "",
+        ),
+        case(
+            "an AKS OS disk below its minimum size is refused naming diskSizeGb",
+            "azure",
+            {"diskSizeGb": 10},
+            "diskSizeGb",
+            "",
+        ),
     ],
 )
 def test_a_pool_setting_the_cloud_refuses_names_the_field(
-    client: FunctionClient, cloud: str, node_config: dict[str, Any], field: str, reason: str
+    client: FunctionClient, cloud: str, node_config: dict[str, Any], field: str, says: str
 ) -> None:
     case = _with_pool(cloud, **node_config)
     rendered = client.run(case.request(required=case.fetched()))
     assert len(rendered.fatal) == 1, rendered.fatal
     assert rendered.fatal[0].startswith(f"spec.pools.pool1.nodeConfig.{field}"), rendered.fatal
-    assert reason in rendered.fatal[0]
+    assert says in rendered.fatal[0]
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -237,50 +296,64 @@ FORMS = ("cluster-scoped", "namespaced")
 @pytest.mark.parametrize(
     ("pools", "addon_pool", "expected", "reason"),
     [
-        (
+        case(
+            "every pool can run them: ties are broken by name",
             {"web": ON_DEMAND, "general": ON_DEMAND},
             None,
             "pool-general",
             "every pool can run them: ties are broken by name",
         ),
-        (
+        case(
+            "a tainted GPU pool that sorts first is skipped",
             {"accel": TAINTED, "general": ON_DEMAND},
             None,
             "pool-general",
             "a tainted GPU pool that sorts first is skipped",
         ),
-        (
+        case(
+            "any taint makes a pool unfit, PreferNoSchedule too: the rule says untainted",
             {"aaa": SOFT_TAINT, "general": ON_DEMAND},
             None,
             "pool-general",
             "any taint makes a pool unfit, PreferNoSchedule too: the rule says untainted",
         ),
-        (
+        case(
+            "a pool that may scale to zero is skipped (the examples' batch pool)",
             {"batch": TO_ZERO, "general": ON_DEMAND},
             None,
             "pool-general",
             "a pool that may scale to zero is skipped (the examples' batch pool)",
         ),
-        (
+        case(
+            "a spot pool is skipped: its nodes are reclaimed under the add-ons",
             {"cheap": SPOT, "general": ON_DEMAND},
             None,
             "pool-general",
             "a spot pool is skipped: its nodes are reclaimed under the add-ons",
         ),
-        (None, None, "pool-default", "no pools: the default pool, as before"),
-        (
+        case(
+            "no pools: the default pool, as before",
+            None,
+            None,
+            "pool-default",
+            "no pools: the default pool, as before",
+        ),
+        case(
+            "spec.parameters.addonPool wins over the rule, even for a pool the rule skips",
             {"accel": TAINTED, "general": ON_DEMAND},
             "accel",
             "pool-accel",
             "spec.parameters.addonPool wins over the rule, even for a pool the rule skips",
         ),
-        (
+        case(
+            "addonPool may name the default pool when none is listed",
             None,
             "default",
             "pool-default",
             "addonPool may name the default pool when none is listed",
         ),
-        (
+        case(
+            "no pool can run them: held back, saying why",
             {"accel": TAINTED, "batch": TO_ZERO, "cheap": SPOT},
             None,
             None,
@@ -309,9 +382,19 @@ def test_the_addons_wait_for_the_pool_the_rule_picks(
 @pytest.mark.parametrize(
     ("pools", "addon_pool", "reason"),
     [
-        ({"general": ON_DEMAND}, "gneral", "a misspelt pool"),
-        (None, "general", "without pools the only pool is default"),
-        ({"general": ON_DEMAND}, "default", "default exists only when no pool is listed"),
+        case("a misspelt pool", {"general": ON_DEMAND}, "gneral", "a misspelt pool"),
+        case(
+            "without pools the only pool is default",
+            None,
+            "general",
+            "without pools the only pool is default",
+        ),
+        case(
+            "default exists only when no pool is listed",
+            {"general": ON_DEMAND},
+            "default",
+            "default exists only when no pool is listed",
+        ),
     ],
 )
 def test_an_addon_pool_that_is_no_pool_of_the_claim_is_refused(

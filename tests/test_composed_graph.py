@@ -27,6 +27,7 @@ import pytest
 import yaml
 from fnplatform.holds import WAITING, parse_waiting_summary
 
+from tests.support.table import case
 from tests.support.tools import load_tool
 
 composed_graph = load_tool("composed_graph")
@@ -214,19 +215,22 @@ def test_the_graph_of_every_golden_draws_its_holds_usages_and_readiness(
 @pytest.mark.parametrize(
     ("picture", "observed", "expected", "reason"),
     [
-        (
+        case(
+            "a first pass: nothing observed, so what is not ready is being created",
             "cluster/gcp",
             [],
             {"network": "creating"},
             "a first pass: nothing observed, so what is not ready is being created",
         ),
-        (
+        case(
+            "observed state not given: not ready, whether observed or not",
             "async-actor/queue-ready",
             None,
             {"queue": "Ready", "deployment": "not ready"},
             "observed state not given: not ready, whether observed or not",
         ),
-        (
+        case(
+            "the Deployment is not observed yet: this pass creates it once the queue is Ready",
             "async-actor/queue-ready",
             "tests/render-cases/async-actor/observed-queue-ready.yaml",
             {"queue": "Ready", "deployment": "creating"},
@@ -336,15 +340,21 @@ def test_cli_draws_each_composite_of_a_file_of_several_renders(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("text", "refusal", "reason"),
     [
-        (
+        case(
+            "a composed resource before any composite",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
             f"    {RESOURCE_NAME}: x\n",
             "document 1 (ConfigMap): a render starts with its composite",
             "a composed resource before any composite",
         ),
-        ("a: [unclosed\n", "rendered ", "not YAML"),
-        ("", "no documents", "an empty file"),
-        ("- a list\n", "document 1: expected a Kubernetes object", "not an object"),
+        case("not YAML", "a: [unclosed\n", "rendered ", "not YAML"),
+        case("an empty file", "", "no documents", "an empty file"),
+        case(
+            "not an object",
+            "- a list\n",
+            "document 1: expected a Kubernetes object",
+            "not an object",
+        ),
     ],
 )
 def test_cli_refuses_what_is_no_render_naming_it(

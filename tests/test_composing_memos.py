@@ -22,6 +22,7 @@ from google.protobuf import struct_pb2
 from function.server import GC_YOUNG_THRESHOLD, settle_heap
 from tests.support.cases import cluster_case, cluster_composite
 from tests.support.harness import FunctionClient, Rendered
+from tests.support.table import case
 
 UNKNOWN = "spec.parameters.colour: unknown field"
 
@@ -73,7 +74,20 @@ def test_one_composites_changed_spec_changes_only_its_own_output(
     assert _compose(client, "memo-one").resources == first.resources
 
 
-@pytest.mark.parametrize(("limit", "values"), [(1, 3), (3, 3), (3, 10), (512, 40)])
+@pytest.mark.parametrize(
+    ("limit", "values"),
+    [
+        case("a memo of one keeps only the newest walk: it never grows past its limit", 1, 3),
+        case("as many values as the limit: all kept, the newest still answered from memory", 3, 3),
+        case(
+            "more values than the limit: the oldest are dropped, so memory stays bounded "
+            "on a long-lived server",
+            3,
+            10,
+        ),
+        case("the production limit with fewer values: nothing is dropped", 512, 40),
+    ],
+)
 def test_walk_results_are_bounded_and_keyed_by_content(limit: int, values: int) -> None:
     memo = WalkResults(limit)
     calls: list[int] = []
@@ -120,16 +134,41 @@ def _observed(conditions: list[dict[str, Any]]) -> Any:
 @pytest.mark.parametrize(
     ("conditions", "ready", "unsynced"),
     [
-        ([], False, []),
-        ([{"type": "Ready", "status": "True"}], True, []),
-        ([{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}], True, []),
-        (
+        case("no conditions: not Ready and nothing unsynced", [], False, []),
+        case(
+            "Ready True answers ready, and a resource without Synced=False is not unsynced",
+            [{"type": "Ready", "status": "True"}],
+            True,
+            [],
+        ),
+        case(
+            "a repeated Ready condition: the last entry wins, so an earlier stale one "
+            "does not decide",
+            [{"type": "Ready", "status": "False"}, {"type": "Ready", "status": "True"}],
+            True,
+            [],
+        ),
+        case(
+            "Synced=False with reason and message is reported as unsynced with both, so "
+            "the Composed condition can say why",
             [{"type": "Synced", "status": "False", "reason": "R", "message": "no"}],
             False,
             [("thing", "ConfigMap", "x", "R", "no")],
         ),
-        ([{"type": "Synced", "status": "False"}], False, []),  # no message: nothing to say
-        ([{"type": 1, "status": "True"}], False, []),
+        case(
+            "Synced=False without a reason or message is not reported: there is nothing "
+            "to tell the user",
+            [{"type": "Synced", "status": "False"}],
+            False,
+            [],
+        ),  # no message: nothing to say
+        case(
+            "a condition whose type is not a string is ignored, never a crash on a "
+            "malformed observed body",
+            [{"type": 1, "status": "True"}],
+            False,
+            [],
+        ),
     ],
 )
 def test_conditions_are_read_once_and_answer_both_questions(
@@ -158,11 +197,31 @@ def test_settle_heap_freezes_what_start_up_loaded() -> None:
 @pytest.mark.parametrize(
     ("conditions", "shortcut"),
     [
-        ([{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}], True),
-        ([{"type": "Synced", "status": "False", "reason": "R", "message": "no"}], False),
-        ([{"type": "Ready", "status": "False"}], False),  # any False: conditions are read
-        ([{"type": "Ready", "status": "True", "message": "False"}], False),
-        (
+        case(
+            "no False anywhere in the bytes: the byte scan may skip reading conditions, "
+            "and skipping changes no answer",
+            [{"type": "Ready", "status": "True"}, {"type": "Synced", "status": "True"}],
+            True,
+        ),
+        case(
+            "a Synced=False condition: the scan must find False, so the request is never skipped",
+            [{"type": "Synced", "status": "False", "reason": "R", "message": "no"}],
+            False,
+        ),
+        case(
+            "Ready=False: False is in the bytes, no shortcut",
+            [{"type": "Ready", "status": "False"}],
+            False,
+        ),  # any False: conditions are read
+        case(
+            "False only as a message: the scan is a byte search, so it says False is "
+            "there (safe the one way it must be)",
+            [{"type": "Ready", "status": "True", "message": "False"}],
+            False,
+        ),
+        case(
+            "a word that merely begins with False (Falsehood) is not a False status: the "
+            "shortcut still holds",
             [{"type": "Ready", "status": "True", "message": "Falsehood"}],
             True,
         ),  # not the Value "False"

@@ -37,6 +37,7 @@ from tests.support.controls import BREAKAGES, SYNCED_FALSE, Breakage, broken, re
 from tests.support.deletion import deletion_order
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
+from tests.support.table import case
 
 CLOUDS = ("aws", "gcp", "azure")
 TRUE, FALSE = fnv1.STATUS_CONDITION_TRUE, fnv1.STATUS_CONDITION_FALSE
@@ -266,13 +267,15 @@ def test_allowlist_comes_from_the_environment(client: FunctionClient) -> None:
 @pytest.mark.parametrize(
     ("key", "listed", "field", "reason"),
     [
-        (
+        case(
+            "a typo in the platform's allowlist would allow a region no claim can use",
             "allowedRegions",
             {"aws": {"genesys-cloud": ["eu-west-1", "eu-wset-2"]}},
             "allowedRegions.aws.genesys-cloud[1]",
             "a typo in the platform's allowlist would allow a region no claim can use",
         ),
-        (
+        case(
+            "a residency list names regions the same way",
             "residency",
             {"GDPR": {"aws": ["eu-west-1", "mars-1"]}},
             "residency.GDPR.aws[1]",
@@ -342,14 +345,32 @@ def test_the_whole_internet_is_rejected_naming_field_and_index(
 @pytest.mark.parametrize(
     ("sip", "field"),
     [
-        ({"trustedCidrs": ["not-a-cidr"]}, "spec.sip.trustedCidrs[0]"),
-        ({"trustedCidrs": []}, "spec.sip.trustedCidrs"),
-        (
+        case(
+            "a trusted CIDR that does not parse is refused naming its index: it would "
+            "open the SIP security group to nothing or to all",
+            {"trustedCidrs": ["not-a-cidr"]},
+            "spec.sip.trustedCidrs[0]",
+        ),
+        case(
+            "an empty trusted list is refused: SIP trunks with no trusted source cannot connect",
+            {"trustedCidrs": []},
+            "spec.sip.trustedCidrs",
+        ),
+        case(
+            "a port range written high-low is refused naming signalingPorts",
             {"trustedCidrs": ["10.0.0.0/8"], "signalingPorts": "5080-5060"},
             "spec.sip.signalingPorts",
         ),
-        ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"}, "spec.sip.mediaPorts"),
-        ({"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"}, "spec.sip.mediaPorts"),
+        case(
+            "a media range overlapping the signaling ports is refused naming mediaPorts",
+            {"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "5000-6000"},
+            "spec.sip.mediaPorts",
+        ),
+        case(
+            "a port above 65535 is refused naming mediaPorts",
+            {"trustedCidrs": ["10.0.0.0/8"], "mediaPorts": "70000"},
+            "spec.sip.mediaPorts",
+        ),
     ],
 )
 def test_bad_sip_settings_are_refused(
@@ -712,21 +733,35 @@ def test_the_vault_admits_only_the_providers_ranges_when_named(client: FunctionC
 
 
 @pytest.mark.parametrize(
-    ("ranges", "reason"),
+    ("ranges", "says"),
     [
-        (["10.0.0.0/8"], "private"),
-        (["2001:db8::/32"], "IPv4"),
-        (["198.51.100.1/24"], "host bits"),
+        case(
+            "Key Vault refuses private ranges in its firewall: a private CIDR is refused "
+            "naming the field before Azure does",
+            ["10.0.0.0/8"],
+            "private",
+        ),
+        case(
+            "Key Vault network rules take IPv4 only: an IPv6 range is refused saying IPv4",
+            ["2001:db8::/32"],
+            "IPv4",
+        ),
+        case(
+            "a range with host bits set is refused saying so, rather than letting Azure "
+            "reject or widen it",
+            ["198.51.100.1/24"],
+            "host bits",
+        ),
     ],
 )
 def test_vault_ranges_key_vault_refuses_are_refused_naming_the_field(
-    client: FunctionClient, ranges: list[str], reason: str
+    client: FunctionClient, ranges: list[str], says: str
 ) -> None:
     case = _azure_case_with(keyVaultAllowedIpRanges=ranges)
     rendered = client.run(case.request())
     (message,) = rendered.fatal
     assert message.startswith("environment.azure.keyVaultAllowedIpRanges"), message
-    assert reason in message
+    assert says in message
 
 
 # -- TLS --------------------------------------------------------------------------------------
@@ -985,14 +1020,16 @@ def test_gcp_replicates_recordings_in_a_dual_region_under_the_same_lock_and_key(
 @pytest.mark.parametrize(
     ("pair", "level", "placement"),
     [
-        # A predefined dual-region: its own code, its key ring in the same code.
-        (
+        case(
+            "a predefined dual-region (us-east1 + us-central1 is NAM4) uses its own "
+            "location code with its key ring in the same code",
             ("us-east1", "us-central1"),
             "PCI-DSS",
             {"location": "NAM4", "rpo": "DEFAULT", "key": "nam4"},
         ),
-        # GDPR: both regions in the EU, the key in Cloud KMS's europe multi-region.
-        (
+        case(
+            "GDPR keeps both copies in the EU: a configurable dual-region in EU with the "
+            "key in Cloud KMS's europe multi-region",
             ("europe-west1", "europe-west3"),
             "GDPR",
             {
@@ -1028,13 +1065,20 @@ def test_gcp_dual_regions_and_their_key_locations(
 @pytest.mark.parametrize(
     ("primary", "copy", "why"),
     [
-        (
+        case(
+            "two regions in no dual-region: the bucket stays single-region and "
+            "CapabilitiesAvailable says why, instead of a bucket GCP refuses",
             "us-east1",
             "northamerica-northeast1",
             "us-east1 and northamerica-northeast1 are in no dual-region",
         ),
-        # EUR7 exists, but Cloud Storage names no Cloud KMS location for its key.
-        ("europe-west2", "europe-west3", "predefined dual-region EUR7"),
+        case(
+            "EUR7 is a dual-region but Cloud Storage names no Cloud KMS location for its "
+            "key: a gap naming it, not an unkeyed bucket",
+            "europe-west2",
+            "europe-west3",
+            "predefined dual-region EUR7",
+        ),
     ],
 )
 def test_gcp_regions_in_no_keyed_dual_region_are_a_gap_naming_why(
@@ -1123,11 +1167,18 @@ def test_gcp_a_new_bucket_whose_key_ring_exists_elsewhere_stays_with_its_key(
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        (
+        case(
+            "moving the replica of a created dual-region is refused naming "
+            "replicationRegion: the location is fixed at creation",
             {"recording": {"retentionDays": 400, "replicationRegion": "us-east4"}},
             "spec.recording.replicationRegion",
         ),
-        ({"failoverPolicy": None}, "spec.recording.replicationRegion"),
+        case(
+            "dropping the failover that made the dual-region is refused the same way, "
+            "before anything is replaced",
+            {"failoverPolicy": None},
+            "spec.recording.replicationRegion",
+        ),
     ],
 )
 def test_gcp_a_dual_region_copy_cannot_move_or_go(
@@ -1447,9 +1498,27 @@ def test_azure_composes_its_own_stateful_resource_group(client: FunctionClient) 
 @pytest.mark.parametrize(
     ("cloud", "environment", "field"),
     [
-        ("aws", {}, "environment.aws.accountId"),
-        ("gcp", {"gcp": {"project": "p"}}, "environment.gcp.projectNumber"),
-        ("azure", {"azure": {"tenantId": "t"}}, "environment.azure.keyVaultAdminObjectId"),
+        case(
+            "AWS needs the account id for ARNs: without it the fatal result names "
+            "environment.aws.accountId",
+            "aws",
+            {},
+            "environment.aws.accountId",
+        ),
+        case(
+            "GCP needs the project number for service agent identities: without it the "
+            "fatal result names environment.gcp.projectNumber",
+            "gcp",
+            {"gcp": {"project": "p"}},
+            "environment.gcp.projectNumber",
+        ),
+        case(
+            "Azure needs the Key Vault admin's object id: without it the fatal result "
+            "names environment.azure.keyVaultAdminObjectId",
+            "azure",
+            {"azure": {"tenantId": "t"}},
+            "environment.azure.keyVaultAdminObjectId",
+        ),
     ],
 )
 def test_missing_placement_settings_name_the_environment_field(

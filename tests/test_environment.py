@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.cases import cluster_composite, environment_config
 from tests.support.harness import observed_ready, request, step_input
+from tests.support.table import case
 
 CONTEXT_KEY = "apiextensions.crossplane.io/environment"
 SOURCES = [
@@ -376,27 +377,36 @@ def test_a_path_that_cannot_be_parsed_is_a_fatal_result_naming_the_input_field(c
 
 
 @pytest.mark.parametrize(
-    ("path", "reason"),
+    ("path", "says"),
     [
-        ("metadata.labels[0]", "cannot be read from the composite (metadata.labels: not an array)"),
-        (
+        case(
+            "an index into the labels map cannot be read: the fatal result names the path "
+            "and what it went through, and the input that selects with it",
+            "metadata.labels[0]",
+            "cannot be read from the composite (metadata.labels: not an array)",
+        ),
+        case(
+            "a key into a string (the name) cannot be read: named the same way, not a traceback",
             "metadata.name[first]",
             "cannot be read from the composite (metadata.name: not an object)",
         ),
-        ("metadata.labels", "is a map on the composite, not a label value"),
+        case(
+            "a path to the whole labels map selects nothing: a label value must be a "
+            "string, so it is refused saying it is a map",
+            "metadata.labels",
+            "is a map on the composite, not a label value",
+        ),
     ],
 )
 @pytest.mark.parametrize("optional", [False, True])
-def test_a_path_that_cannot_go_through_the_composite_names_it(client, path, reason, optional):
+def test_a_path_that_cannot_go_through_the_composite_names_it(client, path, says, optional):
     rsp = client.run(
         request(
             cluster_composite("gcp"),
             step_input("cluster", environment=[_labelled(path, optional=optional)]),
         )
     )
-    assert rsp.fatal == [
-        f"{path}: {reason}; input environment[0].matchLabels.cloud selects with it"
-    ]
+    assert rsp.fatal == [f"{path}: {says}; input environment[0].matchLabels.cloud selects with it"]
 
 
 def test_an_empty_path_is_refused_naming_the_input_field(client):

@@ -16,6 +16,7 @@ import pytest
 from tests.support.cases import ENVIRONMENT_SETTINGS, environment_composite
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.schemas import Catalog
+from tests.support.table import case
 from tests.test_environment_module import BUCKET, run
 
 CI = {"namespace": "ci", "serviceAccount": "deployer"}
@@ -119,7 +120,27 @@ def test_without_the_opt_in_nothing_of_it_is_composed(client: FunctionClient) ->
 
 @pytest.mark.parametrize(
     ("cloud", "key"),
-    [("aws", "eksClusterName"), ("gcp", "gkeWorkloadPool"), ("azure", "aksOidcIssuerUrl")],
+    [
+        case(
+            "AWS binds the CI identity to the EKS cluster: without eksClusterName in the "
+            "environment the fatal result must name environment.ci.eksClusterName, not "
+            "fail later",
+            "aws",
+            "eksClusterName",
+        ),
+        case(
+            "GCP binds the CI identity through the GKE workload pool: without "
+            "gkeWorkloadPool the fatal result must name environment.ci.gkeWorkloadPool",
+            "gcp",
+            "gkeWorkloadPool",
+        ),
+        case(
+            "Azure federates the CI identity with the AKS OIDC issuer: without "
+            "aksOidcIssuerUrl the fatal result must name environment.ci.aksOidcIssuerUrl",
+            "azure",
+            "aksOidcIssuerUrl",
+        ),
+    ],
 )
 def test_a_missing_ci_cluster_names_the_environment_key(
     client: FunctionClient,

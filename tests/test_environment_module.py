@@ -35,6 +35,7 @@ from tests.support.controls import (
 )
 from tests.support.harness import FunctionClient, Rendered, observed_ready, request, step_input
 from tests.support.schemas import Catalog
+from tests.support.table import case
 
 CLOUDS = ("aws", "gcp", "azure")
 SIZES = ("small", "medium", "large")
@@ -443,17 +444,49 @@ def test_app_name_cannot_change_once_the_bucket_exists(client: FunctionClient) -
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [
-        (lambda s: s["database"].update(size="huge"), "spec.database.size"),
-        (lambda s: s["backend"].pop("image"), "spec.backend.image"),
-        (lambda s: s["frontend"].update(appName="Payments_App"), "spec.frontend.appName"),
-        (lambda s: s["frontend"].update(appName="p" * 46), "spec.frontend.appName"),
-        (
+        case(
+            "a database size outside the offered sizes is refused naming spec.database.size",
+            lambda s: s["database"].update(size="huge"),
+            "spec.database.size",
+        ),
+        case(
+            "a backend without its image cannot be deployed: refused naming spec.backend.image",
+            lambda s: s["backend"].pop("image"),
+            "spec.backend.image",
+        ),
+        case(
+            "an app name with upper case and underscores cannot be part of bucket and DNS "
+            "names: refused naming spec.frontend.appName",
+            lambda s: s["frontend"].update(appName="Payments_App"),
+            "spec.frontend.appName",
+        ),
+        case(
+            "an app name longer than bucket names leave room for is refused naming "
+            "spec.frontend.appName",
+            lambda s: s["frontend"].update(appName="p" * 46),
+            "spec.frontend.appName",
+        ),
+        case(
+            "two micro-frontends on the same path would shadow each other: refused naming "
+            "spec.frontend.microFrontends",
             lambda s: s["frontend"]["microFrontends"].append({"name": "again", "path": "/wallet"}),
             "spec.frontend.microFrontends",
         ),
-        (lambda s: s.update(cloud="mars"), "spec.cloud"),
-        (lambda s: s.pop("region"), "spec.region"),
-        (lambda s: s["backend"].update(port=0), "spec.backend.port"),
+        case(
+            "a cloud the module does not compose for is refused naming spec.cloud",
+            lambda s: s.update(cloud="mars"),
+            "spec.cloud",
+        ),
+        case(
+            "without a region nothing can be placed: refused naming spec.region",
+            lambda s: s.pop("region"),
+            "spec.region",
+        ),
+        case(
+            "port 0 is no port a backend can listen on: refused naming spec.backend.port",
+            lambda s: s["backend"].update(port=0),
+            "spec.backend.port",
+        ),
     ],
     ids=[
         "bad-size",
@@ -480,11 +513,41 @@ def test_bad_input_is_a_fatal_result_naming_the_field(
 @pytest.mark.parametrize(
     ("cloud", "drop", "field"),
     [
-        ("aws", "privateNetworks", "environment.aws.privateNetworks"),
-        ("gcp", "privateNetwork", "environment.gcp.privateNetwork"),
-        ("gcp", "project", "environment.gcp.project"),
-        ("azure", "privateNetworks", "environment.azure.privateNetworks"),
-        ("azure", "resourceGroup", "environment.azure.resourceGroup"),
+        case(
+            "AWS databases join the platform's private networks: without them the fatal "
+            "result names environment.aws.privateNetworks",
+            "aws",
+            "privateNetworks",
+            "environment.aws.privateNetworks",
+        ),
+        case(
+            "GCP Cloud SQL peers with the platform's private network: without it the "
+            "fatal result names environment.gcp.privateNetwork",
+            "gcp",
+            "privateNetwork",
+            "environment.gcp.privateNetwork",
+        ),
+        case(
+            "GCP resources need the platform's project: without it the fatal result names "
+            "environment.gcp.project",
+            "gcp",
+            "project",
+            "environment.gcp.project",
+        ),
+        case(
+            "Azure databases join delegated subnets of the platform's networks: without "
+            "them the fatal result names environment.azure.privateNetworks",
+            "azure",
+            "privateNetworks",
+            "environment.azure.privateNetworks",
+        ),
+        case(
+            "Azure resources go in the platform's resource group: without it the fatal "
+            "result names environment.azure.resourceGroup",
+            "azure",
+            "resourceGroup",
+            "environment.azure.resourceGroup",
+        ),
     ],
 )
 def test_missing_platform_settings_name_the_environment_key(
@@ -542,17 +605,23 @@ def test_the_asset_bucket_takes_the_platforms_prefix(client: FunctionClient, clo
 @pytest.mark.parametrize(
     ("prefix", "message"),
     [
-        (
+        case(
+            "bucket names are global: without a platform prefix the fatal result says why "
+            "one is required and gives an example",
             None,
             "environment.frontend.bucketPrefix: required: asset buckets are named "
             "<prefix>-<appName>-<8 hex>, and S3 and GCS bucket names are global, so the "
             "platform names its own prefix (e.g. acme-mfe)",
         ),
-        (
+        case(
+            "S3 and GCS reserve names starting with goog: such a prefix is refused before "
+            "a bucket is created and fails",
             "goog-apps",
             "environment.frontend.bucketPrefix: must not start with goog: S3 or GCS reserves it",
         ),
-        (
+        case(
+            "an upper-case prefix cannot be in a bucket name: refused saying which "
+            "characters are allowed",
             "Acme",
             "environment.frontend.bucketPrefix: must be lowercase letters, digits and '-', "
             "starting and ending with a letter or digit",
@@ -661,9 +730,26 @@ def test_a_region_without_a_private_network_is_refused_naming_the_configured_one
 @pytest.mark.parametrize(
     ("cloud", "key", "value"),
     [
-        ("aws", "vpcId", "vpc-NOT-HEX"),
-        ("azure", "databaseSubnetId", "not-a-subnet-id"),
-        ("gcp", "allocatedIpRange", "Not_A_Name"),
+        case(
+            "an AWS VPC id that is not vpc-<hex> is refused on the region entry the platform wrote",
+            "aws",
+            "vpcId",
+            "vpc-NOT-HEX",
+        ),
+        case(
+            "an Azure subnet id that is no resource id is refused on the region entry the "
+            "platform wrote",
+            "azure",
+            "databaseSubnetId",
+            "not-a-subnet-id",
+        ),
+        case(
+            "a GCP allocated IP range that is no resource name is refused on the region "
+            "entry the platform wrote",
+            "gcp",
+            "allocatedIpRange",
+            "Not_A_Name",
+        ),
     ],
 )
 def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
@@ -681,7 +767,29 @@ def test_a_bad_network_is_an_error_on_the_region_entry_the_platform_wrote(
     )
 
 
-@pytest.mark.parametrize(("cloud", "both"), [("aws", False), ("azure", False), ("aws", True)])
+@pytest.mark.parametrize(
+    ("cloud", "both"),
+    [
+        case(
+            "AWS VPC ids do not say their region: one network for every region is "
+            "refused, pointing to the per-region form",
+            "aws",
+            False,
+        ),
+        case(
+            "Azure VNet ids do not say their region: one network for every region is "
+            "refused the same way",
+            "azure",
+            False,
+        ),
+        case(
+            "the single form next to the per-region form is refused too, rather than one "
+            "silently winning",
+            "aws",
+            True,
+        ),
+    ],
+)
 def test_one_network_for_every_region_is_refused_where_networks_are_regional(
     client: FunctionClient, cloud: str, both: bool
 ) -> None:
@@ -1023,10 +1131,29 @@ def test_custom_domains_in_the_namespaced_form(
 @pytest.mark.parametrize(
     ("domains", "message"),
     [
-        (["Shop.Example.com"], "a lowercase DNS domain"),
-        (["shop.example.com", "shop.example.com"], "duplicate custom domains: shop.example.com"),
-        ([f"shop{i}.example.com" for i in range(6)], "at most 5"),
-        (["*.example.com"], "a lowercase DNS domain"),
+        case(
+            "a custom domain with upper case is refused: certificates and DNS records "
+            "want a lowercase DNS domain",
+            ["Shop.Example.com"],
+            "a lowercase DNS domain",
+        ),
+        case(
+            "the same custom domain twice is refused naming the duplicate, as CloudFront "
+            "and Front Door refuse it",
+            ["shop.example.com", "shop.example.com"],
+            "duplicate custom domains: shop.example.com",
+        ),
+        case(
+            "more custom domains than the module provisions certificates for (5) is refused",
+            [f"shop{i}.example.com" for i in range(6)],
+            "at most 5",
+        ),
+        case(
+            "a wildcard is not a custom domain the module can validate a certificate for: "
+            "refused as not a lowercase DNS domain",
+            ["*.example.com"],
+            "a lowercase DNS domain",
+        ),
     ],
     ids=["uppercase", "duplicate", "too-many", "wildcard"],
 )
@@ -1168,26 +1295,41 @@ def test_the_flexible_server_is_not_late_initialized(client: FunctionClient) -> 
 @pytest.mark.parametrize(
     ("cloud", "region", "hint", "reason"),
     [
-        (
+        case(
+            "an invented region: GCP's one global network would otherwise take it to Cloud SQL",
             "gcp",
             "mars-central1",
             "did you mean us-central1?",
             "an invented region: GCP's one global network would otherwise take it to Cloud SQL",
         ),
-        ("gcp", "europe-wset1", "did you mean europe-west1?", "a typo names the closest region"),
-        (
+        case(
+            "a typo names the closest region",
+            "gcp",
+            "europe-wset1",
+            "did you mean europe-west1?",
+            "a typo names the closest region",
+        ),
+        case(
+            "nothing close: every region of the cloud is listed",
             "gcp",
             "eu",
             "its regions: africa-south1, asia-east1, ",
             "nothing close: every region of the cloud is listed",
         ),
-        (
+        case(
+            "AWS: refused before the region's private network is looked up",
             "aws",
             "eu-wset-1",
             "did you mean eu-west-1?",
             "AWS: refused before the region's private network is looked up",
         ),
-        ("azure", "westeuropa", "did you mean westeurope?", "Azure: its location names"),
+        case(
+            "Azure: its location names",
+            "azure",
+            "westeuropa",
+            "did you mean westeurope?",
+            "Azure: its location names",
+        ),
     ],
 )
 def test_a_region_the_cloud_does_not_have_is_refused(

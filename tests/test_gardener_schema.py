@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.table import case
 from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,24 +63,39 @@ def test_a_minimal_shoot_with_current_fields_validates(catalog):
 @pytest.mark.parametrize(
     ("mutate", "needle"),
     [
-        (
+        case(
+            "a misspelt field deep in a worker (machine.typ) is refused as unknown, with "
+            "its full path: the validator walks nested arrays and objects",
             lambda s: s["spec"]["provider"]["workers"][0]["machine"].update(typ="x"),
             "spec.provider.workers[0].machine.typ: unknown field 'typ'",
         ),
-        (lambda s: s["spec"].update(workers=[]), "spec.workers: unknown field 'workers'"),
-        (
+        case(
+            "a field from another API level (workers on spec instead of spec.provider) is "
+            "refused as unknown, not silently dropped",
+            lambda s: s["spec"].update(workers=[]),
+            "spec.workers: unknown field 'workers'",
+        ),
+        case(
+            "a worker without its required name is refused naming the worker and the "
+            "missing property",
             lambda s: s["spec"]["provider"]["workers"][0].pop("name"),
             "spec.provider.workers[0]: 'name' is a required property",
         ),
-        (
+        case(
+            "a string where the Shoot schema wants an integer (minimum) is refused naming "
+            "the field and its wrong value",
             lambda s: s["spec"]["provider"]["workers"][0].update(minimum="three"),
             "spec.provider.workers[0].minimum: 'three' is not of type 'integer'",
         ),
-        (
+        case(
+            "an object where the schema wants an array (workers) is refused naming the "
+            "field, so a list written as a map is caught",
             lambda s: s["spec"]["provider"].update(workers={"name": "w"}),
             "spec.provider.workers: {'name': 'w'} is not of type 'array'",
         ),
-        (
+        case(
+            "kubernetesConfig is inlined into kubeAPIServer: written as its own nested "
+            "field it is unknown, so the validator knows inlined structs",
             lambda s: s["spec"].update(kubernetes={"kubeAPIServer": {"kubernetesConfig": {}}}),
             "spec.kubernetes.kubeAPIServer.kubernetesConfig: unknown field 'kubernetesConfig'",
         ),

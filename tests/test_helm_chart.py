@@ -15,6 +15,7 @@ import pytest
 import yaml
 from fnplatform.composers.async_actor.model import ActorSettings
 
+from tests.support.table import case
 from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,11 +184,37 @@ def test_the_providers_are_pinned_as_the_install_set_pins_them(helm, tmp_path):
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (("--set", "form=v3"), "form"),
-        (("--set", "transport=kafka"), "transport"),
-        (("--set", "awsAccountId=12345"), "awsAccountId"),
-        (("--set", "keda.authProvider=iam"), "authProvider"),
-        (("--set-file", "runtime.script=@SCRIPT"), "actorNamespace"),
+        case(
+            "form is v1 or v2 only: an unknown form (v3) fails the install naming form, "
+            "instead of rendering a composition for no Crossplane",
+            ("--set", "form=v3"),
+            "form",
+        ),
+        case(
+            "sqs is the only transport the function composes: another (kafka) fails "
+            "naming transport rather than installing a broken chart",
+            ("--set", "transport=kafka"),
+            "transport",
+        ),
+        case(
+            "an AWS account id is twelve digits: a short one fails naming awsAccountId "
+            "before it reaches IAM ARNs",
+            ("--set", "awsAccountId=12345"),
+            "awsAccountId",
+        ),
+        case(
+            "KEDA authenticates by podIdentity or secret only: another provider (iam) "
+            "fails naming authProvider",
+            ("--set", "keda.authProvider=iam"),
+            "authProvider",
+        ),
+        case(
+            "a runtime script needs to know which actor namespace it goes to: without "
+            "actorNamespace(s) the chart fails naming actorNamespace instead of dropping "
+            "the ConfigMap nowhere",
+            ("--set-file", "runtime.script=@SCRIPT"),
+            "actorNamespace",
+        ),
     ],
 )
 def test_bad_values_fail_naming_the_value(helm, tmp_path, args, says):

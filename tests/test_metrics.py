@@ -28,6 +28,7 @@ from function.server import INLINE_MAX_BYTES, MIB, ServerConfig, build_server, p
 from tests.support.cases import converge, module_cases
 from tests.support.harness import FunctionClient, Rendered, ServerThread, free_port, step_input
 from tests.support.harness import request as make_request
+from tests.support.table import case
 from tests.test_server import ENV, ROOT, wait_serving
 
 CASES = module_cases()
@@ -222,10 +223,28 @@ def test_in_flight_and_busy_workers_while_composing(served, monkeypatch):
 @pytest.mark.parametrize(
     ("address", "parsed"),
     [
-        (":8080", ("0.0.0.0", 8080)),
-        ("127.0.0.1:9090", ("127.0.0.1", 9090)),
-        ("[::1]:8080", ("::1", 8080)),
-        ("localhost:1", ("localhost", 1)),
+        case(
+            "a bare :port listens on every interface, as Go's net.Listen and the "
+            "controller-runtime flag do",
+            ":8080",
+            ("0.0.0.0", 8080),
+        ),
+        case(
+            "host:port keeps the host, so the metrics can be bound to loopback only",
+            "127.0.0.1:9090",
+            ("127.0.0.1", 9090),
+        ),
+        case(
+            "a bracketed IPv6 host is unbracketed: ::1 is a host, the port is after the "
+            "closing bracket",
+            "[::1]:8080",
+            ("::1", 8080),
+        ),
+        case(
+            "a hostname is kept as written and the smallest port is accepted",
+            "localhost:1",
+            ("localhost", 1),
+        ),
     ],
 )
 def test_metrics_addresses(address, parsed):
@@ -367,7 +386,20 @@ def test_phase_ttl_defaults_are_part_of_the_cache_key():
 
 @pytest.mark.parametrize(
     ("flags", "reused"),
-    [((), 1.0), (("--no-reuse-passes",), 0.0)],
+    [
+        case(
+            "by default the shipped server reuses a pass when only the resourceVersion "
+            "changed: the reuse counter goes up",
+            (),
+            1.0,
+        ),
+        case(
+            "--no-reuse-passes turns reuse off: the pass is composed again and the reuse "
+            "counter stays at zero",
+            ("--no-reuse-passes",),
+            0.0,
+        ),
+    ],
     ids=["default", "no-reuse-passes"],
 )
 def test_the_server_process_reuses_passes_unless_told_not_to(flags, reused):

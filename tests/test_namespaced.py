@@ -38,6 +38,7 @@ from tests.support.cases import (
 from tests.support.harness import Rendered, request, step_input
 from tests.support.namespaced import NAMESPACED_ONLY, namespaced_composite
 from tests.support.schemas import Catalog
+from tests.support.table import case
 
 CASES = module_cases()
 IDS = [case.id for case in CASES]
@@ -48,8 +49,8 @@ NAMESPACED_FORM = "NamespacedForm"
 def converged(client) -> dict[str, tuple[Rendered, dict[str, dict[str, Any]]]]:
     """Every case and its namespaced twin, composed until all their resources exist."""
     found = {}
-    for case in CASES:
-        for form in (case, twin_case(case)):
+    for module_case in CASES:
+        for form in (module_case, twin_case(module_case)):
             found[form.id] = converge(client.run, form)
     return found
 
@@ -146,10 +147,41 @@ def composition(composite: dict[str, Any], env: dict[str, Any] | None = None) ->
 @pytest.mark.parametrize(
     ("composite", "namespaced", "namespace", "claim", "claim_tag"),
     [
-        (V1, False, "team-a", "demo", "team-a.demo"),
-        (namespaced_composite(V1), True, "team-a", "demo", "team-a.demo"),
-        (namespaced_composite(V1, "other"), True, "other", "demo", "other.demo"),
-        ({"metadata": {"name": "bare"}, "spec": {}}, False, None, None, None),
+        case(
+            "a v1 composite made through a claim: cluster-scoped, its namespace and name "
+            "are the claim's, tagged namespace.name",
+            V1,
+            False,
+            "team-a",
+            "demo",
+            "team-a.demo",
+        ),
+        case(
+            "the same composite in the v2 namespaced form: namespaced, with the same "
+            "claim name and tag, so both forms tag resources alike",
+            namespaced_composite(V1),
+            True,
+            "team-a",
+            "demo",
+            "team-a.demo",
+        ),
+        case(
+            "a namespaced composite in another namespace: the namespace and tag follow "
+            "the composite's own namespace",
+            namespaced_composite(V1, "other"),
+            True,
+            "other",
+            "demo",
+            "other.demo",
+        ),
+        case(
+            "a cluster-scoped composite without a claim: no namespace, no claim, no claim tag",
+            {"metadata": {"name": "bare"}, "spec": {}},
+            False,
+            None,
+            None,
+            None,
+        ),
     ],
     ids=["v1-claim", "v2-namespaced", "v2-other-namespace", "v1-without-claim"],
 )
@@ -186,10 +218,28 @@ def namespaced(env: dict[str, Any] | None = None) -> Composition:
 @pytest.mark.parametrize(
     ("env", "kind"),
     [
-        ({}, "ClusterProviderConfig"),
-        ({"providerConfigKind": "ProviderConfig"}, "ProviderConfig"),
-        ({"providerConfigKind": {"aws": "ProviderConfig"}}, "ProviderConfig"),
-        ({"providerConfigKind": {"gcp": "ProviderConfig"}}, "ClusterProviderConfig"),
+        case(
+            "without providerConfigKind, managed resources of a namespaced composite "
+            "reference a ClusterProviderConfig, the default for shared cloud credentials",
+            {},
+            "ClusterProviderConfig",
+        ),
+        case(
+            "providerConfigKind ProviderConfig makes every reference a namespaced ProviderConfig",
+            {"providerConfigKind": "ProviderConfig"},
+            "ProviderConfig",
+        ),
+        case(
+            "a per-provider map applies to the provider it names (aws here)",
+            {"providerConfigKind": {"aws": "ProviderConfig"}},
+            "ProviderConfig",
+        ),
+        case(
+            "a map naming another provider leaves this provider at the "
+            "ClusterProviderConfig default",
+            {"providerConfigKind": {"gcp": "ProviderConfig"}},
+            "ClusterProviderConfig",
+        ),
     ],
 )
 def test_provider_config_ref_has_a_kind(env: dict[str, Any], kind: str) -> None:
@@ -200,7 +250,22 @@ def test_provider_config_ref_has_a_kind(env: dict[str, Any], kind: str) -> None:
     assert body["spec"]["providerConfigRef"] == {"kind": kind, "name": "team-a-aws"}
 
 
-@pytest.mark.parametrize("bad", ["Cluster", 3, {"aws": "providerconfig"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        case(
+            "a kind that is neither ProviderConfig nor ClusterProviderConfig is refused "
+            "naming environment.providerConfigKind",
+            "Cluster",
+        ),
+        case("a value of the wrong type is refused naming the field, not a crash", 3),
+        case(
+            "a per-provider map with an unknown kind is refused naming the field under "
+            "the provider",
+            {"aws": "providerconfig"},
+        ),
+    ],
+)
 def test_an_unknown_provider_config_kind_names_its_field(bad: Any) -> None:
     with pytest.raises(InputError) as err:
         namespaced({"providerConfigKind": bad}).emit("route", THING.new({}))
@@ -273,9 +338,23 @@ def test_secret_refs_the_namespaced_schema_lacks_are_dropped_and_named() -> None
 @pytest.mark.parametrize(
     ("policies", "expected"),
     [
-        (None, ["Observe", "Create", "Update", "LateInitialize"]),
-        (["Observe"], ["Observe"]),
-        (["*"], ["Observe", "Create", "Update", "LateInitialize"]),
+        case(
+            "an orphaning resource without management policies gets every policy but "
+            "Delete: the namespaced (.m.) APIs have no deletionPolicy, so Orphan is said "
+            "through managementPolicies",
+            None,
+            ["Observe", "Create", "Update", "LateInitialize"],
+        ),
+        case(
+            "an observe-only resource stays observe-only: nothing to remove",
+            ["Observe"],
+            ["Observe"],
+        ),
+        case(
+            "the all-policies wildcard becomes every policy but Delete, so deletion still orphans",
+            ["*"],
+            ["Observe", "Create", "Update", "LateInitialize"],
+        ),
     ],
 )
 def test_orphaning_becomes_management_policies(
@@ -315,10 +394,33 @@ def test_usages_become_namespaced_usages() -> None:
 @pytest.mark.parametrize(
     ("fetched_namespace", "by", "outcome"),
     [
-        ("team-a", None, "same"),
-        ("pools", "user", "cross"),
-        ("pools", None, "named"),
-        (None, "user", "named"),
+        case(
+            "a fetched resource in the composite's own namespace: a plain Usage protects it",
+            "team-a",
+            None,
+            "same",
+        ),
+        case(
+            "a resource in another namespace used by a named resource: a Usage with the "
+            "namespace of what it protects",
+            "pools",
+            "user",
+            "cross",
+        ),
+        case(
+            "a resource in another namespace with no user named: no Usage can say it, so "
+            "it is named as unexpressed instead of dropped silently",
+            "pools",
+            None,
+            "named",
+        ),
+        case(
+            "a cluster-scoped fetched resource cannot be the target of a namespaced "
+            "Usage: named as unexpressed",
+            None,
+            "user",
+            "named",
+        ),
     ],
 )
 def test_protecting_a_fetched_resource_from_a_namespaced_composite(

@@ -25,6 +25,7 @@ from tests.support import openstack as o
 from tests.support.controls import READY_FALSE, SYNCED_FALSE, Breakage, broken
 from tests.support.harness import observed_ready
 from tests.support.schemas import Catalog, translate_schema
+from tests.support.table import case
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_KINDS = {"Namespace", "ServiceAccount", "Role", "RoleBinding", "CronJob", "Job"}
@@ -75,9 +76,26 @@ def condition(rendered, type_: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("composite", "worker", "zone"),
     [
-        (o.hypervisor("hv-pool-a"), "hypervisor", "ironcore-hv-pool-a"),
-        (o.storage("st-pool-a"), "storage", "ironcore-storage-rack-1"),
-        (o.control_plane_cluster(), "system", "ironcore-system-a"),  # environment gardener.zones
+        case(
+            "a hypervisor pool is its own Gardener Shoot with a hypervisor worker in its "
+            "own zone, and the access to reach it",
+            o.hypervisor("hv-pool-a"),
+            "hypervisor",
+            "ironcore-hv-pool-a",
+        ),
+        case(
+            "a storage pool is a Shoot with a storage worker in its rack's zone",
+            o.storage("st-pool-a"),
+            "storage",
+            "ironcore-storage-rack-1",
+        ),
+        case(
+            "the control-plane cluster is a Shoot with a system worker in the zone the "
+            "environment's gardener.zones names",
+            o.control_plane_cluster(),
+            "system",
+            "ironcore-system-a",
+        ),
     ],
     ids=["hypervisor", "storage", "control-plane"],
 )
@@ -209,8 +227,17 @@ def test_the_refresher_keeps_running_and_runs_locked_down(client):
 @pytest.mark.parametrize(
     ("drop", "message"),
     [
-        ("workerVolumeType", "workerVolumeType is required for ironcore"),
-        ("zones", "zones is required for ironcore"),
+        case(
+            "the ironcore extension needs a worker volume type: without it the fatal "
+            "result names workerVolumeType before a Shoot is refused",
+            "workerVolumeType",
+            "workerVolumeType is required for ironcore",
+        ),
+        case(
+            "the ironcore extension needs zones: without them the fatal result names zones",
+            "zones",
+            "zones is required for ironcore",
+        ),
     ],
 )
 def test_ironcore_settings_its_extension_requires_are_required(client, drop, message):
@@ -368,10 +395,22 @@ def test_manila_adds_a_cephfs(client, catalog):
 @pytest.mark.parametrize(
     ("size", "replicas"),
     [
-        ("small", (1, 1, 1)),
-        ("medium", (3, 3, 3)),
-        ("large", (3, 3, 5)),
-        ("xlarge", (5, 5, 7)),
+        case(
+            "small: one mariadb, keystone and nova-api replica each, as the design source fixes it",
+            "small",
+            (1, 1, 1),
+        ),
+        case(
+            "medium: three replicas of each, so the database and APIs survive a node loss",
+            "medium",
+            (3, 3, 3),
+        ),
+        case(
+            "large: nova-api grows to five while mariadb and keystone stay at three",
+            "large",
+            (3, 3, 5),
+        ),
+        case("xlarge: five mariadb and keystone replicas, seven nova-api", "xlarge", (5, 5, 7)),
     ],
 )
 def test_size_presets(client, catalog, size, replicas):
@@ -413,7 +452,9 @@ def _pools_with(replace: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("pools", "missing", "needle"),
     [
-        (
+        case(
+            "a pool the claim lists but no HypervisorCluster claim exists for: pending, "
+            "naming the claim and its namespace",
             lambda: [
                 p
                 for p in o.region_pools()
@@ -423,17 +464,21 @@ def _pools_with(replace: dict[str, Any]) -> list[dict[str, Any]]:
             "hypervisor pool hv-pool-b: no HypervisorCluster claim 'hv-pool-b' in namespace "
             "'infrastructure'",
         ),
-        (
+        case(
+            "a pool not ready yet: pending, naming it, rather than composing a control plane on it",
             lambda: _pools_with({"hv-pool-b": o.hypervisor("hv-pool-b")}),
             (),
             "hypervisor pool hv-pool-b: not ready",
         ),
-        (
+        case(
+            "a storage pool in another region cannot serve this one: pending, naming both regions",
             lambda: _pools_with({"st-pool-a": o.ready(o.storage("st-pool-a", region="us-east-1"))}),
             (),
             "storage pool st-pool-a: in region 'us-east-1', not 'eu-de-1'",
         ),
-        (
+        case(
+            "a hypervisor pool dedicated to another tenant is not usable: pending, naming "
+            "the tenant",
             lambda: _pools_with(
                 {
                     "hv-pool-a": o.ready(
@@ -446,7 +491,8 @@ def _pools_with(replace: dict[str, Any]) -> list[dict[str, Any]]:
             (),
             "hypervisor pool hv-pool-a: dedicated to tenant 'tenant-finance'",
         ),
-        (
+        case(
+            "the control-plane cluster not ready: pending, naming it",
             lambda: _pools_with({"eu-de-1-control-plane": o.control_plane_cluster()}),
             (),
             "control-plane pool eu-de-1-control-plane: not ready",
@@ -694,14 +740,32 @@ def test_tenants_sharing_pools_never_collide(client, catalog):
 @pytest.mark.parametrize(
     ("mutate", "field"),
     [
-        (lambda c: c["spec"].update(size="huge"), "spec.size"),
-        (lambda c: c["spec"].update(hypervisorClusters=[]), "spec.hypervisorClusters"),
-        (
+        case(
+            "a size outside the presets is refused naming spec.size",
+            lambda c: c["spec"].update(size="huge"),
+            "spec.size",
+        ),
+        case(
+            "an OpenStack region without hypervisors is refused naming spec.hypervisorClusters",
+            lambda c: c["spec"].update(hypervisorClusters=[]),
+            "spec.hypervisorClusters",
+        ),
+        case(
+            "the same storage pool twice is refused naming spec.storageClusters",
             lambda c: c["spec"].update(storageClusters=["st-pool-a", "st-pool-a"]),
             "spec.storageClusters",
         ),
-        (lambda c: c["spec"].update(services={"keystone": False}), "keystone"),
-        (lambda c: c.update(kind="XSomethingElse"), "kind"),
+        case(
+            "keystone cannot be switched off: every other service authenticates through it",
+            lambda c: c["spec"].update(services={"keystone": False}),
+            "keystone",
+        ),
+        case(
+            "a composite of another kind is refused naming kind: the step was wired to "
+            "the wrong composition",
+            lambda c: c.update(kind="XSomethingElse"),
+            "kind",
+        ),
     ],
 )
 def test_bad_input_is_a_fatal_result_naming_the_field(client, mutate, field):
@@ -759,10 +823,29 @@ def test_missing_region_settings_are_named(client):
 @pytest.mark.parametrize(
     ("provider", "networking", "message"),
     [
-        ("ironcore", None, "needs type (the CNI"),
-        ("ironcore", {"nodes": "10.180.0.0/16"}, "needs type (the CNI"),
-        ("openstack", {"type": "cilium"}, "needs nodes (the node CIDR)"),
-        (
+        case(
+            "Gardener validates networking.type for Shoots with workers: without "
+            "networking the region's settings are refused before a Shoot is sent",
+            "ironcore",
+            None,
+            "needs type (the CNI",
+        ),
+        case(
+            "networking with nodes but no type (the CNI) is refused the same way",
+            "ironcore",
+            {"nodes": "10.180.0.0/16"},
+            "needs type (the CNI",
+        ),
+        case(
+            "the OpenStack extension needs networking.nodes: without it refused before "
+            "the Shoot is sent",
+            "openstack",
+            {"type": "cilium"},
+            "needs nodes (the node CIDR)",
+        ),
+        case(
+            "the ironcore extension also refuses a Shoot without networking.nodes: "
+            "refused first, saying so",
             "ironcore",
             {"type": "cilium"},
             "the ironcore extension refuses a Shoot without networking.nodes",
@@ -1090,12 +1173,29 @@ def _shoot_spec(rendered) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "case",
     [
-        ("1.33.4", "1.33.4", "1.33.4", False),  # steady
-        ("1.33.4", "1.33.9", "1.33.9", True),  # expired 1.33.4 force-upgraded by maintenance
-        ("1.33.4", "1.34.1", "1.34.1", True),  # expired minor force-upgraded
-        ("1.33", "1.33.7", "1.33.7", False),  # minor only: the patch the mutator chose
-        ("1.34", "1.33.7", "1.34", False),  # an upgrade the claim asks for
-        ("1.34.2", "1.33.7", "1.34.2", False),
+        case(
+            "steady: the version asked for runs, it is sent again, no warning",
+            ("1.33.4", "1.33.4", "1.33.4", False),
+        ),
+        case(
+            "an expired patch force-upgraded by maintenance: the running version is sent, "
+            "not the older one Gardener would refuse as a downgrade, with a warning",
+            ("1.33.4", "1.33.9", "1.33.9", True),
+        ),
+        case(
+            "an expired minor force-upgraded: the running minor is kept, with a warning",
+            ("1.33.4", "1.34.1", "1.34.1", True),
+        ),
+        case(
+            "a minor only: the patch the shoot mutator chose is sent, so re-sending the "
+            "minor does not patch-upgrade at an arbitrary reconcile",
+            ("1.33", "1.33.7", "1.33.7", False),
+        ),
+        case("an upgrade the claim asks for is sent as asked", ("1.34", "1.33.7", "1.34", False)),
+        case(
+            "a patch of a newer minor is an upgrade: sent as asked",
+            ("1.34.2", "1.33.7", "1.34.2", False),
+        ),
     ],
 )
 def test_the_shoot_kubernetes_version_never_goes_behind_the_running_one(client, catalog, case):
@@ -1136,9 +1236,20 @@ def _pinned_image(request: Any, version: str) -> Any:
 @pytest.mark.parametrize(
     ("pinned", "running", "sent"),
     [
-        ("1592.1.0", "1592.1.0", "1592.1.0"),
-        ("1592.1.0", "1592.4.0", "1592.4.0"),  # expired pin force-updated by maintenance
-        ("1877.0.0", "1592.4.0", "1877.0.0"),  # the region raises its pin: sent
+        case("the pinned machine image runs: sent as pinned", "1592.1.0", "1592.1.0", "1592.1.0"),
+        case(
+            "an expired pin force-updated by maintenance: the running image is sent, the "
+            "old pin would be refused",
+            "1592.1.0",
+            "1592.4.0",
+            "1592.4.0",
+        ),
+        case(
+            "the region raises its pin above the running image: the new pin is sent",
+            "1877.0.0",
+            "1592.4.0",
+            "1877.0.0",
+        ),
     ],
 )
 def test_a_pinned_machine_image_never_goes_behind_the_running_one(
@@ -1429,10 +1540,15 @@ def _quotas(rendered, suffix: str = "") -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize(
     ("size", "preset"),
     [
-        ("small", ("2Ti", "500Gi", "1Ti")),
-        ("medium", ("10Ti", "1Ti", "4Ti")),
-        ("large", ("50Ti", "2Ti", "10Ti")),
-        ("xlarge", ("200Ti", "5Ti", "40Ti")),
+        case(
+            "small tenant pools get the small Ceph quota (volumes, images, ephemeral), "
+            "shown in status",
+            "small",
+            ("2Ti", "500Gi", "1Ti"),
+        ),
+        case("medium tenant pools get the medium quota", "medium", ("10Ti", "1Ti", "4Ti")),
+        case("large tenant pools get the large quota", "large", ("50Ti", "2Ti", "10Ti")),
+        case("xlarge tenant pools get the xlarge quota", "xlarge", ("200Ti", "5Ti", "40Ti")),
     ],
 )
 def test_each_tenant_pool_gets_its_size_presets_quota_shown_in_status(
@@ -1545,15 +1661,18 @@ def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
 
 
 @pytest.mark.parametrize(
-    ("breakage", "reason", "why"),
+    ("breakage", "condition_reason", "why"),
     [
-        (
+        case(
+            "provider-kubernetes cannot read the CephCluster (the pool's ProviderConfig, "
+            "RBAC): whatever it reported before is no proof",
             SYNCED_FALSE,
             "ControlFailing",
             "provider-kubernetes cannot read the CephCluster (the pool's ProviderConfig, RBAC): "
             "whatever it reported before is no proof",
         ),
-        (
+        case(
+            "the CephCluster does not (yet) ask Rook to encrypt: the condition names the field",
             READY_FALSE,
             "NotSeenOnCephCluster",
             "the CephCluster does not (yet) ask Rook to encrypt: the condition names the field",
@@ -1561,14 +1680,16 @@ def test_quotas_stay_as_remembered_while_a_pool_is_missing(client):
     ],
     ids=lambda value: value.name if isinstance(value, Breakage) else None,
 )
-def test_encrypted_turns_false_when_its_ceph_cluster_reader_fails(client, breakage, reason, why):
+def test_encrypted_turns_false_when_its_ceph_cluster_reader_fails(
+    client, breakage, condition_reason, why
+):
     composite = o.storage("st-pool-encrypted", encrypted=True)
     _, observed = settle(client, lambda obs: o.pool_request(composite, observed=obs))
     rendered = client.run(
         o.pool_request(composite, observed=broken(observed, "ceph-cluster", breakage))
     )
     status, got, message = condition(rendered, "Encrypted")
-    assert (status, got) == (fnv1.STATUS_CONDITION_FALSE, reason), (why, message)
+    assert (status, got) == (fnv1.STATUS_CONDITION_FALSE, condition_reason), (why, message)
     assert rendered.status["encrypted"] is False, why
     assert rendered.status["phase"] == "Provisioning", why
     if breakage is SYNCED_FALSE:

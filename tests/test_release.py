@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from function.__version__ import __version__
+from tests.support.table import case
 from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,17 +139,30 @@ def _release(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (
+        case(
+            "a version that is not the one function/__version__.py says is refused before "
+            "anything is built, telling how to release it: an image must never carry "
+            "another version than the code",
             ("--version", "9.9.9"),
             f"VERSION=9.9.9 but function/__version__.py says {__version__}. To release 9.9.9: set "
             '__version__ = "9.9.9" in function/__version__.py',
         ),
-        (("--version", f"v{__version__}"), "not a version such as 0.1.0"),
-        (
+        case(
+            "a v-prefixed version is refused: the release adds the v to tags itself, so "
+            "v0.1.0 would tag vv0.1.0",
+            ("--version", f"v{__version__}"),
+            "not a version such as 0.1.0",
+        ),
+        case(
+            "an upper-case registry is refused: OCI repository names are lower case and "
+            "the push would fail after the build",
             ("--version", __version__, "--registry", "Registry.example/UPPER"),
             "not a repository prefix",
         ),
-        (
+        case(
+            "a registry with a tag is refused: the release appends "
+            "/function-platform:v<version> and a tag in the prefix would make an invalid "
+            "reference",
             ("--version", __version__, "--registry", "localhost:5000/platform:v1"),
             "no tag: the release adds /function-platform:v<version>",
         ),

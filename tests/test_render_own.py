@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.table import case
 from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -258,31 +259,29 @@ def test_held_back_reads_the_composed_condition_the_function_writes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("message", "expected", "why"),
+    ("message", "expected"),
     [
-        (
+        case(
+            "commas inside the parentheses belong to what a resource waits for",
             "a (waits for b, c Ready), d (waits for e)",
             [("a", "b, c Ready"), ("d", "e")],
-            "commas inside the parentheses belong to what a resource waits for",
         ),
-        (
+        case(
+            "what it waits for may hold parentheses",
             "deployment (waits for ConfigMap asya-runtime (key asya_runtime.py) in namespace ml)",
             [("deployment", "ConfigMap asya-runtime (key asya_runtime.py) in namespace ml")],
-            "what it waits for may hold parentheses",
         ),
-        (
+        case(
+            "YAML folds a long message: line breaks read as spaces",
             "pool-a (waits\n      for cluster)",
             [("pool-a", "cluster")],
-            "YAML folds a long message: line breaks read as spaces",
         ),
-        ("", [], "nothing held back"),
+        case("nothing held back", "", []),
     ],
     ids=["commas", "parentheses", "folded", "empty"],
 )
-def test_held_back_splits_the_message(
-    message: str, expected: list[tuple[str, str]], why: str
-) -> None:
-    assert own.held_back(message) == expected, why
+def test_held_back_splits_the_message(message: str, expected: list[tuple[str, str]]) -> None:
+    assert own.held_back(message) == expected
 
 
 def test_summary_lines() -> None:

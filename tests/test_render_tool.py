@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.table import case
 from tests.test_e2e_render import render_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,10 +140,30 @@ def test_a_supported_crossplane_on_path_is_linked_not_built(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("version", "help_text"),
     [
-        ("v2.2.1", FAKE_HELP),  # crank's era: `crossplane render`, no engine
-        ("v2.4.0", FAKE_HELP),  # another minor: its output is not what the goldens hold
-        ("v2.6.0", FAKE_HELP),
-        ("v2.5.0", FAKE_HELP.replace("--crossplane-binary ", "")),  # no local engine flag
+        case(
+            "v2.2.1 is older than the pinned CLI: it is not used, the pinned v2.5.0 is "
+            "built instead, so goldens never come from an older render",
+            "v2.2.1",
+            FAKE_HELP,
+        ),  # crank's era: `crossplane render`, no engine
+        case(
+            "v2.4.0 (the engine's version, not the CLI's) is not a supported CLI: the "
+            "pinned one is built",
+            "v2.4.0",
+            FAKE_HELP,
+        ),  # another minor: its output is not what the goldens hold
+        case(
+            "a newer minor (v2.6.0) may render differently: not trusted until pinned, the "
+            "pinned one is built",
+            "v2.6.0",
+            FAKE_HELP,
+        ),
+        case(
+            "a v2.5 CLI without --crossplane-binary cannot render with our pinned engine: "
+            "it is refused though its version matches",
+            "v2.5.0",
+            FAKE_HELP.replace("--crossplane-binary ", ""),
+        ),  # no local engine flag
     ],
 )
 def test_an_unsupported_crossplane_is_skipped_and_the_pinned_one_built(

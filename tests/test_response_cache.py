@@ -38,6 +38,7 @@ from function.cache import ResponseCache, budget
 from function.server import MIB, ServerConfig, build_server, response_cache
 from tests.support.cases import ModuleCase, cluster_case, converge, module_cases
 from tests.support.harness import Rendered, ServerThread, free_port, observed_ready
+from tests.support.table import case
 
 ROOT = Path(__file__).resolve().parent.parent
 METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
@@ -149,15 +150,18 @@ def _load_bench() -> ModuleType:
 def _every_case_request(uncached: Served) -> list[tuple[str, fnv1.RunFunctionRequest]]:
     """Every module case (first pass, converged, each invalid variant) and every render case."""
     found: list[tuple[str, fnv1.RunFunctionRequest]] = []
-    for case in module_cases():
-        found.append((f"{case.id}/first", case.request()))
-        _, observed = converge(uncached.run, case)
-        found.append((f"{case.id}/converged", case.request(observed=observed)))
-        for invalid in case.invalid:
-            composite, step = copy.deepcopy(case.composite), case.step()
+    for module_case in module_cases():
+        found.append((f"{module_case.id}/first", module_case.request()))
+        _, observed = converge(uncached.run, module_case)
+        found.append((f"{module_case.id}/converged", module_case.request(observed=observed)))
+        for invalid in module_case.invalid:
+            composite, step = copy.deepcopy(module_case.composite), module_case.step()
             invalid.mutate(composite, step)
             found.append(
-                (f"{case.id}/{invalid.name}", case.request(composite=composite, input=step))
+                (
+                    f"{module_case.id}/{invalid.name}",
+                    module_case.request(composite=composite, input=step),
+                )
             )
     bench = _load_bench()
     for workload in bench.example_workloads():
@@ -480,8 +484,8 @@ def test_struct_encoder_matches_struct_update_for_every_composed_body(
     uncached: Served,
 ) -> None:
     bodies = list(EDGE_BODIES)
-    for case in module_cases():
-        rendered, _ = converge(uncached.run, case)
+    for module_case in module_cases():
+        rendered, _ = converge(uncached.run, module_case)
         bodies += list(rendered.resources.values())
     assert len(bodies) > 50
     for body in bodies:
@@ -495,8 +499,8 @@ def test_resource_entries_are_what_deterministic_serialization_writes(
     """Map entries in upb's order at every level (``namespace`` before ``name``), the ready
     field, and the same bytes again when remembered."""
     bodies = [*EDGE_BODIES, {"name": 1, "namespace": 2, "nam": 3, "b": 4, "B": 5, "é": 6}]
-    for case in module_cases():
-        rendered, _ = converge(uncached.run, case)
+    for module_case in module_cases():
+        rendered, _ = converge(uncached.run, module_case)
         bodies += list(rendered.resources.values())
     for index, body in enumerate(bodies):
         for ready in (fnv1.READY_TRUE, fnv1.READY_FALSE):
@@ -511,10 +515,25 @@ def test_resource_entries_are_what_deterministic_serialization_writes(
 @pytest.mark.parametrize(
     "body",
     [
-        {1: "a non-string key"},
-        {"a": 2**2000},
-        {"a": object()},
-        {"a": "\ud800"},
+        case(
+            "a non-string key: Struct.update raises, and the fast encoder must raise the "
+            "same error rather than write a key Crossplane would not read",
+            {1: "a non-string key"},
+        ),
+        case(
+            "an int too big for a double: Struct.update refuses it, the fast encoder must "
+            "not round it silently",
+            {"a": 2**2000},
+        ),
+        case(
+            "a value of no JSON type: both encoders refuse it with the same exception type",
+            {"a": object()},
+        ),
+        case(
+            "a lone surrogate is not encodable UTF-8: both encoders fail alike instead of "
+            "sending invalid protobuf",
+            {"a": "\ud800"},
+        ),
     ],
     ids=["int key", "too big", "object", "surrogate"],
 )

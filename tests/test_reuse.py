@@ -35,6 +35,7 @@ from tests.support.cases import (
 )
 from tests.support.harness import FunctionClient, Rendered
 from tests.support.harness import request as make_request
+from tests.support.table import case
 
 Body = dict[str, Any]
 MAX_SEND = 4 * 1024 * 1024
@@ -139,7 +140,33 @@ def _unread(observed: dict[str, Body]) -> None:
 
 @pytest.mark.parametrize(
     ("change", "reused"),
-    [(_set_email, False), (_not_ready, None), (_unsynced, False), (_gone, False), (_unread, True)],
+    [
+        case(
+            "a changed field the composers read (the node service account's email) must "
+            "compose again: reusing would keep a stale reference",
+            _set_email,
+            False,
+        ),
+        case(
+            "readiness is read every pass and never part of what is reused: a not-Ready "
+            "cluster changes the answer either way",
+            _not_ready,
+            None,
+        ),
+        case(
+            "a Synced=False condition is read (it feeds the Composed condition): the pass "
+            "is composed again",
+            _unsynced,
+            False,
+        ),
+        case("an observed resource gone changes what is composed: never reused", _gone, False),
+        case(
+            "a status field no composer reads changes nothing: the pass is reused and the "
+            "answer is byte for byte the same",
+            _unread,
+            True,
+        ),
+    ],
     ids=["read-field", "ready-condition", "synced-false", "resource-gone", "unread-field"],
 )
 def test_what_a_pass_reads_decides_and_readiness_is_always_read_again(
@@ -211,8 +238,21 @@ def test_the_digest_leaves_out_only_what_no_pass_reads() -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "v"}},
-        {"apiVersion": "x/v1", "kind": "Y", "spec": {"n": 1.5, "l": [True, None, {"z": ""}]}},
+        case(
+            "a plain ConfigMap body: the Ready byte is the entry's last, so readiness can "
+            "be swapped without encoding the body again",
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "a"},
+                "data": {"k": "v"},
+            },
+        ),
+        case(
+            "floats, booleans, null and nested empty strings encode before the Ready "
+            "byte, which stays the last byte",
+            {"apiVersion": "x/v1", "kind": "Y", "spec": {"n": 1.5, "l": [True, None, {"z": ""}]}},
+        ),
     ],
 )
 def test_an_entrys_readiness_is_its_last_byte(body: Body) -> None:

@@ -28,6 +28,7 @@ from tests.support.cases import (
     shipped_modules,
 )
 from tests.support.harness import Rendered
+from tests.support.table import case
 
 CASES = in_both_forms(module_cases())  # each case, and its v2 namespaced twin
 CASE_IDS = [case.id for case in CASES]
@@ -263,7 +264,25 @@ def test_every_shipped_module_has_a_case():
     assert not missing, f"add a ModuleCase to tests/support/cases.py for {missing}"
 
 
-@pytest.mark.parametrize("junk", [b"", b"\x00\xff\xfe garbage", b"\x0a\xff" * 50])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        case(
+            "an empty request decodes to an empty RunFunctionRequest: answered, never a traceback",
+            b"",
+        ),
+        case(
+            "bytes that are no protobuf: a fatal result saying the request cannot be "
+            "read, never a traceback",
+            b"\x00\xff\xfe garbage",
+        ),
+        case(
+            "a long run of truncated fields: the decoder fails part way and the answer is "
+            "still a fatal result naming the request",
+            b"\x0a\xff" * 50,
+        ),
+    ],
+)
 def test_garbage_bytes_are_a_fatal_result(junk: bytes):
     from crossplane.function.proto.v1 import run_function_pb2 as fnv1
 

@@ -32,6 +32,7 @@ from tests.support.harness import (
     free_port,
     start_server,
 )
+from tests.support.table import case
 
 ROOT = Path(__file__).resolve().parent.parent
 METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
@@ -223,10 +224,29 @@ def served() -> Iterator[tuple[str, subprocess.Popen[str]]]:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        ((), "no TLS certificates"),
-        (("--tls-certs-dir", "/nonexistent/certs"), "cannot read TLS certificates"),
-        (("--insecure", "--address", "not-an-address:xyz"), "cannot listen on"),
-        (("--insecure", "--max-send-message-size", "lots"), "is not a size"),
+        case(
+            "without --insecure the server needs TLS certificates: it exits saying so, as "
+            "Crossplane's function SDKs do, instead of serving in clear",
+            (),
+            "no TLS certificates",
+        ),
+        case(
+            "a TLS directory that cannot be read exits non-zero naming the certificates, "
+            "not with a traceback",
+            ("--tls-certs-dir", "/nonexistent/certs"),
+            "cannot read TLS certificates",
+        ),
+        case(
+            "an address that cannot be listened on exits non-zero saying cannot listen "
+            "on, so a bad Deployment arg is readable in the pod log",
+            ("--insecure", "--address", "not-an-address:xyz"),
+            "cannot listen on",
+        ),
+        case(
+            "a message size that is no size exits non-zero saying so, before the server starts",
+            ("--insecure", "--max-send-message-size", "lots"),
+            "is not a size",
+        ),
     ],
     ids=["no-certificates", "missing-certificates", "bad-address", "bad-size"],
 )
@@ -310,10 +330,10 @@ def _requests() -> list[fnv1.RunFunctionRequest]:
     from function.dispatch import run
 
     found = []
-    for case in module_cases():
-        found.append(case.request())
-        _, observed = converge(lambda req: Rendered(run(req)), case)
-        found.append(case.request(observed=observed))
+    for module_case in module_cases():
+        found.append(module_case.request())
+        _, observed = converge(lambda req: Rendered(run(req)), module_case)
+        found.append(module_case.request(observed=observed))
     return found
 
 

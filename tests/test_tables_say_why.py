@@ -11,9 +11,8 @@ What counts, read from the source with ``ast`` (so it stays true as tables are a
   bool or None (``"cloud", ("aws", "gcp", "azure")``): the value is the row's id and the
   test's name says what holds for each.
 - A row *says why* when it is ``case("why ...", *values)`` (tests/support/table.py) with a
-  non-empty string literal first, or when the table has a ``reason`` argname and the row's
-  value there is a non-empty string literal that the test puts in its assertion messages
-  (function-patch-and-transform's form).
+  non-empty string literal first, and only then: a column named ``reason`` or ``why`` is one
+  of the row's values (an expected message, a condition's reason), not why the row exists.
 
 Starred parts of a literal (``[*OTHER, (...)]``) are data and not read here.
 """
@@ -31,35 +30,6 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 SCALARS = (str, int, float, bool, type(None))
 
-#: Files whose tables predate reasons on every row, with the number of literal rows still
-#: without one. The number may only go down: a new row without a reason fails, and so does a
-#: file whose rows all say why now (remove its entry).
-NOT_YET: dict[str, int] = {
-    "tests/test_async_actor.py": 54,
-    "tests/test_cluster_aws.py": 10,
-    "tests/test_cluster_gcp.py": 5,
-    "tests/test_cluster_lifecycle.py": 11,
-    "tests/test_cluster_pools.py": 2,
-    "tests/test_composing_memos.py": 15,
-    "tests/test_contact_center.py": 14,
-    "tests/test_environment_ci.py": 3,
-    "tests/test_environment_module.py": 26,
-    "tests/test_gardener_schema.py": 6,
-    "tests/test_helm_chart.py": 5,
-    "tests/test_metrics.py": 6,
-    "tests/test_namespaced.py": 18,
-    "tests/test_openstack.py": 36,
-    "tests/test_release.py": 4,
-    "tests/test_render_own.py": 4,
-    "tests/test_render_tool.py": 4,
-    "tests/test_response_cache.py": 4,
-    "tests/test_reuse.py": 7,
-    "tests/test_robustness.py": 3,
-    "tests/test_server.py": 4,
-    "tests/test_ttl.py": 8,
-    "tests/test_user_errors.py": 14,
-}
-
 
 def _argnames(node: ast.expr) -> list[str]:
     names = ast.literal_eval(node)
@@ -72,20 +42,15 @@ def _literal_reason(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and bool(node.value)
 
 
-def _says_why(row: ast.expr, names: list[str]) -> bool:
-    """Whether one row of a table with ``names`` carries its reason."""
-    if isinstance(row, ast.Call) and isinstance(row.func, ast.Name) and row.func.id == "case":
-        return bool(row.args) and _literal_reason(row.args[0])
-    if "reason" not in names:
-        return False
-    at = names.index("reason")
-    if isinstance(row, ast.Call):  # pytest.param(..., id=...)
-        values = row.args
-    elif isinstance(row, ast.Tuple) and len(names) > 1:
-        values = row.elts
-    else:
-        return False
-    return len(values) > at and _literal_reason(values[at])
+def _says_why(row: ast.expr) -> bool:
+    """Whether one row of a table carries its reason: ``case("...", *values)``."""
+    return (
+        isinstance(row, ast.Call)
+        and isinstance(row.func, ast.Name)
+        and row.func.id == "case"
+        and bool(row.args)
+        and _literal_reason(row.args[0])
+    )
 
 
 def _module_rows(tree: ast.Module) -> dict[str, list[ast.expr]]:
@@ -147,7 +112,7 @@ def rows_without_reasons(path: Path, root: Path = ROOT) -> list[str]:
         if sweep:
             continue
         rel = path.relative_to(root)
-        missing += [f"{rel}:{r.lineno}" for r in rows if not _says_why(r, names)]
+        missing += [f"{rel}:{r.lineno}" for r in rows if not _says_why(r)]
     return missing
 
 
@@ -157,19 +122,9 @@ def test_every_literal_table_row_says_why() -> None:
         missing = rows_without_reasons(path)
         if missing:
             found[str(path.relative_to(ROOT))] = missing
-    new = {
-        f: rows[NOT_YET.get(f, 0) :] if f in NOT_YET else rows
-        for f, rows in found.items()
-        if len(rows) > NOT_YET.get(f, 0)
-    }
-    assert not new, (
+    assert not found, (
         "table rows without a reason: write each as case('what it checks and why', ...) "
-        "(tests/support/table.py):\n" + "\n".join(r for rows in new.values() for r in rows)
-    )
-    done = {f: n for f, n in NOT_YET.items() if len(found.get(f, [])) < n}
-    assert not done, (
-        f"fewer rows without a reason than NOT_YET says: lower (or drop) the entries {done} "
-        f"to { ({f: len(found.get(f, [])) for f in done}) }"
+        "(tests/support/table.py):\n" + "\n".join(r for rows in found.values() for r in rows)
     )
 
 
@@ -187,7 +142,7 @@ def test_the_checker_knows_a_row_without_a_reason(tmp_path: Path) -> None:
             @pytest.mark.parametrize(("a", "b"), ROWS)
             def test_named(a, b): ...
 
-            @pytest.mark.parametrize(("a", "reason"), [(1, "one"), (2, ""), pytest.param(3, "x")])
+            @pytest.mark.parametrize(("a", "reason"), [(1, "one"), case("a reason", 2, "two")])
             def test_reason_column(a, reason): ...
 
             @pytest.mark.parametrize("cloud", ["aws", "gcp"])

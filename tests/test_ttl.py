@@ -19,6 +19,7 @@ from fnplatform.api.step_input import PhaseTTL
 
 from tests.support.cases import converge, module_cases
 from tests.support.harness import FunctionClient, Rendered, start_server
+from tests.support.table import case
 
 CASES = module_cases()
 DEFAULTS = PhaseTTL(waiting=7.0, ready=420.0)
@@ -66,11 +67,36 @@ def test_waiting_then_ready_ttl_from_the_server_defaults(client, case):
 @pytest.mark.parametrize(
     ("ttl", "waiting", "ready"),
     [
-        ("45s", 45.0, 45.0),  # the compatible form: one duration for every phase
-        ({"waiting": "2s", "ready": "1h"}, 2.0, 3600.0),
-        ({"waiting": "1.5s"}, 1.5, DEFAULTS.ready),  # an unset phase keeps the server's default
-        ({"ready": "10m"}, DEFAULTS.waiting, 600.0),
-        ({}, DEFAULTS.waiting, DEFAULTS.ready),
+        case(
+            "one duration for both phases: a bare string sets the waiting and the ready TTL alike",
+            "45s",
+            45.0,
+            45.0,
+        ),  # the compatible form: one duration for every phase
+        case(
+            "a map sets each phase on its own: waiting while resources come up, ready once all are",
+            {"waiting": "2s", "ready": "1h"},
+            2.0,
+            3600.0,
+        ),
+        case(
+            "a map with only waiting keeps the default ready TTL: a phase left out is not zeroed",
+            {"waiting": "1.5s"},
+            1.5,
+            DEFAULTS.ready,
+        ),  # an unset phase keeps the server's default
+        case(
+            "a map with only ready keeps the default waiting TTL",
+            {"ready": "10m"},
+            DEFAULTS.waiting,
+            600.0,
+        ),
+        case(
+            "an empty map keeps both defaults, as no ttl at all does",
+            {},
+            DEFAULTS.waiting,
+            DEFAULTS.ready,
+        ),
     ],
     ids=["one-duration", "both", "waiting-only", "ready-only", "empty"],
 )
@@ -99,9 +125,23 @@ def test_a_resource_not_yet_ready_keeps_the_waiting_ttl(client):
 @pytest.mark.parametrize(
     ("ttl", "message"),
     [
-        ("soon", "input.ttl: must be a duration such as 30s, 5m or 1h"),
-        ({"waiting": "fast"}, "input.ttl.waiting: must be a duration such as 30s, 5m or 1h"),
-        ({"waitng": "5s"}, "input.ttl.waitng: unknown field; did you mean waiting?"),
+        case(
+            "a string that is no duration is a fatal result naming input.ttl and the "
+            "forms it takes, not a traceback",
+            "soon",
+            "input.ttl: must be a duration such as 30s, 5m or 1h",
+        ),
+        case(
+            "a bad duration inside the map names the phase's own field, input.ttl.waiting",
+            {"waiting": "fast"},
+            "input.ttl.waiting: must be a duration such as 30s, 5m or 1h",
+        ),
+        case(
+            "a misspelt phase is an unknown field with the nearest known name, so a typo "
+            "is not silently ignored",
+            {"waitng": "5s"},
+            "input.ttl.waitng: unknown field; did you mean waiting?",
+        ),
     ],
 )
 def test_a_bad_ttl_is_a_fatal_result_naming_the_field(client, ttl, message):

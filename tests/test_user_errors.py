@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.cases import async_actor_case, cluster_case, environment_config
 from tests.support.harness import Rendered
+from tests.support.table import case
 
 PYDANTIC_PHRASES = (
     "Extra inputs are not permitted",
@@ -72,9 +73,27 @@ def _plain(messages: list[str]) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "guess"),
     [
-        ("pool", {"extra": {}}, "pools"),
-        ("parameters.privatCluster", False, "privateCluster"),
-        ("pools.pool0.nodeConfig.machinType", "n2-standard-4", "machineType"),
+        case(
+            "a misspelt top-level spec field (pool) warns with the closest field (pools) "
+            "and is pruned as the API server would",
+            "pool",
+            {"extra": {}},
+            "pools",
+        ),
+        case(
+            "a misspelt nested parameter warns with its full path and the closest field, "
+            "and changes nothing composed",
+            "parameters.privatCluster",
+            False,
+            "privateCluster",
+        ),
+        case(
+            "a misspelt field deep inside a pool's nodeConfig warns with the closest "
+            "field, as kubectl's field validation does",
+            "pools.pool0.nodeConfig.machinType",
+            "n2-standard-4",
+            "machineType",
+        ),
     ],
 )
 def test_an_unknown_spec_field_is_a_warning_with_the_closest_field(client, field, value, guess):
@@ -105,13 +124,23 @@ def test_an_unknown_field_of_an_async_actor_spec_is_pruned_with_a_warning(client
 @pytest.mark.parametrize(
     ("env", "path", "guess"),
     [
-        (
+        case(
+            "environment fields are the platform team's: a wrong case (subnetCIDR) is "
+            "fatal with the closest field, nothing composed on a guess",
             {"network": {"subnetCIDR": "10.1.0.0/20"}},
             "environment.network.subnetCIDR",
             "subnetCidr",
         ),
-        ({"monitoring": {"enable": False}}, "environment.monitoring.enable", "enabled"),
-        (
+        case(
+            "an unknown monitoring field is fatal naming environment.monitoring.enable "
+            "and suggesting enabled",
+            {"monitoring": {"enable": False}},
+            "environment.monitoring.enable",
+            "enabled",
+        ),
+        case(
+            "a misspelt key inside a chart's settings is fatal naming the full path under "
+            "the chart",
             {"charts": {"cert-manager": {"versoin": "1.2.3"}}},
             "environment.charts.cert-manager.versoin",
             "version",
@@ -180,21 +209,36 @@ def test_gcp_settings_cidrs_use_the_same_check(client):
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        (
+        case(
+            "a domain that is not a lowercase DNS name is refused with the field and an "
+            "example of a valid one",
             {"parameters.domain": "Not A Domain"},
             "spec.parameters.domain: must be a lowercase DNS domain such as shop.example.com",
         ),
-        (
+        case(
+            "a v-prefixed Kubernetes version is refused with the field and an example minor",
             {"parameters.kubernetesVersion": "v1.2"},
             "spec.parameters.kubernetesVersion: must be a Kubernetes minor version such as 1.33",
         ),
-        ({"parameters": "private"}, "spec.parameters: must be an object"),
-        (
+        case(
+            "a string where an object is expected is refused naming spec.parameters in plain words",
+            {"parameters": "private"},
+            "spec.parameters: must be an object",
+        ),
+        case(
+            "autoscaling bounds the wrong way round are refused naming minNodeCount and "
+            "what it must not exceed",
             {"pools.pool0.autoscaling": {"minNodeCount": 5, "maxNodeCount": 2}},
             "spec.pools.pool0.autoscaling.minNodeCount: must not exceed maxNodeCount",
         ),
-        ({"pools.Pool_A": {}}, "spec.pools.Pool_A: a pool name must be a DNS label"),
-        (
+        case(
+            "a pool name that is not a DNS label is refused: it becomes part of cloud "
+            "resource names",
+            {"pools.Pool_A": {}},
+            "spec.pools.Pool_A: a pool name must be a DNS label",
+        ),
+        case(
+            "maxNodeCount 0 is refused: a pool must be able to hold a node",
             {"pools.pool0.autoscaling": {"maxNodeCount": 0}},
             "spec.pools.pool0.autoscaling.maxNodeCount: must be at least 1",
         ),
@@ -365,13 +409,17 @@ def test_the_designs_monitoring_key_disables_the_monitoring_chart(client):
 @pytest.mark.parametrize(
     ("charts", "warning"),
     [
-        (
+        case(
+            "a misspelt chart key is a warning (not fatal): it is ignored, with the "
+            "closest chart and the valid ones listed",
             {"ingres-nginx": {"disabled": True}},
             "environment.charts.ingres-nginx: not a chart of this module, ignored; did you mean "
             "ingress-nginx? valid: cert-manager, cluster-autoscaler, ingress-nginx, "
             "kube-prometheus-stack, monitoring",
         ),
-        (
+        case(
+            "a chart this module does not ship is ignored with a warning listing the "
+            "valid charts, and no guess when none is close",
             {"grafana": {"disabled": True}},
             "environment.charts.grafana: not a chart of this module, ignored; valid: cert-manager, "
             "cluster-autoscaler, ingress-nginx, kube-prometheus-stack, monitoring",

@@ -34,6 +34,7 @@ from fnplatform.request.structs import struct_to_dict
 from tests.support.cases import CLUSTER_API_ALLOWLIST, ENVIRONMENT_SETTINGS
 from tests.support.harness import request, step_input
 from tests.support.schemas import load_catalog
+from tests.support.table import case as row
 
 Body = dict[str, Any]
 #: What a composer asks for once the composite is placed: capability calls, values read.
@@ -215,11 +216,19 @@ def table(capability: PerCloud[Any], cases: list[Case]) -> list[Any]:
     """Every case on every cloud providing ``capability``: ``(case, cloud)`` parameters.
 
     The clouds come from the capability, so a cloud that starts providing it is tested by
-    every row at once (and fails on a row naming no kinds for it).
+    every row at once (and fails on a row naming no kinds for it). Each row's reason is made
+    from the case: the capability, the ask and the kinds the cloud must compose for it.
     """
     return [
-        pytest.param(case, cloud, id=f"{case.id}-{cloud}")
-        for case in cases
+        row(
+            f"{capability.name} {each.id} on {cloud}: what the composer asks must compose "
+            f"at least {', '.join(sorted(each.kinds.get(cloud, ()))) or 'the kinds it names'} "
+            f"there, schema-valid, as on every cloud providing {capability.name}",
+            each,
+            cloud,
+            id=f"{each.id}-{cloud}",
+        )
+        for each in cases
         for cloud in capability.clouds()
     ]
 

@@ -24,6 +24,8 @@ from fnplatform.holds import (
     waiting_summary,
 )
 
+from tests.support.table import case
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDENS = sorted((ROOT / "tests" / "golden").glob("*/*.yaml")) + sorted(
     (ROOT / "tests" / "golden").glob("*/namespaced/*.yaml")
@@ -84,20 +86,46 @@ def test_every_hold_message_of_every_golden_reads_back(golden: Path) -> None:
 @pytest.mark.parametrize(
     ("wait", "reason"),
     [
-        (Wait("network"), "waits for the resource to exist"),
-        (Wait("pool-batch", READY), "a condition"),
-        (Wait("shoot", "Ready (the garden serves no kubeconfig before)"), "a condition and why"),
-        (Wait("root-job", "complete (the generated administrator password)"), "a Job's end"),
-        (Wait("database", CONNECTION_DETAILS), "connection details"),
-        (Wait("cluster", "status.atProvider.identity[0].oidc[0].issuer"), "a field with indexes"),
-        (Wait("certificate", "status.atProvider.status ISSUED"), "a field and its value"),
-        (Wait("key-identity-access", "(the identity's grant on the key vault)"), "only why"),
-        (Wait(None, "a node group"), "outside: begins with a word, not a name and a detail"),
-        (
+        case("waits for the resource to exist", Wait("network"), "waits for the resource to exist"),
+        case("a condition", Wait("pool-batch", READY), "a condition"),
+        case(
+            "a condition and why",
+            Wait("shoot", "Ready (the garden serves no kubeconfig before)"),
+            "a condition and why",
+        ),
+        case(
+            "a Job's end",
+            Wait("root-job", "complete (the generated administrator password)"),
+            "a Job's end",
+        ),
+        case("connection details", Wait("database", CONNECTION_DETAILS), "connection details"),
+        case(
+            "a field with indexes",
+            Wait("cluster", "status.atProvider.identity[0].oidc[0].issuer"),
+            "a field with indexes",
+        ),
+        case(
+            "a field and its value",
+            Wait("certificate", "status.atProvider.status ISSUED"),
+            "a field and its value",
+        ),
+        case(
+            "only why",
+            Wait("key-identity-access", "(the identity's grant on the key vault)"),
+            "only why",
+        ),
+        case(
+            "outside: begins with a word, not a name and a detail",
+            Wait(None, "a node group"),
+            "outside: begins with a word, not a name and a detail",
+        ),
+        case(
+            "outside: begins with a capital",
             Wait(None, "ConfigMap asya-runtime in namespace asya (runtime.configMap)"),
             "outside: begins with a capital",
         ),
-        (
+        case(
+            "outside, with a comma a user wrote: reads back as two outside waits, same message",
             Wait(None, "key a, b.py in ConfigMap x (runtime.scriptPath names it)"),
             "outside, with a comma a user wrote: reads back as two outside waits, same message",
         ),
@@ -114,26 +142,41 @@ def test_a_hold_reads_back(wait: Wait, reason: str) -> None:
 @pytest.mark.parametrize(
     ("resource", "detail", "refusal", "reason"),
     [
-        (
+        case(
+            "a detail of no known form would read as something outside the composite",
             "a",
             "node group",
             "outside the Composed condition's grammar",
             "a detail of no known form would read as something outside the composite",
         ),
-        (
+        case(
+            "an outside wait that looks like a composed resource",
             None,
             "network",
             "reads as one on composed resource 'network'",
             "an outside wait that looks like a composed resource",
         ),
-        (
+        case(
+            "an outside wait that looks like a composed resource and a detail",
             None,
             "cluster Ready",
             "reads as one on composed resource 'cluster'",
             "an outside wait that looks like a composed resource and a detail",
         ),
-        (None, "", "needs a text", "an outside wait saying nothing"),
-        ("Network", "", "outside the Composed condition's grammar", "not a composition name"),
+        case(
+            "an outside wait saying nothing",
+            None,
+            "",
+            "needs a text",
+            "an outside wait saying nothing",
+        ),
+        case(
+            "not a composition name",
+            "Network",
+            "",
+            "outside the Composed condition's grammar",
+            "not a composition name",
+        ),
     ],
 )
 def test_a_wait_that_would_not_read_back_is_refused_where_it_is_built(
@@ -149,9 +192,24 @@ def test_a_wait_that_would_not_read_back_is_refused_where_it_is_built(
 @pytest.mark.parametrize(
     ("message", "refusal", "reason"),
     [
-        ("db (waits for key (unclosed)", "unmatched parentheses", "a parenthesis left open"),
-        ("db waits for key", "is not '<resource> \\(waits for", "no hold's shape"),
-        ("db (waits for key), ", "is not '<resource>", "a trailing separator"),
+        case(
+            "a parenthesis left open",
+            "db (waits for key (unclosed)",
+            "unmatched parentheses",
+            "a parenthesis left open",
+        ),
+        case(
+            "no hold's shape",
+            "db waits for key",
+            "is not '<resource> \\(waits for",
+            "no hold's shape",
+        ),
+        case(
+            "a trailing separator",
+            "db (waits for key), ",
+            "is not '<resource>",
+            "a trailing separator",
+        ),
     ],
 )
 def test_a_message_the_function_cannot_write_is_refused_naming_it(
