@@ -73,7 +73,7 @@ def _is_tree(path: Path) -> bool:
     return (path / "function" / "__main__.py").is_file() and (path / "platform").is_dir()
 
 
-def _extract(repo: Path, revision: str, target: Path) -> str:
+def extract(repo: Path, revision: str, target: Path) -> str:
     """``function/`` and ``platform/`` of ``revision`` into ``target``; the full commit."""
     commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").decode()
     archive = _git(repo, "archive", "--format=tar", commit, "function", "platform", binary=True)
@@ -100,7 +100,7 @@ def served(what: str, role: str, workdir: Path, repo: Path = CHECKOUT) -> Iterat
         tree, description = path.resolve(), f"the source tree {path}"
     else:
         tree = workdir / f"{role}-tree"
-        commit = _extract(repo, what, tree)
+        commit = extract(repo, what, tree)
         if not _is_tree(tree):
             raise BadInputError(f"{role} {what}: revision {commit[:12]} has no function/")
         description = f"git {what} ({commit[:12]})"

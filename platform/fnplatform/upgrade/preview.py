@@ -30,7 +30,7 @@ from fnplatform.upgrade import inputs, render
 from fnplatform.upgrade.functions import CHECKOUT, served
 from fnplatform.upgrade.inputs import BadInputError, Composite
 from fnplatform.upgrade.plan import CompositePlan, compare
-from fnplatform.upgrade.report import report
+from fnplatform.upgrade.report import as_json, report
 
 EXIT_SAFE = 0
 EXIT_RENDER_FAILED = 1
@@ -92,6 +92,13 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="FILE",
         help="also write what was read from the cluster, to preview it again with --from",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=("diff", "json"),
+        default="diff",
+        help="diff: crossplane-diff's human format (default); json: the same for a program",
     )
     parser.add_argument(
         "--function-name",
@@ -189,7 +196,7 @@ def preview(args: argparse.Namespace, workdir: Path) -> int:
             )
             for index, composite in enumerate(composites)
         ]
-    print(report(plans), end="")
+    print(as_json(plans) if args.output == "json" else report(plans), end="")
     return exit_code(plans)
 
 

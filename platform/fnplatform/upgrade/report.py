@@ -21,7 +21,9 @@ release did not give it).
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Sequence
+from typing import Any
 
 import yaml
 
@@ -170,3 +172,50 @@ def report(plans: Sequence[CompositePlan]) -> str:
         lines += composite_section(plan)
     lines += footer(plans)
     return "\n".join(lines) + "\n"
+
+
+def as_json(plans: Sequence[CompositePlan]) -> str:
+    """The same plan for a program (``--output json``; crossplane-diff's ``-o json`` keeps
+    its human output's grouping the same way): per composite its changes, refusal, warnings
+    and error, the bodies before and after each change included."""
+    composites: list[dict[str, Any]] = []
+    for plan in plans:
+        composite = plan.composite
+        composites.append(
+            {
+                "apiVersion": composite.body.get("apiVersion"),
+                "kind": composite.body.get("kind"),
+                "name": composite.metadata.get("name"),
+                "namespace": composite.metadata.get("namespace"),
+                "uid": composite.metadata.get("uid"),
+                "status": (
+                    "error"
+                    if plan.error is not None
+                    else "refused"
+                    if plan.refused
+                    else "changed"
+                    if plan.changes
+                    else "unchanged"
+                ),
+                "error": plan.error,
+                "refused": list(plan.refused),
+                "refusedBefore": list(plan.refused_before),
+                "warnings": [{"message": m, "new": not before} for m, before in plan.warnings],
+                "changes": [
+                    {
+                        "action": c.action,
+                        "resource": c.resource,
+                        "kind": c.kind,
+                        "name": c.name,
+                        "exists": c.exists,
+                        "stateful": c.stateful,
+                        "losesData": c.loses_data,
+                        "reasons": list(c.reasons),
+                        "before": c.before,
+                        "after": c.after,
+                    }
+                    for c in plan.changes
+                ],
+            }
+        )
+    return json.dumps({"composites": composites, "total": footer(plans)[-1]}, indent=2) + "\n"
