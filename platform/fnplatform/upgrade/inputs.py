@@ -183,33 +183,36 @@ def inventory(documents: Sequence[Body], function_name: str, where: str) -> list
             "(an export needs the Compositions too: --save-export writes them)"
         )
     by_name = {str(c["metadata"]["name"]): c for c in compositions}
+    every_composition = {
+        str(d["metadata"]["name"])
+        for d in documents
+        if _type(d) == (CROSSPLANE_GROUP, "Composition")
+    }
     types = {_type((c.get("spec") or {}).get("compositeTypeRef") or {}): c for c in compositions}
     definitions = {
         (str(d["spec"]["group"]), str(d["spec"]["names"]["kind"])): d
         for d in documents
         if _type(d) == (CROSSPLANE_GROUP, "CompositeResourceDefinition")
     }
-    candidates = [
-        d
-        for d in documents
-        if _type(d) in types
-        and COMPOSITION_RESOURCE_NAME not in ((d.get("metadata") or {}).get("annotations") or {})
-    ]
+    # a composite composed by another composite is reconciled through its own Composition too
+    candidates = [d for d in documents if _type(d) in types]
     composites = []
     for body in sorted(candidates, key=_key):
         named = _composition_name(body)
-        composition = by_name.get(named) if named else None
-        if composition is None:
+        if named in by_name:
+            composition = by_name[str(named)]
+        elif named in every_composition:
+            continue  # its Composition does not run this function
+        else:  # none named (yet), or not there: the one of its type that runs the function
             same_type = [
                 c for c in compositions if _type(c["spec"]["compositeTypeRef"]) == _type(body)
             ]
-            if named is not None and len(same_type) != 1:
-                continue  # composed by a Composition that does not run this function
             if len(same_type) != 1:
                 label = f"{body['kind']}/{body.get('metadata', {}).get('name')}"
                 raise BadInputError(
-                    f"{where}: {label} names no Composition (spec.compositionRef) and "
-                    f"{len(same_type)} Compositions compose its type"
+                    f"{where}: {label} names no Composition there (spec.compositionRef: "
+                    f"{named}) and {len(same_type)} Compositions running the function compose "
+                    "its type"
                 )
             composition = same_type[0]
         observed = [d for d in documents if _controlled_by(d, body)]
