@@ -260,6 +260,27 @@ def _no_revision(tmp_path: Path) -> list[str]:
     return ["--running", "no-such-revision", "--from", str(export)]
 
 
+def _unreachable_cluster(tmp_path: Path) -> list[str]:
+    """A kubeconfig of a cluster nothing serves, read with the kubectl of tools/live/build.sh
+    (``make live-binaries``) or, without it, the one on PATH."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "x",
+                "users": [{"name": "u", "user": {"token": "t"}}],
+            }
+        )
+    )
+    built = sorted((ROOT / ".bin").glob("kubectl-v*"))
+    kubectl = str(built[-1]) if built else "kubectl"
+    return ["--running", RELEASE, "--kubeconfig", str(kubeconfig), "--kubectl", kubectl]
+
+
 BAD_INPUT: list[Any] = [
     pytest.param(
         "an export that does not exist",
@@ -290,6 +311,13 @@ BAD_INPUT: list[Any] = [
         _no_revision,
         "git rev-parse",
         id="no-such-revision",
+    ),
+    pytest.param(
+        "a cluster nothing serves: kubectl's reason, in one line",
+        _unreachable_cluster,
+        "kubectl get compositions.apiextensions.crossplane.io: The connection to the server "
+        "127.0.0.1:1 was refused",
+        id="unreachable-cluster",
     ),
     pytest.param(
         "a kubeconfig that does not exist",
