@@ -287,8 +287,10 @@ class Kubectl:
             if optional and "the server doesn't have a resource type" in reason:
                 return []
             raise BadInputError(f"kubectl get {resource}: {reason}")
-        listed = json.loads(result.stdout or "{}")
-        return list(_items([listed], f"kubectl get {resource}"))
+        # one name asked for gives the object, several a List; --ignore-not-found with
+        # nothing found prints nothing (or an empty object)
+        listed = json.loads(result.stdout) if result.stdout.strip() else {}
+        return list(_items([listed], f"kubectl get {resource}")) if listed else []
 
 
 def _kubectl_reason(stderr: str) -> str:
