@@ -16,7 +16,7 @@ REQUIRED ?=
 
 .DEFAULT_GOAL := help
 
-.PHONY: help activation-policy configurations uv setup cli helm render serve generate test test-e2e test-live playground playground-down live-binaries live-crds lint format bench bench-live bench-scale package release test-release lock lock-check clean
+.PHONY: help activation-policy configurations uv setup cli helm render serve generate upgrade-preview test test-e2e test-live playground playground-down live-binaries live-crds lint format bench bench-live bench-scale package release test-release lock lock-check clean
 
 ## help: list the targets and what they do (the default goal)
 help:
@@ -70,6 +70,25 @@ ifneq ($(XR),)
 else
 	@$(PY) tools/render_examples.py $(if $(RENDER_OUT),--out $(RENDER_OUT),) $(if $(CASE),--case $(CASE),)
 endif
+
+## upgrade-preview: what installing this checkout (or CANDIDATE=<rev|dir|host:port>) would do to
+## every composite of the function on a cluster running RUNNING=<rev|dir|host:port> (a git
+## revision of the release, v0.1.0 = de7f94b): KUBECONFIG=<file> [CONTEXT=] reads the cluster with
+## kubectl (KUBECTL=<binary>), FROM=<export.yaml> an export instead, SAVE_EXPORT=<file> keeps what
+## was read. Prints what is created, changed, deleted, replaced or refused; exit 0 safe, 1 a
+## render failed, 2 bad input, 3 a composite refused, 4 stateful deleted or replaced (docs/upgrading.md)
+RUNNING ?=
+CANDIDATE ?=
+FROM ?=
+CONTEXT ?=
+KUBECTL ?=
+SAVE_EXPORT ?=
+upgrade-preview: setup cli
+	@$(PY) -m fnplatform.upgrade preview $(if $(RUNNING),--running $(RUNNING),) \
+	  $(if $(CANDIDATE),--candidate $(CANDIDATE),) \
+	  $(if $(FROM),--from $(FROM),$(if $(KUBECONFIG),--kubeconfig $(KUBECONFIG),)) \
+	  $(if $(CONTEXT),--context $(CONTEXT),) $(if $(KUBECTL),--kubectl $(KUBECTL),) \
+	  $(if $(SAVE_EXPORT),--save-export $(SAVE_EXPORT),)
 
 ## serve: run the function for `crossplane composition render` (Development runtime dials
 ## localhost:9443)

@@ -185,6 +185,21 @@ NOT_RUN: dict[str, str] = {
         "starts a live control plane (needs root and the live binaries); "
         "tests/live/test_playground.py runs docs/playground.md's block as printed (make test-live)",
     ),
+    # docs/upgrading.md "Preview an upgrade": the preview of a live cluster; the block after it
+    # (an export of a v0.1.0 fixture, previewed) runs here
+    **dict.fromkeys(
+        (
+            "make upgrade-preview RUNNING=de7f94b KUBECONFIG=$HOME/.kube/config "
+            "SAVE_EXPORT=build/preview/cluster.yaml",
+            ".venv/bin/python -m fnplatform.upgrade preview --running de7f94b "
+            "--kubeconfig $HOME/.kube/config --context prod",
+            ".venv/bin/python -m fnplatform.upgrade preview --running de7f94b "
+            "--from build/preview/cluster.yaml",
+        ),
+        "needs a Kubernetes cluster running Crossplane and the function; "
+        "tests/live/test_live_upgrade.py previews the live control plane through kubectl "
+        "(make test-live), tests/test_upgrade_preview.py previews exports",
+    ),
     "kubectl apply -f examples/cluster/namespaced/xr-gcp.yaml": (
         "needs a live Crossplane cluster; tests/test_e2e_render.py renders and validates it"
     ),

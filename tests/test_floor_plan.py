@@ -27,6 +27,7 @@ FLOORS: dict[str, int] = {
     "clouds": 6,
     "composers": 7,
     "engine": 8,
+    "upgrade": 9,  # the upgrade preview: a tool in the package, never on the request path
 }
 
 #: At most this many loose modules at the top of the package (``__init__`` not counted).

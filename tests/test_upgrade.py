@@ -14,7 +14,7 @@ resource the release composed must stay:
 - of the same kind in the same API group (a version the provider serves may change);
 - known to the cloud by the same external name (``crossplane.io/external-name``);
 - with the same value for every field the cloud cannot change in place
-  (``tests/upgrade/immutable-fields.yaml``, each field with its source);
+  (``platform/fnplatform/upgrade/immutable-fields.yaml``, each field with its source);
 
 and the composite must not be refused: a fatal result stops Crossplane composing it
 (composition_functions.go, ``SEVERITY_FATAL``), so a setting a release accepted keeps its
@@ -31,12 +31,12 @@ from typing import Any
 
 import pytest
 import yaml
+from fnplatform.upgrade.immutable import kept, load_table
 
 from tests.support.harness import FunctionClient, Rendered, request, start_server
 from tests.support.tools import load_tool
 
 UPGRADE_DIR = Path(__file__).resolve().parent / "upgrade"
-IMMUTABLE_FIELDS = UPGRADE_DIR / "immutable-fields.yaml"
 fixtures_tool = load_tool("make_upgrade_fixtures")
 EXTERNAL_NAME = fixtures_tool.EXTERNAL_NAME
 Body = dict[str, Any]
@@ -96,13 +96,6 @@ def run_after_upgrade(client: FunctionClient, fixture: Mapping[str, Any]) -> Ren
     return rendered
 
 
-def _same(old: Any, new: Any, compare: str | None) -> bool:
-    """Whether ``new`` keeps ``old`` (``compare: engine``: the engine of ``POSTGRES_16``)."""
-    if compare == "engine" and isinstance(old, str) and isinstance(new, str):
-        return old.split("_", 1)[0] == new.split("_", 1)[0]
-    return bool(old == new)
-
-
 def problems(fixture: Mapping[str, Any], rendered: Rendered, table: Mapping[str, Any]) -> list[str]:
     """Every way today's response would harm what the release composed, each saying what
     Crossplane or the cloud would do and what to change."""
@@ -154,7 +147,7 @@ def problems(fixture: Mapping[str, Any], rendered: Rendered, table: Mapping[str,
         for path, old in sorted((was.get("fields") or {}).items()):
             rule = rules.get(path, {})
             new = fixtures_tool.get_path(body, path)
-            if not _same(old, new, rule.get("compare")):
+            if not kept(old, new, rule.get("compare")):
                 found.append(
                     f"{name} ({kind}): {path} changes from {old!r} to {new!r}, "
                     "which the cloud cannot change in place (the resource would "
@@ -168,7 +161,7 @@ def problems(fixture: Mapping[str, Any], rendered: Rendered, table: Mapping[str,
 def upgraded(client: FunctionClient) -> Callable[[Path], list[str]]:
     """The problems of one fixture after the upgrade, computed once per fixture (the render
     cases a fixture lists share one converged composite, so one answer)."""
-    table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
+    table = load_table()
 
     @functools.cache
     def of(path: Path) -> list[str]:
@@ -196,7 +189,7 @@ def test_a_fixture_records_every_immutable_field_the_table_names(path: Path) -> 
     (its observed bodies at the fixpoint); a field the table gained needs the fixtures
     regenerated, or it would go unchecked."""
     fixture = load(path)
-    table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
+    table = load_table()
     recomputed = fixtures_tool.release_desired(fixture["observed"], fixture["observed"], table)
     stale = sorted(
         name
@@ -205,7 +198,7 @@ def test_a_fixture_records_every_immutable_field_the_table_names(path: Path) -> 
     )
     assert not stale, (
         f"{path.relative_to(UPGRADE_DIR)}: the recorded immutable fields of "
-        f"{', '.join(stale)} differ from tests/upgrade/immutable-fields.yaml; "
+        f"{', '.join(stale)} differ from platform/fnplatform/upgrade/immutable-fields.yaml; "
         "regenerate: python tools/make_upgrade_fixtures.py --release "
         f"v{fixture['release']}=<commit> (docs/upgrading.md)"
     )
@@ -265,7 +258,7 @@ def test_an_environment_on_one_network_for_every_region_keeps_composing(
     exists (a Warning names the regional field); a new environment is still refused."""
     fixture, regional = with_single_network(load(path))
     rendered = run_after_upgrade(client, fixture)
-    table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
+    table = load_table()
     found = problems(fixture, rendered, table)
     assert not found, f"{path.relative_to(UPGRADE_DIR)} on privateNetwork:\n  " + "\n  ".join(found)
     assert any(regional in w and "deprecated" in w for w in rendered.warnings), (

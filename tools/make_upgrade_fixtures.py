@@ -24,9 +24,9 @@ plays Crossplane for each case, pass after pass:
 Each fixture holds the step input, the composite, the required resources it was given, the
 observed composed resources and, per composition-resource-name, what the release desired:
 apiVersion, kind, external name (and whether the release set it) and the values of the fields
-``tests/upgrade/immutable-fields.yaml`` lists for the kind. Render cases whose converged
-composite is the same (a first pass and its ``-ready`` twin) share one file, which lists them
-all under ``cases``. ``tests/test_upgrade.py`` runs today's function over every fixture.
+``platform/fnplatform/upgrade/immutable-fields.yaml`` lists for the kind. Render cases whose
+converged composite is the same (a first pass and its ``-ready`` twin) share one file, which
+lists them all under ``cases``. ``tests/test_upgrade.py`` runs today's function over every fixture.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 UPGRADE_DIR = ROOT / "tests" / "upgrade"
-IMMUTABLE_FIELDS = UPGRADE_DIR / "immutable-fields.yaml"
 FUNCTION_STEP = "function-platform"
 EXTERNAL_NAME = "crossplane.io/external-name"
 RESOURCE_NAME = "crossplane.io/composition-resource-name"
@@ -107,46 +106,22 @@ def fetch(
     return answer
 
 
-def group_of(api_version: str) -> str:
-    """The API group of ``api_version`` (``""`` for the core group)."""
-    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+def _load_immutable() -> Any:
+    """``fnplatform/upgrade/immutable.py`` of THIS checkout, loaded by its file path: inside a
+    release's tree ``fnplatform`` is the release's own, which may not have it. The one table of
+    immutable fields and the one reading of it (the upgrade preview uses the same)."""
+    path = ROOT / "platform" / "fnplatform" / "upgrade" / "immutable.py"
+    spec = importlib.util.spec_from_file_location("fnplatform_upgrade_immutable", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def get_path(body: Mapping[str, Any], path: str) -> Any:
-    """The value at a dotted ``path`` (``spec.forProvider.region``), None where absent. A
-    ``[]`` segment (``rule[].cidr``) collects the field of every list item, in order."""
-    values: list[Any] = [body]
-    for part in path.split("."):
-        many = part.endswith("[]")
-        key = part.removesuffix("[]")
-        found: list[Any] = []
-        for value in values:
-            if not isinstance(value, Mapping) or key not in value:
-                continue
-            item = value[key]
-            if many:
-                found.extend(item if isinstance(item, list) else [])
-            else:
-                found.append(item)
-        if not found:
-            return None
-        values = found
-        if many:
-            values = [v for v in values if v is not None]
-    if any("[]" in part for part in path.split(".")):
-        return values
-    return values[0]
-
-
-def immutable_fields(table: Mapping[str, Any], api_version: str, kind: str) -> list[Body]:
-    """The fields ``tests/upgrade/immutable-fields.yaml`` lists for ``kind`` of the group of
-    ``api_version`` (the cluster-scoped and namespaced groups share one entry)."""
-    group = (
-        group_of(api_version)
-        .replace(".m.upbound.io", ".upbound.io")
-        .replace(".m.crossplane.io", ".crossplane.io")
-    )
-    return list((table.get("kinds") or {}).get(f"{kind}.{group}") or [])
+_immutable = _load_immutable()
+group_of = _immutable.group_of
+get_path = _immutable.get_path
+immutable_fields = _immutable.immutable_fields
 
 
 def release_desired(
@@ -398,7 +373,7 @@ def converge(tree: Path, version: str, commit: str, out: Path) -> int:
     tool = _load_tree_tool(tree, "render_examples")
     from tests.support import harness, providersim
 
-    table = yaml.safe_load(IMMUTABLE_FIELDS.read_text())
+    table = _immutable.load_table()
     modules = {"tool": tool, "harness": harness, "providersim": providersim}
     server, address = harness.start_server()
     client = harness.FunctionClient(address)

@@ -2,11 +2,12 @@
 
 - KubeletStandIn: there is no kubelet, scheduler or container runtime. It plays them for
   Deployments and Jobs: a Deployment of the function's own package (the one Crossplane's
-  package runtime creates) is run as a local process of this checkout, with the TLS secret its
-  pod would mount; every other Deployment/Job becomes available only when every ConfigMap,
-  Secret, ServiceAccount and PersistentVolumeClaim its pods name exists, else it reports the
-  pod's CreateContainerConfigError as a kubelet does. For the Job scripts this repository
-  ships, it does what the script does (_what_the_containers_write), against the stand-ins
+  package runtime creates) is run as a local process of this checkout (or of the source tree
+  given for the package's version: ``run_release``), with the TLS secret its pod would mount;
+  every other Deployment/Job becomes available only when every ConfigMap, Secret,
+  ServiceAccount and PersistentVolumeClaim its pods name exists, else it reports the pod's
+  CreateContainerConfigError as a kubelet does. For the Job scripts this repository ships, it
+  does what the script does (_what_the_containers_write), against the stand-ins
   the script would call (the openstack refresher: the garden's shoots/adminkubeconfig).
 
 Each stand-in is a polling loop on a thread (1 s): simple, and fast enough for these tests.
@@ -124,6 +125,11 @@ class KubeletStandIn:
         self.down_until = 0.0  # hold(): no replica starts before this (time.monotonic())
         #: what the function's replicas run (FUNCTION_PROGRAM); run_as() changes it
         self.program = os.environ.get("LIVE_FUNCTION", "function-platform")
+        #: package version (the image's tag) -> the source tree its pods run (run_release);
+        #: a version not listed runs this checkout
+        self.releases: dict[str, Path] = {}
+        #: namespace/name of a run Deployment -> the source tree its replicas were started from
+        self._trees: dict[str, Path] = {}
         self._next_address = 9
         #: the garden the openstack refresher's pods call (GardenerStandIn), if any
         self.garden: Any = None
@@ -132,8 +138,12 @@ class KubeletStandIn:
     def step(self) -> None:
         """One pass over every Deployment and Job, read from their informers (the kubelet and
         the Deployment and Job controllers watch, they do not list once a second)."""
-        for d in self.kube.cached("apps/v1", "Deployment").items():
+        deployments = self.kube.cached("apps/v1", "Deployment").items()
+        for d in deployments:
             self.deployment(d)
+        present = {f"{d['metadata']['namespace']}/{d['metadata']['name']}" for d in deployments}
+        for key in [k for k in self.running if k not in present]:
+            self.forget(key)
         for j in self.kube.cached("batch/v1", "Job").items():
             self.job(j)
 
@@ -204,6 +214,28 @@ class KubeletStandIn:
             for name in self.replica_names(key):
                 self.procs.kill(name, signal.SIGTERM)
 
+    def forget(self, key: str) -> None:
+        """A Deployment deleted (a FunctionRevision made inactive on an upgrade): its pods
+        stop and leave the Services that selected them."""
+        for index, address in enumerate(self.running.pop(key, [])):
+            remove_hosts(address)
+            self.procs.kill(f"function-{key.split('/', 1)[1]}-{index}", signal.SIGTERM)
+        self._trees.pop(key, None)
+
+    def run_release(self, version: str, tree: Path | None) -> None:
+        """Run the pods of the function package at ``version`` from ``tree`` (``git archive``
+        of that release: its ``function/`` and ``platform/``), or this checkout again when
+        ``tree`` is None: an image of that version. Replicas running another tree than their
+        image's are restarted by the next pass (the image rolled out)."""
+        if tree is None:
+            self.releases.pop(version, None)
+        else:
+            self.releases[version] = tree
+
+    def tree_of(self, image: str) -> Path:
+        """The source tree a function image runs: its version's release, else this checkout."""
+        return self.releases.get(image.rsplit(":", 1)[-1], REPO)
+
     def run_function(self, d: dict[str, Any]) -> list[str]:
         """Run one process of this checkout's function per replica of the Deployment, each on
         its own loopback address, with the server certificate Crossplane issued into the
@@ -223,6 +255,17 @@ class KubeletStandIn:
             return addresses
         pod = d["spec"]["template"]["spec"]
         container = pod["containers"][0]
+        tree = self.tree_of(container.get("image", ""))
+        if self._trees.setdefault(key, tree) != tree:  # another image: roll every replica
+            for index in range(len(addresses)):
+                self.procs.kill(f"function-{meta['name']}-{index}", signal.SIGTERM)
+            self._trees[key] = tree
+        # -P: not the working directory first on sys.path, PYTHONPATH's tree instead
+        source = (
+            {}
+            if tree == REPO
+            else {"PYTHONPATH": os.pathsep.join([str(tree / "platform"), str(tree)])}
+        )
         for index in range(want):
             name = f"function-{meta['name']}-{index}"
             if index < len(addresses) and self.procs.alive(name):
@@ -238,6 +281,7 @@ class KubeletStandIn:
                 name,
                 [
                     str(REPO / ".venv/bin/python"),
+                    *(("-P",) if source else ()),
                     *FUNCTION_PROGRAM[self.program],
                     *container.get("args", []),
                     f"--address={address}:{GRPC_PORT}",
@@ -248,6 +292,7 @@ class KubeletStandIn:
                     f"--tls-certs-dir={certs}",
                     "--debug",
                 ],
+                source or None,
             )
         return addresses
 

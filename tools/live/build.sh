@@ -48,12 +48,13 @@ declare -A pkg=(
   [etcd]="go.etcd.io/etcd/server/v3|go.etcd.io/etcd/server/v3"
   [kube-apiserver]="k8s.io/kubernetes|k8s.io/kubernetes/cmd/kube-apiserver"
   [kube-controller-manager]="k8s.io/kubernetes|k8s.io/kubernetes/cmd/kube-controller-manager"
+  [kubectl]="k8s.io/kubernetes|k8s.io/kubernetes/cmd/kubectl"
   [crossplane]="github.com/crossplane/crossplane/v2|github.com/crossplane/crossplane/v2/cmd/crossplane"
   [provider-kubernetes]="github.com/crossplane-contrib/provider-kubernetes|github.com/crossplane-contrib/provider-kubernetes/cmd/provider"
   [registry]="github.com/google/go-containerregistry|github.com/google/go-containerregistry/cmd/registry"
 )
 
-order=(etcd kube-apiserver kube-controller-manager crossplane provider-kubernetes registry)
+order=(etcd kube-apiserver kube-controller-manager kubectl crossplane provider-kubernetes registry)
 
 # version <name>: the pinned release of <name>'s module, read from its go.mod
 version() {
@@ -69,7 +70,7 @@ ldflags() {
     # v2.3+ reads crossplane-runtime's pkg/version (nix/build.nix); up to v2.2 its own
     # internal/version. The linker ignores -X of a symbol a release does not have.
     crossplane) echo "-X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$2 -X github.com/crossplane/crossplane/v2/internal/version.version=$2" ;;
-    kube-apiserver | kube-controller-manager)
+    kube-apiserver | kube-controller-manager | kubectl)
       local minor="${2#v1.}"; minor="${minor%%.*}"
       echo "-X k8s.io/component-base/version.gitVersion=$2 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean" ;;
     *) echo "" ;;
