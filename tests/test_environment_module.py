@@ -1366,6 +1366,34 @@ def test_a_default_region_the_cloud_does_not_have_is_refused_on_the_platform_key
     ]
 
 
+@pytest.mark.parametrize("form", ("cluster-scoped", "namespaced"))
+def test_an_existing_environment_in_a_region_the_cloud_does_not_have_keeps_composing(
+    client: FunctionClient, form: str
+) -> None:
+    """Releases up to 0.1.0 composed any region: an environment they composed keeps composing
+    (the same resources as before the check) with a warning saying what to fix, never a fatal
+    result that would stop it reconciling (docs/upgrading.md, deprecation policy)."""
+    from tests.support.namespaced import namespaced_composite
+
+    def in_form(region: str) -> dict[str, Any]:
+        composite = environment_composite("gcp", region=region)
+        return namespaced_composite(composite) if form == "namespaced" else composite
+
+    composite = in_form("europe-wset1")
+    # What an earlier release composed: the same environment, observed as its providers
+    # report it (before the check, a region was not looked at before composing).
+    existing, _ = settle(client, in_form("europe-west1"))
+    observed = all_ready(existing)
+    rendered = run(client, composite, observed=observed)
+    assert rendered.fatal == [], "an existing composite is never refused for its region"
+    assert set(observed) <= set(rendered.resources), "nothing it composed is dropped"
+    assert any(
+        w.startswith("spec.region: europe-wset1 is not a region of gcp; did you mean europe-west1?")
+        and "this composite exists" in w
+        for w in rendered.warnings
+    ), rendered.warnings
+
+
 FALSE = fnv1.STATUS_CONDITION_FALSE
 
 

@@ -3,15 +3,16 @@
 The function runs at the previous release, v0.1.0 (its commit, ``git archive``d: the kubelet
 stand-in runs the pods of the v0.1.0 package from that tree, ``KubeletStandIn.run_release``);
 examples are composed until Ready, one of them an environment whose region v0.1.0 accepted
-and this checkout refuses (``europe-wset1``: the region check added after 0.1.0). The preview
+and this checkout refuses for a new environment only (``europe-wset1``: the region check added
+after 0.1.0 warns on an existing one, as the deprecation policy promises). The preview
 reads the cluster through kubectl (``--kubeconfig``, the kubectl of tools/live/build.sh) and
 renders every composite with v0.1.0 and this checkout. Then the upgrade happens as a user makes
 it: this checkout's package is published under a new version and the Function pointed at it;
 Crossplane rolls the FunctionRevision and the pods run this checkout. Once the composites
 settle, what the preview predicted is what happened: every resource predicted unchanged or
 changed keeps its uid (a predicted change is present), a predicted creation exists as a new
-uid, a predicted deletion is gone, and a predicted refusal is the composite's ``Synced=False``
-with the fatal result while every one of its resources keeps its uid. Afterwards the Function
+uid, a predicted deletion is gone, and a warning the preview marks new is the composite's
+Warning event, while the composite stays Synced. Afterwards the Function
 is back at v0.1.0 running this checkout, as the session installed it.
 """
 
@@ -30,12 +31,12 @@ from typing import Any
 import pytest
 from fnplatform.upgrade.functions import extract
 from fnplatform.upgrade.inputs import COMPOSITION_RESOURCE_NAME
-from fnplatform.upgrade.preview import EXIT_REFUSED
+from fnplatform.upgrade.preview import EXIT_SAFE
 
 from tests.live import crossplane as xp
-from tests.live.conftest import Live
 from tests.live.controlplane import REGISTRY, REPO, binaries
 from tests.live.kube import condition, docs_of, is_true
+from tests.live.layers import Live
 from tests.live.test_live_examples import ASYA_RUNTIME
 
 pytestmark = pytest.mark.live
@@ -45,11 +46,13 @@ RELEASE_VERSION, RELEASE_COMMIT = "v0.1.0", "de7f94b"
 #: The version this checkout is published as for the upgrade.
 CANDIDATE_VERSION = "v0.1.1-candidate"
 READY_WITHIN_S = 420.0
-#: A region of no cloud that v0.1.0 composed and this checkout refuses.
-TYPO_REGION, TYPO_REFUSAL = (
+#: A region of no cloud that v0.1.0 composed; this checkout refuses it for a new environment
+#: and warns on an existing one (reason UnknownRegion).
+TYPO_REGION, TYPO_WARNING = (
     "europe-wset1",
     "spec.region: europe-wset1 is not a region of gcp; did you mean europe-west1?",
 )
+TYPO_REASON = "UnknownRegion"
 FUNCTION = ("pkg.crossplane.io/v1", "Function", "function-platform")
 
 
@@ -260,20 +263,17 @@ def _check(live: Live, examples: list[dict[str, Any]], workdir: Path) -> None:
 
     shown = _preview(live, workdir, "diff")
     print(shown.stdout, shown.stderr, sep="\n")
-    assert shown.returncode == EXIT_REFUSED, (
-        f"exit {shown.returncode}\n{shown.stdout}\n{shown.stderr}"
-    )
-    assert f"REFUSED: {TYPO_REFUSAL}" in shown.stdout, shown.stdout
+    assert shown.returncode == EXIT_SAFE, f"exit {shown.returncode}\n{shown.stdout}\n{shown.stderr}"
+    assert TYPO_WARNING in shown.stdout, shown.stdout
     planned = _preview(live, workdir, "json")
-    assert planned.returncode == EXIT_REFUSED, planned.stderr
+    assert planned.returncode == EXIT_SAFE, planned.stderr
     plans = {c["name"]: c for c in json.loads(planned.stdout)["composites"]}
     ours = {name: plans[xr["metadata"]["name"]] for name, xr in composites.items() if xr}
     assert set(ours) == {d["metadata"]["name"] for d in examples}, sorted(plans)
-    assert ours["typo-squad"]["status"] == "refused", ours["typo-squad"]
-    assert ours["typo-squad"]["refused"] == [TYPO_REFUSAL], ours["typo-squad"]
     for name, plan in ours.items():
-        if name != "typo-squad":
-            assert plan["status"] == "unchanged", (name, plan)
+        assert plan["status"] == "unchanged", (name, plan)
+    new_warnings = [w["message"] for w in ours["typo-squad"]["warnings"] if w["new"]]
+    assert any(m.startswith(TYPO_WARNING) for m in new_warnings), ours["typo-squad"]
 
     candidate = _publish_candidate(live, workdir)
     _install(live, candidate)
@@ -285,16 +285,22 @@ def _check(live: Live, examples: list[dict[str, Any]], workdir: Path) -> None:
             {"metadata": {"annotations": {"preview.test/upgraded-at": str(time.time())}}},
         )
 
-    def refused_seen() -> bool:
+    def warned() -> bool:
+        """The predicted new warning, as the Warning event Crossplane records on the composite
+        for the function's warning result; the composite stays Synced (never refused)."""
         xr = _composite(live, examples[1])
-        synced = condition(_get(live, xr), "Synced") if xr else None
-        return bool(
-            synced
-            and synced.get("status") == "False"
-            and TYPO_REFUSAL in str(synced.get("message"))
+        if xr is None or not is_true(_get(live, xr), "Synced"):
+            return False
+        names = {xr["metadata"]["name"], examples[1]["metadata"]["name"]}
+        return any(
+            e.type == "Warning"
+            and e.reason == TYPO_REASON
+            and e.involvedObject.name in names
+            and TYPO_WARNING in (e.message or "")
+            for e in kube.events()
         )
 
-    live.wait("the refused composite Synced=False with the fatal result", refused_seen, 240)
+    live.wait("the predicted warning on the existing composite, still Synced", warned, 240)
     live.wait(
         "the other examples Ready after the upgrade",
         lambda: all(is_true(_get(live, d), "Ready") for d in examples if d is not examples[1]),

@@ -27,7 +27,26 @@ def region_problem(comp: Composition, cloud: str, region: str) -> str | None:
 
 
 def check_region(comp: Composition, cloud: str, region: str, field: str) -> None:
-    """An InputError on ``field`` when ``region`` is no region of ``cloud``."""
+    """An InputError on ``field`` when ``region`` is no region of ``cloud`` (a warning on a
+    composite that already exists: :func:`refuse_new`)."""
     problem = region_problem(comp, cloud, region)
     if problem:
+        refuse_new(comp, field, problem)
+
+
+def refuse_new(comp: Composition, field: str, problem: str) -> None:
+    """Refuse a region no release before this check refused, on a new composite only.
+
+    Releases up to 0.1.0 composed any region. A composite they composed keeps composing with
+    a Warning event (reason ``UnknownRegion``) saying what to fix, as the deprecation policy
+    promises (docs/upgrading.md): a fatal result would stop it reconciling, and its resources
+    with it, until someone edits it. A composite with nothing observed yet is new: refused.
+    """
+    if not len(comp.observed):
         raise InputError(field, problem)
+    comp.event(
+        f"{field}: {problem} (this composite exists, so it is still composed; a new one is "
+        "refused until the region is one of the cloud's)",
+        warning=True,
+        reason="UnknownRegion",
+    )

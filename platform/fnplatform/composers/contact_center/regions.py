@@ -20,7 +20,7 @@ from fnplatform.api.validation import parse
 from fnplatform.cloud import cloud_profile
 from fnplatform.composition import Composition
 from fnplatform.errors import InputError
-from fnplatform.library.regions import region_problem
+from fnplatform.library.regions import refuse_new, region_problem
 
 ENVIRONMENT_KEY = "contactCenter"
 
@@ -70,11 +70,12 @@ def allowed_regions(comp: Composition, cloud: str, platform: str) -> tuple[str, 
 
 def _check_listed(comp: Composition, cloud: str, listed: list[str], key: str) -> None:
     """An InputError on ``environment.contactCenter.<key>[i]`` naming the first entry of
-    ``listed`` that is no region of ``cloud``."""
+    ``listed`` that is no region of ``cloud`` (a warning per entry on an existing endpoint:
+    :func:`~fnplatform.library.regions.refuse_new`)."""
     for index, region in enumerate(listed):
         problem = region_problem(comp, cloud, region)
         if problem:
-            raise InputError(f"environment.{ENVIRONMENT_KEY}.{key}[{index}]", problem)
+            refuse_new(comp, f"environment.{ENVIRONMENT_KEY}.{key}[{index}]", problem)
 
 
 def check_region(comp: Composition, cloud: str, platform: str, region: str, field: str) -> None:
