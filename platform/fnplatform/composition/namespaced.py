@@ -27,15 +27,13 @@ one namespace, are collected in ``notes.unexpressed`` and reported by the runner
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from fnplatform.composition.state import CompositionState
 from fnplatform.errors import InputError
 from fnplatform.kinds import Kind, namespaced_twin
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import NAMESPACE_DROPPED
-
-if TYPE_CHECKING:
-    from fnplatform.composition import Composition
 
 CONDITION = "NamespacedForm"
 PROVIDER_CONFIG_KIND = "providerConfigKind"
@@ -44,7 +42,7 @@ PROVIDER_CONFIG_KINDS = ("ClusterProviderConfig", "ProviderConfig")
 ALL_BUT_DELETE = ("Observe", "Create", "Update", "LateInitialize")
 
 
-def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind) -> bool:
+def to_namespaced(comp: CompositionState, name: str, body: dict[str, Any], kind: Kind) -> bool:
     """Rewrite ``body`` (of registered ``kind``) for a namespaced composite, in place.
 
     Returns False when the namespaced form can't hold it at all (no namespaced twin): the
@@ -82,7 +80,7 @@ def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind
     return True
 
 
-def provider_config_kind(comp: Composition, provider: str, name: str) -> str:
+def provider_config_kind(comp: CompositionState, provider: str, name: str) -> str:
     """``ProviderConfig`` for one this composite composes, else the environment's choice."""
     if (provider, name) in comp.composed_provider_configs:
         return "ProviderConfig"
@@ -108,7 +106,7 @@ def _orphan_by_policies(spec: dict[str, Any]) -> None:
     spec["managementPolicies"] = [p for p in policies if p != "Delete"]
 
 
-def settle_secret_refs(comp: Composition) -> None:
+def settle_secret_refs(comp: CompositionState) -> None:
     """Point Secret references of the namespaced form at the composite's namespace.
 
     Runs once everything is emitted, so a reference to a connection Secret another resource
@@ -140,7 +138,7 @@ def settle_secret_refs(comp: Composition) -> None:
                 )
 
 
-def _local(comp: Composition, namespace: str, ref: Mapping[str, Any]) -> bool:
+def _local(comp: CompositionState, namespace: str, ref: Mapping[str, Any]) -> bool:
     """Whether a Secret reference resolves in the composite's namespace in the namespaced form."""
     secret = (namespace, str(ref.get("name")))
     return namespace == comp.namespace or secret in comp.relocated_secrets
