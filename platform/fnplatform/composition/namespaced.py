@@ -68,10 +68,10 @@ def to_namespaced(comp: CompositionState, name: str, body: dict[str, Any], kind:
         _orphan_by_policies(spec)
     secret = spec.get("writeConnectionSecretToRef")
     if isinstance(secret, dict) and "namespace" in secret:
-        comp.relocated_secrets.add((str(secret["namespace"]), str(secret.get("name"))))
+        comp.notes.relocated_secrets.add((str(secret["namespace"]), str(secret.get("name"))))
         spec["writeConnectionSecretToRef"] = {"name": secret.get("name")}
     if kind.kind == "ProviderConfig" and twin.kind == "ProviderConfig":
-        comp.composed_provider_configs.add((kind.provider, str(body["metadata"]["name"])))
+        comp.notes.composed_provider_configs.add((kind.provider, str(body["metadata"]["name"])))
         comp.notes.unexpressed[name] = (
             f"{twin.api_version} ProviderConfig {body['metadata']['name']} is namespaced: only "
             f"resources in namespace {comp.namespace} can use it (the cluster-scoped form's "
@@ -82,7 +82,7 @@ def to_namespaced(comp: CompositionState, name: str, body: dict[str, Any], kind:
 
 def provider_config_kind(comp: CompositionState, provider: str, name: str) -> str:
     """``ProviderConfig`` for one this composite composes, else the environment's choice."""
-    if (provider, name) in comp.composed_provider_configs:
+    if (provider, name) in comp.notes.composed_provider_configs:
         return "ProviderConfig"
     configured = comp.env.get(PROVIDER_CONFIG_KIND)
     field = f"environment.{PROVIDER_CONFIG_KIND}"
@@ -141,7 +141,7 @@ def settle_secret_refs(comp: CompositionState) -> None:
 def _local(comp: CompositionState, namespace: str, ref: Mapping[str, Any]) -> bool:
     """Whether a Secret reference resolves in the composite's namespace in the namespaced form."""
     secret = (namespace, str(ref.get("name")))
-    return namespace == comp.namespace or secret in comp.relocated_secrets
+    return namespace == comp.namespace or secret in comp.notes.relocated_secrets
 
 
 def _objects_at(node: Any, path: str) -> Iterator[dict[str, Any]]:

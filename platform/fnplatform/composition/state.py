@@ -45,7 +45,8 @@ class Emitted:
 
 @dataclass
 class Notes:
-    """What the response carries besides resources: status, conditions, results."""
+    """What a pass records besides resources: what the response carries (status, conditions,
+    results, connection details), and what the rules after the composer read back."""
 
     status: dict[str, Any] = field(default_factory=dict)
     conditions: list[fnv1.Condition] = field(default_factory=list)
@@ -59,6 +60,12 @@ class Notes:
     )
     gaps: dict[Gap, str] = field(default_factory=dict)  # feature -> why the cloud can't
     unexpressed: dict[str, str] = field(default_factory=dict)  # what the namespaced form can't
+    #: What the namespaced form (:mod:`fnplatform.composition.namespaced`) did to emitted
+    #: bodies, read back by later ones and by its finishing step: connection Secrets now written
+    #: in the composite's namespace, by (namespace, name) they named before; and the
+    #: ProviderConfigs the composite composes, by (provider, name).
+    relocated_secrets: set[tuple[str, str]] = field(default_factory=set)
+    composed_provider_configs: set[tuple[str, str]] = field(default_factory=set)
 
 
 class CompositionState:
@@ -95,8 +102,6 @@ class CompositionState:
             own_namespace if self.namespaced else self.labels.get(CLAIM_NAMESPACE)
         )
         self.claim_name: str | None = self.name if self.namespaced else self.labels.get(CLAIM_NAME)
-        self.relocated_secrets: set[tuple[str, str]] = set()  # (namespace, name) now local
-        self.composed_provider_configs: set[tuple[str, str]] = set()  # (provider, name)
         self.spec: dict[str, Any] = dict(self.composite.get("spec") or {})
         self.env: dict[str, Any] = deep_merge(step.settings, environment)
         #: Every read of observed composed resources goes through this (a pass is reused
