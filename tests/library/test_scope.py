@@ -112,14 +112,14 @@ def test_a_connection_secret_moves_to_the_composite_namespace() -> None:
     body["spec"]["writeConnectionSecretToRef"] = {"name": "db", "namespace": "crossplane-system"}
     emitted = comp.emit("db", body)
     assert emitted["spec"]["writeConnectionSecretToRef"] == {"name": "db"}
-    assert comp.relocated_secrets == {("crossplane-system", "db")}
+    assert comp.notes.relocated_secrets == {("crossplane-system", "db")}
 
 
 def test_a_composed_provider_config_is_named_as_namespaced() -> None:
     # usable from its namespace only: said in NamespacedForm, and refs to it use its kind
     comp = namespaced()
     comp.emit("kubeconfig", KUBERNETES_PROVIDER_CONFIG.new({}) | {"metadata": {"name": "pc"}})
-    assert ("kubernetes", "pc") in comp.composed_provider_configs
+    assert ("kubernetes", "pc") in comp.notes.composed_provider_configs
     assert "only resources in namespace team-a can use it" in comp.notes.unexpressed["kubeconfig"]
     assert provider_config_kind(comp, "kubernetes", "pc") == "ProviderConfig"
 
@@ -204,7 +204,7 @@ def test_settle_secret_refs(
 ) -> None:
     comp = namespaced()
     if relocated:
-        comp.relocated_secrets.add((secret_namespace, "kubeconfig"))
+        comp.notes.relocated_secrets.add((secret_namespace, "kubeconfig"))
     comp.emit("pc", object_reading(secret_namespace))
     comp.notes.unexpressed.pop("pc", None)  # the composed ProviderConfig's own note
     settle_secret_refs(comp)

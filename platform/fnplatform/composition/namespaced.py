@@ -27,15 +27,13 @@ one namespace, are collected in ``notes.unexpressed`` and reported by the runner
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from fnplatform.composition.state import CompositionState
 from fnplatform.errors import InputError
 from fnplatform.kinds import Kind, namespaced_twin
 from fnplatform.merge import get_path
 from fnplatform.namespaced_kinds import NAMESPACE_DROPPED
-
-if TYPE_CHECKING:
-    from fnplatform.composition import Composition
 
 CONDITION = "NamespacedForm"
 PROVIDER_CONFIG_KIND = "providerConfigKind"
@@ -44,7 +42,7 @@ PROVIDER_CONFIG_KINDS = ("ClusterProviderConfig", "ProviderConfig")
 ALL_BUT_DELETE = ("Observe", "Create", "Update", "LateInitialize")
 
 
-def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind) -> bool:
+def to_namespaced(comp: CompositionState, name: str, body: dict[str, Any], kind: Kind) -> bool:
     """Rewrite ``body`` (of registered ``kind``) for a namespaced composite, in place.
 
     Returns False when the namespaced form can't hold it at all (no namespaced twin): the
@@ -70,10 +68,10 @@ def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind
         _orphan_by_policies(spec)
     secret = spec.get("writeConnectionSecretToRef")
     if isinstance(secret, dict) and "namespace" in secret:
-        comp.relocated_secrets.add((str(secret["namespace"]), str(secret.get("name"))))
+        comp.notes.relocated_secrets.add((str(secret["namespace"]), str(secret.get("name"))))
         spec["writeConnectionSecretToRef"] = {"name": secret.get("name")}
     if kind.kind == "ProviderConfig" and twin.kind == "ProviderConfig":
-        comp.composed_provider_configs.add((kind.provider, str(body["metadata"]["name"])))
+        comp.notes.composed_provider_configs.add((kind.provider, str(body["metadata"]["name"])))
         comp.notes.unexpressed[name] = (
             f"{twin.api_version} ProviderConfig {body['metadata']['name']} is namespaced: only "
             f"resources in namespace {comp.namespace} can use it (the cluster-scoped form's "
@@ -82,9 +80,9 @@ def to_namespaced(comp: Composition, name: str, body: dict[str, Any], kind: Kind
     return True
 
 
-def provider_config_kind(comp: Composition, provider: str, name: str) -> str:
+def provider_config_kind(comp: CompositionState, provider: str, name: str) -> str:
     """``ProviderConfig`` for one this composite composes, else the environment's choice."""
-    if (provider, name) in comp.composed_provider_configs:
+    if (provider, name) in comp.notes.composed_provider_configs:
         return "ProviderConfig"
     configured = comp.env.get(PROVIDER_CONFIG_KIND)
     field = f"environment.{PROVIDER_CONFIG_KIND}"
@@ -108,7 +106,7 @@ def _orphan_by_policies(spec: dict[str, Any]) -> None:
     spec["managementPolicies"] = [p for p in policies if p != "Delete"]
 
 
-def settle_secret_refs(comp: Composition) -> None:
+def settle_secret_refs(comp: CompositionState) -> None:
     """Point Secret references of the namespaced form at the composite's namespace.
 
     Runs once everything is emitted, so a reference to a connection Secret another resource
@@ -140,10 +138,10 @@ def settle_secret_refs(comp: Composition) -> None:
                 )
 
 
-def _local(comp: Composition, namespace: str, ref: Mapping[str, Any]) -> bool:
+def _local(comp: CompositionState, namespace: str, ref: Mapping[str, Any]) -> bool:
     """Whether a Secret reference resolves in the composite's namespace in the namespaced form."""
     secret = (namespace, str(ref.get("name")))
-    return namespace == comp.namespace or secret in comp.relocated_secrets
+    return namespace == comp.namespace or secret in comp.notes.relocated_secrets
 
 
 def _objects_at(node: Any, path: str) -> Iterator[dict[str, Any]]:
