@@ -242,9 +242,10 @@ def condition_status(condition: str) -> str:
 class PrinterColumn:
     """One of the XRD version's ``additionalPrinterColumns``: a column ``kubectl get`` prints.
 
-    Crossplane appends SYNCED, READY and AGE to the columns of every composite and claim CRD
-    it generates (crossplane-runtime v2.4.0 pkg/xcrd/schemas.go,
-    CompositeResourcePrinterColumns)."""
+    Crossplane appends its own columns, among them SYNCED, READY (the Ready condition) and AGE,
+    to every composite and claim CRD it generates (its xcrd package,
+    ``CompositeResourcePrinterColumns``): an API that declares :data:`READY_COLUMN` or
+    :data:`AGE_COLUMN` as well prints that value twice."""
 
     name: str
     json_path: str
