@@ -220,19 +220,71 @@ class CompositionAlias:
     labels: dict[str, str] = field(default_factory=dict)
 
 
+#: The version every module's API serves: its first (a new version is a new entry of the
+#: XRD's ``versions``, served beside the old one, never a rename of it).
+FIRST_VERSION = "v1alpha1"
+
+
+def plural_of(kind: str) -> str:
+    """Kubernetes' ``spec.names.plural`` of ``kind`` as these APIs spell it: the kind in
+    lowercase plus "s" (``XAsyncActor`` -> ``xasyncactors``). A kind whose English plural
+    differs names its plural in its :class:`ApiDefinition`."""
+    return f"{kind.lower()}s"
+
+
+def condition_status(condition: str) -> str:
+    """The JSONPath of the status (``True``/``False``) of the composite's condition of type
+    ``condition``: what a printer column shows of it."""
+    return f".status.conditions[?(@.type=='{condition}')].status"
+
+
 @dataclass(frozen=True)
+class PrinterColumn:
+    """One of the XRD version's ``additionalPrinterColumns``: a column ``kubectl get`` prints.
+
+    Crossplane appends its own columns, among them SYNCED, READY (the Ready condition) and AGE,
+    to every composite and claim CRD it generates (its xcrd package,
+    ``CompositeResourcePrinterColumns``): an API that declares :data:`READY_COLUMN` or
+    :data:`AGE_COLUMN` as well prints that value twice."""
+
+    name: str
+    json_path: str
+    #: The OpenAPI type of the value: ``string``, ``integer``, ``date`` ...
+    type: str = "string"
+    #: 0: always printed; 1: only with ``-o wide``.
+    priority: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The column as the XRD writes it."""
+        column: dict[str, Any] = {"name": self.name, "type": self.type, "jsonPath": self.json_path}
+        if self.priority:
+            column["priority"] = self.priority
+        return column
+
+
+#: The composite's Ready condition.
+READY_COLUMN = PrinterColumn("Ready", condition_status("Ready"))
+#: The composite's ``status.phase`` (:class:`fnplatform.api.phase.Phase`).
+PHASE_COLUMN = PrinterColumn("Phase", ".status.phase")
+#: How long ago the composite was created.
+AGE_COLUMN = PrinterColumn("Age", ".metadata.creationTimestamp", "date")
+
+
+@dataclass(frozen=True, kw_only=True)
 class ApiDefinition:
-    """A module's composite resource API: names plus the models of ``spec`` and ``status``."""
+    """A module's composite resource API: names plus the models of ``spec`` and ``status``.
+
+    ``plural`` and ``claim_plural`` default to :func:`plural_of` their kinds."""
 
     group: str
-    version: str
+    version: str = FIRST_VERSION
     kind: str
-    plural: str
+    plural: str = ""
     claim_kind: str
-    claim_plural: str
+    claim_plural: str = ""
     spec_model: type[BaseModel]
     status_model: type[BaseModel] | None = None
-    printer_columns: tuple[dict[str, Any], ...] = ()
+    printer_columns: tuple[PrinterColumn, ...] = ()
     short_names: tuple[str, ...] = ()
     claim_short_names: tuple[str, ...] = ()
     #: The connection details the v1 composite publishes to its claim's Secret (Crossplane v2
@@ -240,6 +292,13 @@ class ApiDefinition:
     connection_secret_keys: tuple[str, ...] = ()
     #: Compositions a design document names for this API, shipped beside the module's own.
     aliases: tuple[CompositionAlias, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A frozen dataclass sets its derived fields through object.__setattr__.
+        if not self.plural:
+            object.__setattr__(self, "plural", plural_of(self.kind))
+        if not self.claim_plural:
+            object.__setattr__(self, "claim_plural", plural_of(self.claim_kind))
 
     @property
     def name(self) -> str:
@@ -334,7 +393,7 @@ class ApiDefinition:
             },
         }
         if self.printer_columns:
-            version["additionalPrinterColumns"] = [dict(c) for c in self.printer_columns]
+            version["additionalPrinterColumns"] = [c.to_dict() for c in self.printer_columns]
         spec: dict[str, Any] = {
             "group": self.group,
             "names": _names(self.kind, self.plural, self.short_names),

@@ -47,6 +47,7 @@ from fnplatform.clouds.azure.settings import DNS_ZONE_ID, azure_environment
 from fnplatform.composition import Composition
 from fnplatform.errors import SpecError
 from fnplatform.gaps import Gap
+from fnplatform.kinds import Kind
 from fnplatform.library.bucket import BucketReader
 from fnplatform.library.cdn import (
     CdnCustomDomain,
@@ -199,39 +200,36 @@ def _custom_domains(comp: Composition, name: str, spec: CdnSpec) -> None:
         comp.emit(domain, FRONTDOOR_CUSTOM_DOMAIN.new(body), uses=[f"{name}-profile"])
         if zone is None or relative is None:
             continue
-        group, zone_name = zone
-        txt = f"{domain}-txt"
+        txt, cname = f"{domain}-txt", f"{domain}-cname"
         token = comp.needs(domain, "status.atProvider.validationToken", by=txt)
         if token is not None:
-            comp.emit(
-                txt,
-                DNS_TXT_RECORD.new(
-                    {
-                        "resourceGroupName": group,
-                        "zoneName": zone_name,
-                        "ttl": RECORD_TTL,
-                        "record": [{"value": str(token)}],
-                    }
-                ),
-                external_name=f"{VALIDATION_PREFIX}.{relative}",
-                uses=[domain],
+            validation = f"{VALIDATION_PREFIX}.{relative}"
+            record = [{"value": str(token)}]
+            _zone_record(
+                comp, txt, DNS_TXT_RECORD, record, zone=zone, named=validation, domain=domain
             )
-        cname = f"{domain}-cname"
         target = comp.needs(name, "status.atProvider.hostName", by=cname)
         if target is not None:
-            comp.emit(
-                cname,
-                DNS_CNAME_RECORD.new(
-                    {
-                        "resourceGroupName": group,
-                        "zoneName": zone_name,
-                        "ttl": RECORD_TTL,
-                        "record": str(target),
-                    }
-                ),
-                external_name=relative,
-                uses=[domain],
+            _zone_record(
+                comp, cname, DNS_CNAME_RECORD, str(target), zone=zone, named=relative, domain=domain
             )
+
+
+def _zone_record(
+    comp: Composition,
+    name: str,
+    kind: Kind,
+    record: Any,
+    *,
+    zone: tuple[str, str],
+    named: str,
+    domain: str,
+) -> None:
+    """Record ``name`` (``kind``: TXT or CNAME) of custom domain ``domain`` in the platform's
+    DNS zone (``zone``: its resource group and name), named ``named`` in the zone."""
+    group, zone_name = zone
+    body = {"resourceGroupName": group, "zoneName": zone_name, "ttl": RECORD_TTL, "record": record}
+    comp.emit(name, kind.new(body), external_name=named, uses=[domain])
 
 
 def _origin_group(comp: Composition, name: str, group: str) -> None:

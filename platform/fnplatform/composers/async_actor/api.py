@@ -8,10 +8,10 @@ would shadow the flavor's value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from fnplatform.api.xrd import ApiDefinition, CompositionAlias
+from fnplatform.api.xrd import PHASE_COLUMN, ApiDefinition, CompositionAlias, PrinterColumn
 from fnplatform.composers.async_actor.model import ActorSpec, ActorStatus
 
 #: The Deployment's replicas as the status reports them (``status.py`` reads the live
@@ -41,11 +41,8 @@ class FlavoredApiDefinition(ApiDefinition):
 
 API = FlavoredApiDefinition(
     group="asya.sh",
-    version="v1alpha1",
     kind="XAsyncActor",
-    plural="xasyncactors",
     claim_kind="AsyncActor",
-    claim_plural="asyncactors",
     spec_model=ActorSpec,
     status_model=ActorStatus,
     short_names=("xasya",),
@@ -63,10 +60,10 @@ API = FlavoredApiDefinition(
     # pkg/xcrd/schemas.go, CompositeResourcePrinterColumns), so Age is Crossplane's: a
     # second one here would print AGE twice.
     printer_columns=(
-        {"name": "Actor", "type": "string", "jsonPath": ".status.actor"},
-        {"name": "Status", "type": "string", "jsonPath": ".status.phase"},
-        {"name": "Ready", "type": "integer", "jsonPath": READY_REPLICAS},
-        {"name": "Replicas", "type": "integer", "jsonPath": REPLICAS},
-        {"name": "Queue", "type": "string", "jsonPath": ".status.queueUrl", "priority": 1},
+        PrinterColumn("Actor", ".status.actor"),
+        replace(PHASE_COLUMN, name="Status"),
+        PrinterColumn("Ready", READY_REPLICAS, "integer"),
+        PrinterColumn("Replicas", REPLICAS, "integer"),
+        PrinterColumn("Queue", ".status.queueUrl", priority=1),
     ),
 )

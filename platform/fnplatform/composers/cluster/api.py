@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from fnplatform.api.xrd import ApiDefinition
+from fnplatform.api.xrd import ApiDefinition, PrinterColumn
 from fnplatform.composers.cluster.model import Cloud, ClusterSpec
 
 
@@ -38,17 +38,14 @@ class ClusterStatus(BaseModel):
 
 API = ApiDefinition(
     group="myplatform.io",
-    version="v1alpha1",
     kind="XCluster",
-    plural="xclusters",
     claim_kind="Cluster",
-    claim_plural="clusters",
     spec_model=ClusterSpec,
     status_model=ClusterStatus,
     connection_secret_keys=("kubeconfig", "endpoint", "clusterCA"),
     printer_columns=(
-        {"name": "CLOUD", "type": "string", "jsonPath": ".metadata.labels.cloud"},
-        {"name": "LOCATION", "type": "string", "jsonPath": ".spec.forProvider.location"},
-        {"name": "ENDPOINT", "type": "string", "jsonPath": ".status.clusterEndpoint"},
+        PrinterColumn("CLOUD", ".metadata.labels.cloud"),
+        PrinterColumn("LOCATION", ".spec.forProvider.location"),
+        PrinterColumn("ENDPOINT", ".status.clusterEndpoint"),
     ),
 )

@@ -7,19 +7,20 @@
 
 from __future__ import annotations
 
-from fnplatform.api.xrd import ApiDefinition, CompositionAlias
+from fnplatform.api.xrd import (
+    AGE_COLUMN,
+    READY_COLUMN,
+    ApiDefinition,
+    CompositionAlias,
+    PrinterColumn,
+    condition_status,
+)
 from fnplatform.composers.contact_center.model import ContactCenterSpec, ContactCenterStatus
-
-READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
-COMPLIANT_CONDITION = ".status.conditions[?(@.type=='Compliant')].status"
 
 API = ApiDefinition(
     group="contact-center.infra",
-    version="v1alpha1",
     kind="ContactCenterEndpoint",
-    plural="contactcenterendpoints",
     claim_kind="ContactCenterEndpointClaim",
-    claim_plural="contactcenterendpointclaims",
     spec_model=ContactCenterSpec,
     status_model=ContactCenterStatus,
     short_names=("cce",),
@@ -34,17 +35,12 @@ API = ApiDefinition(
         ),
     ),
     printer_columns=(
-        {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
-        {"name": "Region", "type": "string", "jsonPath": ".spec.region"},
-        {"name": "Platform", "type": "string", "jsonPath": ".spec.platform"},
-        {"name": "Compliant", "type": "string", "jsonPath": COMPLIANT_CONDITION},
-        {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
-        {
-            "name": "Bucket",
-            "type": "string",
-            "jsonPath": ".status.recordingBucket.name",
-            "priority": 1,
-        },
-        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        PrinterColumn("Cloud", ".spec.cloud"),
+        PrinterColumn("Region", ".spec.region"),
+        PrinterColumn("Platform", ".spec.platform"),
+        PrinterColumn("Compliant", condition_status("Compliant")),
+        READY_COLUMN,
+        PrinterColumn("Bucket", ".status.recordingBucket.name", priority=1),
+        AGE_COLUMN,
     ),
 )

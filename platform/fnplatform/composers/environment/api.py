@@ -6,18 +6,19 @@
 
 from __future__ import annotations
 
-from fnplatform.api.xrd import ApiDefinition, CompositionAlias
+from fnplatform.api.xrd import (
+    AGE_COLUMN,
+    READY_COLUMN,
+    ApiDefinition,
+    CompositionAlias,
+    PrinterColumn,
+)
 from fnplatform.composers.environment.model import EnvironmentSpec, EnvironmentStatus
-
-READY_CONDITION = ".status.conditions[?(@.type=='Ready')].status"
 
 API = ApiDefinition(
     group="platform.acme.com",
-    version="v1alpha1",
     kind="UnifiedEnvironment",
-    plural="unifiedenvironments",
     claim_kind="EnvironmentClaim",
-    claim_plural="environmentclaims",
     spec_model=EnvironmentSpec,
     status_model=EnvironmentStatus,
     # The document's Composition: claims select it by name or by its label provider: aws. The
@@ -31,12 +32,12 @@ API = ApiDefinition(
         ),
     ),
     printer_columns=(
-        {"name": "Cloud", "type": "string", "jsonPath": ".spec.cloud"},
-        {"name": "Ready", "type": "string", "jsonPath": READY_CONDITION},
-        {"name": "Namespace", "type": "string", "jsonPath": ".status.namespace"},
-        {"name": "Bucket", "type": "string", "jsonPath": ".status.frontendBucketName"},
-        {"name": "CDN", "type": "string", "jsonPath": ".status.cdnDomainName", "priority": 1},
-        {"name": "Database", "type": "string", "jsonPath": ".status.databaseHost", "priority": 1},
-        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        PrinterColumn("Cloud", ".spec.cloud"),
+        READY_COLUMN,
+        PrinterColumn("Namespace", ".status.namespace"),
+        PrinterColumn("Bucket", ".status.frontendBucketName"),
+        PrinterColumn("CDN", ".status.cdnDomainName", priority=1),
+        PrinterColumn("Database", ".status.databaseHost", priority=1),
+        AGE_COLUMN,
     ),
 )

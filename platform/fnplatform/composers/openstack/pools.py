@@ -81,53 +81,61 @@ def compose_control_plane_cluster(comp: Composition) -> None:
         user_labels={},
         high_availability=spec.highAvailability,
     )
-    _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
+    _compose_pool(comp, request, settings, capacity=None)
 
 
 def compose_hypervisor_cluster(comp: Composition) -> None:
     """A hypervisor pool."""
     spec = parse(HypervisorClusterSpec, user_spec(comp.spec), "spec")
-    settings = settings_of(comp)
-    worker = _ironcore_worker(
-        "hypervisor", spec, settings, maximum=spec.maxWorkers or spec.workers, labels=spec.labels
+    _compose_ironcore_pool(
+        comp, "hypervisor", spec, maximum=spec.maxWorkers or spec.workers, labels=spec.labels
     )
-    request = _shoot_request(
-        pool_name(comp, spec.name),
-        "hypervisor",
-        spec,
-        settings,
-        worker=worker,
-        user_labels=spec.labels,
-    )
-    _compose_pool(comp, request, settings, node_count=spec.workers, capacity=None)
 
 
 def compose_storage_cluster(comp: Composition) -> None:
     """A Ceph storage pool."""
     spec = parse(StorageClusterSpec, user_spec(comp.spec), "spec")
-    settings = settings_of(comp)
-    worker = _ironcore_worker(
+    provider_config = _compose_ironcore_pool(
+        comp,
         "storage",
         spec,
-        settings,
         maximum=spec.workers,
         labels={**spec.labels, "c5c3.io/ceph-device-class": spec.ceph.deviceClass},
-    )
-    request = _shoot_request(
-        pool_name(comp, spec.name),
-        "storage",
-        spec,
-        settings,
-        worker=worker,
-        user_labels=spec.labels,
-    )
-    _compose_pool(
-        comp, request, settings, node_count=spec.workers, capacity=spec.ceph.targetCapacity
+        capacity=spec.ceph.targetCapacity,
     )
     if spec.ceph.encrypted:
-        _encryption_seen(comp, provider_config_name(request.region, request.name), settings)
+        _encryption_seen(comp, provider_config, settings_of(comp))
     else:
         comp.set_status("encrypted", False)
+
+
+def _compose_ironcore_pool(
+    comp: Composition,
+    kind: str,
+    spec: HypervisorClusterSpec | StorageClusterSpec,
+    *,
+    maximum: int,
+    labels: dict[str, str],
+    capacity: str | None = None,
+) -> str:
+    """An IronCore pool of ``kind``: one worker pool on the spec's machine pool, from
+    ``spec.workers`` to ``maximum`` nodes labelled ``labels``, in a Shoot named by
+    ``spec.name`` (else the claim) carrying the spec's labels. Returns the pool's
+    ProviderConfig name."""
+    settings = settings_of(comp)
+    worker = WorkerPool(
+        name=kind,
+        machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
+        minimum=spec.workers,
+        maximum=maximum,
+        zones=(spec.ironcore.machinePool,),
+        volume_size=settings.gardener.workerVolumeSize,
+        labels=tuple(sorted(labels.items())),
+    )
+    request = _shoot_request(
+        pool_name(comp, spec.name), kind, spec, settings, worker=worker, user_labels=spec.labels
+    )
+    return _compose_pool(comp, request, settings, capacity=capacity)
 
 
 def _encryption_seen(comp: Composition, provider_config: str, settings: Settings) -> None:
@@ -184,26 +192,6 @@ def _encryption_seen(comp: Composition, provider_config: str, settings: Settings
         comp.set_phase(Phase.PROVISIONING)
 
 
-def _ironcore_worker(
-    kind: str,
-    spec: HypervisorClusterSpec | StorageClusterSpec,
-    settings: Settings,
-    *,
-    maximum: int,
-    labels: dict[str, str],
-) -> WorkerPool:
-    """The one worker pool of an IronCore pool, from ``spec.workers`` to ``maximum`` nodes."""
-    return WorkerPool(
-        name=kind,
-        machine_type=spec.ironcore.machineClass or settings.gardener.machineClass,
-        minimum=spec.workers,
-        maximum=maximum,
-        zones=(spec.ironcore.machinePool,),
-        volume_size=settings.gardener.workerVolumeSize,
-        labels=tuple(sorted(labels.items())),
-    )
-
-
 def _shoot_request(
     name: str,
     kind: str,
@@ -238,9 +226,11 @@ def _compose_pool(
     request: ShootRequest,
     settings: Settings,
     *,
-    node_count: int,
     capacity: str | None,
-) -> None:
+) -> str:
+    """The pool's Shoot, its access (the kubeconfig refresher and the ProviderConfig behind
+    it) and its status, whose node count is the workers' minimum. Returns the ProviderConfig
+    name."""
     gardener, access_settings = settings.gardener, settings.access
     _zones_unchanged(comp, request)
     _high_availability_kept(comp, request)
@@ -279,8 +269,9 @@ def _compose_pool(
     comp.set_phase(shoot_phase(comp.is_observed(SHOOT), comp.is_ready(SHOOT)))
     comp.set_status("clusterName", request.name)
     comp.set_status("providerConfig", pc_name)
-    comp.set_status("nodeCount", node_count)
+    comp.set_status("nodeCount", sum(worker.minimum for worker in request.workers))
     comp.set_status("capacity", capacity)
+    return pc_name
 
 
 def _versions_as_running(
