@@ -30,6 +30,7 @@ from fnplatform.upgrade.preview import (
 )
 
 from tests.support import upgrade_candidate
+from tests.support.table import case
 from tests.support.upgrade_candidate import Mutation
 from tests.support.upgrade_export import export_of
 
@@ -70,7 +71,6 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @dataclass(frozen=True)
 class Row:
-    reason: str
     fixture: Path
     mutation: Mutation | None  # None: the candidate is this checkout
     code: int
@@ -79,9 +79,9 @@ class Row:
 
 
 ROWS = [
-    pytest.param(
+    case(
+        "v0.1.0 to this checkout changes nothing on a converged AWS environment",
         Row(
-            "v0.1.0 to this checkout changes nothing on a converged AWS environment",
             ENVIRONMENT,
             None,
             EXIT_SAFE,
@@ -90,10 +90,10 @@ ROWS = [
         ),
         id="no-change",
     ),
-    pytest.param(
+    case(
+        "dropping the database from desired state deletes an RDS instance: stateful, "
+        "called out, exit 4",
         Row(
-            "dropping the database from desired state deletes an RDS instance: stateful, "
-            "called out, exit 4",
             ENVIRONMENT,
             Mutation(drop=("database",)),
             EXIT_DATA_LOSS,
@@ -107,9 +107,9 @@ ROWS = [
         ),
         id="delete-stateful",
     ),
-    pytest.param(
+    case(
+        "dropping a security group rule deletes it, stateless: listed, exit 0",
         Row(
-            "dropping a security group rule deletes it, stateless: listed, exit 0",
             ENVIRONMENT,
             Mutation(drop=("database-ingress",)),
             EXIT_SAFE,
@@ -122,9 +122,9 @@ ROWS = [
         ),
         id="delete-stateless",
     ),
-    pytest.param(
+    case(
+        "another database engine is an immutable field: the instance is replaced, exit 4",
         Row(
-            "another database engine is an immutable field: the instance is replaced, exit 4",
             ENVIRONMENT,
             Mutation(fields={"database": {"spec.forProvider.engine": "mysql"}}),
             EXIT_DATA_LOSS,
@@ -139,10 +139,10 @@ ROWS = [
         ),
         id="replace-immutable",
     ),
-    pytest.param(
+    case(
+        "another external name on a security group makes the provider create another: "
+        "replaced, stateless, exit 0",
         Row(
-            "another external name on a security group makes the provider create another: "
-            "replaced, stateless, exit 0",
             ENVIRONMENT,
             Mutation(
                 fields={
@@ -160,9 +160,9 @@ ROWS = [
         ),
         id="replace-external-name",
     ),
-    pytest.param(
+    case(
+        "a changed tag is updated in place: a field diff in crossplane-diff's format",
         Row(
-            "a changed tag is updated in place: a field diff in crossplane-diff's format",
             ENVIRONMENT,
             Mutation(fields={"assets": {"spec.forProvider.tags.cost-center": "platform"}}),
             EXIT_SAFE,
@@ -174,9 +174,9 @@ ROWS = [
         ),
         id="change-in-place",
     ),
-    pytest.param(
+    case(
+        "a resource the candidate adds is created",
         Row(
-            "a resource the candidate adds is created",
             NAMESPACED_CLUSTER,
             Mutation(
                 add={
@@ -192,9 +192,9 @@ ROWS = [
         ),
         id="create",
     ),
-    pytest.param(
+    case(
+        "a fatal result refuses the composite: called out, exit 3",
         Row(
-            "a fatal result refuses the composite: called out, exit 3",
             NAMESPACED_CLUSTER,
             Mutation(fatal="spec.parameters.size: 'huge' is no longer accepted"),
             EXIT_REFUSED,
@@ -217,10 +217,7 @@ def test_the_preview_says_what_the_upgrade_does(row: Row, release: str, tmp_path
     else:
         with upgrade_candidate.serve(row.mutation) as candidate:
             result = preview("--running", release, "--candidate", candidate, "--from", str(export))
-    where = (
-        f"{row.reason}\nexit {result.returncode}\n"
-        f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    )
+    where = f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     assert result.returncode == row.code, where
     for text in row.prints:
         assert text in result.stdout, f"missing {text!r}: {where}"
@@ -282,44 +279,44 @@ def _unreachable_cluster(tmp_path: Path) -> list[str]:
 
 
 BAD_INPUT: list[Any] = [
-    pytest.param(
+    case(
         "an export that does not exist",
         lambda tmp: ["--running", RELEASE, "--from", str(tmp / "nope.yaml")],
         "nope.yaml: no such file",
         id="no-such-file",
     ),
-    pytest.param(
+    case(
         "an export of something that is no composite (no Composition runs the function)",
         _not_a_composite,
         "no Composition runs the function 'function-platform'",
         id="not-a-composite",
     ),
-    pytest.param(
+    case(
         "an export with the Composition but no composite",
         _no_composite,
         "holds no composite of the function 'function-platform'",
         id="no-composite",
     ),
-    pytest.param(
+    case(
         "a running function at an address nothing listens on",
         _unreachable,
         "nothing listens there (connection refused)",
         id="unreachable-address",
     ),
-    pytest.param(
+    case(
         "a running release that is no revision of the repository",
         _no_revision,
         "git rev-parse",
         id="no-such-revision",
     ),
-    pytest.param(
+    case(
         "a cluster nothing serves: kubectl's reason, in one line",
         _unreachable_cluster,
         "kubectl get compositions.apiextensions.crossplane.io: The connection to the server "
         "127.0.0.1:1 was refused",
         id="unreachable-cluster",
     ),
-    pytest.param(
+    case(
         "a kubeconfig that does not exist",
         lambda tmp: ["--running", RELEASE, "--kubeconfig", str(tmp / "kubeconfig")],
         "kubeconfig: no such kubeconfig",
@@ -328,13 +325,11 @@ BAD_INPUT: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize(("reason", "arguments", "says"), BAD_INPUT)
-def test_bad_input_gets_one_line_and_exit_2(
-    reason: str, arguments: Any, says: str, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(("arguments", "says"), BAD_INPUT)
+def test_bad_input_gets_one_line_and_exit_2(arguments: Any, says: str, tmp_path: Path) -> None:
     result = preview(*arguments(tmp_path))
     lines = result.stderr.strip().splitlines()
-    where = f"{reason}: exit {result.returncode}, stderr:\n{result.stderr}"
+    where = f"exit {result.returncode}, stderr:\n{result.stderr}"
     assert result.returncode == EXIT_BAD_INPUT, where
     assert len(lines) == 1, where
     assert lines[0].startswith("preview: ") and says in lines[0], where

@@ -29,6 +29,8 @@ from fnplatform.library.database import global_private_network
 from fnplatform.library.failover import bucket_geo_replication, bucket_replication
 from fnplatform.library.key import key_deletable
 
+from tests.support.table import case
+
 CLOUDS = sorted(m.name for m in pkgutil.iter_modules(fnplatform.clouds.__path__) if m.ispkg)
 #: Values some clouds answer on purpose, and why (all others: every cloud providing their
 #: capability answers them).
@@ -198,28 +200,22 @@ def cloud_names_in(source: str, clouds: tuple[str, ...] = CLOUD_NAMES) -> list[t
 
 
 @pytest.mark.parametrize(
-    ("source", "expected", "reason"),
+    ("source", "expected"),
     [
-        pytest.param('if c == "gcp":\n    pass\n', [(1, "gcp")], "a comparison", id="compare"),
-        pytest.param(
-            'x = c in ("gcp", "azure")\n', [(1, "azure"), (1, "gcp")], "membership", id="in"
-        ),
-        pytest.param('T = {\n    "aws": 1,\n}\n', [(2, "aws")], "a per-cloud table", id="dict-key"),
-        pytest.param('v = table["azure"]\n', [(1, "azure")], "a lookup by cloud", id="subscript"),
-        pytest.param(
-            'match c:\n    case "aws":\n        pass\n', [(2, "aws")], "a case", id="match"
-        ),
-        pytest.param('comp.place("aws", region=r)\n', [], "a call argument", id="argument"),
-        pytest.param('L = {"provider": "aws"}\n', [], "a dict value (a label)", id="dict-value"),
-        pytest.param('"""On aws, ..."""\nx = f"{c} is not aws"\n', [], "text", id="text"),
-        pytest.param('if c == "openstack":\n    pass\n', [], "no cloud's name", id="other"),
+        case("a comparison", 'if c == "gcp":\n    pass\n', [(1, "gcp")], id="compare"),
+        case("membership", 'x = c in ("gcp", "azure")\n', [(1, "azure"), (1, "gcp")], id="in"),
+        case("a per-cloud table", 'T = {\n    "aws": 1,\n}\n', [(2, "aws")], id="dict-key"),
+        case("a lookup by cloud", 'v = table["azure"]\n', [(1, "azure")], id="subscript"),
+        case("a case", 'match c:\n    case "aws":\n        pass\n', [(2, "aws")], id="match"),
+        case("a call argument", 'comp.place("aws", region=r)\n', [], id="argument"),
+        case("a dict value (a label)", 'L = {"provider": "aws"}\n', [], id="dict-value"),
+        case("text", '"""On aws, ..."""\nx = f"{c} is not aws"\n', [], id="text"),
+        case("no cloud's name", 'if c == "openstack":\n    pass\n', [], id="other"),
     ],
 )
-def test_the_cloud_name_check_finds_a_branch(
-    source: str, expected: list[tuple[int, str]], reason: str
-) -> None:
+def test_the_cloud_name_check_finds_a_branch(source: str, expected: list[tuple[int, str]]) -> None:
     # the rules below are only as good as this finder
-    assert cloud_names_in(source) == expected, reason
+    assert cloud_names_in(source) == expected
 
 
 #: The one place outside clouds/ that spells the clouds: the Literal the XRD enums come from.
