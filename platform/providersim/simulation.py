@@ -462,10 +462,13 @@ def connection_details(body: Mapping[str, Any]) -> dict[str, bytes]:
     return details
 
 
-def connection_secret(body: Mapping[str, Any]) -> Body | None:
+def connection_secret(
+    body: Mapping[str, Any], details: Mapping[str, bytes] | None = None
+) -> Body | None:
     """The Secret the provider writes for ``body``'s ``spec.writeConnectionSecretToRef`` (a
     namespaced managed resource's names only the Secret: it is in the resource's namespace),
-    holding :func:`connection_details`; None when it asks for none. Crossplane reads a
+    holding ``details`` (recorded ones, as an upgrade fixture keeps them), else
+    :func:`connection_details`; None when it asks for none. Crossplane reads a
     composed resource's connection details from that Secret, and so does the render engine
     from the objects given to ``--required-resources``."""
     ref = (body.get("spec") or {}).get("writeConnectionSecretToRef") or {}
@@ -479,7 +482,9 @@ def connection_secret(body: Mapping[str, Any]) -> Body | None:
         "metadata": {"name": ref["name"], **({"namespace": namespace} if namespace else {})},
         "data": {
             key: base64.b64encode(value).decode()
-            for key, value in sorted(connection_details(body).items())
+            for key, value in sorted(
+                (connection_details(body) if details is None else details).items()
+            )
         },
     }
 

@@ -11,11 +11,11 @@ resource, and the connection Secrets the render engine reads connection details 
 
 from __future__ import annotations
 
-import base64
 import copy
 from collections.abc import Mapping
 from typing import Any
 
+import providersim
 from fnplatform.upgrade.inputs import COMPOSITE_LABEL
 
 Body = dict[str, Any]
@@ -80,20 +80,11 @@ def export_of(
     secrets = [
         secret
         for name, details in sorted((fixture.get("connection") or {}).items())
-        if (secret := _connection_secret(fixture["observed"][name], details)) is not None
+        if (
+            secret := providersim.connection_secret(
+                fixture["observed"][name], {k: v.encode() for k, v in details.items()}
+            )
+        )
+        is not None
     ]
     return [composition, composite, *observed, *copy.deepcopy(fixture["required"]), *secrets]
-
-
-def _connection_secret(body: Mapping[str, Any], details: Mapping[str, str]) -> Body | None:
-    ref = (body.get("spec") or {}).get("writeConnectionSecretToRef") or {}
-    if not ref.get("name"):
-        return None
-    namespace = ref.get("namespace") or (body.get("metadata") or {}).get("namespace")
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "type": "connection.crossplane.io/v1alpha1",
-        "metadata": {"name": ref["name"], **({"namespace": namespace} if namespace else {})},
-        "data": {k: base64.b64encode(v.encode()).decode() for k, v in sorted(details.items())},
-    }
