@@ -266,6 +266,22 @@ def test_bad_metrics_addresses_are_refused_at_startup(address):
     assert "--metrics-address" in out.stderr and address in out.stderr
 
 
+def server_command(grpc_address: str, metrics_address: str, *flags: str) -> list[str]:
+    """``python -m function`` as a user starts it, serving ``grpc_address`` without TLS and its
+    metrics on ``metrics_address`` (empty: none)."""
+    return [
+        sys.executable,
+        "-m",
+        "function",
+        "--insecure",
+        "--address",
+        grpc_address,
+        "--metrics-address",
+        metrics_address,
+        *flags,
+    ]
+
+
 def scrape(port: int) -> str:
     """The endpoint's text, as Prometheus scrapes it."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
@@ -275,18 +291,7 @@ def scrape(port: int) -> str:
 def test_the_server_process_serves_metrics_on_the_flag_address():
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "function",
-            "--insecure",
-            "--address",
-            grpc_address,
-            "--metrics-address",
-            f"127.0.0.1:{port}",
-            "--ttl-waiting",
-            "3s",
-        ],
+        server_command(grpc_address, f"127.0.0.1:{port}", "--ttl-waiting", "3s"),
         cwd=ROOT,
         env=ENV,
         text=True,
@@ -322,16 +327,7 @@ def test_the_server_process_serves_metrics_on_the_flag_address():
 def test_an_empty_metrics_address_serves_no_metrics():
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "function",
-            "--insecure",
-            "--address",
-            grpc_address,
-            "--metrics-address",
-            "",
-        ],
+        server_command(grpc_address, ""),
         cwd=ROOT,
         env=ENV,
         text=True,
@@ -354,16 +350,7 @@ def test_a_busy_metrics_port_stops_the_server_with_a_message():
         taken.listen()
         port = taken.getsockname()[1]
         out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "function",
-                "--insecure",
-                "--address",
-                grpc_address,
-                "--metrics-address",
-                f"127.0.0.1:{port}",
-            ],
+            server_command(grpc_address, f"127.0.0.1:{port}"),
             cwd=ROOT,
             env=ENV,
             capture_output=True,
@@ -407,17 +394,7 @@ def test_the_server_process_reuses_passes_unless_told_not_to(flags, reused):
     reuses the pass; ``--no-reuse-passes`` composes it again. The answers are the same."""
     grpc_address, port = f"127.0.0.1:{free_port()}", free_port()
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "function",
-            "--insecure",
-            "--address",
-            grpc_address,
-            "--metrics-address",
-            f"127.0.0.1:{port}",
-            *flags,
-        ],
+        server_command(grpc_address, f"127.0.0.1:{port}", *flags),
         cwd=ROOT,
         env=ENV,
         text=True,
